@@ -1,0 +1,15 @@
+//! A second tools crate. The test binaries depend on it but call nothing in it, so
+//! without `toolkit::link_tools!` the linker would drop its tools.
+
+use toolkit::tool;
+
+/// Link two memories so recalling one brings up the other.
+#[tool(scope = shared, tier = auto, group = "memories", aliases = ["relate_memories"])]
+pub async fn link_memories(
+    /// The first memory.
+    from: u64,
+    /// The second memory.
+    to: u64,
+) -> String {
+    format!("linked {from} and {to}")
+}

@@ -1,0 +1,239 @@
+//! The annotated function, read into the pieces expansion needs. Original syntax
+//! nodes are kept so every error and every generated type points at the user's
+//! tokens.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Type};
+
+use crate::attr::ParamAttr;
+use crate::docs;
+use crate::valid::Errors;
+
+/// One parameter of the tool function.
+pub(crate) struct Param {
+    pub(crate) ident: Ident,
+    pub(crate) ty: Type,
+    pub(crate) kind: ParamKind,
+}
+
+/// Where a parameter's value comes from.
+pub(crate) enum ParamKind {
+    /// `#[ctx]`: taken from the tool context, not shown to the model.
+    Context,
+    /// Filled by the model from the JSON arguments.
+    Model {
+        description: Option<String>,
+        default: Option<Expr>,
+        optional: bool,
+        /// `#[serde(..)]` and `#[schemars(..)]` moved onto the argument field.
+        field_attrs: Vec<Attribute>,
+    },
+}
+
+impl Param {
+    /// The name the model uses: the identifier without any `r#`.
+    pub(crate) fn model_name(&self) -> String {
+        let name = self.ident.to_string();
+        name.strip_prefix("r#").map_or(name.clone(), str::to_owned)
+    }
+}
+
+/// What the function returns, as far as dispatch cares.
+pub(crate) enum Output {
+    /// `-> Result<T, E>` (any path ending in `Result`).
+    Result(Span),
+    /// Any other type, serialized as it is; `()` becomes `null`.
+    Value(Span),
+}
+
+/// The annotated function and what was read from it.
+pub(crate) struct ToolFn {
+    /// The function as it will be re-emitted: our parameter attributes removed.
+    pub(crate) item: ItemFn,
+    pub(crate) description: Option<String>,
+    pub(crate) params: Vec<Param>,
+    pub(crate) output: Output,
+    pub(crate) is_async: bool,
+}
+
+impl ToolFn {
+    /// Reads the function, recording unsupported shapes in `errors`.
+    pub(crate) fn parse(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
+        let description = match docs::collect(&item.attrs) {
+            Ok(text) => text,
+            Err(attr) => {
+                errors.error(attr, "#[tool] reads descriptions from doc comments written as literals; use `///` comments or `description = \"...\"`");
+                None
+            }
+        };
+        let signature = &item.sig;
+        if let Some(constness) = &signature.constness {
+            errors.error(constness, "a tool cannot be a `const fn`; remove `const`");
+        }
+        if let Some(unsafety) = &signature.unsafety {
+            errors.error(unsafety, "a tool cannot be an `unsafe fn`; the model's arguments must never reach unchecked code");
+        }
+        if let Some(abi) = &signature.abi {
+            errors.error(abi, "a tool cannot declare an ABI; remove the `extern`");
+        }
+        if !signature.generics.params.is_empty() || signature.generics.where_clause.is_some() {
+            errors.error(
+                &signature.generics,
+                "a tool cannot be generic: its arguments need one concrete JSON schema; use concrete types",
+            );
+        }
+        if let Some(variadic) = &signature.variadic {
+            errors.error(variadic, "a tool cannot be variadic");
+        }
+        let output = match &signature.output {
+            ReturnType::Default => Output::Value(signature.ident.span()),
+            ReturnType::Type(_, ty) => {
+                if is_result(ty) {
+                    Output::Result(ty.span())
+                } else {
+                    Output::Value(ty.span())
+                }
+            }
+        };
+        let is_async = signature.asyncness.is_some();
+        let mut params = Vec::new();
+        for input in &mut item.sig.inputs {
+            match input {
+                FnArg::Receiver(receiver) => errors.error(
+                    receiver,
+                    "a tool cannot take `self`; make it a free function and take state with a `#[ctx]` parameter",
+                ),
+                FnArg::Typed(typed) => {
+                    if let Some(param) = read_param(typed, errors) {
+                        params.push(param);
+                    }
+                }
+            }
+        }
+        ToolFn {
+            item,
+            description,
+            params,
+            output,
+            is_async,
+        }
+    }
+
+    /// The parameters the model fills.
+    pub(crate) fn model_params(&self) -> impl Iterator<Item = &Param> {
+        self.params
+            .iter()
+            .filter(|param| matches!(param.kind, ParamKind::Model { .. }))
+    }
+}
+
+/// Reads one parameter and strips the attributes that are ours (`#[ctx]`,
+/// `#[tool]`, doc comments, `#[serde]`, `#[schemars]`) from the function.
+fn read_param(typed: &mut syn::PatType, errors: &mut Errors) -> Option<Param> {
+    let mut attr = ParamAttr::default();
+    let mut field_attrs = Vec::new();
+    let mut doc_attrs = Vec::new();
+    typed.attrs.retain(|a| {
+        if attr.read(a, errors) {
+            false
+        } else if a.path().is_ident("doc") {
+            doc_attrs.push(a.clone());
+            false
+        } else if a.path().is_ident("serde") || a.path().is_ident("schemars") {
+            field_attrs.push(a.clone());
+            false
+        } else {
+            true
+        }
+    });
+    let ident = match &*typed.pat {
+        Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),
+        other => {
+            errors.error(
+                other,
+                "tool parameters must be plain identifiers (the model fills them by name); destructure inside the function",
+            );
+            return None;
+        }
+    };
+    let ty = (*typed.ty).clone();
+    check_owned(&ty, errors);
+    if attr.ctx.is_some() {
+        if let Some(default) = &attr.default {
+            errors.error(default, "a `#[ctx]` parameter cannot have a default: it is filled from the tool context, not by the model");
+        }
+        // Doc comments on a context parameter are allowed and simply not shown.
+        return Some(Param {
+            ident,
+            ty,
+            kind: ParamKind::Context,
+        });
+    }
+    let description = match docs::collect(&doc_attrs) {
+        Ok(text) => text,
+        Err(attr) => {
+            errors.error(attr, "parameter descriptions must be `///` comments");
+            None
+        }
+    };
+    if description.is_none() {
+        errors.error(
+            &ident,
+            format!(
+                "parameter `{ident}` has no doc comment; the model needs a description: add `/// ...` above it, or mark it `#[ctx]` if the caller provides it"
+            ),
+        );
+    }
+    let optional = attr.default.is_some() || is_option(&ty);
+    Some(Param {
+        ident,
+        ty,
+        kind: ParamKind::Model {
+            description,
+            default: attr.default,
+            optional,
+            field_attrs,
+        },
+    })
+}
+
+/// Borrowed parameters can't be filled from JSON the tool outlives; say which owned
+/// type to use.
+fn check_owned(ty: &Type, errors: &mut Errors) {
+    match ty {
+        Type::Reference(reference) => {
+            let owned = match &*reference.elem {
+                Type::Path(path) if path.path.is_ident("str") => "`String`".to_owned(),
+                Type::Slice(_) => "a `Vec`".to_owned(),
+                _ => "the owned type".to_owned(),
+            };
+            errors.error(
+                ty,
+                format!("tool parameters must be owned values; use {owned} instead of a reference"),
+            );
+        }
+        Type::ImplTrait(_) => errors.error(
+            ty,
+            "a tool parameter cannot be `impl Trait`; use a concrete type",
+        ),
+        _ => {}
+    }
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
+        Type::Group(group) => last_segment(&group.elem),
+        Type::Paren(paren) => last_segment(&paren.elem),
+        _ => None,
+    }
+}
+
+fn is_result(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|segment| segment.ident == "Result")
+}
+
+fn is_option(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|segment| segment.ident == "Option")
+}

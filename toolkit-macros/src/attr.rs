@@ -1,0 +1,325 @@
+//! Every key of `#[tool(...)]` and of the parameter attributes, parsed in one place.
+
+use proc_macro2::{Span, TokenStream};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, ExprArray, ExprLit, Ident, Lit, LitStr, Meta, Path, Token};
+
+use crate::valid::Errors;
+
+/// `scope = ...`, as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scope {
+    Shared,
+    Agent,
+    Assistant,
+    Channel,
+}
+
+/// `tier = ...`, as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tier {
+    Auto,
+    Confirm,
+    Approve,
+}
+
+const SCOPES: &[(&str, Scope)] = &[
+    ("shared", Scope::Shared),
+    ("agent", Scope::Agent),
+    ("assistant", Scope::Assistant),
+    ("channel", Scope::Channel),
+];
+const TIERS: &[(&str, Tier)] = &[
+    ("auto", Tier::Auto),
+    ("confirm", Tier::Confirm),
+    ("approve", Tier::Approve),
+];
+
+/// The keys `#[tool(...)]` accepts on a function.
+const TOOL_KEYS: &[&str] = &[
+    "name",
+    "scope",
+    "tier",
+    "always",
+    "description",
+    "group",
+    "aliases",
+    "guidance",
+    "title",
+    "gate",
+    "tags",
+    "crate",
+];
+
+/// The parsed `#[tool(...)]` attribute of a function.
+#[derive(Default)]
+pub(crate) struct ToolAttr {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) scope: Option<Scope>,
+    pub(crate) tier: Option<Tier>,
+    pub(crate) always: bool,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) group: Option<LitStr>,
+    pub(crate) aliases: Vec<LitStr>,
+    pub(crate) guidance: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) gate: Option<LitStr>,
+    pub(crate) tags: Vec<LitStr>,
+    pub(crate) krate: Option<Path>,
+}
+
+impl ToolAttr {
+    /// Parses the attribute's arguments, recording every mistake in `errors` and
+    /// keeping what could be read.
+    pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> ToolAttr {
+        let mut attr = ToolAttr::default();
+        let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args) {
+            Ok(metas) => metas,
+            Err(error) => {
+                errors.push(error);
+                return attr;
+            }
+        };
+        let mut seen: Vec<String> = Vec::new();
+        for meta in metas {
+            let Some(key) = meta.path().get_ident().map(ToString::to_string) else {
+                errors.error(
+                    meta.path(),
+                    format!(
+                        "unknown key `{}` in #[tool]; expected one of {}",
+                        path_text(meta.path()),
+                        TOOL_KEYS.join(", ")
+                    ),
+                );
+                continue;
+            };
+            if seen.contains(&key) {
+                errors.error(
+                    meta.path(),
+                    format!("duplicate key `{key}` in #[tool]; remove one of them"),
+                );
+                continue;
+            }
+            seen.push(key.clone());
+            match key.as_str() {
+                "name" => attr.name = string(&meta, errors),
+                "description" => attr.description = string(&meta, errors),
+                "group" => attr.group = string(&meta, errors),
+                "guidance" => attr.guidance = string(&meta, errors),
+                "title" => attr.title = string(&meta, errors),
+                "gate" => attr.gate = string(&meta, errors),
+                "aliases" => attr.aliases = strings(&meta, errors),
+                "tags" => attr.tags = strings(&meta, errors),
+                "scope" => attr.scope = keyword(&meta, "scope", SCOPES, errors),
+                "tier" => attr.tier = keyword(&meta, "tier", TIERS, errors),
+                "always" => {
+                    if let Meta::Path(_) = meta {
+                        attr.always = true;
+                    } else {
+                        errors.error(&meta, "`always` is a flag; write `always` alone, or leave it out for a routed tool");
+                    }
+                }
+                "crate" => match &meta {
+                    Meta::NameValue(pair) => match &pair.value {
+                        Expr::Path(path) if path.qself.is_none() => attr.krate = Some(path.path.clone()),
+                        other => errors.error(other, "expected a path to the toolkit crate, like `crate = my_framework::toolkit`"),
+                    },
+                    _ => errors.error(&meta, "expected `crate = path::to::toolkit`"),
+                },
+                _ => errors.error(meta.path(), unknown_key(&key, TOOL_KEYS, "#[tool]")),
+            }
+        }
+        attr
+    }
+}
+
+/// `#[tool(default = EXPR)]` and `#[ctx]` on one parameter.
+#[derive(Default)]
+pub(crate) struct ParamAttr {
+    pub(crate) ctx: Option<Span>,
+    pub(crate) default: Option<Expr>,
+}
+
+/// The keys `#[tool(...)]` accepts on a parameter.
+const PARAM_KEYS: &[&str] = &["default"];
+
+impl ParamAttr {
+    /// Reads `#[ctx]` / `#[tool(...)]` from one parameter attribute, if it is one.
+    /// Returns whether the attribute was ours (and so must not be re-emitted).
+    pub(crate) fn read(&mut self, attr: &syn::Attribute, errors: &mut Errors) -> bool {
+        if attr.path().is_ident("ctx") {
+            match &attr.meta {
+                Meta::Path(path) => {
+                    if self.ctx.is_some() {
+                        errors.error(path, "duplicate `#[ctx]`; remove one of them");
+                    }
+                    self.ctx = Some(path.span());
+                }
+                other => errors.error(other, "`#[ctx]` takes no arguments; write `#[ctx]` alone"),
+            }
+            return true;
+        }
+        if !attr.path().is_ident("tool") {
+            return false;
+        }
+        let parsed = attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated);
+        let metas = match parsed {
+            Ok(metas) => metas,
+            Err(error) => {
+                errors.push(error);
+                return true;
+            }
+        };
+        for meta in metas {
+            let key = meta
+                .path()
+                .get_ident()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            match (key.as_str(), &meta) {
+                ("default", Meta::NameValue(pair)) => {
+                    if self.default.is_some() {
+                        errors.error(
+                            meta.path(),
+                            "duplicate key `default` in #[tool]; remove one of them",
+                        );
+                    }
+                    self.default = Some(pair.value.clone());
+                }
+                ("default", _) => errors.error(
+                    &meta,
+                    "expected `default = <expression>`, like `#[tool(default = 20)]`",
+                ),
+                _ => errors.error(
+                    meta.path(),
+                    unknown_key(&key, PARAM_KEYS, "a parameter's #[tool]"),
+                ),
+            }
+        }
+        true
+    }
+}
+
+fn unknown_key(key: &str, expected: &[&str], place: &str) -> String {
+    let mut message = format!(
+        "unknown key `{key}` in {place}; expected one of {}",
+        expected.join(", ")
+    );
+    if let Some(guess) = closest(key, expected) {
+        message.push_str(&format!(" (did you mean `{guess}`?)"));
+    }
+    message
+}
+
+/// The expected word closest to `input`, if close enough to be a typo.
+pub(crate) fn closest<'a>(input: &str, expected: &[&'a str]) -> Option<&'a str> {
+    expected
+        .iter()
+        .map(|&candidate| (strsim::jaro_winkler(input, candidate), candidate))
+        .filter(|&(score, _)| score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate)
+}
+
+fn path_text(path: &Path) -> String {
+    path.segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+fn name_value<'m>(meta: &'m Meta, errors: &mut Errors, example: &str) -> Option<&'m Expr> {
+    if let Meta::NameValue(pair) = meta {
+        Some(&pair.value)
+    } else {
+        errors.error(meta, format!("expected `{}`", example));
+        None
+    }
+}
+
+fn string(meta: &Meta, errors: &mut Errors) -> Option<LitStr> {
+    let key = path_text(meta.path());
+    let value = name_value(meta, errors, &format!("{key} = \"...\""))?;
+    if let Expr::Lit(ExprLit {
+        lit: Lit::Str(text),
+        ..
+    }) = value
+    {
+        Some(text.clone())
+    } else {
+        errors.error(
+            value,
+            format!("expected a string literal, like `{key} = \"...\"`"),
+        );
+        None
+    }
+}
+
+fn strings(meta: &Meta, errors: &mut Errors) -> Vec<LitStr> {
+    let key = path_text(meta.path());
+    let example = format!("{key} = [\"...\", \"...\"]");
+    let Some(value) = name_value(meta, errors, &example) else {
+        return Vec::new();
+    };
+    let Expr::Array(ExprArray { elems, .. }) = value else {
+        errors.error(
+            value,
+            format!("expected a list of string literals, like `{example}`"),
+        );
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for element in elems {
+        if let Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) = element
+        {
+            out.push(text.clone());
+        } else {
+            errors.error(element, format!("expected a string literal in `{key}`"));
+        }
+    }
+    out
+}
+
+fn keyword<T: Copy>(
+    meta: &Meta,
+    key: &str,
+    allowed: &[(&str, T)],
+    errors: &mut Errors,
+) -> Option<T> {
+    let names: Vec<&str> = allowed.iter().map(|&(name, _)| name).collect();
+    let value = name_value(meta, errors, &format!("{key} = {}", names[0]))?;
+    let ident: Option<&Ident> = match value {
+        Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
+        _ => None,
+    };
+    let Some(ident) = ident else {
+        errors.error(
+            value,
+            format!(
+                "expected one of {} for `{key}`, like `{key} = {}`",
+                names.join(", "),
+                names[0]
+            ),
+        );
+        return None;
+    };
+    let word = ident.to_string();
+    if let Some(&(_, found)) = allowed.iter().find(|&&(name, _)| name == word) {
+        return Some(found);
+    }
+    let mut message = format!(
+        "unknown {key} `{word}`; expected one of {}",
+        names.join(", ")
+    );
+    if let Some(guess) = closest(&word, &names) {
+        message.push_str(&format!(" (did you mean `{guess}`?)"));
+    }
+    errors.error(ident, message);
+    None
+}

@@ -1,0 +1,422 @@
+//! Code generation: the user's function, its handle, and its registry entry.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::{GenericArgument, ItemFn, LitStr, PathArguments, Type, parse_quote};
+
+use crate::ast::{Output, ParamKind, ToolFn};
+use crate::attr::{Scope, Tier, ToolAttr};
+use crate::config::Config;
+use crate::valid::{self, Errors, MAX_DESCRIPTION};
+use crate::{docs_section, fallback};
+
+/// Everything checked, ready to expand.
+struct Checked<'a> {
+    name: String,
+    description: String,
+    scope: Scope,
+    tier: Tier,
+    attr: &'a ToolAttr,
+    func: &'a ToolFn,
+    manifest: Option<String>,
+}
+
+/// The entry point: parse, check, expand (or fall back).
+pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item: ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let error = syn::Error::new(
+                Span::call_site(),
+                "#[tool] applies to a function, like `#[tool(scope = shared, tier = auto)] async fn get_tasks(..)`",
+            );
+            let error = error.to_compile_error();
+            return quote!(#error #input);
+        }
+    };
+    let mut errors = Errors::default();
+    let attr = ToolAttr::parse(args, &mut errors);
+    let func = ToolFn::parse(item, &mut errors);
+    let config = match Config::load() {
+        Ok(config) => Some(config),
+        Err(message) => {
+            errors.at(Span::call_site(), message);
+            None
+        }
+    };
+    let checked = check(&attr, &func, config.as_ref(), &mut errors);
+    match (errors.into_error(), checked) {
+        (None, Some(checked)) => expand(&checked),
+        (error, _) => fallback::expand(&func, error),
+    }
+}
+
+fn check<'a>(
+    attr: &'a ToolAttr,
+    func: &'a ToolFn,
+    config: Option<&Config>,
+    errors: &mut Errors,
+) -> Option<Checked<'a>> {
+    let ident = &func.item.sig.ident;
+    let (name, name_span) = match &attr.name {
+        Some(name) => (name.value(), name.span()),
+        None => (unraw(ident), ident.span()),
+    };
+    if let Some(config) = config {
+        valid::check_name(&name, name_span, config, errors);
+    }
+    let mut seen_aliases: Vec<String> = Vec::new();
+    for alias in &attr.aliases {
+        let value = alias.value();
+        if valid::check_format(&value, "alias", alias.span(), errors) {
+            if value == name {
+                errors.error(
+                    alias,
+                    format!("alias `{value}` is the tool's own name; remove it"),
+                );
+            } else if seen_aliases.contains(&value) {
+                errors.error(
+                    alias,
+                    format!("alias `{value}` is listed twice; remove one"),
+                );
+            }
+        }
+        seen_aliases.push(value);
+    }
+    for (key, value) in [
+        ("group", &attr.group),
+        ("guidance", &attr.guidance),
+        ("title", &attr.title),
+        ("gate", &attr.gate),
+    ] {
+        if let Some(value) = value {
+            if value.value().trim().is_empty() {
+                errors.error(
+                    value,
+                    format!("`{key}` is empty; give it a value or remove it"),
+                );
+            }
+        }
+    }
+    for tag in &attr.tags {
+        if tag.value().trim().is_empty() {
+            errors.error(tag, "empty tag; remove it");
+        }
+    }
+    let description = match &attr.description {
+        Some(text) => {
+            let value = text.value().trim().to_owned();
+            if value.is_empty() {
+                errors.error(
+                    text,
+                    "`description` is empty; say what the tool does, for the model",
+                );
+            }
+            check_length(&value, text.span(), errors);
+            Some(value)
+        }
+        None => {
+            if let Some(text) = &func.description {
+                check_length(text, ident.span(), errors);
+            } else {
+                errors.error(
+                    ident,
+                    format!("tool `{name}` has no description; add a doc comment (`/// ...`) saying what it does, or `description = \"...\"` in #[tool]"),
+                );
+            }
+            func.description.clone()
+        }
+    };
+    let scope = attr.scope;
+    if scope.is_none() {
+        errors.at(
+            Span::call_site(),
+            "missing `scope` in #[tool]; declare who may use the tool: `scope = shared`, `agent`, `assistant` or `channel`",
+        );
+    }
+    let tier = attr.tier;
+    if tier.is_none() {
+        errors.at(
+            Span::call_site(),
+            "missing `tier` in #[tool]; declare whether a human must approve calls: `tier = auto`, `confirm` or `approve`",
+        );
+    }
+    Some(Checked {
+        name,
+        description: description?,
+        scope: scope?,
+        tier: tier?,
+        attr,
+        func,
+        manifest: config
+            .and_then(|config| config.manifest.as_ref())
+            .map(|path| path.display().to_string()),
+    })
+}
+
+fn check_length(text: &str, span: Span, errors: &mut Errors) {
+    let length = text.chars().count();
+    if length > MAX_DESCRIPTION {
+        errors.at(
+            span,
+            format!("the description is {length} characters long; providers accept at most {MAX_DESCRIPTION}: move details into parameter docs or `guidance = \"...\"`"),
+        );
+    }
+}
+
+pub(crate) fn unraw(ident: &syn::Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").map_or(text.clone(), str::to_owned)
+}
+
+fn expand(checked: &Checked<'_>) -> TokenStream {
+    let Checked {
+        name,
+        description,
+        scope,
+        tier,
+        attr,
+        func,
+        manifest,
+    } = checked;
+    let krate: syn::Path = attr
+        .krate
+        .clone()
+        .unwrap_or_else(|| parse_quote!(::toolkit));
+    let private = quote!(#krate::__private);
+    let serde_path = quote!(#private::serde).to_string();
+    let schemars_path = quote!(#private::schemars).to_string();
+    let fn_ident = &func.item.sig.ident;
+    let vis = &func.item.vis;
+
+    let mut fields = Vec::new();
+    let mut defaults = Vec::new();
+    let mut params = Vec::new();
+    for param in func.model_params() {
+        let ParamKind::Model {
+            description,
+            default,
+            optional,
+            field_attrs,
+        } = &param.kind
+        else {
+            continue;
+        };
+        let ident = &param.ident;
+        let ty = &param.ty;
+        let doc = description.as_deref().unwrap_or_default();
+        let default_attr = default.as_ref().map(|expr| {
+            let function = format_ident!("__toolkit_default_{}", unraw(ident));
+            let function_name = function.to_string();
+            defaults.push(quote_spanned! {span_of_expr(expr)=>
+                fn #function() -> #ty { #expr }
+            });
+            quote!(#[serde(default = #function_name)])
+        });
+        fields.push(quote! {
+            #[doc = #doc]
+            #default_attr
+            #(#field_attrs)*
+            #ident: #ty
+        });
+        let model_name = param.model_name();
+        let required = !optional;
+        params.push(quote! {
+            #private::Param { name: #model_name, description: #doc, required: #required }
+        });
+    }
+    let model_idents: Vec<_> = func.model_params().map(|param| &param.ident).collect();
+    let extractions = func
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, ParamKind::Context))
+        .map(|param| {
+            let ident = &param.ident;
+            let ty = &param.ty;
+            let extract = quote_spanned!(span_of(ty)=> #private::extract::<#ty>(__toolkit_ctx));
+            quote! {
+                let #ident = match #extract {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(error) => return #private::Response::Error(error),
+                };
+            }
+        });
+    let all_idents = func.params.iter().map(|param| &param.ident);
+    let await_ = func.is_async.then(|| quote!(.await));
+    let output = match func.output {
+        Output::Result(span) => quote_spanned!(span=> #private::output_result(__toolkit_value)),
+        Output::Value(span) => quote_spanned!(span=> #private::output(&__toolkit_value)),
+    };
+    let output_type = output_type(&func.item.sig.output);
+    let output_schema = match output_type {
+        Some(ty) => quote! {
+            #[allow(unused_imports)]
+            use #private::{HasOutputSchema as _, NoOutputSchema as _};
+            (&#private::OutputSchema::<#ty>::new()).output_schema()
+        },
+        None => quote!(::core::option::Option::None),
+    };
+
+    let scope = match scope {
+        Scope::Shared => quote!(Shared),
+        Scope::Agent => quote!(Agent),
+        Scope::Assistant => quote!(Assistant),
+        Scope::Channel => quote!(Channel),
+    };
+    let tier = match tier {
+        Tier::Auto => quote!(Auto),
+        Tier::Confirm => quote!(Confirm),
+        Tier::Approve => quote!(Approve),
+    };
+    let always = attr.always;
+    let optional = |value: &Option<LitStr>| match value {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
+        None => quote!(::core::option::Option::None),
+    };
+    let group = optional(&attr.group);
+    let guidance = optional(&attr.guidance);
+    let title = optional(&attr.title);
+    let gate = optional(&attr.gate);
+    let aliases = &attr.aliases;
+    let tags = &attr.tags;
+    let track_manifest = manifest.as_ref().map(|path| {
+        quote!(
+            const _: &[u8] = ::core::include_bytes!(#path);
+        )
+    });
+
+    let mut item = func.item.clone();
+    let section = docs_section::render(name, checked.scope, checked.tier, attr, func);
+    item.attrs.push(parse_quote!(#[doc = #section]));
+    let handle_doc = format!(
+        "Handle of the `{name}` tool: its name, scope, tier and definition, without a string.\n\nSee [`fn@{fn_ident}`] for what the model sees."
+    );
+
+    quote! {
+        #item
+
+        #[doc = #handle_doc]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #fn_ident {}
+
+        const _: () = {
+            #track_manifest
+
+            #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
+            #[serde(crate = #serde_path, deny_unknown_fields)]
+            #[schemars(crate = #schemars_path)]
+            #[allow(non_camel_case_types)]
+            struct __toolkit_Arguments {
+                #(#fields,)*
+            }
+
+            #(#defaults)*
+
+            fn __toolkit_schema() -> #private::schemars::Schema {
+                #private::raw_schema_for::<__toolkit_Arguments>()
+            }
+
+            fn __toolkit_output_schema() -> ::core::option::Option<#private::schemars::Schema> {
+                #output_schema
+            }
+
+            fn __toolkit_dispatch<'a>(
+                __toolkit_arguments: &'a str,
+                __toolkit_ctx: &'a #private::Context,
+            ) -> #private::CallFuture<'a> {
+                ::std::boxed::Box::pin(async move {
+                    let __toolkit_Arguments { #(#model_idents,)* } =
+                        match #private::parse_arguments::<__toolkit_Arguments>(__toolkit_arguments) {
+                            ::core::result::Result::Ok(arguments) => arguments,
+                            ::core::result::Result::Err(error) => return #private::Response::Error(error),
+                        };
+                    #(#extractions)*
+                    let __toolkit_value = #fn_ident(#(#all_idents),*) #await_;
+                    #output
+                })
+            }
+
+            #[#private::linkme::distributed_slice(#private::TOOLS)]
+            #[linkme(crate = #private::linkme)]
+            static __TOOLKIT_TOOL: #private::Tool = #private::Tool {
+                name: #name,
+                description: #description,
+                scope: #private::Scope::#scope,
+                tier: #private::Tier::#tier,
+                always: #always,
+                group: #group,
+                aliases: &[#(#aliases),*],
+                guidance: #guidance,
+                title: #title,
+                gate: #gate,
+                tags: &[#(#tags),*],
+                params: &[#(#params),*],
+                location: #private::Location {
+                    file: ::core::file!(),
+                    line: ::core::line!(),
+                    module_path: ::core::module_path!(),
+                },
+                schema: __toolkit_schema,
+                output_schema: __toolkit_output_schema,
+                dispatch: __toolkit_dispatch,
+            };
+
+            impl #fn_ident {
+                /// The name the model calls.
+                #vis const NAME: &'static str = #name;
+                /// Who may use the tool.
+                #vis const SCOPE: #private::Scope = #private::Scope::#scope;
+                /// Whether a call needs confirmation or approval.
+                #vis const TIER: #private::Tier = #private::Tier::#tier;
+
+                /// The tool's static definition.
+                #[must_use]
+                #vis fn definition() -> &'static #private::Tool {
+                    &__TOOLKIT_TOOL
+                }
+            }
+
+            #[automatically_derived]
+            impl #private::ToolHandle for #fn_ident {
+                const NAME: &'static str = #name;
+                const SCOPE: #private::Scope = #private::Scope::#scope;
+                const TIER: #private::Tier = #private::Tier::#tier;
+
+                fn definition() -> &'static #private::Tool {
+                    &__TOOLKIT_TOOL
+                }
+            }
+        };
+    }
+}
+
+/// The type whose schema is the tool's output: `T` in `Result<T, E>` or `-> T`.
+fn output_type(output: &syn::ReturnType) -> Option<&Type> {
+    let syn::ReturnType::Type(_, ty) = output else {
+        return None;
+    };
+    let Type::Path(path) = &**ty else {
+        return Some(ty);
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "Result" {
+        return Some(ty);
+    }
+    match &last.arguments {
+        PathArguments::AngleBracketed(arguments) => {
+            arguments.args.iter().find_map(|argument| match argument {
+                GenericArgument::Type(ty) => Some(ty),
+                _ => None,
+            })
+        }
+        _ => None,
+    }
+}
+
+fn span_of(ty: &Type) -> Span {
+    syn::spanned::Spanned::span(ty)
+}
+
+fn span_of_expr(expr: &syn::Expr) -> Span {
+    syn::spanned::Spanned::span(expr)
+}

@@ -1,0 +1,150 @@
+//! The tool context: what the caller provides for `#[ctx]` parameters.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+
+use crate::ToolError;
+
+/// A typed map the caller fills before dispatching: sessions, application state,
+/// ids. One value per type, like `http::Extensions`.
+///
+/// ```
+/// use toolkit::Context;
+///
+/// #[derive(Clone)]
+/// struct UserId(u64);
+///
+/// let ctx = Context::new().with(UserId(7));
+/// assert_eq!(ctx.get::<UserId>().map(|id| id.0), Some(7));
+/// ```
+#[derive(Default)]
+pub struct Context {
+    values: HashMap<TypeId, (&'static str, Box<dyn Any + Send + Sync>)>,
+}
+
+impl Context {
+    /// An empty context.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `value`, replacing any earlier value of the same type, and returns the
+    /// context (builder style).
+    #[must_use]
+    pub fn with<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.insert(value);
+        self
+    }
+
+    /// Adds `value`, returning the earlier value of the same type if there was one.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) -> Option<T> {
+        self.values
+            .insert(TypeId::of::<T>(), (type_name::<T>(), Box::new(value)))
+            .and_then(|(_, old)| old.downcast().ok().map(|boxed| *boxed))
+    }
+
+    /// The value of type `T`, if the caller provided one.
+    #[must_use]
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.values
+            .get(&TypeId::of::<T>())
+            .and_then(|(_, value)| value.downcast_ref())
+    }
+
+    /// Removes and returns the value of type `T`.
+    pub fn remove<T: Send + Sync + 'static>(&mut self) -> Option<T> {
+        self.values
+            .remove(&TypeId::of::<T>())
+            .and_then(|(_, value)| value.downcast().ok().map(|boxed| *boxed))
+    }
+
+    /// Whether a value of type `T` is present.
+    #[must_use]
+    pub fn contains<T: Send + Sync + 'static>(&self) -> bool {
+        self.values.contains_key(&TypeId::of::<T>())
+    }
+
+    /// The value of type `T`, or [`ToolError::MissingContext`] naming the type.
+    pub fn require<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
+        self.get().ok_or_else(|| ToolError::missing_context::<T>())
+    }
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names: Vec<&str> = self.values.values().map(|(name, _)| *name).collect();
+        names.sort_unstable();
+        f.debug_struct("Context").field("types", &names).finish()
+    }
+}
+
+/// How a `#[ctx]` parameter is taken from the [`Context`], like an axum extractor.
+///
+/// Implement it for your own types to validate or combine context values; the
+/// library implements it for [`State<T>`] (a clone of a `T` in the context) and for
+/// `Option<T>` of any extractor (absent instead of an error).
+///
+/// ```
+/// use toolkit::{Context, FromContext, ToolError};
+///
+/// struct Session { user: String }
+///
+/// struct CurrentUser(String);
+///
+/// impl FromContext for CurrentUser {
+///     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
+///         let session = ctx.require::<Session>()?;
+///         Ok(CurrentUser(session.user.clone()))
+///     }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be taken from the tool context",
+    label = "this `#[ctx]` parameter's type does not implement `FromContext`",
+    note = "wrap a value the caller puts in the `Context` in `toolkit::State<{Self}>`, or implement `toolkit::FromContext` for `{Self}`"
+)]
+pub trait FromContext: Sized {
+    /// Takes the value from the context, or explains what is missing.
+    fn from_context(ctx: &Context) -> Result<Self, ToolError>;
+}
+
+impl<T: FromContext> FromContext for Option<T> {
+    fn from_context(ctx: &Context) -> Result<Self, ToolError> {
+        match T::from_context(ctx) {
+            Ok(value) => Ok(Some(value)),
+            Err(ToolError::MissingContext { .. }) => Ok(None),
+            Err(other) => Err(other),
+        }
+    }
+}
+
+/// A clone of the `T` the caller put in the [`Context`]; missing is an error
+/// response ([`ToolError::MissingContext`]), not a panic.
+///
+/// Put shared state behind an `Arc` (or make it cheap to clone) since each call
+/// clones it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct State<T>(pub T);
+
+impl<T: Clone + Send + Sync + 'static> FromContext for State<T> {
+    fn from_context(ctx: &Context) -> Result<Self, ToolError> {
+        ctx.require::<T>().map(|value| State(value.clone()))
+    }
+}
+
+impl<T> Deref for State<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> DerefMut for State<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}

@@ -1,0 +1,293 @@
+//! What a call returns, and what can go wrong building the registry.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::Location;
+
+/// Why a call produced no result. Every variant is written for the model to read
+/// and act on: it serializes as `{"kind": "...", "message": "...", ...fields}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ToolError {
+    /// No tool of this name (or alias) is available.
+    UnknownTool {
+        /// The name the caller used.
+        name: String,
+        /// The closest available name or alias, if one is close.
+        suggestion: Option<String>,
+    },
+    /// The arguments are not valid JSON.
+    MalformedJson {
+        /// What the JSON parser reported.
+        message: String,
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+    },
+    /// The arguments are JSON but don't fit the tool's parameters.
+    InvalidArguments {
+        /// Where in the arguments, for example `tasks[2].due`; `.` for the root.
+        path: String,
+        /// What is wrong there.
+        message: String,
+    },
+    /// The arguments name a field the tool doesn't have.
+    UnknownField {
+        /// The object holding the field; `.` for the root.
+        path: String,
+        /// The unknown field.
+        field: String,
+        /// The fields allowed there.
+        expected: Vec<String>,
+    },
+    /// A `#[ctx]` value the tool needs was not put in the context by the caller.
+    MissingContext {
+        /// The Rust type that was missing.
+        type_name: String,
+    },
+    /// The tool ran and reported an error of its own.
+    Failed {
+        /// The tool's error message.
+        message: String,
+    },
+    /// The tool panicked; the panic was caught and the process keeps serving.
+    Panicked {
+        /// The panic message, if it was a string.
+        message: String,
+    },
+    /// The tool's result could not be serialized to JSON.
+    InvalidOutput {
+        /// What the serializer reported.
+        message: String,
+    },
+}
+
+impl ToolError {
+    /// The tool's own error: use it in tools that return `Result<T, ToolError>`.
+    ///
+    /// ```
+    /// let error = toolkit::ToolError::failed("no task with id 7");
+    /// assert_eq!(error.to_string(), "no task with id 7");
+    /// ```
+    pub fn failed(message: impl fmt::Display) -> Self {
+        ToolError::Failed {
+            message: message.to_string(),
+        }
+    }
+
+    /// A missing `#[ctx]` value of type `T`.
+    #[must_use]
+    pub fn missing_context<T: ?Sized>() -> Self {
+        ToolError::MissingContext {
+            type_name: std::any::type_name::<T>().to_owned(),
+        }
+    }
+
+    /// The error's kind as it appears in JSON (`unknown_tool`, `invalid_arguments`, ...).
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ToolError::UnknownTool { .. } => "unknown_tool",
+            ToolError::MalformedJson { .. } => "malformed_json",
+            ToolError::InvalidArguments { .. } => "invalid_arguments",
+            ToolError::UnknownField { .. } => "unknown_field",
+            ToolError::MissingContext { .. } => "missing_context",
+            ToolError::Failed { .. } => "failed",
+            ToolError::Panicked { .. } => "panicked",
+            ToolError::InvalidOutput { .. } => "invalid_output",
+        }
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::UnknownTool {
+                name,
+                suggestion: Some(suggestion),
+            } => write!(f, "unknown tool `{name}`; did you mean `{suggestion}`?"),
+            ToolError::UnknownTool {
+                name,
+                suggestion: None,
+            } => write!(f, "unknown tool `{name}`"),
+            ToolError::MalformedJson {
+                message,
+                line,
+                column,
+            } => write!(
+                f,
+                "arguments are not valid JSON: {message} at line {line} column {column}"
+            ),
+            ToolError::InvalidArguments { path, message } => {
+                write!(f, "invalid arguments at `{path}`: {message}")
+            }
+            ToolError::UnknownField {
+                path,
+                field,
+                expected,
+            } => {
+                write!(f, "unknown field `{field}` at `{path}`")?;
+                if expected.is_empty() {
+                    f.write_str("; this tool takes no arguments")
+                } else {
+                    write!(f, "; expected one of `{}`", expected.join("`, `"))
+                }
+            }
+            ToolError::MissingContext { type_name } => write!(
+                f,
+                "the tool needs a `{type_name}` in its context, and the caller provided none"
+            ),
+            ToolError::Failed { message } => f.write_str(message),
+            ToolError::Panicked { message } => write!(f, "the tool panicked: {message}"),
+            ToolError::InvalidOutput { message } => {
+                write!(f, "the tool's result could not be serialized: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// The one response type of every call: the tool's serialized result, or an error
+/// the model can act on.
+///
+/// Serializes as `{"result": ...}` or `{"error": {"kind": ..., "message": ...}}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Response {
+    /// The tool ran; this is its serialized return value.
+    Result(Value),
+    /// The call failed.
+    Error(ToolError),
+}
+
+impl Response {
+    /// Whether the tool ran and returned a result.
+    #[must_use]
+    pub fn is_success(&self) -> bool {
+        matches!(self, Response::Result(_))
+    }
+
+    /// The result, or the error.
+    pub fn into_result(self) -> Result<Value, ToolError> {
+        self.into()
+    }
+
+    /// The result, if the call succeeded.
+    #[must_use]
+    pub fn result(&self) -> Option<&Value> {
+        match self {
+            Response::Result(value) => Some(value),
+            Response::Error(_) => None,
+        }
+    }
+
+    /// The error, if the call failed.
+    #[must_use]
+    pub fn error(&self) -> Option<&ToolError> {
+        match self {
+            Response::Result(_) => None,
+            Response::Error(error) => Some(error),
+        }
+    }
+
+    /// The JSON the model reads: `{"result": ...}` or
+    /// `{"error": {"kind": ..., "message": ..., ...}}`.
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        match self {
+            Response::Result(value) => serde_json::json!({ "result": value }),
+            Response::Error(error) => {
+                let mut body = serde_json::to_value(error).unwrap_or(Value::Null);
+                if let Value::Object(fields) = &mut body {
+                    // Variants without a message of their own get their Display text.
+                    fields
+                        .entry("message")
+                        .or_insert_with(|| Value::String(error.to_string()));
+                }
+                serde_json::json!({ "error": body })
+            }
+        }
+    }
+}
+
+impl Serialize for Response {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(serializer)
+    }
+}
+
+impl From<Result<Value, ToolError>> for Response {
+    fn from(result: Result<Value, ToolError>) -> Self {
+        match result {
+            Ok(value) => Response::Result(value),
+            Err(error) => Response::Error(error),
+        }
+    }
+}
+
+impl From<Response> for Result<Value, ToolError> {
+    fn from(response: Response) -> Self {
+        match response {
+            Response::Result(value) => Ok(value),
+            Response::Error(error) => Err(error),
+        }
+    }
+}
+
+/// Why the registry could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Two definitions claim one name: two tools, or an alias that collides with a
+    /// tool's name or another alias.
+    Duplicate {
+        /// The contested name.
+        name: String,
+        /// How the first definition uses it (`name` or `alias`), and where it is.
+        first: (NameKind, Location),
+        /// How the second definition uses it, and where it is.
+        second: (NameKind, Location),
+    },
+}
+
+/// How a definition uses a name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameKind {
+    /// The tool's own name.
+    Name,
+    /// One of its aliases, naming the tool it belongs to.
+    Alias(&'static str),
+}
+
+impl fmt::Display for NameKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NameKind::Name => f.write_str("a tool"),
+            NameKind::Alias(tool) => write!(f, "an alias of `{tool}`"),
+        }
+    }
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegistryError::Duplicate {
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "tool name `{name}` is defined twice: as {} at {} and as {} at {}; \
+                 rename one of them or remove the alias",
+                first.0, first.1, second.0, second.1
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RegistryError {}

@@ -1,0 +1,277 @@
+//! What the code `#[tool]` generates calls into. Not public API: names and
+//! signatures here change without notice.
+
+use std::any::Any;
+use std::fmt::Display;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use futures_util;
+pub use linkme;
+pub use schemars;
+pub use serde;
+pub use serde_json;
+
+pub use crate::schema::raw_schema_for;
+pub use crate::tool::{CallFuture, Location, Param};
+pub use crate::{Context, FromContext, Response, Scope, Tier, Tool, ToolError, ToolHandle};
+
+/// Every `#[tool]` in the binary, whichever crate defined it.
+#[linkme::distributed_slice]
+pub static TOOLS: [Tool];
+
+/// Parses the model's JSON text straight into the argument struct `T`.
+///
+/// The fast path is one `serde_json::from_str`; only when that fails is the text
+/// parsed again with `serde_path_to_error`, to name the offending field.
+pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, ToolError> {
+    // Providers send "" for tools without parameters.
+    let arguments = if arguments.trim().is_empty() {
+        "{}"
+    } else {
+        arguments
+    };
+    match serde_json::from_str(arguments) {
+        Ok(parsed) => Ok(parsed),
+        Err(error) if error.is_data() => Err(locate_data_error::<T>(arguments, &error)),
+        Err(error) => Err(ToolError::MalformedJson {
+            message: strip_position(&error),
+            line: error.line(),
+            column: error.column(),
+        }),
+    }
+}
+
+fn locate_data_error<T: DeserializeOwned>(arguments: &str, first: &serde_json::Error) -> ToolError {
+    let mut deserializer = serde_json::Deserializer::from_str(arguments);
+    let (path, error) = match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+        Err(error) => (error.path().to_string(), error.into_inner()),
+        // Cannot happen for the same input; keep the first error rather than panic.
+        Ok(_) => (
+            ".".to_owned(),
+            serde_json::Error::io(std::io::Error::other(first.to_string())),
+        ),
+    };
+    let message = strip_position(&error);
+    if let Some(rest) = message.strip_prefix("unknown field ") {
+        let mut names = backticked(rest);
+        if !names.is_empty() {
+            let field = names.remove(0);
+            return ToolError::UnknownField {
+                path,
+                field,
+                expected: names,
+            };
+        }
+    }
+    if let Some(rest) = message.strip_prefix("missing field ") {
+        // serde reports a missing field at its parent object; name the field itself.
+        if let Some(field) = backticked(rest).into_iter().next() {
+            let path = if path == "." {
+                field
+            } else {
+                format!("{path}.{field}")
+            };
+            return ToolError::InvalidArguments {
+                path,
+                message: "missing required field".to_owned(),
+            };
+        }
+    }
+    ToolError::InvalidArguments { path, message }
+}
+
+/// serde_json appends " at line L column C" to every message; the position is
+/// reported separately (or, for data errors, replaced by the field path).
+fn strip_position(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let suffix = format!(" at line {} column {}", error.line(), error.column());
+    text.strip_suffix(&suffix)
+        .map_or(text.clone(), str::to_owned)
+}
+
+/// The `name`s in "`a`, expected one of `b`, `c`".
+fn backticked(text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Takes a `#[ctx]` parameter from the context.
+pub fn extract<T: FromContext>(ctx: &Context) -> Result<T, ToolError> {
+    T::from_context(ctx)
+}
+
+/// A tool's plain return value, serialized.
+pub fn output<T: Serialize>(value: &T) -> Response {
+    match serde_json::to_value(value) {
+        Ok(value) => Response::Result(value),
+        Err(error) => Response::Error(ToolError::InvalidOutput {
+            message: error.to_string(),
+        }),
+    }
+}
+
+/// A tool's `Result` return value: the value serialized, or the error converted.
+pub fn output_result<T: Serialize, E: Display + 'static>(result: Result<T, E>) -> Response {
+    match result {
+        Ok(value) => output(&value),
+        Err(error) => Response::Error(into_tool_error(error)),
+    }
+}
+
+/// A [`ToolError`] stays what it is; any other error becomes
+/// [`ToolError::Failed`] with its `Display` text.
+fn into_tool_error<E: Display + 'static>(error: E) -> ToolError {
+    let mut slot = Some(error);
+    if let Some(tool_error) = (&mut slot as &mut dyn Any)
+        .downcast_mut::<Option<ToolError>>()
+        .and_then(Option::take)
+    {
+        return tool_error;
+    }
+    match slot {
+        Some(error) => ToolError::failed(error),
+        None => ToolError::failed("unknown error"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Args {
+        tasks: Vec<Task>,
+    }
+
+    #[derive(Debug, serde::Deserialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Task {
+        title: String,
+        due: Option<u32>,
+    }
+
+    #[test]
+    fn names_the_path_of_a_wrong_type() {
+        let error = parse_arguments::<Args>(
+            r#"{"tasks":[{"title":"a"},{"title":"b"},{"title":"c","due":"soon"}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            error,
+            ToolError::InvalidArguments {
+                path: "tasks[2].due".to_owned(),
+                message: "invalid type: string \"soon\", expected u32".to_owned(),
+            }
+        );
+    }
+
+    #[test]
+    fn names_a_missing_field_itself() {
+        let error = parse_arguments::<Args>(r#"{"tasks":[{"due":1}]}"#).unwrap_err();
+        assert_eq!(
+            error,
+            ToolError::InvalidArguments {
+                path: "tasks[0].title".to_owned(),
+                message: "missing required field".to_owned(),
+            }
+        );
+    }
+
+    #[test]
+    fn reports_unknown_fields_with_the_expected_ones() {
+        let error = parse_arguments::<Args>(r#"{"tasks":[{"title":"a","dew":1}]}"#).unwrap_err();
+        assert_eq!(
+            error,
+            ToolError::UnknownField {
+                path: "tasks[0]".to_owned(),
+                field: "dew".to_owned(),
+                expected: vec!["title".to_owned(), "due".to_owned()],
+            }
+        );
+    }
+
+    #[test]
+    fn reports_malformed_json_with_position() {
+        let error = parse_arguments::<Args>("{\"tasks\": [}").unwrap_err();
+        assert_eq!(
+            error,
+            ToolError::MalformedJson {
+                message: "expected value".to_owned(),
+                line: 1,
+                column: 12,
+            }
+        );
+        let trailing = parse_arguments::<Args>(r#"{"tasks":[]} x"#).unwrap_err();
+        assert_eq!(trailing.kind(), "malformed_json");
+    }
+
+    #[test]
+    fn empty_arguments_are_an_empty_object() {
+        #[derive(Debug, serde::Deserialize, PartialEq)]
+        #[serde(deny_unknown_fields)]
+        struct NoArgs {}
+        assert_eq!(parse_arguments::<NoArgs>("  "), Ok(NoArgs {}));
+    }
+
+    #[test]
+    fn tool_errors_pass_through_and_others_become_failed() {
+        let own: Result<(), ToolError> = Err(ToolError::missing_context::<u8>());
+        assert_eq!(
+            output_result(own),
+            Response::Error(ToolError::MissingContext {
+                type_name: "u8".to_owned()
+            })
+        );
+        let io: Result<(), std::io::Error> = Err(std::io::Error::other("disk full"));
+        assert_eq!(
+            output_result(io),
+            Response::Error(ToolError::Failed {
+                message: "disk full".to_owned()
+            })
+        );
+    }
+}
+
+/// Probes at compile time whether a tool's output type has a JSON schema, without
+/// requiring one: `(&OutputSchema::<T>::new()).output_schema()` picks
+/// [`HasOutputSchema`] when `T: JsonSchema` and [`NoOutputSchema`] otherwise
+/// (method resolution prefers the by-value receiver before the auto-ref).
+pub struct OutputSchema<T: ?Sized>(std::marker::PhantomData<T>);
+
+impl<T: ?Sized> OutputSchema<T> {
+    /// A probe for `T`.
+    #[must_use]
+    pub const fn new() -> Self {
+        OutputSchema(std::marker::PhantomData)
+    }
+}
+
+/// The output type has a schema.
+pub trait HasOutputSchema {
+    /// The schema of the output type.
+    fn output_schema(&self) -> Option<schemars::Schema>;
+}
+
+impl<T: schemars::JsonSchema + ?Sized> HasOutputSchema for OutputSchema<T> {
+    fn output_schema(&self) -> Option<schemars::Schema> {
+        Some(raw_schema_for::<T>())
+    }
+}
+
+/// The output type has no schema.
+pub trait NoOutputSchema {
+    /// Nothing.
+    fn output_schema(&self) -> Option<schemars::Schema>;
+}
+
+impl<T: ?Sized> NoOutputSchema for &OutputSchema<T> {
+    fn output_schema(&self) -> Option<schemars::Schema> {
+        None
+    }
+}

@@ -1,0 +1,184 @@
+//! The process-wide collection of tools, built once from the distributed slice.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::ops::Deref;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::error::NameKind;
+use crate::{Context, RegistryError, Response, Tool, ToolError};
+
+/// One tool in a [`Registry`]: its static definition plus its cleaned schema, built
+/// once. Dereferences to [`Tool`], so `entry.name`, `entry.scope` work.
+#[derive(Debug)]
+pub struct RegisteredTool {
+    tool: &'static Tool,
+    schema: Value,
+}
+
+impl RegisteredTool {
+    /// The static definition.
+    #[must_use]
+    pub fn tool(&self) -> &'static Tool {
+        self.tool
+    }
+
+    /// The cleaned JSON schema of the tool's arguments (see [`crate::schema`]).
+    #[must_use]
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+}
+
+impl Deref for RegisteredTool {
+    type Target = Tool;
+
+    fn deref(&self) -> &Tool {
+        self.tool
+    }
+}
+
+/// A set of tools with unique names and aliases, sorted by name.
+///
+/// [`registry()`](crate::registry) gives the process-wide one holding every
+/// `#[tool]` linked into the binary; [`Registry::new`] builds one from any
+/// definitions (tests, or a subset).
+#[derive(Debug)]
+pub struct Registry {
+    tools: Vec<RegisteredTool>,
+    /// Names and aliases -> index into `tools`.
+    index: HashMap<&'static str, usize>,
+}
+
+impl Registry {
+    /// Builds a registry, checking that no name or alias is claimed twice and
+    /// cleaning every tool's schema once.
+    pub fn new<I>(tools: I) -> Result<Self, RegistryError>
+    where
+        I: IntoIterator<Item = &'static Tool>,
+    {
+        let mut tools: Vec<&'static Tool> = tools.into_iter().collect();
+        tools.sort_by(|a, b| {
+            a.name
+                .cmp(b.name)
+                .then(a.location.file.cmp(b.location.file))
+        });
+        let mut index = HashMap::with_capacity(tools.len() * 2);
+        let mut owners: HashMap<&'static str, (NameKind, &'static Tool)> = HashMap::new();
+        for (position, &tool) in tools.iter().enumerate() {
+            let claims = std::iter::once((tool.name, NameKind::Name)).chain(
+                tool.aliases
+                    .iter()
+                    .map(|&alias| (alias, NameKind::Alias(tool.name))),
+            );
+            for (name, kind) in claims {
+                match owners.entry(name) {
+                    Entry::Occupied(first) => {
+                        let (first_kind, first_tool) = *first.get();
+                        return Err(RegistryError::Duplicate {
+                            name: name.to_owned(),
+                            first: (first_kind, first_tool.location),
+                            second: (kind, tool.location),
+                        });
+                    }
+                    Entry::Vacant(slot) => {
+                        slot.insert((kind, tool));
+                        index.insert(name, position);
+                    }
+                }
+            }
+        }
+        let tools = tools
+            .into_iter()
+            .map(|tool| RegisteredTool {
+                tool,
+                schema: crate::schema::clean((tool.schema)()),
+            })
+            .collect();
+        Ok(Registry { tools, index })
+    }
+
+    /// The tool with this name or alias.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        self.index.get(name).map(|&position| &self.tools[position])
+    }
+
+    /// Every tool, sorted by name.
+    pub fn iter(&self) -> std::slice::Iter<'_, RegisteredTool> {
+        self.tools.iter()
+    }
+
+    /// How many tools (not counting aliases).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether the registry has no tools.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Calls the tool named `name` (or one of its aliases) with the JSON text the
+    /// model produced. Never panics: an unknown name, bad JSON, wrong types, a
+    /// missing context value, the tool's own error or a panic inside it all come
+    /// back as [`Response::Error`].
+    pub async fn call(&self, name: &str, arguments: &str, ctx: &Context) -> Response {
+        match self.get(name) {
+            Some(tool) => tool.call(arguments, ctx).await,
+            None => Response::Error(self.unknown_tool(name)),
+        }
+    }
+
+    /// [`Registry::call`] with arguments already parsed into a [`Value`].
+    pub async fn call_value(&self, name: &str, arguments: &Value, ctx: &Context) -> Response {
+        self.call(name, &arguments.to_string(), ctx).await
+    }
+
+    /// The error for a name that isn't here, suggesting the closest name or alias.
+    #[must_use]
+    pub fn unknown_tool(&self, name: &str) -> ToolError {
+        ToolError::UnknownTool {
+            name: name.to_owned(),
+            suggestion: crate::suggest::closest(name, self.index.keys().copied())
+                .map(str::to_owned),
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Registry {
+    type Item = &'a RegisteredTool;
+    type IntoIter = std::slice::Iter<'a, RegisteredTool>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+static GLOBAL: OnceLock<Result<Registry, RegistryError>> = OnceLock::new();
+
+/// The process-wide registry of every `#[tool]` linked into this binary, built on
+/// first use.
+///
+/// # Panics
+///
+/// If two tools claim one name or alias; the message names both definitions'
+/// files, lines and modules. Use [`try_registry`] to handle that yourself.
+#[must_use]
+pub fn registry() -> &'static Registry {
+    match try_registry() {
+        Ok(registry) => registry,
+        Err(error) => panic!("toolkit could not build the tool registry: {error}"),
+    }
+}
+
+/// The process-wide registry, or why it could not be built.
+pub fn try_registry() -> Result<&'static Registry, &'static RegistryError> {
+    GLOBAL
+        .get_or_init(|| Registry::new(crate::__private::TOOLS.iter()))
+        .as_ref()
+}

@@ -1,0 +1,323 @@
+//! Generating a tool's argument schema with schemars and cleaning it once.
+//!
+//! The canonical schema is JSON Schema 2020-12 without the noise providers reject
+//! or models misread: no `$schema`, no `title`, no `anyOf`/type arrays for optional
+//! fields (they are simply absent from `required`), no non-standard numeric
+//! `format`s, documented unit enums as one `enum` with the variant docs folded into
+//! the description. Nested types stay in `$defs` behind `$ref`. Dialects
+//! ([`crate::Dialect`]) start from this schema.
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema};
+use serde_json::{Map, Value};
+
+/// The schemars settings every tool's arguments are generated with.
+pub(crate) fn settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12().with(|settings| {
+        settings.meta_schema = None;
+    })
+}
+
+/// The raw schema of an argument type, as `#[tool]`'s generated code asks for it.
+#[must_use]
+pub fn raw_schema_for<T: JsonSchema + ?Sized>() -> Schema {
+    settings().into_generator().into_root_schema_for::<T>()
+}
+
+/// The formats JSON Schema defines; anything else (`uint32`, `int64`, `double`, ...)
+/// is a schemars or OpenAPI extension that providers reject or ignore.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Cleans a raw schemars schema into the canonical tool schema.
+#[must_use]
+pub fn clean(schema: Schema) -> Value {
+    let mut value = schema.to_value();
+    if let Value::Object(root) = &mut value {
+        root.remove("$schema");
+        clean_node(root);
+        if let Some(Value::Object(defs)) = root.get_mut("$defs") {
+            for def in defs.values_mut() {
+                if let Value::Object(def) = def {
+                    clean_node(def);
+                }
+            }
+        }
+        // The arguments are always one object the model fills in.
+        root.entry("type")
+            .or_insert_with(|| Value::String("object".to_owned()));
+        root.entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()));
+        root.insert("additionalProperties".to_owned(), Value::Bool(false));
+    }
+    value
+}
+
+fn clean_node(node: &mut Map<String, Value>) {
+    node.remove("title");
+    drop_null_from_optional_properties(node);
+    if node
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|format| !STANDARD_FORMATS.contains(&format))
+    {
+        node.remove("format");
+    }
+    fold_documented_enum(node);
+    for_each_subschema(node, &mut |child| clean_node(child));
+}
+
+/// An optional property (absent from `required`) is simply left out by the model;
+/// schemars also lets it be `null` (`anyOf` with a null branch, `["T", "null"]`),
+/// which models misread. Omission is the one way to say "none".
+fn drop_null_from_optional_properties(node: &mut Map<String, Value>) {
+    let required: Vec<String> = match node.get("required") {
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let Some(Value::Object(properties)) = node.get_mut("properties") else {
+        return;
+    };
+    for (name, property) in properties.iter_mut() {
+        if required.contains(name) {
+            continue;
+        }
+        if let Value::Object(property) = property {
+            drop_null(property);
+        }
+    }
+}
+
+fn is_null_schema(value: &Value) -> bool {
+    value.get("type").and_then(Value::as_str) == Some("null")
+}
+
+/// Removes the `null` alternative from one schema node.
+pub(crate) fn drop_null(node: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = node.get_mut("type") {
+        types.retain(|kind| kind != "null");
+        if types.len() == 1 {
+            let single = types.remove(0);
+            node.insert("type".to_owned(), single);
+        }
+    }
+    if let Some(Value::Array(values)) = node.get_mut("enum") {
+        values.retain(|value| !value.is_null());
+    }
+    let Some(Value::Array(branches)) = node.get("anyOf") else {
+        return;
+    };
+    if branches.len() != 2 || !branches.iter().any(is_null_schema) {
+        return;
+    }
+    let Some(Value::Object(kept)) = branches
+        .iter()
+        .find(|branch| !is_null_schema(branch))
+        .cloned()
+    else {
+        return;
+    };
+    node.remove("anyOf");
+    for (key, value) in kept {
+        node.entry(key).or_insert(value);
+    }
+}
+
+/// `oneOf: [{const: "a", description: ..}, ...]` (a unit enum whose variants have
+/// doc comments) becomes `{type: string, enum: [...]}` with the variant docs listed
+/// in the description: one keyword instead of a union per variant.
+fn fold_documented_enum(node: &mut Map<String, Value>) {
+    let Some(Value::Array(variants)) = node.get("oneOf") else {
+        return;
+    };
+    let mut values = Vec::with_capacity(variants.len());
+    let mut lines = Vec::new();
+    for variant in variants {
+        let Some(variant) = variant.as_object() else {
+            return;
+        };
+        let (value, description) = match (variant.get("const"), variant.get("enum")) {
+            (Some(Value::String(value)), None) => (value.clone(), variant.get("description")),
+            (None, Some(Value::Array(many))) => {
+                // An undocumented run of variants: schemars groups them in one `enum`.
+                for value in many {
+                    let Value::String(value) = value else { return };
+                    values.push(Value::String(value.clone()));
+                }
+                continue;
+            }
+            _ => return,
+        };
+        let allowed = ["const", "description", "type", "enum"];
+        if variant.keys().any(|key| !allowed.contains(&key.as_str())) {
+            return;
+        }
+        if let Some(Value::String(description)) = description {
+            lines.push(format!("- `{value}`: {}", description.replace('\n', " ")));
+        }
+        values.push(Value::String(value));
+    }
+    node.remove("oneOf");
+    node.insert("type".to_owned(), Value::String("string".to_owned()));
+    node.insert("enum".to_owned(), Value::Array(values));
+    if !lines.is_empty() {
+        let listed = lines.join("\n");
+        let description = match node.get("description").and_then(Value::as_str) {
+            Some(own) => format!("{own}\n{listed}"),
+            None => listed,
+        };
+        node.insert("description".to_owned(), Value::String(description));
+    }
+}
+
+/// Keywords whose value is one subschema.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "additionalItems",
+];
+/// Keywords whose value is an array of subschemas.
+const ARRAY_KEYWORDS: &[&str] = &["prefixItems", "anyOf", "oneOf", "allOf"];
+/// Keywords whose value maps names to subschemas.
+const MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
+
+/// Calls `f` on every direct subschema of `node` that is an object (not on `$defs`,
+/// which callers handle themselves).
+pub(crate) fn for_each_subschema(
+    node: &mut Map<String, Value>,
+    f: &mut dyn FnMut(&mut Map<String, Value>),
+) {
+    for (key, value) in node.iter_mut() {
+        let key = key.as_str();
+        if SCHEMA_KEYWORDS.contains(&key) {
+            match value {
+                Value::Object(child) => f(child),
+                // Draft-07 tuple form of `items`.
+                Value::Array(children) => children
+                    .iter_mut()
+                    .filter_map(Value::as_object_mut)
+                    .for_each(&mut *f),
+                _ => {}
+            }
+        } else if ARRAY_KEYWORDS.contains(&key) {
+            if let Value::Array(children) = value {
+                children
+                    .iter_mut()
+                    .filter_map(Value::as_object_mut)
+                    .for_each(&mut *f);
+            }
+        } else if MAP_KEYWORDS.contains(&key) {
+            if let Value::Object(children) = value {
+                children
+                    .values_mut()
+                    .filter_map(Value::as_object_mut)
+                    .for_each(&mut *f);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cleaned(raw: Value) -> Value {
+        clean(Schema::try_from(raw).expect("an object schema"))
+    }
+
+    #[test]
+    fn strips_titles_schema_and_numeric_formats_but_keeps_property_named_title() {
+        let raw = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Args",
+            "type": "object",
+            "properties": {
+                "title": {"type": "string", "title": "x", "format": "email"},
+                "limit": {"type": "integer", "format": "uint32", "minimum": 0}
+            },
+            "$defs": {"Inner": {"title": "Inner", "type": "number", "format": "double"}}
+        });
+        assert_eq!(
+            cleaned(raw),
+            json!({
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string", "format": "email"},
+                    "limit": {"type": "integer", "minimum": 0}
+                },
+                "$defs": {"Inner": {"type": "number"}},
+                "additionalProperties": false
+            })
+        );
+    }
+
+    #[test]
+    fn folds_documented_unit_enum_into_string_enum() {
+        let raw = json!({
+            "type": "object",
+            "properties": {"priority": {"description": "How urgent.", "oneOf": [
+                {"type": "string", "const": "low", "description": "Whenever."},
+                {"type": "string", "enum": ["normal", "soon"]},
+                {"type": "string", "const": "high", "description": "Today,\nplease."}
+            ]}}
+        });
+        assert_eq!(
+            cleaned(raw)["properties"]["priority"],
+            json!({
+                "description": "How urgent.\n- `low`: Whenever.\n- `high`: Today, please.",
+                "type": "string",
+                "enum": ["low", "normal", "soon", "high"]
+            })
+        );
+    }
+
+    #[test]
+    fn leaves_tagged_unions_alone() {
+        let union = json!({"oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "a"}}},
+            {"type": "string", "const": "b"}
+        ]});
+        let raw = json!({"type": "object", "properties": {"shape": union.clone()}});
+        assert_eq!(cleaned(raw)["properties"]["shape"], union);
+    }
+
+    #[test]
+    fn empty_root_becomes_closed_object() {
+        assert_eq!(
+            cleaned(json!({"title": "Unit"})),
+            json!({"type": "object", "properties": {}, "additionalProperties": false})
+        );
+    }
+}

@@ -1,0 +1,251 @@
+//! The static definition of one tool, as `#[tool]` writes it.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::Serialize;
+
+use crate::{Context, Response};
+
+/// Who may use a tool. Declared on every tool with `#[tool(scope = ...)]`.
+///
+/// A scope is about how a tool is *bound*, not what it does: a tool that needs the
+/// caller's agent thread can only ever be an agent tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// A capability over shared data that needs only a session and a permission:
+    /// usable by the assistant, agents, text replies, widgets and voice.
+    Shared,
+    /// The agent acting as itself over time, bound to the caller's thread: autonomous
+    /// agents only.
+    Agent,
+    /// Acts on the live human session: the human assistant only.
+    Assistant,
+    /// Replies on this turn's live channel, bound to the live message: injected per
+    /// turn, never a static allowlist entry.
+    Channel,
+}
+
+impl Scope {
+    /// Every scope, in declaration order.
+    pub const ALL: [Scope; 4] = [
+        Scope::Shared,
+        Scope::Agent,
+        Scope::Assistant,
+        Scope::Channel,
+    ];
+
+    /// The scope's name as written in `#[tool(scope = ...)]`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Scope::Shared => "shared",
+            Scope::Agent => "agent",
+            Scope::Assistant => "assistant",
+            Scope::Channel => "channel",
+        }
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Whether a human must approve a call. Declared on every tool with
+/// `#[tool(tier = ...)]`; nothing falls back to a default tier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    /// Runs without asking.
+    Auto,
+    /// The model must confirm the call (for example by calling again with
+    /// `confirmed: true` after a preview).
+    Confirm,
+    /// A human must approve the call before it runs.
+    Approve,
+}
+
+impl Tier {
+    /// Every tier, from least to most guarded.
+    pub const ALL: [Tier; 3] = [Tier::Auto, Tier::Confirm, Tier::Approve];
+
+    /// The tier's name as written in `#[tool(tier = ...)]`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Tier::Auto => "auto",
+            Tier::Confirm => "confirm",
+            Tier::Approve => "approve",
+        }
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a tool was defined: reported when two definitions collide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Location {
+    /// Source file, as `file!()` gives it.
+    pub file: &'static str,
+    /// Line of the `#[tool]` attribute.
+    pub line: u32,
+    /// Module path of the function, as `module_path!()` gives it.
+    pub module_path: &'static str,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{} ({})", self.file, self.line, self.module_path)
+    }
+}
+
+/// One model-visible parameter, as declared on the function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// The name the model uses (the Rust parameter name).
+    pub name: &'static str,
+    /// The parameter's doc comment.
+    pub description: &'static str,
+    /// Whether the model must provide it (not `Option`, no default).
+    pub required: bool,
+}
+
+/// The future a tool's dispatcher returns.
+pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Response> + Send + 'a>>;
+
+/// The static definition of one tool.
+///
+/// `#[tool]` writes one of these per function and places it in the registry's
+/// distributed slice; read it through [`Registry`](crate::Registry) or a tool's
+/// handle (`get_tasks::definition()`). The fields are public so tests and renderers
+/// can read them; build one only through the macro.
+#[derive(Clone, Copy)]
+pub struct Tool {
+    /// The name the model calls.
+    pub name: &'static str,
+    /// What the tool does, from the doc comment or `description = "..."`.
+    pub description: &'static str,
+    /// Who may use it.
+    pub scope: Scope,
+    /// Whether a call needs confirmation or approval.
+    pub tier: Tier,
+    /// Sent on every request (`true`) or routed, sent only when selected (`false`).
+    pub always: bool,
+    /// The family of tools it belongs to (`group = "tasks"`).
+    pub group: Option<&'static str>,
+    /// Old names that still resolve to this tool.
+    pub aliases: &'static [&'static str],
+    /// The one gotcha a schema can't say, for the system prompt.
+    pub guidance: Option<&'static str>,
+    /// A human-readable title.
+    pub title: Option<&'static str>,
+    /// A feature flag that must be on for the tool to be advertised.
+    pub gate: Option<&'static str>,
+    /// Free-form labels (channels, surfaces, ...).
+    pub tags: &'static [&'static str],
+    /// The model-visible parameters, in declaration order.
+    pub params: &'static [Param],
+    /// Where the tool was defined.
+    pub location: Location,
+    /// Builds the raw JSON schema of the arguments (cleaned by the registry).
+    pub schema: fn() -> schemars::Schema,
+    /// Builds the JSON schema of the tool's result, when its type has one.
+    pub output_schema: fn() -> Option<schemars::Schema>,
+    /// Parses the JSON arguments, extracts the context and runs the function; use
+    /// [`Tool::call`], which also catches panics.
+    pub dispatch: for<'a> fn(&'a str, &'a Context) -> CallFuture<'a>,
+}
+
+impl Tool {
+    /// Runs the tool with the model's JSON `arguments`: parses them straight into the
+    /// typed arguments, extracts `#[ctx]` values, awaits the function and serializes
+    /// its result. A panic inside the tool is caught and becomes
+    /// [`ToolError::Panicked`](crate::ToolError::Panicked).
+    ///
+    /// Empty or whitespace-only `arguments` count as `{}` (some providers send an
+    /// empty string for tools without parameters).
+    pub async fn call(&self, arguments: &str, ctx: &Context) -> Response {
+        use futures_util::FutureExt as _;
+        let run = std::panic::AssertUnwindSafe(async { (self.dispatch)(arguments, ctx).await });
+        match run.catch_unwind().await {
+            Ok(response) => response,
+            Err(payload) => Response::Error(crate::ToolError::Panicked {
+                message: panic_message(payload.as_ref()),
+            }),
+        }
+    }
+
+    /// The verb of the tool's name (`get` in `get_tasks`, `browse` in `browseImages`).
+    #[must_use]
+    pub fn verb(&self) -> &'static str {
+        let name = self.name;
+        let end = name
+            .char_indices()
+            .find(|&(i, c)| c == '_' || c == '-' || (i > 0 && c.is_ascii_uppercase()))
+            .map_or(name.len(), |(i, _)| i);
+        &name[..end]
+    }
+
+    /// The first paragraph of the description: a one-line summary for catalogs.
+    #[must_use]
+    pub fn summary(&self) -> &'static str {
+        self.description
+            .split("\n\n")
+            .next()
+            .unwrap_or(self.description)
+            .trim()
+    }
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("scope", &self.scope)
+            .field("tier", &self.tier)
+            .field("always", &self.always)
+            .field("group", &self.group)
+            .field("aliases", &self.aliases)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A type that stands for one tool, so code can refer to it without a string.
+///
+/// `#[tool]` implements it for a unit-like struct named like the function
+/// (`get_tasks`), which lives in the type namespace beside the function.
+///
+/// ```ignore
+/// use toolkit::ToolHandle;
+/// assert_eq!(get_tasks::NAME, "get_tasks");
+/// let tool = get_tasks::definition();
+/// ```
+pub trait ToolHandle {
+    /// The name the model calls.
+    const NAME: &'static str;
+    /// Who may use the tool.
+    const SCOPE: Scope;
+    /// Whether a call needs confirmation or approval.
+    const TIER: Tier;
+    /// The tool's static definition.
+    fn definition() -> &'static Tool;
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(message) = payload.downcast_ref::<&str>() {
+        (*message).to_owned()
+    } else if let Some(message) = payload.downcast_ref::<String>() {
+        message.clone()
+    } else {
+        "a panic with a non-string payload".to_owned()
+    }
+}
