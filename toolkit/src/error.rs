@@ -38,7 +38,7 @@ pub enum ToolError {
     },
     /// The arguments name a field the tool doesn't have.
     UnknownField {
-        /// The object holding the field; `.` for the root.
+        /// Where the field is, like `tasks[0].dew`.
         path: String,
         /// The unknown field.
         field: String,
@@ -131,7 +131,7 @@ impl fmt::Display for ToolError {
                 field,
                 expected,
             } => {
-                write!(f, "unknown field `{field}` at `{path}`")?;
+                write!(f, "unknown field `{path}`")?;
                 if expected.is_empty() {
                     f.write_str("; this tool takes no arguments")
                 } else {

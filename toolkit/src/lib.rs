@@ -44,6 +44,7 @@ mod registry;
 mod render;
 pub mod schema;
 mod suggest;
+pub mod testing;
 mod tool;
 
 #[doc(hidden)]

@@ -189,7 +189,7 @@ mod tests {
         assert_eq!(
             error,
             ToolError::UnknownField {
-                path: "tasks[0]".to_owned(),
+                path: "tasks[0].dew".to_owned(),
                 field: "dew".to_owned(),
                 expected: vec!["title".to_owned(), "due".to_owned()],
             }
