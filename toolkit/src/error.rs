@@ -126,11 +126,7 @@ impl fmt::Display for ToolError {
             ToolError::InvalidArguments { path, message } => {
                 write!(f, "invalid arguments at `{path}`: {message}")
             }
-            ToolError::UnknownField {
-                path,
-                field,
-                expected,
-            } => {
+            ToolError::UnknownField { path, expected, .. } => {
                 write!(f, "unknown field `{path}`")?;
                 if expected.is_empty() {
                     f.write_str("; this tool takes no arguments")

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use crate::error::NameKind;
-use crate::{Context, RegistryError, Response, Tool, ToolError};
+use crate::{Context, Dialect, RegistryError, RenderError, Response, Tool, ToolError};
 
 /// One tool in a [`Registry`]: its static definition plus its cleaned schema, built
 /// once. Dereferences to [`Tool`], so `entry.name`, `entry.scope` work.
@@ -16,6 +16,8 @@ use crate::{Context, RegistryError, Response, Tool, ToolError};
 pub struct RegisteredTool {
     tool: &'static Tool,
     schema: Value,
+    /// Each dialect's rendering, built on first request.
+    rendered: [OnceLock<Result<Value, RenderError>>; Dialect::ALL.len()],
 }
 
 impl RegisteredTool {
@@ -29,6 +31,14 @@ impl RegisteredTool {
     #[must_use]
     pub fn schema(&self) -> &Value {
         &self.schema
+    }
+
+    /// The tool as `dialect` expects it, or why `dialect` cannot express it.
+    /// Built once per dialect, then copied.
+    pub fn render(&self, dialect: Dialect) -> Result<Value, RenderError> {
+        self.rendered[dialect.index()]
+            .get_or_init(|| crate::render::build(self.tool, &self.schema, dialect))
+            .clone()
     }
 }
 
@@ -95,6 +105,7 @@ impl Registry {
             .map(|tool| RegisteredTool {
                 tool,
                 schema: crate::schema::clean((tool.schema)()),
+                rendered: Default::default(),
             })
             .collect();
         Ok(Registry { tools, index })
@@ -121,6 +132,11 @@ impl Registry {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
+    }
+
+    /// Every tool rendered in `dialect`: the JSON array a request carries.
+    pub fn render(&self, dialect: Dialect) -> Result<Value, RenderError> {
+        crate::render(self.iter(), dialect)
     }
 
     /// Calls the tool named `name` (or one of its aliases) with the JSON text the

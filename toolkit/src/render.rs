@@ -1,55 +1,777 @@
-//! Rendering tools for a model provider.
+//! Rendering tools for each model provider, so each accepts them the first time.
+//!
+//! Every dialect starts from the canonical schema ([`crate::schema`]) and applies
+//! only the rewrites its provider needs. A shape a dialect cannot express (a map in
+//! OpenAI strict mode, recursion in Anthropic strict mode or Gemini `parameters`,
+//! an untyped `serde_json::Value` where a type is required) is never sent silently
+//! broken: rendering that tool in that dialect returns a [`RenderError`] naming the
+//! tool, the field and the reason, and the lenient dialects still work.
 
-use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::fmt;
 
-use crate::RegisteredTool;
+use serde_json::{Map, Value, json};
+
+use crate::schema::for_each_subschema;
+use crate::{RegisteredTool, Tool};
 
 /// A model provider's tool format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum Dialect {
     /// OpenAI Chat Completions function tools:
-    /// `{"type": "function", "function": {name, description, parameters, strict}}`.
+    /// `{"type": "function", "function": {name, description, parameters, strict: false}}`.
     OpenAiChat,
-    /// OpenAI Chat Completions in strict mode (`strict: true`).
+    /// OpenAI Chat Completions in strict mode (`strict: true`): every property
+    /// required, optional ones written as a union with `null`, every object closed.
     OpenAiChatStrict,
-    /// OpenAI Responses API: flat `{"type": "function", name, description, parameters, strict}`.
+    /// OpenAI Responses API: flat `{"type": "function", name, description, parameters, strict: false}`.
     OpenAiResponses,
     /// OpenAI Responses API in strict mode.
     OpenAiResponsesStrict,
     /// Anthropic Messages tools: `{name, description, input_schema}`.
     Anthropic,
-    /// Anthropic tools with `strict: true`.
+    /// Anthropic tools with `strict: true`: closed objects, no recursion, no
+    /// numeric or length bounds.
     AnthropicStrict,
-    /// Gemini `functionDeclarations` with `parameters` (an OpenAPI 3.0 subset).
+    /// Gemini function declarations with `parameters`, an OpenAPI 3.0 subset:
+    /// `$defs` inlined, `nullable` instead of type unions.
     GeminiParameters,
-    /// Gemini `functionDeclarations` with `parametersJsonSchema`.
+    /// Gemini function declarations with `parametersJsonSchema` (standard JSON Schema).
     GeminiJsonSchema,
-    /// MCP `tools/list` entries.
+    /// MCP `tools/list` entries: `{name, title, description, inputSchema, outputSchema, annotations, _meta}`.
     Mcp,
 }
 
-/// Renders one tool in `dialect`.
-#[must_use]
-pub fn render_tool(tool: &RegisteredTool, dialect: Dialect) -> Value {
-    match dialect {
-        Dialect::Anthropic => json!({
-            "name": tool.name,
-            "description": tool.description,
-            "input_schema": tool.schema(),
-        }),
-        _ => json!({
+impl Dialect {
+    /// Every dialect.
+    pub const ALL: [Dialect; 9] = [
+        Dialect::OpenAiChat,
+        Dialect::OpenAiChatStrict,
+        Dialect::OpenAiResponses,
+        Dialect::OpenAiResponsesStrict,
+        Dialect::Anthropic,
+        Dialect::AnthropicStrict,
+        Dialect::GeminiParameters,
+        Dialect::GeminiJsonSchema,
+        Dialect::Mcp,
+    ];
+
+    /// A stable lowercase name, for file names and logs (`openai_chat_strict`).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Dialect::OpenAiChat => "openai_chat",
+            Dialect::OpenAiChatStrict => "openai_chat_strict",
+            Dialect::OpenAiResponses => "openai_responses",
+            Dialect::OpenAiResponsesStrict => "openai_responses_strict",
+            Dialect::Anthropic => "anthropic",
+            Dialect::AnthropicStrict => "anthropic_strict",
+            Dialect::GeminiParameters => "gemini_parameters",
+            Dialect::GeminiJsonSchema => "gemini_json_schema",
+            Dialect::Mcp => "mcp",
+        }
+    }
+
+    pub(crate) const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A tool whose arguments a dialect cannot express.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderError {
+    /// The tool's name.
+    pub tool: String,
+    /// The dialect that cannot express it.
+    pub dialect: Dialect,
+    /// Where in the arguments, like `filters.tags` or `nodes[]`; `.` for the root,
+    /// `$defs.Name.field` inside a shared definition.
+    pub path: String,
+    /// Why, and what to change.
+    pub reason: String,
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "tool `{}` cannot be rendered for {}: at `{}`: {}",
+            self.tool, self.dialect, self.path, self.reason
+        )
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+/// Renders one tool in `dialect` (cached: built once per tool and dialect).
+pub fn render_tool(tool: &RegisteredTool, dialect: Dialect) -> Result<Value, RenderError> {
+    tool.render(dialect)
+}
+
+/// Renders tools in `dialect` as the JSON array a request carries, or the first
+/// tool that the dialect cannot express.
+pub fn render<'a>(
+    tools: impl IntoIterator<Item = &'a RegisteredTool>,
+    dialect: Dialect,
+) -> Result<Value, RenderError> {
+    tools
+        .into_iter()
+        .map(|tool| tool.render(dialect))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Value::Array)
+}
+
+/// Builds one tool's rendering (uncached).
+pub(crate) fn build(tool: &Tool, canonical: &Value, dialect: Dialect) -> Result<Value, RenderError> {
+    let error = |(path, reason): (String, String)| RenderError {
+        tool: tool.name.to_owned(),
+        dialect,
+        path: if path.is_empty() { ".".to_owned() } else { path },
+        reason,
+    };
+    let schema = dialect_schema(canonical, dialect).map_err(error)?;
+    Ok(match dialect {
+        Dialect::OpenAiChat | Dialect::OpenAiChatStrict => json!({
             "type": "function",
             "function": {
                 "name": tool.name,
                 "description": tool.description,
-                "parameters": tool.schema(),
+                "parameters": schema,
+                "strict": dialect == Dialect::OpenAiChatStrict,
             }
         }),
+        Dialect::OpenAiResponses | Dialect::OpenAiResponsesStrict => json!({
+            "type": "function",
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": schema,
+            "strict": dialect == Dialect::OpenAiResponsesStrict,
+        }),
+        Dialect::Anthropic => json!({
+            "name": tool.name,
+            "description": tool.description,
+            "input_schema": schema,
+        }),
+        Dialect::AnthropicStrict => json!({
+            "name": tool.name,
+            "description": tool.description,
+            "input_schema": schema,
+            "strict": true,
+        }),
+        Dialect::GeminiParameters => json!({
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": schema,
+        }),
+        Dialect::GeminiJsonSchema => json!({
+            "name": tool.name,
+            "description": tool.description,
+            "parametersJsonSchema": schema,
+        }),
+        Dialect::Mcp => mcp(tool, schema),
+    })
+}
+
+/// `Err((path, reason))`: the path is filled in by the walkers.
+type Fail = (String, String);
+
+fn dialect_schema(canonical: &Value, dialect: Dialect) -> Result<Value, Fail> {
+    let mut schema = canonical.clone();
+    replace_bool_schemas(&mut schema);
+    let Value::Object(root) = &mut schema else {
+        return Err((String::new(), "the arguments schema is not an object".to_owned()));
+    };
+    match dialect {
+        Dialect::OpenAiChat | Dialect::OpenAiResponses => walk_all(root, &mut |node, _| {
+            give_arrays_items(node);
+            Ok(())
+        })?,
+        Dialect::OpenAiChatStrict | Dialect::OpenAiResponsesStrict => openai_strict(root)?,
+        Dialect::AnthropicStrict => anthropic_strict(root)?,
+        Dialect::GeminiParameters => gemini_parameters(root)?,
+        Dialect::Anthropic | Dialect::GeminiJsonSchema | Dialect::Mcp => {}
+    }
+    Ok(schema)
+}
+
+/// `true` (any value, as schemars writes `serde_json::Value`) becomes `{}`;
+/// `false` is only written by schemars after `prefixItems`, where it is dropped.
+fn replace_bool_schemas(value: &mut Value) {
+    match value {
+        Value::Object(node) => {
+            if node.get("items") == Some(&Value::Bool(false)) {
+                node.remove("items");
+            }
+            for (key, child) in node.iter_mut() {
+                if key == "enum" || key == "const" || key == "default" || key == "examples" {
+                    continue;
+                }
+                if child == &Value::Bool(true) && key != "additionalProperties" {
+                    *child = Value::Object(Map::new());
+                } else {
+                    replace_bool_schemas(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(replace_bool_schemas),
+        _ => {}
     }
 }
 
-/// Renders tools in `dialect` as the JSON array a request carries.
-pub fn render<'a>(tools: impl IntoIterator<Item = &'a RegisteredTool>, dialect: Dialect) -> Value {
-    Value::Array(tools.into_iter().map(|tool| render_tool(tool, dialect)).collect())
+/// Calls `visit` on the root, every `$defs` entry and every subschema, depth
+/// first, with a readable path.
+fn walk_all(
+    root: &mut Map<String, Value>,
+    visit: &mut dyn FnMut(&mut Map<String, Value>, &str) -> Result<(), String>,
+) -> Result<(), Fail> {
+    let mut defs = root.remove("$defs");
+    walk(root, String::new(), visit)?;
+    if let Some(Value::Object(defs)) = &mut defs {
+        for (name, def) in defs.iter_mut() {
+            if let Value::Object(def) = def {
+                walk(def, format!("$defs.{name}"), visit)?;
+            }
+        }
+    }
+    if let Some(defs) = defs {
+        root.insert("$defs".to_owned(), defs);
+    }
+    Ok(())
+}
+
+fn walk(
+    node: &mut Map<String, Value>,
+    path: String,
+    visit: &mut dyn FnMut(&mut Map<String, Value>, &str) -> Result<(), String>,
+) -> Result<(), Fail> {
+    visit(node, &path).map_err(|reason| (path.clone(), reason))?;
+    let mut result = Ok(());
+    for_each_child(node, &path, &mut |child, child_path| {
+        if result.is_ok() {
+            result = walk(child, child_path, visit);
+        }
+    });
+    result
+}
+
+/// Like [`for_each_subschema`], with each child's path.
+fn for_each_child(
+    node: &mut Map<String, Value>,
+    path: &str,
+    f: &mut dyn FnMut(&mut Map<String, Value>, String),
+) {
+    let join = |suffix: &str| format!("{path}{suffix}");
+    for (key, value) in node.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties", Value::Object(properties)) => {
+                for (name, child) in properties.iter_mut() {
+                    if let Value::Object(child) = child {
+                        let child_path = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
+                        f(child, child_path);
+                    }
+                }
+            }
+            ("items" | "additionalItems" | "contains", Value::Object(child)) => f(child, join("[]")),
+            ("prefixItems", Value::Array(children)) => {
+                for (i, child) in children.iter_mut().enumerate() {
+                    if let Value::Object(child) = child {
+                        f(child, join(&format!("[{i}]")));
+                    }
+                }
+            }
+            ("additionalProperties" | "patternProperties" | "propertyNames", Value::Object(child)) => {
+                if key == "patternProperties" {
+                    for child in child.values_mut().filter_map(Value::as_object_mut) {
+                        f(child, join("{}"));
+                    }
+                } else {
+                    f(child, join("{}"));
+                }
+            }
+            ("anyOf" | "oneOf" | "allOf", Value::Array(children)) => {
+                for child in children.iter_mut().filter_map(Value::as_object_mut) {
+                    f(child, path.to_owned());
+                }
+            }
+            ("not" | "if" | "then" | "else", Value::Object(child)) => f(child, path.to_owned()),
+            _ => {}
+        }
+    }
+}
+
+fn is_type(node: &Map<String, Value>, kind: &str) -> bool {
+    match node.get("type") {
+        Some(Value::String(single)) => single == kind,
+        Some(Value::Array(many)) => many.iter().any(|value| value == kind),
+        _ => false,
+    }
+}
+
+/// OpenAI requires `items` on every array; a tuple's items are the union of its
+/// positions.
+fn give_arrays_items(node: &mut Map<String, Value>) {
+    if !is_type(node, "array") || node.contains_key("items") {
+        return;
+    }
+    let items = match node.get("prefixItems") {
+        Some(Value::Array(positions)) => {
+            let mut distinct: Vec<Value> = Vec::new();
+            for position in positions {
+                if !distinct.contains(position) {
+                    distinct.push(position.clone());
+                }
+            }
+            if distinct.len() == 1 { distinct.remove(0) } else { json!({ "anyOf": distinct }) }
+        }
+        _ => Value::Object(Map::new()),
+    };
+    node.insert("items".to_owned(), items);
+}
+
+fn has_type_information(node: &Map<String, Value>) -> bool {
+    ["type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const"]
+        .iter()
+        .any(|key| node.contains_key(*key))
+}
+
+const UNTYPED: &str =
+    "an untyped value (such as `serde_json::Value`) has no `type`; use a concrete Rust type";
+
+/// A free-form object: a map, or an object schema without fixed properties.
+fn is_map(node: &Map<String, Value>) -> bool {
+    matches!(node.get("additionalProperties"), Some(Value::Object(_)))
+        || node.contains_key("patternProperties")
+        || (is_type(node, "object") && !node.contains_key("properties"))
+}
+
+/// OpenAI strict mode (Structured Outputs) for function parameters.
+fn openai_strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
+    const FORMATS: &[&str] = &[
+        "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
+    ];
+    const DROPPED: &[&str] = &[
+        "default",
+        "minLength",
+        "maxLength",
+        "uniqueItems",
+        "propertyNames",
+        "minProperties",
+        "maxProperties",
+        "examples",
+    ];
+    walk_all(root, &mut |node, _| {
+        if node.contains_key("prefixItems") {
+            return Err("a tuple (an array of fixed, mixed positions) cannot be expressed in OpenAI strict mode; use a struct".to_owned());
+        }
+        if is_map(node) {
+            return Err("a map (an object with free-form keys) cannot be expressed in OpenAI strict mode, where every object lists its properties; use a `Vec` of key/value structs".to_owned());
+        }
+        for keyword in ["not", "if", "then", "else"] {
+            if node.contains_key(keyword) {
+                return Err(format!("`{keyword}` is not supported in OpenAI strict mode"));
+            }
+        }
+        if let Some(Value::Array(all)) = node.get("allOf") {
+            if all.len() != 1 {
+                return Err("`allOf` is not supported in OpenAI strict mode".to_owned());
+            }
+            if let Some(Value::Object(single)) = node.remove("allOf").and_then(|mut all| all.as_array_mut().map(|all| all.remove(0))) {
+                for (key, value) in single {
+                    node.entry(key).or_insert(value);
+                }
+            }
+        }
+        if let Some(union) = node.remove("oneOf") {
+            node.insert("anyOf".to_owned(), union);
+        }
+        for keyword in DROPPED {
+            node.remove(*keyword);
+        }
+        if node
+            .get("format")
+            .and_then(Value::as_str)
+            .is_some_and(|format| !FORMATS.contains(&format))
+        {
+            node.remove("format");
+        }
+        if is_type(node, "array") && !node.contains_key("items") {
+            return Err("an array without an item type cannot be expressed in OpenAI strict mode".to_owned());
+        }
+        if !has_type_information(node) {
+            return Err(UNTYPED.to_owned());
+        }
+        if node.contains_key("enum") && !node.contains_key("type") {
+            infer_enum_type(node);
+        }
+        wrap_ref_with_siblings(node);
+        if is_type(node, "object") {
+            node.insert("additionalProperties".to_owned(), Value::Bool(false));
+            require_every_property(node);
+        }
+        Ok(())
+    })?;
+    check_openai_limits(root)
+}
+
+/// `{"description": .., "$ref": ..}` becomes `{"description": .., "anyOf": [{"$ref": ..}]}`:
+/// strict mode allows no keyword beside `$ref`, and the description must stay.
+fn wrap_ref_with_siblings(node: &mut Map<String, Value>) {
+    if node.len() > 1 {
+        if let Some(reference) = node.remove("$ref") {
+            node.insert("anyOf".to_owned(), json!([{ "$ref": reference }]));
+        }
+    }
+}
+
+fn infer_enum_type(node: &mut Map<String, Value>) {
+    let Some(Value::Array(values)) = node.get("enum") else {
+        return;
+    };
+    let mut kinds: Vec<&str> = Vec::new();
+    for value in values {
+        let kind = match value {
+            Value::String(_) => "string",
+            Value::Number(number) if number.is_f64() => "number",
+            Value::Number(_) => "integer",
+            Value::Bool(_) => "boolean",
+            Value::Null => "null",
+            _ => continue,
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    let kind = if kinds.len() == 1 { json!(kinds[0]) } else { json!(kinds) };
+    node.insert("type".to_owned(), kind);
+}
+
+/// Strict mode: every property is required; an optional one says so by also
+/// accepting `null`.
+fn require_every_property(node: &mut Map<String, Value>) {
+    let required: BTreeSet<String> = match node.get("required") {
+        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+        _ => BTreeSet::new(),
+    };
+    let Some(Value::Object(properties)) = node.get_mut("properties") else {
+        return;
+    };
+    let mut all = Vec::with_capacity(properties.len());
+    for (name, property) in properties.iter_mut() {
+        all.push(Value::String(name.clone()));
+        if !required.contains(name) {
+            if let Value::Object(property) = property {
+                allow_null(property);
+            }
+        }
+    }
+    node.insert("required".to_owned(), Value::Array(all));
+}
+
+fn allow_null(node: &mut Map<String, Value>) {
+    if let Some(union) = node.remove("oneOf") {
+        node.insert("anyOf".to_owned(), union);
+    }
+    if let Some(reference) = node.remove("$ref") {
+        node.insert("anyOf".to_owned(), json!([{ "$ref": reference }, { "type": "null" }]));
+        return;
+    }
+    if let Some(Value::Array(branches)) = node.get_mut("anyOf") {
+        if !branches.iter().any(|branch| branch.get("type") == Some(&json!("null"))) {
+            branches.push(json!({ "type": "null" }));
+        }
+        return;
+    }
+    if let Some(constant) = node.remove("const") {
+        node.insert("enum".to_owned(), json!([constant]));
+    }
+    if let Some(Value::Array(values)) = node.get_mut("enum") {
+        if !values.contains(&Value::Null) {
+            values.push(Value::Null);
+        }
+    }
+    match node.get_mut("type") {
+        Some(Value::String(kind)) => {
+            let kind = std::mem::take(kind);
+            node.insert("type".to_owned(), json!([kind, "null"]));
+        }
+        Some(Value::Array(kinds)) => {
+            if !kinds.contains(&json!("null")) {
+                kinds.push(json!("null"));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn check_openai_limits(root: &Map<String, Value>) -> Result<(), Fail> {
+    const MAX_PROPERTIES: usize = 5000;
+    const MAX_DEPTH: usize = 10;
+    const MAX_ENUM_VALUES: usize = 1000;
+    fn visit(value: &Value, depth: usize, properties: &mut usize, enum_values: &mut usize, deepest: &mut usize) {
+        let Value::Object(node) = value else { return };
+        if let Some(Value::Object(props)) = node.get("properties") {
+            *properties += props.len();
+            *deepest = (*deepest).max(depth + 1);
+            for child in props.values() {
+                visit(child, depth + 1, properties, enum_values, deepest);
+            }
+        }
+        if let Some(Value::Array(values)) = node.get("enum") {
+            *enum_values += values.len();
+        }
+        for (key, child) in node {
+            match (key.as_str(), child) {
+                ("properties", _) => {}
+                ("$defs", Value::Object(defs)) => {
+                    defs.values().for_each(|def| visit(def, depth, properties, enum_values, deepest));
+                }
+                (_, Value::Object(_)) => visit(child, depth, properties, enum_values, deepest),
+                (_, Value::Array(children)) => children
+                    .iter()
+                    .for_each(|child| visit(child, depth, properties, enum_values, deepest)),
+                _ => {}
+            }
+        }
+    }
+    let (mut properties, mut enum_values, mut deepest) = (0, 0, 0);
+    visit(&Value::Object(root.clone()), 0, &mut properties, &mut enum_values, &mut deepest);
+    if properties > MAX_PROPERTIES {
+        return Err((String::new(), format!("{properties} properties; OpenAI strict mode accepts at most {MAX_PROPERTIES}")));
+    }
+    if deepest > MAX_DEPTH {
+        return Err((String::new(), format!("objects nest {deepest} levels deep; OpenAI strict mode accepts at most {MAX_DEPTH}")));
+    }
+    if enum_values > MAX_ENUM_VALUES {
+        return Err((String::new(), format!("{enum_values} enum values; OpenAI strict mode accepts at most {MAX_ENUM_VALUES}")));
+    }
+    Ok(())
+}
+
+/// Anthropic strict tool use.
+fn anthropic_strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
+    const DROPPED: &[&str] = &[
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "maxItems",
+    ];
+    if let Some(cycle) = recursive_definition(root) {
+        return Err((
+            format!("$defs.{cycle}"),
+            format!("`{cycle}` is recursive; Anthropic strict mode accepts no recursive schemas"),
+        ));
+    }
+    walk_all(root, &mut |node, _| {
+        if is_map(node) {
+            return Err("a map (an object with free-form keys) cannot be expressed in Anthropic strict mode, where objects are closed; use a `Vec` of key/value structs".to_owned());
+        }
+        for keyword in DROPPED {
+            node.remove(*keyword);
+        }
+        if node.get("minItems").and_then(Value::as_u64).is_some_and(|min| min > 1) {
+            node.remove("minItems");
+        }
+        if is_type(node, "object") {
+            node.insert("additionalProperties".to_owned(), Value::Bool(false));
+        }
+        Ok(())
+    })
+}
+
+/// The name of a `$defs` entry that refers to itself, directly or not.
+fn recursive_definition(root: &Map<String, Value>) -> Option<String> {
+    let Some(Value::Object(defs)) = root.get("$defs") else {
+        return None;
+    };
+    fn refs(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Object(node) => {
+                if let Some(Value::String(target)) = node.get("$ref") {
+                    if let Some(name) = target.strip_prefix("#/$defs/") {
+                        out.push(name.to_owned());
+                    }
+                }
+                node.values().for_each(|child| refs(child, out));
+            }
+            Value::Array(children) => children.iter().for_each(|child| refs(child, out)),
+            _ => {}
+        }
+    }
+    for start in defs.keys() {
+        let mut stack = vec![start.clone()];
+        let mut seen = BTreeSet::new();
+        while let Some(name) = stack.pop() {
+            let mut next = Vec::new();
+            if let Some(def) = defs.get(&name) {
+                refs(def, &mut next);
+            }
+            for target in next {
+                if &target == start {
+                    return Some(start.clone());
+                }
+                if seen.insert(target.clone()) {
+                    stack.push(target);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Gemini `parameters`: an OpenAPI 3.0 subset.
+fn gemini_parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
+    if let Some(cycle) = recursive_definition(root) {
+        return Err((
+            format!("$defs.{cycle}"),
+            format!("`{cycle}` is recursive; Gemini `parameters` cannot refer to a definition (use GeminiJsonSchema)"),
+        ));
+    }
+    let defs = match root.remove("$defs") {
+        Some(Value::Object(defs)) => defs,
+        _ => Map::new(),
+    };
+    inline_refs(root, &defs);
+    walk_all(root, &mut |node, path| {
+        if is_map(node) {
+            return Err("a map (an object with free-form keys) cannot be expressed in Gemini `parameters`, which has no `additionalProperties`; use a `Vec` of key/value structs, or GeminiJsonSchema".to_owned());
+        }
+        for keyword in ["not", "if", "then", "else", "allOf"] {
+            if node.contains_key(keyword) {
+                return Err(format!("`{keyword}` is not supported by Gemini `parameters`"));
+            }
+        }
+        if let Some(Value::Object(properties)) = node.get("properties") {
+            if let Some(bad) = properties.keys().find(|name| !gemini_property_name(name)) {
+                let at = if path.is_empty() { bad.clone() } else { format!("{path}.{bad}") };
+                return Err(format!("property name `{at}` is not accepted by Gemini (letters, digits and `_`, not starting with a digit, at most 64); rename it with `#[serde(rename = \"...\")]`"));
+            }
+        }
+        for keyword in ["additionalProperties", "$schema", "uniqueItems", "exclusiveMinimum", "exclusiveMaximum"] {
+            node.remove(keyword);
+        }
+        if let Some(union) = node.remove("oneOf") {
+            node.insert("anyOf".to_owned(), union);
+        }
+        if let Some(constant) = node.remove("const") {
+            node.insert("enum".to_owned(), json!([constant]));
+        }
+        give_arrays_items(node);
+        node.remove("prefixItems");
+        if let Some(Value::Array(kinds)) = node.get("type") {
+            let nullable = kinds.iter().any(|kind| kind == "null");
+            let others: Vec<Value> = kinds.iter().filter(|kind| *kind != "null").cloned().collect();
+            if others.len() != 1 {
+                return Err("a value of several types cannot be expressed in Gemini `parameters`".to_owned());
+            }
+            node.insert("type".to_owned(), others[0].clone());
+            if nullable {
+                node.insert("nullable".to_owned(), Value::Bool(true));
+            }
+        }
+        if let Some(Value::Array(values)) = node.get_mut("enum") {
+            if values.contains(&Value::Null) {
+                values.retain(|value| !value.is_null());
+                node.insert("nullable".to_owned(), Value::Bool(true));
+            }
+        }
+        if node.contains_key("enum") && !node.contains_key("type") {
+            infer_enum_type(node);
+        }
+        if is_type(node, "string")
+            && node
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|format| format != "enum" && format != "date-time")
+        {
+            node.remove("format");
+        }
+        if !node.contains_key("type") && !node.contains_key("anyOf") {
+            return Err(UNTYPED.to_owned());
+        }
+        Ok(())
+    })
+}
+
+fn gemini_property_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && name.len() <= 64
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Replaces every `$ref` with a copy of its definition (the caller has ruled out
+/// recursion). A description beside the `$ref` is kept, ahead of the
+/// definition's own.
+fn inline_refs(node: &mut Map<String, Value>, defs: &Map<String, Value>) {
+    if let Some(Value::String(target)) = node.get("$ref") {
+        let name = target.strip_prefix("#/$defs/").unwrap_or(target).to_owned();
+        if let Some(Value::Object(def)) = defs.get(&name) {
+            node.remove("$ref");
+            for (key, value) in def {
+                if key == "description" {
+                    let own = node.get("description").and_then(Value::as_str).map(str::to_owned);
+                    let merged = match (own, value.as_str()) {
+                        (Some(own), Some(theirs)) if own != theirs => Value::String(format!("{own}\n{theirs}")),
+                        (Some(own), _) => Value::String(own),
+                        (None, _) => value.clone(),
+                    };
+                    node.insert(key.clone(), merged);
+                } else {
+                    node.entry(key.clone()).or_insert_with(|| value.clone());
+                }
+            }
+        }
+    }
+    for_each_subschema(node, &mut |child| inline_refs(child, defs));
+}
+
+/// MCP `tools/list` entry; behaviour hints follow from the verb.
+fn mcp(tool: &Tool, input_schema: Value) -> Value {
+    let mut entry = Map::new();
+    entry.insert("name".to_owned(), json!(tool.name));
+    if let Some(title) = tool.title {
+        entry.insert("title".to_owned(), json!(title));
+    }
+    entry.insert("description".to_owned(), json!(tool.description));
+    entry.insert("inputSchema".to_owned(), input_schema);
+    if let Some(output) = (tool.output_schema)() {
+        let output = crate::schema::clean_output(output);
+        if output.get("type") == Some(&json!("object")) {
+            entry.insert("outputSchema".to_owned(), output);
+        }
+    }
+    entry.insert("annotations".to_owned(), mcp_annotations(tool));
+    entry.insert(
+        "_meta".to_owned(),
+        json!({ "toolkit/tier": tool.tier, "toolkit/scope": tool.scope }),
+    );
+    Value::Object(entry)
+}
+
+/// MCP behaviour hints from the verb: `get`/`search` read only; `delete` and
+/// `update` change what exists; `create`/`link` only add. Other verbs (a crate's
+/// own vocabulary) claim nothing beyond "not read-only".
+fn mcp_annotations(tool: &Tool) -> Value {
+    let (read_only, destructive, idempotent) = match tool.verb() {
+        "get" | "search" => (true, false, true),
+        "delete" | "update" | "set" => (false, true, true),
+        "create" | "link" => (false, false, false),
+        _ => return json!({ "readOnlyHint": false }),
+    };
+    if read_only {
+        json!({ "readOnlyHint": true, "idempotentHint": idempotent })
+    } else {
+        json!({ "readOnlyHint": false, "destructiveHint": destructive, "idempotentHint": idempotent })
+    }
 }

@@ -48,9 +48,25 @@ const STANDARD_FORMATS: &[&str] = &[
     "regex",
 ];
 
-/// Cleans a raw schemars schema into the canonical tool schema.
+/// Cleans a raw schemars schema of a tool's arguments into the canonical schema.
 #[must_use]
 pub fn clean(schema: Schema) -> Value {
+    let mut value = clean_output(schema);
+    if let Value::Object(root) = &mut value {
+        // The arguments are always one object the model fills in.
+        root.entry("type")
+            .or_insert_with(|| Value::String("object".to_owned()));
+        root.entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()));
+        root.insert("additionalProperties".to_owned(), Value::Bool(false));
+    }
+    value
+}
+
+/// Cleans a raw schemars schema of any type (a tool's result, say) the way
+/// [`clean`] does, without making it the arguments object.
+#[must_use]
+pub fn clean_output(schema: Schema) -> Value {
     let mut value = schema.to_value();
     if let Value::Object(root) = &mut value {
         root.remove("$schema");
@@ -62,12 +78,6 @@ pub fn clean(schema: Schema) -> Value {
                 }
             }
         }
-        // The arguments are always one object the model fills in.
-        root.entry("type")
-            .or_insert_with(|| Value::String("object".to_owned()));
-        root.entry("properties")
-            .or_insert_with(|| Value::Object(Map::new()));
-        root.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
     value
 }
@@ -116,7 +126,7 @@ fn is_null_schema(value: &Value) -> bool {
 }
 
 /// Removes the `null` alternative from one schema node.
-pub(crate) fn drop_null(node: &mut Map<String, Value>) {
+fn drop_null(node: &mut Map<String, Value>) {
     if let Some(Value::Array(types)) = node.get_mut("type") {
         types.retain(|kind| kind != "null");
         if types.len() == 1 {
