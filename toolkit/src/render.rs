@@ -129,11 +129,19 @@ pub fn render<'a>(
 }
 
 /// Builds one tool's rendering (uncached).
-pub(crate) fn build(tool: &Tool, canonical: &Value, dialect: Dialect) -> Result<Value, RenderError> {
+pub(crate) fn build(
+    tool: &Tool,
+    canonical: &Value,
+    dialect: Dialect,
+) -> Result<Value, RenderError> {
     let error = |(path, reason): (String, String)| RenderError {
         tool: tool.name.to_owned(),
         dialect,
-        path: if path.is_empty() { ".".to_owned() } else { path },
+        path: if path.is_empty() {
+            ".".to_owned()
+        } else {
+            path
+        },
         reason,
     };
     let schema = dialect_schema(canonical, dialect).map_err(error)?;
@@ -186,7 +194,10 @@ fn dialect_schema(canonical: &Value, dialect: Dialect) -> Result<Value, Fail> {
     let mut schema = canonical.clone();
     replace_bool_schemas(&mut schema);
     let Value::Object(root) = &mut schema else {
-        return Err((String::new(), "the arguments schema is not an object".to_owned()));
+        return Err((
+            String::new(),
+            "the arguments schema is not an object".to_owned(),
+        ));
     };
     match dialect {
         Dialect::OpenAiChat | Dialect::OpenAiResponses => walk_all(root, &mut |node, _| {
@@ -273,12 +284,18 @@ fn for_each_child(
             ("properties", Value::Object(properties)) => {
                 for (name, child) in properties.iter_mut() {
                     if let Value::Object(child) = child {
-                        let child_path = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
+                        let child_path = if path.is_empty() {
+                            name.clone()
+                        } else {
+                            format!("{path}.{name}")
+                        };
                         f(child, child_path);
                     }
                 }
             }
-            ("items" | "additionalItems" | "contains", Value::Object(child)) => f(child, join("[]")),
+            ("items" | "additionalItems" | "contains", Value::Object(child)) => {
+                f(child, join("[]"))
+            }
             ("prefixItems", Value::Array(children)) => {
                 for (i, child) in children.iter_mut().enumerate() {
                     if let Value::Object(child) = child {
@@ -286,7 +303,10 @@ fn for_each_child(
                     }
                 }
             }
-            ("additionalProperties" | "patternProperties" | "propertyNames", Value::Object(child)) => {
+            (
+                "additionalProperties" | "patternProperties" | "propertyNames",
+                Value::Object(child),
+            ) => {
                 if key == "patternProperties" {
                     for child in child.values_mut().filter_map(Value::as_object_mut) {
                         f(child, join("{}"));
@@ -328,7 +348,11 @@ fn give_arrays_items(node: &mut Map<String, Value>) {
                     distinct.push(position.clone());
                 }
             }
-            if distinct.len() == 1 { distinct.remove(0) } else { json!({ "anyOf": distinct }) }
+            if distinct.len() == 1 {
+                distinct.remove(0)
+            } else {
+                json!({ "anyOf": distinct })
+            }
         }
         _ => Value::Object(Map::new()),
     };
@@ -354,7 +378,15 @@ fn is_map(node: &Map<String, Value>) -> bool {
 /// OpenAI strict mode (Structured Outputs) for function parameters.
 fn openai_strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
     const FORMATS: &[&str] = &[
-        "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
     ];
     const DROPPED: &[&str] = &[
         "default",
@@ -375,14 +407,19 @@ fn openai_strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
         }
         for keyword in ["not", "if", "then", "else"] {
             if node.contains_key(keyword) {
-                return Err(format!("`{keyword}` is not supported in OpenAI strict mode"));
+                return Err(format!(
+                    "`{keyword}` is not supported in OpenAI strict mode"
+                ));
             }
         }
         if let Some(Value::Array(all)) = node.get("allOf") {
             if all.len() != 1 {
                 return Err("`allOf` is not supported in OpenAI strict mode".to_owned());
             }
-            if let Some(Value::Object(single)) = node.remove("allOf").and_then(|mut all| all.as_array_mut().map(|all| all.remove(0))) {
+            if let Some(Value::Object(single)) = node
+                .remove("allOf")
+                .and_then(|mut all| all.as_array_mut().map(|all| all.remove(0)))
+            {
                 for (key, value) in single {
                     node.entry(key).or_insert(value);
                 }
@@ -402,7 +439,10 @@ fn openai_strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
             node.remove("format");
         }
         if is_type(node, "array") && !node.contains_key("items") {
-            return Err("an array without an item type cannot be expressed in OpenAI strict mode".to_owned());
+            return Err(
+                "an array without an item type cannot be expressed in OpenAI strict mode"
+                    .to_owned(),
+            );
         }
         if !has_type_information(node) {
             return Err(UNTYPED.to_owned());
@@ -448,7 +488,11 @@ fn infer_enum_type(node: &mut Map<String, Value>) {
             kinds.push(kind);
         }
     }
-    let kind = if kinds.len() == 1 { json!(kinds[0]) } else { json!(kinds) };
+    let kind = if kinds.len() == 1 {
+        json!(kinds[0])
+    } else {
+        json!(kinds)
+    };
     node.insert("type".to_owned(), kind);
 }
 
@@ -456,7 +500,11 @@ fn infer_enum_type(node: &mut Map<String, Value>) {
 /// accepting `null`.
 fn require_every_property(node: &mut Map<String, Value>) {
     let required: BTreeSet<String> = match node.get("required") {
-        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
         _ => BTreeSet::new(),
     };
     let Some(Value::Object(properties)) = node.get_mut("properties") else {
@@ -479,11 +527,17 @@ fn allow_null(node: &mut Map<String, Value>) {
         node.insert("anyOf".to_owned(), union);
     }
     if let Some(reference) = node.remove("$ref") {
-        node.insert("anyOf".to_owned(), json!([{ "$ref": reference }, { "type": "null" }]));
+        node.insert(
+            "anyOf".to_owned(),
+            json!([{ "$ref": reference }, { "type": "null" }]),
+        );
         return;
     }
     if let Some(Value::Array(branches)) = node.get_mut("anyOf") {
-        if !branches.iter().any(|branch| branch.get("type") == Some(&json!("null"))) {
+        if !branches
+            .iter()
+            .any(|branch| branch.get("type") == Some(&json!("null")))
+        {
             branches.push(json!({ "type": "null" }));
         }
         return;
@@ -514,7 +568,13 @@ fn check_openai_limits(root: &Map<String, Value>) -> Result<(), Fail> {
     const MAX_PROPERTIES: usize = 5000;
     const MAX_DEPTH: usize = 10;
     const MAX_ENUM_VALUES: usize = 1000;
-    fn visit(value: &Value, depth: usize, properties: &mut usize, enum_values: &mut usize, deepest: &mut usize) {
+    fn visit(
+        value: &Value,
+        depth: usize,
+        properties: &mut usize,
+        enum_values: &mut usize,
+        deepest: &mut usize,
+    ) {
         let Value::Object(node) = value else { return };
         if let Some(Value::Object(props)) = node.get("properties") {
             *properties += props.len();
@@ -530,7 +590,8 @@ fn check_openai_limits(root: &Map<String, Value>) -> Result<(), Fail> {
             match (key.as_str(), child) {
                 ("properties", _) => {}
                 ("$defs", Value::Object(defs)) => {
-                    defs.values().for_each(|def| visit(def, depth, properties, enum_values, deepest));
+                    defs.values()
+                        .for_each(|def| visit(def, depth, properties, enum_values, deepest));
                 }
                 (_, Value::Object(_)) => visit(child, depth, properties, enum_values, deepest),
                 (_, Value::Array(children)) => children
@@ -541,15 +602,34 @@ fn check_openai_limits(root: &Map<String, Value>) -> Result<(), Fail> {
         }
     }
     let (mut properties, mut enum_values, mut deepest) = (0, 0, 0);
-    visit(&Value::Object(root.clone()), 0, &mut properties, &mut enum_values, &mut deepest);
+    visit(
+        &Value::Object(root.clone()),
+        0,
+        &mut properties,
+        &mut enum_values,
+        &mut deepest,
+    );
     if properties > MAX_PROPERTIES {
-        return Err((String::new(), format!("{properties} properties; OpenAI strict mode accepts at most {MAX_PROPERTIES}")));
+        return Err((
+            String::new(),
+            format!("{properties} properties; OpenAI strict mode accepts at most {MAX_PROPERTIES}"),
+        ));
     }
     if deepest > MAX_DEPTH {
-        return Err((String::new(), format!("objects nest {deepest} levels deep; OpenAI strict mode accepts at most {MAX_DEPTH}")));
+        return Err((
+            String::new(),
+            format!(
+                "objects nest {deepest} levels deep; OpenAI strict mode accepts at most {MAX_DEPTH}"
+            ),
+        ));
     }
     if enum_values > MAX_ENUM_VALUES {
-        return Err((String::new(), format!("{enum_values} enum values; OpenAI strict mode accepts at most {MAX_ENUM_VALUES}")));
+        return Err((
+            String::new(),
+            format!(
+                "{enum_values} enum values; OpenAI strict mode accepts at most {MAX_ENUM_VALUES}"
+            ),
+        ));
     }
     Ok(())
 }
@@ -579,7 +659,11 @@ fn anthropic_strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
         for keyword in DROPPED {
             node.remove(*keyword);
         }
-        if node.get("minItems").and_then(Value::as_u64).is_some_and(|min| min > 1) {
+        if node
+            .get("minItems")
+            .and_then(Value::as_u64)
+            .is_some_and(|min| min > 1)
+        {
             node.remove("minItems");
         }
         if is_type(node, "object") {
@@ -634,7 +718,9 @@ fn gemini_parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
     if let Some(cycle) = recursive_definition(root) {
         return Err((
             format!("$defs.{cycle}"),
-            format!("`{cycle}` is recursive; Gemini `parameters` cannot refer to a definition (use GeminiJsonSchema)"),
+            format!(
+                "`{cycle}` is recursive; Gemini `parameters` cannot refer to a definition (use GeminiJsonSchema)"
+            ),
         ));
     }
     let defs = match root.remove("$defs") {
@@ -648,16 +734,30 @@ fn gemini_parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
         }
         for keyword in ["not", "if", "then", "else", "allOf"] {
             if node.contains_key(keyword) {
-                return Err(format!("`{keyword}` is not supported by Gemini `parameters`"));
+                return Err(format!(
+                    "`{keyword}` is not supported by Gemini `parameters`"
+                ));
             }
         }
         if let Some(Value::Object(properties)) = node.get("properties") {
             if let Some(bad) = properties.keys().find(|name| !gemini_property_name(name)) {
-                let at = if path.is_empty() { bad.clone() } else { format!("{path}.{bad}") };
-                return Err(format!("property name `{at}` is not accepted by Gemini (letters, digits and `_`, not starting with a digit, at most 64); rename it with `#[serde(rename = \"...\")]`"));
+                let at = if path.is_empty() {
+                    bad.clone()
+                } else {
+                    format!("{path}.{bad}")
+                };
+                return Err(format!(
+                    "property name `{at}` is not accepted by Gemini (letters, digits and `_`, not starting with a digit, at most 64); rename it with `#[serde(rename = \"...\")]`"
+                ));
             }
         }
-        for keyword in ["additionalProperties", "$schema", "uniqueItems", "exclusiveMinimum", "exclusiveMaximum"] {
+        for keyword in [
+            "additionalProperties",
+            "$schema",
+            "uniqueItems",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+        ] {
             node.remove(keyword);
         }
         if let Some(union) = node.remove("oneOf") {
@@ -670,9 +770,16 @@ fn gemini_parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
         node.remove("prefixItems");
         if let Some(Value::Array(kinds)) = node.get("type") {
             let nullable = kinds.iter().any(|kind| kind == "null");
-            let others: Vec<Value> = kinds.iter().filter(|kind| *kind != "null").cloned().collect();
+            let others: Vec<Value> = kinds
+                .iter()
+                .filter(|kind| *kind != "null")
+                .cloned()
+                .collect();
             if others.len() != 1 {
-                return Err("a value of several types cannot be expressed in Gemini `parameters`".to_owned());
+                return Err(
+                    "a value of several types cannot be expressed in Gemini `parameters`"
+                        .to_owned(),
+                );
             }
             node.insert("type".to_owned(), others[0].clone());
             if nullable {
@@ -705,7 +812,9 @@ fn gemini_parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
 
 fn gemini_property_name(name: &str) -> bool {
     let mut chars = name.chars();
-    chars.next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+    chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
         && name.len() <= 64
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
@@ -720,9 +829,14 @@ fn inline_refs(node: &mut Map<String, Value>, defs: &Map<String, Value>) {
             node.remove("$ref");
             for (key, value) in def {
                 if key == "description" {
-                    let own = node.get("description").and_then(Value::as_str).map(str::to_owned);
+                    let own = node
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
                     let merged = match (own, value.as_str()) {
-                        (Some(own), Some(theirs)) if own != theirs => Value::String(format!("{own}\n{theirs}")),
+                        (Some(own), Some(theirs)) if own != theirs => {
+                            Value::String(format!("{own}\n{theirs}"))
+                        }
                         (Some(own), _) => Value::String(own),
                         (None, _) => value.clone(),
                     };
@@ -773,5 +887,165 @@ fn mcp_annotations(tool: &Tool) -> Value {
         json!({ "readOnlyHint": true, "idempotentHint": idempotent })
     } else {
         json!({ "readOnlyHint": false, "destructiveHint": destructive, "idempotentHint": idempotent })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Context, Location, Response, Scope, Tier};
+
+    fn no_schema() -> schemars::Schema {
+        schemars::Schema::default()
+    }
+
+    fn no_output() -> Option<schemars::Schema> {
+        None
+    }
+
+    fn no_call<'a>(_: &'a str, _: &'a Context) -> crate::CallFuture<'a> {
+        Box::pin(async { Response::Result(Value::Null) })
+    }
+
+    const TOOL: Tool = Tool {
+        name: "update_tasks",
+        description: "Update tasks.",
+        scope: Scope::Shared,
+        tier: Tier::Confirm,
+        always: false,
+        group: None,
+        aliases: &[],
+        guidance: None,
+        title: Some("Update tasks"),
+        gate: None,
+        tags: &[],
+        params: &[],
+        location: Location {
+            file: "x.rs",
+            line: 1,
+            module_path: "x",
+        },
+        schema: no_schema,
+        output_schema: no_output,
+        dispatch: no_call,
+    };
+
+    fn canonical() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "integer", "minimum": 0, "description": "The task."},
+                "note": {"type": "string", "description": "A note.", "maxLength": 200},
+                "priority": {"description": "How urgent.", "$ref": "#/$defs/Priority"},
+                "labels": {"type": "array", "items": {"type": "string"}, "uniqueItems": true, "description": "Labels."}
+            },
+            "required": ["id"],
+            "additionalProperties": false,
+            "$defs": {
+                "Priority": {"type": "string", "enum": ["low", "high"], "description": "- `low`: Later.\n- `high`: Now."}
+            }
+        })
+    }
+
+    fn schema_of(dialect: Dialect, canonical: &Value) -> Result<Value, RenderError> {
+        build(&TOOL, canonical, dialect)
+    }
+
+    #[test]
+    fn openai_strict_requires_everything_and_unions_optional_with_null() {
+        let rendered = schema_of(Dialect::OpenAiChatStrict, &canonical()).unwrap();
+        assert_eq!(
+            rendered,
+            json!({"type": "function", "function": {
+                "name": "update_tasks",
+                "description": "Update tasks.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "integer", "minimum": 0, "description": "The task."},
+                        "note": {"type": ["string", "null"], "description": "A note."},
+                        "priority": {"description": "How urgent.", "anyOf": [{"$ref": "#/$defs/Priority"}, {"type": "null"}]},
+                        "labels": {"type": ["array", "null"], "items": {"type": "string"}, "description": "Labels."}
+                    },
+                    "required": ["id", "note", "priority", "labels"],
+                    "additionalProperties": false,
+                    "$defs": {
+                        "Priority": {"type": "string", "enum": ["low", "high"], "description": "- `low`: Later.\n- `high`: Now."}
+                    }
+                },
+                "strict": true
+            }})
+        );
+    }
+
+    #[test]
+    fn gemini_parameters_inlines_definitions_and_keeps_both_descriptions() {
+        let rendered = schema_of(Dialect::GeminiParameters, &canonical()).unwrap();
+        assert_eq!(
+            rendered["parameters"],
+            json!({
+                "type": "object",
+                "properties": {
+                    "id": {"type": "integer", "minimum": 0, "description": "The task."},
+                    "note": {"type": "string", "description": "A note.", "maxLength": 200},
+                    "priority": {"description": "How urgent.\n- `low`: Later.\n- `high`: Now.", "type": "string", "enum": ["low", "high"]},
+                    "labels": {"type": "array", "items": {"type": "string"}, "description": "Labels."}
+                },
+                "required": ["id"]
+            })
+        );
+    }
+
+    #[test]
+    fn anthropic_strict_drops_bounds_and_closes_objects() {
+        let rendered = schema_of(Dialect::AnthropicStrict, &canonical()).unwrap();
+        assert_eq!(rendered["strict"], json!(true));
+        let properties = &rendered["input_schema"]["properties"];
+        assert_eq!(
+            properties["id"],
+            json!({"type": "integer", "description": "The task."})
+        );
+        assert_eq!(
+            properties["note"],
+            json!({"type": "string", "description": "A note."})
+        );
+    }
+
+    #[test]
+    fn maps_and_recursion_are_errors_in_the_dialects_that_cannot_say_them() {
+        let map = json!({"type": "object", "properties": {
+            "counts": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "Counts."}
+        }, "additionalProperties": false});
+        let error = schema_of(Dialect::OpenAiChatStrict, &map).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "tool `update_tasks` cannot be rendered for openai_chat_strict: at `counts`: a map (an object with free-form keys) cannot be expressed in OpenAI strict mode, where every object lists its properties; use a `Vec` of key/value structs"
+        );
+        assert!(schema_of(Dialect::OpenAiChat, &map).is_ok());
+
+        let tree = json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}},
+            "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}});
+        let error = schema_of(Dialect::GeminiParameters, &tree).unwrap_err();
+        assert_eq!(
+            (error.path.as_str(), error.dialect),
+            ("$defs.Node", Dialect::GeminiParameters)
+        );
+        assert!(schema_of(Dialect::AnthropicStrict, &tree).is_err());
+        assert!(schema_of(Dialect::OpenAiChatStrict, &tree).is_ok());
+    }
+
+    #[test]
+    fn mcp_annotations_follow_the_verb() {
+        let rendered = schema_of(Dialect::Mcp, &canonical()).unwrap();
+        assert_eq!(rendered["title"], json!("Update tasks"));
+        assert_eq!(
+            rendered["annotations"],
+            json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true})
+        );
+        assert_eq!(
+            rendered["_meta"],
+            json!({"toolkit/tier": "confirm", "toolkit/scope": "shared"})
+        );
+        assert_eq!(rendered.get("outputSchema"), None);
     }
 }

@@ -60,8 +60,14 @@ pub fn compare<'a, 'b>(
     let actual: BTreeSet<&str> = actual.into_iter().collect();
     let expected: BTreeSet<&str> = expected.into_iter().collect();
     let diff = FixtureDiff {
-        missing: expected.difference(&actual).map(|name| (*name).to_owned()).collect(),
-        unexpected: actual.difference(&expected).map(|name| (*name).to_owned()).collect(),
+        missing: expected
+            .difference(&actual)
+            .map(|name| (*name).to_owned())
+            .collect(),
+        unexpected: actual
+            .difference(&expected)
+            .map(|name| (*name).to_owned())
+            .collect(),
     };
     if diff.is_empty() { Ok(()) } else { Err(diff) }
 }
@@ -77,7 +83,10 @@ pub fn compare<'a, 'b>(
 /// ```
 #[track_caller]
 pub fn assert_tools_match(registry: &crate::Registry, fixture: &str) {
-    if let Err(diff) = compare(registry.iter().map(|tool| tool.name), parse_fixture(fixture)) {
+    if let Err(diff) = compare(
+        registry.iter().map(|tool| tool.name),
+        parse_fixture(fixture),
+    ) {
         panic!("{diff}");
     }
 }
@@ -88,8 +97,11 @@ mod tests {
 
     #[test]
     fn reports_both_directions() {
-        let diff = compare(["get_tasks", "email_digest"], parse_fixture("get_tasks\ncreate_tasks # new\n\n"))
-            .unwrap_err();
+        let diff = compare(
+            ["get_tasks", "email_digest"],
+            parse_fixture("get_tasks\ncreate_tasks # new\n\n"),
+        )
+        .unwrap_err();
         assert_eq!(diff.missing, ["create_tasks"]);
         assert_eq!(diff.unexpected, ["email_digest"]);
         assert_eq!(
