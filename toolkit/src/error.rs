@@ -18,6 +18,7 @@ pub enum ToolError {
         /// The name the caller used.
         name: String,
         /// The closest available name or alias, if one is close.
+        #[serde(skip_serializing_if = "Option::is_none")]
         suggestion: Option<String>,
     },
     /// The arguments are not valid JSON.
@@ -77,6 +78,16 @@ impl ToolError {
     pub fn failed(message: impl fmt::Display) -> Self {
         ToolError::Failed {
             message: message.to_string(),
+        }
+    }
+
+    /// An unknown tool `name`, suggesting the closest of `available` (names and
+    /// aliases a caller may use). Use it when only part of the registry is offered,
+    /// so the suggestion never points at a tool the caller can't call.
+    pub fn unknown_tool<'a>(name: &str, available: impl IntoIterator<Item = &'a str>) -> Self {
+        ToolError::UnknownTool {
+            name: name.to_owned(),
+            suggestion: crate::suggest::closest(name, available.into_iter()).map(str::to_owned),
         }
     }
 

@@ -34,7 +34,9 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, ToolEr
     };
     match serde_json::from_str(arguments) {
         Ok(parsed) => Ok(parsed),
-        Err(error) if error.is_data() => Err(locate_data_error::<T>(arguments, &error)),
+        Err(error) if error.is_data() || is_valid_json(arguments) => {
+            Err(locate_data_error::<T>(arguments, &error))
+        }
         Err(error) => Err(ToolError::MalformedJson {
             message: strip_position(&error),
             line: error.line(),
@@ -43,7 +45,15 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, ToolEr
     }
 }
 
+/// serde_json reports some type mismatches (a number where an enum is expected)
+/// as syntax errors; text that parses as JSON is never malformed.
+fn is_valid_json(arguments: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_ok()
+}
+
 fn locate_data_error<T: DeserializeOwned>(arguments: &str, first: &serde_json::Error) -> ToolError {
+    // A "syntax" error on valid JSON is a value of the wrong kind (see above).
+    let wrong_kind = !first.is_data();
     let mut deserializer = serde_json::Deserializer::from_str(arguments);
     let (path, error) = match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
         Err(error) => (error.path().to_string(), error.into_inner()),
@@ -79,7 +89,49 @@ fn locate_data_error<T: DeserializeOwned>(arguments: &str, first: &serde_json::E
             };
         }
     }
-    ToolError::InvalidArguments { path, message }
+    ToolError::InvalidArguments {
+        path,
+        message: if wrong_kind {
+            "a value of the wrong kind; the tool's schema lists what this field accepts".to_owned()
+        } else {
+            in_json_terms(&message)
+        },
+    }
+}
+
+/// serde names Rust types in its messages ("expected u32"); the model thinks in
+/// JSON. Rewrites the expectation after "expected " into JSON terms.
+fn in_json_terms(message: &str) -> String {
+    const TERMS: &[(&str, &str)] = &[
+        ("u8", "a non-negative integer"),
+        ("u16", "a non-negative integer"),
+        ("u32", "a non-negative integer"),
+        ("u64", "a non-negative integer"),
+        ("u128", "a non-negative integer"),
+        ("usize", "a non-negative integer"),
+        ("i8", "an integer"),
+        ("i16", "an integer"),
+        ("i32", "an integer"),
+        ("i64", "an integer"),
+        ("i128", "an integer"),
+        ("isize", "an integer"),
+        ("f32", "a number"),
+        ("f64", "a number"),
+        ("a sequence", "an array"),
+        ("a boolean", "true or false"),
+        ("a map", "an object"),
+    ];
+    let Some((head, expected)) = message.rsplit_once(", expected ") else {
+        return message.to_owned();
+    };
+    let expected = if let Some(&(_, term)) = TERMS.iter().find(|(rust, _)| *rust == expected) {
+        term.to_owned()
+    } else if let Some(name) = expected.strip_prefix("struct ") {
+        format!("an object ({name})")
+    } else {
+        expected.to_owned()
+    };
+    format!("{head}, expected {expected}")
 }
 
 /// serde_json appends " at line L column C" to every message; the position is
@@ -166,7 +218,8 @@ mod tests {
             error,
             ToolError::InvalidArguments {
                 path: "tasks[2].due".to_owned(),
-                message: "invalid type: string \"soon\", expected u32".to_owned(),
+                message: "invalid type: string \"soon\", expected a non-negative integer"
+                    .to_owned(),
             }
         );
     }
@@ -209,6 +262,30 @@ mod tests {
         );
         let trailing = parse_arguments::<Args>(r#"{"tasks":[]} x"#).unwrap_err();
         assert_eq!(trailing.kind(), "malformed_json");
+    }
+
+    #[test]
+    fn a_valid_json_value_of_the_wrong_kind_is_invalid_not_malformed() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        enum Unit {
+            Celsius,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct WithEnum {
+            unit: Unit,
+        }
+        let error = parse_arguments::<WithEnum>(r#"{"unit": 5}"#).unwrap_err();
+        assert_eq!(
+            error,
+            ToolError::InvalidArguments {
+                path: "unit".to_owned(),
+                message:
+                    "a value of the wrong kind; the tool's schema lists what this field accepts"
+                        .to_owned(),
+            }
+        );
     }
 
     #[test]

@@ -158,11 +158,7 @@ impl Registry {
     /// The error for a name that isn't here, suggesting the closest name or alias.
     #[must_use]
     pub fn unknown_tool(&self, name: &str) -> ToolError {
-        ToolError::UnknownTool {
-            name: name.to_owned(),
-            suggestion: crate::suggest::closest(name, self.index.keys().copied())
-                .map(str::to_owned),
-        }
+        ToolError::unknown_tool(name, self.index.keys().copied())
     }
 }
 

@@ -496,8 +496,10 @@ fn infer_enum_type(node: &mut Map<String, Value>) {
     node.insert("type".to_owned(), kind);
 }
 
-/// Strict mode: every property is required; an optional one says so by also
-/// accepting `null`.
+/// Strict mode: every property is required. An optional one without a default
+/// (an `Option`) says so by also accepting `null`, which deserializes as `None`.
+/// One with a default must be sent, since `null` is not a value of its type: the
+/// default moves into the description, as strict mode drops `default`.
 fn require_every_property(node: &mut Map<String, Value>) {
     let required: BTreeSet<String> = match node.get("required") {
         Some(Value::Array(names)) => names
@@ -513,10 +515,22 @@ fn require_every_property(node: &mut Map<String, Value>) {
     let mut all = Vec::with_capacity(properties.len());
     for (name, property) in properties.iter_mut() {
         all.push(Value::String(name.clone()));
-        if !required.contains(name) {
-            if let Value::Object(property) = property {
-                allow_null(property);
+        if required.contains(name) {
+            continue;
+        }
+        let Value::Object(property) = property else {
+            continue;
+        };
+        match property.remove("default") {
+            Some(default) => {
+                let note = format!("Default: {default}.");
+                let description = match property.get("description").and_then(Value::as_str) {
+                    Some(own) => format!("{own} {note}"),
+                    None => note,
+                };
+                property.insert("description".to_owned(), Value::String(description));
             }
+            None => allow_null(property),
         }
     }
     node.insert("required".to_owned(), Value::Array(all));
@@ -879,7 +893,10 @@ fn mcp(tool: &Tool, input_schema: Value) -> Value {
 fn mcp_annotations(tool: &Tool) -> Value {
     let (read_only, destructive, idempotent) = match tool.verb() {
         "get" | "search" => (true, false, true),
-        "delete" | "update" | "set" => (false, true, true),
+        "delete" | "update" => (false, true, true),
+        // Setting a configuration value replaces it, but nothing is lost that the
+        // same call can't put back.
+        "set" => (false, false, true),
         "create" | "link" => (false, false, false),
         _ => return json!({ "readOnlyHint": false }),
     };
@@ -937,7 +954,8 @@ mod tests {
                 "id": {"type": "integer", "minimum": 0, "description": "The task."},
                 "note": {"type": "string", "description": "A note.", "maxLength": 200},
                 "priority": {"description": "How urgent.", "$ref": "#/$defs/Priority"},
-                "labels": {"type": "array", "items": {"type": "string"}, "uniqueItems": true, "description": "Labels."}
+                "labels": {"type": "array", "items": {"type": "string"}, "uniqueItems": true, "description": "Labels."},
+                "limit": {"type": "integer", "default": 20, "description": "At most this many."}
             },
             "required": ["id"],
             "additionalProperties": false,
@@ -965,9 +983,10 @@ mod tests {
                         "id": {"type": "integer", "minimum": 0, "description": "The task."},
                         "note": {"type": ["string", "null"], "description": "A note."},
                         "priority": {"description": "How urgent.", "anyOf": [{"$ref": "#/$defs/Priority"}, {"type": "null"}]},
-                        "labels": {"type": ["array", "null"], "items": {"type": "string"}, "description": "Labels."}
+                        "labels": {"type": ["array", "null"], "items": {"type": "string"}, "description": "Labels."},
+                        "limit": {"type": "integer", "description": "At most this many. Default: 20."}
                     },
-                    "required": ["id", "note", "priority", "labels"],
+                    "required": ["id", "note", "priority", "labels", "limit"],
                     "additionalProperties": false,
                     "$defs": {
                         "Priority": {"type": "string", "enum": ["low", "high"], "description": "- `low`: Later.\n- `high`: Now."}
@@ -989,7 +1008,8 @@ mod tests {
                     "id": {"type": "integer", "minimum": 0, "description": "The task."},
                     "note": {"type": "string", "description": "A note.", "maxLength": 200},
                     "priority": {"description": "How urgent.\n- `low`: Later.\n- `high`: Now.", "type": "string", "enum": ["low", "high"]},
-                    "labels": {"type": "array", "items": {"type": "string"}, "description": "Labels."}
+                    "labels": {"type": "array", "items": {"type": "string"}, "description": "Labels."},
+                    "limit": {"type": "integer", "default": 20, "description": "At most this many."}
                 },
                 "required": ["id"]
             })

@@ -7,6 +7,7 @@ pub(crate) fn closest<'a>(
     candidates: impl Iterator<Item = &'a str>,
 ) -> Option<&'a str> {
     candidates
+        .filter(|&candidate| candidate != input)
         .map(|candidate| (strsim::jaro_winkler(input, candidate), candidate))
         .filter(|&(score, _)| score >= 0.85)
         .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
