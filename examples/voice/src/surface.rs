@@ -146,18 +146,13 @@ impl VoiceSurface {
     /// The error for a name that isn't callable here. The registry's suggestion
     /// looks at every tool, so drop it when it points to a disabled one.
     fn unknown_tool(&self, name: &str) -> ToolError {
-        let registry = toolkit::registry();
-        match registry.unknown_tool(name) {
-            ToolError::UnknownTool { name, suggestion } => ToolError::UnknownTool {
-                suggestion: suggestion.filter(|suggested| {
-                    suggested != &name
-                        && registry
-                            .get(suggested)
-                            .is_some_and(|tool| self.is_enabled(tool))
-                }),
-                name,
-            },
-            other => other,
-        }
+        // Suggest only tools this surface could actually run.
+        let enabled = toolkit::registry()
+            .iter()
+            .filter(|tool| self.is_enabled(tool));
+        ToolError::unknown_tool(
+            name,
+            enabled.flat_map(|tool| std::iter::once(tool.name).chain(tool.aliases.iter().copied())),
+        )
     }
 }

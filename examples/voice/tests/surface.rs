@@ -202,7 +202,6 @@ fn a_gated_tool_whose_flag_is_off_answers_as_unknown() {
         json!({"error": {
             "kind": "unknown_tool",
             "name": "create_calls",
-            "suggestion": null,
             "message": "unknown tool `create_calls`",
         }})
     );
