@@ -53,7 +53,7 @@ fn prints_the_tools_then_each_call_and_its_answer() {
             &json!({"error": {
                 "kind": "invalid_arguments",
                 "path": "limit",
-                "message": "invalid type: string \"ten\", expected u32",
+                "message": "invalid type: string \"ten\", expected a non-negative integer",
             }}),
             &json!({"error": {
                 "kind": "unknown_tool",
