@@ -1,0 +1,334 @@
+//! The system prompt: a template with `$placeholder`s, filled per run.
+//!
+//! Substitution is *safe*, like Python's `string.Template.safe_substitute`:
+//! `$name` and `${name}` are replaced when a value is known and left exactly as
+//! written when not, `$$` is a literal `$`, and any other `$` stays as it is.
+//! Substituted values are never scanned again, so a `$` in the user's
+//! instructions can't pull in another section. Nothing here panics.
+//!
+//! `$tool_guidance` lists the `guidance` of every active tool, read from the
+//! registry, so a tool's gotcha is written once, on the tool. Some sections are
+//! only for interactive channels (web, telegram): a scheduled or heartbeat run
+//! has nobody to talk to.
+//!
+//! ```
+//! use example_assistant::prompt::{Channel, PromptTemplate};
+//!
+//! let template = PromptTemplate::new("$soul\n\n$style\n\nCost: $$5, $unknown")
+//!     .section("soul", "You are Pip.")
+//!     .interactive_section("style", "Keep replies short.");
+//! let no_tools = toolkit::Registry::new([]).expect("no tools, no clash");
+//! assert_eq!(
+//!     template.render(Channel::Web, &no_tools),
+//!     "You are Pip.\n\nKeep replies short.\n\nCost: $5, $unknown"
+//! );
+//! assert_eq!(
+//!     template.render(Channel::Heartbeat, &no_tools),
+//!     "You are Pip.\n\nCost: $5, $unknown"
+//! );
+//! ```
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use toolkit::{RegisteredTool, Scope};
+
+use crate::AssistantState;
+
+/// Where a run of the assistant comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    /// The web chat: a user is reading.
+    Web,
+    /// Telegram: a user is reading.
+    Telegram,
+    /// A schedule fired: nobody is watching.
+    Scheduled,
+    /// The periodic heartbeat check: nobody is watching.
+    Heartbeat,
+}
+
+impl Channel {
+    /// Every channel.
+    pub const ALL: [Channel; 4] = [
+        Channel::Web,
+        Channel::Telegram,
+        Channel::Scheduled,
+        Channel::Heartbeat,
+    ];
+
+    /// Whether a person is on the other end, reading and answering.
+    #[must_use]
+    pub const fn is_interactive(self) -> bool {
+        matches!(self, Channel::Web | Channel::Telegram)
+    }
+
+    /// The channel's name, as `$channel` renders it.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Channel::Web => "web",
+            Channel::Telegram => "telegram",
+            Channel::Scheduled => "scheduled",
+            Channel::Heartbeat => "heartbeat",
+        }
+    }
+}
+
+/// Replaces `$name` and `${name}` with `lookup(name)`, leaving unknown
+/// placeholders as written; `$$` becomes `$`. A name is an ASCII letter or `_`
+/// followed by letters, digits and `_`.
+///
+/// ```
+/// use example_assistant::prompt::substitute;
+///
+/// let text = substitute("Hi $who, ${who}s cost $$3; $nobody ${x", |name| {
+///     (name == "who").then_some("Ada")
+/// });
+/// assert_eq!(text, "Hi Ada, Adas cost $3; $nobody ${x");
+/// ```
+pub fn substitute<'v>(template: &str, lookup: impl Fn(&str) -> Option<&'v str>) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(dollar) = rest.find('$') {
+        out.push_str(&rest[..dollar]);
+        let after = &rest[dollar + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            out.push('$');
+            rest = tail;
+            continue;
+        }
+        if let Some(braced) = after.strip_prefix('{') {
+            let value = braced.find('}').and_then(|end| {
+                let name = &braced[..end];
+                let value = if identifier_len(name) == name.len() {
+                    lookup(name)?
+                } else {
+                    return None;
+                };
+                Some((value, &braced[end + 1..]))
+            });
+            if let Some((value, tail)) = value {
+                out.push_str(value);
+                rest = tail;
+                continue;
+            }
+        } else {
+            let length = identifier_len(after);
+            if length > 0
+                && let Some(value) = lookup(&after[..length])
+            {
+                out.push_str(value);
+                rest = &after[length..];
+                continue;
+            }
+        }
+        // Not a known placeholder: keep the `$` and scan on after it.
+        out.push('$');
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The length of the placeholder name at the start of `text` (0 if none).
+fn identifier_len(text: &str) -> usize {
+    let mut bytes = text.bytes();
+    match bytes.next() {
+        Some(first) if first.is_ascii_alphabetic() || first == b'_' => {
+            1 + bytes
+                .take_while(|byte| byte.is_ascii_alphanumeric() || *byte == b'_')
+                .count()
+        }
+        _ => 0,
+    }
+}
+
+/// The `$tool_guidance` block: one line per tool that has `guidance`, in the
+/// order given, like ``- `get_tasks`: Filter by id when ...``. Empty when no tool
+/// has any.
+pub fn tool_guidance<'a>(tools: impl IntoIterator<Item = &'a RegisteredTool>) -> String {
+    tools
+        .into_iter()
+        .filter_map(|tool| Some(format!("- `{}`: {}", tool.name, tool.guidance?)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Which runs a section appears in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Audience {
+    Every,
+    Interactive,
+    Unattended,
+}
+
+/// A system prompt template and the text of its sections.
+///
+/// Besides the sections you set, `$channel` is the channel's name and
+/// `$tool_guidance` is [`tool_guidance`] of the tools passed to
+/// [`render`](Self::render). A section that doesn't apply to the channel renders
+/// as nothing, and the blank lines it leaves are folded away.
+#[derive(Clone, Debug)]
+pub struct PromptTemplate {
+    template: String,
+    sections: BTreeMap<String, (Audience, String)>,
+}
+
+impl PromptTemplate {
+    /// A template; sections are added with the builder methods.
+    #[must_use]
+    pub fn new(template: impl Into<String>) -> Self {
+        PromptTemplate {
+            template: template.into(),
+            sections: BTreeMap::new(),
+        }
+    }
+
+    fn with(mut self, name: &str, audience: Audience, text: impl Into<String>) -> Self {
+        self.sections
+            .insert(name.to_owned(), (audience, text.into()));
+        self
+    }
+
+    /// `$name` renders as `text` on every channel.
+    #[must_use]
+    pub fn section(self, name: &str, text: impl Into<String>) -> Self {
+        self.with(name, Audience::Every, text)
+    }
+
+    /// `$name` renders as `text` on interactive channels (web, telegram) and as
+    /// nothing on scheduled and heartbeat runs.
+    #[must_use]
+    pub fn interactive_section(self, name: &str, text: impl Into<String>) -> Self {
+        self.with(name, Audience::Interactive, text)
+    }
+
+    /// `$name` renders as `text` on scheduled and heartbeat runs and as nothing
+    /// on interactive channels.
+    #[must_use]
+    pub fn unattended_section(self, name: &str, text: impl Into<String>) -> Self {
+        self.with(name, Audience::Unattended, text)
+    }
+
+    /// The prompt for a run on `channel` with the active `tools`.
+    pub fn render<'a>(
+        &self,
+        channel: Channel,
+        tools: impl IntoIterator<Item = &'a RegisteredTool>,
+    ) -> String {
+        let guidance = tool_guidance(tools);
+        let text = substitute(&self.template, |name| match name {
+            "channel" => Some(channel.as_str()),
+            "tool_guidance" => Some(guidance.as_str()),
+            _ => {
+                let (audience, text) = self.sections.get(name)?;
+                let shown = match audience {
+                    Audience::Every => true,
+                    Audience::Interactive => channel.is_interactive(),
+                    Audience::Unattended => !channel.is_interactive(),
+                };
+                Some(if shown { text.as_str() } else { "" })
+            }
+        });
+        fold_blank_lines(&text)
+    }
+}
+
+/// Trims trailing spaces from lines, folds runs of blank lines into one, and trims
+/// blank lines at both ends: sections that render as nothing leave no gap.
+fn fold_blank_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank_run = false;
+    for line in text.lines().map(str::trim_end) {
+        if line.is_empty() {
+            blank_run = !out.is_empty();
+            continue;
+        }
+        if blank_run {
+            out.push('\n');
+            blank_run = false;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// The assistant's system prompt template.
+pub const TEMPLATE: &str = "\
+$soul
+
+$operating_model
+
+$conversation
+$unattended
+
+## Tool notes
+$tool_guidance
+
+$instructions
+
+$project";
+
+/// Who the assistant is.
+pub const SOUL: &str = "You are Pip, a calm and precise personal assistant. You keep the user's tasks, reminders, schedules and memories in order.";
+
+/// How the assistant works with its tools.
+pub const OPERATING_MODEL: &str = "\
+## How you work
+- Read before you write: get or search first, then create or update.
+- Lists go in one call: create, update and delete take many items at once.
+- When a tool returns an error, fix the arguments it names and try again.";
+
+/// Only for a person on the other end (`$conversation`).
+pub const CONVERSATION: &str = "\
+## Talking with the user
+You are chatting on $channel. Keep replies short, and ask one question when a request is ambiguous.";
+
+/// Only for unattended runs (`$unattended`).
+pub const UNATTENDED: &str = "\
+## Unattended run
+This is a $channel run and nobody is watching. Don't ask questions; do the work, or create a task explaining what is blocked.";
+
+/// The tools active on `channel`: all of them for a person, and on unattended
+/// runs all but the `scope = assistant` ones (settings only the live user
+/// changes).
+pub fn active_tools(channel: Channel) -> impl Iterator<Item = &'static RegisteredTool> {
+    toolkit::registry()
+        .iter()
+        .filter(move |tool| channel.is_interactive() || tool.scope != Scope::Assistant)
+}
+
+/// The assistant's system prompt for a run on `channel`, with the user's standing
+/// instructions and active project from `state` and the guidance of the tools
+/// active on the channel.
+#[must_use]
+pub fn system_prompt(state: &AssistantState, channel: Channel) -> String {
+    let instructions = state.instructions();
+    let instructions = if instructions.is_empty() {
+        String::new()
+    } else {
+        format!("## The user's instructions\n{instructions}")
+    };
+    let project = state
+        .project()
+        .map(|project| format!("## Active project\n{project}"))
+        .unwrap_or_default();
+    // `$channel` inside a section is filled here: rendered values are never
+    // scanned again, which is what keeps the user's text from expanding.
+    let with_channel =
+        |text: &str| substitute(text, |name| (name == "channel").then_some(channel.as_str()));
+    PromptTemplate::new(TEMPLATE)
+        .section("soul", SOUL)
+        .section("operating_model", OPERATING_MODEL)
+        .interactive_section("conversation", with_channel(CONVERSATION))
+        .unattended_section("unattended", with_channel(UNATTENDED))
+        .section("instructions", instructions)
+        .section("project", project)
+        .render(channel, active_tools(channel))
+}

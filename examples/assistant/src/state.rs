@@ -1,0 +1,215 @@
+//! The assistant's in-memory stores, shared by every tool through the context.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use crate::tools::entities::EntityRecord;
+use crate::tools::gmail::{Message, seed_inbox};
+use crate::tools::memories::{LinkRecord, MemoryRecord};
+use crate::tools::reminders::ReminderRecord;
+use crate::tools::schedules::ScheduleRecord;
+use crate::tools::tasks::TaskRecord;
+
+/// The fixed "current time" of a new [`AssistantState`]: the demo has no clock, so
+/// every run and every test sees the same results.
+pub const DEMO_NOW: &str = "2025-01-06T09:00:00Z";
+
+/// Everything the assistant remembers: tasks, reminders, schedules, memories and
+/// their links, entities, a fake Gmail inbox, the active project and the user's
+/// standing instructions.
+///
+/// Cheap to clone (one `Arc`); every clone sees the same data. Tools take it with
+/// `#[ctx] state: State<AssistantState>`, so callers put one in the
+/// [`toolkit::Context`]:
+///
+/// ```
+/// use example_assistant::AssistantState;
+///
+/// let state = AssistantState::new();
+/// let ctx = toolkit::Context::new().with(state.clone());
+/// # let _ = ctx;
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct AssistantState {
+    inner: Arc<Mutex<Stores>>,
+}
+
+impl AssistantState {
+    /// Empty stores, an inbox seeded with a few messages, no project, no
+    /// instructions, and the clock fixed at [`DEMO_NOW`].
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The same state with the clock fixed at `now` (an ISO 8601 timestamp).
+    #[must_use]
+    pub fn with_now(self, now: impl Into<String>) -> Self {
+        self.lock().now = now.into();
+        self
+    }
+
+    /// The active project, if one is set.
+    #[must_use]
+    pub fn project(&self) -> Option<String> {
+        self.lock().project.clone()
+    }
+
+    /// The user's standing instructions (empty when none).
+    #[must_use]
+    pub fn instructions(&self) -> String {
+        self.lock().instructions.clone()
+    }
+
+    /// Locks the stores. A tool that panicked while holding the lock leaves the
+    /// stores as they were at the panic; later calls keep working with them.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Stores> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The stores behind the lock.
+#[derive(Debug)]
+pub(crate) struct Stores {
+    pub(crate) now: String,
+    pub(crate) tasks: Table<TaskRecord>,
+    pub(crate) reminders: Table<ReminderRecord>,
+    pub(crate) schedules: Table<ScheduleRecord>,
+    pub(crate) memories: Table<MemoryRecord>,
+    pub(crate) links: Vec<LinkRecord>,
+    pub(crate) entities: Table<EntityRecord>,
+    pub(crate) inbox: Vec<Message>,
+    pub(crate) project: Option<String>,
+    pub(crate) instructions: String,
+}
+
+impl Default for Stores {
+    fn default() -> Self {
+        Stores {
+            now: DEMO_NOW.to_owned(),
+            tasks: Table::default(),
+            reminders: Table::default(),
+            schedules: Table::default(),
+            memories: Table::default(),
+            links: Vec::new(),
+            entities: Table::default(),
+            inbox: seed_inbox(),
+            project: None,
+            instructions: String::new(),
+        }
+    }
+}
+
+/// Records with counter ids (1, 2, 3, ...) that are never reused, and soft
+/// deletion: a deleted row stays stored with its flag set, and every read skips
+/// it. The flag lives here, beside the record, never in a type the model sees.
+#[derive(Debug)]
+pub(crate) struct Table<R> {
+    rows: Vec<Row<R>>,
+}
+
+#[derive(Debug)]
+struct Row<R> {
+    id: u32,
+    is_deleted: bool,
+    record: R,
+}
+
+impl<R> Default for Table<R> {
+    fn default() -> Self {
+        Table { rows: Vec::new() }
+    }
+}
+
+impl<R> Table<R> {
+    /// The id the next inserted record will get.
+    pub(crate) fn next_id(&self) -> u32 {
+        u32::try_from(self.rows.len()).map_or(u32::MAX, |count| count.saturating_add(1))
+    }
+
+    /// Stores `record` and returns its id.
+    pub(crate) fn insert(&mut self, record: R) -> u32 {
+        let id = self.next_id();
+        self.rows.push(Row {
+            id,
+            is_deleted: false,
+            record,
+        });
+        id
+    }
+
+    fn index(id: u32) -> Option<usize> {
+        usize::try_from(id.checked_sub(1)?).ok()
+    }
+
+    /// The record with this id, unless it doesn't exist or is deleted.
+    pub(crate) fn get(&self, id: u32) -> Option<&R> {
+        self.rows
+            .get(Self::index(id)?)
+            .filter(|row| !row.is_deleted)
+            .map(|row| &row.record)
+    }
+
+    /// The record with this id for changing, unless it doesn't exist or is deleted.
+    pub(crate) fn get_mut(&mut self, id: u32) -> Option<&mut R> {
+        self.rows
+            .get_mut(Self::index(id)?)
+            .filter(|row| !row.is_deleted)
+            .map(|row| &mut row.record)
+    }
+
+    /// Whether a live record has this id.
+    pub(crate) fn contains(&self, id: u32) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// Live records with their ids, oldest first.
+    pub(crate) fn live(&self) -> impl DoubleEndedIterator<Item = (u32, &R)> {
+        self.rows
+            .iter()
+            .filter(|row| !row.is_deleted)
+            .map(|row| (row.id, &row.record))
+    }
+
+    /// Live records with their ids, newest first.
+    pub(crate) fn newest_first(&self) -> impl Iterator<Item = (u32, &R)> {
+        self.live().rev()
+    }
+
+    /// Soft-deletes every id in `ids`, or none of them: the first id that is
+    /// unknown (or already deleted) is returned as the error. Returns the deleted
+    /// ids in the order given, without repeats.
+    pub(crate) fn soft_delete(&mut self, ids: &[u32]) -> Result<Vec<u32>, u32> {
+        if let Some(&missing) = ids.iter().find(|&&id| !self.contains(id)) {
+            return Err(missing);
+        }
+        let mut deleted = Vec::with_capacity(ids.len());
+        for &id in ids {
+            if let Some(row) = Self::index(id).and_then(|index| self.rows.get_mut(index))
+                && !row.is_deleted
+            {
+                row.is_deleted = true;
+                deleted.push(id);
+            }
+        }
+        Ok(deleted)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Table;
+
+    #[test]
+    fn soft_deleted_rows_keep_their_ids_and_vanish_from_reads() {
+        let mut table = Table::default();
+        assert_eq!(table.insert("a"), 1);
+        assert_eq!(table.insert("b"), 2);
+        assert_eq!(table.soft_delete(&[1, 1]), Ok(vec![1]));
+        assert_eq!(table.get(1), None);
+        assert_eq!(table.soft_delete(&[2, 1]), Err(1));
+        assert_eq!(table.get(2), Some(&"b"));
+        assert_eq!(table.insert("c"), 3);
+        assert_eq!(table.live().collect::<Vec<_>>(), [(2, &"b"), (3, &"c")]);
+        assert_eq!(table.get(0), None);
+    }
+}

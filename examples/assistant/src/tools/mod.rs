@@ -1,0 +1,89 @@
+//! The assistant's 23 tools, one module per group.
+//!
+//! Every tool follows the verb table of the use case: `get` reads one or many
+//! (filter by `id` for one), `create` takes a list, `update` takes a list of
+//! `{id, ...fields}` and changes only the fields given, `delete` soft-deletes a
+//! list of ids, `search` queries, `set` sets a configuration value, `link` relates
+//! two records. Lists are all-or-nothing: if one item is wrong, nothing changes
+//! and the error names the item.
+//!
+//! Tiers, per group (each module says why):
+//! - reads (`get_*`, `search_*`): `auto`;
+//! - creates: `auto`, except schedules (`confirm`);
+//! - updates: `auto` for tasks, `confirm` for memories and instructions;
+//! - deletes: `confirm`, `approve` for memories;
+//! - `set_project`: `confirm`; `link_memories`: `auto`.
+
+// The generated dispatcher passes every argument by value, so a tool that only
+// reads its `State` or a list still takes it owned. And tools are called through
+// the registry, where `#[must_use]` on the function says nothing.
+#![allow(clippy::needless_pass_by_value, clippy::must_use_candidate)]
+
+pub mod context;
+pub mod entities;
+pub mod gmail;
+pub mod memories;
+pub mod reminders;
+pub mod schedules;
+pub mod tasks;
+
+pub use context::{get_context, set_project, update_instructions};
+pub use entities::{get_entities, search_entities};
+pub use gmail::{get_gmail, search_gmail};
+pub use memories::{
+    create_memories, delete_memories, get_memories, link_memories, search_memories, update_memories,
+};
+pub use reminders::{create_reminders, delete_reminders, get_reminders};
+pub use schedules::{create_schedules, delete_schedules, get_schedules};
+pub use tasks::{create_tasks, delete_tasks, get_tasks, update_tasks};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use toolkit::ToolError;
+
+/// What a `delete_*` tool returns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Deleted {
+    /// The ids that are now gone, in the order given.
+    pub deleted: Vec<u32>,
+}
+
+/// The error for an id that names no live record of `what` (`task`, `memory`).
+/// Deleted records are reported exactly like ones that never existed.
+pub(crate) fn not_found(what: &str, id: u32) -> ToolError {
+    ToolError::failed(format!("no {what} with id {id}"))
+}
+
+/// The error for a list call that names a missing record: the whole call is
+/// refused, so the message says nothing changed.
+pub(crate) fn nothing_changed(what: &str, id: u32, verb: &str) -> ToolError {
+    ToolError::failed(format!("no {what} with id {id}; no {what} was {verb}"))
+}
+
+/// The error for an empty input list.
+pub(crate) fn empty_list(parameter: &str) -> ToolError {
+    ToolError::failed(format!("`{parameter}` is empty; pass at least one item"))
+}
+
+/// Rejects a blank required text, naming where it is (`tasks[1].title`).
+pub(crate) fn require_text(text: &str, path: &str) -> Result<(), ToolError> {
+    if text.trim().is_empty() {
+        Err(ToolError::failed(format!("`{path}` is empty")))
+    } else {
+        Ok(())
+    }
+}
+
+/// A model-given limit as a `take` count.
+pub(crate) fn take(limit: u32) -> usize {
+    usize::try_from(limit).unwrap_or(usize::MAX)
+}
+
+/// Whether every whitespace-separated term of `query` occurs in `haystack`
+/// (case-insensitive). An empty query matches everything.
+pub(crate) fn matches_all_terms(query: &str, haystack: &str) -> bool {
+    let haystack = haystack.to_lowercase();
+    query
+        .split_whitespace()
+        .all(|term| haystack.contains(&term.to_lowercase()))
+}

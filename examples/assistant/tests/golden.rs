@@ -1,0 +1,151 @@
+//! Golden schemas: every assistant tool rendered in every provider dialect, pinned
+//! with insta (`tests/snapshots/`). Any change to a tool's name, description,
+//! parameters or types shows up here as a diff to review; accept an intended one
+//! with `INSTA_UPDATE=always cargo test -p example-assistant --test golden`.
+
+use serde_json::Value;
+use toolkit::{Dialect, registry};
+
+// Nothing else in this test names the crate, and the linker would drop its tools.
+toolkit::link_tools!(example_assistant);
+
+fn rendered(dialect: Dialect) -> Value {
+    registry()
+        .render(dialect)
+        .unwrap_or_else(|error| panic!("{error}"))
+}
+
+macro_rules! golden {
+    ($($test:ident => $dialect:ident,)*) => {
+        $(
+            #[test]
+            fn $test() {
+                insta::assert_json_snapshot!(Dialect::$dialect.name(), rendered(Dialect::$dialect));
+            }
+        )*
+
+        #[test]
+        fn every_dialect_is_pinned() {
+            let pinned = [$(Dialect::$dialect),*];
+            assert_eq!(pinned, Dialect::ALL);
+        }
+    };
+}
+
+golden! {
+    openai_chat => OpenAiChat,
+    openai_chat_strict => OpenAiChatStrict,
+    openai_responses => OpenAiResponses,
+    openai_responses_strict => OpenAiResponsesStrict,
+    anthropic => Anthropic,
+    anthropic_strict => AnthropicStrict,
+    gemini_parameters => GeminiParameters,
+    gemini_json_schema => GeminiJsonSchema,
+    mcp => Mcp,
+}
+
+/// Every key/value pair in `value`, with the keys on the way to it.
+fn walk<'a>(
+    value: &'a Value,
+    path: &mut Vec<&'a str>,
+    visit: &mut dyn FnMut(&[&str], &str, &Value),
+) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                visit(path, key, child);
+                path.push(key);
+                walk(child, path, visit);
+                path.pop();
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                walk(item, path, visit);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The ways generated schemas used to confuse models, none of which may reach one.
+fn problems(dialect: Dialect) -> Vec<String> {
+    let mut found = Vec::new();
+    walk(
+        &rendered(dialect),
+        &mut Vec::new(),
+        &mut |path, key, value| {
+            let at = || format!("{dialect} at {}.{key}", path.join("."));
+            // A property may be *named* `title` (a task's title); the keyword is a string.
+            if key == "title" && value.is_string() {
+                found.push(format!("{}: schema title", at()));
+            }
+            if key == "$schema" {
+                found.push(format!("{}: $schema", at()));
+            }
+            if key == "format"
+                && matches!(value.as_str(), Some(f) if f.starts_with("uint") || f.starts_with("int") || f == "double" || f == "float")
+            {
+                found.push(format!("{}: non-standard format {value}", at()));
+            }
+            if key.contains("deleted") && key != "deleted"
+                || value
+                    .as_str()
+                    .is_some_and(|text| text.contains("is_deleted"))
+            {
+                found.push(format!("{}: deletion flag", at()));
+            }
+            let null_branch = |branches: &Value| {
+                branches
+                    .as_array()
+                    .is_some_and(|branches| branches.iter().any(|branch| branch["type"] == "null"))
+            };
+            if key == "anyOf" && null_branch(value) {
+                found.push(format!("{}: null branch", at()));
+            }
+        },
+    );
+    found
+}
+
+#[test]
+fn lenient_dialects_carry_none_of_the_old_schema_noise() {
+    for dialect in [
+        Dialect::OpenAiChat,
+        Dialect::OpenAiResponses,
+        Dialect::Anthropic,
+        Dialect::GeminiParameters,
+        Dialect::GeminiJsonSchema,
+        Dialect::Mcp,
+    ] {
+        assert_eq!(problems(dialect), Vec::<String>::new());
+    }
+}
+
+#[test]
+fn every_dialect_renders_all_23_tools() {
+    for dialect in Dialect::ALL {
+        assert_eq!(
+            rendered(dialect).as_array().map(Vec::len),
+            Some(23),
+            "{dialect}"
+        );
+    }
+}
+
+#[test]
+fn strict_dialects_differ_only_by_null_unions_for_optional_fields() {
+    // Strict OpenAI requires every property, so an optional one becomes a union
+    // with `null` there; anything else from the list above is still a defect.
+    for dialect in [
+        Dialect::OpenAiChatStrict,
+        Dialect::OpenAiResponsesStrict,
+        Dialect::AnthropicStrict,
+    ] {
+        let other: Vec<String> = problems(dialect)
+            .into_iter()
+            .filter(|problem| !problem.ends_with(": null branch"))
+            .collect();
+        assert_eq!(other, Vec::<String>::new());
+    }
+}
