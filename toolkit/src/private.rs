@@ -23,8 +23,10 @@ pub static TOOLS: [Tool];
 
 /// Parses the model's JSON text straight into the argument struct `T`.
 ///
-/// The fast path is one `serde_json::from_str`; only when that fails is the text
-/// parsed again with `serde_path_to_error`, to name the offending field.
+/// The fast path is one `serde_json::from_str`. Only when that fails is the text
+/// looked at again: a `null` member means "absent" (OpenAI strict mode makes the
+/// model send `null` for every optional field), and otherwise `serde_path_to_error`
+/// names the offending field.
 pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, ToolError> {
     // Providers send "" for tools without parameters.
     let arguments = if arguments.trim().is_empty() {
@@ -35,6 +37,9 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, ToolEr
     match serde_json::from_str(arguments) {
         Ok(parsed) => Ok(parsed),
         Err(error) if error.is_data() || is_valid_json(arguments) => {
+            if let Some(parsed) = without_null_members(arguments) {
+                return Ok(parsed);
+            }
             Err(locate_data_error::<T>(arguments, &error))
         }
         Err(error) => Err(ToolError::MalformedJson {
@@ -43,6 +48,36 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, ToolEr
             column: error.column(),
         }),
     }
+}
+
+/// The arguments parsed again with every `null` object member removed, if there
+/// were any and that makes them valid.
+fn without_null_members<T: DeserializeOwned>(arguments: &str) -> Option<T> {
+    fn strip(value: &mut serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Object(members) => {
+                let before = members.len();
+                members.retain(|_, member| !member.is_null());
+                let mut changed = members.len() != before;
+                for member in members.values_mut() {
+                    changed |= strip(member);
+                }
+                changed
+            }
+            serde_json::Value::Array(items) => items
+                .iter_mut()
+                .fold(false, |changed, item| strip(item) | changed),
+            _ => false,
+        }
+    }
+    if !arguments.contains("null") {
+        return None;
+    }
+    let mut value: serde_json::Value = serde_json::from_str(arguments).ok()?;
+    if !strip(&mut value) {
+        return None;
+    }
+    serde_json::from_value(value).ok()
 }
 
 /// serde_json reports some type mismatches (a number where an enum is expected)
@@ -68,6 +103,15 @@ fn locate_data_error<T: DeserializeOwned>(arguments: &str, first: &serde_json::E
         let mut names = backticked(rest);
         if !names.is_empty() {
             let field = names.remove(0);
+            // Inside an internally tagged enum serde reports the enum's path, not
+            // the field's.
+            let path = if path.rsplit(['.', ']']).next() == Some(field.as_str()) {
+                path
+            } else if path == "." {
+                field.clone()
+            } else {
+                format!("{path}.{field}")
+            };
             return ToolError::UnknownField {
                 path,
                 field,
@@ -289,6 +333,66 @@ mod tests {
     }
 
     #[test]
+    fn null_members_mean_absent() {
+        #[derive(Debug, serde::Deserialize, PartialEq)]
+        #[serde(deny_unknown_fields)]
+        struct Defaults {
+            #[serde(default)]
+            labels: Vec<String>,
+            note: Option<String>,
+            title: String,
+        }
+        assert_eq!(
+            parse_arguments::<Defaults>(r#"{"labels": null, "note": null, "title": "x"}"#),
+            Ok(Defaults {
+                labels: Vec::new(),
+                note: None,
+                title: "x".to_owned(),
+            })
+        );
+        // A required field stays required.
+        assert_eq!(
+            parse_arguments::<Defaults>(r#"{"title": null}"#),
+            Err(ToolError::InvalidArguments {
+                path: "title".to_owned(),
+                message: "invalid type: null, expected a string".to_owned(),
+            })
+        );
+    }
+
+    #[test]
+    fn unknown_fields_inside_tagged_enums_name_the_field() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+        #[allow(dead_code)]
+        enum Recurrence {
+            Hourly {},
+            Daily { time: String },
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Schedule {
+            recurrence: Recurrence,
+        }
+        let error =
+            parse_arguments::<Schedule>(r#"{"recurrence": {"kind": "hourly", "time": "07:00"}}"#)
+                .unwrap_err();
+        assert_eq!(
+            error,
+            ToolError::UnknownField {
+                path: "recurrence.time".to_owned(),
+                field: "time".to_owned(),
+                expected: Vec::new(),
+            }
+        );
+        assert_eq!(
+            error.to_string(),
+            "unknown field `recurrence.time`; no fields are allowed here"
+        );
+    }
+
+    #[test]
     fn empty_arguments_are_an_empty_object() {
         #[derive(Debug, serde::Deserialize, PartialEq)]
         #[serde(deny_unknown_fields)]
@@ -337,7 +441,7 @@ pub trait HasOutputSchema {
 
 impl<T: schemars::JsonSchema + ?Sized> HasOutputSchema for OutputSchema<T> {
     fn output_schema(&self) -> Option<schemars::Schema> {
-        Some(raw_schema_for::<T>())
+        Some(crate::schema::raw_output_schema_for::<T>())
     }
 }
 

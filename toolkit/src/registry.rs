@@ -155,10 +155,17 @@ impl Registry {
         self.call(name, &arguments.to_string(), ctx).await
     }
 
-    /// The error for a name that isn't here, suggesting the closest name or alias.
+    /// The error for a name that isn't here, suggesting the tool whose name or
+    /// alias is closest (always by its current name, never a retired alias).
     #[must_use]
     pub fn unknown_tool(&self, name: &str) -> ToolError {
-        ToolError::unknown_tool(name, self.index.keys().copied())
+        let suggestion = crate::suggest::closest(name, self.index.keys().copied())
+            .and_then(|closest| self.get(closest))
+            .map(|tool| tool.name.to_owned());
+        ToolError::UnknownTool {
+            name: name.to_owned(),
+            suggestion,
+        }
     }
 }
 

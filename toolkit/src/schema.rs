@@ -24,6 +24,16 @@ pub fn raw_schema_for<T: JsonSchema + ?Sized>() -> Schema {
     settings().into_generator().into_root_schema_for::<T>()
 }
 
+/// The raw schema of a result type: how it *serializes* (`skip_serializing_if`
+/// fields are optional, `None` is written as `null`).
+#[must_use]
+pub fn raw_output_schema_for<T: JsonSchema + ?Sized>() -> Schema {
+    settings()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
+
 /// The formats JSON Schema defines; anything else (`uint32`, `int64`, `double`, ...)
 /// is a schemars or OpenAPI extension that providers reject or ignore.
 const STANDARD_FORMATS: &[&str] = &[
@@ -51,7 +61,7 @@ const STANDARD_FORMATS: &[&str] = &[
 /// Cleans a raw schemars schema of a tool's arguments into the canonical schema.
 #[must_use]
 pub fn clean(schema: Schema) -> Value {
-    let mut value = clean_output(schema);
+    let mut value = clean_tree(schema, Nulls::DropFromOptional);
     if let Value::Object(root) = &mut value {
         // The arguments are always one object the model fills in.
         root.entry("type")
@@ -63,18 +73,32 @@ pub fn clean(schema: Schema) -> Value {
     value
 }
 
-/// Cleans a raw schemars schema of any type (a tool's result, say) the way
-/// [`clean`] does, without making it the arguments object.
+/// Cleans the raw schema of a tool's result the way [`clean`] does, except that
+/// `null` stays allowed where the value serializes as `null`, and the root is left
+/// as it is.
 #[must_use]
 pub fn clean_output(schema: Schema) -> Value {
+    clean_tree(schema, Nulls::Keep)
+}
+
+/// Whether optional properties keep their `null` alternative.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Nulls {
+    /// Arguments: the model leaves an optional property out instead.
+    DropFromOptional,
+    /// Results: an `Option` field is written as `null`.
+    Keep,
+}
+
+fn clean_tree(schema: Schema, nulls: Nulls) -> Value {
     let mut value = schema.to_value();
     if let Value::Object(root) = &mut value {
         root.remove("$schema");
-        clean_node(root);
+        clean_node(root, nulls);
         if let Some(Value::Object(defs)) = root.get_mut("$defs") {
             for def in defs.values_mut() {
                 if let Value::Object(def) = def {
-                    clean_node(def);
+                    clean_node(def, nulls);
                 }
             }
         }
@@ -82,9 +106,11 @@ pub fn clean_output(schema: Schema) -> Value {
     value
 }
 
-fn clean_node(node: &mut Map<String, Value>) {
+fn clean_node(node: &mut Map<String, Value>, nulls: Nulls) {
     node.remove("title");
-    drop_null_from_optional_properties(node);
+    if nulls == Nulls::DropFromOptional {
+        drop_null_from_optional_properties(node);
+    }
     if node
         .get("format")
         .and_then(Value::as_str)
@@ -93,7 +119,7 @@ fn clean_node(node: &mut Map<String, Value>) {
         node.remove("format");
     }
     fold_documented_enum(node);
-    for_each_subschema(node, &mut |child| clean_node(child));
+    for_each_subschema(node, &mut |child| clean_node(child, nulls));
 }
 
 /// An optional property (absent from `required`) is simply left out by the model;

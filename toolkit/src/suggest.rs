@@ -8,8 +8,13 @@ pub(crate) fn closest<'a>(
 ) -> Option<&'a str> {
     candidates
         .filter(|&candidate| candidate != input)
-        .map(|candidate| (strsim::jaro_winkler(input, candidate), candidate))
-        .filter(|&(score, _)| score >= 0.85)
+        .map(|candidate| {
+            (
+                strsim::normalized_damerau_levenshtein(input, candidate),
+                candidate,
+            )
+        })
+        .filter(|&(score, _)| score >= 0.7)
         .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
         .map(|(_, candidate)| candidate)
 }
@@ -27,5 +32,6 @@ mod tests {
             Some("create_tasks")
         );
         assert_eq!(closest("launch_rockets", names.into_iter()), None);
+        assert_eq!(closest("list_task", ["list_entities"].into_iter()), None);
     }
 }
