@@ -139,7 +139,9 @@ impl fmt::Display for ToolError {
             }
             ToolError::UnknownField { path, expected, .. } => {
                 write!(f, "unknown field `{path}`")?;
-                if expected.is_empty() {
+                if expected.is_empty() && !path.contains(['.', '[']) {
+                    f.write_str("; this tool takes no arguments")
+                } else if expected.is_empty() {
                     f.write_str("; no fields are allowed here")
                 } else {
                     write!(f, "; expected one of `{}`", expected.join("`, `"))

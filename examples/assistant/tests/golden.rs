@@ -100,7 +100,10 @@ fn problems(dialect: Dialect) -> Vec<String> {
                     .as_array()
                     .is_some_and(|branches| branches.iter().any(|branch| branch["type"] == "null"))
             };
-            if key == "anyOf" && null_branch(value) {
+            // Only inputs leave optional fields out; a result writes `None` as `null`,
+            // and its MCP `outputSchema` says so.
+            let in_output = path.first() == Some(&"outputSchema");
+            if key == "anyOf" && null_branch(value) && !in_output {
                 found.push(format!("{}: null branch", at()));
             }
         },
