@@ -24,7 +24,8 @@ pub(crate) enum ParamKind {
     /// Filled by the model from the JSON arguments.
     Model {
         description: Option<String>,
-        default: Option<Expr>,
+        /// Boxed: an expression is large and most parameters have none.
+        default: Option<Box<Expr>>,
         optional: bool,
         /// `#[serde(..)]` and `#[schemars(..)]` moved onto the argument field.
         field_attrs: Vec<Attribute>,
@@ -41,8 +42,10 @@ impl Param {
 
 /// What the function returns, as far as dispatch cares.
 pub(crate) enum Output {
-    /// `-> Result<T, E>` (any path ending in `Result`).
-    Result(Span),
+    /// `-> Result<T, E>` (any path ending in `Result`), with the spans of `T`
+    /// and `E` (the whole type where an alias leaves one out), so a type error
+    /// in either points at it.
+    Result { value: Span, error: Span },
     /// Any other type, serialized as it is; `()` becomes `null`.
     Value(Span),
 }
@@ -55,17 +58,23 @@ pub(crate) struct ToolFn {
     pub(crate) params: Vec<Param>,
     pub(crate) output: Output,
     pub(crate) is_async: bool,
+    /// The doc comments the description came from, to point errors at them.
+    pub(crate) doc_attrs: Vec<Attribute>,
+    /// A doc attribute that is not a literal, so no description could be read.
+    pub(crate) unreadable_doc: Option<Attribute>,
+    /// The function takes `self`, so it is a method and sits in an `impl` or a
+    /// `trait`, where the fallback must not emit a struct beside it.
+    pub(crate) is_method: bool,
 }
 
 impl ToolFn {
     /// Reads the function, recording unsupported shapes in `errors`.
     pub(crate) fn parse(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
-        let description = match docs::collect(&item.attrs) {
-            Ok(text) => text,
-            Err(attr) => {
-                errors.error(attr, "#[tool] reads descriptions from doc comments written as literals; use `///` comments or `description = \"...\"`");
-                None
-            }
+        // A doc attribute the macro cannot read (`#[doc = include_str!(..)]`) is
+        // only a mistake when no `description = ".."` replaces it; `expand` knows.
+        let (description, unreadable_doc) = match docs::collect(&item.attrs) {
+            Ok(text) => (text, None),
+            Err(attr) => (None, Some(attr.clone())),
         };
         let signature = &item.sig;
         if let Some(constness) = &signature.constness {
@@ -90,13 +99,23 @@ impl ToolFn {
             ReturnType::Default => Output::Value(signature.ident.span()),
             ReturnType::Type(_, ty) => {
                 if is_result(ty) {
-                    Output::Result(ty.span())
+                    let mut arguments = result_arguments(ty).map(Spanned::span);
+                    let value = arguments.next().unwrap_or_else(|| ty.span());
+                    let error = arguments.next().unwrap_or_else(|| ty.span());
+                    Output::Result { value, error }
                 } else {
                     Output::Value(ty.span())
                 }
             }
         };
         let is_async = signature.asyncness.is_some();
+        let is_method = signature.receiver().is_some();
+        let doc_attrs = item
+            .attrs
+            .iter()
+            .filter(|attr| attr.path().is_ident("doc"))
+            .cloned()
+            .collect();
         let mut params = Vec::new();
         for input in &mut item.sig.inputs {
             match input {
@@ -117,6 +136,9 @@ impl ToolFn {
             params,
             output,
             is_async,
+            doc_attrs,
+            unreadable_doc,
+            is_method,
         }
     }
 
@@ -173,8 +195,12 @@ fn read_param(typed: &mut syn::PatType, errors: &mut Errors) -> Option<Param> {
     let description = match docs::collect(&doc_attrs) {
         Ok(text) => text,
         Err(attr) => {
-            errors.error(attr, "parameter descriptions must be `///` comments");
-            None
+            errors.error(
+                attr,
+                "`#[tool]` reads parameter descriptions from doc comments written as literals; use `///` comments",
+            );
+            // Reported above: not also "has no doc comment".
+            Some(String::new())
         }
     };
     if description.is_none() {
@@ -191,7 +217,7 @@ fn read_param(typed: &mut syn::PatType, errors: &mut Errors) -> Option<Param> {
         ty,
         kind: ParamKind::Model {
             description,
-            default: attr.default,
+            default: attr.default.map(Box::new),
             optional,
             field_attrs,
         },
@@ -204,13 +230,16 @@ fn check_owned(ty: &Type, errors: &mut Errors) {
     match ty {
         Type::Reference(reference) => {
             let owned = match &*reference.elem {
-                Type::Path(path) if path.path.is_ident("str") => "`String`".to_owned(),
-                Type::Slice(_) => "a `Vec`".to_owned(),
-                _ => "the owned type".to_owned(),
+                Type::Path(path) if path.path.is_ident("str") => "String".to_owned(),
+                Type::Slice(slice) => format!("Vec<{}>", type_text(&slice.elem)),
+                elem => type_text(elem),
             };
             errors.error(
                 ty,
-                format!("tool parameters must be owned values; use {owned} instead of a reference"),
+                format!(
+                    "tool parameters must be owned values, filled from the JSON arguments; use `{owned}` instead of `{}`",
+                    type_text(ty)
+                ),
             );
         }
         Type::ImplTrait(_) => errors.error(
@@ -221,6 +250,28 @@ fn check_owned(ty: &Type, errors: &mut Errors) {
     }
 }
 
+/// A type as a user would write it: `Vec<String>`, not quote's `Vec < String >`.
+fn type_text(ty: &Type) -> String {
+    let mut text = quote::quote!(#ty).to_string();
+    for (spaced, tight) in [
+        (" < ", "<"),
+        ("< ", "<"),
+        (" <", "<"),
+        (" >", ">"),
+        (" :: ", "::"),
+        (":: ", "::"),
+        (" ,", ","),
+        ("& ", "&"),
+        ("[ ", "["),
+        (" ]", "]"),
+        ("( ", "("),
+        (" )", ")"),
+    ] {
+        text = text.replace(spaced, tight);
+    }
+    text
+}
+
 fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     match ty {
         Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
@@ -228,6 +279,21 @@ fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
         Type::Paren(paren) => last_segment(&paren.elem),
         _ => None,
     }
+}
+
+/// The type arguments of a `Result<..>` path: `T` and, unless an alias fixes it, `E`.
+fn result_arguments(ty: &Type) -> impl Iterator<Item = &Type> {
+    let arguments = match last_segment(ty).map(|segment| &segment.arguments) {
+        Some(syn::PathArguments::AngleBracketed(arguments)) => Some(&arguments.args),
+        _ => None,
+    };
+    arguments
+        .into_iter()
+        .flatten()
+        .filter_map(|argument| match argument {
+            syn::GenericArgument::Type(ty) => Some(ty),
+            _ => None,
+        })
 }
 
 fn is_result(ty: &Type) -> bool {

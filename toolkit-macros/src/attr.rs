@@ -1,6 +1,9 @@
 //! Every key of `#[tool(...)]` and of the parameter attributes, parsed in one place.
 
+use std::fmt::Write as _;
+
 use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -68,6 +71,13 @@ pub(crate) struct ToolAttr {
     pub(crate) gate: Option<LitStr>,
     pub(crate) tags: Vec<LitStr>,
     pub(crate) krate: Option<Path>,
+    /// The keys the user wrote, whether or not their values could be read.
+    written: Vec<String>,
+    /// The keys that misspelled keys most likely meant. A key that is there but
+    /// wrong already has its own error and must not also be reported missing.
+    meant: Vec<String>,
+    /// The arguments could not be parsed at all, so nothing can be reported missing.
+    unreadable: bool,
 }
 
 impl ToolAttr {
@@ -79,30 +89,30 @@ impl ToolAttr {
             Ok(metas) => metas,
             Err(error) => {
                 errors.push(error);
+                attr.unreadable = true;
                 return attr;
             }
         };
-        let mut seen: Vec<String> = Vec::new();
         for meta in metas {
             let Some(key) = meta.path().get_ident().map(ToString::to_string) else {
                 errors.error(
                     meta.path(),
                     format!(
-                        "unknown key `{}` in #[tool]; expected one of {}",
+                        "unknown key `{}` in `#[tool]`; expected one of {}",
                         path_text(meta.path()),
                         TOOL_KEYS.join(", ")
                     ),
                 );
                 continue;
             };
-            if seen.contains(&key) {
+            if attr.written.contains(&key) {
                 errors.error(
                     meta.path(),
-                    format!("duplicate key `{key}` in #[tool]; remove one of them"),
+                    format!("duplicate key `{key}` in `#[tool]`; remove one of them"),
                 );
                 continue;
             }
-            seen.push(key.clone());
+            attr.written.push(key.clone());
             match key.as_str() {
                 "name" => attr.name = string(&meta, errors),
                 "description" => attr.description = string(&meta, errors),
@@ -114,13 +124,11 @@ impl ToolAttr {
                 "tags" => attr.tags = strings(&meta, errors),
                 "scope" => attr.scope = keyword(&meta, "scope", SCOPES, errors),
                 "tier" => attr.tier = keyword(&meta, "tier", TIERS, errors),
-                "always" => {
-                    if let Meta::Path(_) = meta {
-                        attr.always = true;
-                    } else {
-                        errors.error(&meta, "`always` is a flag; write `always` alone, or leave it out for a routed tool");
-                    }
-                }
+                "always" => match &meta {
+                    Meta::Path(_) => attr.always = true,
+                    Meta::NameValue(pair) => errors.error(&pair.value, ALWAYS_IS_A_FLAG),
+                    Meta::List(list) => errors.error(&list.tokens, ALWAYS_IS_A_FLAG),
+                },
                 "crate" => match &meta {
                     Meta::NameValue(pair) => match &pair.value {
                         Expr::Path(path) if path.qself.is_none() => attr.krate = Some(path.path.clone()),
@@ -128,12 +136,30 @@ impl ToolAttr {
                     },
                     _ => errors.error(&meta, "expected `crate = path::to::toolkit`"),
                 },
-                _ => errors.error(meta.path(), unknown_key(&key, TOOL_KEYS, "#[tool]")),
+                _ => {
+                    if let Some(guess) = closest(&key, TOOL_KEYS) {
+                        attr.meant.push(guess.to_owned());
+                    }
+                    errors.error(meta.path(), unknown_key(&key, TOOL_KEYS, "`#[tool]`"));
+                }
             }
         }
         attr
     }
+
+    /// Whether `key` is missing: not written, not even misspelled, and the
+    /// arguments could be read.
+    pub(crate) fn is_missing(&self, key: &str) -> bool {
+        !self.unreadable
+            && !self
+                .written
+                .iter()
+                .chain(&self.meant)
+                .any(|seen| seen == key)
+    }
 }
+
+const ALWAYS_IS_A_FLAG: &str = "`always` is a flag and takes no value; write `always` alone, or leave it out for a routed tool";
 
 /// `#[tool(default = EXPR)]` and `#[ctx]` on one parameter.
 #[derive(Default)]
@@ -150,15 +176,21 @@ impl ParamAttr {
     /// Returns whether the attribute was ours (and so must not be re-emitted).
     pub(crate) fn read(&mut self, attr: &syn::Attribute, errors: &mut Errors) -> bool {
         if attr.path().is_ident("ctx") {
-            match &attr.meta {
-                Meta::Path(path) => {
-                    if self.ctx.is_some() {
-                        errors.error(path, "duplicate `#[ctx]`; remove one of them");
-                    }
-                    self.ctx = Some(path.span());
-                }
-                other => errors.error(other, "`#[ctx]` takes no arguments; write `#[ctx]` alone"),
+            if self.ctx.is_some() {
+                errors.error(attr, "duplicate `#[ctx]`; remove one of them");
             }
+            match &attr.meta {
+                Meta::Path(_) => {}
+                Meta::List(list) => errors.error(
+                    &list.tokens,
+                    "`#[ctx]` takes no arguments; write `#[ctx]` alone",
+                ),
+                Meta::NameValue(pair) => {
+                    errors.error(&pair.value, "`#[ctx]` takes no value; write `#[ctx]` alone");
+                }
+            }
+            // Still a context parameter: asking for a doc comment would be noise.
+            self.ctx = Some(attr.path().span());
             return true;
         }
         if !attr.path().is_ident("tool") {
@@ -183,7 +215,7 @@ impl ParamAttr {
                     if self.default.is_some() {
                         errors.error(
                             meta.path(),
-                            "duplicate key `default` in #[tool]; remove one of them",
+                            "duplicate key `default` in `#[tool]`; remove one of them",
                         );
                     }
                     self.default = Some(pair.value.clone());
@@ -194,7 +226,7 @@ impl ParamAttr {
                 ),
                 _ => errors.error(
                     meta.path(),
-                    unknown_key(&key, PARAM_KEYS, "a parameter's #[tool]"),
+                    unknown_key(&key, PARAM_KEYS, "a parameter's `#[tool]`"),
                 ),
             }
         }
@@ -203,12 +235,15 @@ impl ParamAttr {
 }
 
 fn unknown_key(key: &str, expected: &[&str], place: &str) -> String {
+    if let [only] = expected {
+        return format!("unknown key `{key}` in {place}; expected `{only}`");
+    }
     let mut message = format!(
         "unknown key `{key}` in {place}; expected one of {}",
         expected.join(", ")
     );
     if let Some(guess) = closest(key, expected) {
-        message.push_str(&format!(" (did you mean `{guess}`?)"));
+        let _ = write!(message, " (did you mean `{guess}`?)");
     }
     message
 }
@@ -235,7 +270,7 @@ fn name_value<'m>(meta: &'m Meta, errors: &mut Errors, example: &str) -> Option<
     if let Meta::NameValue(pair) = meta {
         Some(&pair.value)
     } else {
-        errors.error(meta, format!("expected `{}`", example));
+        errors.error(meta, format!("expected `{example}`"));
         None
     }
 }
@@ -265,10 +300,17 @@ fn strings(meta: &Meta, errors: &mut Errors) -> Vec<LitStr> {
         return Vec::new();
     };
     let Expr::Array(ExprArray { elems, .. }) = value else {
-        errors.error(
-            value,
-            format!("expected a list of string literals, like `{example}`"),
-        );
+        let message = match value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(text),
+                ..
+            }) => format!(
+                "`{key}` takes a list of string literals, even for one; write `{key} = [{}]`",
+                text.to_token_stream()
+            ),
+            _ => format!("expected a list of string literals, like `{example}`"),
+        };
+        errors.error(value, message);
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -298,6 +340,26 @@ fn keyword<T: Copy>(
         Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
         _ => None,
     };
+    if let Expr::Lit(ExprLit {
+        lit: Lit::Str(text),
+        ..
+    }) = value
+    {
+        let word = text.value();
+        let written = if names.contains(&word.as_str()) {
+            word
+        } else {
+            names[0].to_owned()
+        };
+        errors.error(
+            value,
+            format!(
+                "`{key}` takes a bare word, not a string; write `{key} = {written}` without quotes (one of {})",
+                names.join(", ")
+            ),
+        );
+        return None;
+    }
     let Some(ident) = ident else {
         errors.error(
             value,
@@ -318,7 +380,7 @@ fn keyword<T: Copy>(
         names.join(", ")
     );
     if let Some(guess) = closest(&word, &names) {
-        message.push_str(&format!(" (did you mean `{guess}`?)"));
+        let _ = write!(message, " (did you mean `{guess}`?)");
     }
     errors.error(ident, message);
     None

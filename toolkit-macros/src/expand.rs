@@ -1,8 +1,8 @@
 //! Code generation: the user's function, its handle, and its registry entry.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
-use syn::{GenericArgument, ItemFn, LitStr, PathArguments, Type, parse_quote};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::{GenericArgument, Item, ItemFn, LitStr, PathArguments, Type, parse_quote};
 
 use crate::ast::{Output, ParamKind, ToolFn};
 use crate::attr::{Scope, Tier, ToolAttr};
@@ -25,14 +25,7 @@ struct Checked<'a> {
 pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let item: ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
-        Err(_) => {
-            let error = syn::Error::new(
-                Span::call_site(),
-                "#[tool] applies to a function, like `#[tool(scope = shared, tier = auto)] async fn get_tasks(..)`",
-            );
-            let error = error.to_compile_error();
-            return quote!(#error #input);
-        }
+        Err(_) => return not_a_function(input),
     };
     let mut errors = Errors::default();
     let attr = ToolAttr::parse(args, &mut errors);
@@ -51,6 +44,37 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     }
 }
 
+/// `#[tool]` on something other than a function: one error on the item's keyword
+/// and name, and the item itself unchanged.
+fn not_a_function(input: TokenStream) -> TokenStream {
+    fn named(keyword: impl ToTokens, ident: &syn::Ident) -> TokenStream {
+        quote!(#keyword #ident)
+    }
+    let (tokens, kind) = match syn::parse2::<Item>(input.clone()) {
+        Ok(Item::Struct(item)) => (named(item.struct_token, &item.ident), "a struct"),
+        Ok(Item::Enum(item)) => (named(item.enum_token, &item.ident), "an enum"),
+        Ok(Item::Union(item)) => (named(item.union_token, &item.ident), "a union"),
+        Ok(Item::Trait(item)) => (named(item.trait_token, &item.ident), "a trait"),
+        Ok(Item::Impl(item)) => (item.impl_token.to_token_stream(), "an impl block"),
+        Ok(Item::Mod(item)) => (named(item.mod_token, &item.ident), "a module"),
+        Ok(Item::Const(item)) => (named(item.const_token, &item.ident), "a constant"),
+        Ok(Item::Static(item)) => (named(item.static_token, &item.ident), "a static"),
+        Ok(Item::Type(item)) => (named(item.type_token, &item.ident), "a type alias"),
+        _ => (TokenStream::new(), "this item"),
+    };
+    let message = format!(
+        "`#[tool]` applies to a function, not {kind}; write the tool as a free `fn`, like `async fn get_tasks(..)`"
+    );
+    let error = if tokens.is_empty() {
+        syn::Error::new(Span::call_site(), message)
+    } else {
+        syn::Error::new_spanned(tokens, message)
+    };
+    let mut output = error.to_compile_error();
+    output.extend(input);
+    output
+}
+
 fn check<'a>(
     attr: &'a ToolAttr,
     func: &'a ToolFn,
@@ -62,7 +86,10 @@ fn check<'a>(
         Some(name) => (name.value(), name.span()),
         None => (unraw(ident), ident.span()),
     };
-    if let Some(config) = config {
+    // A `name` that is written but unreadable has its own error; the function's
+    // identifier is not the name the user meant.
+    let name_meant = attr.name.is_some() || attr.is_missing("name");
+    if let (Some(config), true) = (config, name_meant) {
         valid::check_name(&name, name_span, config, errors);
     }
     let mut seen_aliases: Vec<String> = Vec::new();
@@ -89,13 +116,13 @@ fn check<'a>(
         ("title", &attr.title),
         ("gate", &attr.gate),
     ] {
-        if let Some(value) = value {
-            if value.value().trim().is_empty() {
-                errors.error(
-                    value,
-                    format!("`{key}` is empty; give it a value or remove it"),
-                );
-            }
+        if let Some(value) = value
+            && value.value().trim().is_empty()
+        {
+            errors.error(
+                value,
+                format!("`{key}` is empty; give it a value or remove it"),
+            );
         }
     }
     for tag in &attr.tags {
@@ -112,34 +139,47 @@ fn check<'a>(
                     "`description` is empty; say what the tool does, for the model",
                 );
             }
-            check_length(&value, text.span(), errors);
+            check_length(&value, text, errors);
             Some(value)
         }
         None => {
-            if let Some(text) = &func.description {
-                check_length(text, ident.span(), errors);
-            } else {
+            if let Some(doc) = &func.unreadable_doc {
+                errors.error(
+                    doc,
+                    "`#[tool]` reads descriptions from doc comments written as literals; use `///` comments, or `description = \"...\"` in `#[tool]`",
+                );
+            } else if let Some(text) = &func.description {
+                let docs = &func.doc_attrs;
+                check_length(text, quote!(#(#docs)*), errors);
+            } else if attr.is_missing("description") {
                 errors.error(
                     ident,
-                    format!("tool `{name}` has no description; add a doc comment (`/// ...`) saying what it does, or `description = \"...\"` in #[tool]"),
+                    format!("tool `{name}` has no description; add a doc comment (`/// ...`) saying what it does, or `description = \"...\"` in `#[tool]`"),
                 );
             }
             func.description.clone()
         }
     };
     let scope = attr.scope;
-    if scope.is_none() {
-        errors.at(
-            Span::call_site(),
-            "missing `scope` in #[tool]; declare who may use the tool: `scope = shared`, `agent`, `assistant` or `channel`",
-        );
-    }
     let tier = attr.tier;
-    if tier.is_none() {
-        errors.at(
+    let missing_scope = scope.is_none() && attr.is_missing("scope");
+    let missing_tier = tier.is_none() && attr.is_missing("tier");
+    // Nothing in the input can be named for a key that is not there, so these point
+    // at the attribute.
+    match (missing_scope, missing_tier) {
+        (true, true) => errors.at(
             Span::call_site(),
-            "missing `tier` in #[tool]; declare whether a human must approve calls: `tier = auto`, `confirm` or `approve`",
-        );
+            "missing `scope` and `tier` in `#[tool]`; declare who may use the tool (`scope = shared`, `agent`, `assistant` or `channel`) and whether a human must approve calls (`tier = auto`, `confirm` or `approve`)",
+        ),
+        (true, false) => errors.at(
+            Span::call_site(),
+            "missing `scope` in `#[tool]`; declare who may use the tool: `scope = shared`, `agent`, `assistant` or `channel`",
+        ),
+        (false, true) => errors.at(
+            Span::call_site(),
+            "missing `tier` in `#[tool]`; declare whether a human must approve calls: `tier = auto`, `confirm` or `approve`",
+        ),
+        (false, false) => {}
     }
     Some(Checked {
         name,
@@ -154,12 +194,12 @@ fn check<'a>(
     })
 }
 
-fn check_length(text: &str, span: Span, errors: &mut Errors) {
+fn check_length(text: &str, source: impl ToTokens, errors: &mut Errors) {
     let length = text.chars().count();
     if length > MAX_DESCRIPTION {
-        errors.at(
-            span,
-            format!("the description is {length} characters long; providers accept at most {MAX_DESCRIPTION}: move details into parameter docs or `guidance = \"...\"`"),
+        errors.error(
+            source,
+            format!("the description is {length} characters long, over the {MAX_DESCRIPTION} providers accept; move details into parameter docs or `guidance = \"...\"`"),
         );
     }
 }
@@ -213,8 +253,11 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
             });
             quote!(#[serde(default = #function_name)])
         });
-        fields.push(quote! {
-            #[doc = #doc]
+        // Spanned on the parameter's type, so serde's "not Deserialize" errors
+        // point there rather than at the attribute.
+        let field_doc = LitStr::new(doc, span_of(ty));
+        fields.push(quote_spanned! {span_of(ty)=>
+            #[doc = #field_doc]
             #default_attr
             #(#field_attrs)*
             #ident: #ty
@@ -233,7 +276,9 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
         .map(|param| {
             let ident = &param.ident;
             let ty = &param.ty;
-            let extract = quote_spanned!(span_of(ty)=> #private::extract::<#ty>(__toolkit_ctx));
+            let span = span_of(ty);
+            let private = respan(private.clone(), span);
+            let extract = quote_spanned!(span=> #private::extract::<#ty>(__toolkit_ctx));
             quote! {
                 let #ident = match #extract {
                     ::core::result::Result::Ok(value) => value,
@@ -244,8 +289,26 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
     let all_idents = func.params.iter().map(|param| &param.ident);
     let await_ = func.is_async.then(|| quote!(.await));
     let output = match func.output {
-        Output::Result(span) => quote_spanned!(span=> #private::output_result(__toolkit_value)),
-        Output::Value(span) => quote_spanned!(span=> #private::output(&__toolkit_value)),
+        Output::Result { value, error } => {
+            // Two calls, each spanned on its own type argument, so "not
+            // Serialize" points at `T` and "not Display" at `E`.
+            let value_private = respan(private.clone(), value);
+            let error_private = respan(private.clone(), error);
+            let output_value = quote_spanned!(value=> #value_private::output(&__toolkit_ok));
+            let output_error = quote_spanned!(error=>
+                #error_private::output_result::<(), _>(::core::result::Result::Err(__toolkit_error))
+            );
+            quote! {
+                match __toolkit_value {
+                    ::core::result::Result::Ok(__toolkit_ok) => #output_value,
+                    ::core::result::Result::Err(__toolkit_error) => #output_error,
+                }
+            }
+        }
+        Output::Value(span) => {
+            let private = respan(private.clone(), span);
+            quote_spanned!(span=> #private::output(&__toolkit_value))
+        }
     };
     let output_type = output_type(&func.item.sig.output);
     let output_schema = match output_type {
@@ -411,6 +474,25 @@ fn output_type(output: &syn::ReturnType) -> Option<&Type> {
         }
         _ => None,
     }
+}
+
+/// `tokens` with every span set to `span`, so a type error in a call to a
+/// `__private` helper points only at the user's token, not also at the attribute.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let proc_macro2::TokenTree::Group(group) = &token {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = proc_macro2::TokenTree::Group(inner);
+            } else {
+                token.set_span(span);
+            }
+            token
+        })
+        .collect()
 }
 
 fn span_of(ty: &Type) -> Span {

@@ -12,11 +12,16 @@ pub(crate) fn expand(func: &ToolFn, error: Option<syn::Error>) -> TokenStream {
     let item = &func.item;
     let ident = &item.sig.ident;
     let vis = &item.vis;
+    // A method sits in an `impl` or a `trait`, where a struct is itself an error.
+    let handle = (!func.is_method).then(|| {
+        quote! {
+            #[allow(non_camel_case_types, dead_code)]
+            #vis struct #ident {}
+        }
+    });
     quote! {
         #errors
         #item
-
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
+        #handle
     }
 }

@@ -1,6 +1,6 @@
 //! Rules across several inputs: the name's format and verb, the description.
 
-use std::fmt::Display;
+use std::fmt::{Display, Write as _};
 
 use proc_macro2::Span;
 use quote::ToTokens;
@@ -46,20 +46,42 @@ pub(crate) const MAX_DESCRIPTION: usize = 1024;
 /// Characters and length every name and alias must have: `[a-zA-Z0-9_-]{1,64}`.
 pub(crate) fn check_format(name: &str, what: &str, span: Span, errors: &mut Errors) -> bool {
     if name.is_empty() {
-        errors.at(
-            span,
-            format!("{what} is empty; name the tool `verb_resource`, like `get_tasks`"),
-        );
+        let fix = if what == "alias" {
+            "remove it"
+        } else {
+            "name the tool `verb_resource`, like `get_tasks`"
+        };
+        errors.at(span, format!("{what} is empty; {fix}"));
         return false;
     }
     if let Some(bad) = name
         .chars()
         .find(|&c| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
     {
-        errors.at(
-            span,
-            format!("{what} `{name}` contains `{bad}`; providers accept only ASCII letters, digits, `_` and `-`"),
+        let shown = match bad {
+            ' ' => "a space".to_owned(),
+            '\t' | '\n' | '\r' => "whitespace".to_owned(),
+            other => format!("`{other}`"),
+        };
+        let mut message = format!(
+            "{what} `{name}` contains {shown}; providers accept only ASCII letters, digits, `_` and `-`"
         );
+        // Separators like `.`, `/` or spaces most likely meant `_`; other letters
+        // have no safe replacement to suggest.
+        if name.chars().all(|c| c.is_ascii_graphic() || c == ' ') {
+            let fixed: String = name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let _ = write!(message, " (did you mean `{fixed}`?)");
+        }
+        errors.at(span, message);
         return false;
     }
     if name.len() > MAX_NAME {
@@ -137,11 +159,11 @@ pub(crate) fn check_name(name: &str, span: Span, config: &Config, errors: &mut E
             } else {
                 format!("{better}{separator}{resource}")
             };
-            message.push_str(&format!(" (did you mean `{renamed}`?)"));
+            let _ = write!(message, " (did you mean `{renamed}`?)");
         } else if !resource.is_empty() {
-            message.push_str(&format!(
-                "; to allow it, add it to `extra-verbs` under [package.metadata.toolkit] in Cargo.toml"
-            ));
+            message.push_str(
+                "; to allow it, add it to `extra-verbs` under [package.metadata.toolkit] in Cargo.toml",
+            );
         }
         errors.at(span, message);
         return;
@@ -204,10 +226,10 @@ fn suggest_verb<'a>(stray: &str, verbs: &'a [String]) -> Option<&'a str> {
             .find(|known| known.as_str() == verb)
             .map(String::as_str)
     };
-    if let Some((_, meant)) = STRAYS.iter().find(|(word, _)| *word == stray) {
-        if let Some(verb) = meant.iter().find_map(|&verb| known(verb)) {
-            return Some(verb);
-        }
+    if let Some((_, meant)) = STRAYS.iter().find(|(word, _)| *word == stray)
+        && let Some(verb) = meant.iter().find_map(|&verb| known(verb))
+    {
+        return Some(verb);
     }
     let candidates: Vec<&str> = verbs.iter().map(String::as_str).collect();
     crate::attr::closest(stray, &candidates)
@@ -341,7 +363,13 @@ mod tests {
         assert_eq!(
             messages("get.tasks", &config),
             [
-                "tool name `get.tasks` contains `.`; providers accept only ASCII letters, digits, `_` and `-`"
+                "tool name `get.tasks` contains `.`; providers accept only ASCII letters, digits, `_` and `-` (did you mean `get_tasks`?)"
+            ]
+        );
+        assert_eq!(
+            messages("get tâches", &config),
+            [
+                "tool name `get tâches` contains a space; providers accept only ASCII letters, digits, `_` and `-`"
             ]
         );
         let long = format!("get_{}", "x".repeat(61));

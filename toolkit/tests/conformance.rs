@@ -1,0 +1,352 @@
+//! Conformance: every corpus tool rendered in every dialect either passes that
+//! dialect's checker or fails with a documented [`toolkit::RenderError`].
+//!
+//! The checker (`conformance/checker.rs`) is written from the dialect rules of
+//! issue 3, independently of the renderer; the corpus (`conformance/corpus.rs`) has
+//! one tool per argument shape. Problems are collected over the whole matrix and
+//! reported together.
+
+#[path = "conformance/checker.rs"]
+mod checker;
+#[path = "conformance/checker_tests.rs"]
+mod checker_tests;
+#[path = "conformance/corpus.rs"]
+mod corpus;
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+use toolkit::{Context, Dialect, RegisteredTool, Response};
+
+use checker::{Declared, check, check_preserves};
+
+/// The (tool, dialect) pairs that must fail to render, and a substring of the
+/// documented reason. Every other pair must render and pass the checker.
+const EXPECTED_ERRORS: &[(&str, Dialect, &str)] = &[
+    // A map's keys are open: strict modes close every object, Gemini has no
+    // `additionalProperties`.
+    ("set_quotas", Dialect::OpenAiChatStrict, "map"),
+    ("set_quotas", Dialect::OpenAiResponsesStrict, "map"),
+    ("set_quotas", Dialect::AnthropicStrict, "map"),
+    ("set_quotas", Dialect::GeminiParameters, "map"),
+    ("set_counters", Dialect::OpenAiChatStrict, "map"),
+    ("set_counters", Dialect::OpenAiResponsesStrict, "map"),
+    ("set_counters", Dialect::AnthropicStrict, "map"),
+    ("set_counters", Dialect::GeminiParameters, "map"),
+    // Recursion can't be closed in Anthropic strict mode nor inlined for Gemini.
+    ("create_trees", Dialect::AnthropicStrict, "recursi"),
+    ("create_trees", Dialect::GeminiParameters, "recursi"),
+    // An untyped `serde_json::Value` where every node needs a type.
+    ("set_metadata", Dialect::OpenAiChatStrict, "type"),
+    ("set_metadata", Dialect::OpenAiResponsesStrict, "type"),
+    ("set_metadata", Dialect::GeminiParameters, "type"),
+    // A tuple's positions need `prefixItems`, which strict mode does not take.
+    ("set_position", Dialect::OpenAiChatStrict, "tuple"),
+    ("set_position", Dialect::OpenAiResponsesStrict, "tuple"),
+    // `due-date` is not a Gemini property name.
+    ("set_due_date", Dialect::GeminiParameters, "due-date"),
+    ("update_deadlines", Dialect::GeminiParameters, "due-date"),
+];
+
+/// The dialects that express every corpus shape.
+const LENIENT: [Dialect; 4] = [
+    Dialect::OpenAiChat,
+    Dialect::Anthropic,
+    Dialect::GeminiJsonSchema,
+    Dialect::Mcp,
+];
+
+fn declared(tool: &RegisteredTool) -> Declared<'_> {
+    let object_output = (tool.output_schema)()
+        .is_some_and(|schema| schema.to_value().get("type") == Some(&Value::from("object")));
+    Declared {
+        name: tool.name,
+        description: tool.description,
+        title: tool.title,
+        verb: tool.verb(),
+        tier: tool.tier.as_str(),
+        schema: tool.schema(),
+        object_output,
+    }
+}
+
+fn expected_error(tool: &str, dialect: Dialect) -> Option<&'static str> {
+    EXPECTED_ERRORS
+        .iter()
+        .find(|(name, expected, _)| *name == tool && *expected == dialect)
+        .map(|(_, _, reason)| *reason)
+}
+
+#[test]
+fn every_tool_in_every_dialect_conforms_or_fails_as_documented() {
+    let registry = corpus::registry();
+    let mut problems = Vec::new();
+    for tool in &registry {
+        for dialect in Dialect::ALL {
+            let pair = format!("{} × {dialect:?}", tool.name);
+            match (tool.render(dialect), expected_error(tool.name, dialect)) {
+                (Ok(rendered), None) => {
+                    let mut violations = check(dialect, &rendered);
+                    violations.extend(check_preserves(dialect, &declared(tool), &rendered));
+                    for violation in violations {
+                        problems.push(format!("{pair}: {violation}"));
+                    }
+                }
+                (Ok(rendered), Some(reason)) => problems.push(format!(
+                    "{pair}: expected an error about {reason:?}, but it rendered {rendered}"
+                )),
+                (Err(error), expected) => {
+                    if error.tool != tool.name || error.dialect != dialect {
+                        problems.push(format!(
+                            "{pair}: the error names {} × {:?}",
+                            error.tool, error.dialect
+                        ));
+                    }
+                    if error.path.is_empty() {
+                        problems.push(format!("{pair}: the error names no path: {error}"));
+                    }
+                    match expected {
+                        None => problems.push(format!("{pair}: unexpected error: {error}")),
+                        Some(reason) if !error.reason.contains(reason) => problems.push(format!(
+                            "{pair}: expected a reason containing {reason:?}, got: {error}"
+                        )),
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
+    }
+    let names: BTreeSet<&str> = registry.iter().map(|tool| tool.name).collect();
+    for (name, dialect, _) in EXPECTED_ERRORS {
+        if !names.contains(name) {
+            problems.push(format!("{name} × {dialect:?}: no such corpus tool"));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} conformance problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// Arguments a model could send under `schema`: every required property, and
+/// where the schema allows `null`, `null` (when `prefer_null`) or the first
+/// non-null alternative.
+fn arguments(root: &Value, node: &Value, prefer_null: bool, depth: usize) -> Value {
+    let mut node = node;
+    while let Some(Value::String(reference)) = node.get("$ref") {
+        let target = match reference.strip_prefix("#/") {
+            Some(rest) => rest.split('/').try_fold(root, |at, token| at.get(token)),
+            None => Some(root),
+        };
+        match target {
+            Some(target) => node = target,
+            None => return Value::Null,
+        }
+    }
+    let Some(object) = node.as_object() else {
+        return Value::Null;
+    };
+    if depth > 16 {
+        return Value::Null;
+    }
+    let types: Vec<&str> = match object.get("type") {
+        Some(Value::String(one)) => vec![one.as_str()],
+        Some(Value::Array(many)) => many.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let nullable = types.contains(&"null") || object.get("nullable") == Some(&Value::Bool(true));
+    let enum_allows_null = object
+        .get("enum")
+        .and_then(Value::as_array)
+        .is_none_or(|values| values.contains(&Value::Null));
+    if prefer_null && nullable && enum_allows_null {
+        return Value::Null;
+    }
+    if let Some(value) = object.get("const") {
+        return value.clone();
+    }
+    if let Some(first) = object
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|values| values.iter().find(|value| !value.is_null()))
+    {
+        return first.clone();
+    }
+    for union in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = object.get(union) {
+            let is_null = |branch: &&Value| branch.get("type") == Some(&Value::from("null"));
+            if prefer_null && branches.iter().any(|branch| is_null(&branch)) {
+                return Value::Null;
+            }
+            if let Some(branch) = branches.iter().find(|branch| !is_null(branch)) {
+                return arguments(root, branch, prefer_null, depth + 1);
+            }
+        }
+    }
+    let kind = types
+        .iter()
+        .copied()
+        .find(|kind| *kind != "null")
+        .unwrap_or("");
+    match kind.to_ascii_lowercase().as_str() {
+        "object" => {
+            let mut out = Map::new();
+            let properties = object.get("properties").and_then(Value::as_object);
+            for name in object
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                if let Some(property) = properties.and_then(|map| map.get(name)) {
+                    out.insert(
+                        name.to_owned(),
+                        arguments(root, property, prefer_null, depth + 1),
+                    );
+                }
+            }
+            Value::Object(out)
+        }
+        "array" => {
+            let count = object.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+            let prefix = object.get("prefixItems").and_then(Value::as_array);
+            (0..count)
+                .map(|i| {
+                    let item = prefix
+                        .and_then(|items| items.get(usize::try_from(i).expect("small")))
+                        .or_else(|| object.get("items"));
+                    item.map_or(Value::Null, |item| {
+                        arguments(root, item, prefer_null, depth + 1)
+                    })
+                })
+                .collect()
+        }
+        "string" => Value::from("2024-01-31"),
+        "integer" | "number" => object.get("minimum").cloned().unwrap_or(Value::from(0)),
+        "boolean" => Value::Bool(false),
+        _ => Value::Null,
+    }
+}
+
+/// Whatever a rendered schema lets the model send, the tool accepts: `null` where
+/// the schema allows it, and otherwise the first alternative.
+#[test]
+fn every_rendered_schema_only_allows_arguments_the_tool_accepts() {
+    let registry = corpus::registry();
+    let ctx = Context::new();
+    let mut problems = Vec::new();
+    for tool in &registry {
+        for dialect in Dialect::ALL {
+            let Ok(rendered) = tool.render(dialect) else {
+                continue;
+            };
+            let tool_part = rendered.get("function").unwrap_or(&rendered);
+            let schema = [
+                "parameters",
+                "input_schema",
+                "inputSchema",
+                "parametersJsonSchema",
+            ]
+            .iter()
+            .find_map(|key| tool_part.get(*key))
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({"type": "object"}));
+            let with_nulls = arguments(&schema, &schema, true, 0);
+            let without = arguments(&schema, &schema, false, 0);
+            let tries = if with_nulls == without {
+                vec![with_nulls]
+            } else {
+                vec![with_nulls, without]
+            };
+            for sent in tries {
+                let response =
+                    futures_executor::block_on(registry.call(tool.name, &sent.to_string(), &ctx));
+                if let Response::Error(error) = response {
+                    problems.push(format!(
+                        "{} × {dialect:?}: the schema allows {sent}, the tool rejects it: {error}",
+                        tool.name
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} rejected arguments:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_corpus_is_what_the_matrix_covers() {
+    let registry = corpus::registry();
+    assert_eq!(registry.len(), corpus::definitions().len());
+    assert_eq!(registry.len(), 28);
+    // The no-parameter tool really has none, and the renamed parameter kept its
+    // wire name in the canonical schema.
+    assert_eq!(
+        registry.get("get_status").expect("corpus tool").schema()["properties"],
+        serde_json::json!({})
+    );
+    assert!(
+        registry.get("set_due_date").expect("corpus tool").schema()["properties"]
+            .get("due-date")
+            .is_some()
+    );
+}
+
+#[test]
+fn rendering_is_deterministic() {
+    // Two registries built separately: nothing cached is shared, and a `HashMap`
+    // iteration order would differ between them.
+    let first = corpus::registry();
+    let second = corpus::registry();
+    let mut differences = Vec::new();
+    for (a, b) in first.iter().zip(second.iter()) {
+        for dialect in Dialect::ALL {
+            let text = |tool: &RegisteredTool| match tool.render(dialect) {
+                Ok(value) => value.to_string(),
+                Err(error) => error.to_string(),
+            };
+            let (one, two, again) = (text(a), text(b), text(a));
+            if one != two || one != again {
+                differences.push(format!("{} × {dialect:?}:\n{one}\n{two}", a.name));
+            }
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
+
+#[test]
+fn lenient_dialects_render_the_whole_corpus() {
+    let registry = corpus::registry();
+    for dialect in LENIENT {
+        let all = toolkit::render(registry.iter(), dialect)
+            .unwrap_or_else(|error| panic!("{dialect:?}: {error}"));
+        let one_by_one: Vec<Value> = registry
+            .iter()
+            .map(|tool| tool.render(dialect).expect("each tool renders"))
+            .collect();
+        assert_eq!(all, Value::Array(one_by_one), "{dialect:?}");
+        assert_eq!(
+            registry.render(dialect).expect("the registry renders"),
+            all,
+            "{dialect:?}"
+        );
+    }
+}
+
+#[test]
+fn a_set_stops_at_the_first_tool_a_dialect_cannot_express() {
+    let registry = corpus::registry();
+    let error = registry
+        .render(Dialect::AnthropicStrict)
+        .expect_err("the corpus has maps and recursion");
+    // Tools are sorted by name; `create_trees` is the first that fails.
+    assert_eq!(error.tool, "create_trees");
+    assert_eq!(error.dialect, Dialect::AnthropicStrict);
+}
