@@ -12,7 +12,7 @@ use std::fmt;
 
 use serde_json::{Map, Value, json};
 
-use crate::schema::for_each_subschema;
+use crate::schema::{ARRAY_KEYWORDS, MAP_KEYWORDS, SCHEMA_KEYWORDS, for_each_subschema};
 use crate::{RegisteredTool, Tool};
 
 /// A model provider's tool format.
@@ -173,11 +173,18 @@ pub(crate) fn build(
             "input_schema": schema,
             "strict": true,
         }),
-        Dialect::GeminiParameters => json!({
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": schema,
-        }),
+        Dialect::GeminiParameters => {
+            let mut declaration = json!({ "name": tool.name, "description": tool.description });
+            // Gemini rejects `parameters` whose object has no properties: a tool
+            // without parameters declares none.
+            if schema["properties"]
+                .as_object()
+                .is_some_and(|properties| !properties.is_empty())
+            {
+                declaration["parameters"] = schema;
+            }
+            declaration
+        }
         Dialect::GeminiJsonSchema => json!({
             "name": tool.name,
             "description": tool.description,
@@ -192,46 +199,117 @@ type Fail = (String, String);
 
 fn dialect_schema(canonical: &Value, dialect: Dialect) -> Result<Value, Fail> {
     let mut schema = canonical.clone();
-    replace_bool_schemas(&mut schema);
     let Value::Object(root) = &mut schema else {
         return Err((
             String::new(),
             "the arguments schema is not an object".to_owned(),
         ));
     };
+    replace_bool_schemas(root);
+    if dialect == Dialect::GeminiParameters {
+        // Inlines every definition itself, after ruling out recursion.
+        gemini_parameters(root)?;
+        return Ok(schema);
+    }
+    inline_single_use_definitions(root);
+    // Tuples (`prefixItems`) get `items` too: OpenAI requires it everywhere, and
+    // with the length bounds it changes nothing elsewhere.
+    walk_all(root, &mut |node, _| {
+        give_arrays_items(node);
+        Ok(())
+    })?;
     match dialect {
-        Dialect::OpenAiChat | Dialect::OpenAiResponses => walk_all(root, &mut |node, _| {
-            give_arrays_items(node);
-            Ok(())
-        })?,
         Dialect::OpenAiChatStrict | Dialect::OpenAiResponsesStrict => openai_strict(root)?,
         Dialect::AnthropicStrict => anthropic_strict(root)?,
-        Dialect::GeminiParameters => gemini_parameters(root)?,
-        Dialect::Anthropic | Dialect::GeminiJsonSchema | Dialect::Mcp => {}
+        // A `const` says its type; the lenient dialects need no `type` beside it
+        // (a tag of an internally tagged enum is the common case).
+        _ => walk_all(root, &mut |node, _| {
+            if node.contains_key("const") && node.get("type").is_some_and(Value::is_string) {
+                node.remove("type");
+            }
+            Ok(())
+        })?,
     }
     Ok(schema)
 }
 
-/// `true` (any value, as schemars writes `serde_json::Value`) becomes `{}`;
-/// `false` is only written by schemars after `prefixItems`, where it is dropped.
-fn replace_bool_schemas(value: &mut Value) {
+/// `true` in a schema position (any value: schemars writes `serde_json::Value` so)
+/// becomes `{}`, which every provider reads as a schema; `items: false`, which
+/// schemars writes after `prefixItems`, is dropped (the length bounds say it).
+/// Keyword *values* that happen to be booleans (`uniqueItems: true`) are left alone.
+fn replace_bool_schemas(node: &mut Map<String, Value>) {
+    fn any(value: &mut Value) {
+        if *value == Value::Bool(true) {
+            *value = Value::Object(Map::new());
+        }
+    }
+    if node.get("items") == Some(&Value::Bool(false)) {
+        node.remove("items");
+    }
+    for (key, value) in node.iter_mut() {
+        let key = key.as_str();
+        if SCHEMA_KEYWORDS.contains(&key) && key != "additionalProperties" {
+            any(value);
+        } else if let (true, Value::Array(children)) = (ARRAY_KEYWORDS.contains(&key), &mut *value)
+        {
+            children.iter_mut().for_each(any);
+        } else if let (true, Value::Object(children)) =
+            (MAP_KEYWORDS.contains(&key) || key == "$defs", &mut *value)
+        {
+            children.values_mut().for_each(any);
+        }
+    }
+    if let Some(Value::Object(defs)) = node.get_mut("$defs") {
+        defs.values_mut()
+            .filter_map(Value::as_object_mut)
+            .for_each(replace_bool_schemas);
+    }
+    for_each_subschema(node, &mut replace_bool_schemas);
+}
+
+/// Writes each definition that is used once, and is not recursive, in place of
+/// its `$ref`: a `$ref` costs tokens and a lookup for the model. Definitions used
+/// more than once, and recursive ones, stay in `$defs`.
+fn inline_single_use_definitions(root: &mut Map<String, Value>) {
+    let Some(Value::Object(defs)) = root.get("$defs") else {
+        return;
+    };
+    let recursive = recursive_definitions(root);
+    let mut uses: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    count_refs(&Value::Object(root.clone()), &mut uses);
+    let single: Map<String, Value> = defs
+        .iter()
+        .filter(|(name, _)| uses.get(*name) == Some(&1) && !recursive.contains(*name))
+        .map(|(name, def)| (name.clone(), def.clone()))
+        .collect();
+    if single.is_empty() {
+        return;
+    }
+    inline_refs(root, &single);
+    if let Some(Value::Object(defs)) = root.get_mut("$defs") {
+        for name in single.keys() {
+            defs.remove(name);
+        }
+        for def in defs.values_mut().filter_map(Value::as_object_mut) {
+            inline_refs(def, &single);
+        }
+        if defs.is_empty() {
+            root.remove("$defs");
+        }
+    }
+}
+
+fn count_refs(value: &Value, uses: &mut std::collections::BTreeMap<String, usize>) {
     match value {
         Value::Object(node) => {
-            if node.get("items") == Some(&Value::Bool(false)) {
-                node.remove("items");
-            }
-            for (key, child) in node.iter_mut() {
-                if key == "enum" || key == "const" || key == "default" || key == "examples" {
-                    continue;
-                }
-                if child == &Value::Bool(true) && key != "additionalProperties" {
-                    *child = Value::Object(Map::new());
-                } else {
-                    replace_bool_schemas(child);
+            if let Some(Value::String(target)) = node.get("$ref") {
+                if let Some(name) = target.strip_prefix("#/$defs/") {
+                    *uses.entry(name.to_owned()).or_default() += 1;
                 }
             }
+            node.values().for_each(|child| count_refs(child, uses));
         }
-        Value::Array(items) => items.iter_mut().for_each(replace_bool_schemas),
+        Value::Array(children) => children.iter().for_each(|child| count_refs(child, uses)),
         _ => {}
     }
 }
@@ -496,10 +574,10 @@ fn infer_enum_type(node: &mut Map<String, Value>) {
     node.insert("type".to_owned(), kind);
 }
 
-/// Strict mode: every property is required. An optional one without a default
-/// (an `Option`) says so by also accepting `null`, which deserializes as `None`.
-/// One with a default must be sent, since `null` is not a value of its type: the
-/// default moves into the description, as strict mode drops `default`.
+/// Strict mode: every property is required, and an optional one says so by also
+/// accepting `null`: dispatch reads a `null` member as absent, so an `Option` is
+/// `None` and a defaulted parameter gets its default. Strict mode drops `default`,
+/// so the default moves into the description.
 fn require_every_property(node: &mut Map<String, Value>) {
     let required: BTreeSet<String> = match node.get("required") {
         Some(Value::Array(names)) => names
@@ -529,6 +607,7 @@ fn require_every_property(node: &mut Map<String, Value>) {
                     None => note,
                 };
                 property.insert("description".to_owned(), Value::String(description));
+                allow_null(property);
             }
             None => allow_null(property),
         }
@@ -670,6 +749,9 @@ fn anthropic_strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
         if is_map(node) {
             return Err("a map (an object with free-form keys) cannot be expressed in Anthropic strict mode, where objects are closed; use a `Vec` of key/value structs".to_owned());
         }
+        if node.contains_key("prefixItems") {
+            return Err("a tuple cannot be expressed in Anthropic strict mode, which drops the length bounds that make it one; use a struct".to_owned());
+        }
         for keyword in DROPPED {
             node.remove(*keyword);
         }
@@ -689,8 +771,14 @@ fn anthropic_strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
 
 /// The name of a `$defs` entry that refers to itself, directly or not.
 fn recursive_definition(root: &Map<String, Value>) -> Option<String> {
+    recursive_definitions(root).into_iter().next()
+}
+
+/// Every `$defs` entry that refers to itself, directly or not.
+fn recursive_definitions(root: &Map<String, Value>) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
     let Some(Value::Object(defs)) = root.get("$defs") else {
-        return None;
+        return found;
     };
     fn refs(value: &Value, out: &mut Vec<String>) {
         match value {
@@ -716,7 +804,7 @@ fn recursive_definition(root: &Map<String, Value>) -> Option<String> {
             }
             for target in next {
                 if &target == start {
-                    return Some(start.clone());
+                    found.insert(start.clone());
                 }
                 if seen.insert(target.clone()) {
                     stack.push(target);
@@ -724,7 +812,7 @@ fn recursive_definition(root: &Map<String, Value>) -> Option<String> {
             }
         }
     }
-    None
+    found
 }
 
 /// Gemini `parameters`: an OpenAPI 3.0 subset.
@@ -982,18 +1070,43 @@ mod tests {
                     "properties": {
                         "id": {"type": "integer", "minimum": 0, "description": "The task."},
                         "note": {"type": ["string", "null"], "description": "A note."},
-                        "priority": {"description": "How urgent.", "anyOf": [{"$ref": "#/$defs/Priority"}, {"type": "null"}]},
+                        "priority": {
+                            "description": "How urgent.\n- `low`: Later.\n- `high`: Now.",
+                            "type": ["string", "null"],
+                            "enum": ["low", "high", null]
+                        },
                         "labels": {"type": ["array", "null"], "items": {"type": "string"}, "description": "Labels."},
-                        "limit": {"type": "integer", "description": "At most this many. Default: 20."}
+                        "limit": {"type": ["integer", "null"], "description": "At most this many. Default: 20."}
                     },
                     "required": ["id", "note", "priority", "labels", "limit"],
-                    "additionalProperties": false,
-                    "$defs": {
-                        "Priority": {"type": "string", "enum": ["low", "high"], "description": "- `low`: Later.\n- `high`: Now."}
-                    }
+                    "additionalProperties": false
                 },
                 "strict": true
             }})
+        );
+    }
+
+    #[test]
+    fn definitions_used_twice_stay_shared_and_strict_wraps_their_descriptions() {
+        let canonical = json!({
+            "type": "object",
+            "properties": {
+                "from": {"description": "Start.", "$ref": "#/$defs/Day"},
+                "to": {"$ref": "#/$defs/Day"}
+            },
+            "required": ["from", "to"],
+            "additionalProperties": false,
+            "$defs": {"Day": {"type": "string", "enum": ["mon", "tue"]}}
+        });
+        let lenient = schema_of(Dialect::OpenAiChat, &canonical).unwrap();
+        assert_eq!(lenient["function"]["parameters"], canonical);
+        let strict = schema_of(Dialect::OpenAiChatStrict, &canonical).unwrap();
+        assert_eq!(
+            strict["function"]["parameters"]["properties"],
+            json!({
+                "from": {"description": "Start.", "anyOf": [{"$ref": "#/$defs/Day"}]},
+                "to": {"$ref": "#/$defs/Day"}
+            })
         );
     }
 

@@ -230,7 +230,7 @@ fn fold_documented_enum(node: &mut Map<String, Value>) {
 }
 
 /// Keywords whose value is one subschema.
-const SCHEMA_KEYWORDS: &[&str] = &[
+pub(crate) const SCHEMA_KEYWORDS: &[&str] = &[
     "items",
     "additionalProperties",
     "unevaluatedProperties",
@@ -244,9 +244,9 @@ const SCHEMA_KEYWORDS: &[&str] = &[
     "additionalItems",
 ];
 /// Keywords whose value is an array of subschemas.
-const ARRAY_KEYWORDS: &[&str] = &["prefixItems", "anyOf", "oneOf", "allOf"];
+pub(crate) const ARRAY_KEYWORDS: &[&str] = &["prefixItems", "anyOf", "oneOf", "allOf"];
 /// Keywords whose value maps names to subschemas.
-const MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
+pub(crate) const MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
 
 /// Calls `f` on every direct subschema of `node` that is an object (not on `$defs`,
 /// which callers handle themselves).
