@@ -841,6 +841,23 @@ fn gemini_parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
                 ));
             }
         }
+        if node.contains_key("prefixItems") {
+            return Err("a tuple cannot be expressed in Gemini `parameters`, which has no `prefixItems`; use a struct".to_owned());
+        }
+        // Gemini rejects an object type without properties; the root of a tool
+        // without parameters is left out instead (see `build`).
+        if !path.is_empty()
+            && is_type(node, "object")
+            && node
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(Map::is_empty)
+        {
+            return Err(
+                "an object without properties cannot be expressed in Gemini `parameters`"
+                    .to_owned(),
+            );
+        }
         if let Some(Value::Object(properties)) = node.get("properties") {
             if let Some(bad) = properties.keys().find(|name| !gemini_property_name(name)) {
                 let at = if path.is_empty() {

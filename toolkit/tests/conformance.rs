@@ -43,6 +43,10 @@ const EXPECTED_ERRORS: &[(&str, Dialect, &str)] = &[
     // A tuple's positions need `prefixItems`, which strict mode does not take.
     ("set_position", Dialect::OpenAiChatStrict, "tuple"),
     ("set_position", Dialect::OpenAiResponsesStrict, "tuple"),
+    // Anthropic strict drops the length bounds and Gemini `parameters` has no
+    // `prefixItems`: either would let the model send arguments the tool rejects.
+    ("set_position", Dialect::AnthropicStrict, "tuple"),
+    ("set_position", Dialect::GeminiParameters, "tuple"),
     // `due-date` is not a Gemini property name.
     ("set_due_date", Dialect::GeminiParameters, "due-date"),
     ("update_deadlines", Dialect::GeminiParameters, "due-date"),
