@@ -33,10 +33,64 @@ pub(crate) enum ParamKind {
 }
 
 impl Param {
-    /// The name the model uses: the identifier without any `r#`.
+    /// The name the model uses: a `#[serde(rename = "..")]`, or the identifier
+    /// without any `r#`.
     pub(crate) fn model_name(&self) -> String {
+        if let ParamKind::Model { field_attrs, .. } = &self.kind
+            && let Some(rename) = SerdeField::read(field_attrs).rename
+        {
+            return rename;
+        }
         let name = self.ident.to_string();
         name.strip_prefix("r#").map_or(name.clone(), str::to_owned)
+    }
+}
+
+/// What toolkit needs to know of the `#[serde(..)]` attributes moved onto a field:
+/// they change the name the model uses and whether it may leave the field out.
+/// Anything malformed is left for serde's own derive to report.
+#[derive(Default)]
+pub(crate) struct SerdeField {
+    pub(crate) rename: Option<String>,
+    pub(crate) default: bool,
+}
+
+impl SerdeField {
+    pub(crate) fn read(attrs: &[Attribute]) -> SerdeField {
+        let mut field = SerdeField::default();
+        for attr in attrs.iter().filter(|attr| attr.path().is_ident("serde")) {
+            let _ = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("rename") {
+                    if meta.input.peek(syn::Token![=]) {
+                        field.rename = Some(meta.value()?.parse::<syn::LitStr>()?.value());
+                    } else {
+                        meta.parse_nested_meta(|inner| {
+                            let value = inner.value()?.parse::<syn::LitStr>()?.value();
+                            if inner.path.is_ident("deserialize") {
+                                field.rename = Some(value);
+                            }
+                            Ok(())
+                        })?;
+                    }
+                } else if meta.path.is_ident("default") {
+                    field.default = true;
+                    if meta.input.peek(syn::Token![=]) {
+                        meta.value()?.parse::<syn::LitStr>()?;
+                    }
+                } else if meta.input.peek(syn::Token![=]) {
+                    meta.value()?.parse::<Expr>()?;
+                } else if meta.input.peek(syn::token::Paren) {
+                    meta.parse_nested_meta(|inner| {
+                        if inner.input.peek(syn::Token![=]) {
+                            inner.value()?.parse::<Expr>()?;
+                        }
+                        Ok(())
+                    })?;
+                }
+                Ok(())
+            });
+        }
+        field
     }
 }
 
@@ -211,7 +265,7 @@ fn read_param(typed: &mut syn::PatType, errors: &mut Errors) -> Option<Param> {
             ),
         );
     }
-    let optional = attr.default.is_some() || is_option(&ty);
+    let optional = attr.default.is_some() || is_option(&ty) || SerdeField::read(&field_attrs).default;
     Some(Param {
         ident,
         ty,

@@ -3,9 +3,6 @@
 //!
 //! Run it with `cargo run -p examples --bin quickstart`.
 
-// Tools receive their arguments owned, even those they only read.
-#![allow(clippy::needless_pass_by_value)]
-
 use std::sync::{Arc, Mutex, PoisonError};
 
 use schemars::JsonSchema;

@@ -2,10 +2,6 @@
 //! input come from the function, its group, channels (`tags`) and feature flag
 //! (`gate`) from the attribute. Adding a tool is adding a function here.
 
-// The generated dispatcher passes every argument by value, so a tool that only
-// reads its `State` or a string still takes it owned. And tools are called through
-// the registry, where `#[must_use]` on the function says nothing.
-#![allow(clippy::needless_pass_by_value, clippy::must_use_candidate)]
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -14,10 +14,6 @@
 //! - deletes: `confirm`, `approve` for memories;
 //! - `set_project`: `confirm`; `link_memories`: `auto`.
 
-// The generated dispatcher passes every argument by value, so a tool that only
-// reads its `State` or a list still takes it owned. And tools are called through
-// the registry, where `#[must_use]` on the function says nothing.
-#![allow(clippy::needless_pass_by_value, clippy::must_use_candidate)]
 
 pub mod context;
 pub mod entities;
