@@ -80,7 +80,7 @@ fn without_null_members<T: DeserializeOwned>(arguments: &str) -> Option<T> {
     serde_json::from_value(value).ok()
 }
 
-/// serde_json reports some type mismatches (a number where an enum is expected)
+/// `serde_json` reports some type mismatches (a number where an enum is expected)
 /// as syntax errors; text that parses as JSON is never malformed.
 fn is_valid_json(arguments: &str) -> bool {
     serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_ok()
@@ -178,7 +178,7 @@ fn in_json_terms(message: &str) -> String {
     format!("{head}, expected {expected}")
 }
 
-/// serde_json appends " at line L column C" to every message; the position is
+/// `serde_json` appends " at line L column C" to every message; the position is
 /// reported separately (or, for data errors, replaced by the field path).
 fn strip_position(error: &serde_json::Error) -> String {
     let text = error.to_string();
@@ -232,6 +232,50 @@ fn into_tool_error<E: Display + 'static>(error: E) -> ToolError {
     match slot {
         Some(error) => ToolError::failed(error),
         None => ToolError::failed("unknown error"),
+    }
+}
+
+/// Probes at compile time whether a tool's output type has a JSON schema, without
+/// requiring one: `(&OutputSchema::<T>::new()).output_schema()` picks
+/// [`HasOutputSchema`] when `T: JsonSchema` and [`NoOutputSchema`] otherwise
+/// (method resolution prefers the by-value receiver before the auto-ref).
+pub struct OutputSchema<T: ?Sized>(std::marker::PhantomData<T>);
+
+impl<T: ?Sized> OutputSchema<T> {
+    /// A probe for `T`.
+    #[must_use]
+    pub const fn new() -> Self {
+        OutputSchema(std::marker::PhantomData)
+    }
+}
+
+impl<T: ?Sized> Default for OutputSchema<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The output type has a schema.
+pub trait HasOutputSchema {
+    /// The schema of the output type.
+    fn output_schema(&self) -> Option<schemars::Schema>;
+}
+
+impl<T: schemars::JsonSchema + ?Sized> HasOutputSchema for OutputSchema<T> {
+    fn output_schema(&self) -> Option<schemars::Schema> {
+        Some(crate::schema::raw_output_schema_for::<T>())
+    }
+}
+
+/// The output type has no schema.
+pub trait NoOutputSchema {
+    /// Nothing.
+    fn output_schema(&self) -> Option<schemars::Schema>;
+}
+
+impl<T: ?Sized> NoOutputSchema for &OutputSchema<T> {
+    fn output_schema(&self) -> Option<schemars::Schema> {
+        None
     }
 }
 
@@ -416,43 +460,5 @@ mod tests {
                 message: "disk full".to_owned()
             })
         );
-    }
-}
-
-/// Probes at compile time whether a tool's output type has a JSON schema, without
-/// requiring one: `(&OutputSchema::<T>::new()).output_schema()` picks
-/// [`HasOutputSchema`] when `T: JsonSchema` and [`NoOutputSchema`] otherwise
-/// (method resolution prefers the by-value receiver before the auto-ref).
-pub struct OutputSchema<T: ?Sized>(std::marker::PhantomData<T>);
-
-impl<T: ?Sized> OutputSchema<T> {
-    /// A probe for `T`.
-    #[must_use]
-    pub const fn new() -> Self {
-        OutputSchema(std::marker::PhantomData)
-    }
-}
-
-/// The output type has a schema.
-pub trait HasOutputSchema {
-    /// The schema of the output type.
-    fn output_schema(&self) -> Option<schemars::Schema>;
-}
-
-impl<T: schemars::JsonSchema + ?Sized> HasOutputSchema for OutputSchema<T> {
-    fn output_schema(&self) -> Option<schemars::Schema> {
-        Some(crate::schema::raw_output_schema_for::<T>())
-    }
-}
-
-/// The output type has no schema.
-pub trait NoOutputSchema {
-    /// Nothing.
-    fn output_schema(&self) -> Option<schemars::Schema>;
-}
-
-impl<T: ?Sized> NoOutputSchema for &OutputSchema<T> {
-    fn output_schema(&self) -> Option<schemars::Schema> {
-        None
     }
 }

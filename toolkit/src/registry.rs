@@ -65,6 +65,8 @@ pub struct Registry {
 impl Registry {
     /// Builds a registry, checking that no name or alias is claimed twice and
     /// cleaning every tool's schema once.
+    // The error names two definitions in full; it happens once, at start-up.
+    #[allow(clippy::result_large_err)]
     pub fn new<I>(tools: I) -> Result<Self, RegistryError>
     where
         I: IntoIterator<Item = &'static Tool>,
@@ -196,6 +198,7 @@ pub fn registry() -> &'static Registry {
 }
 
 /// The process-wide registry, or why it could not be built.
+#[allow(clippy::result_large_err)] // see `Registry::new`
 pub fn try_registry() -> Result<&'static Registry, &'static RegistryError> {
     GLOBAL
         .get_or_init(|| Registry::new(crate::__private::TOOLS.iter()))

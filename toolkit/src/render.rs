@@ -300,32 +300,41 @@ fn inline_single_use_definitions(root: &mut Map<String, Value>) {
 }
 
 fn count_refs(value: &Value, uses: &mut std::collections::BTreeMap<String, usize>) {
+    for_each_ref(value, &mut |name| {
+        *uses.entry(name.to_owned()).or_default() += 1;
+    });
+}
+
+/// Calls `f` with the definition name of every `#/$defs/...` reference in `value`.
+fn for_each_ref(value: &Value, f: &mut dyn FnMut(&str)) {
     match value {
         Value::Object(node) => {
-            if let Some(Value::String(target)) = node.get("$ref") {
-                if let Some(name) = target.strip_prefix("#/$defs/") {
-                    *uses.entry(name.to_owned()).or_default() += 1;
-                }
+            if let Some(name) = node
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|target| target.strip_prefix("#/$defs/"))
+            {
+                f(name);
             }
-            node.values().for_each(|child| count_refs(child, uses));
+            node.values().for_each(|child| for_each_ref(child, f));
         }
-        Value::Array(children) => children.iter().for_each(|child| count_refs(child, uses)),
+        Value::Array(children) => children.iter().for_each(|child| for_each_ref(child, f)),
         _ => {}
     }
 }
 
+/// A rewrite of one schema node; `Err` is the reason the node can't be expressed.
+type Visit<'a> = dyn FnMut(&mut Map<String, Value>, &str) -> Result<(), String> + 'a;
+
 /// Calls `visit` on the root, every `$defs` entry and every subschema, depth
 /// first, with a readable path.
-fn walk_all(
-    root: &mut Map<String, Value>,
-    visit: &mut dyn FnMut(&mut Map<String, Value>, &str) -> Result<(), String>,
-) -> Result<(), Fail> {
+fn walk_all(root: &mut Map<String, Value>, visit: &mut Visit<'_>) -> Result<(), Fail> {
     let mut defs = root.remove("$defs");
-    walk(root, String::new(), visit)?;
+    walk(root, "", visit)?;
     if let Some(Value::Object(defs)) = &mut defs {
         for (name, def) in defs.iter_mut() {
             if let Value::Object(def) = def {
-                walk(def, format!("$defs.{name}"), visit)?;
+                walk(def, &format!("$defs.{name}"), visit)?;
             }
         }
     }
@@ -335,16 +344,12 @@ fn walk_all(
     Ok(())
 }
 
-fn walk(
-    node: &mut Map<String, Value>,
-    path: String,
-    visit: &mut dyn FnMut(&mut Map<String, Value>, &str) -> Result<(), String>,
-) -> Result<(), Fail> {
-    visit(node, &path).map_err(|reason| (path.clone(), reason))?;
+fn walk(node: &mut Map<String, Value>, path: &str, visit: &mut Visit<'_>) -> Result<(), Fail> {
+    visit(node, path).map_err(|reason| (path.to_owned(), reason))?;
     let mut result = Ok(());
-    for_each_child(node, &path, &mut |child, child_path| {
+    for_each_child(node, path, &mut |child, child_path| {
         if result.is_ok() {
-            result = walk(child, child_path, visit);
+            result = walk(child, &child_path, visit);
         }
     });
     result
@@ -372,7 +377,7 @@ fn for_each_child(
                 }
             }
             ("items" | "additionalItems" | "contains", Value::Object(child)) => {
-                f(child, join("[]"))
+                f(child, join("[]"));
             }
             ("prefixItems", Value::Array(children)) => {
                 for (i, child) in children.iter_mut().enumerate() {
@@ -541,10 +546,10 @@ fn openai_strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
 /// `{"description": .., "$ref": ..}` becomes `{"description": .., "anyOf": [{"$ref": ..}]}`:
 /// strict mode allows no keyword beside `$ref`, and the description must stay.
 fn wrap_ref_with_siblings(node: &mut Map<String, Value>) {
-    if node.len() > 1 {
-        if let Some(reference) = node.remove("$ref") {
-            node.insert("anyOf".to_owned(), json!([{ "$ref": reference }]));
-        }
+    if node.len() > 1
+        && let Some(reference) = node.remove("$ref")
+    {
+        node.insert("anyOf".to_owned(), json!([{ "$ref": reference }]));
     }
 }
 
@@ -601,10 +606,10 @@ fn require_every_property(node: &mut Map<String, Value>) {
         };
         match property.remove("default") {
             Some(default) => {
-                let note = format!("Default: {default}.");
+                let default_text = format!("Default: {default}.");
                 let description = match property.get("description").and_then(Value::as_str) {
-                    Some(own) => format!("{own} {note}"),
-                    None => note,
+                    Some(own) => format!("{own} {default_text}"),
+                    None => default_text,
                 };
                 property.insert("description".to_owned(), Value::String(description));
                 allow_null(property);
@@ -638,20 +643,18 @@ fn allow_null(node: &mut Map<String, Value>) {
     if let Some(constant) = node.remove("const") {
         node.insert("enum".to_owned(), json!([constant]));
     }
-    if let Some(Value::Array(values)) = node.get_mut("enum") {
-        if !values.contains(&Value::Null) {
-            values.push(Value::Null);
-        }
+    if let Some(Value::Array(values)) = node.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
     }
     match node.get_mut("type") {
         Some(Value::String(kind)) => {
             let kind = std::mem::take(kind);
             node.insert("type".to_owned(), json!([kind, "null"]));
         }
-        Some(Value::Array(kinds)) => {
-            if !kinds.contains(&json!("null")) {
-                kinds.push(json!("null"));
-            }
+        Some(Value::Array(kinds)) if !kinds.contains(&json!("null")) => {
+            kinds.push(json!("null"));
         }
         _ => {}
     }
@@ -780,27 +783,13 @@ fn recursive_definitions(root: &Map<String, Value>) -> BTreeSet<String> {
     let Some(Value::Object(defs)) = root.get("$defs") else {
         return found;
     };
-    fn refs(value: &Value, out: &mut Vec<String>) {
-        match value {
-            Value::Object(node) => {
-                if let Some(Value::String(target)) = node.get("$ref") {
-                    if let Some(name) = target.strip_prefix("#/$defs/") {
-                        out.push(name.to_owned());
-                    }
-                }
-                node.values().for_each(|child| refs(child, out));
-            }
-            Value::Array(children) => children.iter().for_each(|child| refs(child, out)),
-            _ => {}
-        }
-    }
     for start in defs.keys() {
         let mut stack = vec![start.clone()];
         let mut seen = BTreeSet::new();
         while let Some(name) = stack.pop() {
             let mut next = Vec::new();
             if let Some(def) = defs.get(&name) {
-                refs(def, &mut next);
+                for_each_ref(def, &mut |target| next.push(target.to_owned()));
             }
             for target in next {
                 if &target == start {
@@ -858,17 +847,17 @@ fn gemini_parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
                     .to_owned(),
             );
         }
-        if let Some(Value::Object(properties)) = node.get("properties") {
-            if let Some(bad) = properties.keys().find(|name| !gemini_property_name(name)) {
-                let at = if path.is_empty() {
-                    bad.clone()
-                } else {
-                    format!("{path}.{bad}")
-                };
-                return Err(format!(
-                    "property name `{at}` is not accepted by Gemini (letters, digits and `_`, not starting with a digit, at most 64); rename it with `#[serde(rename = \"...\")]`"
-                ));
-            }
+        if let Some(Value::Object(properties)) = node.get("properties")
+            && let Some(bad) = properties.keys().find(|name| !gemini_property_name(name))
+        {
+            let at = if path.is_empty() {
+                bad.clone()
+            } else {
+                format!("{path}.{bad}")
+            };
+            return Err(format!(
+                "property name `{at}` is not accepted by Gemini (letters, digits and `_`, not starting with a digit, at most 64); rename it with `#[serde(rename = \"...\")]`"
+            ));
         }
         for keyword in [
             "additionalProperties",
@@ -905,11 +894,11 @@ fn gemini_parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
                 node.insert("nullable".to_owned(), Value::Bool(true));
             }
         }
-        if let Some(Value::Array(values)) = node.get_mut("enum") {
-            if values.contains(&Value::Null) {
-                values.retain(|value| !value.is_null());
-                node.insert("nullable".to_owned(), Value::Bool(true));
-            }
+        if let Some(Value::Array(values)) = node.get_mut("enum")
+            && values.contains(&Value::Null)
+        {
+            values.retain(|value| !value.is_null());
+            node.insert("nullable".to_owned(), Value::Bool(true));
         }
         if node.contains_key("enum") && !node.contains_key("type") {
             infer_enum_type(node);

@@ -273,13 +273,13 @@ pub(crate) fn for_each_subschema(
                     .filter_map(Value::as_object_mut)
                     .for_each(&mut *f);
             }
-        } else if MAP_KEYWORDS.contains(&key) {
-            if let Value::Object(children) = value {
-                children
-                    .values_mut()
-                    .filter_map(Value::as_object_mut)
-                    .for_each(&mut *f);
-            }
+        } else if MAP_KEYWORDS.contains(&key)
+            && let Value::Object(children) = value
+        {
+            children
+                .values_mut()
+                .filter_map(Value::as_object_mut)
+                .for_each(&mut *f);
         }
     }
 }
