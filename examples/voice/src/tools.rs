@@ -2,7 +2,6 @@
 //! input come from the function, its group, channels (`tags`) and feature flag
 //! (`gate`) from the attribute. Adding a tool is adding a function here.
 
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolkit::{State, ToolError, tool};

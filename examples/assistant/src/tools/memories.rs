@@ -318,15 +318,7 @@ pub fn delete_memories(
     /// The ids of the memories to delete.
     ids: Vec<u32>,
 ) -> Result<Deleted, ToolError> {
-    if ids.is_empty() {
-        return Err(empty_list("ids"));
-    }
-    let deleted = state
-        .lock()
-        .memories
-        .soft_delete(&ids)
-        .map_err(|id| nothing_changed("memory", id, "deleted"))?;
-    Ok(Deleted { deleted })
+    super::soft_delete(&state, &ids, "memory", |stores| &mut stores.memories)
 }
 
 /// Link two memories: `from` relates to `to` as `relation` says. Linking the same

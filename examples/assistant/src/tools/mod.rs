@@ -14,7 +14,6 @@
 //! - deletes: `confirm`, `approve` for memories;
 //! - `set_project`: `confirm`; `link_memories`: `auto`.
 
-
 pub mod context;
 pub mod entities;
 pub mod gmail;
@@ -42,6 +41,24 @@ use toolkit::ToolError;
 pub struct Deleted {
     /// The ids that are now gone, in the order given.
     pub deleted: Vec<u32>,
+}
+
+/// What every `delete_*` tool does: soft-deletes all of `ids` in one table, or
+/// nothing if one is unknown. `what` names the record (`task`) in errors.
+pub(crate) fn soft_delete<R>(
+    state: &crate::AssistantState,
+    ids: &[u32],
+    what: &str,
+    table: impl FnOnce(&mut crate::state::Stores) -> &mut crate::state::Table<R>,
+) -> Result<Deleted, ToolError> {
+    if ids.is_empty() {
+        return Err(empty_list("ids"));
+    }
+    let mut stores = state.lock();
+    let deleted = table(&mut stores)
+        .soft_delete(ids)
+        .map_err(|id| nothing_changed(what, id, "deleted"))?;
+    Ok(Deleted { deleted })
 }
 
 /// The error for an id that names no live record of `what` (`task`, `memory`).

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolkit::{State, ToolError, tool};
 
-use super::{Deleted, empty_list, not_found, nothing_changed, require_text, take};
+use super::{Deleted, empty_list, not_found, require_text, take};
 use crate::AssistantState;
 
 /// A reminder as the model sees it.
@@ -130,13 +130,5 @@ pub fn delete_reminders(
     /// The ids of the reminders to delete.
     ids: Vec<u32>,
 ) -> Result<Deleted, ToolError> {
-    if ids.is_empty() {
-        return Err(empty_list("ids"));
-    }
-    let deleted = state
-        .lock()
-        .reminders
-        .soft_delete(&ids)
-        .map_err(|id| nothing_changed("reminder", id, "deleted"))?;
-    Ok(Deleted { deleted })
+    super::soft_delete(&state, &ids, "reminder", |stores| &mut stores.reminders)
 }

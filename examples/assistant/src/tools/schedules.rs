@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolkit::{State, ToolError, tool};
 
-use super::{Deleted, empty_list, not_found, nothing_changed, require_text, take};
+use super::{Deleted, empty_list, not_found, require_text, take};
 use crate::AssistantState;
 
 /// A day of the week.
@@ -188,15 +188,7 @@ pub fn delete_schedules(
     /// The ids of the schedules to delete.
     ids: Vec<u32>,
 ) -> Result<Deleted, ToolError> {
-    if ids.is_empty() {
-        return Err(empty_list("ids"));
-    }
-    let deleted = state
-        .lock()
-        .schedules
-        .soft_delete(&ids)
-        .map_err(|id| nothing_changed("schedule", id, "deleted"))?;
-    Ok(Deleted { deleted })
+    super::soft_delete(&state, &ids, "schedule", |stores| &mut stores.schedules)
 }
 
 #[cfg(test)]

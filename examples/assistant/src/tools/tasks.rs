@@ -219,13 +219,5 @@ pub fn delete_tasks(
     /// The ids of the tasks to delete.
     ids: Vec<u32>,
 ) -> Result<Deleted, ToolError> {
-    if ids.is_empty() {
-        return Err(empty_list("ids"));
-    }
-    let deleted = state
-        .lock()
-        .tasks
-        .soft_delete(&ids)
-        .map_err(|id| nothing_changed("task", id, "deleted"))?;
-    Ok(Deleted { deleted })
+    super::soft_delete(&state, &ids, "task", |stores| &mut stores.tasks)
 }
