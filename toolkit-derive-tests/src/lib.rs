@@ -1,6 +1,10 @@
 //! Tools written exactly as a downstream crate writes them; the integration tests
 //! in `tests/` call them through the registry.
 
+// The tools are `async` like real I/O-bound tools, though these in-memory ones never
+// await.
+#![allow(clippy::unused_async)]
+
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -133,3 +137,133 @@ pub async fn set_mood(
 /// Search nothing at all: a tool without parameters.
 #[tool(scope = channel, tier = auto, description = "Search the void; always finds nothing.")]
 pub async fn search_void() {}
+
+/// A change to one task; fields left out stay as they are.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskUpdate {
+    /// The task to change.
+    #[serde(rename = "taskId")]
+    pub id: u32,
+    /// The new title.
+    pub title: Option<String>,
+    /// The new priority.
+    pub priority: Option<Priority>,
+}
+
+/// Update tasks. Every id is checked before anything is written, so a bad id
+/// changes nothing.
+#[tool(scope = shared, tier = confirm, group = "tasks", aliases = ["update_task"])]
+pub async fn update_tasks(
+    #[ctx] store: State<TaskStore>,
+    /// The changes, one per task.
+    updates: Vec<TaskUpdate>,
+) -> Result<Vec<Task>, ToolError> {
+    let mut all = store.lock();
+    if let Some(missing) = updates.iter().find(|update| !all.contains_key(&update.id)) {
+        return Err(ToolError::failed(format!("no task with id {}", missing.id)));
+    }
+    let mut changed = Vec::with_capacity(updates.len());
+    for update in updates {
+        let task = all.entry(update.id).or_insert_with(|| Task {
+            id: update.id,
+            title: String::new(),
+            priority: Priority::Low,
+        });
+        if let Some(title) = update.title {
+            task.title = title;
+        }
+        if let Some(priority) = update.priority {
+            task.priority = priority;
+        }
+        changed.push(task.clone());
+    }
+    Ok(changed)
+}
+
+/// Set one task's title.
+///
+/// Panics while holding the store's lock when the title is "boom", to prove that a
+/// panic in the middle of a write neither wedges the store nor half-writes it.
+#[tool(scope = shared, tier = auto, group = "tasks")]
+pub fn set_title(
+    #[ctx] store: State<TaskStore>,
+    /// The task to rename.
+    id: u32,
+    /// Its new title.
+    title: String,
+) -> Result<Task, ToolError> {
+    let mut all = store.lock();
+    let Some(task) = all.get(&id) else {
+        return Err(ToolError::failed(format!("no task with id {id}")));
+    };
+    let mut renamed = task.clone();
+    renamed.title = title;
+    assert!(renamed.title != "boom", "the title exploded");
+    all.insert(id, renamed.clone());
+    Ok(renamed)
+}
+
+/// When a reminder fires.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Recurrence {
+    /// Once, then never again.
+    Once {
+        /// When, as an RFC 3339 date-time.
+        at: String,
+    },
+    /// Every day.
+    Daily {
+        /// The hour of the day, 0 to 23.
+        hour: u8,
+    },
+    /// Every weekday at nine.
+    Weekdays,
+}
+
+/// How a reminder reaches the user.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    /// A push notification on the phone.
+    Push,
+    /// An email.
+    Email,
+}
+
+/// A reminder as stored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Reminder {
+    /// What to remind the user of.
+    pub text: String,
+    /// When it fires.
+    pub recurrence: Recurrence,
+    /// How it is delivered.
+    #[serde(rename = "type")]
+    pub delivery: Delivery,
+    /// Who else is told, with how many minutes of notice each.
+    pub notify: BTreeMap<String, u32>,
+}
+
+/// Create a reminder.
+#[tool(scope = agent, tier = auto, group = "reminders", tags = ["voice"])]
+pub async fn create_reminders(
+    /// What to remind the user of.
+    text: String,
+    /// When it fires.
+    recurrence: Recurrence,
+    /// How it is delivered.
+    #[tool(default = Delivery::Push)]
+    r#type: Delivery,
+    /// Who else to tell, with how many minutes of notice each.
+    #[tool(default = BTreeMap::new())]
+    notify: BTreeMap<String, u32>,
+) -> Reminder {
+    Reminder {
+        text,
+        recurrence,
+        delivery: r#type,
+        notify,
+    }
+}

@@ -1,6 +1,9 @@
 //! A second tools crate. The test binaries depend on it but call nothing in it, so
 //! without `toolkit::link_tools!` the linker would drop its tools.
 
+// The tool is `async` like real I/O-bound tools, though it never awaits.
+#![allow(clippy::unused_async)]
+
 use toolkit::tool;
 
 /// Link two memories so recalling one brings up the other.
