@@ -193,38 +193,23 @@ fn empty_arguments_are_an_empty_object() {
 }
 
 #[test]
-fn null_and_array_arguments_are_pinned_as_they_are() {
+fn null_counts_as_no_arguments_and_arguments_must_be_an_object() {
     let ctx = Context::new();
-    // `null` is not treated like `{}`, even for a tool without parameters, and the
-    // message names the generated struct (reported: it should speak of "an object of
-    // arguments", and `null` could count as `{}` like the empty string does).
+    // `null`, like "", is what providers send for a call without arguments.
+    assert_eq!(call("search_void", "null", &ctx), Response::Result(Value::Null));
     assert_eq!(
-        error(call("search_void", "null", &ctx)),
-        invalid(
-            ".",
-            "invalid type: null, expected an object (__toolkit_Arguments)"
-        )
+        error(call("set_mood", "null", &ctx)),
+        invalid("mood", "missing required field")
     );
-    assert_eq!(
-        error(call("set_mood", "\"calm\"", &ctx)),
-        invalid(
-            ".",
-            "invalid type: string \"calm\", expected an object (__toolkit_Arguments)"
-        )
+    // Anything but an object is refused, arrays included: serde's derived structs
+    // would accept the fields positionally, past the schema.
+    let not_an_object = invalid(
+        ".",
+        "the arguments must be a JSON object naming each parameter, like {\"id\": 7}",
     );
-    // serde's derived structs also accept a JSON array of the fields in order, so a
-    // model can call tools positionally, past the schema (reported).
-    assert_eq!(
-        call("set_mood", r#"["calm"]"#, &ctx),
-        Response::Result(json!("calm"))
-    );
-    assert_eq!(
-        error(call("set_mood", "[]", &ctx)),
-        invalid(
-            ".",
-            "invalid length 0, expected an object (__toolkit_Arguments with 1 element)"
-        )
-    );
+    assert_eq!(error(call("set_mood", "\"calm\"", &ctx)), not_an_object);
+    assert_eq!(error(call("set_mood", r#"["calm"]"#, &ctx)), not_an_object);
+    assert_eq!(error(call("set_mood", "[]", &ctx)), not_an_object);
     // `null` for an optional member means "left out" (OpenAI strict mode sends
     // one for every optional field), at the root and nested.
     let (ctx, _store) = context_with_tasks();
@@ -677,10 +662,7 @@ fn call_value_takes_parsed_arguments() {
     );
     assert_eq!(
         block_on(registry().call_value("get_tasks", &Value::Null, &ctx)),
-        Response::Error(invalid(
-            ".",
-            "invalid type: null, expected an object (__toolkit_Arguments)"
-        ))
+        block_on(registry().call_value("get_tasks", &json!({}), &ctx))
     );
 }
 

@@ -17,13 +17,12 @@ use toolkit_derive_tests::{
 const LIB: &str = include_str!("../src/lib.rs");
 const OTHER_LIB: &str = include_str!("../other-tools/src/lib.rs");
 
-// KNOWN BUG (reported to the lead): toolkit-macros' `docs::collect` drops the empty
-// `///` line between paragraphs (`"".lines()` yields no line), so paragraphs are
-// joined with a space and `summary()` returns the whole text. These constants pin
-// what the macro does today; `doc_comment_paragraphs_are_kept` (ignored until the
-// fix) pins what it should do.
-const GET_TASKS_DESCRIPTION: &str = "Get tasks. Filter by `id` for one task; otherwise the tasks in id order. Returns at most `limit` tasks.";
-const SET_TITLE_DESCRIPTION: &str = "Set one task's title. Panics while holding the store's lock when the title is \"boom\", to prove that a panic in the middle of a write neither wedges the store nor half-writes it.";
+// Doc comments keep their paragraphs; the summary is the first one.
+const GET_TASKS_DESCRIPTION: &str = "Get tasks. Filter by `id` for one task; otherwise the tasks in id order.\n\nReturns at most `limit` tasks.";
+const GET_TASKS_SUMMARY: &str =
+    "Get tasks. Filter by `id` for one task; otherwise the tasks in id order.";
+const SET_TITLE_DESCRIPTION: &str = "Set one task's title.\n\nPanics while holding the store's lock when the title is \"boom\", to prove that a panic in the middle of a write neither wedges the store nor half-writes it.";
+const SET_TITLE_SUMMARY: &str = "Set one task's title.";
 
 /// The line of the `#[tool(` attribute above `fn {function}(` in `source`: where
 /// the macro says the tool is defined.
@@ -219,7 +218,7 @@ fn reads_every_declared_fact_at_run_time() {
             "name": "get_tasks",
             // Lines of a paragraph are joined.
             "description": GET_TASKS_DESCRIPTION,
-            "summary": GET_TASKS_DESCRIPTION,
+            "summary": GET_TASKS_SUMMARY,
             "verb": "get",
             "scope": "shared",
             "tier": "auto",
@@ -299,7 +298,7 @@ fn reads_every_declared_fact_at_run_time() {
         json!({
             "name": "set_title",
             "description": SET_TITLE_DESCRIPTION,
-            "summary": SET_TITLE_DESCRIPTION,
+            "summary": SET_TITLE_SUMMARY,
             "verb": "set",
             "scope": "shared",
             "tier": "auto",
@@ -599,7 +598,6 @@ fn rejects_the_same_definition_passed_twice() {
 }
 
 #[test]
-#[ignore = "toolkit-macros drops blank doc lines, joining paragraphs; reported"]
 fn doc_comment_paragraphs_are_kept() {
     let tool = get_tasks::definition();
     assert_eq!(

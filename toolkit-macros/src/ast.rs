@@ -265,7 +265,8 @@ fn read_param(typed: &mut syn::PatType, errors: &mut Errors) -> Option<Param> {
             ),
         );
     }
-    let optional = attr.default.is_some() || is_option(&ty) || SerdeField::read(&field_attrs).default;
+    let optional =
+        attr.default.is_some() || is_option(&ty) || SerdeField::read(&field_attrs).default;
     Some(Param {
         ident,
         ty,

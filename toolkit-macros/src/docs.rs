@@ -19,6 +19,11 @@ pub(crate) fn collect(attrs: &[Attribute]) -> Result<Option<String>, &Attribute>
                     ..
                 }) => {
                     let text = text.value();
+                    // An empty `///` line is an empty string, which has no lines at
+                    // all; it still separates paragraphs.
+                    if text.is_empty() {
+                        lines.push(String::new());
+                    }
                     lines.extend(
                         text.lines()
                             .map(|line| line.strip_prefix(' ').unwrap_or(line).to_owned()),

@@ -354,7 +354,8 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
     // The dispatcher passes every argument by value, so a tool that only reads a
     // parameter is not a mistake the user can fix; and a tool's result is used by
     // the registry whether or not direct callers use it.
-    item.attrs.push(parse_quote!(#[allow(clippy::needless_pass_by_value, clippy::must_use_candidate)]));
+    item.attrs
+        .push(parse_quote!(#[allow(clippy::needless_pass_by_value, clippy::must_use_candidate)]));
     let handle_doc = format!(
         "Handle of the `{name}` tool: its name, scope, tier and definition, without a string.\n\nSee [`fn@{fn_ident}`] for what the model sees."
     );

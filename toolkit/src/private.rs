@@ -28,26 +28,52 @@ pub static TOOLS: [Tool];
 /// model send `null` for every optional field), and otherwise `serde_path_to_error`
 /// names the offending field.
 pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, ToolError> {
-    // Providers send "" for tools without parameters.
-    let arguments = if arguments.trim().is_empty() {
-        "{}"
-    } else {
-        arguments
-    };
     match serde_json::from_str(arguments) {
-        Ok(parsed) => Ok(parsed),
-        Err(error) if error.is_data() || is_valid_json(arguments) => {
-            if let Some(parsed) = without_null_members(arguments) {
-                return Ok(parsed);
-            }
-            Err(locate_data_error::<T>(arguments, &error))
-        }
-        Err(error) => Err(ToolError::MalformedJson {
-            message: strip_position(&error),
-            line: error.line(),
-            column: error.column(),
-        }),
+        // serde's derived structs also accept a positional array; the model must
+        // name its arguments.
+        Ok(parsed) if first_byte(arguments) == Some(b'{') => Ok(parsed),
+        Ok(_) => Err(not_an_object()),
+        Err(error) => parse_failed(arguments, &error),
     }
+}
+
+fn first_byte(text: &str) -> Option<u8> {
+    text.bytes().find(|byte| !byte.is_ascii_whitespace())
+}
+
+fn not_an_object() -> ToolError {
+    ToolError::InvalidArguments {
+        path: ".".to_owned(),
+        message: "the arguments must be a JSON object naming each parameter, like {\"id\": 7}"
+            .to_owned(),
+    }
+}
+
+/// The slow path, after the fast parse failed.
+#[cold]
+fn parse_failed<T: DeserializeOwned>(
+    arguments: &str,
+    error: &serde_json::Error,
+) -> Result<T, ToolError> {
+    let trimmed = arguments.trim();
+    // Providers send "" (or `null`) for tools without parameters.
+    if trimmed.is_empty() || trimmed == "null" {
+        return parse_arguments("{}");
+    }
+    if error.is_data() || is_valid_json(arguments) {
+        if first_byte(arguments) != Some(b'{') {
+            return Err(not_an_object());
+        }
+        if let Some(parsed) = without_null_members(arguments) {
+            return Ok(parsed);
+        }
+        return Err(locate_data_error::<T>(arguments, error));
+    }
+    Err(ToolError::MalformedJson {
+        message: strip_position(error),
+        line: error.line(),
+        column: error.column(),
+    })
 }
 
 /// The arguments parsed again with every `null` object member removed, if there
@@ -171,7 +197,12 @@ fn in_json_terms(message: &str) -> String {
     let expected = if let Some(&(_, term)) = TERMS.iter().find(|(rust, _)| *rust == expected) {
         term.to_owned()
     } else if let Some(name) = expected.strip_prefix("struct ") {
-        format!("an object ({name})")
+        // The arguments struct is generated; its name means nothing to the model.
+        if name.starts_with("__toolkit_") {
+            "an object".to_owned()
+        } else {
+            format!("an object ({name})")
+        }
     } else {
         expected.to_owned()
     };
@@ -437,11 +468,28 @@ mod tests {
     }
 
     #[test]
+    fn arguments_must_be_named_in_an_object() {
+        #[derive(Debug, serde::Deserialize, PartialEq)]
+        struct Pair {
+            a: u32,
+        }
+        let expected = Err(ToolError::InvalidArguments {
+            path: ".".to_owned(),
+            message: "the arguments must be a JSON object naming each parameter, like {\"id\": 7}"
+                .to_owned(),
+        });
+        assert_eq!(parse_arguments::<Pair>("[1]"), expected);
+        assert_eq!(parse_arguments::<Pair>("7"), expected);
+        assert_eq!(parse_arguments::<Pair>(" {\"a\": 1}"), Ok(Pair { a: 1 }));
+    }
+
+    #[test]
     fn empty_arguments_are_an_empty_object() {
         #[derive(Debug, serde::Deserialize, PartialEq)]
         #[serde(deny_unknown_fields)]
         struct NoArgs {}
         assert_eq!(parse_arguments::<NoArgs>("  "), Ok(NoArgs {}));
+        assert_eq!(parse_arguments::<NoArgs>("null"), Ok(NoArgs {}));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::future::Future;
 use std::ops::Deref;
 use std::sync::OnceLock;
 
@@ -58,8 +59,9 @@ impl Deref for RegisteredTool {
 #[derive(Debug)]
 pub struct Registry {
     tools: Vec<RegisteredTool>,
-    /// Names and aliases -> index into `tools`.
-    index: HashMap<&'static str, usize>,
+    /// Names and aliases with their index into `tools`, sorted by name: a binary
+    /// search over a few dozen names beats hashing them (see BENCHMARKS.md).
+    index: Vec<(&'static str, usize)>,
 }
 
 impl Registry {
@@ -73,11 +75,13 @@ impl Registry {
     {
         let mut tools: Vec<&'static Tool> = tools.into_iter().collect();
         tools.sort_by(|a, b| {
-            a.name
-                .cmp(b.name)
-                .then(a.location.file.cmp(b.location.file))
+            (a.name, a.location.file, a.location.line).cmp(&(
+                b.name,
+                b.location.file,
+                b.location.line,
+            ))
         });
-        let mut index = HashMap::with_capacity(tools.len() * 2);
+        let mut index = Vec::with_capacity(tools.len() * 2);
         let mut owners: HashMap<&'static str, (NameKind, &'static Tool)> = HashMap::new();
         for (position, &tool) in tools.iter().enumerate() {
             let claims = std::iter::once((tool.name, NameKind::Name)).chain(
@@ -97,11 +101,12 @@ impl Registry {
                     }
                     Entry::Vacant(slot) => {
                         slot.insert((kind, tool));
-                        index.insert(name, position);
+                        index.push((name, position));
                     }
                 }
             }
         }
+        index.sort_unstable_by_key(|&(name, _)| name);
         let tools = tools
             .into_iter()
             .map(|tool| RegisteredTool {
@@ -116,7 +121,10 @@ impl Registry {
     /// The tool with this name or alias.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
-        self.index.get(name).map(|&position| &self.tools[position])
+        self.index
+            .binary_search_by(|&(known, _)| known.cmp(name))
+            .ok()
+            .map(|found| &self.tools[self.index[found].1])
     }
 
     /// Every tool, sorted by name.
@@ -145,10 +153,18 @@ impl Registry {
     /// model produced. Never panics: an unknown name, bad JSON, wrong types, a
     /// missing context value, the tool's own error or a panic inside it all come
     /// back as [`Response::Error`].
-    pub async fn call(&self, name: &str, arguments: &str, ctx: &Context) -> Response {
+    pub fn call<'a>(
+        &'a self,
+        name: &str,
+        arguments: &'a str,
+        ctx: &'a Context,
+    ) -> impl Future<Output = Response> + Send + 'a {
+        use futures_util::future::{Either, ready};
+        // Look the tool up before building any future: the call's future is the
+        // tool's own, not one more layer around it.
         match self.get(name) {
-            Some(tool) => tool.call(arguments, ctx).await,
-            None => Response::Error(self.unknown_tool(name)),
+            Some(tool) => Either::Left(tool.call(arguments, ctx)),
+            None => Either::Right(ready(Response::Error(self.unknown_tool(name)))),
         }
     }
 
@@ -161,7 +177,7 @@ impl Registry {
     /// alias is closest (always by its current name, never a retired alias).
     #[must_use]
     pub fn unknown_tool(&self, name: &str) -> ToolError {
-        let suggestion = crate::suggest::closest(name, self.index.keys().copied())
+        let suggestion = crate::suggest::closest(name, self.index.iter().map(|&(known, _)| known))
             .and_then(|closest| self.get(closest))
             .map(|tool| tool.name.to_owned());
         ToolError::UnknownTool {

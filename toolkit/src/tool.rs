@@ -172,15 +172,22 @@ impl Tool {
     ///
     /// Empty or whitespace-only `arguments` count as `{}` (some providers send an
     /// empty string for tools without parameters).
-    pub async fn call(&self, arguments: &str, ctx: &Context) -> Response {
+    pub fn call<'a>(
+        &'a self,
+        arguments: &'a str,
+        ctx: &'a Context,
+    ) -> impl Future<Output = Response> + Send + 'a {
         use futures_util::FutureExt as _;
-        let run = std::panic::AssertUnwindSafe(async { (self.dispatch)(arguments, ctx).await });
-        match run.catch_unwind().await {
-            Ok(response) => response,
-            Err(payload) => Response::Error(crate::ToolError::Panicked {
-                message: panic_message(payload.as_ref()),
-            }),
-        }
+        // The dispatcher only boxes its future; the work, and any panic, happens
+        // when it is polled, inside `catch_unwind`.
+        std::panic::AssertUnwindSafe((self.dispatch)(arguments, ctx))
+            .catch_unwind()
+            .map(|outcome| match outcome {
+                Ok(response) => response,
+                Err(payload) => Response::Error(crate::ToolError::Panicked {
+                    message: panic_message(payload.as_ref()),
+                }),
+            })
     }
 
     /// The verb of the tool's name (`get` in `get_tasks`, `browse` in `browseImages`).
