@@ -196,7 +196,10 @@ fn empty_arguments_are_an_empty_object() {
 fn null_counts_as_no_arguments_and_arguments_must_be_an_object() {
     let ctx = Context::new();
     // `null`, like "", is what providers send for a call without arguments.
-    assert_eq!(call("search_void", "null", &ctx), Response::Result(Value::Null));
+    assert_eq!(
+        call("search_void", "null", &ctx),
+        Response::Result(Value::Null)
+    );
     assert_eq!(
         error(call("set_mood", "null", &ctx)),
         invalid("mood", "missing required field")
