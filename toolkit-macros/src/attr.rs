@@ -11,33 +11,29 @@ use syn::{Expr, ExprArray, ExprLit, Ident, Lit, LitStr, Meta, Path, Token};
 
 use crate::valid::Errors;
 
-/// `scope = ...`, as written.
+/// A `scope = ...` or `tier = ...` value: the word the user writes and the
+/// variant of `toolkit::Scope` / `toolkit::Tier` it stands for. The tables below
+/// are the one place that lists them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Scope {
-    Shared,
-    Agent,
-    Assistant,
-    Channel,
+pub(crate) struct Keyword {
+    pub(crate) word: &'static str,
+    pub(crate) variant: &'static str,
 }
 
-/// `tier = ...`, as written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Tier {
-    Auto,
-    Confirm,
-    Approve,
+const fn keyword_of(word: &'static str, variant: &'static str) -> Keyword {
+    Keyword { word, variant }
 }
 
-const SCOPES: &[(&str, Scope)] = &[
-    ("shared", Scope::Shared),
-    ("agent", Scope::Agent),
-    ("assistant", Scope::Assistant),
-    ("channel", Scope::Channel),
+const SCOPES: &[Keyword] = &[
+    keyword_of("shared", "Shared"),
+    keyword_of("agent", "Agent"),
+    keyword_of("assistant", "Assistant"),
+    keyword_of("channel", "Channel"),
 ];
-const TIERS: &[(&str, Tier)] = &[
-    ("auto", Tier::Auto),
-    ("confirm", Tier::Confirm),
-    ("approve", Tier::Approve),
+const TIERS: &[Keyword] = &[
+    keyword_of("auto", "Auto"),
+    keyword_of("confirm", "Confirm"),
+    keyword_of("approve", "Approve"),
 ];
 
 /// The keys `#[tool(...)]` accepts on a function.
@@ -60,8 +56,8 @@ const TOOL_KEYS: &[&str] = &[
 #[derive(Default)]
 pub(crate) struct ToolAttr {
     pub(crate) name: Option<LitStr>,
-    pub(crate) scope: Option<Scope>,
-    pub(crate) tier: Option<Tier>,
+    pub(crate) scope: Option<Keyword>,
+    pub(crate) tier: Option<Keyword>,
     pub(crate) always: bool,
     pub(crate) description: Option<LitStr>,
     pub(crate) group: Option<LitStr>,
@@ -328,13 +324,8 @@ fn strings(meta: &Meta, errors: &mut Errors) -> Vec<LitStr> {
     out
 }
 
-fn keyword<T: Copy>(
-    meta: &Meta,
-    key: &str,
-    allowed: &[(&str, T)],
-    errors: &mut Errors,
-) -> Option<T> {
-    let names: Vec<&str> = allowed.iter().map(|&(name, _)| name).collect();
+fn keyword(meta: &Meta, key: &str, allowed: &[Keyword], errors: &mut Errors) -> Option<Keyword> {
+    let names: Vec<&str> = allowed.iter().map(|keyword| keyword.word).collect();
     let value = name_value(meta, errors, &format!("{key} = {}", names[0]))?;
     let ident: Option<&Ident> = match value {
         Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
@@ -372,7 +363,7 @@ fn keyword<T: Copy>(
         return None;
     };
     let word = ident.to_string();
-    if let Some(&(_, found)) = allowed.iter().find(|&&(name, _)| name == word) {
+    if let Some(&found) = allowed.iter().find(|keyword| keyword.word == word) {
         return Some(found);
     }
     let mut message = format!(

@@ -4,31 +4,20 @@
 use std::fmt::Write as _;
 
 use crate::ast::{ParamKind, ToolFn};
-use crate::attr::{Scope, Tier, ToolAttr};
+use crate::attr::{Keyword, ToolAttr};
 
 pub(crate) fn render(
     name: &str,
-    scope: Scope,
-    tier: Tier,
+    scope: Keyword,
+    tier: Keyword,
     attr: &ToolAttr,
     func: &ToolFn,
 ) -> String {
     let mut out = String::from("\n\n# Tool `");
     out.push_str(name);
     out.push_str("`\n\n| | |\n|---|---|\n");
-    let scope = match scope {
-        Scope::Shared => "shared",
-        Scope::Agent => "agent",
-        Scope::Assistant => "assistant",
-        Scope::Channel => "channel",
-    };
-    let tier = match tier {
-        Tier::Auto => "auto",
-        Tier::Confirm => "confirm",
-        Tier::Approve => "approve",
-    };
-    let _ = writeln!(out, "| scope | `{scope}` |");
-    let _ = writeln!(out, "| tier | `{tier}` |");
+    let _ = writeln!(out, "| scope | `{}` |", scope.word);
+    let _ = writeln!(out, "| tier | `{}` |", tier.word);
     let _ = writeln!(
         out,
         "| sent | {} |",

@@ -5,7 +5,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::{GenericArgument, Item, ItemFn, LitStr, PathArguments, Type, parse_quote};
 
 use crate::ast::{Output, ParamKind, ToolFn};
-use crate::attr::{Scope, Tier, ToolAttr};
+use crate::attr::{Keyword, ToolAttr};
 use crate::config::Config;
 use crate::valid::{self, Errors, MAX_DESCRIPTION};
 use crate::{docs_section, fallback};
@@ -14,8 +14,8 @@ use crate::{docs_section, fallback};
 struct Checked<'a> {
     name: String,
     description: String,
-    scope: Scope,
-    tier: Tier,
+    scope: Keyword,
+    tier: Keyword,
     attr: &'a ToolAttr,
     func: &'a ToolFn,
     manifest: Option<String>,
@@ -320,17 +320,8 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
 
-    let scope = match scope {
-        Scope::Shared => quote!(Shared),
-        Scope::Agent => quote!(Agent),
-        Scope::Assistant => quote!(Assistant),
-        Scope::Channel => quote!(Channel),
-    };
-    let tier = match tier {
-        Tier::Auto => quote!(Auto),
-        Tier::Confirm => quote!(Confirm),
-        Tier::Approve => quote!(Approve),
-    };
+    let scope = format_ident!("{}", scope.variant);
+    let tier = format_ident!("{}", tier.variant);
     let always = attr.always;
     let optional = |value: &Option<LitStr>| match value {
         Some(text) => quote!(::core::option::Option::Some(#text)),
