@@ -1,7 +1,5 @@
 //! The process-wide collection of tools, built once from the distributed slice.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::future::Future;
 use std::ops::Deref;
 use std::sync::OnceLock;
@@ -81,32 +79,39 @@ impl Registry {
                 b.location.line,
             ))
         });
-        let mut index = Vec::with_capacity(tools.len() * 2);
-        let mut owners: HashMap<&'static str, (NameKind, &'static Tool)> = HashMap::new();
-        for (position, &tool) in tools.iter().enumerate() {
-            let claims = std::iter::once((tool.name, NameKind::Name)).chain(
+        // Every name and alias with the tool claiming it, in tool order (a name
+        // before its aliases), then sorted by name, stably: a name claimed twice
+        // shows as two neighbours. The collision reported is the first one met in
+        // tool order.
+        let mut claims: Vec<(&'static str, usize, NameKind)> = Vec::with_capacity(tools.len() * 2);
+        for (position, tool) in tools.iter().enumerate() {
+            claims.push((tool.name, position, NameKind::Name));
+            claims.extend(
                 tool.aliases
                     .iter()
-                    .map(|&alias| (alias, NameKind::Alias(tool.name))),
+                    .map(|&alias| (alias, position, NameKind::Alias(tool.name))),
             );
-            for (name, kind) in claims {
-                match owners.entry(name) {
-                    Entry::Occupied(first) => {
-                        let (first_kind, first_tool) = *first.get();
-                        return Err(RegistryError::Duplicate {
-                            name: name.to_owned(),
-                            first: (first_kind, first_tool.location),
-                            second: (kind, tool.location),
-                        });
-                    }
-                    Entry::Vacant(slot) => {
-                        slot.insert((kind, tool));
-                        index.push((name, position));
-                    }
-                }
-            }
         }
-        index.sort_unstable_by_key(|&(name, _)| name);
+        let mut order: Vec<usize> = (0..claims.len()).collect();
+        order.sort_by_key(|&claim| claims[claim].0);
+        let collision = order
+            .windows(2)
+            .filter(|pair| claims[pair[0]].0 == claims[pair[1]].0)
+            .min_by_key(|pair| pair[1]);
+        if let Some(pair) = collision {
+            let (name, first, first_kind) = claims[pair[0]];
+            let (_, second, second_kind) = claims[pair[1]];
+            return Err(RegistryError::Duplicate {
+                name: name.to_owned(),
+                first: (first_kind, tools[first].location),
+                second: (second_kind, tools[second].location),
+            });
+        }
+        claims.sort_by_key(|&(name, _, _)| name);
+        let index = claims
+            .into_iter()
+            .map(|(name, position, _)| (name, position))
+            .collect();
         let tools = tools
             .into_iter()
             .map(|tool| RegisteredTool {
