@@ -12,7 +12,9 @@ use std::fmt;
 
 use serde_json::{Map, Value, json};
 
-use crate::schema::{ARRAY_KEYWORDS, MAP_KEYWORDS, SCHEMA_KEYWORDS, for_each_subschema};
+use crate::schema::{
+    ARRAY_KEYWORDS, MAP_KEYWORDS, SCHEMA_KEYWORDS, for_each_subschema, subschemas,
+};
 use crate::{RegisteredTool, Tool};
 
 /// A model provider's tool format.
@@ -276,7 +278,9 @@ fn inline_single_use_definitions(root: &mut Map<String, Value>) {
     };
     let recursive = recursive_definitions(root);
     let mut uses: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    count_refs(&Value::Object(root.clone()), &mut uses);
+    for value in root.values() {
+        count_refs(value, &mut uses);
+    }
     let single: Map<String, Value> = defs
         .iter()
         .filter(|(name, _)| uses.get(*name) == Some(&1) && !recursive.contains(*name))
@@ -664,47 +668,10 @@ fn check_openai_limits(root: &Map<String, Value>) -> Result<(), Fail> {
     const MAX_PROPERTIES: usize = 5000;
     const MAX_DEPTH: usize = 10;
     const MAX_ENUM_VALUES: usize = 1000;
-    fn visit(
-        value: &Value,
-        depth: usize,
-        properties: &mut usize,
-        enum_values: &mut usize,
-        deepest: &mut usize,
-    ) {
-        let Value::Object(node) = value else { return };
-        if let Some(Value::Object(props)) = node.get("properties") {
-            *properties += props.len();
-            *deepest = (*deepest).max(depth + 1);
-            for child in props.values() {
-                visit(child, depth + 1, properties, enum_values, deepest);
-            }
-        }
-        if let Some(Value::Array(values)) = node.get("enum") {
-            *enum_values += values.len();
-        }
-        for (key, child) in node {
-            match (key.as_str(), child) {
-                ("properties", _) => {}
-                ("$defs", Value::Object(defs)) => {
-                    defs.values()
-                        .for_each(|def| visit(def, depth, properties, enum_values, deepest));
-                }
-                (_, Value::Object(_)) => visit(child, depth, properties, enum_values, deepest),
-                (_, Value::Array(children)) => children
-                    .iter()
-                    .for_each(|child| visit(child, depth, properties, enum_values, deepest)),
-                _ => {}
-            }
-        }
-    }
-    let (mut properties, mut enum_values, mut deepest) = (0, 0, 0);
-    visit(
-        &Value::Object(root.clone()),
-        0,
-        &mut properties,
-        &mut enum_values,
-        &mut deepest,
-    );
+    let defs = root.get("$defs").and_then(Value::as_object);
+    let deepest = nesting(root, defs, &mut Vec::new());
+    let (mut properties, mut enum_values) = (0, 0);
+    count_sizes(root, &mut properties, &mut enum_values);
     if properties > MAX_PROPERTIES {
         return Err((
             String::new(),
@@ -728,6 +695,60 @@ fn check_openai_limits(root: &Map<String, Value>) -> Result<(), Fail> {
         ));
     }
     Ok(())
+}
+
+/// How deeply objects nest below `node`, following `$ref`s into `defs`; a
+/// reference back into a definition already being entered (recursion) is not
+/// followed again.
+fn nesting<'a>(
+    node: &'a Map<String, Value>,
+    defs: Option<&'a Map<String, Value>>,
+    entered: &mut Vec<&'a str>,
+) -> usize {
+    let mut deepest = 0;
+    for (keyword, child) in subschemas(node) {
+        let below = nesting(child, defs, entered);
+        // A property is one level deeper than the object that has it.
+        let level = usize::from(keyword == "properties");
+        deepest = deepest.max(level + below);
+    }
+    if node.contains_key("properties") {
+        deepest = deepest.max(1);
+    }
+    if let Some(name) = node
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|target| target.strip_prefix("#/$defs/"))
+        && !entered.contains(&name)
+        && let Some(def) = defs
+            .and_then(|defs| defs.get(name))
+            .and_then(Value::as_object)
+    {
+        entered.push(name);
+        deepest = deepest.max(nesting(def, defs, entered));
+        entered.pop();
+    }
+    deepest
+}
+
+/// Properties and enum values in `node` and everything below it, each
+/// definition counted once (where it is defined, not where it is used).
+fn count_sizes(node: &Map<String, Value>, properties: &mut usize, enum_values: &mut usize) {
+    if let Some(Value::Object(own)) = node.get("properties") {
+        *properties += own.len();
+    }
+    if let Some(Value::Array(values)) = node.get("enum") {
+        *enum_values += values.len();
+    }
+    let defs = node
+        .get("$defs")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(Map::values);
+    let children = subschemas(node).into_iter().map(|(_, child)| child);
+    for child in children.chain(defs.filter_map(Value::as_object)) {
+        count_sizes(child, properties, enum_values);
+    }
 }
 
 /// Anthropic strict tool use.
@@ -1171,6 +1192,38 @@ mod tests {
         );
         assert!(schema_of(Dialect::AnthropicStrict, &tree).is_err());
         assert!(schema_of(Dialect::OpenAiChatStrict, &tree).is_ok());
+    }
+
+    #[test]
+    fn openai_strict_counts_nesting_through_shared_definitions() {
+        // Level{i} has two properties referring to Level{i+1}: shared definitions
+        // stay behind `$ref`, so the nesting is only seen by following them.
+        let chain = |levels: usize| {
+            let mut defs = Map::new();
+            for level in 0..levels {
+                let next = json!({"$ref": format!("#/$defs/Level{}", level + 1)});
+                let properties = if level + 1 == levels {
+                    json!({"leaf": {"type": "string"}})
+                } else {
+                    json!({"a": next.clone(), "b": next})
+                };
+                defs.insert(
+                    format!("Level{level}"),
+                    json!({"type": "object", "properties": properties, "required": ["a"]}),
+                );
+            }
+            json!({
+                "type": "object",
+                "properties": {"top": {"$ref": "#/$defs/Level0"}, "other": {"$ref": "#/$defs/Level0"}},
+                "$defs": defs,
+            })
+        };
+        assert!(schema_of(Dialect::OpenAiChatStrict, &chain(9)).is_ok());
+        let error = schema_of(Dialect::OpenAiChatStrict, &chain(10)).unwrap_err();
+        assert_eq!(
+            error.reason,
+            "objects nest 11 levels deep; OpenAI strict mode accepts at most 10"
+        );
     }
 
     #[test]

@@ -248,6 +248,36 @@ pub(crate) const ARRAY_KEYWORDS: &[&str] = &["prefixItems", "anyOf", "oneOf", "a
 /// Keywords whose value maps names to subschemas.
 pub(crate) const MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
 
+/// Every direct subschema of `node` that is an object, with the keyword it sits
+/// under (not `$defs`, which callers handle themselves).
+pub(crate) fn subschemas(node: &Map<String, Value>) -> Vec<(&str, &Map<String, Value>)> {
+    let mut found = Vec::new();
+    for (key, value) in node {
+        let key = key.as_str();
+        let children: Vec<&Value> =
+            if SCHEMA_KEYWORDS.contains(&key) || ARRAY_KEYWORDS.contains(&key) {
+                match value {
+                    Value::Array(items) => items.iter().collect(),
+                    single => vec![single],
+                }
+            } else if MAP_KEYWORDS.contains(&key) {
+                value
+                    .as_object()
+                    .map(|map| map.values().collect())
+                    .unwrap_or_default()
+            } else {
+                continue;
+            };
+        found.extend(
+            children
+                .into_iter()
+                .filter_map(Value::as_object)
+                .map(|child| (key, child)),
+        );
+    }
+    found
+}
+
 /// Calls `f` on every direct subschema of `node` that is an object (not on `$defs`,
 /// which callers handle themselves).
 pub(crate) fn for_each_subschema(
