@@ -636,10 +636,7 @@ fn allow_null(node: &mut Map<String, Value>) {
         return;
     }
     if let Some(Value::Array(branches)) = node.get_mut("anyOf") {
-        if !branches
-            .iter()
-            .any(|branch| branch.get("type") == Some(&json!("null")))
-        {
+        if !branches.iter().any(crate::schema::is_null_schema) {
             branches.push(json!({ "type": "null" }));
         }
         return;

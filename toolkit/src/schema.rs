@@ -147,7 +147,7 @@ fn drop_null_from_optional_properties(node: &mut Map<String, Value>) {
     }
 }
 
-fn is_null_schema(value: &Value) -> bool {
+pub(crate) fn is_null_schema(value: &Value) -> bool {
     value.get("type").and_then(Value::as_str) == Some("null")
 }
 
