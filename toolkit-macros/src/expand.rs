@@ -498,3 +498,29 @@ fn span_of(ty: &Type) -> Span {
 fn span_of_expr(expr: &syn::Expr) -> Span {
     syn::spanned::Spanned::span(expr)
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// Editing `[package.metadata.toolkit]` must recompile the crate: the expansion
+    /// names the manifest in `include_bytes!`, which makes rustc track the file.
+    #[test]
+    fn the_expansion_tracks_the_crate_manifest() {
+        let expanded = super::tool(
+            quote!(scope = shared, tier = auto),
+            quote! {
+                #[doc = " Get things."]
+                fn get_things() {}
+            },
+        )
+        .to_string();
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+        let tracked = format!(
+            "const _ : & [u8] = :: core :: include_bytes ! ({:?}) ;",
+            manifest.display().to_string()
+        );
+        assert!(expanded.contains(&tracked), "{tracked} not in {expanded}");
+        assert!(!expanded.contains("compile_error"), "{expanded}");
+    }
+}
