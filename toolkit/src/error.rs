@@ -30,14 +30,20 @@ pub enum ToolError {
         /// 1-based column of the error.
         column: usize,
     },
-    /// The arguments are JSON but don't fit the tool's parameters.
+    /// The arguments are JSON but don't fit the tool's parameters: every problem
+    /// found, each with its path (at most 20; a last entry at `.` counts the rest).
+    ///
+    /// Serializes as `{"kind": "invalid_arguments", "problems": [{"path":
+    /// "tasks[2].due", "message": "expected an integer, got the string \"soon\""},
+    /// ...], "message": "<all of them in one line>"}`. Build one with
+    /// [`ToolError::invalid_arguments`].
     InvalidArguments {
-        /// Where in the arguments, for example `tasks[2].due`; `.` for the root.
-        path: String,
-        /// What is wrong there.
-        message: String,
+        /// What is wrong, and where; never empty.
+        problems: Vec<Problem>,
     },
-    /// The arguments name a field the tool doesn't have.
+    /// The arguments name a field the tool doesn't have, and nothing else is
+    /// wrong with them (an unknown field beside other problems is one of the
+    /// [`ToolError::InvalidArguments`] problems).
     UnknownField {
         /// Where the field is, like `tasks[0].dew`.
         path: String,
@@ -57,9 +63,15 @@ pub enum ToolError {
         message: String,
     },
     /// The tool panicked; the panic was caught and the process keeps serving.
+    ///
+    /// The model sees [`PANIC_MESSAGE`](crate::PANIC_MESSAGE) and the id; the panic
+    /// text goes to the application ([`on_panic`](crate::on_panic) and a `tracing`
+    /// event), unless [`expose_panic_messages`](crate::expose_panic_messages) is on.
     Panicked {
-        /// The panic message, if it was a string.
+        /// What the model is told.
         message: String,
+        /// Matches the application's [`PanicReport`](crate::PanicReport).
+        id: String,
     },
     /// The tool's result could not be serialized to JSON.
     InvalidOutput {
@@ -81,12 +93,40 @@ impl ToolError {
         }
     }
 
+    /// Invalid arguments with one problem at `path` (`tasks[2].due`; `.` for the
+    /// root).
+    ///
+    /// ```
+    /// let error = toolkit::ToolError::invalid_arguments("limit", "at most 100 pages");
+    /// assert_eq!(error.to_string(), "invalid arguments at `limit`: at most 100 pages");
+    /// ```
+    pub fn invalid_arguments(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ToolError::InvalidArguments {
+            problems: vec![Problem {
+                path: path.into(),
+                message: message.into(),
+            }],
+        }
+    }
+
+    /// A [`ToolError::Failed`] whose message is empty gets [`EMPTY_FAILURE`]: the
+    /// model always reads something.
+    #[must_use]
+    pub(crate) fn with_nonempty_message(self) -> Self {
+        match self {
+            ToolError::Failed { message } if message.trim().is_empty() => ToolError::Failed {
+                message: EMPTY_FAILURE.to_owned(),
+            },
+            other => other,
+        }
+    }
+
     /// An unknown tool `name`, suggesting the closest of `available` (names and
     /// aliases a caller may use). Use it when only part of the registry is offered,
     /// so the suggestion never points at a tool the caller can't call.
     pub fn unknown_tool<'a>(name: &str, available: impl IntoIterator<Item = &'a str>) -> Self {
         ToolError::UnknownTool {
-            name: name.to_owned(),
+            name: crate::dispatch::messages::echo(name),
             suggestion: crate::suggest::closest(name, available.into_iter()).map(str::to_owned),
         }
     }
@@ -134,9 +174,17 @@ impl fmt::Display for ToolError {
                 f,
                 "arguments are not valid JSON: {message} at line {line} column {column}"
             ),
-            ToolError::InvalidArguments { path, message } => {
-                write!(f, "invalid arguments at `{path}`: {message}")
-            }
+            ToolError::InvalidArguments { problems } => match problems.as_slice() {
+                [] => f.write_str("invalid arguments"),
+                [one] => write!(f, "invalid arguments at `{}`: {}", one.path, one.message),
+                many => {
+                    write!(f, "{} problems in the arguments", many.len())?;
+                    for problem in many {
+                        write!(f, "; at `{}`: {}", problem.path, problem.message)?;
+                    }
+                    Ok(())
+                }
+            },
             ToolError::UnknownField { path, expected, .. } => {
                 write!(f, "unknown field `{path}`")?;
                 if expected.is_empty() && !path.contains(['.', '[']) {
@@ -152,7 +200,9 @@ impl fmt::Display for ToolError {
                 "the tool needs a `{type_name}` in its context, and the caller provided none"
             ),
             ToolError::Failed { message } => f.write_str(message),
-            ToolError::Panicked { message } => write!(f, "the tool panicked: {message}"),
+            ToolError::Panicked { message, id } => {
+                write!(f, "the tool panicked: {message} (id {id})")
+            }
             ToolError::InvalidOutput { message } => {
                 write!(f, "the tool's result could not be serialized: {message}")
             }
@@ -161,6 +211,20 @@ impl fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
+
+/// The message a tool's own error gets when it has none: the model always reads
+/// something it can act on.
+pub const EMPTY_FAILURE: &str = "the tool failed without saying why";
+
+/// One thing wrong with a call's arguments: where, and what.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// Where in the arguments: `tasks[2].due`, `config["a b"]`; `.` for the root.
+    /// Never empty.
+    pub path: String,
+    /// What is wrong there, in JSON terms.
+    pub message: String,
+}
 
 /// The one response type of every call: the tool's serialized result, or an error
 /// the model can act on.

@@ -39,6 +39,7 @@
 #![forbid(unsafe_code)]
 
 mod context;
+mod dispatch;
 mod error;
 mod registry;
 mod render;
@@ -52,7 +53,8 @@ mod tool;
 pub mod __private;
 
 pub use context::{Context, FromContext, State};
-pub use error::{NameKind, RegistryError, Response, ToolError};
+pub use dispatch::{Limits, PANIC_MESSAGE, PanicReport, expose_panic_messages, on_panic};
+pub use error::{EMPTY_FAILURE, NameKind, Problem, RegistryError, Response, ToolError};
 pub use registry::{RegisteredTool, Registry, registry, try_registry};
 pub use render::{Dialect, RenderError, render, render_tool};
 pub use tool::{CallFuture, Location, Param, Scope, Tier, Tool, ToolHandle};

@@ -3,11 +3,13 @@
 use std::future::Future;
 use std::ops::Deref;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
+use crate::dispatch::Plan;
 use crate::error::NameKind;
-use crate::{Context, Dialect, RegistryError, RenderError, Response, Tool, ToolError};
+use crate::{Context, Dialect, Limits, RegistryError, RenderError, Response, Tool, ToolError};
 
 /// One tool in a [`Registry`]: its static definition plus its cleaned schema, built
 /// once. Dereferences to [`Tool`], so `entry.name`, `entry.scope` work.
@@ -17,6 +19,8 @@ pub struct RegisteredTool {
     schema: Value,
     /// Each dialect's rendering, built on first request.
     rendered: [OnceLock<Result<Value, RenderError>>; Dialect::ALL.len()],
+    /// What dispatch checks before the tool runs, built on the first call.
+    plan: OnceLock<Plan>,
 }
 
 impl RegisteredTool {
@@ -41,6 +45,65 @@ impl RegisteredTool {
     }
 }
 
+impl RegisteredTool {
+    fn plan(&self) -> &Plan {
+        self.plan.get_or_init(|| {
+            let raw = (self.tool.schema)();
+            Plan::new(raw.as_value(), self.schema.clone())
+        })
+    }
+
+    /// Calls the tool with the model's JSON `arguments`: the one place every call
+    /// passes. In order: the [`Limits`] on the raw text (size, nesting); for a tool
+    /// whose schema has keywords serde does not enforce (`minimum`, `maxLength`,
+    /// `pattern`, `format`, ...), or nested objects and an array in the text, the
+    /// arguments against the schema the model saw, every problem reported; then
+    /// [`Tool::call`]: the typed parse, the `#[ctx]` values, the function, with
+    /// every panic caught. A tool without such keywords pays one
+    /// `serde_json::from_str` for its arguments.
+    ///
+    /// Never panics and never lets a tool's panic through under `panic = "unwind"`;
+    /// under `panic = "abort"` nothing can be caught (see [`Tool::call`]).
+    pub fn call<'a>(
+        &'a self,
+        arguments: &'a str,
+        ctx: &'a Context,
+    ) -> impl Future<Output = Response> + Send + 'a {
+        self.call_with_limits(arguments, ctx, Limits::DEFAULT)
+    }
+
+    /// [`RegisteredTool::call`] with the application's limits (a registry or view
+    /// passes its own).
+    pub fn call_with_limits<'a>(
+        &'a self,
+        arguments: &'a str,
+        ctx: &'a Context,
+        limits: Limits,
+    ) -> impl Future<Output = Response> + Send + 'a {
+        crate::dispatch::call(self.tool, self.plan(), &limits, arguments, ctx)
+    }
+
+    /// Checks `arguments` as a call would, without running anything: the limits,
+    /// the schema the model saw (every problem reported) and the typed parse.
+    /// Used before a human approves a call, so nobody approves one that would fail.
+    pub fn check_arguments(&self, arguments: &str) -> Result<(), ToolError> {
+        self.check_arguments_with_limits(arguments, &Limits::DEFAULT)
+    }
+
+    /// [`RegisteredTool::check_arguments`] with the application's limits.
+    pub fn check_arguments_with_limits(
+        &self,
+        arguments: &str,
+        limits: &Limits,
+    ) -> Result<(), ToolError> {
+        crate::dispatch::limits::check_text(arguments, limits)?;
+        crate::dispatch::check_schema(self.plan(), arguments)?;
+        // INTEGRATION (macros branch): once `Tool::validate` exists, also run the
+        // typed parse here: `(self.tool.validate)(arguments)`.
+        Ok(())
+    }
+}
+
 impl Deref for RegisteredTool {
     type Target = Tool;
 
@@ -60,6 +123,9 @@ pub struct Registry {
     /// Names and aliases with their index into `tools`, sorted by name: a binary
     /// search over a few dozen names beats hashing them (see BENCHMARKS.md).
     index: Vec<(&'static str, usize)>,
+    /// [`Limits`], as atomics so the process-wide registry can be configured.
+    max_argument_bytes: AtomicUsize,
+    max_depth: AtomicUsize,
 }
 
 impl Registry {
@@ -118,9 +184,15 @@ impl Registry {
                 tool,
                 schema: crate::schema::clean((tool.schema)()),
                 rendered: Default::default(),
+                plan: OnceLock::new(),
             })
             .collect();
-        Ok(Registry { tools, index })
+        Ok(Registry {
+            tools,
+            index,
+            max_argument_bytes: AtomicUsize::new(Limits::DEFAULT.max_argument_bytes),
+            max_depth: AtomicUsize::new(Limits::DEFAULT.max_depth),
+        })
     }
 
     /// The tool with this name or alias.
@@ -154,10 +226,31 @@ impl Registry {
         crate::render(self.iter(), dialect)
     }
 
+    /// The limits every call through this registry is held to.
+    #[must_use]
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_argument_bytes: self.max_argument_bytes.load(Ordering::Relaxed),
+            max_depth: self.max_depth.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Sets the limits for every later call (the process-wide
+    /// [`registry()`](crate::registry) included): typically once, at start-up.
+    pub fn set_limits(&self, limits: Limits) {
+        self.max_argument_bytes
+            .store(limits.max_argument_bytes, Ordering::Relaxed);
+        self.max_depth.store(limits.max_depth, Ordering::Relaxed);
+    }
+
     /// Calls the tool named `name` (or one of its aliases) with the JSON text the
-    /// model produced. Never panics: an unknown name, bad JSON, wrong types, a
-    /// missing context value, the tool's own error or a panic inside it all come
-    /// back as [`Response::Error`].
+    /// model produced, through [`RegisteredTool::call`] with this registry's
+    /// [`Limits`]. An unknown name, bad JSON, wrong types, values outside the
+    /// schema, a missing context value, the tool's own error or a panic inside it
+    /// all come back as [`Response::Error`].
+    ///
+    /// Under `panic = "abort"` a panicking tool ends the process: nothing can
+    /// catch it (see [`Tool::call`]).
     pub fn call<'a>(
         &'a self,
         name: &str,
@@ -168,25 +261,36 @@ impl Registry {
         // Look the tool up before building any future: the call's future is the
         // tool's own, not one more layer around it.
         match self.get(name) {
-            Some(tool) => Either::Left(tool.call(arguments, ctx)),
+            Some(tool) => Either::Left(tool.call_with_limits(arguments, ctx, self.limits())),
             None => Either::Right(ready(Response::Error(self.unknown_tool(name)))),
         }
     }
 
-    /// [`Registry::call`] with arguments already parsed into a [`Value`].
+    /// [`Registry::call`] with arguments already parsed into a [`Value`]. A value
+    /// nested past the limit is refused without recursing into it (a `Value` can be
+    /// deeper than any stack).
     pub async fn call_value(&self, name: &str, arguments: &Value, ctx: &Context) -> Response {
+        if let Err(error) = crate::dispatch::limits::check_value(arguments, &self.limits()) {
+            if self.get(name).is_none() {
+                return Response::Error(self.unknown_tool(name));
+            }
+            return Response::Error(error);
+        }
         self.call(name, &arguments.to_string(), ctx).await
     }
 
     /// The error for a name that isn't here, suggesting the tool whose name or
-    /// alias is closest (always by its current name, never a retired alias).
+    /// alias is closest (always by its current name, never a retired alias). The
+    /// name is echoed cut and cleaned of control and invisible characters; a name
+    /// far longer than any tool's, or outside the name characters, gets no
+    /// suggestion (the search stays microseconds whatever was sent).
     #[must_use]
     pub fn unknown_tool(&self, name: &str) -> ToolError {
         let suggestion = crate::suggest::closest(name, self.index.iter().map(|&(known, _)| known))
             .and_then(|closest| self.get(closest))
             .map(|tool| tool.name.to_owned());
         ToolError::UnknownTool {
-            name: name.to_owned(),
+            name: crate::dispatch::messages::echo(name),
             suggestion,
         }
     }

@@ -167,27 +167,35 @@ pub struct Tool {
 impl Tool {
     /// Runs the tool with the model's JSON `arguments`: parses them straight into the
     /// typed arguments, extracts `#[ctx]` values, awaits the function and serializes
-    /// its result. A panic inside the tool is caught and becomes
-    /// [`ToolError::Panicked`](crate::ToolError::Panicked).
+    /// its result.
     ///
-    /// Empty or whitespace-only `arguments` count as `{}` (some providers send an
-    /// empty string for tools without parameters).
+    /// This is the raw per-tool runner: it does not apply [`Limits`](crate::Limits),
+    /// the schema's constraint keywords (`minimum`, `pattern`, ...) or a tier.
+    /// Applications call tools through [`Registry::call`](crate::Registry::call) (or
+    /// a view), which go through
+    /// [`RegisteredTool::call`](crate::RegisteredTool::call) and do all of that.
+    ///
+    /// Empty or whitespace-only `arguments`, and `null`, count as `{}` (providers
+    /// send those for tools without parameters).
+    ///
+    /// # Panics
+    ///
+    /// Never, under the default `panic = "unwind"`: a panic inside the tool, while
+    /// its future is dropped (cancelled, or after it finished), or in the `Drop` of
+    /// a panic's payload, is caught and becomes
+    /// [`ToolError::Panicked`](crate::ToolError::Panicked) with a stable message and
+    /// an id; the full text goes to [`on_panic`](crate::on_panic) and a `tracing`
+    /// event. Two things cannot be caught: under `panic = "abort"` (in
+    /// `[profile.*]`) every panic ends the process before any code of toolkit runs,
+    /// so keep `unwind` in binaries that serve tools (or run tools in a child
+    /// process); and a panic during unwinding (a `Drop` that panics while another
+    /// panic is in flight) aborts, as Rust does everywhere.
     pub fn call<'a>(
         &'a self,
         arguments: &'a str,
         ctx: &'a Context,
     ) -> impl Future<Output = Response> + Send + 'a {
-        use futures_util::FutureExt as _;
-        // The dispatcher only boxes its future; the work, and any panic, happens
-        // when it is polled, inside `catch_unwind`.
-        std::panic::AssertUnwindSafe((self.dispatch)(arguments, ctx))
-            .catch_unwind()
-            .map(|outcome| match outcome {
-                Ok(response) => response,
-                Err(payload) => Response::Error(crate::ToolError::Panicked {
-                    message: panic_message(payload.as_ref()),
-                }),
-            })
+        crate::dispatch::run(self, arguments, ctx)
     }
 
     /// The verb of the tool's name (`get` in `get_tasks`, `browse` in `browseImages`).
@@ -245,14 +253,4 @@ pub trait ToolHandle {
     const TIER: Tier;
     /// The tool's static definition.
     fn definition() -> &'static Tool;
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(message) = payload.downcast_ref::<&str>() {
-        (*message).to_owned()
-    } else if let Some(message) = payload.downcast_ref::<String>() {
-        message.clone()
-    } else {
-        "a panic with a non-string payload".to_owned()
-    }
 }

@@ -1,0 +1,266 @@
+//! How much work one call may ask for: argument size and nesting depth, checked on
+//! the raw text before anything parses it (issue 7, "Work bounded by input size").
+
+use serde_json::Value;
+
+use super::messages::{Problem, display_key};
+use crate::ToolError;
+
+/// The bounds every call's arguments must stay within, set by the application.
+///
+/// Both are checked on the raw text before it is parsed, so an oversized or
+/// over-deep payload costs one scan of its bytes and nothing more.
+///
+/// ```
+/// let limits = toolkit::Limits { max_argument_bytes: 64 * 1024, ..toolkit::Limits::default() };
+/// toolkit::registry().set_limits(limits);
+/// assert_eq!(toolkit::registry().limits().max_depth, 32);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// The longest argument text accepted, in bytes (default 1 MiB: far more than a
+    /// model writes into one call).
+    pub max_argument_bytes: usize,
+    /// How deeply objects and arrays may nest, the root object being level 1
+    /// (default 32: well under `serde_json`'s own limit of 128, which already
+    /// overflows a 128 KiB thread stack, and far deeper than any tool's schema).
+    pub max_depth: usize,
+}
+
+impl Limits {
+    /// The default limits: 1 MiB of arguments, 32 levels of nesting.
+    pub const DEFAULT: Limits = Limits {
+        max_argument_bytes: 1024 * 1024,
+        max_depth: 32,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}
+
+/// Refuses text over the size or depth limit, before it is parsed.
+pub(crate) fn check_text(text: &str, limits: &Limits) -> Result<(), ToolError> {
+    if text.len() > limits.max_argument_bytes {
+        return Err(too_large(text.len(), limits.max_argument_bytes));
+    }
+    // Fewer brackets than the limit can't nest past it; counting them is a
+    // vectorized loop, so the common small call never runs the precise scan.
+    if text.len() > limits.max_depth
+        && text
+            .bytes()
+            .filter(|&byte| byte == b'{' || byte == b'[')
+            .count()
+            > limits.max_depth
+        && let Some(path) = too_deep(text.as_bytes(), limits.max_depth)
+    {
+        return Err(nested_too_deep(&path, limits.max_depth));
+    }
+    Ok(())
+}
+
+fn too_large(length: usize, limit: usize) -> ToolError {
+    Problem::new(
+        ".",
+        format!("the arguments are {length} bytes long; at most {limit} bytes are accepted"),
+    )
+    .into_error()
+}
+
+fn nested_too_deep(path: &str, limit: usize) -> ToolError {
+    Problem::new(
+        path,
+        format!(
+            "the arguments nest deeper than {limit} levels of objects and arrays here; flatten them"
+        ),
+    )
+    .into_error()
+}
+
+/// One open container during the scan: where it sits in its parent.
+enum Step<'a> {
+    Root,
+    Key(&'a [u8]),
+    Index(usize),
+}
+
+/// The path (cut for reading) of the first container past `limit` levels, if any.
+/// Strings are skipped with their escapes; the text need not be valid JSON (a
+/// malformed one is reported by the parser afterwards).
+fn too_deep(bytes: &[u8], limit: usize) -> Option<String> {
+    let mut stack: Vec<(Step<'_>, bool)> = Vec::new(); // (place, is_array)
+    let mut last_string: Option<&[u8]> = None;
+    let mut index_stack: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                last_string = Some(&bytes[start..i.min(bytes.len())]);
+            }
+            open @ (b'{' | b'[') => {
+                let place = match stack.last() {
+                    None => Step::Root,
+                    Some((_, true)) => Step::Index(index_stack.last().copied().unwrap_or(0)),
+                    Some((_, false)) => Step::Key(last_string.unwrap_or_default()),
+                };
+                stack.push((place, open == b'['));
+                index_stack.push(0);
+                if stack.len() > limit {
+                    return Some(cut_path(&stack));
+                }
+            }
+            b'}' | b']' => {
+                stack.pop();
+                index_stack.pop();
+            }
+            b',' => {
+                if let (Some((_, true)), Some(index)) = (stack.last(), index_stack.last_mut()) {
+                    *index += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A path a model can read: the first four steps, an ellipsis, the last two.
+fn cut_path(stack: &[(Step<'_>, bool)]) -> String {
+    let steps: Vec<String> = stack
+        .iter()
+        .filter_map(|(step, _)| match step {
+            Step::Root => None,
+            Step::Key(key) => Some(display_key(&String::from_utf8_lossy(key))),
+            Step::Index(index) => Some(format!("[{index}]")),
+        })
+        .collect();
+    let join = |steps: &[String]| {
+        let mut path = String::new();
+        for step in steps {
+            if !path.is_empty() && !step.starts_with('[') {
+                path.push('.');
+            }
+            path.push_str(step);
+        }
+        path
+    };
+    if steps.is_empty() {
+        ".".to_owned()
+    } else if steps.len() <= 6 {
+        join(&steps)
+    } else {
+        let tail = join(&steps[steps.len() - 2..]);
+        let separator = if tail.starts_with('[') { "" } else { "." };
+        format!(
+            "{}.…({} more levels)…{separator}{tail}",
+            join(&steps[..4]),
+            steps.len() - 6
+        )
+    }
+}
+
+/// Refuses a caller-built [`Value`] nested past the limit, without recursion (a
+/// `Value` can be deeper than any stack; `call_value` must not overflow on it).
+pub(crate) fn check_value(value: &Value, limits: &Limits) -> Result<(), ToolError> {
+    let mut pending: Vec<(&Value, usize)> = vec![(value, 1)];
+    while let Some((value, depth)) = pending.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(members) => Box::new(members.values()),
+            _ => continue,
+        };
+        if depth > limits.max_depth {
+            return Err(nested_too_deep(".", limits.max_depth));
+        }
+        pending.extend(children.map(|child| (child, depth + 1)));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deep(levels: usize) -> String {
+        format!(
+            "{}{}",
+            "{\"a\":".repeat(levels),
+            format!("1{}", "}".repeat(levels))
+        )
+    }
+
+    #[test]
+    fn size_is_refused_before_parsing() {
+        let limits = Limits {
+            max_argument_bytes: 10,
+            ..Limits::DEFAULT
+        };
+        assert_eq!(check_text("{\"a\": 1}", &limits), Ok(()));
+        assert_eq!(
+            check_text("{\"a\": \"0123456789\"}", &limits)
+                .unwrap_err()
+                .to_string(),
+            "invalid arguments at `.`: the arguments are 19 bytes long; at most 10 bytes are accepted"
+        );
+    }
+
+    #[test]
+    fn depth_is_counted_outside_strings() {
+        let limits = Limits {
+            max_depth: 3,
+            ..Limits::DEFAULT
+        };
+        assert_eq!(check_text(&deep(3), &limits), Ok(()));
+        assert_eq!(
+            check_text(r#"{"a": "[[[[[[{{{{{", "b": [1, [2]]}"#, &limits),
+            Ok(())
+        );
+        assert_eq!(
+            check_text(&deep(4), &limits).unwrap_err().to_string(),
+            "invalid arguments at `a.a.a`: the arguments nest deeper than 3 levels of objects and arrays here; flatten them"
+        );
+        assert_eq!(
+            check_text(r#"{"x": [0, 1, [[5]]]}"#, &limits)
+                .unwrap_err()
+                .to_string(),
+            "invalid arguments at `x[2][0]`: the arguments nest deeper than 3 levels of objects and arrays here; flatten them"
+        );
+    }
+
+    #[test]
+    fn the_default_depth_is_refused_long_before_serde_json_recursion_limit() {
+        assert!(Limits::DEFAULT.max_depth < 128);
+        let error = check_text(&deep(100), &Limits::DEFAULT).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "invalid arguments at `a.a.a.a.…(26 more levels)….a.a`: the arguments nest deeper than 32 levels of objects and arrays here; flatten them"
+        );
+    }
+
+    #[test]
+    fn deep_values_are_refused_without_recursion() {
+        let mut value = Value::Null;
+        for _ in 0..100_000 {
+            value = Value::Array(vec![value]);
+        }
+        assert!(check_value(&value, &Limits::DEFAULT).is_err());
+        assert_eq!(
+            check_value(&serde_json::json!({"a": [1, {"b": 2}]}), &Limits::DEFAULT),
+            Ok(())
+        );
+        // Dropping it recursively would overflow this test's stack, too.
+        let mut value = value;
+        while let Value::Array(mut items) = value {
+            value = items.pop().unwrap_or(Value::Null);
+        }
+    }
+}

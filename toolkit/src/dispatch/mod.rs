@@ -1,0 +1,88 @@
+//! Turning the model's argument text into a call, or into a precise, bounded error.
+//!
+//! Every call through a [`Registry`](crate::Registry) (or a view) passes one place,
+//! [`RegisteredTool::call`](crate::RegisteredTool::call), in this order:
+//!
+//! 1. [`limits`]: the text's size and nesting depth, checked on the raw bytes
+//!    before anything parses it;
+//! 2. [`validate`]: for a tool whose schema carries keywords serde does not enforce
+//!    (bounds, lengths, patterns, formats), or one with nested objects called with
+//!    an array in its arguments, the arguments are checked against the schema the
+//!    model saw, and every problem is reported with its path;
+//! 3. [`parse`]: the generated dispatcher parses the text straight into the typed
+//!    arguments (one `serde_json::from_str`; only a failure takes the slow path);
+//! 4. the `#[ctx]` values are extracted and the function runs, with every panic
+//!    caught ([`panics`]).
+//!
+//! [`messages`] holds the wording: JSON terms, paths, bounded and cleaned echoes.
+
+pub(crate) mod limits;
+pub(crate) mod messages;
+pub(crate) mod panics;
+pub(crate) mod parse;
+pub(crate) mod validate;
+
+use std::future::Future;
+
+use futures_util::future::{Either, ready};
+
+pub use limits::Limits;
+pub use panics::{PANIC_MESSAGE, PanicReport, expose_panic_messages, on_panic};
+pub(crate) use validate::Plan;
+
+use crate::{Context, Response, Tool, ToolError};
+
+/// The checks that come before the dispatcher: limits, then the schema where the
+/// plan asks for it. `Ok` means "dispatch the text as it is".
+pub(crate) fn precheck(plan: &Plan, arguments: &str, limits: &Limits) -> Result<(), ToolError> {
+    limits::check_text(arguments, limits)?;
+    if plan.constrained || (plan.nested_objects && arguments.as_bytes().contains(&b'[')) {
+        check_schema(plan, arguments)?;
+    }
+    Ok(())
+}
+
+/// The arguments against the schema the model saw; every problem reported.
+pub(crate) fn check_schema(plan: &Plan, arguments: &str) -> Result<(), ToolError> {
+    let trimmed = arguments.trim();
+    let mut value = if trimmed.is_empty() || trimmed == "null" {
+        serde_json::Value::Object(serde_json::Map::new())
+    } else {
+        parse::parse_value(arguments)?
+    };
+    if !value.is_object() {
+        return Err(parse::not_an_object());
+    }
+    plan.strip_optional_nulls(&mut value);
+    if plan.is_valid(&value) {
+        return Ok(());
+    }
+    let problems = plan.problems(&value);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(messages::into_error(problems))
+}
+
+/// Runs `tool` after the checks: the future of [`crate::RegisteredTool::call`].
+pub(crate) fn call<'a>(
+    tool: &'a Tool,
+    plan: &Plan,
+    limits: &Limits,
+    arguments: &'a str,
+    ctx: &'a Context,
+) -> impl Future<Output = Response> + Send + use<'a> {
+    match precheck(plan, arguments, limits) {
+        Ok(()) => Either::Left(tool.call(arguments, ctx)),
+        Err(error) => Either::Right(ready(Response::Error(error))),
+    }
+}
+
+/// The body of [`Tool::call`]: the dispatcher's future with every panic caught.
+pub(crate) fn run<'a>(
+    tool: &'a Tool,
+    arguments: &'a str,
+    ctx: &'a Context,
+) -> impl Future<Output = Response> + Send + 'a {
+    panics::CatchPanics::new(tool.name, (tool.dispatch)(arguments, ctx))
+}

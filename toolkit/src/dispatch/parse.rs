@@ -1,0 +1,386 @@
+//! The model's argument text into the typed argument struct.
+//!
+//! The fast path is one `serde_json::from_str`. Only when that fails is the text
+//! looked at again (the slow path): it is parsed into a `Value`, `null`s for
+//! declared optional properties are dropped (strict dialects make the model send
+//! them), and the arguments are tried again; if they still fail, every problem the
+//! schema finds is reported, plus serde's own if the schema missed it.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::limits::{self, Limits};
+use super::messages::{self, Problem};
+use super::validate::Plan;
+use crate::ToolError;
+
+/// Parses the model's JSON text straight into the argument struct `T`.
+pub fn parse_arguments<T: DeserializeOwned + JsonSchema + 'static>(
+    arguments: &str,
+) -> Result<T, ToolError> {
+    match serde_json::from_str(arguments) {
+        // serde's derived structs also accept a positional array; the model must
+        // name its arguments.
+        Ok(parsed) if first_byte(arguments) == Some(b'{') => Ok(parsed),
+        Ok(_) => Err(not_an_object()),
+        Err(error) => parse_failed(arguments, &error, plan_for::<T>()),
+    }
+}
+
+fn first_byte(text: &str) -> Option<u8> {
+    text.bytes().find(|byte| !byte.is_ascii_whitespace())
+}
+
+pub(crate) fn not_an_object() -> ToolError {
+    Problem::new(
+        ".",
+        "the arguments must be a JSON object naming each parameter, like {\"id\": 7}",
+    )
+    .into_error()
+}
+
+/// The plan of an argument type, built once per type on its first slow path (the
+/// fast path never needs it). Leaked: one per tool, for the life of the process.
+fn plan_for<T: JsonSchema + 'static>() -> &'static Plan {
+    static PLANS: Mutex<Option<HashMap<TypeId, &'static Plan>>> = Mutex::new(None);
+    let mut plans = PLANS.lock().unwrap_or_else(PoisonError::into_inner);
+    plans
+        .get_or_insert_with(HashMap::new)
+        .entry(TypeId::of::<T>())
+        .or_insert_with(|| {
+            let raw = crate::schema::raw_schema_for::<T>();
+            let raw_value = raw.as_value().clone();
+            Box::leak(Box::new(Plan::new(&raw_value, crate::schema::clean(raw))))
+        })
+}
+
+/// The slow path, after the fast parse failed.
+#[cold]
+fn parse_failed<T: DeserializeOwned>(
+    arguments: &str,
+    error: &serde_json::Error,
+    plan: &Plan,
+) -> Result<T, ToolError> {
+    let trimmed = arguments.trim();
+    // Providers send "" (or `null`) for tools without parameters.
+    if trimmed.is_empty() || trimmed == "null" {
+        return from_value(Value::Object(serde_json::Map::new()), plan, false);
+    }
+    // `Tool::call` has no application limits at hand; the defaults keep the
+    // slow path (a `Value`, walked recursively) off the stack's edge.
+    limits::check_text(
+        arguments,
+        &Limits {
+            max_argument_bytes: usize::MAX,
+            ..Limits::DEFAULT
+        },
+    )?;
+    let value = parse_value(arguments)?;
+    if !value.is_object() {
+        return Err(not_an_object());
+    }
+    let _ = error;
+    let mut value = value;
+    let stripped = plan.strip_optional_nulls(&mut value);
+    let result = from_value::<T>(value, plan, stripped);
+    match result {
+        // Valid once the permitted nulls are gone: the first failure was theirs.
+        Ok(parsed) if stripped => Ok(parsed),
+        // The text failed where its `Value` passes: something only the text
+        // shows (a duplicate key). Report serde's error on the text.
+        Ok(_) => Err(text_error::<T>(arguments)),
+        Err(error) => Err(error),
+    }
+}
+
+/// Parses text that is known not to be of the fast path into a `Value`: syntax
+/// errors are `malformed_json`; a number too large or a lone surrogate escape is
+/// valid JSON grammar, named with its path.
+pub(crate) fn parse_value(arguments: &str) -> Result<Value, ToolError> {
+    let mut deserializer = serde_json::Deserializer::from_str(arguments);
+    let parsed = serde_path_to_error::deserialize::<_, Value>(&mut deserializer);
+    let parsed = match parsed {
+        Ok(value) => match deserializer.end() {
+            Ok(()) => Ok(value),
+            Err(error) => {
+                return Err(ToolError::MalformedJson {
+                    message: strip_position(&error),
+                    line: error.line(),
+                    column: error.column(),
+                });
+            }
+        },
+        Err(error) => Err(error),
+    };
+    match parsed {
+        Ok(value) => Ok(value),
+        Err(error) => {
+            let path = messages::serde_path(error.path());
+            let inner = error.into_inner();
+            let message = strip_position(&inner);
+            if message.contains("surrogate")
+                || message.contains("invalid unicode code point")
+                || message.starts_with("number out of range")
+            {
+                return Err(messages::from_serde(&path, &message, None).into_error());
+            }
+            Err(ToolError::MalformedJson {
+                message,
+                line: inner.line(),
+                column: inner.column(),
+            })
+        }
+    }
+}
+
+/// The typed arguments from a checked `Value`, or every problem in it.
+fn from_value<T: DeserializeOwned>(
+    value: Value,
+    plan: &Plan,
+    _stripped: bool,
+) -> Result<T, ToolError> {
+    let mut problems = plan.problems(&value);
+    let typed = serde_path_to_error::deserialize::<_, T>(&value);
+    match typed {
+        Ok(parsed) if problems.is_empty() => Ok(parsed),
+        Ok(_) => Err(messages::into_error(problems)),
+        Err(error) => {
+            let path = messages::serde_path(error.path());
+            let at = value_at(&value, error.path());
+            let problem = messages::from_serde(&path, &error.into_inner().to_string(), at);
+            // The schema's problems come first; serde's is added when the schema
+            // said nothing about that place (a range the schema leaves out, a
+            // type's own rule).
+            if !problems.iter().any(|known| {
+                known.path == problem.path
+                    || problem.path.starts_with(&format!("{}.", known.path))
+                    || problem.path.starts_with(&format!("{}[", known.path))
+            }) {
+                problems.push(problem);
+            }
+            Err(messages::into_error(problems))
+        }
+    }
+}
+
+/// serde's error on the text itself, with its path.
+fn text_error<T: DeserializeOwned>(arguments: &str) -> ToolError {
+    let mut deserializer = serde_json::Deserializer::from_str(arguments);
+    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+        Err(error) => {
+            let path = messages::serde_path(error.path());
+            let message = strip_position(error.inner());
+            messages::from_serde(&path, &message, None).into_error()
+        }
+        // Only the trailing text can be wrong then.
+        Ok(_) => match deserializer.end() {
+            Err(error) => ToolError::MalformedJson {
+                message: strip_position(&error),
+                line: error.line(),
+                column: error.column(),
+            },
+            Ok(()) => Problem::new(".", "the arguments are not accepted").into_error(),
+        },
+    }
+}
+
+/// The value a `serde_path_to_error` path points at, if it can be followed.
+fn value_at<'v>(mut value: &'v Value, path: &serde_path_to_error::Path) -> Option<&'v Value> {
+    use serde_path_to_error::Segment;
+    for segment in path {
+        value = match segment {
+            Segment::Seq { index } => value.get(*index)?,
+            Segment::Map { key } => value.get(key)?,
+            Segment::Enum { .. } | Segment::Unknown => return None,
+        };
+    }
+    Some(value)
+}
+
+/// `serde_json` appends " at line L column C" to every message; the position is
+/// reported separately (or, for data errors, replaced by the field path).
+pub(crate) fn strip_position(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let suffix = format!(" at line {} column {}", error.line(), error.column());
+    text.strip_suffix(&suffix)
+        .map_or(text.clone(), str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Args {
+        tasks: Vec<Task>,
+    }
+
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Task {
+        title: String,
+        due: Option<u32>,
+    }
+
+    fn invalid(path: &str, message: &str) -> ToolError {
+        ToolError::invalid_arguments(path, message)
+    }
+
+    #[test]
+    fn names_the_path_of_a_wrong_type() {
+        let error = parse_arguments::<Args>(
+            r#"{"tasks":[{"title":"a"},{"title":"b"},{"title":"c","due":"soon"}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            error,
+            invalid(
+                "tasks[2].due",
+                "expected an integer, got the string \"soon\""
+            )
+        );
+    }
+
+    #[test]
+    fn reports_every_problem() {
+        let error = parse_arguments::<Args>(
+            r#"{"tasks":[{"title":1},{"due":-1},{"title":"c","due":"soon","x":1}]}"#,
+        )
+        .unwrap_err();
+        let ToolError::InvalidArguments { problems } = &error else {
+            panic!("{error:?}")
+        };
+        let listed: Vec<(&str, &str)> = problems
+            .iter()
+            .map(|problem| (problem.path.as_str(), problem.message.as_str()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("tasks[0].title", "expected a string, got 1"),
+                ("tasks[1].due", "must be at least 0, got -1"),
+                ("tasks[1].title", "missing required field"),
+                (
+                    "tasks[2].due",
+                    "expected an integer, got the string \"soon\""
+                ),
+                (
+                    "tasks[2].x",
+                    "unknown field; expected one of `title`, `due`"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn names_a_missing_field_itself() {
+        let error = parse_arguments::<Args>(r#"{"tasks":[{"due":1}]}"#).unwrap_err();
+        assert_eq!(error, invalid("tasks[0].title", "missing required field"));
+    }
+
+    #[test]
+    fn reports_unknown_fields_with_the_expected_ones() {
+        let error = parse_arguments::<Args>(r#"{"tasks":[{"title":"a","dew":1}]}"#).unwrap_err();
+        assert_eq!(
+            error,
+            ToolError::UnknownField {
+                path: "tasks[0].dew".to_owned(),
+                field: "dew".to_owned(),
+                expected: vec!["title".to_owned(), "due".to_owned()],
+            }
+        );
+    }
+
+    #[test]
+    fn malformed_json_is_always_malformed() {
+        let error = parse_arguments::<Args>("{\"tasks\": [}").unwrap_err();
+        assert_eq!(
+            error,
+            ToolError::MalformedJson {
+                message: "expected value".to_owned(),
+                line: 1,
+                column: 12,
+            }
+        );
+        let trailing = parse_arguments::<Args>(r#"{"tasks":[]} x"#).unwrap_err();
+        assert_eq!(trailing.kind(), "malformed_json");
+        // serde's derive would see the unknown key before the syntax error.
+        assert_eq!(
+            parse_arguments::<Args>(r#"{"a"}"#).unwrap_err().kind(),
+            "malformed_json"
+        );
+    }
+
+    #[test]
+    fn a_struct_given_as_an_array_is_refused_on_the_slow_path() {
+        let error = parse_arguments::<Args>(r#"{"tasks":[["a", null]], "x": 1}"#).unwrap_err();
+        let ToolError::InvalidArguments { problems } = &error else {
+            panic!("{error:?}")
+        };
+        assert_eq!(problems[0].path, "tasks[0]");
+        assert_eq!(
+            problems[0].message,
+            "expected an object, got an array of 2 items"
+        );
+    }
+
+    #[test]
+    fn null_members_mean_absent_only_where_declared_optional() {
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema, PartialEq)]
+        #[serde(deny_unknown_fields)]
+        struct Defaults {
+            #[serde(default)]
+            labels: Vec<String>,
+            note: Option<String>,
+            title: String,
+        }
+        assert_eq!(
+            parse_arguments::<Defaults>(r#"{"labels": null, "note": null, "title": "x"}"#),
+            Ok(Defaults {
+                labels: Vec::new(),
+                note: None,
+                title: "x".to_owned(),
+            })
+        );
+        // A required field stays required.
+        assert_eq!(
+            parse_arguments::<Defaults>(r#"{"title": null}"#),
+            Err(invalid("title", "expected a string, got null"))
+        );
+        // A permitted null never takes the blame for another error.
+        assert_eq!(
+            parse_arguments::<Defaults>(r#"{"labels": null, "title": 5}"#),
+            Err(invalid("title", "expected a string, got 5"))
+        );
+    }
+
+    #[test]
+    fn arguments_must_be_named_in_an_object() {
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema, PartialEq)]
+        struct Pair {
+            a: u32,
+        }
+        let expected = Err(invalid(
+            ".",
+            "the arguments must be a JSON object naming each parameter, like {\"id\": 7}",
+        ));
+        assert_eq!(parse_arguments::<Pair>("[1]"), expected);
+        assert_eq!(parse_arguments::<Pair>("7"), expected);
+        assert_eq!(parse_arguments::<Pair>(" {\"a\": 1}"), Ok(Pair { a: 1 }));
+    }
+
+    #[test]
+    fn empty_arguments_are_an_empty_object() {
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema, PartialEq)]
+        #[serde(deny_unknown_fields)]
+        struct NoArgs {}
+        assert_eq!(parse_arguments::<NoArgs>("  "), Ok(NoArgs {}));
+        assert_eq!(parse_arguments::<NoArgs>("null"), Ok(NoArgs {}));
+    }
+}

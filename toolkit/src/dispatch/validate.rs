@@ -1,0 +1,718 @@
+//! Checking arguments against the schema the model saw (issue 6 §1), and reading a
+//! permitted `null` as "absent" only where that schema says a property is optional
+//! (issue 6 §2).
+
+use std::sync::OnceLock;
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::paths::LocationSegment;
+use jsonschema::{ValidationError, Validator};
+use serde_json::{Map, Value};
+
+use super::messages::{Problem, describe, display_key, expected_one_of, join_index, join_key};
+
+/// What dispatch knows about one tool's argument schema, built once.
+pub(crate) struct Plan {
+    /// The cleaned schema the model saw.
+    schema: Value,
+    /// It carries keywords serde does not enforce (bounds, lengths, patterns,
+    /// formats, ...): every call is validated before the tool runs.
+    pub(crate) constrained: bool,
+    /// It has objects below the root: serde's derive would take a struct given as
+    /// an array there, so a call with an array in it is validated.
+    pub(crate) nested_objects: bool,
+    validator: OnceLock<Option<Validator>>,
+}
+
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plan")
+            .field("constrained", &self.constrained)
+            .field("nested_objects", &self.nested_objects)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Plan {
+    /// The plan for a tool: `raw` is schemars' schema (it still has the integer
+    /// `format`s that tell an `i8`'s implied bounds from a `range` the user set),
+    /// `cleaned` the schema the model saw.
+    pub(crate) fn new(raw: &Value, cleaned: Value) -> Self {
+        let mut constrained = false;
+        walk(raw, &mut |node| constrained |= has_constraints(node));
+        let mut nested_objects = false;
+        let mut nodes = 0;
+        walk(&cleaned, &mut |node| {
+            nodes += 1;
+            nested_objects |= nodes > 1
+                && (node.get("type").and_then(Value::as_str) == Some("object")
+                    || node.contains_key("properties"));
+        });
+        Plan {
+            schema: cleaned,
+            constrained,
+            nested_objects,
+            validator: OnceLock::new(),
+        }
+    }
+
+    /// The compiled validator, built on first use; `None` if the schema does not
+    /// compile (then only serde checks the arguments).
+    fn validator(&self) -> Option<&Validator> {
+        self.validator
+            .get_or_init(|| {
+                jsonschema::options()
+                    .with_draft(jsonschema::Draft::Draft202012)
+                    .should_validate_formats(true)
+                    .build(&self.schema)
+                    .ok()
+            })
+            .as_ref()
+    }
+
+    /// Whether `value` is valid; cheaper than collecting the problems.
+    pub(crate) fn is_valid(&self, value: &Value) -> bool {
+        self.validator()
+            .is_none_or(|validator| validator.is_valid(value))
+    }
+
+    /// Every problem the schema finds in `value`, each with its path.
+    pub(crate) fn problems(&self, value: &Value) -> Vec<Problem> {
+        let Some(validator) = self.validator() else {
+            return Vec::new();
+        };
+        let mut problems = Vec::new();
+        for error in validator
+            .iter_errors(value)
+            .take(super::messages::MAX_PROBLEMS * 2)
+        {
+            self.explain(&error, value, &mut problems);
+        }
+        problems
+    }
+
+    /// Removes every `null` member that the schema declares optional (absent from
+    /// `required`) and that does not itself accept `null`; returns whether any was
+    /// removed. Free-form data (`Value` parameters, map values, array items) is
+    /// never touched: only declared properties are.
+    pub(crate) fn strip_optional_nulls(&self, value: &mut Value) -> bool {
+        strip(value, &self.schema, &self.schema, 0)
+    }
+
+    /// The schema node at a JSON pointer (a validation error's schema location).
+    fn node_at(&self, pointer: &str) -> Option<&Map<String, Value>> {
+        self.schema.pointer(pointer).and_then(Value::as_object)
+    }
+
+    fn explain(&self, error: &ValidationError<'_>, root: &Value, out: &mut Vec<Problem>) {
+        let path = instance_path(error);
+        let schema_path = error.schema_path().as_str();
+        // The node holding the failed keyword.
+        let parent = schema_path
+            .rsplit_once('/')
+            .map_or("", |(parent, _)| parent);
+        let node = self.node_at(parent);
+        let got = describe(error.instance());
+        let message = match error.kind() {
+            ValidationErrorKind::Type { kind } => {
+                format!("expected {}, got {got}", type_words(kind))
+            }
+            ValidationErrorKind::Required { property } => {
+                let field = property.as_str().unwrap_or_default();
+                out.push(Problem::new(
+                    join_key(&path, field),
+                    "missing required field",
+                ));
+                return;
+            }
+            ValidationErrorKind::AdditionalProperties { unexpected }
+            | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+                let expected = node.map(property_names).unwrap_or_default();
+                for field in unexpected {
+                    out.push(Problem::unknown_field(&path, field, expected.clone()));
+                }
+                return;
+            }
+            ValidationErrorKind::Enum { options } => {
+                let names = options
+                    .as_array()
+                    .map(|options| options.iter().map(enum_word).collect::<Vec<_>>())
+                    .unwrap_or_default();
+                expected_one_of(&names, &got)
+            }
+            ValidationErrorKind::Constant { expected_value } => {
+                expected_one_of(&[enum_word(expected_value)], &got)
+            }
+            ValidationErrorKind::Minimum { limit } | ValidationErrorKind::Maximum { limit } => {
+                match node.and_then(|node| Some((node.get("minimum")?, node.get("maximum")?))) {
+                    Some((min, max)) => format!("must be between {min} and {max}, got {got}"),
+                    None if matches!(error.kind(), ValidationErrorKind::Minimum { .. }) => {
+                        format!("must be at least {limit}, got {got}")
+                    }
+                    None => format!("must be at most {limit}, got {got}"),
+                }
+            }
+            ValidationErrorKind::ExclusiveMinimum { limit } => {
+                format!("must be greater than {limit}, got {got}")
+            }
+            ValidationErrorKind::ExclusiveMaximum { limit } => {
+                format!("must be less than {limit}, got {got}")
+            }
+            ValidationErrorKind::MultipleOf { multiple_of } => {
+                format!("must be a multiple of {multiple_of}, got {got}")
+            }
+            ValidationErrorKind::MinLength { limit } | ValidationErrorKind::MaxLength { limit } => {
+                let length = error
+                    .instance()
+                    .as_str()
+                    .map_or(0, |text| text.chars().count());
+                let bound = match (node_u64(node, "minLength"), node_u64(node, "maxLength")) {
+                    (Some(min), Some(max)) if min == max => format!("exactly {min}"),
+                    (Some(min), Some(max)) => format!("between {min} and {max}"),
+                    _ if matches!(error.kind(), ValidationErrorKind::MinLength { .. }) => {
+                        format!("at least {limit}")
+                    }
+                    _ => format!("at most {limit}"),
+                };
+                format!("must be {bound} characters long, got {length}")
+            }
+            ValidationErrorKind::MinItems { limit } | ValidationErrorKind::MaxItems { limit } => {
+                let count = error.instance().as_array().map_or(0, Vec::len);
+                let bound = match (node_u64(node, "minItems"), node_u64(node, "maxItems")) {
+                    (Some(min), Some(max)) if min == max => format!("exactly {min}"),
+                    (Some(min), Some(max)) => format!("between {min} and {max}"),
+                    _ if matches!(error.kind(), ValidationErrorKind::MinItems { .. }) => {
+                        format!("at least {limit}")
+                    }
+                    _ => format!("at most {limit}"),
+                };
+                format!("must have {bound} items, got {count}")
+            }
+            ValidationErrorKind::MinProperties { limit } => {
+                format!("must have at least {limit} fields")
+            }
+            ValidationErrorKind::MaxProperties { limit } => {
+                format!("must have at most {limit} fields")
+            }
+            ValidationErrorKind::UniqueItems => "the items must all be different".to_owned(),
+            ValidationErrorKind::Pattern { pattern } => {
+                format!(
+                    "must match the pattern `{}`, got {got}",
+                    super::messages::clean(pattern, 2 * super::messages::ECHO_CHARS)
+                )
+            }
+            ValidationErrorKind::Format { format } => {
+                format!("expected {}, got {got}", format_words(format))
+            }
+            ValidationErrorKind::FalseSchema => "no value is allowed here".to_owned(),
+            ValidationErrorKind::AdditionalItems { limit } => {
+                format!("must have at most {limit} items")
+            }
+            ValidationErrorKind::OneOfNotValid { context }
+            | ValidationErrorKind::AnyOf { context } => {
+                self.explain_union(error, context, root, &path, schema_path, out);
+                return;
+            }
+            ValidationErrorKind::OneOfMultipleValid { .. } => {
+                "matches more than one of the accepted shapes; add the fields that tell them apart"
+                    .to_owned()
+            }
+            ValidationErrorKind::Not { .. } => "this value is not allowed here".to_owned(),
+            _ => format!("is not accepted here (got {got})"),
+        };
+        out.push(Problem::new(path, message));
+    }
+
+    /// A value matching none of a union's branches: for a tagged union (every
+    /// branch an object with a `const` tag), the branch its tag names explains the
+    /// problem field by field; a wrong tag lists the tags; an untagged union lists
+    /// the shapes it accepts.
+    fn explain_union(
+        &self,
+        error: &ValidationError<'_>,
+        context: &[Vec<ValidationError<'static>>],
+        root: &Value,
+        path: &str,
+        schema_path: &str,
+        out: &mut Vec<Problem>,
+    ) {
+        let branches: Vec<&Value> = self
+            .schema
+            .pointer(schema_path)
+            .and_then(Value::as_array)
+            .map(|branches| branches.iter().collect())
+            .unwrap_or_default();
+        let instance = error.instance();
+        let tags: Vec<Option<(String, Value)>> =
+            branches.iter().map(|branch| self.tag_of(branch)).collect();
+        let common_tag = tags
+            .first()
+            .and_then(Option::as_ref)
+            .map(|(name, _)| name.clone())
+            .filter(|name| {
+                tags.iter()
+                    .all(|tag| tag.as_ref().is_some_and(|(n, _)| n == name))
+            });
+        if let (Some(tag), Some(object)) = (common_tag, instance.as_object()) {
+            let given = object.get(&tag);
+            if let Some(index) = tags
+                .iter()
+                .position(|branch_tag| branch_tag.as_ref().map(|(_, value)| value) == given)
+                && let Some(errors) = context.get(index)
+            {
+                for inner in errors {
+                    self.explain(inner, root, out);
+                }
+                return;
+            }
+            let names: Vec<String> = tags
+                .iter()
+                .flatten()
+                .map(|(_, value)| enum_word(value))
+                .collect();
+            let message = match given {
+                Some(given) => expected_one_of(&names, &describe(given)),
+                None => "missing required field".to_owned(),
+            };
+            let _ = names;
+            out.push(Problem::new(join_key(path, &tag), message));
+            return;
+        }
+        let shapes: Vec<String> = branches.iter().map(|branch| self.shape(branch)).collect();
+        out.push(Problem::new(
+            path,
+            format!(
+                "expected one of these shapes: {}; got {}",
+                shapes.join("; "),
+                describe(instance)
+            ),
+        ));
+    }
+
+    /// `$ref`s followed (a few steps at most).
+    fn resolve<'s>(&'s self, mut node: &'s Value) -> &'s Value {
+        for _ in 0..8 {
+            match node.get("$ref").and_then(Value::as_str) {
+                Some(reference) => match reference
+                    .strip_prefix('#')
+                    .and_then(|pointer| self.schema.pointer(pointer))
+                {
+                    Some(target) => node = target,
+                    None => break,
+                },
+                None => break,
+            }
+        }
+        node
+    }
+
+    /// The property whose `const` (or one-value `enum`) tags an object branch.
+    fn tag_of(&self, branch: &Value) -> Option<(String, Value)> {
+        let branch = self.resolve(branch);
+        branch
+            .get("properties")?
+            .as_object()?
+            .iter()
+            .find_map(|(name, property)| {
+                let property = self.resolve(property);
+                let value = property.get("const").cloned().or_else(|| {
+                    property
+                        .get("enum")
+                        .and_then(Value::as_array)
+                        .filter(|values| values.len() == 1)
+                        .map(|values| values[0].clone())
+                })?;
+                Some((name.clone(), value))
+            })
+    }
+
+    /// A branch in a few words: "a string", "an object with `a`, `b`".
+    fn shape(&self, branch: &Value) -> String {
+        let branch = self.resolve(branch);
+        if let Some(values) = branch.get("enum").and_then(Value::as_array) {
+            let names: Vec<String> = values.iter().map(enum_word).collect();
+            return format!("one of `{}`", names.join("`, `"));
+        }
+        if let Some(value) = branch.get("const") {
+            return format!("`{}`", enum_word(value));
+        }
+        if let Some(properties) = branch.get("properties").and_then(Value::as_object) {
+            let required: Vec<&str> = branch
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|names| names.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let names: Vec<String> = properties
+                .keys()
+                .map(|name| {
+                    if required.contains(&name.as_str()) {
+                        format!("`{name}`")
+                    } else {
+                        format!("optional `{name}`")
+                    }
+                })
+                .collect();
+            return if names.is_empty() {
+                "an empty object".to_owned()
+            } else {
+                format!("an object with {}", names.join(", "))
+            };
+        }
+        match branch.get("type") {
+            Some(Value::String(kind)) => type_word(kind).to_owned(),
+            Some(Value::Array(kinds)) => kinds
+                .iter()
+                .filter_map(Value::as_str)
+                .map(type_word)
+                .collect::<Vec<_>>()
+                .join(" or "),
+            _ => "any value".to_owned(),
+        }
+    }
+}
+
+fn node_u64(node: Option<&Map<String, Value>>, key: &str) -> Option<u64> {
+    node?.get(key)?.as_u64()
+}
+
+fn property_names(node: &Map<String, Value>) -> Vec<String> {
+    node.get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| properties.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// An enum value as listed in a message: strings bare, anything else as JSON.
+fn enum_word(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn type_word(kind: &str) -> &'static str {
+    match kind {
+        "integer" => "an integer",
+        "number" => "a number",
+        "string" => "a string",
+        "boolean" => "true or false",
+        "array" => "an array",
+        "object" => "an object",
+        "null" => "null",
+        _ => "a value",
+    }
+}
+
+fn type_words(kind: &TypeKind) -> String {
+    match kind {
+        TypeKind::Single(single) => type_word(single.as_str()).to_owned(),
+        TypeKind::Multiple(many) => many
+            .iter()
+            .map(|kind| type_word(kind.as_str()))
+            .collect::<Vec<_>>()
+            .join(" or "),
+    }
+}
+
+/// What a `format` asks for, with an example a model can copy.
+fn format_words(format: &str) -> String {
+    match format {
+        "date-time" => "a date-time in RFC 3339 form, like \"2026-11-23T07:05:00Z\"".to_owned(),
+        "date" => "a date like \"2026-11-23\"".to_owned(),
+        "time" => "a time with offset like \"07:05:00Z\"".to_owned(),
+        "partial-date-time" => {
+            "a date-time without offset, like \"2026-11-23T07:05:00\"".to_owned()
+        }
+        "duration" => "an ISO 8601 duration like \"PT15M\"".to_owned(),
+        "email" => "an email address".to_owned(),
+        "uri" => "an absolute URI like \"https://example.com/a\"".to_owned(),
+        "uuid" => "a UUID like \"67e55044-10b1-426f-9247-bb680e5fe0c8\"".to_owned(),
+        "ipv4" => "an IPv4 address like \"192.0.2.1\"".to_owned(),
+        "ipv6" => "an IPv6 address like \"2001:db8::1\"".to_owned(),
+        other => format!("a string in the `{}` format", super::messages::echo(other)),
+    }
+}
+
+/// The instance location of an error as a toolkit path.
+fn instance_path(error: &ValidationError<'_>) -> String {
+    let mut path = ".".to_owned();
+    for segment in error.instance_path().segments() {
+        path = match segment {
+            LocationSegment::Property(key) => join_key(&path, &key),
+            LocationSegment::Index(index) => join_index(&path, index),
+        };
+    }
+    path
+}
+
+/// Keywords serde's derive does not enforce.
+const CONSTRAINTS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "format",
+    "contains",
+    "propertyNames",
+    "not",
+];
+
+/// Whether one raw schemars node has a keyword serde would not enforce. The
+/// bounds schemars writes for an integer width (`minimum: 0` on a `u32`, the full
+/// range of an `i8`) are enforced by serde already, and so are the numeric
+/// `format`s themselves; a fixed-length tuple's `minItems`/`maxItems` too.
+fn has_constraints(node: &Map<String, Value>) -> bool {
+    let format = node.get("format").and_then(Value::as_str);
+    let width = format.and_then(|format| {
+        let rust = format.replace("uint", "u").replace("int", "i");
+        super::messages::integer_range(&rust)
+    });
+    let numeric_format = matches!(format, Some("float" | "double")) || width.is_some();
+    let tuple = node.contains_key("prefixItems");
+    node.keys().any(|key| {
+        if !CONSTRAINTS.contains(&key.as_str()) {
+            return false;
+        }
+        match key.as_str() {
+            "format" => !numeric_format,
+            "minimum" | "maximum" => match width {
+                Some((min, max)) => {
+                    let bound = node.get(key).and_then(Value::as_i64).map(i128::from);
+                    let implied = if key == "minimum" { min } else { max };
+                    bound != Some(implied)
+                        && !(key == "maximum" && bound.is_none() && max > i128::from(i64::MAX))
+                }
+                None => true,
+            },
+            "minItems" | "maxItems" => !tuple,
+            _ => true,
+        }
+    })
+}
+
+/// Calls `f` on every object node of a schema, `$defs` included.
+fn walk(schema: &Value, f: &mut dyn FnMut(&Map<String, Value>)) {
+    fn visit(node: &Map<String, Value>, f: &mut dyn FnMut(&Map<String, Value>), depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        f(node);
+        for (_, child) in crate::schema::subschemas(node) {
+            visit(child, f, depth + 1);
+        }
+    }
+    if let Some(root) = schema.as_object() {
+        visit(root, f, 0);
+        if let Some(defs) = root.get("$defs").and_then(Value::as_object) {
+            for def in defs.values().filter_map(Value::as_object) {
+                visit(def, f, 1);
+            }
+        }
+    }
+}
+
+/// Whether a property's schema itself accepts `null` (then a `null` is a value,
+/// not an absence): `type` null or listing it, a null branch, or no type at all
+/// (`serde_json::Value`).
+fn accepts_null(schema: &Value, root: &Value) -> bool {
+    let schema = resolve_in(schema, root);
+    match schema {
+        Value::Bool(accepts) => *accepts,
+        Value::Object(node) => {
+            if let Some(kind) = node.get("type") {
+                return match kind {
+                    Value::String(kind) => kind == "null",
+                    Value::Array(kinds) => kinds.iter().any(|kind| kind == "null"),
+                    _ => false,
+                };
+            }
+            for union in ["anyOf", "oneOf"] {
+                if let Some(branches) = node.get(union).and_then(Value::as_array) {
+                    return branches.iter().any(|branch| accepts_null(branch, root));
+                }
+            }
+            if let Some(values) = node.get("enum").and_then(Value::as_array) {
+                return values.iter().any(Value::is_null);
+            }
+            if let Some(value) = node.get("const") {
+                return value.is_null();
+            }
+            if node.contains_key("allOf") {
+                return false;
+            }
+            // No `type`, no union: anything goes (a `serde_json::Value`).
+            !node.contains_key("properties") && !node.contains_key("items")
+        }
+        _ => false,
+    }
+}
+
+fn resolve_in<'s>(mut node: &'s Value, root: &'s Value) -> &'s Value {
+    for _ in 0..8 {
+        match node
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|reference| reference.strip_prefix('#'))
+            .and_then(|pointer| root.pointer(pointer))
+        {
+            Some(target) => node = target,
+            None => break,
+        }
+    }
+    node
+}
+
+fn strip(value: &mut Value, schema: &Value, root: &Value, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    let schema = resolve_in(schema, root);
+    let Some(node) = schema.as_object() else {
+        return false;
+    };
+    let mut changed = false;
+    match value {
+        Value::Object(members) => {
+            if let Some(properties) = node.get("properties").and_then(Value::as_object) {
+                let required: Vec<&str> = node
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|names| names.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let before = members.len();
+                members.retain(|name, member| {
+                    !(member.is_null()
+                        && !required.contains(&name.as_str())
+                        && properties
+                            .get(name)
+                            .is_some_and(|property| !accepts_null(property, root)))
+                });
+                changed |= members.len() != before;
+                for (name, member) in members.iter_mut() {
+                    if let Some(property) = properties.get(name) {
+                        changed |= strip(member, property, root, depth + 1);
+                    }
+                }
+            }
+            if let Some(branches) = node.get("allOf").and_then(Value::as_array) {
+                for branch in branches {
+                    changed |= strip(value, branch, root, depth + 1);
+                }
+            }
+            for union in ["oneOf", "anyOf"] {
+                if let Some(branches) = node.get(union).and_then(Value::as_array)
+                    && let Some(branch) = matching_branch(value, branches, root)
+                {
+                    changed |= strip(value, branch, root, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(positions) = node.get("prefixItems").and_then(Value::as_array) {
+                for (item, position) in items.iter_mut().zip(positions) {
+                    changed |= strip(item, position, root, depth + 1);
+                }
+            } else if let Some(each) = node.get("items") {
+                for item in items.iter_mut() {
+                    changed |= strip(item, each, root, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+    changed
+}
+
+/// The object branch of a union that `value` claims: the one whose `const`
+/// properties all match, or the only object branch.
+fn matching_branch<'s>(value: &Value, branches: &'s [Value], root: &'s Value) -> Option<&'s Value> {
+    let object = value.as_object()?;
+    let mut objects = branches.iter().filter(|branch| {
+        resolve_in(branch, root)
+            .get("properties")
+            .is_some_and(Value::is_object)
+    });
+    let tagged = objects.clone().find(|branch| {
+        let properties = resolve_in(branch, root)
+            .get("properties")
+            .and_then(Value::as_object);
+        let mut tags = properties
+            .into_iter()
+            .flatten()
+            .filter_map(|(name, property)| Some((name, resolve_in(property, root).get("const")?)))
+            .peekable();
+        tags.peek().is_some() && tags.all(|(name, tag)| object.get(name) == Some(tag))
+    });
+    tagged.or_else(|| {
+        let first = objects.next()?;
+        objects.next().is_none().then_some(first)
+    })
+}
+
+/// The key under which a schema node's property `name` is shown.
+#[allow(dead_code)]
+fn shown(name: &str) -> String {
+    display_key(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn plan(schema: Value) -> Plan {
+        Plan::new(&schema, schema.clone())
+    }
+
+    #[test]
+    fn implied_integer_bounds_are_no_constraints() {
+        let u32_field = json!({"type": "object", "properties": {
+            "a": {"type": "integer", "format": "uint32", "minimum": 0}}});
+        assert!(!plan(u32_field).constrained);
+        let i8_field = json!({"type": "object", "properties": {
+            "a": {"type": "integer", "format": "int8", "minimum": -128, "maximum": 127}}});
+        assert!(!plan(i8_field).constrained);
+        let ranged = json!({"type": "object", "properties": {
+            "a": {"type": "integer", "format": "uint32", "minimum": 1, "maximum": 100}}});
+        assert!(plan(ranged).constrained);
+        let email =
+            json!({"type": "object", "properties": {"a": {"type": "string", "format": "email"}}});
+        assert!(plan(email).constrained);
+    }
+
+    #[test]
+    fn nulls_are_absent_only_for_declared_optional_properties() {
+        let plan = plan(json!({
+            "type": "object",
+            "properties": {
+                "level": {"type": "integer"},
+                "config": {},
+                "notes": {"type": "object", "additionalProperties": {"type": ["string", "null"]}},
+                "items": {"type": "array", "items": {"type": ["integer", "null"]}},
+                "inner": {"$ref": "#/$defs/Inner"},
+                "title": {"type": "string"}
+            },
+            "required": ["title"],
+            "$defs": {"Inner": {"type": "object", "properties": {"due": {"type": "string"}}}}
+        }));
+        let mut value = json!({
+            "level": null, "config": {"keep": null, "a": 1}, "notes": {"x": null},
+            "items": [1, null], "inner": {"due": null}, "title": null
+        });
+        assert!(plan.strip_optional_nulls(&mut value));
+        assert_eq!(
+            value,
+            json!({"config": {"keep": null, "a": 1}, "notes": {"x": null},
+                   "items": [1, null], "inner": {}, "title": null})
+        );
+    }
+}
