@@ -2,11 +2,13 @@
 //! one `Response` for everything a model can send, good or bad, and the process
 //! keeps serving after the worst of it (a panic inside a tool).
 
+use std::sync::{Mutex, Once};
+
 use futures_executor::block_on;
 use serde::ser::Error as _;
 use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
-use toolkit::{Context, Response, State, ToolError, registry, tool};
+use toolkit::{Context, PanicReport, Response, State, ToolError, registry, tool};
 use toolkit_derive_tests::{Priority, Task, TaskStore, get_tasks, remove_task};
 
 /// Get page numbers. Refuses more than 100 with its own `InvalidArguments`.
@@ -16,10 +18,7 @@ fn get_pages(
     limit: u32,
 ) -> Result<Vec<u32>, ToolError> {
     if limit > 100 {
-        return Err(ToolError::InvalidArguments {
-            path: "limit".to_owned(),
-            message: "at most 100 pages".to_owned(),
-        });
+        return Err(ToolError::invalid_arguments("limit", "at most 100 pages"));
     }
     Ok((1..=limit).collect())
 }
@@ -54,6 +53,10 @@ fn set_volume(
 }
 
 fn call(name: &str, arguments: &str, ctx: &Context) -> Response {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        toolkit::on_panic(|report| PANICS.lock().expect("not poisoned").push(report.clone()));
+    });
     block_on(registry().call(name, arguments, ctx))
 }
 
@@ -83,11 +86,28 @@ fn context_with_tasks() -> (Context, TaskStore) {
     (ctx, store)
 }
 
+/// Every panic the application heard of, by id.
+static PANICS: Mutex<Vec<PanicReport>> = Mutex::new(Vec::new());
+
+/// Checks that `response` is a panic as the model sees it (the stable message and
+/// an id, never the panic text) and returns the text the application got.
+fn panic_report(response: Response) -> String {
+    let ToolError::Panicked { message, id } = error(response) else {
+        panic!("expected a panic");
+    };
+    assert_eq!(message, toolkit::PANIC_MESSAGE);
+    assert_eq!(id.len(), 16);
+    assert!(id.bytes().all(|byte| byte.is_ascii_hexdigit()), "{id}");
+    let reports = PANICS.lock().expect("not poisoned");
+    let report = reports
+        .iter()
+        .find(|report| report.id == id)
+        .expect("the hook heard of it");
+    report.message.clone()
+}
+
 fn invalid(path: &str, message: &str) -> ToolError {
-    ToolError::InvalidArguments {
-        path: path.to_owned(),
-        message: message.to_owned(),
-    }
+    ToolError::invalid_arguments(path, message)
 }
 
 #[test]
@@ -231,7 +251,7 @@ fn null_counts_as_no_arguments_and_arguments_must_be_an_object() {
     // A `null` for a required member is still an error.
     assert_eq!(
         error(call("set_mood", r#"{"mood": null}"#, &ctx)),
-        invalid("mood", "invalid type: null, expected a string")
+        invalid("mood", "expected a string, got null")
     );
 }
 
@@ -285,10 +305,7 @@ fn a_wrong_type_names_its_path() {
             r#"{"tasks": [{"title": "a"}, {"title": 7}]}"#,
             &ctx
         )),
-        invalid(
-            "tasks[1].title",
-            "invalid type: integer `7`, expected a string"
-        )
+        invalid("tasks[1].title", "expected a string, got 7")
     );
     assert_eq!(
         error(call(
@@ -298,19 +315,16 @@ fn a_wrong_type_names_its_path() {
         )),
         invalid(
             "tasks[0].priority",
-            "unknown variant `urgent`, expected `low` or `high`"
+            "expected one of `low`, `high`, got the string \"urgent\""
         )
     );
     assert_eq!(
         error(call("get_tasks", r#"{"limit": -1}"#, &ctx)),
-        invalid(
-            "limit",
-            "invalid value: integer `-1`, expected a non-negative integer"
-        )
+        invalid("limit", "must be at least 0, got -1")
     );
     assert_eq!(
         error(call("create_tasks", r#"{"tasks": {"title": "a"}}"#, &ctx)),
-        invalid("tasks", "invalid type: map, expected an array")
+        invalid("tasks", "expected an array, got an object")
     );
     assert_eq!(
         error(call(
@@ -320,7 +334,7 @@ fn a_wrong_type_names_its_path() {
         )),
         invalid(
             "recurrence.kind",
-            "unknown variant `yearly`, expected one of `once`, `daily`, `weekdays`"
+            "expected one of `once`, `daily`, `weekdays`, got the string \"yearly\""
         )
     );
     assert_eq!(
@@ -329,12 +343,8 @@ fn a_wrong_type_names_its_path() {
             r#"{"text": "a", "recurrence": {"kind": "daily", "hour": 300}}"#,
             &ctx
         )),
-        // An internally tagged enum is buffered before its variant is read, so
-        // the path stops at the enum, not at `recurrence.hour`.
-        invalid(
-            "recurrence",
-            "invalid value: integer `300`, expected a non-negative integer"
-        )
+        // Inside an internally tagged enum the path names the inner field.
+        invalid("recurrence.hour", "must be between 0 and 255, got 300")
     );
     assert_eq!(
         error(call(
@@ -342,7 +352,18 @@ fn a_wrong_type_names_its_path() {
             r#"{"text": "a", "recurrence": {"kind": "once"}, "notify": {"ada": "soon"}}"#,
             &ctx
         )),
-        invalid("recurrence.at", "missing required field")
+        ToolError::InvalidArguments {
+            problems: vec![
+                toolkit::Problem {
+                    path: "recurrence.at".to_owned(),
+                    message: "missing required field".to_owned(),
+                },
+                toolkit::Problem {
+                    path: "notify.ada".to_owned(),
+                    message: "expected a non-negative integer, got the string \"soon\"".to_owned(),
+                },
+            ]
+        }
     );
     assert_eq!(
         error(call(
@@ -352,7 +373,7 @@ fn a_wrong_type_names_its_path() {
         )),
         invalid(
             "notify.ada",
-            "invalid type: string \"soon\", expected a non-negative integer"
+            "expected a non-negative integer, got the string \"soon\""
         )
     );
 }
@@ -416,10 +437,23 @@ fn an_unknown_field_lists_the_expected_ones() {
         )),
         unknown("tasks[1].due", "due", &["title", "priority"])
     );
-    // The Rust name of a renamed field is unknown to the model; the JSON name is listed.
+    // The Rust name of a renamed field is unknown to the model; the JSON name is
+    // listed, and the field it was meant to be is missing: both are reported.
     assert_eq!(
         error(call("update_tasks", r#"{"updates": [{"id": 1}]}"#, &ctx)),
-        unknown("updates[0].id", "id", &["taskId", "title", "priority"])
+        ToolError::InvalidArguments {
+            problems: vec![
+                toolkit::Problem {
+                    path: "updates[0].id".to_owned(),
+                    message: "unknown field; expected one of `taskId`, `title`, `priority`"
+                        .to_owned(),
+                },
+                toolkit::Problem {
+                    path: "updates[0].taskId".to_owned(),
+                    message: "missing required field".to_owned(),
+                },
+            ]
+        }
     );
     // `r#type` is `type`.
     assert_eq!(
@@ -429,7 +463,7 @@ fn an_unknown_field_lists_the_expected_ones() {
             &ctx
         )),
         unknown(
-            "r#type",
+            "[\"r#type\"]",
             "r#type",
             &["text", "recurrence", "type", "notify"]
         )
@@ -518,7 +552,7 @@ fn a_missing_context_value_is_an_error_naming_its_type() {
         error(call("get_tasks", r#"{"limit": "x"}"#, &empty)),
         invalid(
             "limit",
-            "invalid type: string \"x\", expected a non-negative integer"
+            "expected a non-negative integer, got the string \"x\""
         )
     );
     // A value of another type does not stand in.
@@ -594,10 +628,8 @@ fn an_unserializable_result_is_invalid_output() {
 fn a_panicking_tool_is_caught_and_the_registry_keeps_serving() {
     let (ctx, store) = context_with_tasks();
     assert_eq!(
-        error(call("set_mood", r#"{"mood": "angry"}"#, &ctx)),
-        ToolError::Panicked {
-            message: "moods must stay calm".to_owned(),
-        }
+        panic_report(call("set_mood", r#"{"mood": "angry"}"#, &ctx)),
+        "moods must stay calm"
     );
     assert_eq!(
         call("set_mood", r#"{"mood": "calm"}"#, &ctx),
@@ -608,10 +640,8 @@ fn a_panicking_tool_is_caught_and_the_registry_keeps_serving() {
     // task is not half-renamed, and the next calls still work.
     let before = store.all();
     assert_eq!(
-        error(call("set_title", r#"{"id": 1, "title": "boom"}"#, &ctx)),
-        ToolError::Panicked {
-            message: "the title exploded".to_owned(),
-        }
+        panic_report(call("set_title", r#"{"id": 1, "title": "boom"}"#, &ctx)),
+        "the title exploded"
     );
     assert_eq!(store.all(), before);
     assert_eq!(
@@ -628,16 +658,12 @@ fn a_panicking_tool_is_caught_and_the_registry_keeps_serving() {
     );
     // A formatted message (a `String` payload), and a payload that is no string.
     assert_eq!(
-        error(call("set_volume", r#"{"level": 11}"#, &ctx)),
-        ToolError::Panicked {
-            message: "volume 11 is too loud".to_owned(),
-        }
+        panic_report(call("set_volume", r#"{"level": 11}"#, &ctx)),
+        "volume 11 is too loud"
     );
     assert_eq!(
-        error(call("set_volume", r#"{"level": 0}"#, &ctx)),
-        ToolError::Panicked {
-            message: "a panic with a non-string payload".to_owned(),
-        }
+        panic_report(call("set_volume", r#"{"level": 0}"#, &ctx)),
+        "a panic with a non-string payload"
     );
     assert_eq!(
         call("set_volume", r#"{"level": 3}"#, &ctx),
@@ -660,7 +686,7 @@ fn call_value_takes_parsed_arguments() {
         block_on(registry().call_value("get_tasks", &json!({"limit": "all"}), &ctx)),
         Response::Error(invalid(
             "limit",
-            "invalid type: string \"all\", expected a non-negative integer"
+            "expected a non-negative integer, got the string \"all\""
         ))
     );
     assert_eq!(
@@ -709,8 +735,8 @@ fn responses_serialize_to_the_shapes_the_model_reads() {
         json_of("get_tasks", r#"{"limit": true}"#),
         json!({"error": {
             "kind": "invalid_arguments",
-            "path": "limit",
-            "message": "invalid type: boolean `true`, expected a non-negative integer"
+            "problems": [{"path": "limit", "message": "expected a non-negative integer, got true"}],
+            "message": "invalid arguments at `limit`: expected a non-negative integer, got true"
         }})
     );
     assert_eq!(
@@ -735,9 +761,11 @@ fn responses_serialize_to_the_shapes_the_model_reads() {
         json_of("delete_tasks", r#"{"id": 99}"#),
         json!({"error": {"kind": "failed", "message": "no task with id 99"}})
     );
+    let panicked = json_of("set_mood", r#"{"mood": "angry"}"#);
+    let id = panicked["error"]["id"].as_str().expect("an id").to_owned();
     assert_eq!(
-        json_of("set_mood", r#"{"mood": "angry"}"#),
-        json!({"error": {"kind": "panicked", "message": "moods must stay calm"}})
+        panicked,
+        json!({"error": {"kind": "panicked", "message": toolkit::PANIC_MESSAGE, "id": id}})
     );
     assert_eq!(
         json_of("get_clock", "{}"),
@@ -817,4 +845,491 @@ fn the_tool_is_still_a_plain_rust_function() {
     );
     assert_eq!(get_pages(2).expect("small"), [1, 2]);
     assert_eq!(store.all().len(), 1);
+}
+
+// ---------------------------------------------------------------------------
+// Tools with tricky argument types (issue 6 §1, §2; issue 7).
+// ---------------------------------------------------------------------------
+
+#[allow(unreachable_pub)]
+mod tricky {
+    use std::collections::BTreeMap;
+
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+    use serde_json::Value;
+    use toolkit::tool;
+
+    /// Get a page of results; the page size is constrained by `#[schemars(range)]`.
+    #[tool(scope = shared, tier = auto)]
+    #[allow(unused_variables)]
+    pub fn get_results(
+        /// Results per page, 1 to 100.
+        #[schemars(range(min = 1, max = 100))]
+        per_page: u32,
+        /// A short label, 2 to 8 characters.
+        #[schemars(length(min = 2, max = 8))]
+        #[tool(default = "ab".to_owned())]
+        label: String,
+        /// Sort order.
+        #[tool(default = Order::Asc)]
+        order: Order,
+    ) -> u32 {
+        per_page
+    }
+
+    /// Sort order.
+    #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Order {
+        /// Smallest first.
+        Asc,
+        /// Largest first.
+        Desc,
+    }
+
+    /// A shape, tagged by `type`.
+    #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+    #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+    pub enum Shape {
+        /// A circle.
+        Circle {
+            /// Its radius.
+            radius: u32,
+        },
+        /// A square.
+        Square {
+            /// Its side.
+            side: u32,
+        },
+    }
+
+    /// An id or a name.
+    #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+    #[serde(untagged)]
+    pub enum Who {
+        /// By id.
+        Id(u32),
+        /// By name and team.
+        Named {
+            /// The name.
+            name: String,
+            /// The team.
+            team: String,
+        },
+    }
+
+    /// Paging, flattened into the arguments.
+    #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+    pub struct Paging {
+        /// Page number.
+        pub page: u32,
+        /// Page size.
+        pub size: u32,
+    }
+
+    /// Set tricky values: every argument type that serde and schemars treat unlike
+    /// a plain struct field.
+    #[tool(scope = shared, tier = auto)]
+    pub fn set_tricky(
+        /// A small signed number.
+        #[tool(default = 0)]
+        level: i8,
+        /// A point.
+        #[tool(default = (0, 0))]
+        point: (i32, i32),
+        /// Shapes.
+        #[tool(default = Vec::new())]
+        shapes: Vec<Shape>,
+        /// Who.
+        #[tool(default = Who::Id(0))]
+        who: Who,
+        /// Free-form configuration, kept as sent.
+        #[tool(default = Value::Null)]
+        config: Value,
+        /// Notes by key, nulls allowed.
+        #[tool(default = BTreeMap::new())]
+        notes: BTreeMap<String, Option<String>>,
+        /// Optional scores.
+        #[tool(default = Vec::new())]
+        scores: Vec<Option<u32>>,
+    ) -> Value {
+        serde_json::json!({
+            "level": level, "point": [point.0, point.1], "shapes": shapes.len(),
+            "who": format!("{who:?}"), "config": config, "notes": notes, "scores": scores,
+        })
+    }
+
+    /// Search with paging flattened in.
+    #[tool(scope = shared, tier = auto)]
+    pub fn search_pages(
+        /// The query.
+        query: String,
+        /// Paging.
+        #[serde(flatten)]
+        paging: Paging,
+    ) -> String {
+        format!("{query} {} {}", paging.page, paging.size)
+    }
+}
+
+fn problems(error: &ToolError) -> Vec<(String, String)> {
+    match error {
+        ToolError::InvalidArguments { problems } => problems
+            .iter()
+            .map(|problem| (problem.path.clone(), problem.message.clone()))
+            .collect(),
+        other => panic!("expected invalid arguments, got {other:?}"),
+    }
+}
+
+fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    expected
+        .iter()
+        .map(|(path, message)| ((*path).to_owned(), (*message).to_owned()))
+        .collect()
+}
+
+#[test]
+fn schema_constraints_are_enforced_before_the_tool_runs() {
+    let ctx = Context::new();
+    assert_eq!(
+        call("get_results", r#"{"per_page": 20}"#, &ctx),
+        Response::Result(json!(20))
+    );
+    assert_eq!(
+        error(call("get_results", r#"{"per_page": 0}"#, &ctx)),
+        invalid("per_page", "must be between 1 and 100, got 0")
+    );
+    // Every problem at once, each with its path.
+    assert_eq!(
+        problems(&error(call(
+            "get_results",
+            r#"{"per_page": 101, "label": "x", "order": "sideways"}"#,
+            &ctx
+        ))),
+        pairs(&[
+            ("per_page", "must be between 1 and 100, got 101"),
+            ("label", "must be between 2 and 8 characters long, got 1"),
+            (
+                "order",
+                "expected one of `asc`, `desc`, got the string \"sideways\""
+            ),
+        ])
+    );
+    // A permitted null never takes the blame.
+    assert_eq!(
+        error(call(
+            "get_results",
+            r#"{"per_page": 5, "label": null, "order": "sideways"}"#,
+            &ctx
+        )),
+        invalid(
+            "order",
+            "expected one of `asc`, `desc`, got the string \"sideways\""
+        )
+    );
+    assert_eq!(
+        call(
+            "get_results",
+            r#"{"per_page": 5, "label": null, "order": null}"#,
+            &ctx
+        ),
+        Response::Result(json!(5))
+    );
+    // The raw runner skips the schema (documented); the registry never does.
+    assert_eq!(
+        block_on(tricky::get_results::definition().call(r#"{"per_page": 0}"#, &ctx)),
+        Response::Result(json!(0))
+    );
+    let entry = registry().get("get_results").expect("registered");
+    assert_eq!(
+        entry.check_arguments(r#"{"per_page": 0}"#),
+        Err(invalid("per_page", "must be between 1 and 100, got 0"))
+    );
+    assert_eq!(entry.check_arguments(r#"{"per_page": 1}"#), Ok(()));
+}
+
+#[test]
+fn numbers_say_what_is_wrong_with_the_number() {
+    let ctx = Context::new();
+    let level = |value: &str| {
+        error(call(
+            "set_tricky",
+            &format!(r#"{{"level": {value}}}"#),
+            &ctx,
+        ))
+    };
+    assert_eq!(
+        level("128"),
+        invalid("level", "must be between -128 and 127, got 128")
+    );
+    assert_eq!(
+        level("1e2"),
+        invalid(
+            "level",
+            "expected an integer between -128 and 127, got 100.0; write whole numbers without a decimal point or exponent"
+        )
+    );
+    assert_eq!(
+        level("1.5"),
+        invalid("level", "expected an integer, got 1.5")
+    );
+    assert_eq!(
+        level("1e400"),
+        invalid(
+            "level",
+            "a number here is too large to represent; numbers must fit in a 64-bit float, integers in 64 bits"
+        )
+    );
+    assert_eq!(
+        error(call(
+            "get_tasks",
+            r#"{"limit": 18446744073709551616}"#,
+            &ctx
+        )),
+        invalid(
+            "limit",
+            "must be between 0 and 4294967295, got 1.8446744073709552e+19"
+        )
+    );
+}
+
+#[test]
+fn tuples_unions_and_flatten_speak_json() {
+    let ctx = Context::new();
+    assert_eq!(
+        error(call("set_tricky", r#"{"point": [1, 2, 3]}"#, &ctx)),
+        invalid("point", "must have exactly 2 items, got 3")
+    );
+    assert_eq!(
+        error(call("set_tricky", r#"{"who": true}"#, &ctx)),
+        invalid(
+            "who",
+            "expected one of these shapes: a non-negative integer; an object with `name`, `team`; got true"
+        )
+    );
+    assert_eq!(
+        error(call(
+            "set_tricky",
+            r#"{"shapes": [{"type": "square", "side": 1}, {"type": "circle", "radius": "big"}]}"#,
+            &ctx
+        )),
+        invalid(
+            "shapes[1].radius",
+            "expected a non-negative integer, got the string \"big\""
+        )
+    );
+    assert_eq!(
+        error(call(
+            "set_tricky",
+            r#"{"shapes": [{"type": "hexagon"}]}"#,
+            &ctx
+        )),
+        invalid(
+            "shapes[0].type",
+            "expected one of `circle`, `square`, got the string \"hexagon\""
+        )
+    );
+    // A flattened parameter's fields are the tool's fields.
+    assert_eq!(
+        call(
+            "search_pages",
+            r#"{"query": "q", "page": 2, "size": 10}"#,
+            &ctx
+        ),
+        Response::Result(json!("q 2 10"))
+    );
+    assert_eq!(
+        error(call(
+            "search_pages",
+            r#"{"query": "q", "page": 2, "size": 10, "sort": 1}"#,
+            &ctx
+        )),
+        ToolError::UnknownField {
+            path: "sort".to_owned(),
+            field: "sort".to_owned(),
+            expected: vec!["query".to_owned(), "page".to_owned(), "size".to_owned()],
+        }
+    );
+}
+
+#[test]
+fn duplicate_keys_odd_keys_and_bad_strings_have_paths() {
+    let ctx = Context::new();
+    assert_eq!(
+        error(call("get_tasks", r#"{"limit": 1, "limit": 2}"#, &ctx)),
+        invalid("limit", "given more than once; name each field once")
+    );
+    assert_eq!(
+        error(call("get_tasks", r#"{"": 1}"#, &ctx)),
+        ToolError::UnknownField {
+            path: "[\"\"]".to_owned(),
+            field: String::new(),
+            expected: vec!["id".to_owned(), "limit".to_owned()],
+        }
+    );
+    assert_eq!(
+        error(call("set_mood", r#"{"mood": "\ud800"}"#, &ctx)),
+        invalid(
+            "mood",
+            "a string here contains a lone surrogate escape (like \"\\ud800\"), which is no character; send the character itself or a complete surrogate pair"
+        )
+    );
+    // Syntax is checked before anything else: `{"a"}` is malformed, not unknown.
+    assert_eq!(
+        error(call("get_tasks", r#"{"a"}"#, &ctx)).kind(),
+        "malformed_json"
+    );
+}
+
+#[test]
+fn null_means_absent_only_for_declared_optional_properties() {
+    let ctx = Context::new();
+    let result = call(
+        "set_tricky",
+        r#"{"config": {"keep": null, "a": 1}, "level": null, "notes": {"x": null}, "scores": [1, null]}"#,
+        &ctx,
+    );
+    let Response::Result(value) = result else {
+        panic!("{result:?}")
+    };
+    assert_eq!(value["config"], json!({"keep": null, "a": 1}));
+    assert_eq!(value["level"], json!(0));
+    assert_eq!(value["notes"], json!({"x": null}));
+    assert_eq!(value["scores"], json!([1, null]));
+}
+
+#[test]
+fn a_struct_given_as_an_array_is_refused_at_every_depth() {
+    let (ctx, store) = context_with_tasks();
+    let before = store.all();
+    assert_eq!(
+        error(call(
+            "update_tasks",
+            r#"{"updates": [[1, "Renamed", "high"]]}"#,
+            &ctx
+        )),
+        invalid("updates[0]", "expected an object, got an array of 3 items")
+    );
+    assert_eq!(store.all(), before);
+}
+
+#[test]
+fn echoed_input_is_bounded_and_cleaned() {
+    let ctx = Context::new();
+    let huge = "x".repeat(1_000_000);
+    let response = call("set_mood", &format!(r#"{{"mood": 1, "{huge}": 1}}"#), &ctx);
+    assert!(
+        response.to_json().to_string().len() < 1_000,
+        "{}",
+        response.to_json()
+    );
+    let response = call("get_tasks", &format!(r#"{{"limit": "{huge}"}}"#), &ctx);
+    assert!(response.to_json().to_string().len() < 1_000);
+    let ToolError::UnknownTool { name, suggestion } =
+        error(call("get_tasks\u{202e}\u{0}", "{}", &ctx))
+    else {
+        panic!("expected unknown tool")
+    };
+    assert_eq!(name, "get_tasks\\u{202e}\\u{0}");
+    assert_eq!(suggestion, None);
+    // A 10 MB name: no suggestion search, a bounded echo.
+    let long_name = "get_tasks".repeat(1_000_000);
+    let ToolError::UnknownTool { name, suggestion } = error(call(&long_name, "{}", &ctx)) else {
+        panic!("expected unknown tool")
+    };
+    assert_eq!(suggestion, None);
+    assert!(name.len() < 200);
+    // Case and whitespace variants get the did-you-mean, and do not run.
+    for variant in ["GET_TASKS", "get_tasks ", " Get_Tasks"] {
+        assert_eq!(
+            error(call(variant, "{}", &ctx)),
+            ToolError::UnknownTool {
+                name: variant.to_owned(),
+                suggestion: Some("get_tasks".to_owned()),
+            }
+        );
+    }
+}
+
+#[test]
+fn limits_are_refused_before_parsing() {
+    let ctx = Context::new();
+    let deep = format!("{{\"config\": {}1{}}}", "[".repeat(40), "]".repeat(40));
+    assert_eq!(
+        error(call("set_tricky", &deep, &ctx)),
+        invalid(
+            "config[0][0][0].…(26 more levels)…[0][0]",
+            "the arguments nest deeper than 32 levels of objects and arrays here; flatten them"
+        )
+    );
+    // The application's limits apply to every call through the registry.
+    let small = toolkit::Registry::new([tricky::set_tricky::definition()]).expect("one tool");
+    small.set_limits(toolkit::Limits {
+        max_argument_bytes: 16,
+        max_depth: 2,
+    });
+    assert_eq!(
+        error(block_on(small.call(
+            "set_tricky",
+            r#"{"level": 1, "point": [1, 2]}"#,
+            &ctx
+        ))),
+        invalid(
+            ".",
+            "the arguments are 29 bytes long; at most 16 bytes are accepted"
+        )
+    );
+    assert_eq!(
+        error(block_on(small.call(
+            "set_tricky",
+            r#"{"config":[[1]]}"#,
+            &ctx
+        ))),
+        invalid(
+            "config[0]",
+            "the arguments nest deeper than 2 levels of objects and arrays here; flatten them"
+        )
+    );
+    // `call_value` with a value deeper than any stack: refused, not overflowed.
+    let mut value = json!(1);
+    for _ in 0..200_000 {
+        value = Value::Array(vec![value]);
+    }
+    // Not `json!`, which would serialize the value recursively.
+    let mut members = serde_json::Map::new();
+    members.insert("config".to_owned(), value);
+    let value = Value::Object(members);
+    assert_eq!(
+        block_on(registry().call_value("set_tricky", &value, &ctx))
+            .error()
+            .map(ToolError::kind),
+        Some("invalid_arguments")
+    );
+    // The caller owns the value; unwind it without recursion.
+    let Value::Object(mut members) = value else {
+        unreachable!()
+    };
+    let mut value = members.remove("config").unwrap_or_default();
+    while let Value::Array(mut items) = value {
+        value = items.pop().unwrap_or_default();
+    }
+}
+
+#[test]
+fn an_empty_error_message_gets_a_stable_one() {
+    let ctx = Context::new();
+    assert_eq!(
+        error(call("get_silence", "{}", &ctx)),
+        ToolError::Failed {
+            message: toolkit::EMPTY_FAILURE.to_owned()
+        }
+    );
+}
+
+/// Get silence: fails with an empty message.
+#[tool(scope = shared, tier = auto)]
+fn get_silence() -> Result<(), String> {
+    Err(String::new())
 }

@@ -17,7 +17,6 @@ use crate::ToolError;
 /// assert_eq!(toolkit::registry().limits().max_depth, 32);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct Limits {
     /// The longest argument text accepted, in bytes (default 1 MiB: far more than a
     /// model writes into one call).

@@ -89,11 +89,7 @@ pub(crate) fn into_error(mut problems: Vec<Problem>) -> ToolError {
 pub(crate) fn join_key(parent: &str, key: &str) -> String {
     let key = display_key(key);
     if parent == "." || parent.is_empty() {
-        if key.starts_with('[') {
-            format!(".{key}")
-        } else {
-            key
-        }
+        key
     } else if key.starts_with('[') {
         format!("{parent}{key}")
     } else {
@@ -104,7 +100,7 @@ pub(crate) fn join_key(parent: &str, key: &str) -> String {
 /// `parent[index]`.
 pub(crate) fn join_index(parent: &str, index: usize) -> String {
     if parent == "." || parent.is_empty() {
-        format!(".[{index}]")
+        format!("[{index}]")
     } else {
         format!("{parent}[{index}]")
     }
@@ -341,13 +337,33 @@ pub(crate) fn from_serde(path: &str, message: &str, value: Option<&Value>) -> Pr
         {
             let got = value.map_or_else(|| got_from_serde(got), describe);
             let integer = integer_range(expected.trim_start_matches("a nonzero "));
-            let mut text = format!("expected {}, got {got}", expected_in_json_terms(expected));
-            if integer.is_some()
-                && value.is_some_and(|value| value.is_f64() && !is_fractional(value))
-            {
-                text.push_str("; write whole numbers without a decimal point or exponent");
+            let number = value
+                .filter(|value| value.is_number())
+                .and_then(Value::as_f64);
+            if let (Some((min, max)), Some(number)) = (integer, number) {
+                // Precision is lost on purpose: this only decides the wording.
+                #[allow(clippy::cast_precision_loss)]
+                let outside = number < min as f64 || number > max as f64;
+                if outside {
+                    return Problem::new(
+                        path,
+                        format!("must be between {min} and {max}, got {got}"),
+                    );
+                }
+                if value.is_some_and(Value::is_f64) && !is_fractional(number) {
+                    return Problem::new(
+                        path,
+                        format!(
+                            "expected {}, got {got}; write whole numbers without a decimal point or exponent",
+                            expected_in_json_terms(expected)
+                        ),
+                    );
+                }
             }
-            return Problem::new(path, text);
+            return Problem::new(
+                path,
+                format!("expected {}, got {got}", expected_in_json_terms(expected)),
+            );
         }
     }
     if message.contains("surrogate") || message.contains("invalid unicode code point") {
@@ -374,8 +390,8 @@ pub(crate) fn from_serde(path: &str, message: &str, value: Option<&Value>) -> Pr
     )
 }
 
-fn is_fractional(value: &Value) -> bool {
-    value.as_f64().is_some_and(|number| number.fract() != 0.0)
+fn is_fractional(number: f64) -> bool {
+    number.fract() != 0.0
 }
 
 /// "expected one of `a`, `b`, got X".
@@ -454,11 +470,11 @@ mod tests {
 
     #[test]
     fn paths_are_never_empty_or_question_marks() {
-        assert_eq!(join_key(".", ""), ".[\"\"]");
+        assert_eq!(join_key(".", ""), "[\"\"]");
         assert_eq!(join_key("config", ""), "config[\"\"]");
         assert_eq!(join_key("config", "a b"), "config[\"a b\"]");
         assert_eq!(join_key(".", "title"), "title");
-        assert_eq!(join_index(".", 2), ".[2]");
+        assert_eq!(join_index(".", 2), "[2]");
         assert_eq!(join_index("tasks", 2), "tasks[2]");
     }
 

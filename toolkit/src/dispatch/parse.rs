@@ -123,11 +123,19 @@ pub(crate) fn parse_value(arguments: &str) -> Result<Value, ToolError> {
             let path = messages::serde_path(error.path());
             let inner = error.into_inner();
             let message = strip_position(&inner);
+            let lone_surrogate =
+                message.contains("hex escape") && arguments.to_ascii_lowercase().contains("\\ud");
             if message.contains("surrogate")
+                || lone_surrogate
                 || message.contains("invalid unicode code point")
                 || message.starts_with("number out of range")
             {
-                return Err(messages::from_serde(&path, &message, None).into_error());
+                let message = if lone_surrogate {
+                    "lone surrogate"
+                } else {
+                    message.as_str()
+                };
+                return Err(messages::from_serde(&path, message, None).into_error());
             }
             Err(ToolError::MalformedJson {
                 message,
@@ -157,15 +165,22 @@ fn from_value<T: DeserializeOwned>(
             // said nothing about that place (a range the schema leaves out, a
             // type's own rule).
             if !problems.iter().any(|known| {
-                known.path == problem.path
-                    || problem.path.starts_with(&format!("{}.", known.path))
-                    || problem.path.starts_with(&format!("{}[", known.path))
+                nested(&known.path, &problem.path) || nested(&problem.path, &known.path)
             }) {
                 problems.push(problem);
             }
             Err(messages::into_error(problems))
         }
     }
+}
+
+/// Whether `inner` is `outer` or a place inside it.
+fn nested(outer: &str, inner: &str) -> bool {
+    outer == "."
+        || inner == outer
+        || inner
+            .strip_prefix(outer)
+            .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
 }
 
 /// serde's error on the text itself, with its path.

@@ -115,7 +115,16 @@ impl Plan {
         let got = describe(error.instance());
         let message = match error.kind() {
             ValidationErrorKind::Type { kind } => {
-                format!("expected {}, got {got}", type_words(kind))
+                let non_negative = matches!(kind, TypeKind::Single(single) if single.as_str() == "integer")
+                    && node
+                        .and_then(|node| node.get("minimum"))
+                        .and_then(Value::as_i64)
+                        == Some(0);
+                if non_negative {
+                    format!("expected a non-negative integer, got {got}")
+                } else {
+                    format!("expected {}, got {got}", type_words(kind))
+                }
             }
             ValidationErrorKind::Required { property } => {
                 let field = property.as_str().unwrap_or_default();
@@ -359,6 +368,12 @@ impl Plan {
             };
         }
         match branch.get("type") {
+            Some(Value::String(kind))
+                if kind == "integer"
+                    && branch.get("minimum").and_then(Value::as_i64) == Some(0) =>
+            {
+                "a non-negative integer".to_owned()
+            }
             Some(Value::String(kind)) => type_word(kind).to_owned(),
             Some(Value::Array(kinds)) => kinds
                 .iter()
