@@ -8,20 +8,144 @@
 //! with `catch_unwind`), `dispatch_fn` calls the generated dispatcher directly (no
 //! lookup, no `catch_unwind`), `lookup` is the name lookup alone.
 //!
+//! `set_pages` is a constrained tool (`#[schemars(range(min = 1, max = 100))]`): its
+//! registry row pays for the schema check (a `Value` parse and the compiled
+//! validator) on top of the typed parse. `get_sum` and `create_notes` have no
+//! constraint keywords: their registry rows are the unchanged fast path.
+//!
+//! Before the timings, the bench prints the peak heap memory of one large valid
+//! call (a million small list items) per input byte, counted by a global allocator.
+//!
 //! Run: `cargo bench -p toolkit-derive-tests --bench dispatch -- --measurement-time 5`;
 //! the results are in BENCHMARKS.md.
 
 // The tools are `async`, as most real tools are, so both paths pay for a future.
 #![allow(clippy::unused_async)]
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures_executor::block_on;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolkit::{Context, Response, tool};
+
+/// The system allocator, counting the bytes live and the peak since the last reset.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let pointer = unsafe { System.alloc(layout) };
+        if !pointer.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+        pointer
+    }
+
+    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(pointer, layout) };
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// One small list item.
+#[derive(Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Item {
+    /// Its id.
+    id: u32,
+}
+
+/// Create items; returns how many.
+#[tool(scope = shared, tier = auto)]
+async fn create_items(
+    /// The items.
+    items: Vec<Item>,
+) -> usize {
+    items.len()
+}
+
+/// Set pages; the count is constrained by the schema.
+#[tool(scope = shared, tier = auto)]
+async fn set_pages(
+    /// How many pages, 1 to 100.
+    #[schemars(range(min = 1, max = 100))]
+    count: u32,
+    /// Keep it on top.
+    #[tool(default = false)]
+    pinned: bool,
+) -> u32 {
+    if pinned { count } else { count + 1 }
+}
+
+/// The arguments a hand-written handler would parse for `set_pages`, with the
+/// range checked by hand.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PagesArguments {
+    count: u32,
+    #[serde(default)]
+    pinned: bool,
+}
+
+const PAGES: &str = r#"{"count": 40, "pinned": true}"#;
+
+fn direct_pages(arguments: &str) -> Value {
+    block_on(async {
+        let parsed: PagesArguments = serde_json::from_str(arguments).expect("valid arguments");
+        assert!((1..=100).contains(&parsed.count), "in range");
+        let pages = set_pages(parsed.count, parsed.pinned).await;
+        serde_json::to_value(pages).expect("serializable")
+    })
+}
+
+/// Peak heap bytes of one call with a million small items, per input byte.
+fn peak_memory() {
+    let registry = toolkit::registry();
+    let defaults = registry.limits();
+    registry.set_limits(toolkit::Limits {
+        max_argument_bytes: 64 * 1024 * 1024,
+        ..defaults
+    });
+    let mut arguments = String::from(r#"{"items": ["#);
+    for id in 0..1_000_000 {
+        if id > 0 {
+            arguments.push(',');
+        }
+        arguments.push_str(&format!(r#"{{"id":{id}}}"#));
+    }
+    arguments.push_str("]}");
+    let ctx = Context::new();
+    let base = LIVE.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let started = Instant::now();
+    let response = block_on(registry.call("create_items", &arguments, &ctx));
+    let text = serde_json::to_string(&response).expect("serializable");
+    let elapsed = started.elapsed();
+    assert_eq!(text, r#"{"result":1000000}"#);
+    let peak = PEAK.load(Ordering::Relaxed) - base;
+    #[allow(clippy::cast_precision_loss)]
+    let per_byte = peak as f64 / arguments.len() as f64;
+    println!(
+        "peak_memory/create_items: {} input bytes, peak {} heap bytes above the input, {per_byte:.2} bytes per input byte, {elapsed:?}",
+        arguments.len(),
+        peak
+    );
+    registry.set_limits(defaults);
+}
 
 /// A note as created.
 #[derive(Serialize)]
@@ -96,6 +220,7 @@ fn direct_sum(arguments: &str) -> Value {
 }
 
 fn dispatch(c: &mut Criterion) {
+    peak_memory();
     let registry = toolkit::registry();
     let ctx = Context::new();
     // Both paths give the same JSON.
@@ -107,10 +232,16 @@ fn dispatch(c: &mut Criterion) {
         block_on(registry.call("get_sum", SUM, &ctx)),
         Response::Result(direct_sum(SUM))
     );
+    assert_eq!(
+        block_on(registry.call("set_pages", PAGES, &ctx)),
+        Response::Result(direct_pages(PAGES))
+    );
+    assert!(!block_on(registry.call("set_pages", r#"{"count": 0}"#, &ctx)).is_success());
 
     for (name, arguments, direct) in [
         ("create_notes", NOTE, direct_note as fn(&str) -> Value),
         ("get_sum", SUM, direct_sum),
+        ("set_pages", PAGES, direct_pages),
     ] {
         let tool = registry.get(name).expect("registered").tool();
         let mut group = c.benchmark_group(name);

@@ -269,28 +269,54 @@ impl Response {
     }
 
     /// The JSON the model reads: `{"result": ...}` or
-    /// `{"error": {"kind": ..., "message": ..., ...}}`.
+    /// `{"error": {"kind": ..., "message": ..., ...}}`. Copies the result; prefer
+    /// [`Response::into_json`], or serialize the response itself (no copy).
     #[must_use]
     pub fn to_json(&self) -> Value {
         match self {
-            Response::Result(value) => serde_json::json!({ "result": value }),
-            Response::Error(error) => {
-                let mut body = serde_json::to_value(error).unwrap_or(Value::Null);
-                if let Value::Object(fields) = &mut body {
-                    // Variants without a message of their own get their Display text.
-                    fields
-                        .entry("message")
-                        .or_insert_with(|| Value::String(error.to_string()));
-                }
-                serde_json::json!({ "error": body })
-            }
+            Response::Result(value) => wrap("result", value.clone()),
+            Response::Error(error) => wrap("error", error_body(error)),
+        }
+    }
+
+    /// [`Response::to_json`] without copying the result.
+    #[must_use]
+    pub fn into_json(self) -> Value {
+        match self {
+            Response::Result(value) => wrap("result", value),
+            Response::Error(error) => wrap("error", error_body(&error)),
         }
     }
 }
 
+fn wrap(key: &str, value: Value) -> Value {
+    let mut object = serde_json::Map::with_capacity(1);
+    object.insert(key.to_owned(), value);
+    Value::Object(object)
+}
+
+/// An error as the model reads it: its fields, plus its `Display` text as
+/// `message` for variants without a message of their own.
+fn error_body(error: &ToolError) -> Value {
+    let mut body = serde_json::to_value(error).unwrap_or(Value::Null);
+    if let Value::Object(fields) = &mut body {
+        fields
+            .entry("message")
+            .or_insert_with(|| Value::String(error.to_string()));
+    }
+    body
+}
+
 impl Serialize for Response {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_json().serialize(serializer)
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(Some(1))?;
+        match self {
+            // The result is written where it is, never copied.
+            Response::Result(value) => map.serialize_entry("result", value)?,
+            Response::Error(error) => map.serialize_entry("error", &error_body(error))?,
+        }
+        map.end()
     }
 }
 

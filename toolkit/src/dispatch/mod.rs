@@ -6,9 +6,11 @@
 //! 1. [`limits`]: the text's size and nesting depth, checked on the raw bytes
 //!    before anything parses it;
 //! 2. [`validate`]: for a tool whose schema carries keywords serde does not enforce
-//!    (bounds, lengths, patterns, formats), or one with nested objects called with
-//!    an array in its arguments, the arguments are checked against the schema the
-//!    model saw, and every problem is reported with its path;
+//!    (bounds, lengths, patterns, formats), the arguments are checked against the
+//!    schema the model saw, and every problem is reported with its path; for a tool
+//!    with nested objects called with an array in its arguments, [`shape`] first
+//!    streams over the text looking for an array where only an object goes (serde
+//!    would read it positionally), and only then is the schema checked;
 //! 3. [`parse`]: the generated dispatcher parses the text straight into the typed
 //!    arguments (one `serde_json::from_str`; only a failure takes the slow path);
 //! 4. the `#[ctx]` values are extracted and the function runs, with every panic
@@ -20,6 +22,7 @@ pub(crate) mod limits;
 pub(crate) mod messages;
 pub(crate) mod panics;
 pub(crate) mod parse;
+pub(crate) mod shape;
 pub(crate) mod validate;
 
 use std::future::Future;
@@ -36,7 +39,11 @@ use crate::{Context, Response, Tool, ToolError};
 /// plan asks for it. `Ok` means "dispatch the text as it is".
 pub(crate) fn precheck(plan: &Plan, arguments: &str, limits: &Limits) -> Result<(), ToolError> {
     limits::check_text(arguments, limits)?;
-    if plan.constrained || (plan.nested_objects && arguments.as_bytes().contains(&b'[')) {
+    if plan.constrained
+        || (plan.nested_objects
+            && arguments.as_bytes().contains(&b'[')
+            && shape::has_array_for_object(plan.schema(), arguments))
+    {
         check_schema(plan, arguments)?;
     }
     Ok(())

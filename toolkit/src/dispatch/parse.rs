@@ -257,7 +257,7 @@ mod tests {
             error,
             invalid(
                 "tasks[2].due",
-                "expected an integer, got the string \"soon\""
+                "expected a non-negative integer, got the string \"soon\""
             )
         );
     }
@@ -283,7 +283,7 @@ mod tests {
                 ("tasks[1].title", "missing required field"),
                 (
                     "tasks[2].due",
-                    "expected an integer, got the string \"soon\""
+                    "expected a non-negative integer, got the string \"soon\""
                 ),
                 (
                     "tasks[2].x",

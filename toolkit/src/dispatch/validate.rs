@@ -70,6 +70,11 @@ impl Plan {
             .as_ref()
     }
 
+    /// The cleaned schema the model saw.
+    pub(crate) fn schema(&self) -> &Value {
+        &self.schema
+    }
+
     /// Whether `value` is valid; cheaper than collecting the problems.
     pub(crate) fn is_valid(&self, value: &Value) -> bool {
         self.validator()
