@@ -83,9 +83,10 @@ impl RegisteredTool {
         crate::dispatch::call(self.tool, self.plan(), &limits, arguments, ctx)
     }
 
-    /// Checks `arguments` as a call would, without running anything: the limits,
-    /// the schema the model saw (every problem reported) and the typed parse.
-    /// Used before a human approves a call, so nobody approves one that would fail.
+    /// Checks `arguments` without running anything: the limits and the schema the
+    /// model saw, every problem reported, whether or not the schema has constraint
+    /// keywords. Used before a human approves a call, so nobody approves one that
+    /// would fail.
     pub fn check_arguments(&self, arguments: &str) -> Result<(), ToolError> {
         self.check_arguments_with_limits(arguments, &Limits::DEFAULT)
     }

@@ -495,4 +495,42 @@ mod tests {
             assert_eq!(expected_in_json_terms(rust), json, "{rust}");
         }
     }
+
+    #[test]
+    fn serde_messages_are_rewritten_with_bounded_echoes() {
+        let long = "v".repeat(500);
+        let cases = [
+            (
+                "invalid length 3, expected a tuple of size 2".to_owned(),
+                "expected an array of exactly 2 items, got an array of 3 items",
+            ),
+            (
+                "data did not match any variant of untagged enum Who".to_owned(),
+                "matches none of the shapes the tool's schema lists for this field",
+            ),
+            (
+                format!("unknown variant `{long}`, expected `asc` or `desc`"),
+                "expected one of `asc`, `desc`, got the string \"vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv…(500 characters in all)\"",
+            ),
+            (
+                "invalid value: integer `0`, expected a nonzero u32".to_owned(),
+                "expected an integer between 1 and 4294967295, got 0",
+            ),
+            (
+                "invalid type: map, expected a sequence".to_owned(),
+                "expected an array, got an object",
+            ),
+            (
+                "premature end of input".to_owned(),
+                "not accepted: premature end of input",
+            ),
+        ];
+        for (serde, ours) in cases {
+            assert_eq!(from_serde("a", &serde, None).message, ours, "{serde}");
+        }
+        assert_eq!(
+            from_serde(".", "duplicate field `limit`", None).path,
+            "limit"
+        );
+    }
 }

@@ -28,7 +28,7 @@ pub fn parse_arguments<T: DeserializeOwned + JsonSchema + 'static>(
         // name its arguments.
         Ok(parsed) if first_byte(arguments) == Some(b'{') => Ok(parsed),
         Ok(_) => Err(not_an_object()),
-        Err(error) => parse_failed(arguments, &error, plan_for::<T>()),
+        Err(_) => parse_failed(arguments, plan_for::<T>()),
     }
 }
 
@@ -61,15 +61,11 @@ fn plan_for<T: JsonSchema + 'static>() -> &'static Plan {
 
 /// The slow path, after the fast parse failed.
 #[cold]
-fn parse_failed<T: DeserializeOwned>(
-    arguments: &str,
-    error: &serde_json::Error,
-    plan: &Plan,
-) -> Result<T, ToolError> {
+fn parse_failed<T: DeserializeOwned>(arguments: &str, plan: &Plan) -> Result<T, ToolError> {
     let trimmed = arguments.trim();
     // Providers send "" (or `null`) for tools without parameters.
     if trimmed.is_empty() || trimmed == "null" {
-        return from_value(Value::Object(serde_json::Map::new()), plan, false);
+        return from_value(Value::Object(serde_json::Map::new()), plan);
     }
     // `Tool::call` has no application limits at hand; the defaults keep the
     // slow path (a `Value`, walked recursively) off the stack's edge.
@@ -84,10 +80,9 @@ fn parse_failed<T: DeserializeOwned>(
     if !value.is_object() {
         return Err(not_an_object());
     }
-    let _ = error;
     let mut value = value;
     let stripped = plan.strip_optional_nulls(&mut value);
-    let result = from_value::<T>(value, plan, stripped);
+    let result = from_value::<T>(value, plan);
     match result {
         // Valid once the permitted nulls are gone: the first failure was theirs.
         Ok(parsed) if stripped => Ok(parsed),
@@ -102,6 +97,11 @@ fn parse_failed<T: DeserializeOwned>(
 /// errors are `malformed_json`; a number too large or a lone surrogate escape is
 /// valid JSON grammar, named with its path.
 pub(crate) fn parse_value(arguments: &str) -> Result<Value, ToolError> {
+    // The schema check of a constrained tool comes here with valid text: no path
+    // tracking unless it fails.
+    if let Ok(value) = serde_json::from_str(arguments) {
+        return Ok(value);
+    }
     let mut deserializer = serde_json::Deserializer::from_str(arguments);
     let parsed = serde_path_to_error::deserialize::<_, Value>(&mut deserializer);
     let parsed = match parsed {
@@ -147,13 +147,14 @@ pub(crate) fn parse_value(arguments: &str) -> Result<Value, ToolError> {
 }
 
 /// The typed arguments from a checked `Value`, or every problem in it.
-fn from_value<T: DeserializeOwned>(
-    value: Value,
-    plan: &Plan,
-    _stripped: bool,
-) -> Result<T, ToolError> {
-    let mut problems = plan.problems(&value);
+fn from_value<T: DeserializeOwned>(value: Value, plan: &Plan) -> Result<T, ToolError> {
     let typed = serde_path_to_error::deserialize::<_, T>(&value);
+    // The common slow path (nulls a strict dialect sent, now gone) asks only
+    // whether the value is valid; the problems are collected when it is not.
+    if typed.is_ok() && plan.is_valid(&value) {
+        return typed.map_err(|_| not_an_object());
+    }
+    let mut problems = plan.problems(&value);
     match typed {
         Ok(parsed) if problems.is_empty() => Ok(parsed),
         Ok(_) => Err(messages::into_error(problems)),
