@@ -52,8 +52,8 @@ fn prints_the_tools_then_each_call_and_its_answer() {
             &json!({"result": [{"id": 1, "text": "Buy tea", "priority": "normal"}]}),
             &json!({"error": {
                 "kind": "invalid_arguments",
-                "path": "limit",
-                "message": "invalid type: string \"ten\", expected a non-negative integer",
+                "problems": [{"path": "limit", "message": "expected a non-negative integer, got the string \"ten\""}],
+                "message": "invalid arguments at `limit`: expected a non-negative integer, got the string \"ten\"",
             }}),
             &json!({"error": {
                 "kind": "unknown_tool",

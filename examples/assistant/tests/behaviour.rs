@@ -365,8 +365,8 @@ fn link_memories_relates_two_memories() {
         ),
         json!({"error": {
             "kind": "invalid_arguments",
-            "path": "relation",
-            "message": "unknown variant `causes`, expected one of `related`, `supports`, `contradicts`, `updates`"
+            "problems": [{"path": "relation", "message": "expected one of `related`, `supports`, `contradicts`, `updates`, got the string \"causes\""}],
+            "message": "invalid arguments at `relation`: expected one of `related`, `supports`, `contradicts`, `updates`, got the string \"causes\""
         }})
     );
 }
@@ -552,8 +552,8 @@ fn update_instructions_replaces_or_appends() {
         ),
         json!({"error": {
             "kind": "invalid_arguments",
-            "path": "mode",
-            "message": "unknown variant `merge`, expected `replace` or `append`"
+            "problems": [{"path": "mode", "message": "expected one of `replace`, `append`, got the string \"merge\""}],
+            "message": "invalid arguments at `mode`: expected one of `replace`, `append`, got the string \"merge\""
         }})
     );
 }
@@ -634,9 +634,7 @@ fn schedules_take_a_tagged_recurrence() {
         ),
         failed("`schedules[0].recurrence.time`: `7:00` is not a time of day; use HH:MM, 24-hour")
     );
-    // An hourly recurrence has no time. (The path toolkit reports stops at
-    // `recurrence`: serde buffers internally tagged enums, so the field's own path
-    // is lost; the field is still named.)
+    // An hourly recurrence has no time; only its tag is allowed there.
     let extra = call(
         &ctx,
         "create_schedule",
@@ -644,7 +642,8 @@ fn schedules_take_a_tagged_recurrence() {
     );
     assert_eq!(extra["error"]["kind"], "unknown_field");
     assert_eq!(extra["error"]["field"], "time");
-    assert_eq!(extra["error"]["expected"], json!([]));
+    assert_eq!(extra["error"]["path"], "schedules[0].recurrence.time");
+    assert_eq!(extra["error"]["expected"], json!(["kind"]));
     assert_eq!(
         call(&ctx, "get_schedules", json!({}))["result"]
             .as_array()
@@ -674,16 +673,16 @@ fn invalid_arguments_name_the_exact_path() {
         ),
         json!({"error": {
             "kind": "invalid_arguments",
-            "path": "tasks[1].title",
-            "message": "missing required field"
+            "problems": [{"path": "tasks[1].title", "message": "missing required field"}],
+            "message": "invalid arguments at `tasks[1].title`: missing required field"
         }})
     );
     assert_eq!(
         call(&ctx, "create_tasks", json!({"tasks": [{"title": 42}]})),
         json!({"error": {
             "kind": "invalid_arguments",
-            "path": "tasks[0].title",
-            "message": "invalid type: integer `42`, expected a string"
+            "problems": [{"path": "tasks[0].title", "message": "expected a string, got 42"}],
+            "message": "invalid arguments at `tasks[0].title`: expected a string, got 42"
         }})
     );
     // A number where an enum's name belongs.
@@ -695,24 +694,24 @@ fn invalid_arguments_name_the_exact_path() {
         ),
         json!({"error": {
             "kind": "invalid_arguments",
-            "path": "tasks[0].priority",
-            "message": "a value of the wrong kind; the tool's schema lists what this field accepts"
+            "problems": [{"path": "tasks[0].priority", "message": "expected one of `low`, `normal`, `high`, `urgent`, got 3"}],
+            "message": "invalid arguments at `tasks[0].priority`: expected one of `low`, `normal`, `high`, `urgent`, got 3"
         }})
     );
     assert_eq!(
         call(&ctx, "get_tasks", json!({"limit": -1})),
         json!({"error": {
             "kind": "invalid_arguments",
-            "path": "limit",
-            "message": "invalid value: integer `-1`, expected a non-negative integer"
+            "problems": [{"path": "limit", "message": "must be at least 0, got -1"}],
+            "message": "invalid arguments at `limit`: must be at least 0, got -1"
         }})
     );
     assert_eq!(
         call(&ctx, "create_tasks", json!({})),
         json!({"error": {
             "kind": "invalid_arguments",
-            "path": "tasks",
-            "message": "missing required field"
+            "problems": [{"path": "tasks", "message": "missing required field"}],
+            "message": "invalid arguments at `tasks`: missing required field"
         }})
     );
     // Nothing was created by the refused calls.
@@ -816,10 +815,10 @@ fn a_call_without_the_state_in_its_context_is_an_error() {
     // Arguments are checked before the context.
     assert_eq!(
         block_on(registry().call("delete_tasks", "{}", &empty)),
-        Response::Error(ToolError::InvalidArguments {
-            path: "ids".to_owned(),
-            message: "missing required field".to_owned(),
-        })
+        Response::Error(ToolError::invalid_arguments(
+            "ids",
+            "missing required field"
+        ))
     );
 }
 

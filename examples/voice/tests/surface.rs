@@ -277,10 +277,18 @@ fn ungated_tools_run_with_their_arguments_checked() {
     ));
     assert_eq!(
         reminders,
-        Response::Error(ToolError::UnknownField {
-            path: "reminders[1].when".to_owned(),
-            field: "when".to_owned(),
-            expected: vec!["text".to_owned(), "at".to_owned()],
+        // Every problem at once: the unknown field, and the one it stood for.
+        Response::Error(ToolError::InvalidArguments {
+            problems: vec![
+                toolkit::Problem {
+                    path: "reminders[1].at".to_owned(),
+                    message: "missing required field".to_owned(),
+                },
+                toolkit::Problem {
+                    path: "reminders[1].when".to_owned(),
+                    message: "unknown field; expected one of `text`, `at`".to_owned(),
+                },
+            ]
         })
     );
     let volume = block_on(voice.call("set_volume", r#"{"level": 140}"#, &ctx));
