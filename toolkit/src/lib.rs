@@ -54,7 +54,7 @@ pub mod __private;
 pub use context::{Context, FromContext, State};
 pub use error::{NameKind, RegistryError, Response, ToolError};
 pub use registry::{RegisteredTool, Registry, registry, try_registry};
-pub use render::{Dialect, RenderError, render, render_tool};
+pub use render::{Dialect, RenderError, Rendered, render, render_set, render_tool};
 pub use tool::{CallFuture, Location, Param, Scope, Tier, Tool, ToolHandle};
 pub use toolkit_macros::tool;
 

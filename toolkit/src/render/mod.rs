@@ -6,6 +6,12 @@
 //! an untyped `serde_json::Value` where a type is required) is never sent silently
 //! broken: rendering that tool in that dialect returns a [`RenderError`] naming the
 //! tool, the field and the reason, and the lenient dialects still work.
+//!
+//! Layout: this file has the dialects, the error and the set rendering (each tool's
+//! rendering is built once per dialect and kept as JSON text; a set copies those
+//! texts into one buffer). `canonical` has the steps every dialect shares (walking
+//! with readable paths, inlining definitions, array `items`, recursion); `openai`,
+//! `anthropic`, `gemini` and `mcp` have each provider family's envelope and rules.
 
 mod anthropic;
 mod canonical;
@@ -117,22 +123,135 @@ impl fmt::Display for RenderError {
 
 impl std::error::Error for RenderError {}
 
-/// Renders one tool in `dialect` (cached: built once per tool and dialect).
+/// Renders one tool in `dialect` as a [`Value`]; see [`RegisteredTool::render`].
 pub fn render_tool(tool: &RegisteredTool, dialect: Dialect) -> Result<Value, RenderError> {
     tool.render(dialect)
 }
 
-/// Renders tools in `dialect` as the JSON array a request carries, or the first
-/// tool that the dialect cannot express.
+/// Renders tools in `dialect` as one JSON array, all or nothing: the first tool
+/// (in the order given) that the dialect cannot express is the error.
+///
+/// A convenience for tests and start-up checks; a request path wants
+/// [`render_set`], which copies cached text and skips what can't be rendered.
 pub fn render<'a>(
     tools: impl IntoIterator<Item = &'a RegisteredTool>,
     dialect: Dialect,
 ) -> Result<Value, RenderError> {
-    tools
-        .into_iter()
-        .map(|tool| tool.render(dialect))
-        .collect::<Result<Vec<_>, _>>()
-        .map(Value::Array)
+    render_set(tools, dialect)
+        .all_or_error()
+        .map(|json| parse_own(&json))
+}
+
+/// Renders a set of tools in `dialect` as the JSON array a request carries.
+///
+/// Each tool's rendering is built once per dialect and kept as compact JSON text
+/// ([`RegisteredTool::render_json`]); a set is those texts copied into one buffer
+/// between `[`, `,` and `]`, in the order `tools` gives them (views and the
+/// registry give name order). A tool the dialect cannot express is left out of the
+/// array and listed in [`Rendered::skipped`], so one such tool never takes the
+/// others down; [`Rendered::all_or_error`] insists on every tool.
+///
+/// ```
+/// # use toolkit::{Dialect, render_set};
+/// let rendered = render_set(toolkit::registry(), Dialect::OpenAiChat);
+/// assert!(rendered.skipped.is_empty());
+/// let body = format!(r#"{{"model": "gpt-5", "tools": {}}}"#, rendered.json);
+/// # assert!(body.contains("gpt-5"));
+/// ```
+pub fn render_set<'a>(
+    tools: impl IntoIterator<Item = &'a RegisteredTool>,
+    dialect: Dialect,
+) -> Rendered {
+    let tools = tools.into_iter();
+    let mut texts: Vec<&str> = Vec::with_capacity(tools.size_hint().0);
+    let mut skipped = Vec::new();
+    for tool in tools {
+        match tool.render_json(dialect) {
+            Ok(text) => texts.push(text),
+            Err(error) => skipped.push(error.clone()),
+        }
+    }
+    // One allocation of the exact size: the brackets and commas are the only new
+    // bytes.
+    let length = texts.iter().map(|text| text.len()).sum::<usize>() + texts.len().max(1) + 1;
+    let mut json = String::with_capacity(length);
+    json.push('[');
+    for (position, text) in texts.into_iter().enumerate() {
+        if position > 0 {
+            json.push(',');
+        }
+        json.push_str(text);
+    }
+    json.push(']');
+    Rendered { json, skipped }
+}
+
+/// A set of tools rendered for one dialect: the JSON array of every tool that
+/// could be rendered, and an error for each that could not.
+///
+/// Skipped tools are programming errors (a map parameter in a strict dialect, ...),
+/// found by a test that renders every view in every dialect the application uses;
+/// at run time the rest of the tools still reach the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use = "a rendered set may have skipped tools; check `skipped` or call `all_or_error`"]
+pub struct Rendered {
+    /// The JSON array (compact text), ready for a request body.
+    pub json: String,
+    /// One error per tool the dialect cannot express, in the order given.
+    pub skipped: Vec<RenderError>,
+}
+
+impl Rendered {
+    /// Whether every tool rendered.
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.skipped.is_empty()
+    }
+
+    /// The JSON array if every tool rendered, or the first error (in the order
+    /// the tools were given).
+    pub fn all_or_error(self) -> Result<String, RenderError> {
+        match self.skipped.into_iter().next() {
+            None => Ok(self.json),
+            Some(error) => Err(error),
+        }
+    }
+
+    /// The JSON array as a [`RawValue`](serde_json::value::RawValue), for callers
+    /// who embed it in a serialized request (`tools: Box<RawValue>`) without
+    /// parsing it into a tree. Building one checks the text once (`serde_json`
+    /// offers no unchecked constructor without `unsafe`).
+    #[must_use]
+    pub fn into_raw_value(self) -> Box<serde_json::value::RawValue> {
+        serde_json::value::RawValue::from_string(self.json)
+            .expect("a rendered set is JSON: it joins texts serde_json wrote")
+    }
+
+    /// The JSON array parsed into a [`Value`] (a new tree: for tests and callers
+    /// that edit the tools; a request path wants [`Rendered::json`]).
+    #[must_use]
+    pub fn to_value(&self) -> Value {
+        parse_own(&self.json)
+    }
+}
+
+/// Parses JSON text this module wrote.
+fn parse_own(json: &str) -> Value {
+    serde_json::from_str(json).expect("rendered text is JSON: serde_json wrote it")
+}
+
+/// Builds one tool's rendering as compact JSON text (uncached).
+pub(crate) fn build_json(
+    tool: &Tool,
+    canonical: &Value,
+    dialect: Dialect,
+) -> Result<Box<str>, RenderError> {
+    build(tool, canonical, dialect).map(|value| value.to_string().into_boxed_str())
+}
+
+/// Parses a cached rendering back into a [`Value`].
+pub(crate) fn to_value(json: &str) -> Value {
+    parse_own(json)
 }
 
 /// Builds one tool's rendering (uncached).
