@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::Dialect;
-use super::canonical::{Fail, is_map, is_type, recursive_definition, walk_all};
+use super::canonical::{Fail, is_map, is_type, one_of_as_any_of, recursive_definition, walk_all};
 use crate::Tool;
 
 /// The tool around `schema`.
@@ -17,6 +17,20 @@ pub(super) fn tool(tool: &Tool, schema: Value, dialect: Dialect) -> Value {
     }
     Value::Object(entry)
 }
+
+/// The string formats Anthropic strict mode accepts.
+const FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
 
 /// Anthropic strict tool use.
 pub(super) fn strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
@@ -43,8 +57,18 @@ pub(super) fn strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
         if node.contains_key("prefixItems") {
             return Err("a tuple cannot be expressed in Anthropic strict mode, which drops the length bounds that make it one; use a struct".to_owned());
         }
+        // Strict mode takes `anyOf` but not `oneOf` (an internally tagged enum
+        // is the common case).
+        one_of_as_any_of(node);
         for keyword in DROPPED {
             node.remove(*keyword);
+        }
+        if node
+            .get("format")
+            .and_then(Value::as_str)
+            .is_some_and(|format| !FORMATS.contains(&format))
+        {
+            node.remove("format");
         }
         if node
             .get("minItems")

@@ -192,6 +192,28 @@ pub(super) fn for_each_child(
     }
 }
 
+/// `oneOf` becomes `anyOf`, for dialects that take only `anyOf` (OpenAI strict,
+/// Anthropic strict, Gemini `parameters`). The same values pass: serde's enums
+/// either tell their branches apart by a tag (so at most one matches) or take
+/// the first branch that fits (so any match is accepted).
+pub(super) fn one_of_as_any_of(node: &mut Map<String, Value>) {
+    let Some(union) = node.remove("oneOf") else {
+        return;
+    };
+    match node.remove("anyOf") {
+        None => {
+            node.insert("anyOf".to_owned(), union);
+        }
+        // Both unions must hold: say so without `oneOf`.
+        Some(existing) => {
+            node.insert(
+                "allOf".to_owned(),
+                json!([{ "anyOf": existing }, { "anyOf": union }]),
+            );
+        }
+    }
+}
+
 pub(super) fn is_type(node: &Map<String, Value>, kind: &str) -> bool {
     match node.get("type") {
         Some(Value::String(single)) => single == kind,

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use super::Dialect;
 use super::canonical::{
     Fail, UNTYPED, give_arrays_items, infer_enum_type, inline_refs, is_map, is_type,
-    recursive_definition, walk_all,
+    one_of_as_any_of, recursive_definition, walk_all,
 };
 use crate::Tool;
 
@@ -92,9 +92,7 @@ pub(super) fn parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
         ] {
             node.remove(keyword);
         }
-        if let Some(union) = node.remove("oneOf") {
-            node.insert("anyOf".to_owned(), union);
-        }
+        one_of_as_any_of(node);
         if let Some(constant) = node.remove("const") {
             node.insert("enum".to_owned(), json!([constant]));
         }

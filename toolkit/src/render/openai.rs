@@ -6,7 +6,8 @@ use serde_json::{Map, Value, json};
 
 use super::Dialect;
 use super::canonical::{
-    Fail, UNTYPED, has_type_information, infer_enum_type, is_map, is_type, walk_all,
+    Fail, UNTYPED, has_type_information, infer_enum_type, is_map, is_type, one_of_as_any_of,
+    walk_all,
 };
 use crate::Tool;
 use crate::schema::subschemas;
@@ -85,9 +86,7 @@ pub(super) fn strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
                 }
             }
         }
-        if let Some(union) = node.remove("oneOf") {
-            node.insert("anyOf".to_owned(), union);
-        }
+        one_of_as_any_of(node);
         for keyword in DROPPED {
             node.remove(*keyword);
         }
@@ -172,9 +171,7 @@ pub(super) fn require_every_property(node: &mut Map<String, Value>) {
 }
 
 pub(super) fn allow_null(node: &mut Map<String, Value>) {
-    if let Some(union) = node.remove("oneOf") {
-        node.insert("anyOf".to_owned(), union);
-    }
+    one_of_as_any_of(node);
     if let Some(reference) = node.remove("$ref") {
         node.insert(
             "anyOf".to_owned(),
