@@ -439,3 +439,61 @@ fn a_set_is_offered_as_text_raw_value_and_tree() {
         value.to_string()
     );
 }
+
+/// Local date-times and times of day, whose schemars formats no provider accepts.
+mod local_times {
+    /// Set when a reminder fires.
+    #[toolkit::tool(scope = shared, tier = auto)]
+    pub(crate) fn set_reminder_time(
+        /// The first time it fires.
+        at: chrono::NaiveDateTime,
+        /// The time of day it repeats at.
+        daily: chrono::NaiveTime,
+    ) -> String {
+        format!("{at} {daily}")
+    }
+}
+
+#[test]
+fn local_times_say_their_format_in_every_dialect() {
+    let registry =
+        toolkit::Registry::new([local_times::set_reminder_time::definition()]).expect("one tool");
+    let tool = registry.get("set_reminder_time").expect("registered");
+    let mut problems = Vec::new();
+    for dialect in Dialect::ALL {
+        let rendered = tool
+            .render(dialect)
+            .unwrap_or_else(|error| panic!("{error}"));
+        for violation in check(dialect, &rendered).into_iter().chain(check_preserves(
+            dialect,
+            &declared(tool),
+            &rendered,
+        )) {
+            problems.push(format!("{dialect:?}: {violation}"));
+        }
+        let text = rendered.to_string();
+        for said in [
+            "The first time it fires.\\nFormat: a date and time without a time zone, `YYYY-MM-DDTHH:MM:SS`",
+            "The time of day it repeats at.\\nFormat: a time of day without a time zone, `HH:MM:SS`",
+        ] {
+            if !text.contains(said) {
+                problems.push(format!("{dialect:?}: no {said:?} in {text}"));
+            }
+        }
+        if text.contains("partial-") {
+            problems.push(format!("{dialect:?}: a partial-* format in {text}"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // What the description says is what the tool takes.
+    let ctx = Context::new();
+    let call = |arguments: &str| futures_executor::block_on(tool.call(arguments, &ctx));
+    assert_eq!(
+        call(r#"{"at": "2026-11-23T09:30:00", "daily": "07:15:00"}"#).result(),
+        Some(&Value::from("2026-11-23 09:30:00 07:15:00"))
+    );
+    assert!(matches!(
+        call(r#"{"at": "2026-11-23", "daily": "07:15:00"}"#),
+        Response::Error(_)
+    ));
+}
