@@ -56,7 +56,7 @@ pub use context::{Context, FromContext, State};
 pub use dispatch::{Limits, PANIC_MESSAGE, PanicReport, expose_panic_messages, on_panic};
 pub use error::{EMPTY_FAILURE, NameKind, Problem, RegistryError, Response, ToolError};
 pub use registry::{RegisteredTool, Registry, registry, try_registry};
-pub use render::{Dialect, RenderError, render, render_tool};
+pub use render::{Dialect, RenderError, Rendered, render, render_set, render_tool};
 pub use tool::{CallFuture, Location, Param, Scope, Tier, Tool, ToolHandle};
 pub use toolkit_macros::tool;
 

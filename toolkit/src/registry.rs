@@ -9,7 +9,9 @@ use serde_json::Value;
 
 use crate::dispatch::Plan;
 use crate::error::NameKind;
-use crate::{Context, Dialect, Limits, RegistryError, RenderError, Response, Tool, ToolError};
+use crate::{
+    Context, Dialect, Limits, RegistryError, RenderError, Rendered, Response, Tool, ToolError,
+};
 
 /// One tool in a [`Registry`]: its static definition plus its cleaned schema, built
 /// once. Dereferences to [`Tool`], so `entry.name`, `entry.scope` work.
@@ -17,8 +19,8 @@ use crate::{Context, Dialect, Limits, RegistryError, RenderError, Response, Tool
 pub struct RegisteredTool {
     tool: &'static Tool,
     schema: Value,
-    /// Each dialect's rendering, built on first request.
-    rendered: [OnceLock<Result<Value, RenderError>>; Dialect::ALL.len()],
+    /// Each dialect's rendering as compact JSON text, built on first request.
+    rendered: [OnceLock<Result<Box<str>, RenderError>>; Dialect::ALL.len()],
     /// What dispatch checks before the tool runs, built on the first call.
     plan: OnceLock<Plan>,
 }
@@ -36,12 +38,22 @@ impl RegisteredTool {
         &self.schema
     }
 
-    /// The tool as `dialect` expects it, or why `dialect` cannot express it.
-    /// Built once per dialect, then copied.
-    pub fn render(&self, dialect: Dialect) -> Result<Value, RenderError> {
+    /// The tool as `dialect` expects it, as compact JSON text, or why `dialect`
+    /// cannot express it. Built once per tool and dialect (thread-safely, on first
+    /// use), then borrowed: this is what [`render_set`](crate::render_set) copies.
+    pub fn render_json(&self, dialect: Dialect) -> Result<&str, &RenderError> {
         self.rendered[dialect.index()]
-            .get_or_init(|| crate::render::build(self.tool, &self.schema, dialect))
-            .clone()
+            .get_or_init(|| crate::render::build_json(self.tool, &self.schema, dialect))
+            .as_deref()
+    }
+
+    /// The tool as `dialect` expects it, parsed into a [`Value`] (a new tree on
+    /// every call: for tests and callers that edit it; requests want
+    /// [`render_json`](Self::render_json)), or why `dialect` cannot express it.
+    pub fn render(&self, dialect: Dialect) -> Result<Value, RenderError> {
+        self.render_json(dialect)
+            .map(crate::render::to_value)
+            .map_err(Clone::clone)
     }
 }
 
@@ -222,9 +234,14 @@ impl Registry {
         self.tools.is_empty()
     }
 
-    /// Every tool rendered in `dialect`: the JSON array a request carries.
-    pub fn render(&self, dialect: Dialect) -> Result<Value, RenderError> {
-        crate::render(self.iter(), dialect)
+    /// Every tool rendered in `dialect`, in name order: the JSON array a request
+    /// carries.
+    ///
+    /// Partial, like every set rendering ([`render_set`](crate::render_set)): a
+    /// tool the dialect cannot express is left out and reported in
+    /// [`Rendered::skipped`]; call [`Rendered::all_or_error`] to insist on all.
+    pub fn render(&self, dialect: Dialect) -> Rendered {
+        crate::render_set(self.iter(), dialect)
     }
 
     /// The limits every call through this registry is held to.

@@ -106,20 +106,60 @@ fn clean_tree(schema: Schema, nulls: Nulls) -> Value {
     value
 }
 
+/// Non-standard string formats that a type's own schema uses (schemars' chrono
+/// support writes `partial-date-time` and `partial-time`, `IpAddr` writes `ip`).
+/// Providers reject or ignore them, so the format keyword goes, and what it meant
+/// moves into the description, where every provider passes it to the model.
+const FORMAT_DESCRIPTIONS: &[(&str, &str)] = &[
+    (
+        "partial-date-time",
+        "a date and time without a time zone, `YYYY-MM-DDTHH:MM:SS` (seconds may have a fraction)",
+    ),
+    (
+        "partial-time",
+        "a time of day without a time zone, `HH:MM:SS` (seconds may have a fraction)",
+    ),
+    ("ip", "an IPv4 or IPv6 address"),
+];
+
 fn clean_node(node: &mut Map<String, Value>, nulls: Nulls) {
     node.remove("title");
     if nulls == Nulls::DropFromOptional {
         drop_null_from_optional_properties(node);
     }
-    if node
+    if let Some(format) = node
         .get("format")
         .and_then(Value::as_str)
-        .is_some_and(|format| !STANDARD_FORMATS.contains(&format))
+        .filter(|format| !STANDARD_FORMATS.contains(format))
+        .map(str::to_owned)
     {
         node.remove("format");
+        state_format(node, &format);
     }
     fold_documented_enum(node);
     for_each_subschema(node, &mut |child| clean_node(child, nulls));
+}
+
+/// Says what a dropped non-standard string `format` meant, in the description
+/// (see [`FORMAT_DESCRIPTIONS`]).
+///
+/// Integer formats (`int32`, `uint64`, ...) are dropped without a word, and no
+/// `maximum` is added for them: schemars already states the bounds of 8- and
+/// 16-bit widths, which bind at values a model plausibly sends (300 for a `u8`);
+/// the bounds of 32- and 64-bit widths lie past any value such a field means
+/// (a limit, an id, a count), and stating them would cost about seven tokens on
+/// every such field of every request. A value past them is still refused by
+/// dispatch. A bound the field *means* is written with
+/// `#[schemars(range(..))]`, which is kept. (README, "Integer bounds".)
+fn state_format(node: &mut Map<String, Value>, format: &str) {
+    if let Some((_, words)) = FORMAT_DESCRIPTIONS.iter().find(|(name, _)| *name == format) {
+        let said = format!("Format: {words}.");
+        let description = match node.get("description").and_then(Value::as_str) {
+            Some(own) if !own.is_empty() => format!("{own}\n{said}"),
+            _ => said,
+        };
+        node.insert("description".to_owned(), Value::String(description));
+    }
 }
 
 /// An optional property (absent from `required`) is simply left out by the model;
@@ -377,6 +417,81 @@ mod tests {
         ]});
         let raw = json!({"type": "object", "properties": {"shape": union.clone()}});
         assert_eq!(cleaned(raw)["properties"]["shape"], union);
+    }
+
+    /// Every integer width, as the model sees it: 8- and 16-bit bounds stated,
+    /// 32- and 64-bit ones not, a declared range kept (README, "Integer bounds").
+    #[test]
+    fn integer_widths_state_their_range_up_to_16_bits() {
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Widths {
+            a_u8: u8,
+            b_i8: i8,
+            c_u16: u16,
+            d_i16: i16,
+            e_u32: u32,
+            f_i32: i32,
+            g_u64: u64,
+            h_i64: i64,
+            i_usize: usize,
+            j_nonzero: std::num::NonZeroU32,
+            k_optional: Option<i32>,
+            /// At most 100.
+            #[schemars(range(max = 100))]
+            l_ranged: u32,
+        }
+        let schema = clean(raw_schema_for::<Widths>());
+        assert_eq!(
+            schema["properties"],
+            json!({
+                "a_u8": {"type": "integer", "minimum": 0, "maximum": 255},
+                "b_i8": {"type": "integer", "minimum": -128, "maximum": 127},
+                "c_u16": {"type": "integer", "minimum": 0, "maximum": 65535},
+                "d_i16": {"type": "integer", "minimum": -32768, "maximum": 32767},
+                "e_u32": {"type": "integer", "minimum": 0},
+                "f_i32": {"type": "integer"},
+                "g_u64": {"type": "integer", "minimum": 0},
+                "h_i64": {"type": "integer"},
+                "i_usize": {"type": "integer", "minimum": 0},
+                "j_nonzero": {"type": "integer", "minimum": 1},
+                "k_optional": {"type": "integer"},
+                "l_ranged": {"type": "integer", "minimum": 0, "maximum": 100, "description": "At most 100."}
+            })
+        );
+    }
+
+    /// chrono's `NaiveTime`/`NaiveDateTime` carry formats no provider accepts
+    /// (`partial-time`, `partial-date-time`): the format moves into the description.
+    #[test]
+    fn chrono_local_times_say_their_format_in_the_description() {
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Times {
+            /// When it starts.
+            at: chrono::NaiveDateTime,
+            daily: chrono::NaiveTime,
+            day: chrono::NaiveDate,
+            instant: chrono::DateTime<chrono::Utc>,
+            address: std::net::IpAddr,
+        }
+        let schema = clean(raw_schema_for::<Times>());
+        assert_eq!(
+            schema["properties"],
+            json!({
+                "at": {
+                    "description": "When it starts.\nFormat: a date and time without a time zone, `YYYY-MM-DDTHH:MM:SS` (seconds may have a fraction).",
+                    "type": "string"
+                },
+                "daily": {
+                    "type": "string",
+                    "description": "Format: a time of day without a time zone, `HH:MM:SS` (seconds may have a fraction)."
+                },
+                "day": {"type": "string", "format": "date"},
+                "instant": {"type": "string", "format": "date-time"},
+                "address": {"type": "string", "description": "Format: an IPv4 or IPv6 address."}
+            })
+        );
     }
 
     #[test]

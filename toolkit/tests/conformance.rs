@@ -10,6 +10,8 @@
 mod checker;
 #[path = "conformance/checker_tests.rs"]
 mod checker_tests;
+#[path = "conformance/clients.rs"]
+mod clients;
 #[path = "conformance/corpus.rs"]
 mod corpus;
 
@@ -336,21 +338,162 @@ fn lenient_dialects_render_the_whole_corpus() {
             .map(|tool| tool.render(dialect).expect("each tool renders"))
             .collect();
         assert_eq!(all, Value::Array(one_by_one), "{dialect:?}");
-        assert_eq!(
-            registry.render(dialect).expect("the registry renders"),
-            all,
-            "{dialect:?}"
-        );
+        let rendered = registry.render(dialect);
+        assert_eq!(rendered.skipped, Vec::new(), "{dialect:?}");
+        assert_eq!(rendered.to_value(), all, "{dialect:?}");
     }
 }
 
 #[test]
-fn a_set_stops_at_the_first_tool_a_dialect_cannot_express() {
+fn a_set_is_its_tools_cached_texts_joined() {
     let registry = corpus::registry();
+    for dialect in Dialect::ALL {
+        let texts: Vec<&str> = registry
+            .iter()
+            .filter_map(|tool| tool.render_json(dialect).ok())
+            .collect();
+        let rendered = toolkit::render_set(&registry, dialect);
+        assert_eq!(
+            rendered.json,
+            format!("[{}]", texts.join(",")),
+            "{dialect:?}"
+        );
+        // The cached text is compact serde_json output of the tool's rendering.
+        for tool in &registry {
+            if let (Ok(text), Ok(value)) = (tool.render_json(dialect), tool.render(dialect)) {
+                assert_eq!(text, value.to_string(), "{} × {dialect:?}", tool.name);
+                // Borrowed from the cache: the same bytes every time.
+                assert!(std::ptr::eq(
+                    text,
+                    tool.render_json(dialect).expect("rendered")
+                ));
+            }
+        }
+    }
+    let empty = toolkit::render_set(std::iter::empty(), Dialect::Mcp);
+    assert_eq!((empty.json.as_str(), empty.skipped.len()), ("[]", 0));
+}
+
+#[test]
+fn a_set_keeps_the_tools_that_render_and_names_each_that_does_not() {
+    let registry = corpus::registry();
+    let rendered = registry.render(Dialect::AnthropicStrict);
+    let skipped: Vec<(&str, Dialect, &str)> = rendered
+        .skipped
+        .iter()
+        .map(|error| (error.tool.as_str(), error.dialect, error.path.as_str()))
+        .collect();
+    // In name order, like the registry.
+    assert_eq!(
+        skipped,
+        [
+            ("create_trees", Dialect::AnthropicStrict, "$defs.Node"),
+            ("set_counters", Dialect::AnthropicStrict, "counters"),
+            ("set_position", Dialect::AnthropicStrict, "position"),
+            ("set_quotas", Dialect::AnthropicStrict, "quotas"),
+        ]
+    );
+    let names: Vec<String> = rendered
+        .to_value()
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|tool| tool["name"].as_str().expect("a name").to_owned())
+        .collect();
+    let expected: Vec<&str> = registry
+        .iter()
+        .map(|tool| tool.name)
+        .filter(|name| !skipped.iter().any(|(skipped, _, _)| skipped == name))
+        .collect();
+    assert_eq!(names, expected);
+    assert_eq!(names.len(), 24);
+
+    // Insisting on all of them gives the first failure in the order given.
     let error = registry
         .render(Dialect::AnthropicStrict)
+        .all_or_error()
         .expect_err("the corpus has maps and recursion");
-    // Tools are sorted by name; `create_trees` is the first that fails.
-    assert_eq!(error.tool, "create_trees");
-    assert_eq!(error.dialect, Dialect::AnthropicStrict);
+    assert_eq!(error, rendered.skipped[0]);
+    let error = toolkit::render(registry.iter().rev(), Dialect::AnthropicStrict)
+        .expect_err("the corpus has maps and recursion");
+    assert_eq!(error.tool, "set_quotas");
+}
+
+#[test]
+fn a_set_is_offered_as_text_raw_value_and_tree() {
+    #[derive(serde::Serialize)]
+    struct ListTools {
+        tools: Box<serde_json::value::RawValue>,
+    }
+    let registry = corpus::registry();
+    let rendered = registry.render(Dialect::Mcp);
+    assert!(rendered.is_complete());
+    let value = rendered.to_value();
+    let raw = rendered.clone().into_raw_value();
+    assert_eq!(raw.get(), rendered.json);
+    // Embedded in a request as it is, without a tree.
+    let body = serde_json::to_string(&ListTools { tools: raw }).expect("serializes");
+    assert_eq!(body, format!(r#"{{"tools":{}}}"#, rendered.json));
+    assert_eq!(
+        rendered.all_or_error().expect("complete"),
+        value.to_string()
+    );
+}
+
+/// Local date-times and times of day, whose schemars formats no provider accepts.
+mod local_times {
+    /// Set when a reminder fires.
+    #[toolkit::tool(scope = shared, tier = auto)]
+    pub(crate) fn set_reminder_time(
+        /// The first time it fires.
+        at: chrono::NaiveDateTime,
+        /// The time of day it repeats at.
+        daily: chrono::NaiveTime,
+    ) -> String {
+        format!("{at} {daily}")
+    }
+}
+
+#[test]
+fn local_times_say_their_format_in_every_dialect() {
+    let registry =
+        toolkit::Registry::new([local_times::set_reminder_time::definition()]).expect("one tool");
+    let tool = registry.get("set_reminder_time").expect("registered");
+    let mut problems = Vec::new();
+    for dialect in Dialect::ALL {
+        let rendered = tool
+            .render(dialect)
+            .unwrap_or_else(|error| panic!("{error}"));
+        for violation in check(dialect, &rendered).into_iter().chain(check_preserves(
+            dialect,
+            &declared(tool),
+            &rendered,
+        )) {
+            problems.push(format!("{dialect:?}: {violation}"));
+        }
+        let text = rendered.to_string();
+        for said in [
+            "The first time it fires.\\nFormat: a date and time without a time zone, `YYYY-MM-DDTHH:MM:SS`",
+            "The time of day it repeats at.\\nFormat: a time of day without a time zone, `HH:MM:SS`",
+        ] {
+            if !text.contains(said) {
+                problems.push(format!("{dialect:?}: no {said:?} in {text}"));
+            }
+        }
+        if text.contains("partial-") {
+            problems.push(format!("{dialect:?}: a partial-* format in {text}"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // What the description says is what the tool takes.
+    let ctx = Context::new();
+    let call = |arguments: &str| futures_executor::block_on(tool.call(arguments, &ctx));
+    assert_eq!(
+        call(r#"{"at": "2026-11-23T09:30:00", "daily": "07:15:00"}"#).result(),
+        Some(&Value::from("2026-11-23 09:30:00 07:15:00"))
+    );
+    assert!(matches!(
+        call(r#"{"at": "2026-11-23", "daily": "07:15:00"}"#),
+        Response::Error(_)
+    ));
 }

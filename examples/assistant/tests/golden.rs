@@ -10,9 +10,12 @@ use toolkit::{Dialect, registry};
 toolkit::link_tools!(example_assistant);
 
 fn rendered(dialect: Dialect) -> Value {
-    registry()
-        .render(dialect)
-        .unwrap_or_else(|error| panic!("{error}"))
+    let rendered = registry().render(dialect);
+    let value = rendered.to_value();
+    match rendered.all_or_error() {
+        Ok(_) => value,
+        Err(error) => panic!("{error}"),
+    }
 }
 
 macro_rules! golden {

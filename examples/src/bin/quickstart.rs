@@ -100,7 +100,12 @@ fn main() -> Result<(), RenderError> {
     let registry = toolkit::registry();
 
     println!("# The tools, as an OpenAI chat request carries them\n");
-    println!("{:#}", registry.render(Dialect::OpenAiChat)?);
+    // `render` gives the tools that render and an error per tool that doesn't;
+    // `all_or_error` insists on every tool.
+    let tools = registry.render(Dialect::OpenAiChat);
+    let pretty = tools.to_value();
+    tools.all_or_error()?;
+    println!("{pretty:#}");
 
     // What the caller provides for `#[ctx]` parameters.
     let ctx = Context::new().with(Notes::default());

@@ -545,7 +545,21 @@ const OPENAI_STRICT_FORBIDDEN: &[&str] = &[
     "uniqueItems",
     "propertyNames",
 ];
+const ANTHROPIC_STRICT_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+/// Strict mode supports `anyOf` but not `oneOf`; no numeric or length bounds.
 const ANTHROPIC_STRICT_FORBIDDEN: &[&str] = &[
+    "oneOf",
     "minimum",
     "maximum",
     "exclusiveMinimum",
@@ -944,6 +958,17 @@ impl<'a, 'r> SchemaCheck<'a, 'r> {
                 &pointer(path, "minItems"),
                 Rule::MinItems,
                 format!("Anthropic strict mode accepts `minItems` 0 or 1, found {min}"),
+            );
+        }
+        if let Some(format) = object.get("format")
+            && !format
+                .as_str()
+                .is_some_and(|format| ANTHROPIC_STRICT_FORMATS.contains(&format))
+        {
+            self.report.add(
+                &pointer(path, "format"),
+                Rule::Format,
+                format!("Anthropic strict mode does not accept format {format}"),
             );
         }
     }

@@ -415,6 +415,12 @@ fn anthropic_strict_rules() {
             "one": {"type": "array", "items": {"type": "integer"}, "minItems": 1, "description": "One."},
             "name": {"type": "string", "maxLength": 5, "description": "Name."},
             "open": {"type": "object", "properties": {"a": {"type": "string"}}, "description": "Open."},
+            "shape": {"oneOf": [
+                {"type": "object", "properties": {"kind": {"const": "dot"}}, "required": ["kind"], "additionalProperties": false},
+                {"type": "object", "properties": {"kind": {"const": "box"}}, "required": ["kind"], "additionalProperties": false}
+            ], "description": "Shape."},
+            "site": {"type": "string", "format": "uri-reference", "description": "Site."},
+            "when": {"type": "string", "format": "date-time", "description": "When."},
             "tree": {"$ref": "#/$defs/Node", "description": "Tree."}
         },
         "additionalProperties": false,
@@ -454,6 +460,11 @@ fn anthropic_strict_rules() {
                 Rule::ForbiddenKeyword
             ),
             (&format!("{p}/properties/open"), Rule::ClosedObject),
+            (
+                &format!("{p}/properties/shape/oneOf"),
+                Rule::ForbiddenKeyword
+            ),
+            (&format!("{p}/properties/site/format"), Rule::Format),
         ])
     );
     // Recursion through the root is recursion too; plain Anthropic allows it.

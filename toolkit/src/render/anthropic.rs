@@ -1,0 +1,85 @@
+//! Anthropic Messages tools, lenient and strict.
+
+use serde_json::{Map, Value, json};
+
+use super::Dialect;
+use super::canonical::{Fail, is_map, is_type, one_of_as_any_of, recursive_definition, walk_all};
+use crate::Tool;
+
+/// The tool around `schema`.
+pub(super) fn tool(tool: &Tool, schema: Value, dialect: Dialect) -> Value {
+    let mut entry = Map::new();
+    entry.insert("name".to_owned(), json!(tool.name));
+    entry.insert("description".to_owned(), json!(tool.description));
+    entry.insert("input_schema".to_owned(), schema);
+    if dialect == Dialect::AnthropicStrict {
+        entry.insert("strict".to_owned(), Value::Bool(true));
+    }
+    Value::Object(entry)
+}
+
+/// The string formats Anthropic strict mode accepts.
+const FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// Anthropic strict tool use.
+pub(super) fn strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
+    const DROPPED: &[&str] = &[
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "maxItems",
+    ];
+    if let Some(cycle) = recursive_definition(root) {
+        return Err((
+            format!("$defs.{cycle}"),
+            format!("`{cycle}` is recursive; Anthropic strict mode accepts no recursive schemas"),
+        ));
+    }
+    walk_all(root, &mut |node, _| {
+        if is_map(node) {
+            return Err("a map (an object with free-form keys) cannot be expressed in Anthropic strict mode, where objects are closed; use a `Vec` of key/value structs".to_owned());
+        }
+        if node.contains_key("prefixItems") {
+            return Err("a tuple cannot be expressed in Anthropic strict mode, which drops the length bounds that make it one; use a struct".to_owned());
+        }
+        // Strict mode takes `anyOf` but not `oneOf` (an internally tagged enum
+        // is the common case).
+        one_of_as_any_of(node);
+        for keyword in DROPPED {
+            node.remove(*keyword);
+        }
+        if node
+            .get("format")
+            .and_then(Value::as_str)
+            .is_some_and(|format| !FORMATS.contains(&format))
+        {
+            node.remove("format");
+        }
+        if node
+            .get("minItems")
+            .and_then(Value::as_u64)
+            .is_some_and(|min| min > 1)
+        {
+            node.remove("minItems");
+        }
+        if is_type(node, "object") {
+            node.insert("additionalProperties".to_owned(), Value::Bool(false));
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,48 @@
+//! MCP `tools/list` entries.
+
+use serde_json::{Map, Value, json};
+
+use crate::Tool;
+
+/// MCP `tools/list` entry; behaviour hints follow from the verb.
+pub(super) fn tool(tool: &Tool, input_schema: Value) -> Value {
+    let mut entry = Map::new();
+    entry.insert("name".to_owned(), json!(tool.name));
+    if let Some(title) = tool.title {
+        entry.insert("title".to_owned(), json!(title));
+    }
+    entry.insert("description".to_owned(), json!(tool.description));
+    entry.insert("inputSchema".to_owned(), input_schema);
+    if let Some(output) = (tool.output_schema)() {
+        let output = crate::schema::clean_output(output);
+        if output.get("type") == Some(&json!("object")) {
+            entry.insert("outputSchema".to_owned(), output);
+        }
+    }
+    entry.insert("annotations".to_owned(), mcp_annotations(tool));
+    entry.insert(
+        "_meta".to_owned(),
+        json!({ "toolkit/tier": tool.tier, "toolkit/scope": tool.scope }),
+    );
+    Value::Object(entry)
+}
+
+/// MCP behaviour hints from the verb: `get`/`search` read only; `delete` and
+/// `update` change what exists; `create`/`link` only add. Other verbs (a crate's
+/// own vocabulary) claim nothing beyond "not read-only".
+fn mcp_annotations(tool: &Tool) -> Value {
+    let (read_only, destructive, idempotent) = match tool.verb() {
+        "get" | "search" => (true, false, true),
+        "delete" | "update" => (false, true, true),
+        // Setting a configuration value replaces it, but nothing is lost that the
+        // same call can't put back.
+        "set" => (false, false, true),
+        "create" | "link" => (false, false, false),
+        _ => return json!({ "readOnlyHint": false }),
+    };
+    if read_only {
+        json!({ "readOnlyHint": true, "idempotentHint": idempotent })
+    } else {
+        json!({ "readOnlyHint": false, "destructiveHint": destructive, "idempotentHint": idempotent })
+    }
+}

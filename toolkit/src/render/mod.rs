@@ -1,0 +1,324 @@
+//! Rendering tools for each model provider, so each accepts them the first time.
+//!
+//! Every dialect starts from the canonical schema ([`crate::schema`]) and applies
+//! only the rewrites its provider needs. A shape a dialect cannot express (a map in
+//! OpenAI strict mode, recursion in Anthropic strict mode or Gemini `parameters`,
+//! an untyped `serde_json::Value` where a type is required) is never sent silently
+//! broken: rendering that tool in that dialect returns a [`RenderError`] naming the
+//! tool, the field and the reason, and the lenient dialects still work.
+//!
+//! Layout: this file has the dialects, the error and the set rendering (each tool's
+//! rendering is built once per dialect and kept as JSON text; a set copies those
+//! texts into one buffer). `canonical` has the steps every dialect shares (walking
+//! with readable paths, inlining definitions, array `items`, recursion); `openai`,
+//! `anthropic`, `gemini` and `mcp` have each provider family's envelope and rules.
+
+mod anthropic;
+mod canonical;
+mod gemini;
+mod mcp;
+mod openai;
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::{RegisteredTool, Tool};
+use canonical::{
+    Fail, give_arrays_items, inline_single_use_definitions, replace_bool_schemas, walk_all,
+};
+
+/// A model provider's tool format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// OpenAI Chat Completions function tools:
+    /// `{"type": "function", "function": {name, description, parameters, strict: false}}`.
+    OpenAiChat,
+    /// OpenAI Chat Completions in strict mode (`strict: true`): every property
+    /// required, optional ones written as a union with `null`, every object closed.
+    OpenAiChatStrict,
+    /// OpenAI Responses API: flat `{"type": "function", name, description, parameters, strict: false}`.
+    OpenAiResponses,
+    /// OpenAI Responses API in strict mode.
+    OpenAiResponsesStrict,
+    /// Anthropic Messages tools: `{name, description, input_schema}`.
+    Anthropic,
+    /// Anthropic tools with `strict: true`: closed objects, no recursion, no
+    /// numeric or length bounds.
+    AnthropicStrict,
+    /// Gemini function declarations with `parameters`, an OpenAPI 3.0 subset:
+    /// `$defs` inlined, `nullable` instead of type unions.
+    GeminiParameters,
+    /// Gemini function declarations with `parametersJsonSchema` (standard JSON Schema).
+    GeminiJsonSchema,
+    /// MCP `tools/list` entries: `{name, title, description, inputSchema, outputSchema, annotations, _meta}`.
+    Mcp,
+}
+
+impl Dialect {
+    /// Every dialect.
+    pub const ALL: [Dialect; 9] = [
+        Dialect::OpenAiChat,
+        Dialect::OpenAiChatStrict,
+        Dialect::OpenAiResponses,
+        Dialect::OpenAiResponsesStrict,
+        Dialect::Anthropic,
+        Dialect::AnthropicStrict,
+        Dialect::GeminiParameters,
+        Dialect::GeminiJsonSchema,
+        Dialect::Mcp,
+    ];
+
+    /// A stable lowercase name, for file names and logs (`openai_chat_strict`).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Dialect::OpenAiChat => "openai_chat",
+            Dialect::OpenAiChatStrict => "openai_chat_strict",
+            Dialect::OpenAiResponses => "openai_responses",
+            Dialect::OpenAiResponsesStrict => "openai_responses_strict",
+            Dialect::Anthropic => "anthropic",
+            Dialect::AnthropicStrict => "anthropic_strict",
+            Dialect::GeminiParameters => "gemini_parameters",
+            Dialect::GeminiJsonSchema => "gemini_json_schema",
+            Dialect::Mcp => "mcp",
+        }
+    }
+
+    pub(crate) const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A tool whose arguments a dialect cannot express.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderError {
+    /// The tool's name.
+    pub tool: String,
+    /// The dialect that cannot express it.
+    pub dialect: Dialect,
+    /// Where in the arguments, like `filters.tags` or `nodes[]`; `.` for the root,
+    /// `$defs.Name.field` inside a shared definition.
+    pub path: String,
+    /// Why, and what to change.
+    pub reason: String,
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "tool `{}` cannot be rendered for {}: at `{}`: {}",
+            self.tool, self.dialect, self.path, self.reason
+        )
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+/// Renders one tool in `dialect` as a [`Value`]; see [`RegisteredTool::render`].
+pub fn render_tool(tool: &RegisteredTool, dialect: Dialect) -> Result<Value, RenderError> {
+    tool.render(dialect)
+}
+
+/// Renders tools in `dialect` as one JSON array, all or nothing: the first tool
+/// (in the order given) that the dialect cannot express is the error.
+///
+/// A convenience for tests and start-up checks; a request path wants
+/// [`render_set`], which copies cached text and skips what can't be rendered.
+pub fn render<'a>(
+    tools: impl IntoIterator<Item = &'a RegisteredTool>,
+    dialect: Dialect,
+) -> Result<Value, RenderError> {
+    render_set(tools, dialect)
+        .all_or_error()
+        .map(|json| parse_own(&json))
+}
+
+/// Renders a set of tools in `dialect` as the JSON array a request carries.
+///
+/// Each tool's rendering is built once per dialect and kept as compact JSON text
+/// ([`RegisteredTool::render_json`]); a set is those texts copied into one buffer
+/// between `[`, `,` and `]`, in the order `tools` gives them (views and the
+/// registry give name order). A tool the dialect cannot express is left out of the
+/// array and listed in [`Rendered::skipped`], so one such tool never takes the
+/// others down; [`Rendered::all_or_error`] insists on every tool.
+///
+/// ```
+/// # use toolkit::{Dialect, render_set};
+/// let rendered = render_set(toolkit::registry(), Dialect::OpenAiChat);
+/// assert!(rendered.skipped.is_empty());
+/// let body = format!(r#"{{"model": "gpt-5", "tools": {}}}"#, rendered.json);
+/// # assert!(body.contains("gpt-5"));
+/// ```
+pub fn render_set<'a>(
+    tools: impl IntoIterator<Item = &'a RegisteredTool>,
+    dialect: Dialect,
+) -> Rendered {
+    let tools = tools.into_iter();
+    let mut texts: Vec<&str> = Vec::with_capacity(tools.size_hint().0);
+    let mut skipped = Vec::new();
+    for tool in tools {
+        match tool.render_json(dialect) {
+            Ok(text) => texts.push(text),
+            Err(error) => skipped.push(error.clone()),
+        }
+    }
+    // One allocation of the exact size: the brackets and commas are the only new
+    // bytes.
+    let length = texts.iter().map(|text| text.len()).sum::<usize>() + texts.len().max(1) + 1;
+    let mut json = String::with_capacity(length);
+    json.push('[');
+    for (position, text) in texts.into_iter().enumerate() {
+        if position > 0 {
+            json.push(',');
+        }
+        json.push_str(text);
+    }
+    json.push(']');
+    Rendered { json, skipped }
+}
+
+/// A set of tools rendered for one dialect: the JSON array of every tool that
+/// could be rendered, and an error for each that could not.
+///
+/// Skipped tools are programming errors (a map parameter in a strict dialect, ...),
+/// found by a test that renders every view in every dialect the application uses;
+/// at run time the rest of the tools still reach the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use = "a rendered set may have skipped tools; check `skipped` or call `all_or_error`"]
+pub struct Rendered {
+    /// The JSON array (compact text), ready for a request body.
+    pub json: String,
+    /// One error per tool the dialect cannot express, in the order given.
+    pub skipped: Vec<RenderError>,
+}
+
+impl Rendered {
+    /// Whether every tool rendered.
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.skipped.is_empty()
+    }
+
+    /// The JSON array if every tool rendered, or the first error (in the order
+    /// the tools were given).
+    pub fn all_or_error(self) -> Result<String, RenderError> {
+        match self.skipped.into_iter().next() {
+            None => Ok(self.json),
+            Some(error) => Err(error),
+        }
+    }
+
+    /// The JSON array as a [`RawValue`](serde_json::value::RawValue), for callers
+    /// who embed it in a serialized request (`tools: Box<RawValue>`) without
+    /// parsing it into a tree. Building one checks the text once (`serde_json`
+    /// offers no unchecked constructor without `unsafe`).
+    #[must_use]
+    pub fn into_raw_value(self) -> Box<serde_json::value::RawValue> {
+        serde_json::value::RawValue::from_string(self.json)
+            .expect("a rendered set is JSON: it joins texts serde_json wrote")
+    }
+
+    /// The JSON array parsed into a [`Value`] (a new tree: for tests and callers
+    /// that edit the tools; a request path wants [`Rendered::json`]).
+    #[must_use]
+    pub fn to_value(&self) -> Value {
+        parse_own(&self.json)
+    }
+}
+
+/// Parses JSON text this module wrote.
+fn parse_own(json: &str) -> Value {
+    serde_json::from_str(json).expect("rendered text is JSON: serde_json wrote it")
+}
+
+/// Builds one tool's rendering as compact JSON text (uncached).
+pub(crate) fn build_json(
+    tool: &Tool,
+    canonical: &Value,
+    dialect: Dialect,
+) -> Result<Box<str>, RenderError> {
+    build(tool, canonical, dialect).map(|value| value.to_string().into_boxed_str())
+}
+
+/// Parses a cached rendering back into a [`Value`].
+pub(crate) fn to_value(json: &str) -> Value {
+    parse_own(json)
+}
+
+/// Builds one tool's rendering (uncached).
+pub(crate) fn build(
+    tool: &Tool,
+    canonical: &Value,
+    dialect: Dialect,
+) -> Result<Value, RenderError> {
+    let error = |(path, reason): (String, String)| RenderError {
+        tool: tool.name.to_owned(),
+        dialect,
+        path: if path.is_empty() {
+            ".".to_owned()
+        } else {
+            path
+        },
+        reason,
+    };
+    let schema = dialect_schema(canonical, dialect).map_err(error)?;
+    Ok(match dialect {
+        Dialect::OpenAiChat
+        | Dialect::OpenAiChatStrict
+        | Dialect::OpenAiResponses
+        | Dialect::OpenAiResponsesStrict => openai::tool(tool, schema, dialect),
+        Dialect::Anthropic | Dialect::AnthropicStrict => anthropic::tool(tool, schema, dialect),
+        Dialect::GeminiParameters | Dialect::GeminiJsonSchema => {
+            gemini::declaration(tool, schema, dialect)
+        }
+        Dialect::Mcp => mcp::tool(tool, schema),
+    })
+}
+
+fn dialect_schema(canonical: &Value, dialect: Dialect) -> Result<Value, Fail> {
+    let mut schema = canonical.clone();
+    let Value::Object(root) = &mut schema else {
+        return Err((
+            String::new(),
+            "the arguments schema is not an object".to_owned(),
+        ));
+    };
+    replace_bool_schemas(root);
+    if dialect == Dialect::GeminiParameters {
+        // Inlines every definition itself, after ruling out recursion.
+        gemini::parameters(root)?;
+        return Ok(schema);
+    }
+    inline_single_use_definitions(root);
+    // Tuples (`prefixItems`) get `items` too: OpenAI requires it everywhere, and
+    // with the length bounds it changes nothing elsewhere.
+    walk_all(root, &mut |node, _| {
+        give_arrays_items(node);
+        Ok(())
+    })?;
+    match dialect {
+        Dialect::OpenAiChatStrict | Dialect::OpenAiResponsesStrict => openai::strict(root)?,
+        Dialect::AnthropicStrict => anthropic::strict(root)?,
+        // A `const` says its type; the lenient dialects need no `type` beside it
+        // (a tag of an internally tagged enum is the common case).
+        _ => walk_all(root, &mut |node, _| {
+            if node.contains_key("const") && node.get("type").is_some_and(Value::is_string) {
+                node.remove("type");
+            }
+            Ok(())
+        })?,
+    }
+    Ok(schema)
+}
+
+#[cfg(test)]
+mod tests;
