@@ -165,13 +165,18 @@ impl std::error::Error for ToolError {}
 /// The one response type of every call: the tool's serialized result, or an error
 /// the model can act on.
 ///
-/// Serializes as `{"result": ...}` or `{"error": {"kind": ..., "message": ...}}`.
+/// Serializes as `{"result": ...}`, `{"error": {"kind": ..., "message": ...}}`, or,
+/// for a `confirm` tool called without `confirmed: true`,
+/// `{"requires_confirmation": true, "message": ..., "items": [...]}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Response {
     /// The tool ran; this is its serialized return value.
     Result(Value),
     /// The call failed.
     Error(ToolError),
+    /// A `confirm` tool was called without `confirmed: true`: it did not run, and
+    /// this is what it would do.
+    Preview(crate::Preview),
 }
 
 impl Response {
@@ -191,7 +196,7 @@ impl Response {
     pub fn result(&self) -> Option<&Value> {
         match self {
             Response::Result(value) => Some(value),
-            Response::Error(_) => None,
+            Response::Error(_) | Response::Preview(_) => None,
         }
     }
 
@@ -199,16 +204,27 @@ impl Response {
     #[must_use]
     pub fn error(&self) -> Option<&ToolError> {
         match self {
-            Response::Result(_) => None,
+            Response::Result(_) | Response::Preview(_) => None,
             Response::Error(error) => Some(error),
         }
     }
 
-    /// The JSON the model reads: `{"result": ...}` or
-    /// `{"error": {"kind": ..., "message": ..., ...}}`.
+    /// The preview, if a `confirm` tool was called without `confirmed: true`.
+    #[must_use]
+    pub fn preview(&self) -> Option<&crate::Preview> {
+        match self {
+            Response::Preview(preview) => Some(preview),
+            Response::Result(_) | Response::Error(_) => None,
+        }
+    }
+
+    /// The JSON the model reads: `{"result": ...}`,
+    /// `{"error": {"kind": ..., "message": ..., ...}}` or
+    /// `{"requires_confirmation": true, "message": ..., "items": [...]}`.
     #[must_use]
     pub fn to_json(&self) -> Value {
         match self {
+            Response::Preview(preview) => preview.to_json(),
             Response::Result(value) => serde_json::json!({ "result": value }),
             Response::Error(error) => {
                 let mut body = serde_json::to_value(error).unwrap_or(Value::Null);
@@ -239,10 +255,12 @@ impl From<Result<Value, ToolError>> for Response {
     }
 }
 
+/// A preview is not an error: it becomes `Ok` with the JSON the model reads.
 impl From<Response> for Result<Value, ToolError> {
     fn from(response: Response) -> Self {
         match response {
             Response::Result(value) => Ok(value),
+            Response::Preview(preview) => Ok(preview.to_json()),
             Response::Error(error) => Err(error),
         }
     }
@@ -289,12 +307,18 @@ impl fmt::Display for RegistryError {
                 name,
                 first,
                 second,
-            } => write!(
-                f,
-                "tool name `{name}` is defined twice: as {} at {} and as {} at {}; \
-                 rename one of them or remove the alias",
-                first.0, first.1, second.0, second.1
-            ),
+            } => {
+                write!(
+                    f,
+                    "tool name `{name}` is defined twice: as {} at {} and as {} at {}; rename one of them",
+                    first.0, first.1, second.0, second.1
+                )?;
+                // Only an alias can be removed without renaming a tool.
+                if matches!(first.0, NameKind::Alias(_)) || matches!(second.0, NameKind::Alias(_)) {
+                    f.write_str(" or remove the alias")?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -38,8 +38,11 @@
 
 #![forbid(unsafe_code)]
 
+pub mod binding;
 mod context;
+pub mod diagnostics;
 mod error;
+mod preview;
 mod registry;
 mod render;
 pub mod schema;
@@ -51,8 +54,10 @@ mod tool;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use binding::Binding;
 pub use context::{Context, FromContext, State};
 pub use error::{NameKind, RegistryError, Response, ToolError};
+pub use preview::{IntoPreview, Preview};
 pub use registry::{RegisteredTool, Registry, registry, try_registry};
 pub use render::{Dialect, RenderError, render, render_tool};
 pub use tool::{CallFuture, Location, Param, Scope, Tier, Tool, ToolHandle};
