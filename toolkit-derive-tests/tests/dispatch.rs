@@ -63,7 +63,7 @@ fn call(name: &str, arguments: &str, ctx: &Context) -> Response {
 fn error(response: Response) -> ToolError {
     match response {
         Response::Error(error) => error,
-        Response::Result(value) => panic!("expected an error, got the result {value}"),
+        other => panic!("expected an error, got {other:?}"),
     }
 }
 

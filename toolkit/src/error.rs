@@ -229,13 +229,18 @@ pub struct Problem {
 /// The one response type of every call: the tool's serialized result, or an error
 /// the model can act on.
 ///
-/// Serializes as `{"result": ...}` or `{"error": {"kind": ..., "message": ...}}`.
+/// Serializes as `{"result": ...}`, `{"error": {"kind": ..., "message": ...}}`, or,
+/// for a `confirm` tool called without `confirmed: true`,
+/// `{"requires_confirmation": true, "message": ..., "items": [...]}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Response {
     /// The tool ran; this is its serialized return value.
     Result(Value),
     /// The call failed.
     Error(ToolError),
+    /// A `confirm` tool was called without `confirmed: true`: it did not run, and
+    /// this is what it would do.
+    Preview(crate::Preview),
 }
 
 impl Response {
@@ -255,7 +260,7 @@ impl Response {
     pub fn result(&self) -> Option<&Value> {
         match self {
             Response::Result(value) => Some(value),
-            Response::Error(_) => None,
+            Response::Error(_) | Response::Preview(_) => None,
         }
     }
 
@@ -263,19 +268,31 @@ impl Response {
     #[must_use]
     pub fn error(&self) -> Option<&ToolError> {
         match self {
-            Response::Result(_) => None,
+            Response::Result(_) | Response::Preview(_) => None,
             Response::Error(error) => Some(error),
         }
     }
 
-    /// The JSON the model reads: `{"result": ...}` or
-    /// `{"error": {"kind": ..., "message": ..., ...}}`. Copies the result; prefer
-    /// [`Response::into_json`], or serialize the response itself (no copy).
+    /// The preview, if a `confirm` tool was called without `confirmed: true`.
+    #[must_use]
+    pub fn preview(&self) -> Option<&crate::Preview> {
+        match self {
+            Response::Preview(preview) => Some(preview),
+            Response::Result(_) | Response::Error(_) => None,
+        }
+    }
+
+    /// The JSON the model reads: `{"result": ...}`,
+    /// `{"error": {"kind": ..., "message": ..., ...}}` or
+    /// `{"requires_confirmation": true, "message": ..., "items": [...]}`. Copies the
+    /// result; prefer [`Response::into_json`], or serialize the response itself (no
+    /// copy).
     #[must_use]
     pub fn to_json(&self) -> Value {
         match self {
             Response::Result(value) => wrap("result", value.clone()),
             Response::Error(error) => wrap("error", error_body(error)),
+            Response::Preview(preview) => preview.to_json(),
         }
     }
 
@@ -285,6 +302,7 @@ impl Response {
         match self {
             Response::Result(value) => wrap("result", value),
             Response::Error(error) => wrap("error", error_body(&error)),
+            Response::Preview(preview) => preview.to_json(),
         }
     }
 }
@@ -310,11 +328,15 @@ fn error_body(error: &ToolError) -> Value {
 impl Serialize for Response {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap as _;
+        if let Response::Preview(preview) = self {
+            return preview.to_json().serialize(serializer);
+        }
         let mut map = serializer.serialize_map(Some(1))?;
         match self {
             // The result is written where it is, never copied.
             Response::Result(value) => map.serialize_entry("result", value)?,
             Response::Error(error) => map.serialize_entry("error", &error_body(error))?,
+            Response::Preview(_) => {}
         }
         map.end()
     }
@@ -329,10 +351,12 @@ impl From<Result<Value, ToolError>> for Response {
     }
 }
 
+/// A preview is not an error: it becomes `Ok` with the JSON the model reads.
 impl From<Response> for Result<Value, ToolError> {
     fn from(response: Response) -> Self {
         match response {
             Response::Result(value) => Ok(value),
+            Response::Preview(preview) => Ok(preview.to_json()),
             Response::Error(error) => Err(error),
         }
     }
@@ -379,12 +403,18 @@ impl fmt::Display for RegistryError {
                 name,
                 first,
                 second,
-            } => write!(
-                f,
-                "tool name `{name}` is defined twice: as {} at {} and as {} at {}; \
-                 rename one of them or remove the alias",
-                first.0, first.1, second.0, second.1
-            ),
+            } => {
+                write!(
+                    f,
+                    "tool name `{name}` is defined twice: as {} at {} and as {} at {}; rename one of them",
+                    first.0, first.1, second.0, second.1
+                )?;
+                // Only an alias can be removed without renaming a tool.
+                if matches!(first.0, NameKind::Alias(_)) || matches!(second.0, NameKind::Alias(_)) {
+                    f.write_str(" or remove the alias")?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -33,14 +33,18 @@
 //! # });
 //! ```
 //!
-//! See the README for the attribute reference, the compile-time checks, and how
-//! tools from several crates end up in one registry.
+//! See [`macro@tool`] for the attribute reference, scopes and bindings, the
+//! `confirm` tier and the compile-time checks, and the README for how tools from
+//! several crates end up in one registry.
 
 #![forbid(unsafe_code)]
 
+pub mod binding;
 mod context;
 mod dispatch;
+pub mod diagnostics;
 mod error;
+mod preview;
 mod registry;
 mod render;
 pub mod schema;
@@ -52,12 +56,16 @@ mod tool;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use binding::Binding;
 pub use context::{Context, FromContext, State};
 pub use dispatch::{Limits, PANIC_MESSAGE, PanicReport, expose_panic_messages, on_panic};
 pub use error::{EMPTY_FAILURE, NameKind, Problem, RegistryError, Response, ToolError};
+pub use preview::{IntoPreview, Preview};
 pub use registry::{RegisteredTool, Registry, registry, try_registry};
 pub use render::{Dialect, RenderError, Rendered, render, render_set, render_tool};
 pub use tool::{CallFuture, Location, Param, Scope, Tier, Tool, ToolHandle};
+#[doc(inline)]
+#[doc = include_str!("tool_attribute.md")]
 pub use toolkit_macros::tool;
 
 /// Keeps the tools of crates this binary depends on but never otherwise names.

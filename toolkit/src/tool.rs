@@ -6,7 +6,7 @@ use std::pin::Pin;
 
 use serde::Serialize;
 
-use crate::{Context, Response};
+use crate::{Binding, Context, Response};
 
 /// Who may use a tool. Declared on every tool with `#[tool(scope = ...)]`.
 ///
@@ -162,6 +162,13 @@ pub struct Tool {
     /// Parses the JSON arguments, extracts the context and runs the function; use
     /// [`Tool::call`], which also catches panics.
     pub dispatch: for<'a> fn(&'a str, &'a Context) -> CallFuture<'a>,
+    /// The bindings the tool requires: those of its `#[ctx]` parameters that are not
+    /// `Option`, without [`Binding::Unbound`], deduplicated and sorted. A consumer
+    /// that cannot provide one of them must never be offered the tool.
+    pub bindings: &'static [Binding],
+    /// Parses the JSON arguments into the typed arguments exactly as dispatch does,
+    /// without running anything (to check a call before a human approves it).
+    pub validate: for<'a> fn(&'a str) -> Result<(), crate::ToolError>,
 }
 
 impl Tool {
@@ -229,6 +236,7 @@ impl fmt::Debug for Tool {
             .field("always", &self.always)
             .field("group", &self.group)
             .field("aliases", &self.aliases)
+            .field("bindings", &self.bindings)
             .field("location", &self.location)
             .finish_non_exhaustive()
     }

@@ -13,9 +13,16 @@ fn conversation() -> Context {
     Context::new().with(AssistantState::new())
 }
 
-/// Calls `name` with `arguments` and returns what the model reads.
-#[allow(clippy::needless_pass_by_value)] // `json!(..)` reads better than `&json!(..)` at every call site
-fn call(ctx: &Context, name: &str, arguments: Value) -> Value {
+/// Calls `name` with `arguments` and returns what the model reads. A `confirm`
+/// tool is called as the model calls it after the user agreed (`confirmed: true`):
+/// these tests are about what the tools do; the preview step has its own tests.
+fn call(ctx: &Context, name: &str, mut arguments: Value) -> Value {
+    let confirm = registry()
+        .get(name)
+        .is_some_and(|tool| tool.tier == toolkit::Tier::Confirm);
+    if let (true, Some(members)) = (confirm, arguments.as_object_mut()) {
+        members.entry("confirmed").or_insert(Value::Bool(true));
+    }
     block_on(registry().call_value(name, &arguments, ctx)).to_json()
 }
 

@@ -35,6 +35,8 @@ const TOOL: Tool = Tool {
     schema: no_schema,
     output_schema: no_output,
     dispatch: no_call,
+    bindings: &[],
+    validate: |_| Ok(()),
 };
 
 fn canonical() -> Value {
