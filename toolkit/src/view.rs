@@ -78,10 +78,8 @@ impl Bits {
 
     fn full(len: usize) -> Self {
         let mut bits = Bits(vec![u64::MAX; len.div_ceil(64)]);
-        if len % 64 != 0 {
-            if let Some(last) = bits.0.last_mut() {
-                *last = (1u64 << (len % 64)) - 1;
-            }
+        if let (false, Some(last)) = (len.is_multiple_of(64), bits.0.last_mut()) {
+            *last = (1u64 << (len % 64)) - 1;
         }
         bits
     }
@@ -603,6 +601,7 @@ impl<'r> View<'r> {
     }
 
     /// The view's tools, in name order.
+    #[must_use]
     pub fn iter(&self) -> ViewIter<'_, 'r> {
         ViewIter {
             registry: self.registry,
