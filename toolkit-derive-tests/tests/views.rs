@@ -190,6 +190,9 @@ fn the_assistant_sees_shared_and_assistant_tools_in_name_order() {
         ]
     );
     assert_eq!(view.len(), 7);
+    let always: Vec<&str> = view.always().map(|tool| tool.name).collect();
+    assert_eq!(always, ["get_contacts"]);
+    assert_eq!(view.routed().count(), 6);
     assert_eq!(view.iter().len(), 7);
     assert!(view.unknown_entries().is_empty());
 }

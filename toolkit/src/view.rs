@@ -610,6 +610,16 @@ impl<'r> View<'r> {
         }
     }
 
+    /// The view's `always` tools (sent on every request), in name order.
+    pub fn always(&self) -> impl Iterator<Item = &'r RegisteredTool> + '_ {
+        self.iter().filter(|tool| tool.always)
+    }
+
+    /// The view's routed tools (sent only when selected), in name order.
+    pub fn routed(&self) -> impl Iterator<Item = &'r RegisteredTool> + '_ {
+        self.iter().filter(|tool| !tool.always)
+    }
+
     /// The view's tool names, in name order.
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.iter().map(|tool| tool.name)
