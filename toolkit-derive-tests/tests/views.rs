@@ -710,3 +710,21 @@ fn views_and_their_calls_cross_threads() {
     );
     send_sync(&approvals);
 }
+
+#[test]
+fn a_preset_entry_that_names_nothing_is_reported_with_its_preset() {
+    const STALE: Preset = Preset::new("stale", &["get_contacts", "get_contact_notes"])
+        .except(&["create_phone_number"]);
+    let error = catalog()
+        .view()
+        .presets(&[STALE])
+        .allow(["preset:stale"])
+        .build()
+        .expect_err("stale preset");
+    assert_eq!(
+        error.to_string(),
+        "the view could not be built: \
+         allowlist: no tool is named `get_contact_notes` (in preset `stale`); did you mean `get_contacts`?; \
+         allowlist: no tool is named `create_phone_number` (in preset `stale`); did you mean `create_phone_numbers`?"
+    );
+}

@@ -485,10 +485,7 @@ impl<'r> ViewBuilder<'r> {
                 Ok(())
             }
             None => Err(EntryProblem::UnknownTool {
-                suggestion: match self.registry.unknown_tool(entry) {
-                    ToolError::UnknownTool { suggestion, .. } => suggestion,
-                    _ => None,
-                },
+                suggestion: self.tool_suggestion(entry),
             }),
         }
     }
@@ -522,12 +519,23 @@ impl<'r> ViewBuilder<'r> {
                 None => self.unknown.push(UnknownEntry {
                     entry: item.to_owned(),
                     preset: Some(preset.name),
-                    problem: EntryProblem::UnknownTool { suggestion: None },
+                    problem: EntryProblem::UnknownTool {
+                        suggestion: self.tool_suggestion(item),
+                    },
                 }),
             }
         }
         for position in selected.positions() {
             allowed.set(position);
+        }
+    }
+
+    /// The registry's closest tool, by its current name (this is configuration,
+    /// not a model: the whole registry may be named).
+    fn tool_suggestion(&self, entry: &str) -> Option<String> {
+        match self.registry.unknown_tool(entry) {
+            ToolError::UnknownTool { suggestion, .. } => suggestion,
+            _ => None,
         }
     }
 
