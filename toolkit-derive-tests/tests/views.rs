@@ -728,3 +728,42 @@ fn a_preset_entry_that_names_nothing_is_reported_with_its_preset() {
          allowlist: no tool is named `create_phone_number` (in preset `stale`); did you mean `create_phone_numbers`?"
     );
 }
+
+#[test]
+fn views_of_registries_past_64_tools() {
+    let registry: &'static Registry = Box::leak(Box::new(
+        Registry::new((0..150).map(|i| -> &'static Tool {
+            let name: &'static str = Box::leak(format!("get_calls_{i:03}").into_boxed_str());
+            Box::leak(Box::new(Tool {
+                name,
+                aliases: &[],
+                group: Some(if i % 2 == 0 { "even" } else { "odd" }),
+                ..*get_calls::definition()
+            }))
+        }))
+        .expect("unique names"),
+    ));
+    let view = registry
+        .view()
+        .allow([
+            "get_calls_000",
+            "get_calls_063",
+            "get_calls_064",
+            "get_calls_149",
+            "@even",
+        ])
+        .surface(["odd"])
+        .build()
+        .expect("view");
+    assert_eq!(names(&view), ["get_calls_063", "get_calls_149"]);
+    assert_eq!(view.len(), 2);
+    assert!(!view.contains("get_calls_064"));
+    assert_eq!(
+        block_on(view.call("get_calls_149", "{}", &Context::new())),
+        Response::Result(json!([]))
+    );
+    let evens = registry.view().allow(["@even"]).build().expect("view");
+    assert_eq!(evens.len(), 75);
+    assert_eq!(evens.iter().len(), 75);
+    assert_eq!(evens.names().last(), Some("get_calls_148"));
+}

@@ -915,3 +915,32 @@ impl fmt::Display for ViewError {
 }
 
 impl std::error::Error for ViewError {}
+
+#[cfg(test)]
+mod tests {
+    use super::Bits;
+
+    #[test]
+    fn bits_across_word_boundaries() {
+        for len in [0, 1, 63, 64, 65, 128, 130] {
+            let full = Bits::full(len);
+            assert_eq!(full.count(), len, "{len}");
+            assert_eq!(
+                full.positions().collect::<Vec<_>>(),
+                (0..len).collect::<Vec<_>>()
+            );
+            assert!(!full.get(len), "{len}");
+            assert_eq!(Bits::empty(len).positions().count(), 0);
+        }
+        let mut bits = Bits::empty(130);
+        for position in [0, 63, 64, 127, 129] {
+            bits.set(position);
+        }
+        assert_eq!(bits.positions().collect::<Vec<_>>(), [0, 63, 64, 127, 129]);
+        bits.clear(64);
+        bits.clear(0);
+        assert_eq!(bits.positions().collect::<Vec<_>>(), [63, 127, 129]);
+        assert_eq!(bits.count(), 3);
+        assert!(bits.get(129) && !bits.get(128) && !bits.get(1000));
+    }
+}
