@@ -33,6 +33,11 @@
 //! # });
 //! ```
 //!
+//! Per request, narrow the registry to what one consumer may use with
+//! [`Registry::view`]: a [`View`] is the security boundary for listing, rendering
+//! and calling, and applies each tool's tier (`approve` calls wait for a signed
+//! human decision: see [`approval`]).
+//!
 //! See the README for the attribute reference, the compile-time checks, and how
 //! tools from several crates end up in one registry.
 
