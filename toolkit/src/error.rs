@@ -78,6 +78,23 @@ pub enum ToolError {
         /// What the serializer reported.
         message: String,
     },
+    /// An `approve` tool was called where no approval can be asked for (the
+    /// registry, or a view built without approvals); it did not run.
+    ApprovalRequired {
+        /// The tool's name.
+        tool: String,
+    },
+    /// An approval was presented and refused (forged, altered, expired, already
+    /// used, for another principal or tool); nothing ran.
+    ApprovalRejected {
+        /// Why, in words.
+        reason: String,
+    },
+    /// A human denied the call; nothing ran.
+    Denied {
+        /// The human's message for the model.
+        message: String,
+    },
 }
 
 impl ToolError {
@@ -151,6 +168,9 @@ impl ToolError {
             ToolError::Failed { .. } => "failed",
             ToolError::Panicked { .. } => "panicked",
             ToolError::InvalidOutput { .. } => "invalid_output",
+            ToolError::ApprovalRequired { .. } => "approval_required",
+            ToolError::ApprovalRejected { .. } => "approval_rejected",
+            ToolError::Denied { .. } => "denied",
         }
     }
 }
@@ -206,6 +226,16 @@ impl fmt::Display for ToolError {
             ToolError::InvalidOutput { message } => {
                 write!(f, "the tool's result could not be serialized: {message}")
             }
+            ToolError::ApprovalRequired { tool } => write!(
+                f,
+                "`{tool}` needs a human's approval, and this caller cannot ask for one; it did not run"
+            ),
+            ToolError::ApprovalRejected { reason } => {
+                write!(f, "the approval was refused: {reason}; nothing ran")
+            }
+            ToolError::Denied { message } => {
+                write!(f, "a human denied this call: {message}")
+            }
         }
     }
 }
@@ -229,9 +259,10 @@ pub struct Problem {
 /// The one response type of every call: the tool's serialized result, or an error
 /// the model can act on.
 ///
-/// Serializes as `{"result": ...}`, `{"error": {"kind": ..., "message": ...}}`, or,
+/// Serializes as `{"result": ...}`, `{"error": {"kind": ..., "message": ...}}`;
 /// for a `confirm` tool called without `confirmed: true`,
-/// `{"requires_confirmation": true, "message": ..., "items": [...]}`.
+/// `{"requires_confirmation": true, "message": ..., "items": [...]}`; for an
+/// `approve` tool waiting for a human, `{"pending_approval": {...}}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Response {
     /// The tool ran; this is its serialized return value.
@@ -241,6 +272,9 @@ pub enum Response {
     /// A `confirm` tool was called without `confirmed: true`: it did not run, and
     /// this is what it would do.
     Preview(crate::Preview),
+    /// An `approve` tool's call waits for a human; the tool has not run. Store it,
+    /// show it, and resume it once decided (see [`crate::approval`]).
+    Pending(crate::approval::PendingApproval),
 }
 
 impl Response {
@@ -260,7 +294,7 @@ impl Response {
     pub fn result(&self) -> Option<&Value> {
         match self {
             Response::Result(value) => Some(value),
-            Response::Error(_) | Response::Preview(_) => None,
+            _ => None,
         }
     }
 
@@ -268,8 +302,17 @@ impl Response {
     #[must_use]
     pub fn error(&self) -> Option<&ToolError> {
         match self {
-            Response::Result(_) | Response::Preview(_) => None,
             Response::Error(error) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// The pending approval, if the call waits for a human.
+    #[must_use]
+    pub fn pending(&self) -> Option<&crate::approval::PendingApproval> {
+        match self {
+            Response::Pending(pending) => Some(pending),
+            _ => None,
         }
     }
 
@@ -293,6 +336,7 @@ impl Response {
             Response::Result(value) => wrap("result", value.clone()),
             Response::Error(error) => wrap("error", error_body(error)),
             Response::Preview(preview) => preview.to_json(),
+            Response::Pending(pending) => wrap("pending_approval", pending_body(pending)),
         }
     }
 
@@ -303,6 +347,7 @@ impl Response {
             Response::Result(value) => wrap("result", value),
             Response::Error(error) => wrap("error", error_body(&error)),
             Response::Preview(preview) => preview.to_json(),
+            Response::Pending(pending) => wrap("pending_approval", pending_body(&pending)),
         }
     }
 }
@@ -315,6 +360,10 @@ fn wrap(key: &str, value: Value) -> Value {
 
 /// An error as the model reads it: its fields, plus its `Display` text as
 /// `message` for variants without a message of their own.
+fn pending_body(pending: &crate::approval::PendingApproval) -> Value {
+    serde_json::to_value(pending).unwrap_or(Value::Null)
+}
+
 fn error_body(error: &ToolError) -> Value {
     let mut body = serde_json::to_value(error).unwrap_or(Value::Null);
     if let Value::Object(fields) = &mut body {
@@ -336,6 +385,7 @@ impl Serialize for Response {
             // The result is written where it is, never copied.
             Response::Result(value) => map.serialize_entry("result", value)?,
             Response::Error(error) => map.serialize_entry("error", &error_body(error))?,
+            Response::Pending(pending) => map.serialize_entry("pending_approval", pending)?,
             Response::Preview(_) => {}
         }
         map.end()
@@ -351,13 +401,15 @@ impl From<Result<Value, ToolError>> for Response {
     }
 }
 
-/// A preview is not an error: it becomes `Ok` with the JSON the model reads.
+/// A preview is not an error: it becomes `Ok` with the JSON the model reads. A
+/// pending approval becomes [`ToolError::ApprovalRequired`]: the tool did not run.
 impl From<Response> for Result<Value, ToolError> {
     fn from(response: Response) -> Self {
         match response {
             Response::Result(value) => Ok(value),
             Response::Preview(preview) => Ok(preview.to_json()),
             Response::Error(error) => Err(error),
+            Response::Pending(pending) => Err(ToolError::ApprovalRequired { tool: pending.tool }),
         }
     }
 }

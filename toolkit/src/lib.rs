@@ -33,12 +33,18 @@
 //! # });
 //! ```
 //!
+//! Per request, narrow the registry to what one consumer may use with
+//! [`Registry::view`]: a [`View`] is the security boundary for listing, rendering
+//! and calling, and applies each tool's tier (`approve` calls wait for a signed
+//! human decision: see [`approval`]).
+//!
 //! See [`macro@tool`] for the attribute reference, scopes and bindings, the
 //! `confirm` tier and the compile-time checks, and the README for how tools from
 //! several crates end up in one registry.
 
 #![forbid(unsafe_code)]
 
+pub mod approval;
 pub mod binding;
 mod context;
 mod dispatch;
@@ -51,11 +57,13 @@ pub mod schema;
 mod suggest;
 pub mod testing;
 mod tool;
+mod view;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
+pub use approval::CallId;
 pub use binding::Binding;
 pub use context::{Context, FromContext, State};
 pub use dispatch::{Limits, PANIC_MESSAGE, PanicReport, expose_panic_messages, on_panic};
@@ -67,6 +75,10 @@ pub use tool::{CallFuture, Location, Param, Scope, Tier, Tool, ToolHandle};
 #[doc(inline)]
 #[doc = include_str!("tool_attribute.md")]
 pub use toolkit_macros::tool;
+pub use view::{
+    EntryProblem, GROUP_PREFIX, PRESET_PREFIX, Preset, UnknownEntry, View, ViewBuilder, ViewError,
+    ViewIter, ViewProblem,
+};
 
 /// Keeps the tools of crates this binary depends on but never otherwise names.
 ///

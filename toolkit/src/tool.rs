@@ -172,7 +172,12 @@ pub struct Tool {
 }
 
 impl Tool {
-    /// Runs the tool with the model's JSON `arguments`: parses them straight into the
+    /// Runs the tool with the model's JSON `arguments`, whatever its tier: the raw
+    /// per-tool runner. [`View::call`](crate::View::call) and
+    /// [`Registry::call`](crate::Registry::call) apply the tier (an `approve` tool
+    /// never runs without a valid approval there); this does not.
+    ///
+    /// It parses them straight into the
     /// typed arguments, extracts `#[ctx]` values, awaits the function and serializes
     /// its result.
     ///

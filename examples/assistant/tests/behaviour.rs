@@ -16,14 +16,19 @@ fn conversation() -> Context {
 /// Calls `name` with `arguments` and returns what the model reads. A `confirm`
 /// tool is called as the model calls it after the user agreed (`confirmed: true`):
 /// these tests are about what the tools do; the preview step has its own tests.
+/// `Registry::call` never runs an `approve` tool (`delete_memories`) without an
+/// approval; these behaviour tests run it with the raw `Tool::call`.
 fn call(ctx: &Context, name: &str, mut arguments: Value) -> Value {
-    let confirm = registry()
-        .get(name)
-        .is_some_and(|tool| tool.tier == toolkit::Tier::Confirm);
-    if let (true, Some(members)) = (confirm, arguments.as_object_mut()) {
+    let tier = registry().get(name).map(|tool| tool.tier);
+    if let (Some(toolkit::Tier::Confirm), Some(members)) = (tier, arguments.as_object_mut()) {
         members.entry("confirmed").or_insert(Value::Bool(true));
     }
-    block_on(registry().call_value(name, &arguments, ctx)).to_json()
+    match registry().get(name) {
+        Some(tool) if tool.tier == toolkit::Tier::Approve => {
+            block_on(tool.call(&arguments.to_string(), ctx)).to_json()
+        }
+        _ => block_on(registry().call_value(name, &arguments, ctx)).to_json(),
+    }
 }
 
 /// Calls `name` with raw argument text, as a provider hands it over.
