@@ -321,13 +321,14 @@ impl Response {
     pub fn preview(&self) -> Option<&crate::Preview> {
         match self {
             Response::Preview(preview) => Some(preview),
-            Response::Result(_) | Response::Error(_) => None,
+            _ => None,
         }
     }
 
     /// The JSON the model reads: `{"result": ...}`,
-    /// `{"error": {"kind": ..., "message": ..., ...}}` or
-    /// `{"requires_confirmation": true, "message": ..., "items": [...]}`. Copies the
+    /// `{"error": {"kind": ..., "message": ..., ...}}`,
+    /// `{"requires_confirmation": true, "message": ..., "items": [...]}` or
+    /// `{"pending_approval": {...}}`. Copies the
     /// result; prefer [`Response::into_json`], or serialize the response itself (no
     /// copy).
     #[must_use]

@@ -47,8 +47,8 @@
 pub mod approval;
 pub mod binding;
 mod context;
-mod dispatch;
 pub mod diagnostics;
+mod dispatch;
 mod error;
 mod preview;
 mod registry;

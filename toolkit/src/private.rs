@@ -12,12 +12,12 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::dispatch::parse::parse_arguments;
 pub use crate::__toolkit_items as items;
 pub use crate::binding::{
     Kind as BindingKind, required as required_bindings, rules as binding_rules,
 };
 pub use crate::diagnostics;
+pub use crate::dispatch::parse::parse_arguments;
 pub use crate::preview::{
     FutureTag, IntoPreview, PreviewIsFuture, PreviewIsValue, ValueTag, default_preview,
 };

@@ -13,8 +13,7 @@ use serde_json::Value;
 
 use crate::approval::{Approval, Approvals};
 use crate::{
-    Binding, Context, Dialect, RegisteredTool, Registry, RenderError, Response, Scope, Tier, Tool,
-    ToolError,
+    Binding, Context, Dialect, RegisteredTool, Registry, Response, Scope, Tier, Tool, ToolError,
 };
 
 /// The prefix of a preset in allowlist strings: `"preset:recommended"`.
@@ -667,10 +666,15 @@ impl<'r> View<'r> {
             .map(|(_, principal)| principal.as_str())
     }
 
-    /// The view's tools rendered in `dialect`: the JSON array a request carries, or
-    /// the first tool the dialect cannot express.
-    pub fn render(&self, dialect: Dialect) -> Result<Value, RenderError> {
-        crate::render(self.iter(), dialect)
+    /// The view's tools rendered in `dialect`, in name order: the JSON array a
+    /// request carries, written from each tool's cached text.
+    ///
+    /// Partial, like [`Registry::render`]: a tool the dialect cannot express is
+    /// left out and reported in [`Rendered::skipped`](crate::Rendered::skipped);
+    /// call [`Rendered::all_or_error`](crate::Rendered::all_or_error) to insist on
+    /// every tool.
+    pub fn render(&self, dialect: Dialect) -> crate::Rendered {
+        crate::render_set(self.iter(), dialect)
     }
 
     /// Calls a tool of the view with the JSON text the model produced, applying its
@@ -692,7 +696,9 @@ impl<'r> View<'r> {
     ) -> impl Future<Output = Response> + Send + 'a {
         use futures_util::future::{Either, ready};
         match self.get(name) {
-            Some(tool) if tool.tier != Tier::Approve => Either::Left(tool.call(arguments, ctx)),
+            Some(tool) if tool.tier != Tier::Approve => {
+                Either::Left(tool.call_with_limits(arguments, ctx, self.registry.limits()))
+            }
             Some(tool) => Either::Right(Either::Left(Box::pin(crate::approval::request(
                 self, tool, arguments, ctx,
             )))),

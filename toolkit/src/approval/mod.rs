@@ -347,7 +347,7 @@ impl Approvals {
                 let tool = registry
                     .get(&pending.tool)
                     .ok_or_else(|| ApprovalError::UnknownTool(pending.tool.clone()))?;
-                check_arguments(tool, &canonical_json(&arguments))
+                check_arguments(registry, tool, &canonical_json(&arguments))
                     .map_err(ApprovalError::InvalidArguments)?;
                 (arguments, Verdict::ApprovedWithEdits, None)
             }
@@ -524,11 +524,14 @@ fn from_hex(text: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-// PLACEHOLDER (branch `views`) for the `dispatch` branch's
-// `RegisteredTool::check_arguments` (SPEC.md "Dispatch"): replace the body with a
-// call to it at merge, so approvals also get its schema validation.
-fn check_arguments(tool: &RegisteredTool, arguments: &str) -> Result<(), ToolError> {
-    (tool.validate)(arguments)
+/// The one argument check of dispatch (limits, schema constraints, typed parse),
+/// nothing run: a human never approves a call that would fail.
+fn check_arguments(
+    registry: &Registry,
+    tool: &RegisteredTool,
+    arguments: &str,
+) -> Result<(), ToolError> {
+    tool.check_arguments_with_limits(arguments, &registry.limits())
 }
 
 /// The arguments as a JSON value; empty text or `null` mean `{}`, as in dispatch.
@@ -579,7 +582,7 @@ pub(crate) async fn request(
             tool: tool.name.to_owned(),
         });
     };
-    if let Err(error) = check_arguments(tool, arguments) {
+    if let Err(error) = check_arguments(view.registry(), tool, arguments) {
         return Response::Error(error);
     }
     let arguments = match arguments_value(arguments) {
@@ -606,7 +609,10 @@ pub(crate) async fn request(
 /// `View::resume`.
 pub(crate) async fn resume(view: &View<'_>, approval: &Approval, ctx: &Context) -> Response {
     match check(view, approval).await {
-        Ok((tool, arguments)) => tool.call(&arguments, ctx).await,
+        Ok((tool, arguments)) => {
+            tool.call_with_limits(&arguments, ctx, view.registry().limits())
+                .await
+        }
         Err(error) => Response::Error(error),
     }
 }
@@ -644,7 +650,7 @@ async fn check<'r>(
         });
     }
     let arguments = canonical_json(&approval.arguments);
-    check_arguments(tool, &arguments)?;
+    check_arguments(view.registry(), tool, &arguments)?;
     let key = used_key(&approval.principal, &approval.call_id);
     match approvals.store.claim(&key, approval.expires_at, now).await {
         Ok(true) => Ok((tool, arguments)),
