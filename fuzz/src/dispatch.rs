@@ -58,41 +58,43 @@ pub fn run(data: &[u8]) {
     }
 }
 
-/// Whether `response` is well formed: its JSON is one object with exactly one
-/// member, `result` or `error`; an error has a non-empty snake_case `kind` equal to
-/// [`toolkit::ToolError::kind`] and a non-empty `message`; the JSON text reads
-/// back as the same value; and no tool panicked.
+/// Whether `response` is well formed: a result is `{"result": ...}` and an error
+/// `{"error": {...}}` with a non-empty `snake_case` `kind` equal to
+/// [`toolkit::ToolError::kind`] and a non-empty `message`, nothing beside; any
+/// other response (a confirmation preview, a pending approval) is a non-empty
+/// object; the JSON text reads back as the same value; and no tool panicked.
 pub fn check_response(response: &Response) -> Result<(), String> {
     let json = response.to_json();
     let Value::Object(members) = &json else {
         return Err(format!("not an object: {json}"));
     };
-    if members.len() != 1 {
-        return Err(format!("{} members, expected one: {json}", members.len()));
-    }
-    match (response, members.iter().next()) {
-        (Response::Result(value), Some((key, body))) if key == "result" => {
-            if body != value {
-                return Err(format!("`result` is not the result: {json}"));
-            }
+    if let Some(value) = response.result() {
+        if members.len() != 1 || json.get("result") != Some(value) {
+            return Err(format!("not one `result`: {json}"));
         }
-        (Response::Error(error), Some((key, Value::Object(body)))) if key == "error" => {
-            let kind = body.get("kind").and_then(Value::as_str).unwrap_or("");
-            if kind.is_empty() || !kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
-                return Err(format!("bad `kind`: {json}"));
-            }
-            if kind != error.kind() {
-                return Err(format!("`kind` {kind} but the error is {}", error.kind()));
-            }
-            if kind == "panicked" {
-                return Err(format!("a tool panicked: {error}"));
-            }
-            match body.get("message") {
-                Some(Value::String(message)) if !message.trim().is_empty() => {}
-                _ => return Err(format!("no message: {json}")),
-            }
+    } else if let Some(error) = response.error() {
+        let Some(Value::Object(body)) = json.get("error") else {
+            return Err(format!("no `error` object: {json}"));
+        };
+        if members.len() != 1 {
+            return Err(format!("members beside `error`: {json}"));
         }
-        _ => return Err(format!("neither `result` nor an `error` object: {json}")),
+        let kind = body.get("kind").and_then(Value::as_str).unwrap_or("");
+        if kind.is_empty() || !kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+            return Err(format!("bad `kind`: {json}"));
+        }
+        if kind != error.kind() {
+            return Err(format!("`kind` {kind} but the error is {}", error.kind()));
+        }
+        if kind == "panicked" {
+            return Err(format!("a tool panicked: {error}"));
+        }
+        match body.get("message") {
+            Some(Value::String(message)) if !message.trim().is_empty() => {}
+            _ => return Err(format!("no message: {json}")),
+        }
+    } else if members.is_empty() {
+        return Err(format!("an empty response: {json}"));
     }
     let text = serde_json::to_string(&json).map_err(|error| error.to_string())?;
     let again: Value = serde_json::from_str(&text).map_err(|error| error.to_string())?;
