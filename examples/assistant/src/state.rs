@@ -1,10 +1,11 @@
 //! The assistant's in-memory stores, shared by every tool through the context.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::tools::entities::EntityRecord;
 use crate::tools::gmail::{Message, seed_inbox};
-use crate::tools::memories::{LinkRecord, MemoryRecord};
+use crate::tools::memories::{MemoryRecord, Relation};
 use crate::tools::reminders::ReminderRecord;
 use crate::tools::schedules::ScheduleRecord;
 use crate::tools::tasks::TaskRecord;
@@ -60,10 +61,33 @@ impl AssistantState {
         self.lock().instructions.clone()
     }
 
-    /// Locks the stores. A tool that panicked while holding the lock leaves the
-    /// stores as they were at the panic; later calls keep working with them.
+    /// Locks the stores, whether or not an earlier call panicked while holding
+    /// them.
+    ///
+    /// This is the pattern for state shared between tool calls (README, "Shared
+    /// state in tools"). toolkit catches a tool's panic, so the process keeps
+    /// serving; a `std::sync::Mutex` held during that panic is *poisoned*, and
+    /// `lock().unwrap()` would then fail every later call. Taking the guard out
+    /// of the `PoisonError` is sound here because no tool can leave the stores
+    /// half-written:
+    ///
+    /// - every tool checks all of its input before its first write, and
+    ///   returns its errors from that phase, so an error changes nothing;
+    /// - the writes themselves cannot fail or panic (pushes, index inserts,
+    ///   saturating counters), and are ordered so that an interrupted sequence
+    ///   only leaves data no read shows (an entity with no live mention is
+    ///   hidden);
+    /// - no tool holds the lock across an `.await` or while calling other code.
     pub(crate) fn lock(&self) -> MutexGuard<'_, Stores> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A text dump of every store, deleted rows included: equal snapshots mean
+    /// equal state. For tests that check a failed call changed nothing.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn snapshot(&self) -> String {
+        format!("{:?}", *self.lock())
     }
 }
 
@@ -75,8 +99,13 @@ pub(crate) struct Stores {
     pub(crate) reminders: Table<ReminderRecord>,
     pub(crate) schedules: Table<ScheduleRecord>,
     pub(crate) memories: Table<MemoryRecord>,
-    pub(crate) links: Vec<LinkRecord>,
+    /// Links between memories by `(from, to)`: one relation per pair, and a
+    /// memory's links are one range, not a scan of every link.
+    pub(crate) links: BTreeMap<(u32, u32), Relation>,
     pub(crate) entities: Table<EntityRecord>,
+    /// Entity ids by name key ([`crate::tools::entities::name_key`]), so naming an
+    /// entity is a lookup, not a scan of every entity.
+    pub(crate) entity_index: BTreeMap<String, u32>,
     pub(crate) inbox: Vec<Message>,
     pub(crate) project: Option<String>,
     pub(crate) instructions: String,
@@ -90,8 +119,9 @@ impl Default for Stores {
             reminders: Table::default(),
             schedules: Table::default(),
             memories: Table::default(),
-            links: Vec::new(),
+            links: BTreeMap::new(),
             entities: Table::default(),
+            entity_index: BTreeMap::new(),
             inbox: seed_inbox(),
             project: None,
             instructions: String::new(),
@@ -157,6 +187,12 @@ impl<R> Table<R> {
             .map(|row| &mut row.record)
     }
 
+    /// The record with this id, deleted or not: for what a delete changes
+    /// elsewhere, never for what the model sees.
+    pub(crate) fn stored(&self, id: u32) -> Option<&R> {
+        self.rows.get(Self::index(id)?).map(|row| &row.record)
+    }
+
     /// Whether a live record has this id.
     pub(crate) fn contains(&self, id: u32) -> bool {
         self.get(id).is_some()
@@ -197,7 +233,33 @@ impl<R> Table<R> {
 
 #[cfg(test)]
 mod tests {
-    use super::Table;
+    use super::{AssistantState, Table};
+    use futures_executor::block_on;
+    use toolkit::Context;
+
+    #[test]
+    fn a_panic_while_holding_the_stores_does_not_stop_later_calls() {
+        let state = AssistantState::new();
+        let ctx = Context::new().with(state.clone());
+        let registry = toolkit::registry();
+        block_on(registry.call("create_tasks", r#"{"tasks": [{"title": "Kept"}]}"#, &ctx));
+        let poisoner = state.clone();
+        let outcome = std::thread::spawn(move || {
+            let _stores = poisoner.lock();
+            panic!("a bug while holding the stores");
+        })
+        .join();
+        assert!(outcome.is_err());
+        assert!(state.inner.is_poisoned());
+        let response = block_on(registry.call("get_tasks", "{}", &ctx));
+        assert_eq!(
+            response.to_json(),
+            serde_json::json!({"result": [{"id": 1, "title": "Kept", "priority": "normal", "done": false}]})
+        );
+        let response =
+            block_on(registry.call("create_tasks", r#"{"tasks": [{"title": "New"}]}"#, &ctx));
+        assert!(response.is_success());
+    }
 
     #[test]
     fn soft_deleted_rows_keep_their_ids_and_vanish_from_reads() {

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use toolkit::{State, ToolError, tool};
 
-use super::{matches_all_terms, take};
+use super::{MAX_QUERY_WORDS, Terms, take};
 use crate::AssistantState;
 
 /// One email, in full.
@@ -57,20 +57,53 @@ impl Message {
         }
     }
 
-    /// Whether the message matches every term of a query: `from:x` and
-    /// `subject:x` look in that header, other terms anywhere.
-    fn matches(&self, query: &str) -> bool {
-        query.split_whitespace().all(|term| {
-            if let Some(sender) = term.strip_prefix("from:") {
-                matches_all_terms(sender, &self.from)
-            } else if let Some(subject) = term.strip_prefix("subject:") {
-                matches_all_terms(subject, &self.subject)
+    /// Whether the message matches every word of `query`.
+    fn matches(&self, query: &Query) -> bool {
+        // Each field is lowercased once per message, not once per word.
+        let lower = |text: &str| text.to_lowercase();
+        let (from, subject) = (lower(&self.from), lower(&self.subject));
+        if !(query.from.all(|word| from.contains(word))
+            && query.subject.all(|word| subject.contains(word)))
+        {
+            return false;
+        }
+        if query.anywhere.is_empty() {
+            return true;
+        }
+        let body = lower(&self.body);
+        query
+            .anywhere
+            .all(|word| from.contains(word) || subject.contains(word) || body.contains(word))
+    }
+}
+
+/// A parsed `search_gmail` query: `from:x` and `subject:x` look in that header,
+/// other words anywhere. Parsed once, before the store is locked.
+#[derive(Debug, Default)]
+struct Query {
+    from: Terms,
+    subject: Terms,
+    anywhere: Terms,
+}
+
+impl Query {
+    fn parse(text: &str) -> Result<Self, ToolError> {
+        let mut query = Query::default();
+        for word in text.split_whitespace() {
+            if let Some(sender) = word.strip_prefix("from:") {
+                query.from.add(sender)?;
+            } else if let Some(subject) = word.strip_prefix("subject:") {
+                query.subject.add(subject)?;
             } else {
-                matches_all_terms(term, &self.from)
-                    || matches_all_terms(term, &self.subject)
-                    || matches_all_terms(term, &self.body)
+                query.anywhere.add(word)?;
             }
-        })
+            if query.from.len() + query.subject.len() + query.anywhere.len() > MAX_QUERY_WORDS {
+                return Err(ToolError::failed(format!(
+                    "`query` has more than {MAX_QUERY_WORDS} different words; search with fewer"
+                )));
+            }
+        }
+        Ok(query)
     }
 }
 
@@ -126,8 +159,9 @@ pub fn search_gmail(
     /// At most this many messages.
     #[tool(default = 10)]
     limit: u32,
-) -> Vec<MessageSummary> {
-    state
+) -> Result<Vec<MessageSummary>, ToolError> {
+    let query = Query::parse(&query)?;
+    Ok(state
         .lock()
         .inbox
         .iter()
@@ -135,7 +169,7 @@ pub fn search_gmail(
         .filter(|message| message.matches(&query))
         .take(take(limit))
         .map(Message::summary)
-        .collect()
+        .collect())
 }
 
 /// Get Gmail messages in full: one by `id`, or the latest ones, newest first.

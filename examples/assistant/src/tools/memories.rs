@@ -7,14 +7,14 @@
 //! the user's long-term knowledge, and one lost by mistake silently degrades
 //! every later conversation.
 
+use std::collections::BTreeSet;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolkit::{State, ToolError, tool};
 
 use super::entities::{self, EntityKind};
-use super::{
-    Deleted, empty_list, matches_all_terms, not_found, nothing_changed, require_text, take,
-};
+use super::{Deleted, Terms, empty_list, not_found, nothing_changed, require_text, take};
 use crate::AssistantState;
 use crate::state::Stores;
 
@@ -121,11 +121,6 @@ pub(crate) struct MemoryRecord {
 }
 
 impl MemoryRecord {
-    /// Whether the memory mentions the entity `id`.
-    pub(crate) fn mentions(&self, entity_id: u32) -> bool {
-        self.entity_ids.contains(&entity_id)
-    }
-
     fn entity_names(&self, stores: &Stores) -> Vec<String> {
         self.entity_ids
             .iter()
@@ -141,14 +136,13 @@ impl MemoryRecord {
             tags: self.tags.clone(),
             project: self.project.clone(),
             entities: self.entity_names(stores),
+            // This memory's links are one range of the `(from, to)` index; links to
+            // a deleted memory are hidden, not removed.
             links: stores
                 .links
-                .iter()
-                .filter(|link| link.from == id && stores.memories.contains(link.to))
-                .map(|link| MemoryLink {
-                    to: link.to,
-                    relation: link.relation,
-                })
+                .range((id, 0)..=(id, u32::MAX))
+                .filter(|&(&(_, to), _)| stores.memories.contains(to))
+                .map(|(&(_, to), &relation)| MemoryLink { to, relation })
                 .collect(),
         }
     }
@@ -162,14 +156,6 @@ impl MemoryRecord {
         }
         text
     }
-}
-
-/// A stored link; it disappears from views when either memory is deleted.
-#[derive(Clone, Debug)]
-pub(crate) struct LinkRecord {
-    from: u32,
-    to: u32,
-    relation: Relation,
 }
 
 /// Create memories; each is filed under the active project, if any.
@@ -193,13 +179,22 @@ pub fn create_memories(
         }
     }
     let mut stores = state.lock();
+    // Nothing below can fail: a panic here (a bug) could only leave an entity
+    // that no memory mentions yet, and such an entity is invisible.
     let mut ids = Vec::with_capacity(memories.len());
     for new in memories {
+        let id = stores.memories.next_id();
+        let mut seen = BTreeSet::new();
         let mut entity_ids = Vec::with_capacity(new.entities.len());
         for mention in &new.entities {
-            let id = entities::resolve(&mut stores, &mention.name, mention.kind);
-            if !entity_ids.contains(&id) {
-                entity_ids.push(id);
+            let entity = entities::resolve(&mut stores, &mention.name, mention.kind);
+            if seen.insert(entity) {
+                entity_ids.push(entity);
+            }
+        }
+        for &entity in &entity_ids {
+            if let Some(record) = stores.entities.get_mut(entity) {
+                record.add_mention(id);
             }
         }
         let record = MemoryRecord {
@@ -234,20 +229,22 @@ pub fn search_memories(
     /// At most this many memories.
     #[tool(default = 10)]
     limit: u32,
-) -> Vec<Memory> {
+) -> Result<Vec<Memory>, ToolError> {
+    // The query is read before taking the lock, once, not once per memory.
+    let terms = Terms::new(&query)?;
     let stores = state.lock();
     let project = stores.project.as_deref().filter(|_| !all_projects);
-    stores
+    Ok(stores
         .memories
         .newest_first()
         .filter(|(_, memory)| match (project, memory.project.as_deref()) {
             (Some(active), Some(filed)) => active == filed,
             _ => true,
         })
-        .filter(|(_, memory)| matches_all_terms(&query, &memory.searchable(&stores)))
+        .filter(|(_, memory)| terms.all_in(&memory.searchable(&stores)))
         .take(take(limit))
         .map(|(id, memory)| memory.view(id, &stores))
-        .collect()
+        .collect())
 }
 
 /// Get memories: one by `id`, or the latest ones, newest first.
@@ -318,7 +315,24 @@ pub fn delete_memories(
     /// The ids of the memories to delete.
     ids: Vec<u32>,
 ) -> Result<Deleted, ToolError> {
-    super::soft_delete(&state, &ids, "memory", |stores| &mut stores.memories)
+    let mut stores = state.lock();
+    let deleted = super::soft_delete(&mut stores, &ids, "memory", |stores| &mut stores.memories)?;
+    // The entities lose a live mention each; one no live memory mentions is
+    // hidden (see `entities`). Counting down cannot fail.
+    let Stores {
+        memories, entities, ..
+    } = &mut *stores;
+    for &id in &deleted.deleted {
+        for &entity in memories
+            .stored(id)
+            .map_or(&[][..], |memory| &memory.entity_ids)
+        {
+            if let Some(record) = entities.get_mut(entity) {
+                record.remove_mention();
+            }
+        }
+    }
+    Ok(deleted)
 }
 
 /// Link two memories: `from` relates to `to` as `relation` says. Linking the same
@@ -345,13 +359,6 @@ pub fn link_memories(
             return Err(not_found("memory", id));
         }
     }
-    match stores
-        .links
-        .iter_mut()
-        .find(|link| link.from == from && link.to == to)
-    {
-        Some(link) => link.relation = relation,
-        None => stores.links.push(LinkRecord { from, to, relation }),
-    }
+    stores.links.insert((from, to), relation);
     Ok(Link { from, to, relation })
 }

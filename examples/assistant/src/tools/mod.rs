@@ -44,9 +44,11 @@ pub struct Deleted {
 }
 
 /// What every `delete_*` tool does: soft-deletes all of `ids` in one table, or
-/// nothing if one is unknown. `what` names the record (`task`) in errors.
+/// nothing if one is unknown. `what` names the record (`task`) in errors. What a
+/// delete means for the other tools is each delete tool's doc (and
+/// `tests/behaviour.rs`, "cascades").
 pub(crate) fn soft_delete<R>(
-    state: &crate::AssistantState,
+    stores: &mut crate::state::Stores,
     ids: &[u32],
     what: &str,
     table: impl FnOnce(&mut crate::state::Stores) -> &mut crate::state::Table<R>,
@@ -54,8 +56,7 @@ pub(crate) fn soft_delete<R>(
     if ids.is_empty() {
         return Err(empty_list("ids"));
     }
-    let mut stores = state.lock();
-    let deleted = table(&mut stores)
+    let deleted = table(stores)
         .soft_delete(ids)
         .map_err(|id| nothing_changed(what, id, "deleted"))?;
     Ok(Deleted { deleted })
@@ -92,11 +93,66 @@ pub(crate) fn take(limit: u32) -> usize {
     usize::try_from(limit).unwrap_or(usize::MAX)
 }
 
-/// Whether every whitespace-separated term of `query` occurs in `haystack`
-/// (case-insensitive). An empty query matches everything.
-pub(crate) fn matches_all_terms(query: &str, haystack: &str) -> bool {
-    let haystack = haystack.to_lowercase();
-    query
-        .split_whitespace()
-        .all(|term| haystack.contains(&term.to_lowercase()))
+/// At most this many different words in one search query. Real queries have a
+/// handful; the bound keeps a search's work under the store's lock proportional
+/// to the store, whatever the query's size (issue 7).
+pub(crate) const MAX_QUERY_WORDS: usize = 32;
+
+/// The words of a search query, lowercased, each once, in the order given. Built
+/// before the store is locked, in one pass over the query.
+#[derive(Debug, Default)]
+pub(crate) struct Terms {
+    words: Vec<String>,
+}
+
+impl Terms {
+    /// The whitespace-separated words of `query`. An empty query matches
+    /// everything.
+    pub(crate) fn new(query: &str) -> Result<Self, ToolError> {
+        let mut terms = Terms::default();
+        for word in query.split_whitespace() {
+            terms.add(word)?;
+        }
+        Ok(terms)
+    }
+
+    /// Adds `word` unless it is already there; refuses a word past
+    /// [`MAX_QUERY_WORDS`] different ones.
+    pub(crate) fn add(&mut self, word: &str) -> Result<(), ToolError> {
+        let word = word.to_lowercase();
+        if word.is_empty() || self.words.contains(&word) {
+            return Ok(());
+        }
+        if self.words.len() == MAX_QUERY_WORDS {
+            return Err(ToolError::failed(format!(
+                "`query` has more than {MAX_QUERY_WORDS} different words; search with fewer"
+            )));
+        }
+        self.words.push(word);
+        Ok(())
+    }
+
+    /// How many different words.
+    pub(crate) fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Whether there are no words (everything matches).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Whether every word occurs in `haystack` (case-insensitive).
+    pub(crate) fn all_in(&self, haystack: &str) -> bool {
+        if self.words.is_empty() {
+            return true;
+        }
+        let haystack = haystack.to_lowercase();
+        self.all(|word| haystack.contains(word))
+    }
+
+    /// Whether `found` holds for every word.
+    pub(crate) fn all(&self, mut found: impl FnMut(&str) -> bool) -> bool {
+        self.words.iter().all(|word| found(word))
+    }
 }

@@ -8,8 +8,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolkit::{State, ToolError, tool};
 
+use super::tasks::TaskRecord;
 use super::{Deleted, empty_list, not_found, require_text, take};
 use crate::AssistantState;
+use crate::state::Table;
 
 /// A reminder as the model sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
@@ -46,12 +48,15 @@ pub(crate) struct ReminderRecord {
 }
 
 impl ReminderRecord {
-    fn view(&self, id: u32) -> Reminder {
+    /// The reminder as the model sees it. A reminder outlives its task (deleting
+    /// a reminder is a `confirm` call of its own), but stops naming a task that
+    /// was deleted: a deleted task is not visible through another tool.
+    fn view(&self, id: u32, tasks: &Table<TaskRecord>) -> Reminder {
         Reminder {
             id,
             text: self.text.clone(),
             at: self.at.clone(),
-            task_id: self.task_id,
+            task_id: self.task_id.filter(|&task| tasks.contains(task)),
         }
     }
 }
@@ -72,12 +77,12 @@ pub fn get_reminders(
             .reminders
             .get(id)
             .ok_or_else(|| not_found("reminder", id))?;
-        return Ok(vec![reminder.view(id)]);
+        return Ok(vec![reminder.view(id, &stores.tasks)]);
     }
     let mut reminders: Vec<Reminder> = stores
         .reminders
         .live()
-        .map(|(id, reminder)| reminder.view(id))
+        .map(|(id, reminder)| reminder.view(id, &stores.tasks))
         .collect();
     // ISO 8601 timestamps in one offset sort as text; ties keep creation order.
     reminders.sort_by(|a, b| a.at.cmp(&b.at));
@@ -116,7 +121,7 @@ pub fn create_reminders(
                 at: new.at,
                 task_id: new.task_id,
             };
-            let view = record.view(stores.reminders.next_id());
+            let view = record.view(stores.reminders.next_id(), &stores.tasks);
             stores.reminders.insert(record);
             view
         })
@@ -130,5 +135,7 @@ pub fn delete_reminders(
     /// The ids of the reminders to delete.
     ids: Vec<u32>,
 ) -> Result<Deleted, ToolError> {
-    super::soft_delete(&state, &ids, "reminder", |stores| &mut stores.reminders)
+    super::soft_delete(&mut state.lock(), &ids, "reminder", |stores| {
+        &mut stores.reminders
+    })
 }

@@ -188,7 +188,9 @@ pub fn delete_schedules(
     /// The ids of the schedules to delete.
     ids: Vec<u32>,
 ) -> Result<Deleted, ToolError> {
-    super::soft_delete(&state, &ids, "schedule", |stores| &mut stores.schedules)
+    super::soft_delete(&mut state.lock(), &ids, "schedule", |stores| {
+        &mut stores.schedules
+    })
 }
 
 #[cfg(test)]

@@ -219,5 +219,5 @@ pub fn delete_tasks(
     /// The ids of the tasks to delete.
     ids: Vec<u32>,
 ) -> Result<Deleted, ToolError> {
-    super::soft_delete(&state, &ids, "task", |stores| &mut stores.tasks)
+    super::soft_delete(&mut state.lock(), &ids, "task", |stores| &mut stores.tasks)
 }
