@@ -42,6 +42,7 @@ mod context;
 mod error;
 mod registry;
 mod render;
+pub mod route;
 pub mod schema;
 mod suggest;
 pub mod testing;
