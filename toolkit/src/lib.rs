@@ -40,6 +40,7 @@
 
 mod context;
 mod error;
+pub mod prompt;
 mod registry;
 mod render;
 pub mod route;
