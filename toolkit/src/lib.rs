@@ -38,6 +38,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod catalog;
 mod context;
 mod error;
 pub mod prompt;
