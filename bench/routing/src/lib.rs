@@ -202,16 +202,23 @@ struct Answer {
     ground_truth: Vec<serde_json::Map<String, serde_json::Value>>,
 }
 
-/// The files read from BFCL's `bfcl_eval/data` directory.
+/// The files of the main BFCL measurement: one gold function per question.
 pub const BFCL_FILES: [&str; 2] = ["BFCL_v4_multiple.json", "BFCL_v4_live_multiple.json"];
 
+/// The files of the multi-tool measurement: questions whose gold calls name
+/// several functions (a separate pool).
+pub const BFCL_PARALLEL_FILES: [&str; 2] = [
+    "BFCL_v4_parallel_multiple.json",
+    "BFCL_v4_live_parallel_multiple.json",
+];
+
 impl Bfcl {
-    /// Reads the two files and their gold answers (`possible_answer/`) from `data`,
+    /// Reads `files` and their gold answers (`possible_answer/`) from `data`,
     /// BFCL's `bfcl_eval/data` directory.
-    pub fn load(data: &Path) -> Result<Bfcl, String> {
+    pub fn load(data: &Path, files: &[&str]) -> Result<Bfcl, String> {
         let mut entries = Vec::new();
         let mut cases = Vec::new();
-        for file in BFCL_FILES {
+        for &file in files {
             let read = |path: &Path| {
                 std::fs::read_to_string(path)
                     .map_err(|error| format!("{}: {error}", path.display()))
@@ -227,7 +234,8 @@ impl Bfcl {
                     .iter()
                     .flat_map(|call| call.keys().cloned())
                     .collect();
-                names.dedup();
+                let mut seen = std::collections::HashSet::new();
+                names.retain(|name| seen.insert(name.clone()));
                 gold.insert(answer.id, names);
             }
             for line in questions.lines().filter(|line| !line.trim().is_empty()) {

@@ -22,7 +22,8 @@ pub(crate) fn words(text: &str) -> Vec<String> {
             let boundary = (previous.is_lowercase() && c.is_uppercase())
                 || (previous.is_uppercase()
                     && c.is_uppercase()
-                    && next.is_some_and(char::is_lowercase))
+                    && next.is_some_and(char::is_lowercase)
+                    && !plural_acronym(&chars[i + 1..]))
                 || (previous.is_alphabetic() && c.is_numeric())
                 || (previous.is_numeric() && c.is_alphabetic());
             if boundary {
@@ -33,6 +34,11 @@ pub(crate) fn words(text: &str) -> Vec<String> {
     }
     flush(&mut current, &mut out);
     out
+}
+
+/// `s` then no more letters: the plural of an acronym (`FAQs`, `URLs`, `IDs`).
+fn plural_acronym(rest: &[char]) -> bool {
+    rest.first() == Some(&'s') && !rest.get(1).is_some_and(|c| c.is_alphabetic())
 }
 
 fn flush(current: &mut String, out: &mut Vec<String>) {
@@ -485,6 +491,7 @@ const CONCEPTS: &[(&str, &[&str])] = &[
     ),
     ("post", &["post", "article", "blog", "story"]),
     ("page", &["page", "webpage", "landing"]),
+    ("section", &["section", "block", "component", "widget"]),
     ("navigation", &["navigation", "nav", "menu", "navbar"]),
     ("web", &["web", "internet", "online", "website", "google"]),
     ("url", &["url", "link", "address", "endpoint", "href"]),

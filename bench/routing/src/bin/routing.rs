@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use routing_bench::{Bfcl, Case, HEADER, Recall, evaluate, row};
+use routing_bench::{BFCL_FILES, BFCL_PARALLEL_FILES, Bfcl, Case, HEADER, Recall, evaluate, row};
 use toolkit::route::{Catalog, LexicalRouter, PlainBm25, RouteRequest};
 
 fn names(scored: Vec<toolkit::route::Scored<'_>>) -> Vec<String> {
@@ -31,6 +31,23 @@ fn measure(catalog: &Catalog, cases: &[&Case]) -> (Recall, Recall) {
     )
 }
 
+/// The cases whose expected tools the lexical router leaves out of its first 5.
+fn print_misses(catalog: &Catalog, cases: &[&Case]) {
+    let lexical = LexicalRouter::new(catalog.clone());
+    for case in cases {
+        let request = RouteRequest::new(&case.message)
+            .turns(case.turns.iter().map(String::as_str))
+            .limit(5);
+        let ranked = names(lexical.rank(&request));
+        if case.expected.iter().any(|name| !ranked.contains(name)) {
+            println!(
+                "MISS {:?}\n  expected {:?}\n  got {ranked:?}",
+                case.message, case.expected
+            );
+        }
+    }
+}
+
 fn print_rows(set: &str, (lexical, plain): (Recall, Recall)) {
     println!("{}", row(set, "plain BM25 (name + description)", &plain));
     println!("{}", row(set, "toolkit `LexicalRouter`", &lexical));
@@ -39,11 +56,15 @@ fn print_rows(set: &str, (lexical, plain): (Recall, Recall)) {
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut bfcl_dir: Option<PathBuf> = None;
+    let mut misses = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--bfcl" => bfcl_dir = args.next().map(PathBuf::from),
+            "--misses" => misses = true,
             other => {
-                eprintln!("unknown argument {other:?}; usage: routing [--bfcl bfcl_eval/data]");
+                eprintln!(
+                    "unknown argument {other:?}; usage: routing [--bfcl bfcl_eval/data] [--misses]"
+                );
                 std::process::exit(2);
             }
         }
@@ -57,6 +78,11 @@ fn main() {
             .filter(|case| case.catalog == catalog && (!paraphrase_only || case.paraphrase))
             .collect()
     };
+    if misses {
+        for (catalog, name) in [(&assistant, "assistant"), (&cms, "cms")] {
+            print_misses(catalog, &of(name, false));
+        }
+    }
     println!("{HEADER}");
     let assistant_all = measure(&assistant, &of("assistant", false));
     let cms_all = measure(&cms, &of("cms", false));
@@ -92,7 +118,7 @@ fn main() {
         ),
     );
     if let Some(dir) = bfcl_dir {
-        let bfcl = match Bfcl::load(&dir) {
+        let bfcl = match Bfcl::load(&dir, &BFCL_FILES) {
             Ok(bfcl) => bfcl,
             Err(error) => {
                 eprintln!("could not read BFCL from {}: {error}", dir.display());
@@ -100,6 +126,9 @@ fn main() {
             }
         };
         let cases: Vec<&Case> = bfcl.cases.iter().collect();
+        if misses {
+            print_misses(&bfcl.catalog, &cases);
+        }
         let set = format!(
             "BFCL v4 multiple + live_multiple ({} tools pooled)",
             bfcl.catalog.len()
@@ -115,6 +144,17 @@ fn main() {
                 &format!("BFCL v4 {file} only (same pooled catalog)"),
                 measure(&bfcl.catalog, &part),
             );
+        }
+        match Bfcl::load(&dir, &BFCL_PARALLEL_FILES) {
+            Ok(parallel) => {
+                let cases: Vec<&Case> = parallel.cases.iter().collect();
+                let set = format!(
+                    "BFCL v4 parallel_multiple + live_parallel_multiple ({} tools pooled)",
+                    parallel.catalog.len()
+                );
+                print_rows(&set, measure(&parallel.catalog, &cases));
+            }
+            Err(error) => eprintln!("no multi-tool measurement: {error}"),
         }
         // Per-message time over the pooled catalog, every question, a few rounds.
         let lexical = LexicalRouter::new(bfcl.catalog.clone());
