@@ -37,6 +37,7 @@ mod entry;
 mod lexical;
 mod model;
 pub(crate) mod text;
+mod view;
 
 use std::fmt;
 use std::future::Future;
