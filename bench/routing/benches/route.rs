@@ -98,13 +98,13 @@ fn bench(c: &mut Criterion) {
     let plain = PlainBm25::new(catalog.clone());
     let mut group = c.benchmark_group("route 1000 tools");
     group.bench_function("LexicalRouter::rank", |b| {
-        b.iter(|| lexical.rank(&RouteRequest::new(std::hint::black_box(message))))
+        b.iter(|| lexical.rank(&RouteRequest::new(std::hint::black_box(message))));
     });
     group.bench_function("PlainBm25::rank", |b| {
-        b.iter(|| plain.rank(&RouteRequest::new(std::hint::black_box(message))))
+        b.iter(|| plain.rank(&RouteRequest::new(std::hint::black_box(message))));
     });
     group.bench_function("LexicalRouter::new (index build)", |b| {
-        b.iter(|| LexicalRouter::new(std::hint::black_box(catalog.clone())))
+        b.iter(|| LexicalRouter::new(std::hint::black_box(catalog.clone())));
     });
     group.finish();
 }

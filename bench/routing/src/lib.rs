@@ -186,7 +186,8 @@ struct Parameters {
 #[derive(Deserialize)]
 struct Question {
     id: String,
-    question: Vec<Vec<Message>>,
+    #[serde(rename = "question")]
+    turns: Vec<Vec<Message>>,
     function: Vec<Function>,
 }
 
@@ -263,7 +264,7 @@ impl Bfcl {
                     entry
                 }));
                 let mut user: Vec<String> = question
-                    .question
+                    .turns
                     .iter()
                     .flatten()
                     .filter(|message| message.role == "user")

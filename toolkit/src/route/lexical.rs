@@ -104,13 +104,14 @@ fn analyze(text: &str, analyzer: Analyzer, weights: (f32, f32), out: &mut Vec<(S
                 if text::is_stop_word(&word) {
                     continue;
                 }
-                for &(class, weight) in text::verb_classes(&word) {
+                let stemmed = text::stem(&word);
+                for &(class, weight) in text::verb_classes_stemmed(&word, &stemmed) {
                     out.push((class.to_owned(), weight * verb_weight));
                 }
-                for &concept in text::concepts(&word) {
+                for &concept in text::concepts(&word, &stemmed) {
                     out.push((concept.to_owned(), concept_weight));
                 }
-                out.push((text::stem(&word), 1.0));
+                out.push((stemmed, 1.0));
             }
         }
     }
@@ -120,7 +121,7 @@ impl Index {
     fn build(documents: &[Vec<Field<'_>>], analyzer: Analyzer) -> Self {
         let field_count = documents.first().map_or(0, Vec::len);
         // Per document and field: the weighted term frequencies and the length.
-        let mut analyzed: Vec<Vec<(HashMap<String, f32>, f32)>> = Vec::new();
+        let mut per_document: Vec<Vec<(HashMap<String, f32>, f32)>> = Vec::new();
         let mut total_length = vec![0.0_f32; field_count];
         let mut buffer = Vec::new();
         for fields in documents {
@@ -139,7 +140,7 @@ impl Index {
                 total_length[position] += length;
                 per_field.push((frequencies, length));
             }
-            analyzed.push(per_field);
+            per_document.push(per_field);
         }
         #[allow(clippy::cast_precision_loss)] // catalogs are far below 2^24 entries
         let count = documents.len().max(1) as f32;
@@ -148,7 +149,7 @@ impl Index {
         let mut index = Index::default();
         let mut document_frequency: Vec<u32> = Vec::new();
         let mut pairs: Vec<(u32, u32, f32)> = Vec::new();
-        for (document, per_field) in analyzed.iter().enumerate() {
+        for (document, per_field) in per_document.iter().enumerate() {
             let mut combined: HashMap<&str, f32> = HashMap::new();
             for (position, (frequencies, length)) in per_field.iter().enumerate() {
                 let field = &documents[document][position];
@@ -319,8 +320,16 @@ fn rank<'a>(
         .filter(|&document| content[document] && request.allows(&entries[document].name))
         .map(|document| (document, scores[document]))
         .collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    ranked.truncate(request.limit);
+    // Best first, ties in catalog order; only the first `limit` need sorting.
+    let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if request.limit == 0 {
+        return Vec::new();
+    }
+    if ranked.len() > request.limit {
+        ranked.select_nth_unstable_by(request.limit - 1, order);
+        ranked.truncate(request.limit);
+    }
+    ranked.sort_by(order);
     ranked
         .into_iter()
         .map(|(document, score)| Scored {

@@ -186,7 +186,9 @@ const STOP_WORDS: &[&str] = &[
 
 /// Whether `word` (lowercase, unstemmed) is a stop word.
 pub(crate) fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.contains(&word)
+    static SET: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| STOP_WORDS.iter().copied().collect())
+        .contains(word)
 }
 
 /// A light English stemmer: plurals, `-ing`, `-ed`, `-er` and a final `e`, so that
@@ -201,9 +203,10 @@ pub(crate) fn stem(word: &str) -> String {
     // Plurals.
     if let Some(base) = w.strip_suffix("ies").filter(|b| b.len() >= 2) {
         w = format!("{base}y");
-    } else if w.ends_with("sses") {
-        w.truncate(w.len() - 2);
-    } else if w.ends_with("ches") || w.ends_with("shes") || w.ends_with("xes") {
+    } else if ["sses", "ches", "shes", "xes"]
+        .iter()
+        .any(|ending| w.ends_with(ending))
+    {
         w.truncate(w.len() - 2);
     } else if w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
         w.pop();
@@ -523,12 +526,12 @@ const CONCEPTS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The concept groups a word (lowercase, unstemmed) belongs to: `todo` -> `#task`.
-pub(crate) fn concepts(word: &str) -> &'static [&'static str] {
+/// The concept groups a word (lowercase) or its stem belongs to: `todo` -> `#task`.
+pub(crate) fn concepts(word: &str, stemmed: &str) -> &'static [&'static str] {
     let table = concept_table();
     table
         .get(word)
-        .or_else(|| table.get(&stem(word)))
+        .or_else(|| table.get(stemmed))
         .map_or(&[], Vec::as_slice)
 }
 
@@ -593,11 +596,15 @@ pub(crate) fn replace_phrases(words: &mut Vec<String>) {
 /// The verb classes a word (lowercase, unstemmed) belongs to, with weights:
 /// `remove` -> `[("@delete", 1.0)]`.
 pub(crate) fn verb_classes(word: &str) -> &'static [(&'static str, f32)] {
+    verb_classes_stemmed(word, &stem(word))
+}
+
+/// [`verb_classes`] with the word's stem already at hand.
+pub(crate) fn verb_classes_stemmed(word: &str, stemmed: &str) -> &'static [(&'static str, f32)] {
     let table = verb_table();
-    let stemmed = stem(word);
     table
         .get(word)
-        .or_else(|| table.get(&stemmed).filter(|_| stemmed.len() > 3))
+        .or_else(|| table.get(stemmed).filter(|_| stemmed.len() > 3))
         .map_or(&[], Vec::as_slice)
 }
 
