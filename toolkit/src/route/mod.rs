@@ -36,6 +36,7 @@
 mod entry;
 mod lexical;
 mod model;
+pub mod provider;
 pub(crate) mod text;
 mod view;
 
