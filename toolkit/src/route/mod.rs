@@ -37,6 +37,7 @@ mod entry;
 mod lexical;
 mod model;
 pub mod provider;
+mod search;
 pub(crate) mod text;
 mod view;
 
@@ -47,6 +48,7 @@ use std::pin::Pin;
 pub use entry::{AsTool, Catalog, CatalogEntry, ParamEntry};
 pub use lexical::{FieldWeights, LexicalRouter, PlainBm25, Scored};
 pub use model::ModelRouter;
+pub use search::{FoundTool, FoundTools, SearchAnswer, search};
 
 /// How many tools a router picks unless told otherwise.
 pub const DEFAULT_LIMIT: usize = 5;

@@ -26,7 +26,7 @@ impl<'r> View<'r> {
     ///
     /// /// Get the weather for a city.
     /// #[tool(scope = shared, tier = auto)]
-    /// async fn get_weather(
+    /// async fn get_city_weather(
     ///     /// The city.
     ///     city: String,
     /// ) -> String { city }
@@ -35,13 +35,13 @@ impl<'r> View<'r> {
     /// let registry = toolkit::Registry::new([
     ///     get_clock::definition(),
     ///     delete_notes::definition(),
-    ///     get_weather::definition(),
+    ///     get_city_weather::definition(),
     /// ])?;
     /// let view = registry.view().scopes([Scope::Shared]).build()?;
     ///
     /// let (always, routed) = view.split();
     /// assert_eq!(always.iter().map(|tool| tool.name).collect::<Vec<_>>(), ["get_clock"]);
-    /// assert_eq!(routed.iter().map(|tool| tool.name).collect::<Vec<_>>(), ["delete_notes", "get_weather"]);
+    /// assert_eq!(routed.iter().map(|tool| tool.name).collect::<Vec<_>>(), ["delete_notes", "get_city_weather"]);
     ///
     /// // Built once per view shape in a real server; the router keeps its index.
     /// let router = LexicalRouter::new(view.catalog());
