@@ -46,13 +46,16 @@
 
 pub mod approval;
 pub mod binding;
+pub mod catalog;
 mod context;
 pub mod diagnostics;
 mod dispatch;
 mod error;
 mod preview;
+pub mod prompt;
 mod registry;
 mod render;
+pub mod route;
 pub mod schema;
 mod suggest;
 pub mod testing;

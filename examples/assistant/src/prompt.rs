@@ -6,8 +6,9 @@
 //! Substituted values are never scanned again, so a `$` in the user's
 //! instructions can't pull in another section. Nothing here panics.
 //!
-//! `$tool_guidance` lists the `guidance` of every active tool, read from the
-//! registry, so a tool's gotcha is written once, on the tool. Some sections are
+//! The template and the substitution are toolkit's (`toolkit::prompt`).
+//! `$tool_guidance` is the `<tool-guidance>` block of every active tool, read
+//! from the registry, so a tool's gotcha is written once, on the tool. Some sections are
 //! only for interactive channels (web, telegram): a scheduled or heartbeat run
 //! has nobody to talk to.
 //!
@@ -28,10 +29,9 @@
 //! );
 //! ```
 
-use std::collections::BTreeMap;
-
 use schemars::JsonSchema;
 use serde::Serialize;
+use toolkit::prompt::Template;
 use toolkit::{RegisteredTool, Scope};
 
 use crate::AssistantState;
@@ -77,95 +77,21 @@ impl Channel {
     }
 }
 
-/// Replaces `$name` and `${name}` with `lookup(name)`, leaving unknown
-/// placeholders as written; `$$` becomes `$`. A name is an ASCII letter or `_`
-/// followed by letters, digits and `_`.
-///
-/// ```
-/// use example_assistant::prompt::substitute;
-///
-/// let text = substitute("Hi $who, ${who}s cost $$3; $nobody ${x", |name| {
-///     (name == "who").then_some("Ada")
-/// });
-/// assert_eq!(text, "Hi Ada, Adas cost $3; $nobody ${x");
-/// ```
-pub fn substitute<'v>(template: &str, lookup: impl Fn(&str) -> Option<&'v str>) -> String {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(dollar) = rest.find('$') {
-        out.push_str(&rest[..dollar]);
-        let after = &rest[dollar + 1..];
-        if let Some(tail) = after.strip_prefix('$') {
-            out.push('$');
-            rest = tail;
-            continue;
-        }
-        if let Some(braced) = after.strip_prefix('{') {
-            let value = braced.find('}').and_then(|end| {
-                let name = &braced[..end];
-                let value = if identifier_len(name) == name.len() {
-                    lookup(name)?
-                } else {
-                    return None;
-                };
-                Some((value, &braced[end + 1..]))
-            });
-            if let Some((value, tail)) = value {
-                out.push_str(value);
-                rest = tail;
-                continue;
-            }
-        } else {
-            let length = identifier_len(after);
-            if length > 0
-                && let Some(value) = lookup(&after[..length])
-            {
-                out.push_str(value);
-                rest = &after[length..];
-                continue;
-            }
-        }
-        // Not a known placeholder: keep the `$` and scan on after it.
-        out.push('$');
-        rest = after;
-    }
-    out.push_str(rest);
-    out
-}
+pub use toolkit::prompt::substitute;
 
-/// The length of the placeholder name at the start of `text` (0 if none).
-fn identifier_len(text: &str) -> usize {
-    let mut bytes = text.bytes();
-    match bytes.next() {
-        Some(first) if first.is_ascii_alphabetic() || first == b'_' => {
-            1 + bytes
-                .take_while(|byte| byte.is_ascii_alphanumeric() || *byte == b'_')
-                .count()
-        }
-        _ => 0,
-    }
-}
-
-/// The `$tool_guidance` block: one line per tool that has `guidance`, in the
-/// order given, like ``- `get_tasks`: Filter by id when ...``. Empty when no tool
-/// has any.
+/// The `$tool_guidance` block: `toolkit::prompt::guidance` of the tools, in the
+/// order given, like `<tool-guidance>\n<get_tasks>Filter by id when ...</get_tasks>\n</tool-guidance>`.
+/// Empty when no tool has any.
 pub fn tool_guidance<'a>(tools: impl IntoIterator<Item = &'a RegisteredTool>) -> String {
-    tools
-        .into_iter()
-        .filter_map(|tool| Some(format!("- `{}`: {}", tool.name, tool.guidance?)))
-        .collect::<Vec<_>>()
-        .join("\n")
+    toolkit::prompt::guidance(tools)
 }
 
-/// Which runs a section appears in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Audience {
-    Every,
-    Interactive,
-    Unattended,
-}
+/// The channels with a person on the other end, and those without.
+const INTERACTIVE_CHANNELS: [&str; 2] = ["web", "telegram"];
+const UNATTENDED_CHANNELS: [&str; 2] = ["scheduled", "heartbeat"];
 
-/// A system prompt template and the text of its sections.
+/// A system prompt template and the text of its sections, on
+/// [`toolkit::prompt::Template`].
 ///
 /// Besides the sections you set, `$channel` is the channel's name and
 /// `$tool_guidance` is [`tool_guidance`] of the tools passed to
@@ -173,8 +99,7 @@ enum Audience {
 /// as nothing, and the blank lines it leaves are folded away.
 #[derive(Clone, Debug)]
 pub struct PromptTemplate {
-    template: String,
-    sections: BTreeMap<String, (Audience, String)>,
+    template: Template,
 }
 
 impl PromptTemplate {
@@ -182,35 +107,34 @@ impl PromptTemplate {
     #[must_use]
     pub fn new(template: impl Into<String>) -> Self {
         PromptTemplate {
-            template: template.into(),
-            sections: BTreeMap::new(),
+            template: Template::new(template),
         }
-    }
-
-    fn with(mut self, name: &str, audience: Audience, text: impl Into<String>) -> Self {
-        self.sections
-            .insert(name.to_owned(), (audience, text.into()));
-        self
     }
 
     /// `$name` renders as `text` on every channel.
     #[must_use]
     pub fn section(self, name: &str, text: impl Into<String>) -> Self {
-        self.with(name, Audience::Every, text)
+        PromptTemplate {
+            template: self.template.set(name, text),
+        }
     }
 
     /// `$name` renders as `text` on interactive channels (web, telegram) and as
     /// nothing on scheduled and heartbeat runs.
     #[must_use]
     pub fn interactive_section(self, name: &str, text: impl Into<String>) -> Self {
-        self.with(name, Audience::Interactive, text)
+        PromptTemplate {
+            template: self.template.set_on(name, INTERACTIVE_CHANNELS, text),
+        }
     }
 
     /// `$name` renders as `text` on scheduled and heartbeat runs and as nothing
     /// on interactive channels.
     #[must_use]
     pub fn unattended_section(self, name: &str, text: impl Into<String>) -> Self {
-        self.with(name, Audience::Unattended, text)
+        PromptTemplate {
+            template: self.template.set_on(name, UNATTENDED_CHANNELS, text),
+        }
     }
 
     /// The prompt for a run on `channel` with the active `tools`.
@@ -219,44 +143,12 @@ impl PromptTemplate {
         channel: Channel,
         tools: impl IntoIterator<Item = &'a RegisteredTool>,
     ) -> String {
-        let guidance = tool_guidance(tools);
-        let text = substitute(&self.template, |name| match name {
-            "channel" => Some(channel.as_str()),
-            "tool_guidance" => Some(guidance.as_str()),
-            _ => {
-                let (audience, text) = self.sections.get(name)?;
-                let shown = match audience {
-                    Audience::Every => true,
-                    Audience::Interactive => channel.is_interactive(),
-                    Audience::Unattended => !channel.is_interactive(),
-                };
-                Some(if shown { text.as_str() } else { "" })
-            }
-        });
-        fold_blank_lines(&text)
+        self.template
+            .clone()
+            .set("channel", channel.as_str())
+            .set("tool_guidance", tool_guidance(tools))
+            .render(channel.as_str())
     }
-}
-
-/// Trims trailing spaces from lines, folds runs of blank lines into one, and trims
-/// blank lines at both ends: sections that render as nothing leave no gap.
-fn fold_blank_lines(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut blank_run = false;
-    for line in text.lines().map(str::trim_end) {
-        if line.is_empty() {
-            blank_run = !out.is_empty();
-            continue;
-        }
-        if blank_run {
-            out.push('\n');
-            blank_run = false;
-        }
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(line);
-    }
-    out
 }
 
 /// The assistant's system prompt template.

@@ -82,9 +82,11 @@ fn few_tools() -> Registry {
 fn tool_guidance_lists_each_tool_that_has_a_gotcha() {
     assert_eq!(
         tool_guidance(&few_tools()),
-        "- `delete_tasks`: Only when the user asks to remove a task; finished tasks are updated with done: true.\n\
-         - `get_tasks`: Filter by id when the user names one task; done tasks are hidden unless include_done is true.\n\
-         - `search_gmail`: Results carry no body; call get_gmail with a message id to read one."
+        "<tool-guidance>\n\
+         <delete_tasks>Only when the user asks to remove a task; finished tasks are updated with done: true.</delete_tasks>\n\
+         <get_tasks>Filter by id when the user names one task; done tasks are hidden unless include_done is true.</get_tasks>\n\
+         <search_gmail>Results carry no body; call get_gmail with a message id to read one.</search_gmail>\n\
+         </tool-guidance>"
     );
     assert_eq!(
         tool_guidance(&Registry::new([get_context::definition()]).expect("one tool")),
@@ -96,12 +98,15 @@ fn tool_guidance_lists_each_tool_that_has_a_gotcha() {
 fn tool_guidance_comes_from_the_registry_alone() {
     let block = tool_guidance(toolkit::registry());
     let lines: Vec<&str> = block.lines().collect();
-    let expected: Vec<String> = toolkit::registry()
-        .iter()
-        .filter_map(|tool| Some(format!("- `{}`: {}", tool.name, tool.guidance?)))
-        .collect();
+    let mut expected: Vec<String> = vec!["<tool-guidance>".to_owned()];
+    expected.extend(
+        toolkit::registry()
+            .iter()
+            .filter_map(|tool| Some(format!("<{0}>{1}</{0}>", tool.name, tool.guidance?))),
+    );
+    expected.push("</tool-guidance>".to_owned());
     assert_eq!(lines, expected);
-    assert_eq!(lines.len(), 12);
+    assert_eq!(lines.len(), 14);
 }
 
 fn template() -> PromptTemplate {
@@ -116,9 +121,11 @@ fn template() -> PromptTemplate {
 #[test]
 fn interactive_sections_render_only_on_web_and_telegram() {
     let tools = few_tools();
-    let guidance = "- `delete_tasks`: Only when the user asks to remove a task; finished tasks are updated with done: true.\n\
-                    - `get_tasks`: Filter by id when the user names one task; done tasks are hidden unless include_done is true.\n\
-                    - `search_gmail`: Results carry no body; call get_gmail with a message id to read one.";
+    let guidance = "<tool-guidance>\n\
+                    <delete_tasks>Only when the user asks to remove a task; finished tasks are updated with done: true.</delete_tasks>\n\
+                    <get_tasks>Filter by id when the user names one task; done tasks are hidden unless include_done is true.</get_tasks>\n\
+                    <search_gmail>Results carry no body; call get_gmail with a message id to read one.</search_gmail>\n\
+                    </tool-guidance>";
     for channel in Channel::ALL {
         let expected = if channel.is_interactive() {
             format!(
@@ -166,15 +173,16 @@ You are Pip, a calm and precise personal assistant. You keep the user's tasks, r
 - When a tool returns an error, fix the arguments it names and try again.";
 
 const SHARED_NOTES: &str = "\
-- `create_memories`: Search first; if a memory on the subject exists, update it instead of creating a duplicate.
-- `create_reminders`: Give `at` as a full ISO 8601 date-time with the user's offset; get_context tells the current time.
-- `create_schedules`: Use a schedule for recurring work the assistant does itself; for a one-off nudge to the user, create a reminder.
-- `delete_memories`: For a memory that is out of date, update it; delete only what the user asks to forget.
-- `delete_tasks`: Only when the user asks to remove a task; finished tasks are updated with done: true.
-- `get_tasks`: Filter by id when the user names one task; done tasks are hidden unless include_done is true.
-- `search_entities`: Entities come from the memories that mention them; to add one, create a memory naming it.
-- `search_gmail`: Results carry no body; call get_gmail with a message id to read one.
-- `search_memories`: While a project is set, only its memories and unfiled ones are searched; pass all_projects: true for everything.";
+<tool-guidance>
+<create_memories>Search first; if a memory on the subject exists, update it instead of creating a duplicate.</create_memories>
+<create_reminders>Give `at` as a full ISO 8601 date-time with the user's offset; get_context tells the current time.</create_reminders>
+<create_schedules>Use a schedule for recurring work the assistant does itself; for a one-off nudge to the user, create a reminder.</create_schedules>
+<delete_memories>For a memory that is out of date, update it; delete only what the user asks to forget.</delete_memories>
+<delete_tasks>Only when the user asks to remove a task; finished tasks are updated with done: true.</delete_tasks>
+<get_tasks>Filter by id when the user names one task; done tasks are hidden unless include_done is true.</get_tasks>
+<search_entities>Entities come from the memories that mention them; to add one, create a memory naming it.</search_entities>
+<search_gmail>Results carry no body; call get_gmail with a message id to read one.</search_gmail>
+<search_memories>While a project is set, only its memories and unfiled ones are searched; pass all_projects: true for everything.</search_memories>";
 
 #[test]
 fn an_unattended_run_gets_no_conversation_section_and_no_settings_tools() {
@@ -187,7 +195,8 @@ fn an_unattended_run_gets_no_conversation_section_and_no_settings_tools() {
              This is a heartbeat run and nobody is watching. Don't ask questions; do the work, or create a task explaining what is blocked.\n\n\
              ## Tool notes\n\
              {SHARED_NOTES}\n\
-             - `update_tasks`: To complete a task, update it with done: true; don't delete it."
+             <update_tasks>To complete a task, update it with done: true; don't delete it.</update_tasks>\n\
+             </tool-guidance>"
         )
     );
 }
@@ -215,9 +224,10 @@ fn an_interactive_run_gets_the_conversation_the_settings_and_the_users_text() {
              You are chatting on telegram. Keep replies short, and ask one question when a request is ambiguous.\n\n\
              ## Tool notes\n\
              {SHARED_NOTES}\n\
-             - `set_project`: Set a project only when the user starts focused work on one; clear it when they are done.\n\
-             - `update_instructions`: Use append for one new rule; replace rewrites all instructions, so pass the full text.\n\
-             - `update_tasks`: To complete a task, update it with done: true; don't delete it.\n\n\
+             <set_project>Set a project only when the user starts focused work on one; clear it when they are done.</set_project>\n\
+             <update_instructions>Use append for one new rule; replace rewrites all instructions, so pass the full text.</update_instructions>\n\
+             <update_tasks>To complete a task, update it with done: true; don't delete it.</update_tasks>\n\
+             </tool-guidance>\n\n\
              ## The user's instructions\n\
              Prices in $USD; never $soul or $$.\n\n\
              ## Active project\n\

@@ -1,0 +1,185 @@
+//! Prints the routing table of BENCHMARKS.md.
+//!
+//! ```sh
+//! cargo run --release -p routing-bench --bin routing                 # labelled set only
+//! cargo run --release -p routing-bench --bin routing -- --bfcl DIR   # and BFCL v4 (DIR = bfcl_eval/data)
+//! ```
+//! `scripts/bfcl.sh` downloads BFCL and runs the second form.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use routing_bench::{BFCL_FILES, BFCL_PARALLEL_FILES, Bfcl, Case, HEADER, Recall, evaluate, row};
+use toolkit::route::{Catalog, LexicalRouter, PlainBm25, RouteRequest};
+
+fn names(scored: Vec<toolkit::route::Scored<'_>>) -> Vec<String> {
+    scored
+        .into_iter()
+        .map(|scored| scored.entry.name.clone())
+        .collect()
+}
+
+/// Both routers over one catalog and its cases: (lexical, plain).
+fn measure(catalog: &Catalog, cases: &[&Case]) -> (Recall, Recall) {
+    let lexical = LexicalRouter::new(catalog.clone());
+    let plain = PlainBm25::new(catalog.clone());
+    (
+        evaluate(cases.iter().copied(), |request| {
+            names(lexical.rank(request))
+        }),
+        evaluate(cases.iter().copied(), |request| names(plain.rank(request))),
+    )
+}
+
+/// The cases whose expected tools the lexical router leaves out of its first 5.
+fn print_misses(catalog: &Catalog, cases: &[&Case]) {
+    let lexical = LexicalRouter::new(catalog.clone());
+    for case in cases {
+        let request = RouteRequest::new(&case.message)
+            .turns(case.turns.iter().map(String::as_str))
+            .limit(5);
+        let ranked = names(lexical.rank(&request));
+        if case.expected.iter().any(|name| !ranked.contains(name)) {
+            println!(
+                "MISS {:?}\n  expected {:?}\n  got {ranked:?}",
+                case.message, case.expected
+            );
+        }
+    }
+}
+
+fn print_rows(set: &str, (lexical, plain): (Recall, Recall)) {
+    println!("{}", row(set, "plain BM25 (name + description)", &plain));
+    println!("{}", row(set, "toolkit `LexicalRouter`", &lexical));
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut bfcl_dir: Option<PathBuf> = None;
+    let mut misses = false;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--bfcl" => bfcl_dir = args.next().map(PathBuf::from),
+            "--misses" => misses = true,
+            other => {
+                eprintln!(
+                    "unknown argument {other:?}; usage: routing [--bfcl bfcl_eval/data] [--misses]"
+                );
+                std::process::exit(2);
+            }
+        }
+    }
+    let cases = routing_bench::labelled_cases();
+    let assistant = routing_bench::assistant_catalog();
+    let cms = routing_bench::cms_catalog();
+    let of = |catalog: &str, paraphrase_only: bool| -> Vec<&Case> {
+        cases
+            .iter()
+            .filter(|case| case.catalog == catalog && (!paraphrase_only || case.paraphrase))
+            .collect()
+    };
+    if misses {
+        for (catalog, name) in [(&assistant, "assistant"), (&cms, "cms")] {
+            print_misses(catalog, &of(name, false));
+        }
+    }
+    println!("{HEADER}");
+    let assistant_all = measure(&assistant, &of("assistant", false));
+    let cms_all = measure(&cms, &of("cms", false));
+    print_rows(
+        &format!("assistant ({} tools)", assistant.len()),
+        assistant_all,
+    );
+    print_rows(&format!("CMS ({} tools)", cms.len()), cms_all);
+    let combine = |a: Recall, b: Recall| {
+        #[allow(clippy::cast_precision_loss)]
+        let (na, nb) = (a.cases as f64, b.cases as f64);
+        Recall {
+            cases: a.cases + b.cases,
+            at: [0, 1, 2].map(|i| (a.at[i] * na + b.at[i] * nb) / (na + nb)),
+            multi: a.multi + b.multi,
+            multi_all_at_5: a.multi_all_at_5 + b.multi_all_at_5,
+        }
+    };
+    print_rows(
+        "labelled set, all",
+        (
+            combine(assistant_all.0, cms_all.0),
+            combine(assistant_all.1, cms_all.1),
+        ),
+    );
+    let assistant_para = measure(&assistant, &of("assistant", true));
+    let cms_para = measure(&cms, &of("cms", true));
+    print_rows(
+        "labelled set, paraphrases only",
+        (
+            combine(assistant_para.0, cms_para.0),
+            combine(assistant_para.1, cms_para.1),
+        ),
+    );
+    if let Some(dir) = bfcl_dir {
+        let bfcl = match Bfcl::load(&dir, &BFCL_FILES) {
+            Ok(bfcl) => bfcl,
+            Err(error) => {
+                eprintln!("could not read BFCL from {}: {error}", dir.display());
+                std::process::exit(1);
+            }
+        };
+        let cases: Vec<&Case> = bfcl.cases.iter().collect();
+        if misses {
+            print_misses(&bfcl.catalog, &cases);
+        }
+        let set = format!(
+            "BFCL v4 multiple + live_multiple ({} tools pooled)",
+            bfcl.catalog.len()
+        );
+        print_rows(&set, measure(&bfcl.catalog, &cases));
+        for file in ["multiple", "live_multiple"] {
+            let part: Vec<&Case> = cases
+                .iter()
+                .copied()
+                .filter(|case| case.catalog == file)
+                .collect();
+            print_rows(
+                &format!("BFCL v4 {file} only (same pooled catalog)"),
+                measure(&bfcl.catalog, &part),
+            );
+        }
+        match Bfcl::load(&dir, &BFCL_PARALLEL_FILES) {
+            Ok(parallel) => {
+                let cases: Vec<&Case> = parallel.cases.iter().collect();
+                let set = format!(
+                    "BFCL v4 parallel_multiple + live_parallel_multiple ({} tools pooled)",
+                    parallel.catalog.len()
+                );
+                print_rows(&set, measure(&parallel.catalog, &cases));
+            }
+            Err(error) => eprintln!("no multi-tool measurement: {error}"),
+        }
+        // Per-message time over the pooled catalog, every question, a few rounds.
+        let lexical = LexicalRouter::new(bfcl.catalog.clone());
+        let plain = PlainBm25::new(bfcl.catalog.clone());
+        let rounds = 20;
+        let time = |rank: &dyn Fn(&RouteRequest<'_>) -> usize| {
+            let start = Instant::now();
+            let mut picked = 0;
+            for _ in 0..rounds {
+                for case in &bfcl.cases {
+                    picked += rank(&RouteRequest::new(&case.message).limit(5));
+                }
+            }
+            let per =
+                start.elapsed() / u32::try_from(rounds * bfcl.cases.len()).unwrap_or(u32::MAX);
+            (per, picked)
+        };
+        let (lexical_time, _) = time(&|request| lexical.rank(request).len());
+        let (plain_time, _) = time(&|request| plain.rank(request).len());
+        println!(
+            "\nPer message over the {} pooled tools (mean of {} routings): LexicalRouter {:.1} µs, plain BM25 {:.1} µs",
+            bfcl.catalog.len(),
+            rounds * bfcl.cases.len(),
+            lexical_time.as_secs_f64() * 1e6,
+            plain_time.as_secs_f64() * 1e6
+        );
+    }
+}

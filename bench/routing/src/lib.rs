@@ -1,0 +1,294 @@
+//! Measures toolkit's routers side by side: [`toolkit::route::LexicalRouter`] against
+//! [`toolkit::route::PlainBm25`] (BM25 over name and description), on a labelled set
+//! for the assistant and CMS catalogs (`data/labelled.json`) and on BFCL v4
+//! (`scripts/bfcl.sh` downloads it; nothing of it is committed).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use toolkit::route::{Catalog, CatalogEntry, ParamEntry, RouteRequest};
+
+// The assistant's tools live in the registry only if the crate is linked.
+extern crate example_assistant as _;
+
+/// The CMS catalog of USE-CASES C, as JSON entries (the way an external catalog
+/// arrives).
+pub const CMS_JSON: &str = include_str!("../data/cms.json");
+
+/// The labelled messages, as JSON.
+pub const LABELLED_JSON: &str = include_str!("../data/labelled.json");
+
+/// One message with the tools that should be picked for it.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Case {
+    /// Which catalog: `assistant`, `cms` (labelled set), or the BFCL file
+    /// (`multiple`, `live_multiple`).
+    pub catalog: String,
+    /// The message.
+    pub message: String,
+    /// Earlier turns, oldest first.
+    #[serde(default)]
+    pub turns: Vec<String>,
+    /// The tools that should be picked (any order).
+    pub expected: Vec<String>,
+    /// Whether the message shares no content word with the expected tools'
+    /// descriptions.
+    #[serde(default)]
+    pub paraphrase: bool,
+}
+
+/// The assistant example's 23 tools, always and routed alike.
+#[must_use]
+pub fn assistant_catalog() -> Catalog {
+    Catalog::from_tools(toolkit::registry())
+}
+
+/// The CMS's 34 tools.
+///
+/// # Panics
+/// If `data/cms.json` is broken (a test reads it).
+#[must_use]
+pub fn cms_catalog() -> Catalog {
+    Catalog::from_json(CMS_JSON).expect("data/cms.json is a JSON array of catalog entries")
+}
+
+/// The labelled cases.
+///
+/// # Panics
+/// If `data/labelled.json` is broken (a test reads it).
+#[must_use]
+pub fn labelled_cases() -> Vec<Case> {
+    serde_json::from_str(LABELLED_JSON).expect("data/labelled.json is a JSON array of cases")
+}
+
+/// Recall figures for one router over one set of cases.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Recall {
+    /// How many cases.
+    pub cases: usize,
+    /// Mean share of expected tools in the first 1, 3, 5 picks.
+    pub at: [f64; 3],
+    /// How many cases expect more than one tool.
+    pub multi: usize,
+    /// How many of those have every expected tool in the first 5.
+    pub multi_all_at_5: usize,
+}
+
+impl Recall {
+    /// `"85.0%"` style percentage of `value` in 0..=1.
+    #[must_use]
+    pub fn percent(value: f64) -> String {
+        format!("{:.1}%", value * 100.0)
+    }
+
+    /// The multi-tool figure as `"3/4 (75.0%)"`, or `"n/a (0)"`.
+    #[must_use]
+    pub fn multi_cell(&self) -> String {
+        if self.multi == 0 {
+            "n/a (none)".to_owned()
+        } else {
+            #[allow(clippy::cast_precision_loss)]
+            let share = self.multi_all_at_5 as f64 / self.multi as f64;
+            format!(
+                "{}/{} ({})",
+                self.multi_all_at_5,
+                self.multi,
+                Recall::percent(share)
+            )
+        }
+    }
+}
+
+/// Ranks each case with `rank` (best first, at least five names when it can) and
+/// adds the figures up.
+pub fn evaluate<'c>(
+    cases: impl IntoIterator<Item = &'c Case>,
+    mut rank: impl FnMut(&RouteRequest<'_>) -> Vec<String>,
+) -> Recall {
+    let mut recall = Recall::default();
+    let mut sums = [0.0_f64; 3];
+    for case in cases {
+        let request = RouteRequest::new(&case.message)
+            .turns(case.turns.iter().map(String::as_str))
+            .limit(5);
+        let ranked = rank(&request);
+        #[allow(clippy::cast_precision_loss)]
+        let expected = case.expected.len() as f64;
+        for (slot, k) in [1, 3, 5].into_iter().enumerate() {
+            let top = &ranked[..ranked.len().min(k)];
+            #[allow(clippy::cast_precision_loss)]
+            let found = case
+                .expected
+                .iter()
+                .filter(|name| top.contains(name))
+                .count() as f64;
+            sums[slot] += found / expected;
+        }
+        if case.expected.len() > 1 {
+            recall.multi += 1;
+            let top = &ranked[..ranked.len().min(5)];
+            if case.expected.iter().all(|name| top.contains(name)) {
+                recall.multi_all_at_5 += 1;
+            }
+        }
+        recall.cases += 1;
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let count = recall.cases.max(1) as f64;
+    recall.at = sums.map(|sum| sum / count);
+    recall
+}
+
+/// One markdown table row: `| set | router | cases | r@1 | r@3 | r@5 | multi |`.
+#[must_use]
+pub fn row(set: &str, router: &str, recall: &Recall) -> String {
+    format!(
+        "| {set} | {router} | {} | {} | {} | {} | {} |",
+        recall.cases,
+        Recall::percent(recall.at[0]),
+        Recall::percent(recall.at[1]),
+        Recall::percent(recall.at[2]),
+        recall.multi_cell()
+    )
+}
+
+/// The table header matching [`row`].
+pub const HEADER: &str = "| set | router | cases | recall@1 | recall@3 | recall@5 | multi-tool: all in top 5 |\n|---|---|---|---|---|---|---|";
+
+/// BFCL v4's `multiple` and `live_multiple` questions, with every function of both
+/// files pooled into one catalog (a name seen twice keeps its first definition).
+#[derive(Debug)]
+pub struct Bfcl {
+    /// The pooled functions.
+    pub catalog: Catalog,
+    /// One case per question: its last user message, earlier user messages as
+    /// turns, and the functions of its gold calls.
+    pub cases: Vec<Case>,
+}
+
+/// A BFCL function definition: only the words matter here.
+#[derive(Deserialize)]
+struct Function {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    parameters: Option<Parameters>,
+}
+
+#[derive(Deserialize)]
+struct Parameters {
+    #[serde(default)]
+    properties: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct Question {
+    id: String,
+    #[serde(rename = "question")]
+    turns: Vec<Vec<Message>>,
+    function: Vec<Function>,
+}
+
+#[derive(Deserialize)]
+struct Message {
+    role: String,
+    content: String,
+}
+
+#[derive(Deserialize)]
+struct Answer {
+    id: String,
+    ground_truth: Vec<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// The files of the main BFCL measurement: one gold function per question.
+pub const BFCL_FILES: [&str; 2] = ["BFCL_v4_multiple.json", "BFCL_v4_live_multiple.json"];
+
+/// The files of the multi-tool measurement: questions whose gold calls name
+/// several functions (a separate pool).
+pub const BFCL_PARALLEL_FILES: [&str; 2] = [
+    "BFCL_v4_parallel_multiple.json",
+    "BFCL_v4_live_parallel_multiple.json",
+];
+
+impl Bfcl {
+    /// Reads `files` and their gold answers (`possible_answer/`) from `data`,
+    /// BFCL's `bfcl_eval/data` directory.
+    pub fn load(data: &Path, files: &[&str]) -> Result<Bfcl, String> {
+        let mut entries = Vec::new();
+        let mut cases = Vec::new();
+        for &file in files {
+            let read = |path: &Path| {
+                std::fs::read_to_string(path)
+                    .map_err(|error| format!("{}: {error}", path.display()))
+            };
+            let questions = read(&data.join(file))?;
+            let answers = read(&data.join("possible_answer").join(file))?;
+            let mut gold: HashMap<String, Vec<String>> = HashMap::new();
+            for line in answers.lines().filter(|line| !line.trim().is_empty()) {
+                let answer: Answer = serde_json::from_str(line)
+                    .map_err(|error| format!("{file} answers: {error}"))?;
+                let mut names: Vec<String> = answer
+                    .ground_truth
+                    .iter()
+                    .flat_map(|call| call.keys().cloned())
+                    .collect();
+                let mut seen = std::collections::HashSet::new();
+                names.retain(|name| seen.insert(name.clone()));
+                gold.insert(answer.id, names);
+            }
+            for line in questions.lines().filter(|line| !line.trim().is_empty()) {
+                let question: Question =
+                    serde_json::from_str(line).map_err(|error| format!("{file}: {error}"))?;
+                entries.extend(question.function.into_iter().map(|function| {
+                    let mut entry = CatalogEntry::new(function.name, function.description);
+                    entry.params = function
+                        .parameters
+                        .map(|parameters| {
+                            parameters
+                                .properties
+                                .into_iter()
+                                .map(|(name, property)| ParamEntry {
+                                    description: property
+                                        .get("description")
+                                        .and_then(serde_json::Value::as_str)
+                                        .unwrap_or_default()
+                                        .to_owned(),
+                                    name,
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    entry
+                }));
+                let mut user: Vec<String> = question
+                    .turns
+                    .iter()
+                    .flatten()
+                    .filter(|message| message.role == "user")
+                    .map(|message| message.content.clone())
+                    .collect();
+                let Some(message) = user.pop() else { continue };
+                let expected = gold
+                    .remove(&question.id)
+                    .ok_or_else(|| format!("{file}: no gold answer for {}", question.id))?;
+                cases.push(Case {
+                    catalog: file
+                        .trim_start_matches("BFCL_v4_")
+                        .trim_end_matches(".json")
+                        .to_owned(),
+                    message,
+                    turns: user,
+                    expected,
+                    paraphrase: false,
+                });
+            }
+        }
+        Ok(Bfcl {
+            catalog: Catalog::new(entries),
+            cases,
+        })
+    }
+}

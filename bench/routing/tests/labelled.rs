@@ -1,0 +1,125 @@
+//! The labelled set is what it claims to be, and the lexical router's figures on it
+//! are pinned beside plain BM25's.
+
+use routing_bench::{Case, Recall, assistant_catalog, cms_catalog, evaluate, labelled_cases};
+use toolkit::route::{Catalog, LexicalRouter, PlainBm25};
+
+fn catalog_of(case: &Case) -> Catalog {
+    match case.catalog.as_str() {
+        "assistant" => assistant_catalog(),
+        "cms" => cms_catalog(),
+        other => panic!("unknown catalog {other}"),
+    }
+}
+
+/// Words that carry no meaning, left out when checking that a paraphrase shares
+/// no word with a description.
+const FILLER: &[&str] = &[
+    "a", "an", "the", "to", "of", "and", "or", "in", "on", "by", "for", "with", "it", "is", "me",
+    "my", "i", "you", "your", "what", "which", "that", "this", "do", "s", "from", "at", "as",
+    "them", "they", "are", "if", "any", "one", "all", "be", "its", "their",
+];
+
+fn content_words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty() && !FILLER.contains(word))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_set_has_enough_cases_of_each_kind_and_names_real_tools() {
+    let cases = labelled_cases();
+    assert!(cases.len() >= 60, "{}", cases.len());
+    assert_eq!(
+        cases
+            .iter()
+            .filter(|case| case.catalog == "assistant")
+            .count(),
+        36
+    );
+    assert_eq!(
+        cases.iter().filter(|case| case.catalog == "cms").count(),
+        34
+    );
+    assert_eq!(
+        cases.iter().filter(|case| case.expected.len() > 1).count(),
+        10
+    );
+    assert_eq!(cases.iter().filter(|case| case.paraphrase).count(), 34);
+    assert_eq!(assistant_catalog().len(), 23);
+    assert_eq!(cms_catalog().len(), 34);
+    for case in &cases {
+        let catalog = catalog_of(case);
+        for name in &case.expected {
+            assert!(catalog.get(name).is_some(), "{name} in {:?}", case.message);
+        }
+    }
+}
+
+#[test]
+fn paraphrases_share_no_word_with_the_descriptions() {
+    let mut problems = Vec::new();
+    for case in labelled_cases().iter().filter(|case| case.paraphrase) {
+        let catalog = catalog_of(case);
+        let message = content_words(&case.message);
+        for name in &case.expected {
+            let entry = catalog.get(name).expect("checked above");
+            let description = content_words(&entry.description);
+            let shared: Vec<&String> = message
+                .iter()
+                .filter(|word| description.contains(word))
+                .collect();
+            if !shared.is_empty() {
+                problems.push(format!(
+                    "{:?} shares {shared:?} with `{name}`",
+                    case.message
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+fn figures(catalog: &str) -> (Recall, Recall) {
+    let cases: Vec<Case> = labelled_cases()
+        .into_iter()
+        .filter(|case| case.catalog == catalog)
+        .collect();
+    let entries = catalog_of(&cases[0]);
+    let lexical = LexicalRouter::new(entries.clone());
+    let plain = PlainBm25::new(entries);
+    let names = |scored: Vec<toolkit::route::Scored<'_>>| -> Vec<String> {
+        scored
+            .into_iter()
+            .map(|scored| scored.entry.name.clone())
+            .collect()
+    };
+    (
+        evaluate(&cases, |request| names(lexical.rank(request))),
+        evaluate(&cases, |request| names(plain.rank(request))),
+    )
+}
+
+fn percents(recall: &Recall) -> [String; 3] {
+    recall.at.map(Recall::percent)
+}
+
+#[test]
+fn the_lexical_router_beats_plain_bm25_on_the_assistant() {
+    let (lexical, plain) = figures("assistant");
+    assert_eq!(percents(&plain), ["8.3%", "16.7%", "31.9%"]);
+    assert_eq!(percents(&lexical), ["68.1%", "87.5%", "88.9%"]);
+    assert_eq!((lexical.multi_all_at_5, lexical.multi), (4, 6));
+    assert!(lexical.at[2] >= plain.at[2] + 0.05);
+}
+
+#[test]
+fn the_lexical_router_beats_plain_bm25_on_the_cms() {
+    let (lexical, plain) = figures("cms");
+    assert_eq!(percents(&plain), ["17.6%", "30.9%", "44.1%"]);
+    assert_eq!(percents(&lexical), ["45.6%", "79.4%", "94.1%"]);
+    assert_eq!((lexical.multi_all_at_5, lexical.multi), (4, 4));
+    assert!(lexical.at[2] >= plain.at[2] + 0.05);
+}

@@ -1,0 +1,409 @@
+//! The built-in lexical routers: [`LexicalRouter`] (BM25F, verb-aware, stemmed) and
+//! [`PlainBm25`] (the baseline it is measured against).
+
+use std::collections::HashMap;
+
+use super::text;
+use super::{Catalog, CatalogEntry, RouteFuture, RouteRequest, Router, Routing};
+
+/// How much a match in each field of an entry counts (BM25F field weights).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FieldWeights {
+    /// The words of the name (`getNavItem` -> get, nav, item).
+    pub name: f32,
+    /// The words of old names.
+    pub aliases: f32,
+    /// The one-line summary (also part of the description, so it counts twice).
+    pub summary: f32,
+    /// The full description.
+    pub description: f32,
+    /// The group.
+    pub group: f32,
+    /// The tags.
+    pub tags: f32,
+    /// Parameter names and descriptions.
+    pub params: f32,
+    /// The guidance.
+    pub guidance: f32,
+    /// How much a verb class match (`remove` ~ `delete`) counts beside the word
+    /// itself, for verbs in the message.
+    pub verbs: f32,
+    /// How much a concept match (`todo` ~ `task`, `photo` ~ `image`) counts beside
+    /// the word itself.
+    pub concepts: f32,
+    /// How much words of the earlier turns count beside the message's (the last
+    /// turn; each one before counts half as much again).
+    pub turns: f32,
+}
+
+impl Default for FieldWeights {
+    fn default() -> Self {
+        FieldWeights {
+            name: 3.0,
+            aliases: 1.0,
+            summary: 1.0,
+            description: 1.0,
+            group: 1.5,
+            tags: 1.0,
+            params: 0.4,
+            guidance: 0.4,
+            verbs: 0.8,
+            concepts: 0.5,
+            turns: 0.4,
+        }
+    }
+}
+
+/// BM25's term-frequency saturation.
+const K1: f32 = 1.2;
+
+/// One field of a document while the index is built.
+struct Field<'t> {
+    text: Vec<&'t str>,
+    weight: f32,
+    /// Length normalisation: short fields (names) barely normalised.
+    b: f32,
+}
+
+fn field(text: Vec<&str>, weight: f32, b: f32) -> Field<'_> {
+    Field { text, weight, b }
+}
+
+/// An inverted index with each (term, entry) pair's BM25F score precomputed: a
+/// query only adds numbers up.
+#[derive(Debug, Default)]
+struct Index {
+    terms: HashMap<String, u32>,
+    /// Per term: the entries holding it and the pair's score (IDF included).
+    postings: Vec<Vec<(u32, f32)>>,
+}
+
+/// How text becomes terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Analyzer {
+    /// Name words, stop words out, light stems, verb classes.
+    Full,
+    /// Lowercase words split on anything but letters and digits; nothing else.
+    Plain,
+}
+
+/// A term with how much it counts within its field or query.
+fn analyze(text: &str, analyzer: Analyzer, weights: (f32, f32), out: &mut Vec<(String, f32)>) {
+    let (verb_weight, concept_weight) = weights;
+    match analyzer {
+        Analyzer::Plain => out.extend(
+            text.to_lowercase()
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|word| !word.is_empty())
+                .map(|word| (word.to_owned(), 1.0)),
+        ),
+        Analyzer::Full => {
+            let mut words = text::words(text);
+            text::replace_phrases(&mut words);
+            for word in words {
+                if text::is_stop_word(&word) {
+                    continue;
+                }
+                let stemmed = text::stem(&word);
+                for &(class, weight) in text::verb_classes_stemmed(&word, &stemmed) {
+                    out.push((class.to_owned(), weight * verb_weight));
+                }
+                for &concept in text::concepts(&word, &stemmed) {
+                    out.push((concept.to_owned(), concept_weight));
+                }
+                out.push((stemmed, 1.0));
+            }
+        }
+    }
+}
+
+impl Index {
+    fn build(documents: &[Vec<Field<'_>>], analyzer: Analyzer) -> Self {
+        let field_count = documents.first().map_or(0, Vec::len);
+        // Per document and field: the weighted term frequencies and the length.
+        let mut per_document: Vec<Vec<(HashMap<String, f32>, f32)>> = Vec::new();
+        let mut total_length = vec![0.0_f32; field_count];
+        let mut buffer = Vec::new();
+        for fields in documents {
+            let mut per_field = Vec::with_capacity(fields.len());
+            for (position, field) in fields.iter().enumerate() {
+                let mut frequencies: HashMap<String, f32> = HashMap::new();
+                let mut length = 0.0;
+                for part in &field.text {
+                    buffer.clear();
+                    analyze(part, analyzer, (1.0, 1.0), &mut buffer);
+                    for (term, weight) in buffer.drain(..) {
+                        length += weight;
+                        *frequencies.entry(term).or_default() += weight;
+                    }
+                }
+                total_length[position] += length;
+                per_field.push((frequencies, length));
+            }
+            per_document.push(per_field);
+        }
+        #[allow(clippy::cast_precision_loss)] // catalogs are far below 2^24 entries
+        let count = documents.len().max(1) as f32;
+        let average: Vec<f32> = total_length.iter().map(|total| total / count).collect();
+        // Per document: the saturated BM25F term frequency of each of its terms.
+        let mut index = Index::default();
+        let mut document_frequency: Vec<u32> = Vec::new();
+        let mut pairs: Vec<(u32, u32, f32)> = Vec::new();
+        for (document, per_field) in per_document.iter().enumerate() {
+            let mut combined: HashMap<&str, f32> = HashMap::new();
+            for (position, (frequencies, length)) in per_field.iter().enumerate() {
+                let field = &documents[document][position];
+                let norm = if average[position] > 0.0 {
+                    1.0 - field.b + field.b * length / average[position]
+                } else {
+                    1.0
+                };
+                for (term, frequency) in frequencies {
+                    *combined.entry(term.as_str()).or_default() += field.weight * frequency / norm;
+                }
+            }
+            let mut combined: Vec<(&str, f32)> = combined.into_iter().collect();
+            combined.sort_by(|a, b| a.0.cmp(b.0));
+            for (term, tf) in combined {
+                let next = u32::try_from(index.terms.len()).unwrap_or(u32::MAX);
+                let id = *index.terms.entry(term.to_owned()).or_insert(next);
+                if id as usize == document_frequency.len() {
+                    document_frequency.push(0);
+                }
+                document_frequency[id as usize] += 1;
+                let document = u32::try_from(document).unwrap_or(u32::MAX);
+                pairs.push((id, document, tf / (K1 + tf)));
+            }
+        }
+        index.postings = vec![Vec::new(); document_frequency.len()];
+        for (id, document, saturated) in pairs {
+            #[allow(clippy::cast_precision_loss)]
+            let df = document_frequency[id as usize] as f32;
+            let idf = (1.0 + (count - df + 0.5) / (df + 0.5)).ln();
+            index.postings[id as usize].push((document, idf * saturated));
+        }
+        index
+    }
+}
+
+/// One ranked entry with its score.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scored<'a> {
+    /// The entry.
+    pub entry: &'a CatalogEntry,
+    /// Its score (higher is better; only comparable within one query).
+    pub score: f32,
+}
+
+/// The built-in router: BM25F over every word a catalog entry has, aware of verbs
+/// and plurals. Deterministic, no network; the index is built once in
+/// [`LexicalRouter::new`], and routing one message against a thousand tools takes
+/// microseconds (see BENCHMARKS.md).
+///
+/// - Names are split into words (`getNavItem` -> get, nav, item; `delete_tasks`).
+/// - Verbs in the message and in the entries map to toolkit's vocabulary: list,
+///   fetch and show lean to `get`, find to `search`, add and make to `create`,
+///   remove, drop, cancel and "get rid of" to `delete`, change, rename, mark and
+///   move to `update`.
+/// - A light stemmer joins task/tasks, memory/memories, remind/reminder.
+/// - The last three turns count, less than the message.
+/// - It abstains when no entry shares a word (beyond verbs) with the message.
+#[derive(Debug)]
+pub struct LexicalRouter {
+    catalog: Catalog,
+    index: Index,
+    weights: FieldWeights,
+    analyzer: Analyzer,
+}
+
+impl LexicalRouter {
+    /// Indexes `catalog` with the default [`FieldWeights`].
+    #[must_use]
+    pub fn new(catalog: Catalog) -> Self {
+        LexicalRouter::with_weights(catalog, FieldWeights::default())
+    }
+
+    /// Indexes `catalog` with these field weights.
+    #[must_use]
+    pub fn with_weights(catalog: Catalog, weights: FieldWeights) -> Self {
+        let documents: Vec<Vec<Field<'_>>> = catalog
+            .iter()
+            .map(|entry| {
+                vec![
+                    field(vec![&entry.name], weights.name, 0.3),
+                    field(
+                        entry.aliases.iter().map(String::as_str).collect(),
+                        weights.aliases,
+                        0.3,
+                    ),
+                    field(vec![&entry.summary], weights.summary, 0.75),
+                    field(vec![&entry.description], weights.description, 0.75),
+                    field(
+                        entry.group.as_deref().into_iter().collect(),
+                        weights.group,
+                        0.3,
+                    ),
+                    field(
+                        entry.tags.iter().map(String::as_str).collect(),
+                        weights.tags,
+                        0.3,
+                    ),
+                    field(
+                        entry
+                            .params
+                            .iter()
+                            .flat_map(|param| [param.name.as_str(), param.description.as_str()])
+                            .collect(),
+                        weights.params,
+                        0.75,
+                    ),
+                    field(
+                        entry.guidance.as_deref().into_iter().collect(),
+                        weights.guidance,
+                        0.75,
+                    ),
+                ]
+            })
+            .collect();
+        let index = Index::build(&documents, Analyzer::Full);
+        LexicalRouter {
+            catalog,
+            index,
+            weights,
+            analyzer: Analyzer::Full,
+        }
+    }
+
+    /// The allowed entries matching `request`, best first, at most `request.limit`.
+    /// Ties keep catalog order. Empty when nothing but verbs matched (or nothing).
+    #[must_use]
+    pub fn rank<'a>(&'a self, request: &RouteRequest<'_>) -> Vec<Scored<'a>> {
+        let mut query: Vec<(String, f32)> = Vec::new();
+        let verbs = (self.weights.verbs, self.weights.concepts);
+        analyze(request.message, self.analyzer, verbs, &mut query);
+        let mut turn_weight = self.weights.turns;
+        for turn in request.recent_turns().iter().rev() {
+            let start = query.len();
+            analyze(turn, self.analyzer, verbs, &mut query);
+            for (_, weight) in &mut query[start..] {
+                *weight *= turn_weight;
+            }
+            turn_weight /= 2.0;
+        }
+        rank(&self.catalog, &self.index, &query, request, self.analyzer)
+    }
+}
+
+fn rank<'a>(
+    catalog: &'a Catalog,
+    index: &Index,
+    query: &[(String, f32)],
+    request: &RouteRequest<'_>,
+    analyzer: Analyzer,
+) -> Vec<Scored<'a>> {
+    let entries = catalog.entries();
+    let mut scores = vec![0.0_f32; entries.len()];
+    // Entries sharing a word with the message that is not only a verb class.
+    let mut content = vec![false; entries.len()];
+    for (term, weight) in query {
+        let Some(&id) = index.terms.get(term) else {
+            continue;
+        };
+        let is_content = analyzer == Analyzer::Plain || !text::is_verb_term(term);
+        for &(document, score) in &index.postings[id as usize] {
+            let slot = document as usize;
+            scores[slot] += weight * score;
+            content[slot] |= is_content;
+        }
+    }
+    let mut ranked: Vec<(usize, f32)> = (0..entries.len())
+        .filter(|&document| content[document] && request.allows(&entries[document].name))
+        .map(|document| (document, scores[document]))
+        .collect();
+    // Best first, ties in catalog order; only the first `limit` need sorting.
+    let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if request.limit == 0 {
+        return Vec::new();
+    }
+    if ranked.len() > request.limit {
+        ranked.select_nth_unstable_by(request.limit - 1, order);
+        ranked.truncate(request.limit);
+    }
+    ranked.sort_by(order);
+    ranked
+        .into_iter()
+        .map(|(document, score)| Scored {
+            entry: &entries[document],
+            score,
+        })
+        .collect()
+}
+
+fn routing(ranked: Vec<Scored<'_>>) -> Routing<'_> {
+    if ranked.is_empty() {
+        Routing::Abstained
+    } else {
+        Routing::Picked(ranked.into_iter().map(|scored| scored.entry).collect())
+    }
+}
+
+impl Router for LexicalRouter {
+    fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    fn route<'a>(&'a self, request: &'a RouteRequest<'a>) -> RouteFuture<'a> {
+        let answer = routing(self.rank(request));
+        Box::pin(std::future::ready(Ok(answer)))
+    }
+}
+
+/// Plain BM25 (k1 = 1.2, b = 0.75) over each entry's name and description, split
+/// into lowercase words on anything but letters and digits, and over the message
+/// alone: no stemming, stop words, verbs, name splitting or other fields. The
+/// baseline [`LexicalRouter`] is measured against (BENCHMARKS.md); use it to compare
+/// on your own catalog.
+#[derive(Debug)]
+pub struct PlainBm25 {
+    catalog: Catalog,
+    index: Index,
+}
+
+impl PlainBm25 {
+    /// Indexes `catalog`.
+    #[must_use]
+    pub fn new(catalog: Catalog) -> Self {
+        let documents: Vec<Vec<Field<'_>>> = catalog
+            .iter()
+            .map(|entry| {
+                vec![Field {
+                    text: vec![&entry.name, &entry.description],
+                    weight: 1.0,
+                    b: 0.75,
+                }]
+            })
+            .collect();
+        let index = Index::build(&documents, Analyzer::Plain);
+        PlainBm25 { catalog, index }
+    }
+
+    /// The allowed entries matching the message, best first, at most
+    /// `request.limit`; earlier turns are ignored.
+    #[must_use]
+    pub fn rank<'a>(&'a self, request: &RouteRequest<'_>) -> Vec<Scored<'a>> {
+        let mut query = Vec::new();
+        analyze(request.message, Analyzer::Plain, (0.0, 0.0), &mut query);
+        rank(&self.catalog, &self.index, &query, request, Analyzer::Plain)
+    }
+}
+
+impl Router for PlainBm25 {
+    fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    fn route<'a>(&'a self, request: &'a RouteRequest<'a>) -> RouteFuture<'a> {
+        let answer = routing(self.rank(request));
+        Box::pin(std::future::ready(Ok(answer)))
+    }
+}

@@ -1,0 +1,339 @@
+use futures_executor::block_on;
+
+use super::*;
+
+fn entry(name: &str, description: &str, group: &str) -> CatalogEntry {
+    let mut entry = CatalogEntry::new(name, description);
+    entry.group = Some(group.to_owned());
+    entry
+}
+
+/// A small assistant-like catalog.
+fn catalog() -> Catalog {
+    Catalog::new([
+        entry(
+            "get_tasks",
+            "Get tasks: one by `id`, or the open tasks, newest first.",
+            "tasks",
+        ),
+        entry(
+            "create_tasks",
+            "Create tasks; returns them with their new ids.",
+            "tasks",
+        ),
+        entry(
+            "update_tasks",
+            "Update tasks: only the fields given change.",
+            "tasks",
+        ),
+        entry("delete_tasks", "Delete tasks by id.", "tasks"),
+        entry(
+            "get_reminders",
+            "Get reminders, soonest first.",
+            "reminders",
+        ),
+        entry("create_reminders", "Create reminders.", "reminders"),
+        entry(
+            "search_memories",
+            "Search memories by words in their content.",
+            "memories",
+        ),
+        entry(
+            "getNavItem",
+            "Get navigation items of the site menu.",
+            "navigation",
+        ),
+    ])
+}
+
+fn names(router: &LexicalRouter, message: &str) -> Vec<String> {
+    router
+        .rank(&RouteRequest::new(message).limit(3))
+        .into_iter()
+        .map(|scored| scored.entry.name.clone())
+        .collect()
+}
+
+#[test]
+fn stray_verbs_and_plurals_reach_the_vocabulary() {
+    let router = LexicalRouter::new(catalog());
+    assert_eq!(
+        names(&router, "get rid of the groceries to-do"),
+        ["delete_tasks", "get_tasks", "update_tasks"]
+    );
+    assert_eq!(names(&router, "remove that task")[0], "delete_tasks");
+    assert_eq!(names(&router, "add a task for Monday")[0], "create_tasks");
+    assert_eq!(names(&router, "mark the task as done")[0], "update_tasks");
+    assert_eq!(names(&router, "list my reminders")[0], "get_reminders");
+    assert_eq!(names(&router, "remind me at noon")[0], "create_reminders");
+    assert_eq!(
+        names(&router, "find what I said about the memory")[0],
+        "search_memories"
+    );
+    assert_eq!(names(&router, "show the nav item")[0], "getNavItem");
+}
+
+#[test]
+fn nothing_in_common_is_an_abstention() {
+    let router = LexicalRouter::new(catalog());
+    let request = RouteRequest::new("tell me a joke about penguins");
+    assert!(router.rank(&request).is_empty());
+    assert_eq!(block_on(router.route(&request)), Ok(Routing::Abstained));
+    let selection = block_on(select(&router, &request));
+    assert_eq!(selection.outcome, Outcome::Abstained);
+    assert!(selection.tools.is_empty());
+}
+
+#[test]
+fn earlier_turns_count_when_the_message_is_short() {
+    let router = LexicalRouter::new(catalog());
+    let request = RouteRequest::new("delete it").turns(["what reminders do I have?"]);
+    let picked: Vec<&str> = router
+        .rank(&request)
+        .iter()
+        .map(|s| s.entry.name.as_str())
+        .collect();
+    assert_eq!(picked[0], "delete_tasks");
+    let request = RouteRequest::new("the second one, please").turns(["show my reminders"]);
+    let picked: Vec<&str> = router
+        .rank(&request)
+        .iter()
+        .map(|s| s.entry.name.as_str())
+        .collect();
+    assert_eq!(picked[0], "get_reminders");
+}
+
+#[test]
+fn a_request_only_reaches_allowed_tools() {
+    let router = LexicalRouter::new(catalog());
+    let allowed = |name: &str| name != "delete_tasks";
+    let request = RouteRequest::new("delete the task").within(&allowed);
+    let selection = block_on(select(&router, &request));
+    assert!(!selection.names().contains(&"delete_tasks"));
+    assert_eq!(selection.outcome, Outcome::Picked);
+}
+
+#[test]
+fn ranking_is_deterministic_and_ties_keep_catalog_order() {
+    let catalog = Catalog::new([
+        CatalogEntry::new("get_b", "Get things."),
+        CatalogEntry::new("get_a", "Get things."),
+    ]);
+    let router = LexicalRouter::new(catalog);
+    let ranked = router.rank(&RouteRequest::new("things"));
+    assert_eq!(ranked.len(), 2);
+    assert_eq!(ranked[0].entry.name, "get_b");
+    assert!((ranked[0].score - ranked[1].score).abs() < f32::EPSILON);
+}
+
+#[test]
+fn plain_bm25_reads_only_name_and_description_words() {
+    let plain = PlainBm25::new(catalog());
+    let ranked = |message: &str| -> Vec<String> {
+        plain
+            .rank(&RouteRequest::new(message))
+            .into_iter()
+            .map(|scored| scored.entry.name.clone())
+            .collect()
+    };
+    // No verb mapping, no stemming: "remove" and "task" match nothing.
+    assert!(ranked("remove task").is_empty());
+    assert_eq!(ranked("delete tasks")[0], "delete_tasks");
+    // `getNavItem` is one word to it.
+    assert_eq!(ranked("getnavitem"), ["getNavItem"]);
+}
+
+#[test]
+fn entries_come_from_tools_and_from_json() {
+    let json = r#"[
+        {"name": "getPage", "description": "Get pages.\n\nBy id or slug.", "group": "pages",
+         "params": [{"name": "slug", "description": "The URL path."}]},
+        {"name": "game_scores.get", "description": "Retrieve scores."},
+        {"name": "getPage", "description": "A duplicate: left out."}
+    ]"#;
+    let catalog = Catalog::from_json(json).expect("valid");
+    assert_eq!(catalog.len(), 2);
+    let page = catalog.get("getPage").expect("present");
+    assert_eq!(page.summary, "Get pages.");
+    assert_eq!(page.verb.as_deref(), Some("get"));
+    assert_eq!(
+        page.params[0],
+        ParamEntry {
+            name: "slug".into(),
+            description: "The URL path.".into()
+        }
+    );
+    assert_eq!(
+        catalog
+            .get("game_scores.get")
+            .and_then(|e| e.verb.as_deref()),
+        Some("get")
+    );
+    assert_eq!(
+        catalog.to_lines(),
+        "- `getPage` (pages): Get pages.\n- `game_scores.get`: Retrieve scores."
+    );
+    assert!(Catalog::from_json("{").is_err());
+}
+
+/// A scripted model: checks each prompt it is sent and answers in turn.
+fn scripted(
+    script: Vec<(&'static str, Result<&'static str, &'static str>)>,
+) -> impl Fn(String) -> std::future::Ready<Result<String, String>> + Send + Sync {
+    let script = std::sync::Mutex::new(script.into_iter());
+    move |prompt: String| {
+        let (expected, answer) = script
+            .lock()
+            .expect("not poisoned")
+            .next()
+            .expect("the script has a step for every prompt");
+        assert_eq!(prompt, expected);
+        std::future::ready(answer.map(str::to_owned).map_err(str::to_owned))
+    }
+}
+
+const PROMPT: &str = "Pick the tools needed to act on the user's last message. Answer with only a JSON array of tool names from the list, most useful first, at most 5. Answer [] if no tool fits.
+
+Tools:
+- `get_tasks` (tasks): Get tasks: one by `id`, or the open tasks, newest first.
+- `create_tasks` (tasks): Create tasks; returns them with their new ids.
+- `update_tasks` (tasks): Update tasks: only the fields given change.
+- `delete_tasks` (tasks): Delete tasks by id.
+- `get_reminders` (reminders): Get reminders, soonest first.
+- `create_reminders` (reminders): Create reminders.
+- `search_memories` (memories): Search memories by words in their content.
+- `getNavItem` (navigation): Get navigation items of the site menu.
+
+Message:
+> drop the milk task and remind me at 5
+";
+
+#[test]
+fn the_model_router_sends_the_catalog_and_keeps_known_names() {
+    let router = ModelRouter::new(
+        catalog(),
+        scripted(vec![(
+            PROMPT,
+            Ok(
+                "Sure:\n```json\n[\"delete_tasks\", \"send_rocket\", \"create_reminders\", \"delete_tasks\"]\n```",
+            ),
+        )]),
+    );
+    let request = RouteRequest::new("drop the milk task\nand remind me at 5");
+    let selection = block_on(select(&router, &request));
+    assert_eq!(selection.names(), ["delete_tasks", "create_reminders"]);
+    assert_eq!(selection.outcome, Outcome::Picked);
+}
+
+#[test]
+fn the_model_router_prompt_shows_turns_and_only_allowed_tools() {
+    let allowed = |name: &str| name.ends_with("reminders");
+    let request = RouteRequest::new("and the other one")
+        .turns(["one", "two", "show reminders", "delete the 5pm one"])
+        .limit(2)
+        .within(&allowed);
+    let router = ModelRouter::new(catalog(), scripted(vec![]));
+    assert_eq!(
+        router.prompt(&request),
+        "Pick the tools needed to act on the user's last message. Answer with only a JSON array of tool names from the list, most useful first, at most 2. Answer [] if no tool fits.
+
+Tools:
+- `get_reminders` (reminders): Get reminders, soonest first.
+- `create_reminders` (reminders): Create reminders.
+
+Earlier turns:
+> two
+> show reminders
+> delete the 5pm one
+
+Message:
+> and the other one
+"
+    );
+}
+
+#[test]
+fn an_empty_array_is_an_abstention() {
+    let router = ModelRouter::new(catalog(), scripted(vec![(PROMPT, Ok("[]"))]));
+    let request = RouteRequest::new("drop the milk task and remind me at 5");
+    let selection = block_on(select(&router, &request));
+    assert_eq!(selection.outcome, Outcome::Abstained);
+    assert!(selection.tools.is_empty());
+}
+
+#[test]
+fn model_failures_fall_back_to_every_allowed_tool_and_say_why() {
+    let request = RouteRequest::new("drop the milk task and remind me at 5");
+    let every: Vec<&str> = catalog()
+        .iter()
+        .map(|entry| entry.name.as_str())
+        .map(|n| Box::leak(n.to_owned().into_boxed_str()) as &str)
+        .collect();
+    for (answer, error) in [
+        (
+            Ok("delete_tasks, create_reminders"),
+            RouteError::Malformed {
+                output: "delete_tasks, create_reminders".into(),
+            },
+        ),
+        (
+            Ok("[1, 2]"),
+            RouteError::Malformed {
+                output: "[1, 2]".into(),
+            },
+        ),
+        (
+            Ok(r#"["send_rocket"]"#),
+            RouteError::UnknownTools {
+                names: vec!["send_rocket".into()],
+            },
+        ),
+        (
+            Err("429 Too Many Requests"),
+            RouteError::Model {
+                message: "429 Too Many Requests".into(),
+            },
+        ),
+    ] {
+        let router = ModelRouter::new(catalog(), scripted(vec![(PROMPT, answer)]));
+        let selection = block_on(select(&router, &request));
+        assert_eq!(selection.names(), every);
+        assert_eq!(selection.error(), Some(&error));
+        assert_eq!(selection.outcome, Outcome::FellBack(error));
+    }
+    assert_eq!(
+        RouteError::Malformed {
+            output: "no".into()
+        }
+        .to_string(),
+        "the routing model did not answer with a JSON array of tool names: \"no\""
+    );
+    assert_eq!(
+        RouteError::UnknownTools {
+            names: vec!["a".into(), "b".into()]
+        }
+        .to_string(),
+        "the routing model named only tools that are not in the catalog: a, b"
+    );
+    assert_eq!(
+        RouteError::Model {
+            message: "timeout".into()
+        }
+        .to_string(),
+        "the routing model failed: timeout"
+    );
+}
+
+#[test]
+fn a_fallback_respects_the_allowance() {
+    let allowed = |name: &str| name.starts_with("get");
+    let request = RouteRequest::new("anything").within(&allowed);
+    let router = ModelRouter::new(catalog(), |_prompt: String| {
+        std::future::ready(Err::<String, _>("down"))
+    });
+    let selection = block_on(select(&router, &request));
+    assert_eq!(
+        selection.names(),
+        ["get_tasks", "get_reminders", "getNavItem"]
+    );
+}
