@@ -159,7 +159,7 @@ impl FromContext for CallerThread {
 pub enum ChannelKind {
     /// A text message to a phone.
     Sms,
-    /// WhatsApp.
+    /// `WhatsApp`.
     Whatsapp,
     /// The chat widget on the org's website.
     Widget,
@@ -206,10 +206,4 @@ pub enum Trigger {
         /// The member.
         member_id: u32,
     },
-}
-
-impl FromContext for Trigger {
-    fn from_context(ctx: &Context) -> Result<Self, ToolError> {
-        ctx.require::<Trigger>().copied()
-    }
 }

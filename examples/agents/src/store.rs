@@ -399,6 +399,7 @@ impl Org {
     }
 
     /// An owner closes an escalation; returns whether it was open.
+    #[must_use]
     pub fn resolve_escalation(&self, thread: ThreadId, id: u32) -> bool {
         let mut data = self.lock();
         let escalation = data
@@ -441,6 +442,7 @@ impl Org {
     /// order: each yields one [`Wake`], however many runs it missed. A one-shot
     /// schedule disables itself after it fired; a recurring one moves to its next
     /// run after `now`.
+    #[must_use = "the wakes are the agent runs to start"]
     pub fn advance_to(&self, now: Timestamp) -> Vec<Wake> {
         let mut data = self.lock();
         data.now = data.now.max(now);
@@ -469,6 +471,7 @@ impl Org {
     }
 
     /// Removes and returns a stored pending approval.
+    #[must_use]
     pub fn take_pending_approval(&self, key: &str) -> Option<String> {
         self.lock().pending_approvals.remove(key)
     }
