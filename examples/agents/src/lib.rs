@@ -10,6 +10,7 @@
 //! - [`context`]: what a caller puts in the tool context, and what each piece is
 //!   bound to.
 
+pub mod consumers;
 pub mod context;
 pub mod schedule;
 mod store;
