@@ -9,6 +9,33 @@
 //!   configurations, and the schedules that wake agents up ([`Org::advance_to`]).
 //! - [`context`]: what a caller puts in the tool context, and what each piece is
 //!   bound to.
+//! - [`consumers`]: the views: the assistant's and each agent's, built per request
+//!   from stored allowlist strings, the `recommended` preset, permissions, pages,
+//!   flags, and the trust rule for schedules.
+//!
+//! ```
+//! use example_agents::consumers::{Request, agent_view, approvals};
+//! use example_agents::{CallerThread, Org, Principal, SALES_AGENT};
+//! use toolkit::approval::ApprovalKey;
+//! use toolkit::Context;
+//!
+//! // Once, at start-up.
+//! let approvals = approvals(ApprovalKey::new(*b"an application secret, 32 bytes!"));
+//! let org = Org::sample();
+//!
+//! // Per request: the agent's stored row, its principal, the org's flags.
+//! let sales = org.agent(SALES_AGENT).unwrap();
+//! let principal = Principal::agent(SALES_AGENT, &["contacts.read", "sales.read", "sales.write"]);
+//! let request = Request { principal: &principal, flags: &[], page: None };
+//! let view = agent_view(toolkit::registry(), &approvals, &sales, &request, false)?;
+//! assert!(view.contains("update_deals") && !view.contains("buy_phone_numbers"));
+//!
+//! let ctx = Context::new().with(org.clone()).with(CallerThread(SALES_AGENT));
+//! // `update_deal` is the name the stored allowlist and old transcripts use.
+//! let response = futures_executor::block_on(view.call("update_deal", r#"{"id": 6, "stage": "won"}"#, &ctx));
+//! assert_eq!(response.result().map(|deal| &deal["stage"]), Some(&serde_json::json!("won")));
+//! # Ok::<(), toolkit::ViewError>(())
+//! ```
 
 pub mod consumers;
 pub mod context;
