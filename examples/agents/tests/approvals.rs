@@ -282,3 +282,46 @@ fn an_agents_own_schedules_are_approved_inline_and_capped() {
     assert_eq!(response.to_json()["error"]["kind"], "invalid_arguments");
     assert_eq!(org.schedules(SALES_AGENT).len(), 3);
 }
+
+#[test]
+fn powerful_tools_always_wait_for_a_human_even_for_an_owner() {
+    let org = Org::sample();
+    let approvals = org_approvals();
+    let owner = Principal::owner(1);
+    let request = Request {
+        principal: &owner,
+        flags: &[],
+        page: None,
+    };
+    let view = example_agents::consumers::assistant_view(
+        registry(),
+        &approvals,
+        example_agents::consumers::ASSISTANT_ALLOWLIST,
+        &request,
+    )
+    .unwrap();
+    let ctx = Context::new()
+        .with(org.clone())
+        .with(example_agents::Session { member_id: 1 })
+        .with(CallId::new("call_1"));
+    let response = block_on(view.call("buy_phone_number", r#"{"area_code": 20}"#, &ctx));
+    let pending = response.pending().expect("pending");
+    assert_eq!(
+        (
+            pending.tool.as_str(),
+            pending.principal.as_str(),
+            &pending.arguments
+        ),
+        ("buy_phone_numbers", "member:1", &json!({"area_code": 20}))
+    );
+    // Arguments the tool can't take are refused before any human sees them.
+    let response = block_on(view.call("buy_phone_numbers", r#"{"area_code": "twenty"}"#, &ctx));
+    assert_eq!(
+        response.to_json()["error"]["kind"],
+        "invalid_arguments",
+        "{response:?}"
+    );
+    // The registry itself never runs an `approve` tool.
+    let response = block_on(registry().call("buy_phone_numbers", r#"{"area_code": 20}"#, &ctx));
+    assert_eq!(response.to_json()["error"]["kind"], "approval_required");
+}

@@ -524,3 +524,40 @@ fn the_assistant_sets_the_personalization_of_the_member_signed_in() {
         Some("Short answers, British spelling.")
     );
 }
+
+#[test]
+fn channel_tools_reply_on_the_live_message_of_the_turn() {
+    let approvals = approvals(key());
+    let org = Org::sample();
+    let sales = org.agent(SALES_AGENT).unwrap();
+    let principal = sales_principal();
+    let request = Request {
+        principal: &principal,
+        flags: &[],
+        page: None,
+    };
+    let live = agent_view(registry(), &approvals, &sales, &request, true).unwrap();
+    let ctx = Context::new()
+        .with(org.clone())
+        .with(CallerThread(SALES_AGENT))
+        .with(LiveMessage {
+            channel: example_agents::ChannelKind::Whatsapp,
+            conversation_id: 12,
+            message_id: 40,
+            contact_id: Some(2),
+            text: "Is the shop open on Sunday?".to_owned(),
+        });
+    assert_eq!(
+        block_on(live.call("create_reactions", r#"{"emoji": "👍"}"#, &ctx)).to_json(),
+        json!({"result": {"channel": "whatsapp", "conversation_id": 12, "in_reply_to": 40, "text": "👍", "reaction": true}})
+    );
+    assert_eq!(
+        block_on(live.call("create_replies", r#"{"text": "Closed on Sundays."}"#, &ctx)).to_json(),
+        json!({"result": {"channel": "whatsapp", "conversation_id": 12, "in_reply_to": 40, "text": "Closed on Sundays.", "reaction": false}})
+    );
+    assert_eq!(
+        block_on(live.call("create_reactions", r#"{"emoji": "ok"}"#, &ctx)).to_json(),
+        json!({"error": {"kind": "failed", "message": "`emoji` must be exactly one emoji"}})
+    );
+    assert_eq!(org.replies().len(), 2);
+}
