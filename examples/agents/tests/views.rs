@@ -561,3 +561,32 @@ fn channel_tools_reply_on_the_live_message_of_the_turn() {
     );
     assert_eq!(org.replies().len(), 2);
 }
+
+#[test]
+fn a_typed_allowlist_from_tool_handles_is_checked_by_the_compiler() {
+    use example_agents::tools::agent::{create_memories, search_memories};
+    use example_agents::tools::crm::{get_contacts, search_contacts};
+    use toolkit::ToolHandle as _;
+
+    let view = registry()
+        .view()
+        .scopes([Scope::Shared, Scope::Agent])
+        .provides([Binding::CallerThread])
+        .allow_tools([
+            get_contacts::definition(),
+            search_contacts::definition(),
+            create_memories::definition(),
+            search_memories::definition(),
+        ])
+        .build()
+        .unwrap();
+    assert_eq!(
+        names(&view),
+        [
+            "create_memories",
+            "get_contacts",
+            "search_contacts",
+            "search_memories"
+        ]
+    );
+}
