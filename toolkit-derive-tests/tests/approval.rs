@@ -1,7 +1,7 @@
 //! The `approve` tier end to end: a call through a view validates its arguments and
 //! comes back pending (exact JSON, fixed clock and key); a human approves, edits or
 //! denies; the approval runs the call exactly once, also across processes sharing a
-//! SQLite store; forged, altered, expired, misdirected and replayed approvals run
+//! `SQLite` store; forged, altered, expired, misdirected and replayed approvals run
 //! nothing and say why.
 
 // In-memory tools never await.

@@ -647,6 +647,7 @@ fn a_view_of_the_process_registry_without_steps() {
             "create_escalations",
             "create_messages",
             "create_phone_numbers",
+            "delete_messages",
             "get_calls",
             "get_contacts",
             "get_messages",
@@ -654,4 +655,55 @@ fn a_view_of_the_process_registry_without_steps() {
             "set_member_personalization",
         ]
     );
+}
+
+/// Delete messages for good.
+#[tool(scope = shared, tier = confirm, group = "messages")]
+async fn delete_messages(
+    /// The messages.
+    ids: Vec<u32>,
+) -> Vec<u32> {
+    ids
+}
+
+#[test]
+fn a_confirm_tool_answers_through_a_view_exactly_as_its_dispatcher_does() {
+    // The dispatcher of a `confirm` tool returns the preview until `confirmed: true`;
+    // the view adds nothing and skips nothing on the way.
+    let view = toolkit::registry()
+        .view()
+        .allow(["delete_messages"])
+        .build()
+        .expect("view");
+    let ctx = Context::new();
+    let tool = delete_messages::definition();
+    for arguments in [r#"{"ids": [1, 2]}"#, r#"{"ids": "x"}"#, ""] {
+        assert_eq!(
+            block_on(view.call("delete_messages", arguments, &ctx)),
+            block_on(tool.call(arguments, &ctx)),
+            "{arguments}"
+        );
+        assert_eq!(
+            block_on(toolkit::registry().call("delete_messages", arguments, &ctx)),
+            block_on(tool.call(arguments, &ctx)),
+            "{arguments}"
+        );
+    }
+}
+
+#[test]
+fn views_and_their_calls_cross_threads() {
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    fn send<T: Send>(_: &T) {}
+    let view = hidden_test_view();
+    send_sync(&view);
+    let ctx = Context::new();
+    let call = view.call("get_calls", "{}", &ctx);
+    send(&call);
+    assert_eq!(block_on(call), Response::Result(json!([])));
+    let approvals = toolkit::approval::Approvals::new(
+        toolkit::approval::ApprovalKey::new([7; 32]),
+        toolkit::approval::MemoryApprovalStore::new(),
+    );
+    send_sync(&approvals);
 }

@@ -78,10 +78,8 @@ impl Bits {
 
     fn full(len: usize) -> Self {
         let mut bits = Bits(vec![u64::MAX; len.div_ceil(64)]);
-        if len % 64 != 0 {
-            if let Some(last) = bits.0.last_mut() {
-                *last = (1u64 << (len % 64)) - 1;
-            }
+        if let (false, Some(last)) = (len.is_multiple_of(64), bits.0.last_mut()) {
+            *last = (1u64 << (len % 64)) - 1;
         }
         bits
     }
@@ -244,9 +242,8 @@ impl<'r> ViewBuilder<'r> {
             .fold(0, |mask, scope| mask | scope_bit(scope));
         self.scopes &= mask;
         // Also now, so that `permit` is not asked about tools out of scope.
-        let candidates: Vec<usize> = self.keep.positions().collect();
-        for position in candidates {
-            if self.scopes & scope_bit(self.registry.at(position).scope) == 0 {
+        for (position, tool) in self.registry.iter().enumerate() {
+            if self.scopes & scope_bit(tool.scope) == 0 {
                 self.keep.clear(position);
             }
         }
@@ -339,9 +336,8 @@ impl<'r> ViewBuilder<'r> {
     /// ABAC, owners bypass, ...). Called once per tool still in the view, now; the
     /// view keeps no closure.
     pub fn permit(mut self, mut permitted: impl FnMut(&Tool) -> bool) -> Self {
-        let candidates: Vec<usize> = self.keep.positions().collect();
-        for position in candidates {
-            if !permitted(self.registry.at(position).tool()) {
+        for (position, tool) in self.registry.iter().enumerate() {
+            if self.keep.get(position) && !permitted(tool.tool()) {
                 self.keep.clear(position);
             }
         }
@@ -365,10 +361,11 @@ impl<'r> ViewBuilder<'r> {
                 });
             }
         }
-        let candidates: Vec<usize> = self.keep.positions().collect();
-        for position in candidates {
-            let group = self.registry.at(position).group;
-            if !group.is_some_and(|group| groups.iter().any(|wanted| wanted.as_ref() == group)) {
+        for (position, tool) in self.registry.iter().enumerate() {
+            let surfaced = tool
+                .group
+                .is_some_and(|group| groups.iter().any(|wanted| wanted.as_ref() == group));
+            if !surfaced {
                 self.keep.clear(position);
             }
         }
@@ -604,6 +601,7 @@ impl<'r> View<'r> {
     }
 
     /// The view's tools, in name order.
+    #[must_use]
     pub fn iter(&self) -> ViewIter<'_, 'r> {
         ViewIter {
             registry: self.registry,

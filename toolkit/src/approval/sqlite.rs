@@ -1,4 +1,4 @@
-//! Used approvals in a SQLite file, shared by every process that opens it.
+//! Used approvals in a `SQLite` file, shared by every process that opens it.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -8,7 +8,7 @@ use rusqlite::{Connection, params};
 
 use super::store::{ApprovalStore, GRACE_SECONDS, StoreError, StoreFuture};
 
-/// Used approvals in a SQLite database (feature `sqlite`; SQLite is compiled in).
+/// Used approvals in a `SQLite` database (feature `sqlite`; `SQLite` is compiled in).
 /// Processes that open the same file share it: a claim is one `INSERT` on a primary
 /// key, so of two processes resuming one approval exactly one runs the call.
 ///
