@@ -40,6 +40,8 @@ fn prints_the_tools_then_each_call_and_its_answer() {
             r#"get_notes {"priority": "normal"}"#,
             r#"get_notes {"limit": "ten"}"#,
             "get_note {}",
+            r#"delete_note {"id": 1}"#,
+            r#"delete_note {"id": 1, "confirmed": true}"#,
         ]
     );
     insta::assert_json_snapshot!("quickstart_tools", sections[0].1);
@@ -61,6 +63,13 @@ fn prints_the_tools_then_each_call_and_its_answer() {
                 "suggestion": "get_notes",
                 "message": "unknown tool `get_note`; did you mean `get_notes`?",
             }}),
+            // A `confirm` tool without `confirmed`: a preview, and nothing deleted.
+            &json!({
+                "requires_confirmation": true,
+                "message": "`delete_note` has not run; call it again with `confirmed: true` to proceed",
+                "items": [{"id": 1}],
+            }),
+            &json!({"result": "deleted note 1"}),
         ]
     );
 }

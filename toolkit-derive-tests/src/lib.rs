@@ -88,7 +88,7 @@ pub async fn get_tasks(
 }
 
 /// Create tasks; returns them with their new ids.
-#[tool(scope = shared, tier = confirm, group = "tasks", aliases = ["create_task"], tags = ["web", "voice"])]
+#[tool(scope = shared, tier = auto, group = "tasks", aliases = ["create_task"], tags = ["web", "voice"])]
 pub async fn create_tasks(
     #[ctx] store: State<TaskStore>,
     /// The tasks to create.
@@ -153,7 +153,7 @@ pub struct TaskUpdate {
 
 /// Update tasks. Every id is checked before anything is written, so a bad id
 /// changes nothing.
-#[tool(scope = shared, tier = confirm, group = "tasks", aliases = ["update_task"])]
+#[tool(scope = shared, tier = auto, group = "tasks", aliases = ["update_task"])]
 pub async fn update_tasks(
     #[ctx] store: State<TaskStore>,
     /// The changes, one per task.

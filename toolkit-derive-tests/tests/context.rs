@@ -17,6 +17,8 @@ struct Session {
 struct CurrentUser(String);
 
 impl FromContext for CurrentUser {
+    type Binding = toolkit::binding::HumanSession;
+
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         let session = ctx.require::<Session>()?;
         match &session.user {
@@ -43,7 +45,7 @@ fn get_profile(#[ctx] user: CurrentUser, #[ctx] store: Option<State<TaskStore>>)
 }
 
 /// Get a greeting for whoever is calling, signed in or not.
-#[tool(scope = shared, tier = auto)]
+#[tool(scope = assistant, tier = auto)]
 fn get_greeting(
     #[ctx] user: Option<CurrentUser>,
     /// Say it loudly.

@@ -182,7 +182,7 @@ fn reads_every_declared_fact_at_run_time() {
             "summary": "Create tasks; returns them with their new ids.",
             "verb": "create",
             "scope": "shared",
-            "tier": "confirm",
+            "tier": "auto",
             "always": false,
             "group": "tasks",
             "aliases": ["create_task"],
@@ -321,7 +321,7 @@ fn reads_every_declared_fact_at_run_time() {
             "summary": "Update tasks. Every id is checked before anything is written, so a bad id changes nothing.",
             "verb": "update",
             "scope": "shared",
-            "tier": "confirm",
+            "tier": "auto",
             "always": false,
             "group": "tasks",
             "aliases": ["update_task"],
@@ -379,7 +379,7 @@ fn handles_name_the_tool_without_a_string() {
     assert_eq!(remove_task::NAME, "delete_tasks");
     assert_eq!(remove_task::SCOPE, Scope::Agent);
     assert_eq!(remove_task::TIER, Tier::Approve);
-    assert_eq!(create_tasks::TIER, Tier::Confirm);
+    assert_eq!(create_tasks::TIER, Tier::Auto);
     assert_eq!(search_void::SCOPE, Scope::Channel);
     assert_eq!(set_mood::SCOPE, Scope::Assistant);
     assert_eq!(other_tools::link_memories::NAME, "link_memories");
@@ -505,7 +505,7 @@ fn rejects_two_tools_with_one_name_naming_both_locations() {
             "tool name `get_tasks` is defined twice: as a tool at \
              toolkit-derive-tests/src/lib.rs:{} (toolkit_derive_tests) and as a tool at \
              toolkit-derive-tests/tests/registry.rs:42 (registry); \
-             rename one of them or remove the alias",
+             rename one of them",
             original.line
         )
     );

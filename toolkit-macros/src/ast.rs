@@ -53,6 +53,9 @@ impl Param {
 pub(crate) struct SerdeField {
     pub(crate) rename: Option<String>,
     pub(crate) default: bool,
+    /// `with`, `deserialize_with` or `default = "path"`: code of the user's that
+    /// works on the parameter's own type, so the field keeps that type.
+    pub(crate) custom: bool,
 }
 
 impl SerdeField {
@@ -75,9 +78,13 @@ impl SerdeField {
                 } else if meta.path.is_ident("default") {
                     field.default = true;
                     if meta.input.peek(syn::Token![=]) {
+                        field.custom = true;
                         meta.value()?.parse::<syn::LitStr>()?;
                     }
                 } else if meta.input.peek(syn::Token![=]) {
+                    if meta.path.is_ident("with") || meta.path.is_ident("deserialize_with") {
+                        field.custom = true;
+                    }
                     meta.value()?.parse::<Expr>()?;
                 } else if meta.input.peek(syn::token::Paren) {
                     meta.parse_nested_meta(|inner| {
@@ -140,7 +147,21 @@ impl ToolFn {
         if let Some(abi) = &signature.abi {
             errors.error(abi, "a tool cannot declare an ABI; remove the `extern`");
         }
-        if !signature.generics.params.is_empty() || signature.generics.where_clause.is_some() {
+        let only_lifetimes = signature
+            .generics
+            .params
+            .iter()
+            .all(|param| matches!(param, syn::GenericParam::Lifetime(_)));
+        if !signature.generics.params.is_empty()
+            && only_lifetimes
+            && signature.generics.where_clause.is_none()
+        {
+            errors.error(
+                &signature.generics,
+                "a tool cannot have lifetime parameters: its arguments are parsed from JSON into owned values that outlive the call; remove them and take owned types (`String`, not `&'a str`)",
+            );
+        } else if !signature.generics.params.is_empty() || signature.generics.where_clause.is_some()
+        {
             errors.error(
                 &signature.generics,
                 "a tool cannot be generic: its arguments need one concrete JSON schema; use concrete types",
@@ -225,6 +246,13 @@ fn read_param(typed: &mut syn::PatType, errors: &mut Errors) -> Option<Param> {
     });
     let ident = match &*typed.pat {
         Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),
+        Pat::Wild(wild) => {
+            errors.error(
+                wild,
+                "a tool parameter needs a name: the model fills each argument by name; name it (`limit`), or remove it if the tool does not use it",
+            );
+            return None;
+        }
         other => {
             errors.error(
                 other,
@@ -257,7 +285,16 @@ fn read_param(typed: &mut syn::PatType, errors: &mut Errors) -> Option<Param> {
             Some(String::new())
         }
     };
-    if description.is_none() {
+    if description.is_none()
+        && let Some(empty) = doc_attrs.first()
+    {
+        errors.error(
+            empty,
+            format!(
+                "the doc comment of parameter `{ident}` is empty; say what the model should put here"
+            ),
+        );
+    } else if description.is_none() {
         errors.error(
             &ident,
             format!(
@@ -355,6 +392,6 @@ fn is_result(ty: &Type) -> bool {
     last_segment(ty).is_some_and(|segment| segment.ident == "Result")
 }
 
-fn is_option(ty: &Type) -> bool {
+pub(crate) fn is_option(ty: &Type) -> bool {
     last_segment(ty).is_some_and(|segment| segment.ident == "Option")
 }

@@ -49,6 +49,7 @@ const TOOL_KEYS: &[&str] = &[
     "title",
     "gate",
     "tags",
+    "preview",
     "crate",
 ];
 
@@ -67,6 +68,8 @@ pub(crate) struct ToolAttr {
     pub(crate) gate: Option<LitStr>,
     pub(crate) tags: Vec<LitStr>,
     pub(crate) krate: Option<Path>,
+    /// `preview = path::to_fn`: what a `confirm` tool shows before it acts.
+    pub(crate) preview: Option<Path>,
     /// The keys the user wrote, whether or not their values could be read.
     written: Vec<String>,
     /// The keys that misspelled keys most likely meant. A key that is there but
@@ -124,6 +127,13 @@ impl ToolAttr {
                     Meta::Path(_) => attr.always = true,
                     Meta::NameValue(pair) => errors.error(&pair.value, ALWAYS_IS_A_FLAG),
                     Meta::List(list) => errors.error(&list.tokens, ALWAYS_IS_A_FLAG),
+                },
+                "preview" => match &meta {
+                    Meta::NameValue(pair) => match &pair.value {
+                        Expr::Path(path) if path.qself.is_none() => attr.preview = Some(path.path.clone()),
+                        other => errors.error(other, "expected a path to the preview function, like `preview = preview_delete_pages`"),
+                    },
+                    _ => errors.error(&meta, "expected `preview = path::to_fn`"),
                 },
                 "crate" => match &meta {
                     Meta::NameValue(pair) => match &pair.value {

@@ -151,6 +151,13 @@ fn check<'a>(
             } else if let Some(text) = &func.description {
                 let docs = &func.doc_attrs;
                 check_length(text, quote!(#(#docs)*), errors);
+            } else if attr.is_missing("description")
+                && let Some(empty) = func.doc_attrs.first()
+            {
+                errors.error(
+                    empty,
+                    format!("the doc comment of tool `{name}` is empty; say what the tool does, for the model"),
+                );
             } else if attr.is_missing("description") {
                 errors.error(
                     ident,
@@ -162,6 +169,8 @@ fn check<'a>(
     };
     let scope = attr.scope;
     let tier = attr.tier;
+    check_confirm(attr, func, errors);
+    check_json_names(func, errors);
     let missing_scope = scope.is_none() && attr.is_missing("scope");
     let missing_tier = tier.is_none() && attr.is_missing("tier");
     // Nothing in the input can be named for a key that is not there, so these point
@@ -193,6 +202,58 @@ fn check<'a>(
             .map(|path| path.display().to_string()),
     })
 }
+
+/// `preview` belongs to `confirm` tools, and their `confirmed` argument to toolkit.
+fn check_confirm(attr: &ToolAttr, func: &ToolFn, errors: &mut Errors) {
+    let Some(tier) = attr.tier else {
+        return;
+    };
+    if tier.word == "confirm" {
+        for param in func.model_params() {
+            if param.model_name() == CONFIRMED {
+                errors.error(
+                    &param.ident,
+                    "a `confirm` tool cannot have a parameter named `confirmed`: toolkit adds that argument itself (the model sets it to `true` once the user agreed to the preview); rename the parameter",
+                );
+            }
+        }
+    } else if let Some(preview) = &attr.preview {
+        errors.error(
+            preview,
+            format!(
+                "`preview` applies only to `tier = confirm` tools, and this one is `tier = {}`; remove `preview`, or declare `tier = confirm` if the tool should show what it would do first",
+                tier.word
+            ),
+        );
+    }
+}
+
+/// Two parameters the model would fill under one JSON name could never both be
+/// given: every call would fail.
+fn check_json_names(func: &ToolFn, errors: &mut Errors) {
+    let mut seen: Vec<(String, &syn::Ident)> = Vec::new();
+    for param in func.model_params() {
+        let name = param.model_name();
+        if let Some((_, first)) = seen.iter().find(|(seen, _)| *seen == name) {
+            errors.error(
+                &param.ident,
+                format!(
+                    "parameters `{}` and `{}` both take the JSON name `{name}`, so no call could give both; give each its own name (check their `#[serde(rename)]`)",
+                    unraw(first),
+                    unraw(&param.ident)
+                ),
+            );
+        } else {
+            seen.push((name, &param.ident));
+        }
+    }
+}
+
+/// The argument toolkit adds to every `confirm` tool.
+const CONFIRMED: &str = "confirmed";
+
+/// What the model reads about `confirmed`.
+const CONFIRMED_DOC: &str = "Set to true only after the user has seen this tool's preview and agreed to it. Without it (or with false) the tool does not act: it returns that preview.";
 
 fn check_length(text: &str, source: impl ToTokens, errors: &mut Errors) {
     let length = text.chars().count();
@@ -230,6 +291,8 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
     let vis = &func.item.vis;
 
     let mut fields = Vec::new();
+    let mut argument_types = Vec::new();
+    let mut patterns = Vec::new();
     let mut defaults = Vec::new();
     let mut params = Vec::new();
     for param in func.model_params() {
@@ -244,23 +307,50 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
         };
         let ident = &param.ident;
         let ty = &param.ty;
+        let span = span_of(ty);
         let doc = description.as_deref().unwrap_or_default();
+        let serde_field = crate::ast::SerdeField::read(field_attrs);
+        // The field's type: the parameter's own, or a local newtype whose serde and
+        // schemars impls always exist, so the derives never report a missing trait;
+        // the newtype's impls check the parameter's type once, on the user's token.
+        let (field_ty, pattern) = if serde_field.custom {
+            (ty.to_token_stream(), quote!(#ident))
+        } else {
+            let wrapper = format_ident!("__toolkit_arg_{}", unraw(ident), span = span);
+            argument_types.push(argument_type(
+                &wrapper,
+                ty,
+                &private,
+                serde_field.default && default.is_none(),
+            ));
+            (wrapper.to_token_stream(), quote!(#ident: #wrapper(#ident)))
+        };
+        patterns.push(pattern);
         let default_attr = default.as_ref().map(|expr| {
             let function = format_ident!("__toolkit_default_{}", unraw(ident));
             let function_name = function.to_string();
+            // The default is checked against the parameter's own type, so a wrong
+            // one reads "expected `u32`" with the parameter's type underlined.
+            let value = if serde_field.custom {
+                quote_spanned!(span_of_expr(expr)=> #expr)
+            } else {
+                quote_spanned!(span_of_expr(expr)=> #field_ty(#ident))
+            };
             defaults.push(quote_spanned! {span_of_expr(expr)=>
-                fn #function() -> #ty { #expr }
+                #[allow(clippy::unnecessary_wraps)]
+                fn #function() -> #field_ty {
+                    let #ident: #ty = #expr;
+                    #value
+                }
             });
             quote!(#[serde(default = #function_name)])
         });
-        // Spanned on the parameter's type, so serde's "not Deserialize" errors
-        // point there rather than at the attribute.
-        let field_doc = LitStr::new(doc, span_of(ty));
-        fields.push(quote_spanned! {span_of(ty)=>
+        let field_doc = LitStr::new(doc, span);
+        fields.push(quote_spanned! {span=>
             #[doc = #field_doc]
             #default_attr
             #(#field_attrs)*
-            #ident: #ty
+            #ident: #field_ty
         });
         let model_name = param.model_name();
         let required = !optional;
@@ -268,25 +358,98 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
             #private::Param { name: #model_name, description: #doc, required: #required }
         });
     }
-    let model_idents: Vec<_> = func.model_params().map(|param| &param.ident).collect();
-    let extractions = func
+    let is_confirm = checked.tier.word == "confirm";
+    if is_confirm {
+        let confirmed = format_ident!("{}", CONFIRMED);
+        fields.push(quote! {
+            #[doc = #CONFIRMED_DOC]
+            #[serde(default)]
+            #confirmed: bool
+        });
+        params.push(quote! {
+            #private::Param { name: #CONFIRMED, description: #CONFIRMED_DOC, required: false }
+        });
+    }
+    let context_params: Vec<_> = func
         .params
         .iter()
         .filter(|param| matches!(param.kind, ParamKind::Context))
+        .collect();
+    let extractions = context_params.iter().map(|param| {
+        let ident = &param.ident;
+        let span = span_of(&param.ty);
+        // A trait call, not a generic helper: "not `FromContext`" then names the
+        // user's type alone, with no note about a toolkit function.
+        let ty = &param.ty;
+        let private = respan(private.clone(), span);
+        let extract =
+            quote_spanned!(span=> <#ty as #private::FromContext>::from_context(__toolkit_ctx));
+        quote! {
+            let #ident = match #extract {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => return #private::Response::Error(error),
+            };
+        }
+    });
+    let binding_rules = context_params.iter().flat_map(|param| {
+        let span = span_of(&param.ty);
+        // The type keeps its own spans, so the error underlines all of it.
+        let ty = &param.ty;
+        let private = respan(private.clone(), span);
+        refused_bindings(checked.scope).iter().map(move |rule| {
+            let rule = format_ident!("{}", rule, span = span);
+            quote_spanned! {span=>
+                const _: () = <<#ty as #private::FromContext>::Binding
+                    as #private::binding_rules::#rule<#ty>>::OK;
+            }
+        })
+    });
+    let required_bindings = context_params
+        .iter()
+        .filter(|param| !crate::ast::is_option(&param.ty))
         .map(|param| {
-            let ident = &param.ident;
-            let ty = &param.ty;
-            let span = span_of(ty);
+            let span = span_of(&param.ty);
+            let ty = respan(param.ty.to_token_stream(), span);
             let private = respan(private.clone(), span);
-            let extract = quote_spanned!(span=> #private::extract::<#ty>(__toolkit_ctx));
-            quote! {
-                let #ident = match #extract {
-                    ::core::result::Result::Ok(value) => value,
-                    ::core::result::Result::Err(error) => return #private::Response::Error(error),
-                };
+            quote_spanned! {span=>
+                <<#ty as #private::FromContext>::Binding as #private::BindingKind>::BINDING
             }
         });
-    let all_idents = func.params.iter().map(|param| &param.ident);
+    let all_idents: Vec<_> = func.params.iter().map(|param| &param.ident).collect();
+    let preview_call = is_confirm.then(|| {
+        let confirmed = format_ident!("{}", CONFIRMED);
+        let preview = match &attr.preview {
+            Some(path) => {
+                let span = syn::spanned::Spanned::span(path);
+                let private = respan(private.clone(), span);
+                quote_spanned! {span=>
+                    #[allow(unused_imports)]
+                    use #private::{PreviewIsFuture as _, PreviewIsValue as _};
+                    let __toolkit_preview = #path(#(#all_idents),*);
+                    let __toolkit_preview =
+                        (&__toolkit_preview).preview_kind().resolve(__toolkit_preview).await;
+                    <_ as #private::IntoPreview>::into_preview(__toolkit_preview)
+                }
+            }
+            None => quote! {
+                ::core::result::Result::<_, #private::ToolError>::Ok(
+                    #private::default_preview(#name, __toolkit_arguments)
+                )
+            },
+        };
+        quote! {
+            if !#confirmed {
+                return match { #preview } {
+                    ::core::result::Result::Ok(preview) => #private::Response::Preview(preview),
+                    ::core::result::Result::Err(error) => #private::Response::Error(error),
+                };
+            }
+        }
+    });
+    let confirmed_pattern = is_confirm.then(|| {
+        let confirmed = format_ident!("{}", CONFIRMED);
+        quote!(#confirmed,)
+    });
     let await_ = func.is_async.then(|| quote!(.await));
     let output = match func.output {
         Output::Result { value, error } => {
@@ -294,9 +457,13 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
             // Serialize" points at `T` and "not Display" at `E`.
             let value_private = respan(private.clone(), value);
             let error_private = respan(private.clone(), error);
-            let output_value = quote_spanned!(value=> #value_private::output(&__toolkit_ok));
+            let output_value = quote_spanned!(value=>
+                <_ as #value_private::diagnostics::ToolOutput>::to_response(&__toolkit_ok)
+            );
             let output_error = quote_spanned!(error=>
-                #error_private::output_result::<(), _>(::core::result::Result::Err(__toolkit_error))
+                #error_private::Response::Error(
+                    <_ as #error_private::diagnostics::ToolErrorOutput>::into_tool_error(__toolkit_error)
+                )
             );
             quote! {
                 match __toolkit_value {
@@ -307,7 +474,7 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
         }
         Output::Value(span) => {
             let private = respan(private.clone(), span);
-            quote_spanned!(span=> #private::output(&__toolkit_value))
+            quote_spanned!(span=> <_ as #private::diagnostics::ToolOutput>::to_response(&__toolkit_value))
         }
     };
     let output_type = output_type(&func.item.sig.output);
@@ -354,6 +521,9 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
     quote! {
         #item
 
+        // Everything beside the function goes through one macro of the crate
+        // path: a wrong `crate = path` is then one error, on the path.
+        #private::items! {
         #[doc = #handle_doc]
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #fn_ident {}
@@ -369,6 +539,8 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
                 #(#fields,)*
             }
 
+            #(#argument_types)*
+
             #(#defaults)*
 
             fn __toolkit_schema() -> #private::schemars::Schema {
@@ -379,26 +551,37 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
                 #output_schema
             }
 
+            #(#binding_rules)*
+
+            /// The one place that parses the arguments, for dispatch and for
+            /// `validate` alike.
+            fn __toolkit_parse(
+                __toolkit_arguments: &str,
+            ) -> ::core::result::Result<__toolkit_Arguments, #private::ToolError> {
+                #private::parse_arguments::<__toolkit_Arguments>(__toolkit_arguments)
+            }
+
+            fn __toolkit_validate(
+                __toolkit_arguments: &str,
+            ) -> ::core::result::Result<(), #private::ToolError> {
+                __toolkit_parse(__toolkit_arguments).map(|_| ())
+            }
+
             fn __toolkit_dispatch<'a>(
                 __toolkit_arguments: &'a str,
                 __toolkit_ctx: &'a #private::Context,
             ) -> #private::CallFuture<'a> {
                 ::std::boxed::Box::pin(async move {
-                    let __toolkit_Arguments { #(#model_idents,)* } =
-                        match #private::parse_arguments::<__toolkit_Arguments>(__toolkit_arguments) {
+                    let __toolkit_Arguments { #(#patterns,)* #confirmed_pattern } =
+                        match __toolkit_parse(__toolkit_arguments) {
                             ::core::result::Result::Ok(arguments) => arguments,
                             ::core::result::Result::Err(error) => return #private::Response::Error(error),
                         };
                     #(#extractions)*
+                    #preview_call
                     let __toolkit_value = #fn_ident(#(#all_idents),*) #await_;
                     #output
                 })
-            }
-
-            // PLACEHOLDER (branch `views`): the `macros` branch generates `validate`
-            // and `bindings` (SPEC.md "Bindings"); keep theirs at merge.
-            fn __toolkit_validate(__toolkit_arguments: &str) -> ::core::result::Result<(), #private::ToolError> {
-                #private::parse_arguments::<__toolkit_Arguments>(__toolkit_arguments).map(|_| ())
             }
 
             #[#private::linkme::distributed_slice(#private::TOOLS)]
@@ -424,7 +607,7 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
                 schema: __toolkit_schema,
                 output_schema: __toolkit_output_schema,
                 dispatch: __toolkit_dispatch,
-                bindings: &[],
+                bindings: #private::required_bindings(&[#(#required_bindings),*]),
                 validate: __toolkit_validate,
             };
 
@@ -454,6 +637,116 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
                 }
             }
         };
+        }
+    }
+}
+
+/// The newtype a model parameter's field has in the argument struct: serde and
+/// schemars impls that always exist and forward to the parameter's type through
+/// `toolkit::diagnostics`, which reports a missing `Deserialize` or `JsonSchema` (or
+/// a `FromContext` type without `#[ctx]`) once, on the parameter's type.
+fn argument_type(
+    wrapper: &syn::Ident,
+    ty: &Type,
+    private: &TokenStream,
+    serde_default: bool,
+) -> TokenStream {
+    let span = span_of(ty);
+    let private = respan(private.clone(), span);
+    let probe = quote_spanned!(span=> (&#private::diagnostics::Probe::<#ty>::new()));
+    let schema = format_ident!("{}_schema", wrapper);
+    let default = serde_default.then(|| {
+        quote_spanned! {span=>
+            #[automatically_derived]
+            #[allow(clippy::derivable_impls)]
+            impl ::core::default::Default for #wrapper {
+                fn default() -> Self {
+                    #wrapper(<#ty as ::core::default::Default>::default())
+                }
+            }
+        }
+    });
+    quote_spanned! {span=>
+        #[allow(non_camel_case_types)]
+        struct #wrapper(#ty);
+
+        #default
+
+        #[automatically_derived]
+        impl<'de> #private::serde::Deserialize<'de> for #wrapper {
+            fn deserialize<D: #private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                #[allow(unused_imports)]
+                use #private::diagnostics::{ViaContext as _, ViaModel as _};
+                #probe.kind().deserialize::<#ty, D>(deserializer).map(#wrapper)
+            }
+        }
+
+        #[automatically_derived]
+        impl #private::serde::Serialize for #wrapper {
+            fn serialize<S: #private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                #[allow(unused_imports)]
+                use #private::diagnostics::{ViaNoSerialize as _, ViaSerialize as _};
+                #probe.serialize_kind().serialize(&self.0, serializer)
+            }
+        }
+
+        #[automatically_derived]
+        impl #private::schemars::JsonSchema for #wrapper {
+            fn inline_schema() -> bool {
+                (#schema().inline_schema)()
+            }
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                (#schema().schema_name)()
+            }
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                (#schema().schema_id)()
+            }
+            fn json_schema(generator: &mut #private::schemars::SchemaGenerator) -> #private::schemars::Schema {
+                (#schema().json_schema)(generator)
+            }
+            fn _schemars_private_non_optional_json_schema(
+                generator: &mut #private::schemars::SchemaGenerator,
+            ) -> #private::schemars::Schema {
+                (#schema().non_optional_json_schema)(generator)
+            }
+            fn _schemars_private_is_option() -> bool {
+                (#schema().is_option)()
+            }
+        }
+
+        #[allow(non_snake_case)]
+        fn #schema() -> #private::diagnostics::SchemaFns {
+            #[allow(unused_imports)]
+            use #private::diagnostics::{ViaDeserialize as _, ViaNoDeserialize as _};
+            #probe.schema_kind().schema::<#ty>()
+        }
+    }
+}
+
+/// The rules of `toolkit::__private::binding_rules` a `#[ctx]` type must pass in a
+/// tool of `scope`: one per binding the scope cannot provide.
+fn refused_bindings(scope: Keyword) -> &'static [&'static str] {
+    match scope.word {
+        "shared" => &[
+            "SharedToolTakes_HumanSession",
+            "SharedToolTakes_CallerThread",
+            "SharedToolTakes_LiveChannel",
+        ],
+        "agent" => &["AgentToolTakes_HumanSession", "AgentToolTakes_LiveChannel"],
+        "assistant" => &[
+            "AssistantToolTakes_CallerThread",
+            "AssistantToolTakes_LiveChannel",
+        ],
+        "channel" => &[
+            "ChannelToolTakes_HumanSession",
+            "ChannelToolTakes_CallerThread",
+        ],
+        _ => &[],
     }
 }
 

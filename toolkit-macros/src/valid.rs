@@ -146,7 +146,12 @@ pub(crate) fn check_name(name: &str, span: Span, config: &Config, errors: &mut E
         } else {
             format!("unknown verb `{verb}` in tool name `{name}`; expected one of {verbs}")
         };
-        if let Some(better) = suggest_verb(verb, &config.verbs) {
+        if let Some(swapped) = verb_last(name, config) {
+            let _ = write!(
+                message,
+                "; the verb comes first (did you mean `{swapped}`?)"
+            );
+        } else if let Some(better) = suggest_verb(verb, &config.verbs) {
             let renamed = if resource.is_empty() {
                 format!(
                     "{better}{separator}{}",
@@ -178,6 +183,25 @@ pub(crate) fn check_name(name: &str, span: Span, config: &Config, errors: &mut E
             span,
             format!("tool name `{name}` has no resource after the verb `{verb}`; name what it acts on, like `{example}`"),
         );
+    }
+}
+
+/// A `resource_verb` name (`gmail_search`) turned around (`search_gmail`), when its
+/// last word is a verb of the vocabulary.
+fn verb_last(name: &str, config: &Config) -> Option<String> {
+    match config.naming {
+        Naming::Snake => {
+            let (resource, verb) = name.rsplit_once('_')?;
+            let known = !resource.is_empty() && config.verbs.iter().any(|known| known == verb);
+            known.then(|| format!("{verb}_{resource}"))
+        }
+        Naming::Camel => {
+            let split = name.rfind(|c: char| c.is_ascii_uppercase())?;
+            let (resource, verb) = name.split_at(split);
+            let verb = verb.to_ascii_lowercase();
+            let known = split > 0 && config.verbs.contains(&verb);
+            known.then(|| format!("{verb}{}", capitalize(resource)))
+        }
     }
 }
 
@@ -321,6 +345,18 @@ mod tests {
             ]
         );
         assert_eq!(
+            messages("gmail_search", &config),
+            [
+                "unknown verb `gmail` in tool name `gmail_search`; expected one of get, create, update, delete, search, set, link; the verb comes first (did you mean `search_gmail`?)"
+            ]
+        );
+        assert_eq!(
+            messages("memory_item_delete", &config),
+            [
+                "unknown verb `memory` in tool name `memory_item_delete`; expected one of get, create, update, delete, search, set, link; the verb comes first (did you mean `delete_memory_item`?)"
+            ]
+        );
+        assert_eq!(
             messages("recall", &config),
             [
                 "tool name `recall` does not start with a verb; expected `verb_resource` with a verb from get, create, update, delete, search, set, link"
@@ -347,6 +383,12 @@ mod tests {
             messages("get_page", &config),
             [
                 "tool name `get_page` is not camelCase; write `getPage`, or remove `naming = \"camelCase\"` from [package.metadata.toolkit] in Cargo.toml"
+            ]
+        );
+        assert_eq!(
+            messages("pageGet", &config),
+            [
+                "unknown verb `page` in tool name `pageGet`; expected one of get, browse; the verb comes first (did you mean `getPage`?)"
             ]
         );
         assert_eq!(

@@ -1,29 +1,66 @@
-//! PLACEHOLDER (branch `views`): the runtime side of the `Binding` seam of SPEC.md, so
-//! views can refuse tools whose required binding a consumer can't provide. The
-//! `macros` branch owns this seam (`toolkit::Binding`, the `binding::Kind` markers,
-//! `FromContext::Binding`); at merge, keep the `macros` branch's file and drop this one.
+//! What a context type is bound to, and which scopes can provide it.
+//!
+//! A tool is agent-only because it needs the caller's thread, not because of what it
+//! does. Every [`FromContext`](crate::FromContext) type declares its binding in one
+//! line (`type Binding = toolkit::binding::CallerThread;`), and `#[tool]` refuses, at
+//! compile time, a `#[ctx]` parameter whose binding the tool's scope cannot provide:
+//!
+//! | binding | provided in scope |
+//! |---|---|
+//! | [`Unbound`] | every scope |
+//! | [`HumanSession`] | `assistant` |
+//! | [`CallerThread`] | `agent` |
+//! | [`LiveChannel`] | `channel` |
+//!
+//! ```
+//! use toolkit::{Context, FromContext, ToolError};
+//!
+//! /// The agent's own thread, put in the context by the agent runtime.
+//! #[derive(Clone)]
+//! struct CallerThread(u64);
+//!
+//! impl FromContext for CallerThread {
+//!     type Binding = toolkit::binding::CallerThread;
+//!
+//!     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
+//!         ctx.require::<CallerThread>().cloned()
+//!     }
+//! }
+//! ```
+
+use std::fmt;
 
 use serde::Serialize;
 
-/// What a context value is bound to, and so which scopes may take it.
-///
-/// `Unbound` is allowed in every scope; `HumanSession` only in `assistant`;
-/// `CallerThread` only in `agent`; `LiveChannel` only in `channel`.
+use crate::Scope;
+
+/// What a context value is bound to, at run time. [`Tool::bindings`](crate::Tool::bindings)
+/// lists the ones a tool requires, so a consumer that cannot provide one never gets
+/// the tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Binding {
-    /// Bound to nothing: application state, stores, clients.
+    /// Bound to nothing: application state, a database pool, a clock. Every scope
+    /// can provide it.
     Unbound,
-    /// The live human session.
+    /// The live human session: only `assistant` tools may take it.
     HumanSession,
-    /// An agent's caller thread.
+    /// An autonomous agent's caller thread: only `agent` tools may take it.
     CallerThread,
-    /// The live channel of this turn.
+    /// The live channel of this turn: only `channel` tools may take it.
     LiveChannel,
 }
 
 impl Binding {
-    /// The binding's name, snake case.
+    /// Every binding, in declaration order.
+    pub const ALL: [Binding; 4] = [
+        Binding::Unbound,
+        Binding::HumanSession,
+        Binding::CallerThread,
+        Binding::LiveChannel,
+    ];
+
+    /// The binding's name in JSON (`caller_thread`).
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -33,10 +70,233 @@ impl Binding {
             Binding::LiveChannel => "live_channel",
         }
     }
+
+    /// Whether a tool of `scope` may take a context value with this binding.
+    ///
+    /// ```
+    /// use toolkit::{Binding, Scope};
+    ///
+    /// assert!(Binding::Unbound.allowed_in(Scope::Shared));
+    /// assert!(Binding::CallerThread.allowed_in(Scope::Agent));
+    /// assert!(!Binding::CallerThread.allowed_in(Scope::Shared));
+    /// ```
+    #[must_use]
+    pub const fn allowed_in(self, scope: Scope) -> bool {
+        matches!(
+            (self, scope),
+            (Binding::Unbound, _)
+                | (Binding::HumanSession, Scope::Assistant)
+                | (Binding::CallerThread, Scope::Agent)
+                | (Binding::LiveChannel, Scope::Channel)
+        )
+    }
 }
 
-impl std::fmt::Display for Binding {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for Binding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A binding as a type: `FromContext::Binding` names one of [`Unbound`],
+/// [`HumanSession`], [`CallerThread`], [`LiveChannel`]. Sealed: the four bindings are
+/// the ones the scopes know how to provide.
+pub trait Kind: sealed::Sealed + 'static {
+    /// The binding at run time.
+    const BINDING: Binding;
+}
+
+macro_rules! kinds {
+    ($($(#[$doc:meta])* $kind:ident,)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub enum $kind {}
+
+        impl sealed::Sealed for $kind {}
+
+        impl Kind for $kind {
+            const BINDING: Binding = Binding::$kind;
+        }
+    )*};
+}
+
+kinds! {
+    /// Bound to nothing: allowed in every scope.
+    Unbound,
+    /// Bound to the live human session: `scope = assistant` only.
+    HumanSession,
+    /// Bound to an agent's caller thread: `scope = agent` only.
+    CallerThread,
+    /// Bound to this turn's live channel: `scope = channel` only.
+    LiveChannel,
+}
+
+/// The bindings a tool requires, from those of its required `#[ctx]` parameters:
+/// without [`Binding::Unbound`], deduplicated, sorted.
+#[doc(hidden)]
+#[must_use]
+pub const fn required(bindings: &[Binding]) -> &'static [Binding] {
+    let mut mask = 0_u8;
+    let mut i = 0;
+    while i < bindings.len() {
+        mask |= match bindings[i] {
+            Binding::Unbound => 0,
+            Binding::HumanSession => 1,
+            Binding::CallerThread => 2,
+            Binding::LiveChannel => 4,
+        };
+        i += 1;
+    }
+    // Only one binding compiles per scope; the other sets exist for completeness.
+    match mask {
+        0 => &[],
+        1 => &[Binding::HumanSession],
+        2 => &[Binding::CallerThread],
+        3 => &[Binding::HumanSession, Binding::CallerThread],
+        4 => &[Binding::LiveChannel],
+        5 => &[Binding::HumanSession, Binding::LiveChannel],
+        6 => &[Binding::CallerThread, Binding::LiveChannel],
+        _ => &[
+            Binding::HumanSession,
+            Binding::CallerThread,
+            Binding::LiveChannel,
+        ],
+    }
+}
+
+/// The compile-time rule "a `#[ctx]` type's binding must be one the tool's scope
+/// provides", one trait per scope and binding it refuses, so each error says both in
+/// the user's words. `#[tool]` checks
+/// `<<T as FromContext>::Binding as SharedToolTakes_CallerThread<T>>::OK`, spanned on
+/// the parameter's type; `T` is only there to name the user's type in the message.
+#[doc(hidden)]
+#[allow(non_camel_case_types)]
+pub mod rules {
+    use super::{CallerThread, HumanSession, LiveChannel, Unbound};
+
+    macro_rules! rule {
+        ($trait:ident, $message:literal, $label:literal, [$($allowed:ident),*]) => {
+            #[diagnostic::on_unimplemented(message = $message, label = $label)]
+            pub trait $trait<T: ?Sized> {
+                /// Naming it proves the rule holds.
+                const OK: () = ();
+            }
+            $(
+                #[diagnostic::do_not_recommend]
+                impl<T: ?Sized> $trait<T> for $allowed {}
+            )*
+        };
+    }
+
+    rule!(
+        SharedToolTakes_HumanSession,
+        "a `shared` tool cannot take `{T}`: it is bound to the live human session; declare `scope = assistant` or take an unbound context",
+        "bound to the live human session",
+        [Unbound, CallerThread, LiveChannel]
+    );
+    rule!(
+        SharedToolTakes_CallerThread,
+        "a `shared` tool cannot take `{T}`: it is bound to an agent's caller thread; declare `scope = agent` or take an unbound context",
+        "bound to an agent's caller thread",
+        [Unbound, HumanSession, LiveChannel]
+    );
+    rule!(
+        SharedToolTakes_LiveChannel,
+        "a `shared` tool cannot take `{T}`: it is bound to this turn's live channel; declare `scope = channel` or take an unbound context",
+        "bound to this turn's live channel",
+        [Unbound, HumanSession, CallerThread]
+    );
+
+    rule!(
+        AgentToolTakes_HumanSession,
+        "an `agent` tool cannot take `{T}`: it is bound to the live human session, which an agent does not have; declare `scope = assistant` or take an unbound context",
+        "bound to the live human session",
+        [Unbound, CallerThread, LiveChannel]
+    );
+    rule!(
+        AgentToolTakes_LiveChannel,
+        "an `agent` tool cannot take `{T}`: it is bound to this turn's live channel; declare `scope = channel` or take an unbound context",
+        "bound to this turn's live channel",
+        [Unbound, HumanSession, CallerThread]
+    );
+
+    rule!(
+        AssistantToolTakes_CallerThread,
+        "an `assistant` tool cannot take `{T}`: it is bound to an agent's caller thread, which the assistant does not have; declare `scope = agent` or take an unbound context",
+        "bound to an agent's caller thread",
+        [Unbound, HumanSession, LiveChannel]
+    );
+    rule!(
+        AssistantToolTakes_LiveChannel,
+        "an `assistant` tool cannot take `{T}`: it is bound to this turn's live channel; declare `scope = channel` or take an unbound context",
+        "bound to this turn's live channel",
+        [Unbound, HumanSession, CallerThread]
+    );
+
+    rule!(
+        ChannelToolTakes_HumanSession,
+        "a `channel` tool cannot take `{T}`: it is bound to the live human session; declare `scope = assistant` or take an unbound context",
+        "bound to the live human session",
+        [Unbound, CallerThread, LiveChannel]
+    );
+    rule!(
+        ChannelToolTakes_CallerThread,
+        "a `channel` tool cannot take `{T}`: it is bound to an agent's caller thread; declare `scope = agent` or take an unbound context",
+        "bound to an agent's caller thread",
+        [Unbound, HumanSession, LiveChannel]
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn required_bindings_are_deduplicated_sorted_and_without_unbound() {
+        assert_eq!(required(&[]), &[] as &[Binding]);
+        assert_eq!(required(&[Binding::Unbound]), &[] as &[Binding]);
+        assert_eq!(
+            required(&[
+                Binding::LiveChannel,
+                Binding::Unbound,
+                Binding::CallerThread,
+                Binding::LiveChannel
+            ]),
+            &[Binding::CallerThread, Binding::LiveChannel]
+        );
+    }
+
+    #[test]
+    fn each_scope_provides_unbound_and_its_own_binding() {
+        let allowed: Vec<(Scope, Vec<Binding>)> = Scope::ALL
+            .into_iter()
+            .map(|scope| {
+                let bindings = Binding::ALL
+                    .into_iter()
+                    .filter(|binding| binding.allowed_in(scope))
+                    .collect();
+                (scope, bindings)
+            })
+            .collect();
+        assert_eq!(
+            allowed,
+            [
+                (Scope::Shared, vec![Binding::Unbound]),
+                (Scope::Agent, vec![Binding::Unbound, Binding::CallerThread]),
+                (
+                    Scope::Assistant,
+                    vec![Binding::Unbound, Binding::HumanSession]
+                ),
+                (Scope::Channel, vec![Binding::Unbound, Binding::LiveChannel]),
+            ]
+        );
+        assert_eq!(
+            serde_json::to_value(Binding::CallerThread).ok(),
+            Some(serde_json::json!("caller_thread"))
+        );
     }
 }

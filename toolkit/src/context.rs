@@ -87,6 +87,11 @@ impl fmt::Debug for Context {
 /// library implements it for [`State<T>`] (a clone of a `T` in the context) and for
 /// `Option<T>` of any extractor (absent instead of an error).
 ///
+/// Every implementation declares what the value is bound to (see
+/// [`binding`](crate::binding)): a current user read from the human session is
+/// bound to that session, so only `scope = assistant` tools may take it, and
+/// `#[tool]` says so at compile time for any other scope.
+///
 /// ```
 /// use toolkit::{Context, FromContext, ToolError};
 ///
@@ -95,6 +100,8 @@ impl fmt::Debug for Context {
 /// struct CurrentUser(String);
 ///
 /// impl FromContext for CurrentUser {
+///     type Binding = toolkit::binding::HumanSession;
+///
 ///     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
 ///         let session = ctx.require::<Session>()?;
 ///         Ok(CurrentUser(session.user.clone()))
@@ -107,11 +114,20 @@ impl fmt::Debug for Context {
     note = "wrap a value the caller puts in the `Context` in `toolkit::State<{Self}>`, or implement `toolkit::FromContext` for `{Self}`"
 )]
 pub trait FromContext: Sized {
+    /// What the value is bound to: [`binding::Unbound`](crate::binding::Unbound) for
+    /// application state, or the session, thread or channel it comes from.
+    type Binding: crate::binding::Kind;
+
     /// Takes the value from the context, or explains what is missing.
     fn from_context(ctx: &Context) -> Result<Self, ToolError>;
 }
 
+/// `None` when the value is missing. It has `T`'s binding, but a tool taking it
+/// does not *require* that binding ([`Tool::bindings`](crate::Tool::bindings) leaves
+/// it out).
 impl<T: FromContext> FromContext for Option<T> {
+    type Binding = T::Binding;
+
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         match T::from_context(ctx) {
             Ok(value) => Ok(Some(value)),
@@ -130,6 +146,8 @@ impl<T: FromContext> FromContext for Option<T> {
 pub struct State<T>(pub T);
 
 impl<T: Clone + Send + Sync + 'static> FromContext for State<T> {
+    type Binding = crate::binding::Unbound;
+
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.require::<T>().map(|value| State(value.clone()))
     }

@@ -195,8 +195,9 @@ impl std::error::Error for ToolError {}
 /// The one response type of every call: the tool's serialized result, or an error
 /// the model can act on.
 ///
-/// Serializes as `{"result": ...}`, `{"error": {"kind": ..., "message": ...}}` or
-/// `{"pending_approval": {...}}`.
+/// Serializes as `{"result": ...}`, `{"error": {"kind": ..., "message": ...}}`,
+/// `{"pending_approval": {...}}`, or, for a `confirm` tool called without
+/// `confirmed: true`, `{"requires_confirmation": true, "message": ..., "items": [...]}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Response {
     /// The tool ran; this is its serialized return value.
@@ -206,6 +207,9 @@ pub enum Response {
     /// An `approve` tool's call waits for a human; the tool has not run. Store it,
     /// show it, and resume it once decided (see [`crate::approval`]).
     Pending(crate::approval::PendingApproval),
+    /// A `confirm` tool was called without `confirmed: true`: it did not run, and
+    /// this is what it would do.
+    Preview(crate::Preview),
 }
 
 impl Response {
@@ -247,11 +251,22 @@ impl Response {
         }
     }
 
-    /// The JSON the model reads: `{"result": ...}` or
-    /// `{"error": {"kind": ..., "message": ..., ...}}`.
+    /// The preview, if a `confirm` tool was called without `confirmed: true`.
+    #[must_use]
+    pub fn preview(&self) -> Option<&crate::Preview> {
+        match self {
+            Response::Preview(preview) => Some(preview),
+            _ => None,
+        }
+    }
+
+    /// The JSON the model reads: `{"result": ...}`,
+    /// `{"error": {"kind": ..., "message": ..., ...}}`, `{"pending_approval": {...}}` or
+    /// `{"requires_confirmation": true, "message": ..., "items": [...]}`.
     #[must_use]
     pub fn to_json(&self) -> Value {
         match self {
+            Response::Preview(preview) => preview.to_json(),
             Response::Result(value) => serde_json::json!({ "result": value }),
             Response::Error(error) => {
                 let mut body = serde_json::to_value(error).unwrap_or(Value::Null);
@@ -283,11 +298,13 @@ impl From<Result<Value, ToolError>> for Response {
     }
 }
 
-/// A pending approval becomes [`ToolError::ApprovalRequired`]: the tool did not run.
+/// A preview is not an error: it becomes `Ok` with the JSON the model reads. A
+/// pending approval becomes [`ToolError::ApprovalRequired`]: the tool did not run.
 impl From<Response> for Result<Value, ToolError> {
     fn from(response: Response) -> Self {
         match response {
             Response::Result(value) => Ok(value),
+            Response::Preview(preview) => Ok(preview.to_json()),
             Response::Error(error) => Err(error),
             Response::Pending(pending) => Err(ToolError::ApprovalRequired { tool: pending.tool }),
         }
@@ -335,12 +352,18 @@ impl fmt::Display for RegistryError {
                 name,
                 first,
                 second,
-            } => write!(
-                f,
-                "tool name `{name}` is defined twice: as {} at {} and as {} at {}; \
-                 rename one of them or remove the alias",
-                first.0, first.1, second.0, second.1
-            ),
+            } => {
+                write!(
+                    f,
+                    "tool name `{name}` is defined twice: as {} at {} and as {} at {}; rename one of them",
+                    first.0, first.1, second.0, second.1
+                )?;
+                // Only an alias can be removed without renaming a tool.
+                if matches!(first.0, NameKind::Alias(_)) || matches!(second.0, NameKind::Alias(_)) {
+                    f.write_str(" or remove the alias")?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -39,10 +39,11 @@
 #![forbid(unsafe_code)]
 
 pub mod approval;
-// PLACEHOLDER (branch `views`): the `macros` branch owns `binding`; keep theirs at merge.
 pub mod binding;
 mod context;
+pub mod diagnostics;
 mod error;
+mod preview;
 mod registry;
 mod render;
 pub mod schema;
@@ -59,6 +60,7 @@ pub use approval::CallId;
 pub use binding::Binding;
 pub use context::{Context, FromContext, State};
 pub use error::{NameKind, RegistryError, Response, ToolError};
+pub use preview::{IntoPreview, Preview};
 pub use registry::{RegisteredTool, Registry, registry, try_registry};
 pub use render::{Dialect, RenderError, render, render_tool};
 pub use tool::{CallFuture, Location, Param, Scope, Tier, Tool, ToolHandle};

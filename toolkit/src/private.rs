@@ -13,9 +13,19 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::__toolkit_items as items;
+pub use crate::binding::{
+    Kind as BindingKind, required as required_bindings, rules as binding_rules,
+};
+pub use crate::diagnostics;
+pub use crate::preview::{
+    FutureTag, IntoPreview, PreviewIsFuture, PreviewIsValue, ValueTag, default_preview,
+};
 pub use crate::schema::raw_schema_for;
 pub use crate::tool::{CallFuture, Location, Param};
-pub use crate::{Context, FromContext, Response, Scope, Tier, Tool, ToolError, ToolHandle};
+pub use crate::{
+    Binding, Context, FromContext, Preview, Response, Scope, Tier, Tool, ToolError, ToolHandle,
+};
 
 /// Every `#[tool]` in the binary, whichever crate defined it.
 #[linkme::distributed_slice]
@@ -252,7 +262,7 @@ pub fn output_result<T: Serialize, E: Display + 'static>(result: Result<T, E>) -
 
 /// A [`ToolError`] stays what it is; any other error becomes
 /// [`ToolError::Failed`] with its `Display` text.
-fn into_tool_error<E: Display + 'static>(error: E) -> ToolError {
+pub(crate) fn into_tool_error<E: Display + 'static>(error: E) -> ToolError {
     let mut slot = Some(error);
     if let Some(tool_error) = (&mut slot as &mut dyn Any)
         .downcast_mut::<Option<ToolError>>()

@@ -6,7 +6,7 @@ use std::pin::Pin;
 
 use serde::Serialize;
 
-use crate::{Context, Response};
+use crate::{Binding, Context, Response};
 
 /// Who may use a tool. Declared on every tool with `#[tool(scope = ...)]`.
 ///
@@ -162,16 +162,12 @@ pub struct Tool {
     /// Parses the JSON arguments, extracts the context and runs the function; use
     /// [`Tool::call`], which also catches panics.
     pub dispatch: for<'a> fn(&'a str, &'a Context) -> CallFuture<'a>,
-    // PLACEHOLDER (branch `views`) for the `macros` branch's seam (SPEC.md
-    // "Bindings"): same names and types; the macro sets `&[]` until that lands.
-    /// The bindings the tool requires (non-`Option` `#[ctx]` parameters, without
-    /// `Unbound`, deduplicated, sorted). A view refuses a tool whose required
-    /// binding its consumer can't provide.
-    pub bindings: &'static [crate::Binding],
-    // PLACEHOLDER (branch `views`) for the `macros` branch's seam (SPEC.md
-    // "Bindings"): same name and type; the macro sets a parse-only function.
-    /// Parses the arguments into the typed struct exactly as dispatch would,
-    /// without running anything. Used before asking a human to approve a call.
+    /// The bindings the tool requires: those of its `#[ctx]` parameters that are not
+    /// `Option`, without [`Binding::Unbound`], deduplicated and sorted. A consumer
+    /// that cannot provide one of them must never be offered the tool.
+    pub bindings: &'static [Binding],
+    /// Parses the JSON arguments into the typed arguments exactly as dispatch does,
+    /// without running anything (to check a call before a human approves it).
     pub validate: for<'a> fn(&'a str) -> Result<(), crate::ToolError>,
 }
 
@@ -237,6 +233,7 @@ impl fmt::Debug for Tool {
             .field("always", &self.always)
             .field("group", &self.group)
             .field("aliases", &self.aliases)
+            .field("bindings", &self.bindings)
             .field("location", &self.location)
             .finish_non_exhaustive()
     }

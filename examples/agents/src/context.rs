@@ -136,6 +136,8 @@ pub struct Session {
 }
 
 impl FromContext for Session {
+    type Binding = toolkit::binding::HumanSession;
+
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.require::<Session>().cloned()
     }
@@ -146,6 +148,8 @@ impl FromContext for Session {
 pub struct CallerThread(pub ThreadId);
 
 impl FromContext for CallerThread {
+    type Binding = toolkit::binding::CallerThread;
+
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.require::<CallerThread>().copied()
     }
@@ -181,6 +185,8 @@ pub struct LiveMessage {
 }
 
 impl FromContext for LiveMessage {
+    type Binding = toolkit::binding::LiveChannel;
+
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.require::<LiveMessage>().cloned()
     }

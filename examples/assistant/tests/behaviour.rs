@@ -13,11 +13,16 @@ fn conversation() -> Context {
     Context::new().with(AssistantState::new())
 }
 
-/// Calls `name` with `arguments` and returns what the model reads.
-#[allow(clippy::needless_pass_by_value)] // `json!(..)` reads better than `&json!(..)` at every call site
-fn call(ctx: &Context, name: &str, arguments: Value) -> Value {
-    // `Registry::call` never runs an `approve` tool (`delete_memories`) without an
-    // approval; these behaviour tests run it with the raw `Tool::call`.
+/// Calls `name` with `arguments` and returns what the model reads. A `confirm`
+/// tool is called as the model calls it after the user agreed (`confirmed: true`):
+/// these tests are about what the tools do; the preview step has its own tests.
+/// `Registry::call` never runs an `approve` tool (`delete_memories`) without an
+/// approval; these behaviour tests run it with the raw `Tool::call`.
+fn call(ctx: &Context, name: &str, mut arguments: Value) -> Value {
+    let tier = registry().get(name).map(|tool| tool.tier);
+    if let (Some(toolkit::Tier::Confirm), Some(members)) = (tier, arguments.as_object_mut()) {
+        members.entry("confirmed").or_insert(Value::Bool(true));
+    }
     match registry().get(name) {
         Some(tool) if tool.tier == toolkit::Tier::Approve => {
             block_on(tool.call(&arguments.to_string(), ctx)).to_json()

@@ -199,10 +199,14 @@ fn an_interactive_run_gets_the_conversation_the_settings_and_the_users_text() {
     // The user's own `$` text is shown as written, never expanded.
     block_on(toolkit::registry().call(
         "update_instructions",
-        r#"{"instructions": "Prices in $USD; never $soul or $$."}"#,
+        r#"{"instructions": "Prices in $USD; never $soul or $$.", "confirmed": true}"#,
         &ctx,
     ));
-    block_on(toolkit::registry().call("set_project", r#"{"name": "Kitchen"}"#, &ctx));
+    block_on(toolkit::registry().call(
+        "set_project",
+        r#"{"name": "Kitchen", "confirmed": true}"#,
+        &ctx,
+    ));
     assert_eq!(
         system_prompt(&state, Channel::Telegram),
         format!(

@@ -116,5 +116,7 @@ fn main() -> Result<(), RenderError> {
     call("get_notes", r#"{"priority": "normal"}"#);
     call("get_notes", r#"{"limit": "ten"}"#); // wrong type: the error names the field
     call("get_note", "{}"); // no such tool: the error suggests the closest name
+    call("delete_note", r#"{"id": 1}"#); // a `confirm` tool: first a preview, nothing deleted
+    call("delete_note", r#"{"id": 1, "confirmed": true}"#); // the user agreed: it runs
     Ok(())
 }

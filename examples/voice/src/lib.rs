@@ -20,7 +20,9 @@
 //! );
 //!
 //! let ctx = Context::new().with(Home::sample());
-//! let response = futures_executor::block_on(phone.call("create_calls", r#"{"contact_id": 1}"#, &ctx));
+//! // A `confirm` tool: the model sets `confirmed` once the user agreed to its preview.
+//! let arguments = r#"{"contact_id": 1, "confirmed": true}"#;
+//! let response = futures_executor::block_on(phone.call("create_calls", arguments, &ctx));
 //! assert_eq!(
 //!     response.result(),
 //!     Some(&serde_json::json!("calling Ada Lovelace at +44 20 7946 0001"))

@@ -95,8 +95,9 @@ fn every_property_of_every_tool_has_a_description() {
         }
     }
     assert_eq!(undescribed, Vec::<String>::new());
-    // 19 parameters, plus the two fields each of `NewReminder` and `NewMessage`.
-    assert_eq!(checked, 23);
+    // 19 parameters, the two fields each of `NewReminder` and `NewMessage`, and the
+    // `confirmed` argument of the two `confirm` tools.
+    assert_eq!(checked, 25);
 }
 
 #[test]

@@ -231,7 +231,11 @@ fn a_misspelled_name_is_never_pointed_at_a_disabled_tool() {
 #[test]
 fn a_gated_tool_runs_once_its_flag_is_on() {
     let phone = VoiceSurface::new(Channel::Phone).with_flag("outbound_calls");
-    let response = block_on(phone.call("create_calls", r#"{"contact_id": 2}"#, &ctx()));
+    let response = block_on(phone.call(
+        "create_calls",
+        r#"{"contact_id": 2, "confirmed": true}"#,
+        &ctx(),
+    ));
     assert_eq!(
         response.to_json(),
         json!({"result": "calling Alan Turing at +44 20 7946 0002"})

@@ -25,6 +25,10 @@ fn get_schedules() {}
 #[tool(scope = shared, tier = auto)]
 fn get_entries() {}
 
+///
+#[tool(scope = shared, tier = auto)]
+fn get_lists() {}
+
 /// Accepted: `description` replaces docs the macro cannot read.
 #[doc = concat!("Get ", "pages.")]
 #[tool(scope = shared, tier = auto, description = "Get pages.")]

@@ -11,10 +11,12 @@ fn get_tasks(
     limit: u32,
     #[tool(default = false)] done: bool,
     #[doc = concat!("Only ", "these tags.")] tags: Vec<String>,
+    ///
+    empty: u8,
     // Context parameters are not shown to the model and need no doc comment.
     #[ctx] store: toolkit::State<u32>,
 ) -> bool {
-    id.is_some() && limit > *store && done && tags.is_empty()
+    id.is_some() && limit > *store && done && tags.is_empty() && empty == 0
 }
 
 fn main() {}

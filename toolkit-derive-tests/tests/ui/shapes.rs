@@ -60,6 +60,23 @@ fn get_memories(
     *store
 }
 
+/// A lifetime parameter.
+#[tool(scope = shared, tier = auto)]
+fn get_names<'a>(
+    /// A name.
+    name: String,
+) -> String {
+    name
+}
+
+/// A parameter without a name.
+#[tool(scope = shared, tier = auto)]
+fn get_limits(
+    /// Unused.
+    _: u32,
+) {
+}
+
 /// Not a function.
 #[tool(scope = shared, tier = auto)]
 struct GetTasks;

@@ -26,6 +26,19 @@ fn search_tasks(
     matches!(filter, Filter)
 }
 
+/// Deserialize, but without a schema.
+#[derive(serde::Deserialize)]
+struct Plain;
+
+/// A parameter type the model cannot be shown.
+#[tool(scope = shared, tier = auto)]
+fn search_notes(
+    /// The filter.
+    filter: Plain,
+) -> bool {
+    matches!(filter, Plain)
+}
+
 /// An output that cannot be serialized.
 #[tool(scope = shared, tier = auto)]
 fn get_report() -> Report {

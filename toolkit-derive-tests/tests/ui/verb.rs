@@ -14,6 +14,14 @@ fn store_memory() {}
 #[tool(scope = shared, tier = auto)]
 fn remove_tasks() {}
 
+/// The verb last.
+#[tool(scope = shared, tier = auto)]
+fn gmail_search() {}
+
+/// The verb last, after two words.
+#[tool(scope = shared, tier = auto)]
+fn memory_item_delete() {}
+
 /// No verb at all.
 #[tool(scope = shared, tier = auto)]
 fn recall() {}

@@ -4,7 +4,7 @@
 use toolkit::{Context, tool};
 
 /// Get nothing at all.
-#[tool(scope = channel, tier = confirm, always)]
+#[tool(scope = channel, tier = auto, always)]
 async fn get_nothing() {}
 
 fn main() {
