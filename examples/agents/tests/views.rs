@@ -10,7 +10,7 @@ use example_agents::{
 use futures_executor::block_on;
 use serde_json::{Value, json};
 use toolkit::approval::{ApprovalKey, Approvals};
-use toolkit::{Binding, Context, Scope, View, registry};
+use toolkit::{Binding, Context, Scope, View, ViewProblem, registry};
 
 const ALL_FLAGS: &[&str] = &[
     "knowledge_base_enabled",
@@ -54,7 +54,6 @@ fn assistant(
 }
 
 #[test]
-#[ignore = "needs `Tool::bindings` from the macros branch"]
 fn the_catalog_declares_every_tool_once_with_its_scope() {
     let by_scope = |scope: Scope| -> Vec<&str> {
         registry()
@@ -348,7 +347,6 @@ fn the_legacy_switch_expands_to_the_recommended_preset() {
 }
 
 #[test]
-#[ignore = "needs `Tool::bindings` from the macros branch"]
 fn a_view_that_cannot_provide_a_binding_is_refused_when_built() {
     let error = registry()
         .view()
@@ -356,7 +354,29 @@ fn a_view_that_cannot_provide_a_binding_is_refused_when_built() {
         .allow(["get_contacts", "create_memories", "list_schedules"])
         .build()
         .unwrap_err();
-    assert_eq!(error.to_string(), "");
+    // An agent tool in a view whose consumer has no caller thread: a programming
+    // error, found before any model sees the tool.
+    assert_eq!(
+        error.problems,
+        [
+            ViewProblem::MissingBinding {
+                tool: "create_memories",
+                scope: Scope::Agent,
+                binding: Binding::CallerThread,
+            },
+            ViewProblem::MissingBinding {
+                tool: "get_schedules",
+                scope: Scope::Agent,
+                binding: Binding::CallerThread,
+            },
+        ]
+    );
+    assert_eq!(
+        error.to_string(),
+        "the view could not be built: \
+         the agent tool `create_memories` requires the `caller_thread` binding, and this view's consumer does not provide it; add `.provides([Binding::CallerThread])` if it does, or remove the tool from the view; \
+         the agent tool `get_schedules` requires the `caller_thread` binding, and this view's consumer does not provide it; add `.provides([Binding::CallerThread])` if it does, or remove the tool from the view"
+    );
 }
 
 #[test]
