@@ -586,7 +586,6 @@ fn channel_tools_reply_on_the_live_message_of_the_turn() {
 fn a_typed_allowlist_from_tool_handles_is_checked_by_the_compiler() {
     use example_agents::tools::agent::{create_memories, search_memories};
     use example_agents::tools::crm::{get_contacts, search_contacts};
-    use toolkit::ToolHandle as _;
 
     let view = registry()
         .view()

@@ -2,11 +2,13 @@
 //! vocabulary in `Cargo.toml`. Every `get*` selects by `id`, `slug` or
 //! `all: true` and answers `{success, count, items}`; every `delete*` takes a list
 //! of ids. Destructive calls (`deletePage`, `deletePost`, `httpPost`) are
-//! `tier = confirm`.
+//! `tier = confirm` with a `preview = ..` function: called without
+//! `confirmed: true` they answer with what they would do, from the same checked
+//! arguments, and act only when called again with `confirmed: true`.
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use toolkit::{State, ToolError, tool};
+use toolkit::{Preview, State, ToolError, tool};
 
 use crate::store::{Cms, Page, Post, Sent};
 
@@ -166,7 +168,7 @@ pub fn update_page(
 
 /// Delete pages by id, for good.
 #[tool(scope = shared, tier = confirm, group = "pages", name = "deletePage",
-       aliases = ["cms_deletePages"])]
+       aliases = ["cms_deletePages"], preview = preview_delete_page)]
 pub fn delete_page(
     #[ctx] cms: State<Cms>,
     /// The ids of the pages to delete.
@@ -263,7 +265,8 @@ pub fn update_post(
 }
 
 /// Delete blog posts by id, for good.
-#[tool(scope = shared, tier = confirm, group = "posts", name = "deletePost")]
+#[tool(scope = shared, tier = confirm, group = "posts", name = "deletePost",
+       preview = preview_delete_post)]
 pub fn delete_post(
     #[ctx] cms: State<Cms>,
     /// The ids of the posts to delete.
@@ -304,7 +307,8 @@ pub fn http_get(
 }
 
 /// Send `body` to a URL with POST. It leaves the site: webhooks, forms, APIs.
-#[tool(scope = shared, tier = confirm, group = "external", name = "httpPost")]
+#[tool(scope = shared, tier = confirm, group = "external", name = "httpPost",
+       preview = preview_http_post)]
 pub fn http_post(
     #[ctx] cms: State<Cms>,
     /// The URL, with `https://`.
@@ -323,4 +327,68 @@ pub fn http_post(
             String::new()
         },
     }
+}
+
+/// A page or post as a preview lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+struct Affected<'a> {
+    id: u32,
+    slug: &'a str,
+    title: &'a str,
+}
+
+/// `1 page`, `2 pages`.
+fn count(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+/// What `deletePage` would delete: the pages, or the first unknown id.
+// A preview function takes the tool's parameters by value, like the tool.
+#[allow(clippy::needless_pass_by_value)]
+pub fn preview_delete_page(cms: State<Cms>, ids: Vec<u32>) -> Result<Preview, ToolError> {
+    let data = cms.lock();
+    require_all(&data.pages, "page", |page| page.id, &ids)?;
+    let pages = data.pages.iter().filter(|page| ids.contains(&page.id));
+    Ok(Preview::new(format!(
+        "This deletes {} for good; visitors will get a 404. Show the user, and only if they agree call `deletePage` again with `confirmed: true`.",
+        count(pages.clone().count(), "page")
+    ))
+    .items(pages.map(|page| Affected {
+        id: page.id,
+        slug: &page.slug,
+        title: &page.title,
+    })))
+}
+
+/// What `deletePost` would delete: the posts, or the first unknown id.
+#[allow(clippy::needless_pass_by_value)]
+pub fn preview_delete_post(cms: State<Cms>, ids: Vec<u32>) -> Result<Preview, ToolError> {
+    let data = cms.lock();
+    require_all(&data.posts, "post", |post| post.id, &ids)?;
+    let posts = data.posts.iter().filter(|post| ids.contains(&post.id));
+    let published = posts.clone().filter(|post| post.published).count();
+    Ok(Preview::new(format!(
+        "This deletes {} for good ({published} published). Show the user, and only if they agree call `deletePost` again with `confirmed: true`.",
+        count(posts.clone().count(), "post")
+    ))
+    .items(posts.map(|post| Affected {
+        id: post.id,
+        slug: &post.slug,
+        title: &post.title,
+    })))
+}
+
+/// What `httpPost` would send, and where.
+#[allow(clippy::needless_pass_by_value)]
+#[must_use]
+pub fn preview_http_post(_cms: State<Cms>, url: String, body: String) -> Preview {
+    Preview::new(format!(
+        "This sends {} to {url}, outside the site; it cannot be taken back. Show the user, and only if they agree call `httpPost` again with `confirmed: true`.",
+        count(body.len(), "byte")
+    ))
+    .item(Sent { url, body })
 }
