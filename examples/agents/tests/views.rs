@@ -609,3 +609,34 @@ fn a_typed_allowlist_from_tool_handles_is_checked_by_the_compiler() {
         ]
     );
 }
+
+#[test]
+fn a_confirm_tool_previews_through_the_view_before_it_acts() {
+    let approvals = approvals(key());
+    let org = Org::sample();
+    let owner = Principal::owner(1);
+    let request = Request {
+        principal: &owner,
+        flags: &[],
+        page: Some(Page::Tasks),
+    };
+    let view = assistant_view(registry(), &approvals, ASSISTANT_ALLOWLIST, &request).unwrap();
+    let ctx = Context::new()
+        .with(org.clone())
+        .with(Session { member_id: 1 });
+    // No preview function declared: the default one shows the checked arguments.
+    assert_eq!(
+        block_on(view.call("delete_tasks", r#"{"ids": [7]}"#, &ctx)).to_json(),
+        json!({
+            "requires_confirmation": true,
+            "message": "`delete_tasks` has not run; call it again with `confirmed: true` to proceed",
+            "items": [{"ids": [7]}]
+        })
+    );
+    assert_eq!(org.tasks().len(), 1);
+    assert_eq!(
+        block_on(view.call("delete_tasks", r#"{"ids": [7], "confirmed": true}"#, &ctx)).to_json(),
+        json!({"result": [7]})
+    );
+    assert_eq!(org.tasks(), []);
+}
