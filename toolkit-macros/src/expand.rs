@@ -507,7 +507,14 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
     });
 
     let mut item = func.item.clone();
-    let section = docs_section::render(name, checked.scope, checked.tier, attr, func);
+    let section = docs_section::render(
+        name,
+        checked.scope,
+        checked.tier,
+        attr,
+        func,
+        is_confirm.then_some(CONFIRMED_DOC),
+    );
     item.attrs.push(parse_quote!(#[doc = #section]));
     // The dispatcher passes every argument by value, so a tool that only reads a
     // parameter is not a mistake the user can fix; and a tool's result is used by
@@ -611,13 +618,18 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
                 validate: __toolkit_validate,
             };
 
+            // A block of its own, so the plain names rustdoc shows (`Scope::Shared`,
+            // not the full path) never shadow a user's types in the argument struct.
+            const _: () = {
+            use #private::{Scope, Tier};
+
             impl #fn_ident {
                 /// The name the model calls.
                 #vis const NAME: &'static str = #name;
                 /// Who may use the tool.
-                #vis const SCOPE: #private::Scope = #private::Scope::#scope;
+                #vis const SCOPE: Scope = Scope::#scope;
                 /// Whether a call needs confirmation or approval.
-                #vis const TIER: #private::Tier = #private::Tier::#tier;
+                #vis const TIER: Tier = Tier::#tier;
 
                 /// The tool's static definition.
                 #[must_use]
@@ -629,13 +641,14 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
             #[automatically_derived]
             impl #private::ToolHandle for #fn_ident {
                 const NAME: &'static str = #name;
-                const SCOPE: #private::Scope = #private::Scope::#scope;
-                const TIER: #private::Tier = #private::Tier::#tier;
+                const SCOPE: Scope = Scope::#scope;
+                const TIER: Tier = Tier::#tier;
 
                 fn definition() -> &'static #private::Tool {
                     &__TOOLKIT_TOOL
                 }
             }
+            };
         };
         }
     }
@@ -803,6 +816,60 @@ fn span_of_expr(expr: &syn::Expr) -> Span {
 #[cfg(test)]
 mod tests {
     use quote::quote;
+
+    /// The rustdoc section: a table with a header, each parameter's JSON type,
+    /// defaults as JSON, `confirmed` on a confirm tool, and the preview linked.
+    #[test]
+    fn the_rustdoc_section_shows_the_tool_as_the_model_sees_it() {
+        let expanded = super::tool(
+            quote!(
+                scope = shared,
+                tier = confirm,
+                preview = preview_tasks,
+                group = "tasks"
+            ),
+            quote! {
+                #[doc = " Delete tasks."]
+                fn delete_tasks(
+                    #[doc = " The tasks."]
+                    ids: Vec<u32>,
+                    #[doc = " How urgent."]
+                    #[tool(default = Priority::High)]
+                    priority: Priority,
+                    #[doc = " At most | this many."]
+                    #[tool(default = 20)]
+                    limit: Option<u32>,
+                ) {}
+            },
+        );
+        let section = expanded
+            .into_iter()
+            .find_map(|token| {
+                let text = token.to_string();
+                text.contains("# Tool `delete_tasks`").then_some(text)
+            })
+            .expect("the doc attribute");
+        let section: String = syn::parse_str::<syn::LitStr>(
+            section.trim_start_matches("[doc = ").trim_end_matches(']'),
+        )
+        .expect("a string literal")
+        .value();
+        assert_eq!(
+            section,
+            "\n\n# Tool `delete_tasks`\n\n\
+             | property | value |\n|---|---|\n\
+             | scope | `shared` |\n\
+             | tier | `confirm` (preview: [`preview_tasks`]) |\n\
+             | sent | routed |\n\
+             | group | `tasks` |\n\
+             \n**Parameters the model fills**\n\n\
+             | parameter | JSON type | | description |\n|---|---|---|---|\n\
+             | `ids` | array of integer | required | The tasks. |\n\
+             | `priority` | [`Priority`](Priority) | optional, default `Priority::High` (Rust) | How urgent. |\n\
+             | `limit` | integer | optional, default `20` | At most \\| this many. |\n\
+             | `confirmed` | boolean | optional, default `false` | Added by toolkit to every `confirm` tool. Set to true only after the user has seen this tool's preview and agreed to it. Without it (or with false) the tool does not act: it returns that preview. |\n"
+        );
+    }
 
     /// Editing `[package.metadata.toolkit]` must recompile the crate: the expansion
     /// names the manifest in `include_bytes!`, which makes rustc track the file.

@@ -33,8 +33,9 @@
 //! # });
 //! ```
 //!
-//! See the README for the attribute reference, the compile-time checks, and how
-//! tools from several crates end up in one registry.
+//! See [`macro@tool`] for the attribute reference, scopes and bindings, the
+//! `confirm` tier and the compile-time checks, and the README for how tools from
+//! several crates end up in one registry.
 
 #![forbid(unsafe_code)]
 
@@ -64,6 +65,8 @@ pub use preview::{IntoPreview, Preview};
 pub use registry::{RegisteredTool, Registry, registry, try_registry};
 pub use render::{Dialect, RenderError, render, render_tool};
 pub use tool::{CallFuture, Location, Param, Scope, Tier, Tool, ToolHandle};
+#[doc(inline)]
+#[doc = include_str!("tool_attribute.md")]
 pub use toolkit_macros::tool;
 pub use view::{
     EntryProblem, GROUP_PREFIX, PRESET_PREFIX, Preset, UnknownEntry, View, ViewBuilder, ViewError,

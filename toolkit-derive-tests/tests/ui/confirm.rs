@@ -43,4 +43,19 @@ fn delete_pages(
     ids.len()
 }
 
+fn preview_posts(ids: Vec<String>) -> toolkit::Preview {
+    Preview::new("?").items(ids)
+}
+
+/// A preview function whose parameters are not the tool's.
+#[tool(scope = shared, tier = confirm, preview = preview_posts)]
+fn delete_posts(
+    /// The posts.
+    ids: Vec<u32>,
+    /// Why.
+    reason: String,
+) -> usize {
+    ids.len() + reason.len()
+}
+
 fn main() {}

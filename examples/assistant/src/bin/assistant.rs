@@ -40,7 +40,9 @@ fn main() -> Result<(), toolkit::ViewError> {
         // A retired name that stored conversations still use.
         ("get_task", r#"{"id": 2}"#),
         ("update_tasks", r#"{"tasks": [{"id": 1, "done": true}]}"#),
+        // A `confirm` tool: a preview first, then the call the user agreed to.
         ("delete_tasks", r#"{"ids": [2]}"#),
+        ("delete_tasks", r#"{"ids": [2], "confirmed": true}"#),
         // The deleted task is gone for the model: not listed, not found.
         ("get_tasks", r#"{"include_done": true}"#),
         ("get_tasks", r#"{"id": 2}"#),

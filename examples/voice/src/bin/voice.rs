@@ -36,11 +36,18 @@ fn main() -> Result<(), RenderError> {
     let phone_with_music = phone.clone().with_flag("music");
     let calls = [
         ("phone", &phone, "create_calls", r#"{"contact_id": 2}"#),
+        // A `confirm` tool: without `confirmed: true` the call is only previewed.
         (
             "phone + outbound_calls",
             &phone_with_calls,
             "create_calls",
             r#"{"contact_id": 2}"#,
+        ),
+        (
+            "phone + outbound_calls",
+            &phone_with_calls,
+            "create_calls",
+            r#"{"contact_id": 2, "confirmed": true}"#,
         ),
         // Not advertised on the phone, but a handler may still run it: its flag is on.
         (
