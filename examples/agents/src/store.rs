@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::context::{ChannelKind, ThreadId, Trigger};
-use crate::schedule::{Recurrence, ScheduleRecord};
+use crate::schedule::ScheduleRecord;
 use crate::time::Timestamp;
 
 /// How many schedules one agent may have waiting to fire.
@@ -474,15 +474,5 @@ impl Org {
     #[must_use]
     pub fn take_pending_approval(&self, key: &str) -> Option<String> {
         self.lock().pending_approvals.remove(key)
-    }
-
-    /// The recurrence of one of an agent's schedules (for tests and the demo).
-    #[must_use]
-    pub fn recurrence(&self, id: u32) -> Option<Recurrence> {
-        self.lock()
-            .schedules
-            .iter()
-            .find(|schedule| schedule.id == id)
-            .map(|schedule| schedule.recurrence.clone())
     }
 }

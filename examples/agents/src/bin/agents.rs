@@ -142,10 +142,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    // The clock moves on: the one-shot fires once, carrying the contact.
+    // The clock moves on: the one-shot fires once, carrying the contact into the
+    // agent's run.
     for now in ["2026-11-24T10:00Z", "2026-11-25T10:00Z"] {
         let wakes = org.advance_to(now.parse()?);
         println!("At {now}: {}", serde_json::to_string(&wakes)?);
+        for wake in wakes {
+            let run = agent_view(registry, &approvals, &sales, &request, false)?;
+            let ctx = Context::new()
+                .with(org.clone())
+                .with(CallerThread(wake.thread))
+                .with(wake.trigger());
+            if let Some(contact_id) = wake.contact_id {
+                let arguments = format!(r#"{{"id": {contact_id}}}"#);
+                println!("> get_contacts {arguments}");
+                let response = block_on(run.call("get_contacts", &arguments, &ctx));
+                println!("< {}", response.to_json());
+            }
+        }
     }
     Ok(())
 }
