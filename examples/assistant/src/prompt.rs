@@ -32,7 +32,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use toolkit::prompt::Template;
-use toolkit::{RegisteredTool, Scope};
+use toolkit::{Binding, RegisteredTool, Scope, View, ViewError};
 
 use crate::AssistantState;
 
@@ -187,18 +187,30 @@ pub const UNATTENDED: &str = "\
 ## Unattended run
 This is a $channel run and nobody is watching. Don't ask questions; do the work, or create a task explaining what is blocked.";
 
-/// The tools active on `channel`: all of them for a person, and on unattended
-/// runs all but the `scope = assistant` ones (settings only the live user
-/// changes).
-pub fn active_tools(channel: Channel) -> impl Iterator<Item = &'static RegisteredTool> {
-    toolkit::registry()
-        .iter()
-        .filter(move |tool| channel.is_interactive() || tool.scope != Scope::Assistant)
+/// The tools active on `channel`, as a view of the registry: the shared and
+/// `scope = assistant` tools for a person (the web chat and Telegram provide the
+/// live session), and on unattended runs only the shared ones (the assistant
+/// tools change settings only the live user changes).
+pub fn active_tools(channel: Channel) -> Result<View<'static>, ViewError> {
+    let view = toolkit::registry().view();
+    let view = if channel.is_interactive() {
+        view.scopes([Scope::Shared, Scope::Assistant])
+            .provides([Binding::HumanSession])
+    } else {
+        view.scopes([Scope::Shared])
+    };
+    view.build()
 }
 
 /// The assistant's system prompt for a run on `channel`, with the user's standing
 /// instructions and active project from `state` and the guidance of the tools
 /// active on the channel.
+///
+/// # Panics
+///
+/// Never in practice: a view without an allowlist fails to build only when a
+/// tool needs a binding its channel can't provide, and only `scope = assistant`
+/// tools may need the live session, which interactive channels provide.
 #[must_use]
 pub fn system_prompt(state: &AssistantState, channel: Channel) -> String {
     let instructions = state.instructions();
@@ -222,5 +234,8 @@ pub fn system_prompt(state: &AssistantState, channel: Channel) -> String {
         .unattended_section("unattended", with_channel(UNATTENDED))
         .section("instructions", instructions)
         .section("project", project)
-        .render(channel, active_tools(channel))
+        .render(
+            channel,
+            &active_tools(channel).unwrap_or_else(|error| panic!("{error}")),
+        )
 }

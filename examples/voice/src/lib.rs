@@ -5,7 +5,8 @@
 //! channel table). Here the function is the spec: `group = ".."` is its group,
 //! `tags = [..]` the channels it is advertised on, and `gate = ".."` the feature
 //! flag without which it is neither advertised nor callable. [`VoiceSurface`]
-//! derives what one request sees from the registry; there is no other list.
+//! derives what one request sees from the registry, as a toolkit view over the
+//! flags that are on; there is no other list.
 //!
 //! ```
 //! use example_voice::{Channel, Home, VoiceSurface};

@@ -1,11 +1,15 @@
-//! Which tools one request may see and call, derived from the registry alone.
+//! Which tools one request may see and call: a [`View`] of the registry, built per
+//! request from the feature flags that are on, narrowed to the channel's tags for
+//! what is advertised.
 
 use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
 use serde_json::Value;
-use toolkit::{Context, Dialect, RegisteredTool, RenderError, Response, Tool, ToolError};
+use toolkit::{
+    Context, Dialect, RegisteredTool, RenderError, Response, Tool, ToolError, View, ViewError,
+};
 
 /// Where the user is talking to the assistant. A tool lists the channels it is
 /// advertised on in its `tags`.
@@ -78,11 +82,11 @@ impl FromStr for Channel {
 /// One request's view of the assistant's tools: the channel it came in on and the
 /// feature flags that are on for this user.
 ///
-/// - *Advertised* (sent to the model): tagged with the channel, and either not
-///   gated or gated by a flag that is on.
-/// - *Enabled* (may be called): not gated, or gated by a flag that is on, whatever
-///   the channel. A handler may call an enabled tool the channel doesn't advertise;
-///   nothing can call a tool whose flag is off.
+/// - *Enabled* (may be called): the tools of [`VoiceSurface::view`], a toolkit
+///   [`View`] with this surface's flags: not gated, or gated by a flag that is on,
+///   whatever the channel. A handler may call an enabled tool the channel doesn't
+///   advertise; nothing can call a tool whose flag is off.
+/// - *Advertised* (sent to the model): the enabled tools tagged with the channel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VoiceSurface {
     /// The channel of this request.
@@ -108,10 +112,16 @@ impl VoiceSurface {
         self
     }
 
+    /// The tools this request may call: the registry narrowed by the flags that
+    /// are on. Built per request; it costs a pass over the registry's gates.
+    pub fn view(&self) -> Result<View<'static>, ViewError> {
+        toolkit::registry().view().flags(&self.flags).build()
+    }
+
     /// Whether `tool` may run: it has no gate, or its flag is on.
     #[must_use]
     pub fn is_enabled(&self, tool: &Tool) -> bool {
-        tool.gate.is_none_or(|flag| self.flags.contains(flag))
+        self.view().is_ok_and(|view| view.contains(tool.name))
     }
 
     /// Whether `tool` is sent to the model on this surface.
@@ -121,10 +131,17 @@ impl VoiceSurface {
     }
 
     /// The tools sent to the model, sorted by name.
-    pub fn advertised(&self) -> impl Iterator<Item = &'static RegisteredTool> + '_ {
-        toolkit::registry()
-            .iter()
-            .filter(|tool| self.is_advertised(tool))
+    #[must_use]
+    pub fn advertised(&self) -> std::vec::IntoIter<&'static RegisteredTool> {
+        let channel = self.channel.as_str();
+        let tools: Vec<&'static RegisteredTool> = match self.view() {
+            Ok(view) => view
+                .iter()
+                .filter(|tool| tool.tags.contains(&channel))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        tools.into_iter()
     }
 
     /// The advertised tools as the `tools` array of a request in `dialect`, or the
@@ -133,26 +150,13 @@ impl VoiceSurface {
         toolkit::render(self.advertised(), dialect)
     }
 
-    /// Calls an enabled tool. A tool whose flag is off answers exactly as a name
-    /// that doesn't exist would, so a model can't tell a disabled tool is there.
+    /// Calls an enabled tool through the view. A tool whose flag is off answers
+    /// exactly as a name that doesn't exist would, suggesting only enabled tools,
+    /// so a model can't tell a disabled tool is there.
     pub async fn call(&self, name: &str, arguments: &str, ctx: &Context) -> Response {
-        let registry = toolkit::registry();
-        match registry.get(name) {
-            Some(tool) if self.is_enabled(tool) => tool.call(arguments, ctx).await,
-            _ => Response::Error(self.unknown_tool(name)),
+        match self.view() {
+            Ok(view) => view.call(name, arguments, ctx).await,
+            Err(error) => Response::Error(ToolError::failed(error)),
         }
-    }
-
-    /// The error for a name that isn't callable here. The registry's suggestion
-    /// looks at every tool, so drop it when it points to a disabled one.
-    fn unknown_tool(&self, name: &str) -> ToolError {
-        // Suggest only tools this surface could actually run.
-        let enabled = toolkit::registry()
-            .iter()
-            .filter(|tool| self.is_enabled(tool));
-        ToolError::unknown_tool(
-            name,
-            enabled.flat_map(|tool| std::iter::once(tool.name).chain(tool.aliases.iter().copied())),
-        )
     }
 }

@@ -8,11 +8,12 @@ use example_assistant::AssistantState;
 use example_assistant::prompt::{self, Channel};
 use toolkit::Context;
 
-fn main() {
-    let registry = toolkit::registry();
+fn main() -> Result<(), toolkit::ViewError> {
+    // What the web chat may list and call: every shared and assistant tool.
+    let view = prompt::active_tools(Channel::Web)?;
 
-    println!("{} tools:", registry.len());
-    for tool in registry {
+    println!("{} tools:", view.len());
+    for tool in &view {
         let aliases = if tool.aliases.is_empty() {
             String::new()
         } else {
@@ -58,10 +59,11 @@ fn main() {
         let arguments: serde_json::Value =
             serde_json::from_str(arguments).expect("the script's arguments are JSON");
         println!("\n> {name} {arguments}");
-        let response = futures_executor::block_on(registry.call_value(name, &arguments, &ctx));
+        let response = futures_executor::block_on(view.call_value(name, &arguments, &ctx));
         println!("< {}", response.to_json());
     }
 
     println!("\nSystem prompt on a scheduled run:\n");
     println!("{}", prompt::system_prompt(&state, Channel::Scheduled));
+    Ok(())
 }

@@ -1,0 +1,52 @@
+//! USE-CASES B rebuilt on toolkit: one catalog of tools for the human assistant and
+//! for autonomous agents, where every tool declares its scope and one allowlist
+//! gates every consumer.
+//!
+//! - [`tools`]: the catalog. A tool is agent-only because it takes the
+//!   [`CallerThread`], assistant-only because it takes the [`Session`], a channel
+//!   tool because it takes the [`LiveMessage`].
+//! - [`Org`]: the in-memory data the tools act on, the stored agent
+//!   configurations, and the schedules that wake agents up ([`Org::advance_to`]).
+//! - [`context`]: what a caller puts in the tool context, and what each piece is
+//!   bound to.
+//! - [`consumers`]: the views: the assistant's and each agent's, built per request
+//!   from stored allowlist strings, the `recommended` preset, permissions, pages,
+//!   flags, and the trust rule for schedules.
+//!
+//! ```
+//! use example_agents::consumers::{Request, agent_view, approvals};
+//! use example_agents::{CallerThread, Org, Principal, SALES_AGENT};
+//! use toolkit::approval::ApprovalKey;
+//! use toolkit::Context;
+//!
+//! // Once, at start-up.
+//! let approvals = approvals(ApprovalKey::new(*b"an application secret, 32 bytes!"));
+//! let org = Org::sample();
+//!
+//! // Per request: the agent's stored row, its principal, the org's flags.
+//! let sales = org.agent(SALES_AGENT).unwrap();
+//! let principal = Principal::agent(SALES_AGENT, &["contacts.read", "sales.read", "sales.write"]);
+//! let request = Request { principal: &principal, flags: &[], page: None };
+//! let view = agent_view(toolkit::registry(), &approvals, &sales, &request, false)?;
+//! assert!(view.contains("update_deals") && !view.contains("buy_phone_numbers"));
+//!
+//! let ctx = Context::new().with(org.clone()).with(CallerThread(SALES_AGENT));
+//! // `update_deal` is the name the stored allowlist and old transcripts use.
+//! let response = futures_executor::block_on(view.call("update_deal", r#"{"id": 6, "stage": "won"}"#, &ctx));
+//! assert_eq!(response.result().map(|deal| &deal["stage"]), Some(&serde_json::json!("won")));
+//! # Ok::<(), toolkit::ViewError>(())
+//! ```
+
+pub mod consumers;
+pub mod context;
+pub mod schedule;
+mod store;
+pub mod time;
+pub mod tools;
+
+pub use context::{CallerThread, ChannelKind, LiveMessage, Principal, Session, ThreadId, Trigger};
+pub use store::{
+    AgentConfig, Call, Contact, Deal, Escalation, FRONT_DESK_AGENT, MAX_OPEN_ESCALATIONS,
+    MAX_PENDING_SCHEDULES, Memory, Message, Org, PhoneNumber, Reply, SALES_AGENT, Stage, Task,
+    Wake,
+};
