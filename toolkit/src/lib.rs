@@ -40,6 +40,8 @@
 
 mod context;
 mod error;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod registry;
 mod render;
 pub mod schema;
