@@ -395,6 +395,12 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
                 })
             }
 
+            // PLACEHOLDER (branch `views`): the `macros` branch generates `validate`
+            // and `bindings` (SPEC.md "Bindings"); keep theirs at merge.
+            fn __toolkit_validate(__toolkit_arguments: &str) -> ::core::result::Result<(), #private::ToolError> {
+                #private::parse_arguments::<__toolkit_Arguments>(__toolkit_arguments).map(|_| ())
+            }
+
             #[#private::linkme::distributed_slice(#private::TOOLS)]
             #[linkme(crate = #private::linkme)]
             static __TOOLKIT_TOOL: #private::Tool = #private::Tool {
@@ -418,6 +424,8 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
                 schema: __toolkit_schema,
                 output_schema: __toolkit_output_schema,
                 dispatch: __toolkit_dispatch,
+                bindings: &[],
+                validate: __toolkit_validate,
             };
 
             impl #fn_ident {

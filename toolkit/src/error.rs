@@ -66,6 +66,23 @@ pub enum ToolError {
         /// What the serializer reported.
         message: String,
     },
+    /// An `approve` tool was called where no approval can be asked for (the
+    /// registry, or a view built without approvals); it did not run.
+    ApprovalRequired {
+        /// The tool's name.
+        tool: String,
+    },
+    /// An approval was presented and refused (forged, altered, expired, already
+    /// used, for another principal or tool); nothing ran.
+    ApprovalRejected {
+        /// Why, in words.
+        reason: String,
+    },
+    /// A human denied the call; nothing ran.
+    Denied {
+        /// The human's message for the model.
+        message: String,
+    },
 }
 
 impl ToolError {
@@ -111,6 +128,9 @@ impl ToolError {
             ToolError::Failed { .. } => "failed",
             ToolError::Panicked { .. } => "panicked",
             ToolError::InvalidOutput { .. } => "invalid_output",
+            ToolError::ApprovalRequired { .. } => "approval_required",
+            ToolError::ApprovalRejected { .. } => "approval_rejected",
+            ToolError::Denied { .. } => "denied",
         }
     }
 }
@@ -156,6 +176,16 @@ impl fmt::Display for ToolError {
             ToolError::InvalidOutput { message } => {
                 write!(f, "the tool's result could not be serialized: {message}")
             }
+            ToolError::ApprovalRequired { tool } => write!(
+                f,
+                "`{tool}` needs a human's approval, and this caller cannot ask for one; it did not run"
+            ),
+            ToolError::ApprovalRejected { reason } => {
+                write!(f, "the approval was refused: {reason}; nothing ran")
+            }
+            ToolError::Denied { message } => {
+                write!(f, "a human denied this call: {message}")
+            }
         }
     }
 }
@@ -165,13 +195,17 @@ impl std::error::Error for ToolError {}
 /// The one response type of every call: the tool's serialized result, or an error
 /// the model can act on.
 ///
-/// Serializes as `{"result": ...}` or `{"error": {"kind": ..., "message": ...}}`.
+/// Serializes as `{"result": ...}`, `{"error": {"kind": ..., "message": ...}}` or
+/// `{"pending_approval": {...}}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Response {
     /// The tool ran; this is its serialized return value.
     Result(Value),
     /// The call failed.
     Error(ToolError),
+    /// An `approve` tool's call waits for a human; the tool has not run. Store it,
+    /// show it, and resume it once decided (see [`crate::approval`]).
+    Pending(crate::approval::PendingApproval),
 }
 
 impl Response {
@@ -191,7 +225,7 @@ impl Response {
     pub fn result(&self) -> Option<&Value> {
         match self {
             Response::Result(value) => Some(value),
-            Response::Error(_) => None,
+            _ => None,
         }
     }
 
@@ -199,8 +233,17 @@ impl Response {
     #[must_use]
     pub fn error(&self) -> Option<&ToolError> {
         match self {
-            Response::Result(_) => None,
             Response::Error(error) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// The pending approval, if the call waits for a human.
+    #[must_use]
+    pub fn pending(&self) -> Option<&crate::approval::PendingApproval> {
+        match self {
+            Response::Pending(pending) => Some(pending),
+            _ => None,
         }
     }
 
@@ -220,6 +263,7 @@ impl Response {
                 }
                 serde_json::json!({ "error": body })
             }
+            Response::Pending(pending) => serde_json::json!({ "pending_approval": pending }),
         }
     }
 }
@@ -239,11 +283,13 @@ impl From<Result<Value, ToolError>> for Response {
     }
 }
 
+/// A pending approval becomes [`ToolError::ApprovalRequired`]: the tool did not run.
 impl From<Response> for Result<Value, ToolError> {
     fn from(response: Response) -> Self {
         match response {
             Response::Result(value) => Ok(value),
             Response::Error(error) => Err(error),
+            Response::Pending(pending) => Err(ToolError::ApprovalRequired { tool: pending.tool }),
         }
     }
 }

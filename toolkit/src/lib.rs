@@ -38,6 +38,9 @@
 
 #![forbid(unsafe_code)]
 
+pub mod approval;
+// PLACEHOLDER (branch `views`): the `macros` branch owns `binding`; keep theirs at merge.
+pub mod binding;
 mod context;
 mod error;
 #[cfg(feature = "mcp")]
@@ -48,17 +51,24 @@ pub mod schema;
 mod suggest;
 pub mod testing;
 mod tool;
+mod view;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
+pub use approval::CallId;
+pub use binding::Binding;
 pub use context::{Context, FromContext, State};
 pub use error::{NameKind, RegistryError, Response, ToolError};
 pub use registry::{RegisteredTool, Registry, registry, try_registry};
 pub use render::{Dialect, RenderError, render, render_tool};
 pub use tool::{CallFuture, Location, Param, Scope, Tier, Tool, ToolHandle};
 pub use toolkit_macros::tool;
+pub use view::{
+    EntryProblem, GROUP_PREFIX, PRESET_PREFIX, Preset, UnknownEntry, View, ViewBuilder, ViewError,
+    ViewIter, ViewProblem,
+};
 
 /// Keeps the tools of crates this binary depends on but never otherwise names.
 ///

@@ -132,6 +132,19 @@ impl Registry {
             .map(|found| &self.tools[self.index[found].1])
     }
 
+    /// The position in [`Registry::iter`] of the tool with this name or alias.
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
+        self.index
+            .binary_search_by(|&(known, _)| known.cmp(name))
+            .ok()
+            .map(|found| self.index[found].1)
+    }
+
+    /// The tool at `position` of [`Registry::iter`].
+    pub(crate) fn at(&self, position: usize) -> &RegisteredTool {
+        &self.tools[position]
+    }
+
     /// Every tool, sorted by name.
     pub fn iter(&self) -> std::slice::Iter<'_, RegisteredTool> {
         self.tools.iter()
@@ -158,6 +171,12 @@ impl Registry {
     /// model produced. Never panics: an unknown name, bad JSON, wrong types, a
     /// missing context value, the tool's own error or a panic inside it all come
     /// back as [`Response::Error`].
+    ///
+    /// The registry is the view of every tool with no approvals configured: an
+    /// `approve` tool never runs from here and returns
+    /// [`ToolError::ApprovalRequired`]; call it through a [`View`](crate::View) built
+    /// with [`approvals`](crate::ViewBuilder::approvals). A `confirm` tool answers
+    /// with its preview until called with `confirmed: true`.
     pub fn call<'a>(
         &'a self,
         name: &str,
@@ -168,7 +187,12 @@ impl Registry {
         // Look the tool up before building any future: the call's future is the
         // tool's own, not one more layer around it.
         match self.get(name) {
-            Some(tool) => Either::Left(tool.call(arguments, ctx)),
+            Some(tool) if tool.tier != crate::Tier::Approve => {
+                Either::Left(tool.call(arguments, ctx))
+            }
+            Some(tool) => Either::Right(ready(Response::Error(ToolError::ApprovalRequired {
+                tool: tool.name.to_owned(),
+            }))),
             None => Either::Right(ready(Response::Error(self.unknown_tool(name)))),
         }
     }

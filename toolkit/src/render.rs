@@ -1057,6 +1057,8 @@ mod tests {
         schema: no_schema,
         output_schema: no_output,
         dispatch: no_call,
+        bindings: &[],
+        validate: |_| Ok(()),
     };
 
     fn canonical() -> Value {

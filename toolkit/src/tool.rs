@@ -162,10 +162,26 @@ pub struct Tool {
     /// Parses the JSON arguments, extracts the context and runs the function; use
     /// [`Tool::call`], which also catches panics.
     pub dispatch: for<'a> fn(&'a str, &'a Context) -> CallFuture<'a>,
+    // PLACEHOLDER (branch `views`) for the `macros` branch's seam (SPEC.md
+    // "Bindings"): same names and types; the macro sets `&[]` until that lands.
+    /// The bindings the tool requires (non-`Option` `#[ctx]` parameters, without
+    /// `Unbound`, deduplicated, sorted). A view refuses a tool whose required
+    /// binding its consumer can't provide.
+    pub bindings: &'static [crate::Binding],
+    // PLACEHOLDER (branch `views`) for the `macros` branch's seam (SPEC.md
+    // "Bindings"): same name and type; the macro sets a parse-only function.
+    /// Parses the arguments into the typed struct exactly as dispatch would,
+    /// without running anything. Used before asking a human to approve a call.
+    pub validate: for<'a> fn(&'a str) -> Result<(), crate::ToolError>,
 }
 
 impl Tool {
-    /// Runs the tool with the model's JSON `arguments`: parses them straight into the
+    /// Runs the tool with the model's JSON `arguments`, whatever its tier: the raw
+    /// per-tool runner. [`View::call`](crate::View::call) and
+    /// [`Registry::call`](crate::Registry::call) apply the tier (an `approve` tool
+    /// never runs without a valid approval there); this does not.
+    ///
+    /// It parses them straight into the
     /// typed arguments, extracts `#[ctx]` values, awaits the function and serializes
     /// its result. A panic inside the tool is caught and becomes
     /// [`ToolError::Panicked`](crate::ToolError::Panicked).

@@ -16,7 +16,14 @@ fn conversation() -> Context {
 /// Calls `name` with `arguments` and returns what the model reads.
 #[allow(clippy::needless_pass_by_value)] // `json!(..)` reads better than `&json!(..)` at every call site
 fn call(ctx: &Context, name: &str, arguments: Value) -> Value {
-    block_on(registry().call_value(name, &arguments, ctx)).to_json()
+    // `Registry::call` never runs an `approve` tool (`delete_memories`) without an
+    // approval; these behaviour tests run it with the raw `Tool::call`.
+    match registry().get(name) {
+        Some(tool) if tool.tier == toolkit::Tier::Approve => {
+            block_on(tool.call(&arguments.to_string(), ctx)).to_json()
+        }
+        _ => block_on(registry().call_value(name, &arguments, ctx)).to_json(),
+    }
 }
 
 /// Calls `name` with raw argument text, as a provider hands it over.

@@ -1,0 +1,596 @@
+//! The `approve` tier end to end: a call through a view validates its arguments and
+//! comes back pending (exact JSON, fixed clock and key); a human approves, edits or
+//! denies; the approval runs the call exactly once, also across processes sharing a
+//! SQLite store; forged, altered, expired, misdirected and replayed approvals run
+//! nothing and say why.
+
+// In-memory tools never await.
+#![allow(clippy::unused_async)]
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, UNIX_EPOCH};
+
+use futures_executor::block_on;
+use serde_json::{Value, json};
+use toolkit::approval::{
+    Approval, ApprovalError, ApprovalKey, Approvals, Approver, Decision, MemoryApprovalStore,
+    PendingApproval, SqliteApprovalStore, Verdict,
+};
+use toolkit::{CallId, Context, Registry, Response, Scope, State, ToolError, View, tool};
+
+/// How many numbers were released: each run of the tool adds one.
+#[derive(Clone, Default)]
+struct Released(Arc<AtomicUsize>);
+
+impl Released {
+    fn count(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Delete phone numbers the organization owns.
+#[tool(scope = shared, tier = approve, group = "phone")]
+async fn delete_phone_numbers(
+    #[ctx] released: State<Released>,
+    /// The numbers, in E.164 form.
+    numbers: Vec<String>,
+    /// Why, for the audit log.
+    reason: Option<String>,
+) -> Value {
+    released.0.0.fetch_add(1, Ordering::SeqCst);
+    json!({ "released": numbers, "reason": reason })
+}
+
+/// Get the phone numbers the organization owns.
+#[tool(scope = shared, tier = auto, group = "phone")]
+async fn get_phone_numbers() -> Vec<String> {
+    vec!["+15550100".to_owned()]
+}
+
+const KEY: &[u8; 32] = b"0123456789abcdef0123456789abcdef";
+const START: u64 = 1_800_000_000;
+const ARGUMENTS: &str = r#"{"reason": "unused", "numbers": ["+15550100"]}"#;
+
+fn registry() -> &'static Registry {
+    toolkit::registry()
+}
+
+/// A clock the test moves.
+#[derive(Clone)]
+struct Clock(Arc<AtomicU64>);
+
+impl Clock {
+    fn new() -> Self {
+        Clock(Arc::new(AtomicU64::new(START)))
+    }
+
+    fn advance(&self, seconds: u64) {
+        self.0.fetch_add(seconds, Ordering::SeqCst);
+    }
+}
+
+fn approvals_with(
+    store: impl toolkit::approval::ApprovalStore + 'static,
+    clock: &Clock,
+) -> Approvals {
+    let clock = clock.0.clone();
+    Approvals::new(ApprovalKey::new(*KEY), store)
+        .pending_ttl(Duration::from_secs(3600))
+        .approval_ttl(Duration::from_secs(600))
+        .clock(move || UNIX_EPOCH + Duration::from_secs(clock.load(Ordering::SeqCst)))
+}
+
+fn view<'a>(approvals: &'a Approvals, principal: &str) -> View<'a> {
+    registry()
+        .view()
+        .scopes([Scope::Shared])
+        .approvals(approvals, principal)
+        .build()
+        .expect("view")
+}
+
+fn context(released: &Released) -> Context {
+    Context::new()
+        .with(released.clone())
+        .with(CallId::new("call_abc123"))
+}
+
+fn pending(view: &View<'_>, ctx: &Context) -> PendingApproval {
+    match block_on(view.call("delete_phone_numbers", ARGUMENTS, ctx)) {
+        Response::Pending(pending) => pending,
+        other => panic!("expected a pending approval, got {other:?}"),
+    }
+}
+
+fn rejected(reason: &str) -> Response {
+    Response::Error(ToolError::ApprovalRejected {
+        reason: reason.to_owned(),
+    })
+}
+
+/// `printf '{"numbers":["+15550100"],"reason":"unused"}' | sha256sum`
+const DIGEST: &str = "sha256:6f03bc6ec377166597c31e3709f37492962b582be0800fcd55d401ef18ddfc83";
+/// HMAC-SHA256 under `KEY` of the pending approval's canonical payload, computed
+/// outside toolkit (Python's `hmac` over
+/// `{"call_id":"call_abc123","digest":"sha256:6f03…","expires_at":1800003600,"principal":"user:7","requested_at":1800000000,"tool":"delete_phone_numbers","type":"toolkit.pending_approval.v1"}`).
+const PENDING_SIGNATURE: &str = "d2c35527495a470aba1df387ad71712697d1cd4a5b7aca5750cae0a158f32426";
+
+#[test]
+fn a_call_without_an_approval_comes_back_pending_and_does_not_run() {
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock);
+    let view = view(&approvals, "user:7");
+    let released = Released::default();
+    let response = block_on(view.call("delete_phone_numbers", ARGUMENTS, &context(&released)));
+    assert_eq!(released.count(), 0);
+    let digest = toolkit::approval::digest(&json!({"numbers": ["+15550100"], "reason": "unused"}));
+    assert_eq!(
+        toolkit::approval::canonical_json(&json!({"reason": "unused", "numbers": ["+15550100"]})),
+        r#"{"numbers":["+15550100"],"reason":"unused"}"#
+    );
+    assert_eq!(
+        response.to_json(),
+        json!({"pending_approval": {
+            "call_id": "call_abc123",
+            "principal": "user:7",
+            "tool": "delete_phone_numbers",
+            "arguments": {"reason": "unused", "numbers": ["+15550100"]},
+            "digest": digest,
+            "requested_at": START,
+            "expires_at": START + 3600,
+            "signature": PENDING_SIGNATURE,
+        }})
+    );
+    assert_eq!(digest, DIGEST);
+    let pending = response.pending().expect("pending").clone();
+    // Storable: it survives a round trip through JSON text.
+    let stored = serde_json::to_string(&pending).expect("serializes");
+    let loaded: PendingApproval = serde_json::from_str(&stored).expect("deserializes");
+    assert_eq!(loaded, pending);
+    assert_eq!(approvals.verify_pending(&loaded), Ok(()));
+}
+
+#[test]
+fn arguments_are_validated_before_anyone_is_asked() {
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock);
+    let view = view(&approvals, "user:7");
+    let released = Released::default();
+    let response = block_on(view.call(
+        "delete_phone_numbers",
+        r#"{"numbers": "+15550100"}"#,
+        &context(&released),
+    ));
+    assert_eq!(
+        response.error().map(ToolError::kind),
+        Some("invalid_arguments")
+    );
+    let response = block_on(view.call("delete_phone_numbers", "{", &context(&released)));
+    assert_eq!(
+        response.error().map(ToolError::kind),
+        Some("malformed_json")
+    );
+    let response = block_on(view.call(
+        "delete_phone_numbers",
+        r#"{"numbers": [], "force": true}"#,
+        &context(&released),
+    ));
+    assert_eq!(response.error().map(ToolError::kind), Some("unknown_field"));
+}
+
+#[test]
+fn an_approved_call_runs_once_and_a_replay_does_nothing() {
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock);
+    let view = view(&approvals, "user:7");
+    let released = Released::default();
+    let ctx = context(&released);
+    let pending = pending(&view, &ctx);
+    clock.advance(120);
+    let approval = approvals
+        .decide(registry(), &pending, Decision::Approve)
+        .expect("approved");
+    assert_eq!(approval.verdict, Verdict::Approved);
+    assert_eq!(approval.decided_at, START + 120);
+    assert_eq!(approval.expires_at, START + 120 + 600);
+    assert_eq!(approval.digest, DIGEST);
+    assert_eq!(
+        block_on(view.resume(&approval, &ctx)),
+        Response::Result(json!({"released": ["+15550100"], "reason": "unused"}))
+    );
+    assert_eq!(released.count(), 1);
+    // A replay, even of a fresh approval for the same call, runs nothing.
+    assert_eq!(
+        block_on(view.resume(&approval, &ctx)),
+        rejected("it was already used, and an approved call runs once")
+    );
+    let second = approvals
+        .decide(registry(), &pending, Decision::Approve)
+        .expect("approved again");
+    assert_eq!(
+        block_on(view.resume(&second, &ctx)),
+        rejected("it was already used, and an approved call runs once")
+    );
+    assert_eq!(released.count(), 1);
+    assert_eq!(
+        block_on(view.resume(&approval, &ctx)).to_json(),
+        json!({"error": {
+            "kind": "approval_rejected",
+            "reason": "it was already used, and an approved call runs once",
+            "message": "the approval was refused: it was already used, and an approved call runs once; nothing ran",
+        }})
+    );
+}
+
+#[test]
+fn approved_with_edited_arguments_runs_those_after_validating_them() {
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock);
+    let view = view(&approvals, "user:7");
+    let released = Released::default();
+    let ctx = context(&released);
+    let pending = pending(&view, &ctx);
+    let invalid = approvals.decide(
+        registry(),
+        &pending,
+        Decision::ApproveWith(json!({"numbers": 7})),
+    );
+    assert_eq!(
+        invalid.map_err(|error| match error {
+            ApprovalError::InvalidArguments(error) => error.kind(),
+            _ => "other",
+        }),
+        Err("invalid_arguments")
+    );
+    let approval = approvals
+        .decide(
+            registry(),
+            &pending,
+            Decision::ApproveWith(json!({"numbers": ["+15550199"]})),
+        )
+        .expect("approved");
+    assert_eq!(approval.verdict, Verdict::ApprovedWithEdits);
+    assert_eq!(
+        block_on(view.resume(&approval, &ctx)),
+        Response::Result(json!({"released": ["+15550199"], "reason": null}))
+    );
+    assert_eq!(released.count(), 1);
+}
+
+#[test]
+fn a_denial_reaches_the_model_and_runs_nothing() {
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock);
+    let view = view(&approvals, "user:7");
+    let released = Released::default();
+    let ctx = context(&released);
+    let pending = pending(&view, &ctx);
+    let denial = approvals
+        .decide(
+            registry(),
+            &pending,
+            Decision::Deny("keep the support line".to_owned()),
+        )
+        .expect("decided");
+    let response = block_on(view.resume(&denial, &ctx));
+    assert_eq!(
+        response.to_json(),
+        json!({"error": {
+            "kind": "denied",
+            "message": "keep the support line",
+        }})
+    );
+    assert_eq!(
+        response.error().map(ToString::to_string),
+        Some("a human denied this call: keep the support line".to_owned())
+    );
+    assert_eq!(released.count(), 0);
+}
+
+#[test]
+fn forged_and_altered_approvals_run_nothing() {
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock);
+    let view = view(&approvals, "user:7");
+    let released = Released::default();
+    let ctx = context(&released);
+    let pending = pending(&view, &ctx);
+    let approval = approvals
+        .decide(registry(), &pending, Decision::Approve)
+        .expect("approved");
+    let bad_signature = rejected("its signature does not match (forged or altered)");
+    let altered = |change: &dyn Fn(&mut Approval)| {
+        let mut forged = approval.clone();
+        change(&mut forged);
+        block_on(view.resume(&forged, &ctx))
+    };
+    // Other arguments under the approved digest.
+    assert_eq!(
+        altered(&|a| a.arguments = json!({"numbers": ["+15550123"]})),
+        rejected("the arguments do not match the approved digest")
+    );
+    // Other arguments with their own digest: the signature no longer matches.
+    assert_eq!(
+        altered(&|a| {
+            a.arguments = json!({"numbers": ["+15550123"]});
+            a.digest = toolkit::approval::digest(&a.arguments);
+        }),
+        bad_signature
+    );
+    assert_eq!(
+        altered(&|a| a.call_id = "call_other".to_owned()),
+        bad_signature
+    );
+    assert_eq!(
+        altered(&|a| a.principal = "user:8".to_owned()),
+        bad_signature
+    );
+    assert_eq!(altered(&|a| a.expires_at += 3600), bad_signature);
+    assert_eq!(
+        altered(&|a| a.verdict = Verdict::ApprovedWithEdits),
+        bad_signature
+    );
+    assert_eq!(altered(&|a| a.signature = "00".repeat(32)), bad_signature);
+    assert_eq!(
+        altered(&|a| a.signature = "not hex".to_owned()),
+        bad_signature
+    );
+    assert_eq!(altered(&|a| a.signature.clear()), bad_signature);
+    // A denial turned into an approval.
+    let denial = approvals
+        .decide(registry(), &pending, Decision::Deny("no".to_owned()))
+        .expect("decided");
+    let mut flipped = denial.clone();
+    flipped.verdict = Verdict::Approved;
+    flipped.message = None;
+    assert_eq!(block_on(view.resume(&flipped, &ctx)), bad_signature);
+    // Signed with another key.
+    let other_key = Approvals::new(
+        ApprovalKey::new(*b"another key, also 32 bytes long!"),
+        MemoryApprovalStore::new(),
+    );
+    let foreign = other_key
+        .decide(registry(), &pending, Decision::Approve)
+        .expect_err("the pending approval is not this key's");
+    assert_eq!(foreign, ApprovalError::BadSignature);
+    // A pending approval made up by a client.
+    let mut made_up = pending.clone();
+    made_up.arguments = json!({"numbers": ["+15550123"]});
+    made_up.digest = toolkit::approval::digest(&made_up.arguments);
+    assert_eq!(
+        approvals.decide(registry(), &made_up, Decision::Approve),
+        Err(ApprovalError::BadSignature)
+    );
+    assert_eq!(released.count(), 0);
+    // The genuine one still works.
+    assert!(block_on(view.resume(&approval, &ctx)).is_success());
+}
+
+#[test]
+fn an_approval_is_bound_to_its_principal_and_its_view() {
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock);
+    let released = Released::default();
+    let ctx = context(&released);
+    let pending = pending(&view(&approvals, "user:7"), &ctx);
+    let approval = approvals
+        .decide(registry(), &pending, Decision::Approve)
+        .expect("approved");
+    assert_eq!(
+        block_on(view(&approvals, "user:8").resume(&approval, &ctx)),
+        rejected("it was issued for another principal")
+    );
+    // A view without the tool answers as for any unknown tool.
+    let narrow = registry()
+        .view()
+        .allow(["get_phone_numbers"])
+        .approvals(&approvals, "user:7")
+        .build()
+        .expect("view");
+    assert_eq!(
+        block_on(narrow.resume(&approval, &ctx)),
+        Response::Error(ToolError::UnknownTool {
+            name: "delete_phone_numbers".to_owned(),
+            suggestion: Some("get_phone_numbers".to_owned()),
+        })
+    );
+    // A view without approvals can't check one.
+    let plain = registry().view().build().expect("view");
+    assert_eq!(
+        block_on(plain.resume(&approval, &ctx)),
+        rejected("this view was built without approvals, so it cannot check one")
+    );
+    assert_eq!(released.count(), 0);
+}
+
+#[test]
+fn expired_pending_approvals_and_approvals_run_nothing() {
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock);
+    let view = view(&approvals, "user:7");
+    let released = Released::default();
+    let ctx = context(&released);
+    let pending = pending(&view, &ctx);
+    let approval = approvals
+        .decide(registry(), &pending, Decision::Approve)
+        .expect("approved");
+    clock.advance(601);
+    assert_eq!(
+        block_on(view.resume(&approval, &ctx)),
+        rejected(&format!("it expired at {} (Unix seconds)", START + 600))
+    );
+    clock.advance(3000);
+    assert_eq!(
+        approvals.decide(registry(), &pending, Decision::Approve),
+        Err(ApprovalError::Expired {
+            expired_at: START + 3600
+        })
+    );
+    assert_eq!(released.count(), 0);
+}
+
+/// Approves phone deletions of at most one number, denies others, leaves `reason:
+/// "ask"` pending.
+struct Policy;
+
+impl Approver for Policy {
+    fn decide<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        _ctx: &'a Context,
+    ) -> Pin<Box<dyn Future<Output = Option<Decision>> + Send + 'a>> {
+        Box::pin(async move {
+            if pending.arguments["reason"] == "ask" {
+                return None;
+            }
+            let count = pending.arguments["numbers"].as_array().map_or(0, Vec::len);
+            Some(if count <= 1 {
+                Decision::Approve
+            } else {
+                Decision::Deny("one number at a time".to_owned())
+            })
+        })
+    }
+}
+
+#[test]
+fn an_approver_decides_inline() {
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock).approver(Policy);
+    let view = view(&approvals, "user:7");
+    let released = Released::default();
+    let ctx = Context::new().with(released.clone());
+    assert_eq!(
+        block_on(view.call(
+            "delete_phone_numbers",
+            r#"{"numbers": ["+15550100"]}"#,
+            &ctx
+        )),
+        Response::Result(json!({"released": ["+15550100"], "reason": null}))
+    );
+    assert_eq!(
+        block_on(view.call(
+            "delete_phone_numbers",
+            r#"{"numbers": ["+15550100", "+15550101"]}"#,
+            &ctx
+        )),
+        Response::Error(ToolError::Denied {
+            message: "one number at a time".to_owned()
+        })
+    );
+    let response = block_on(view.call(
+        "delete_phone_numbers",
+        r#"{"numbers": [], "reason": "ask"}"#,
+        &ctx,
+    ));
+    let pending = response.pending().expect("left pending");
+    // Without a `CallId` in the context, one is made up.
+    assert!(
+        pending.call_id.starts_with("approval_"),
+        "{}",
+        pending.call_id
+    );
+    assert_eq!(pending.call_id.len(), "approval_".len() + 24);
+    assert_eq!(released.count(), 1);
+}
+
+fn sqlite_file(name: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "toolkit-approvals-{name}-{}.sqlite3",
+        std::process::id()
+    ));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    path
+}
+
+#[test]
+fn a_sqlite_store_shared_by_two_processes_runs_an_approval_once() {
+    let path = sqlite_file("sequential");
+    let clock = Clock::new();
+    let first = approvals_with(SqliteApprovalStore::open(&path).expect("opens"), &clock);
+    let second = approvals_with(SqliteApprovalStore::open(&path).expect("opens"), &clock);
+    let released = Released::default();
+    let ctx = context(&released);
+    let pending = pending(&view(&first, "user:7"), &ctx);
+    let approval = first
+        .decide(registry(), &pending, Decision::Approve)
+        .expect("approved");
+    // The approval travels as JSON to the other process.
+    let approval: Approval =
+        serde_json::from_str(&serde_json::to_string(&approval).expect("serializes"))
+            .expect("deserializes");
+    assert!(block_on(view(&second, "user:7").resume(&approval, &ctx)).is_success());
+    assert_eq!(
+        block_on(view(&first, "user:7").resume(&approval, &ctx)),
+        rejected("it was already used, and an approved call runs once")
+    );
+    // Reopened later, the file still remembers.
+    let reopened = approvals_with(SqliteApprovalStore::open(&path).expect("opens"), &clock);
+    assert_eq!(
+        block_on(view(&reopened, "user:7").resume(&approval, &ctx)),
+        rejected("it was already used, and an approved call runs once")
+    );
+    assert_eq!(released.count(), 1);
+}
+
+#[test]
+fn two_threads_racing_to_resume_one_approval_over_sqlite_run_it_once() {
+    let path = sqlite_file("race");
+    let clock = Clock::new();
+    let released = Released::default();
+    let approval = {
+        let approvals = approvals_with(MemoryApprovalStore::new(), &clock);
+        let pending = pending(&view(&approvals, "user:7"), &context(&released));
+        approvals
+            .decide(registry(), &pending, Decision::Approve)
+            .expect("approved")
+    };
+    for round in 0..20 {
+        let mut approval = approval.clone();
+        if round > 0 {
+            // A fresh call id per round, signed again by a "decider".
+            let approvals = approvals_with(MemoryApprovalStore::new(), &clock);
+            let ctx = Context::new()
+                .with(released.clone())
+                .with(CallId::new(format!("call_{round}")));
+            let pending = pending(&view(&approvals, "user:7"), &ctx);
+            approval = approvals
+                .decide(registry(), &pending, Decision::Approve)
+                .expect("approved");
+        }
+        let before = released.count();
+        let barrier = Arc::new(std::sync::Barrier::new(2));
+        let outcomes: Vec<bool> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..2)
+                .map(|_| {
+                    let (path, clock, released, approval, barrier) =
+                        (&path, &clock, released.clone(), &approval, barrier.clone());
+                    scope.spawn(move || {
+                        // Each "process" has its own connection to the file.
+                        let approvals =
+                            approvals_with(SqliteApprovalStore::open(path).expect("opens"), clock);
+                        let view = view(&approvals, "user:7");
+                        let ctx = Context::new().with(released);
+                        barrier.wait();
+                        block_on(view.resume(approval, &ctx)).is_success()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| handle.join().expect("no panic"))
+                .collect()
+        });
+        assert_eq!(
+            outcomes.iter().filter(|&&ran| ran).count(),
+            1,
+            "round {round}: {outcomes:?}"
+        );
+        assert_eq!(released.count(), before + 1, "round {round}");
+    }
+}

@@ -1,0 +1,654 @@
+//! The `approve` tier: a human decides before a tool runs.
+//!
+//! 1. A [`View`] built with [`ViewBuilder::approvals`](crate::ViewBuilder::approvals)
+//!    validates an `approve` tool's arguments, then returns
+//!    [`Response::Pending`] with a [`PendingApproval`] (unless an [`Approver`]
+//!    decides inline). The tool does not run. The pending approval is plain,
+//!    signed JSON: store it, show it in a UI, resume it in another process.
+//! 2. A human decides: [`Approvals::decide`] turns the pending approval and a
+//!    [`Decision`] (approve, approve with edited arguments, deny with a message) into a
+//!    signed [`Approval`].
+//! 3. [`View::resume`] checks the approval and runs the call, once.
+//!
+//! An approval is bound to the principal, the tool, a digest of the arguments
+//! (SHA-256 of their canonical JSON: sorted keys, no whitespace) and the call id; it
+//! expires; it is signed with HMAC-SHA256 under a key only the application holds. A
+//! forged, altered, expired, misdirected or already-used approval runs nothing and
+//! says why ([`ToolError::ApprovalRejected`]). "Already used" is recorded in an
+//! [`ApprovalStore`]: [`MemoryApprovalStore`] for one process,
+//! `SqliteApprovalStore` (feature `sqlite`) for several processes sharing a file.
+//!
+//! ```
+//! use toolkit::approval::{ApprovalKey, Approvals, Decision, MemoryApprovalStore};
+//! use toolkit::{CallId, Context, Response, Scope, tool};
+//!
+//! /// Delete a phone number the organization owns.
+//! #[tool(scope = shared, tier = approve)]
+//! async fn delete_phone_numbers(
+//!     /// The number, in E.164 form.
+//!     number: String,
+//! ) -> String {
+//!     format!("released {number}")
+//! }
+//!
+//! # futures_executor::block_on(async {
+//! // Once, at start-up: the key and the store every process shares.
+//! let approvals = Approvals::new(ApprovalKey::new(*b"an application secret of 32 bytes"), MemoryApprovalStore::new());
+//!
+//! // Per request: the view of the user the request acts for.
+//! let view = toolkit::registry().view().scopes([Scope::Shared]).approvals(&approvals, "user:7").build()?;
+//! let ctx = Context::new().with(CallId::new("call_1"));
+//! let Response::Pending(pending) = view.call("delete_phone_numbers", r#"{"number": "+15550100"}"#, &ctx).await else {
+//!     panic!("an approve tool waits for a human");
+//! };
+//! let stored = serde_json::to_string(&pending)?; // into the database, onto a screen
+//!
+//! // Later, maybe elsewhere: a human approves, and the call runs once.
+//! let pending = serde_json::from_str(&stored)?;
+//! let approval = approvals.decide(toolkit::registry(), &pending, Decision::Approve)?;
+//! let response = view.resume(&approval, &ctx).await;
+//! assert_eq!(response.result(), Some(&serde_json::json!("released +15550100")));
+//! let again = view.resume(&approval, &ctx).await;
+//! assert_eq!(again.error().map(|e| e.kind()), Some("approval_rejected"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+
+mod store;
+
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::{Context, RegisteredTool, Registry, Response, ToolError, View};
+
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteApprovalStore;
+pub use store::{ApprovalStore, MemoryApprovalStore, StoreError, StoreFuture};
+
+/// The id of the model's tool call (`call_...` in OpenAI, `toolu_...` in Anthropic),
+/// put in the [`Context`] so a pending approval carries it. Without one, an id is
+/// made up.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CallId(pub String);
+
+impl CallId {
+    /// The call id `id`.
+    pub fn new(id: impl Into<String>) -> Self {
+        CallId(id.into())
+    }
+}
+
+/// The secret that signs pending approvals and approvals: at least 32 random bytes,
+/// held by the application (never sent to a model or a client), the same in every
+/// process that resumes approvals.
+#[derive(Clone)]
+pub struct ApprovalKey(Vec<u8>);
+
+impl ApprovalKey {
+    /// A key of these bytes.
+    pub fn new(bytes: impl Into<Vec<u8>>) -> Self {
+        ApprovalKey(bytes.into())
+    }
+}
+
+impl fmt::Debug for ApprovalKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApprovalKey(..)")
+    }
+}
+
+/// A call waiting for a human. Serializable, so it can be stored, shown and resumed
+/// in another process; signed, so a client can't fabricate one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingApproval {
+    /// The model's call id ([`CallId`]), or a made-up one.
+    pub call_id: String,
+    /// Who the call acts for (the view's principal).
+    pub principal: String,
+    /// The tool's name.
+    pub tool: String,
+    /// The validated arguments.
+    pub arguments: Value,
+    /// `sha256:` and the hex SHA-256 of the arguments' canonical JSON.
+    pub digest: String,
+    /// When the call was made, in Unix seconds.
+    pub requested_at: u64,
+    /// Until when a human may decide, in Unix seconds.
+    pub expires_at: u64,
+    /// Hex HMAC-SHA256 of the fields above (see [`crate::approval`]).
+    pub signature: String,
+}
+
+/// A human's decision on a [`PendingApproval`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Run the call as requested.
+    Approve,
+    /// Run the call with these arguments instead (validated again).
+    ApproveWith(Value),
+    /// Don't run it; the model reads the message.
+    Deny(String),
+}
+
+/// What the human decided, as recorded in an [`Approval`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Approved as requested.
+    Approved,
+    /// Approved with edited arguments.
+    ApprovedWithEdits,
+    /// Denied.
+    Denied,
+}
+
+/// A signed decision, to hand to [`View::resume`]. Serializable: an approval made in
+/// one process (an admin UI) is resumed in another (the agent's worker).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Approval {
+    /// The call id of the pending approval.
+    pub call_id: String,
+    /// Who the call acts for.
+    pub principal: String,
+    /// The tool's name.
+    pub tool: String,
+    /// The arguments to run with (edited, if the human edited them).
+    pub arguments: Value,
+    /// `sha256:` and the hex SHA-256 of `arguments`' canonical JSON.
+    pub digest: String,
+    /// What the human decided.
+    pub verdict: Verdict,
+    /// The human's message (required for a denial).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// When the human decided, in Unix seconds.
+    pub decided_at: u64,
+    /// Until when the call may be resumed, in Unix seconds.
+    pub expires_at: u64,
+    /// Hex HMAC-SHA256 of the fields above except `arguments`, which the digest binds.
+    pub signature: String,
+}
+
+/// Why a pending approval or an approval was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ApprovalError {
+    /// The signature does not match: forged, altered, or signed with another key.
+    BadSignature,
+    /// Past its expiry.
+    Expired {
+        /// When it expired, in Unix seconds.
+        expired_at: u64,
+    },
+    /// Already used: an approved call runs once.
+    AlreadyUsed,
+    /// Issued for another principal than the view's.
+    WrongPrincipal,
+    /// The arguments don't match the signed digest.
+    ArgumentsAltered,
+    /// Edited (or stored) arguments the tool does not accept.
+    InvalidArguments(ToolError),
+    /// No such tool in the registry (when deciding).
+    UnknownTool(String),
+    /// The view was built without approvals, so it can't check one.
+    NotConfigured,
+    /// The approval store failed; nothing ran.
+    Store(StoreError),
+}
+
+impl fmt::Display for ApprovalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ApprovalError::BadSignature => {
+                f.write_str("its signature does not match (forged or altered)")
+            }
+            ApprovalError::Expired { expired_at } => {
+                write!(f, "it expired at {expired_at} (Unix seconds)")
+            }
+            ApprovalError::AlreadyUsed => {
+                f.write_str("it was already used, and an approved call runs once")
+            }
+            ApprovalError::WrongPrincipal => f.write_str("it was issued for another principal"),
+            ApprovalError::ArgumentsAltered => {
+                f.write_str("the arguments do not match the approved digest")
+            }
+            ApprovalError::InvalidArguments(error) => {
+                write!(f, "the arguments are not valid: {error}")
+            }
+            ApprovalError::UnknownTool(tool) => write!(f, "no tool is named `{tool}`"),
+            ApprovalError::NotConfigured => {
+                f.write_str("this view was built without approvals, so it cannot check one")
+            }
+            ApprovalError::Store(error) => write!(f, "the approval store failed: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for ApprovalError {}
+
+impl From<ApprovalError> for ToolError {
+    fn from(error: ApprovalError) -> Self {
+        match error {
+            ApprovalError::InvalidArguments(error) => error,
+            other => ToolError::ApprovalRejected {
+                reason: other.to_string(),
+            },
+        }
+    }
+}
+
+/// Decides approvals inline, when the application can (a policy, a human on a live
+/// channel). Returning `None` leaves the call pending.
+pub trait Approver: Send + Sync {
+    /// The decision on `pending`, or `None` to return it as [`Response::Pending`].
+    fn decide<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        ctx: &'a Context,
+    ) -> Pin<Box<dyn Future<Output = Option<Decision>> + Send + 'a>>;
+}
+
+type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
+
+/// The application's approval set-up, made once at start-up and shared by every
+/// view: the signing key, the used-approval store, the expiries, optionally an
+/// [`Approver`]. See the [module docs](crate::approval).
+pub struct Approvals {
+    key: ApprovalKey,
+    store: Arc<dyn ApprovalStore>,
+    approver: Option<Arc<dyn Approver>>,
+    pending_ttl: Duration,
+    approval_ttl: Duration,
+    clock: Clock,
+}
+
+impl Approvals {
+    /// Approvals signed with `key`, used-approval records in `store`. A human has
+    /// 24 hours to decide, and an approval must be resumed within 15 minutes.
+    pub fn new(key: ApprovalKey, store: impl ApprovalStore + 'static) -> Self {
+        Approvals {
+            key,
+            store: Arc::new(store),
+            approver: None,
+            pending_ttl: Duration::from_secs(24 * 60 * 60),
+            approval_ttl: Duration::from_secs(15 * 60),
+            clock: Arc::new(SystemTime::now),
+        }
+    }
+
+    /// Decides approvals inline with `approver`.
+    #[must_use]
+    pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// How long a human has to decide.
+    #[must_use]
+    pub fn pending_ttl(mut self, ttl: Duration) -> Self {
+        self.pending_ttl = ttl;
+        self
+    }
+
+    /// How long an approval may wait before it is resumed.
+    #[must_use]
+    pub fn approval_ttl(mut self, ttl: Duration) -> Self {
+        self.approval_ttl = ttl;
+        self
+    }
+
+    /// The clock (tests pin it).
+    #[must_use]
+    pub fn clock(mut self, clock: impl Fn() -> SystemTime + Send + Sync + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// Checks a pending approval's signature and expiry (before showing it to a
+    /// human, say).
+    pub fn verify_pending(&self, pending: &PendingApproval) -> Result<(), ApprovalError> {
+        self.verify(&pending_payload(pending), &pending.signature)?;
+        let now = self.now();
+        if now > pending.expires_at {
+            return Err(ApprovalError::Expired {
+                expired_at: pending.expires_at,
+            });
+        }
+        if digest(&pending.arguments) != pending.digest {
+            return Err(ApprovalError::ArgumentsAltered);
+        }
+        Ok(())
+    }
+
+    /// A human's decision on `pending`, signed. Checks the pending approval first;
+    /// edited arguments are validated against the tool in `registry`.
+    pub fn decide(
+        &self,
+        registry: &Registry,
+        pending: &PendingApproval,
+        decision: Decision,
+    ) -> Result<Approval, ApprovalError> {
+        self.verify_pending(pending)?;
+        let (arguments, verdict, message) = match decision {
+            Decision::Approve => (pending.arguments.clone(), Verdict::Approved, None),
+            Decision::ApproveWith(arguments) => {
+                let tool = registry
+                    .get(&pending.tool)
+                    .ok_or_else(|| ApprovalError::UnknownTool(pending.tool.clone()))?;
+                check_arguments(tool, &canonical_json(&arguments))
+                    .map_err(ApprovalError::InvalidArguments)?;
+                (arguments, Verdict::ApprovedWithEdits, None)
+            }
+            Decision::Deny(message) => (pending.arguments.clone(), Verdict::Denied, Some(message)),
+        };
+        let now = self.now();
+        let mut approval = Approval {
+            call_id: pending.call_id.clone(),
+            principal: pending.principal.clone(),
+            tool: pending.tool.clone(),
+            digest: digest(&arguments),
+            arguments,
+            verdict,
+            message,
+            decided_at: now,
+            expires_at: now.saturating_add(self.approval_ttl.as_secs()),
+            signature: String::new(),
+        };
+        approval.signature = self.sign(&approval_payload(&approval));
+        Ok(approval)
+    }
+
+    fn verify(&self, payload: &str, signature: &str) -> Result<(), ApprovalError> {
+        let Some(signature) = from_hex(signature) else {
+            return Err(ApprovalError::BadSignature);
+        };
+        let mut mac = self.mac();
+        mac.update(payload.as_bytes());
+        mac.verify_slice(&signature)
+            .map_err(|_| ApprovalError::BadSignature)
+    }
+
+    fn mac(&self) -> Hmac<Sha256> {
+        // HMAC takes keys of any length; `new_from_slice` cannot fail for it.
+        <Hmac<Sha256> as Mac>::new_from_slice(&self.key.0)
+            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of every length"))
+    }
+
+    fn sign(&self, payload: &str) -> String {
+        let mut mac = self.mac();
+        mac.update(payload.as_bytes());
+        to_hex(&mac.finalize().into_bytes())
+    }
+
+    fn now(&self) -> u64 {
+        (self.clock)()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs())
+    }
+
+    fn pending(
+        &self,
+        principal: &str,
+        tool: &str,
+        call_id: String,
+        arguments: Value,
+    ) -> PendingApproval {
+        let now = self.now();
+        let mut pending = PendingApproval {
+            call_id,
+            principal: principal.to_owned(),
+            tool: tool.to_owned(),
+            digest: digest(&arguments),
+            arguments,
+            requested_at: now,
+            expires_at: now.saturating_add(self.pending_ttl.as_secs()),
+            signature: String::new(),
+        };
+        pending.signature = self.sign(&pending_payload(&pending));
+        pending
+    }
+}
+
+impl fmt::Debug for Approvals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Approvals")
+            .field("pending_ttl", &self.pending_ttl)
+            .field("approval_ttl", &self.approval_ttl)
+            .field("approver", &self.approver.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a pending approval's signature covers: its fields but the signature and the
+/// arguments (bound by the digest), as canonical JSON, under its own domain.
+fn pending_payload(pending: &PendingApproval) -> String {
+    canonical_json(&json!({
+        "type": "toolkit.pending_approval.v1",
+        "call_id": pending.call_id,
+        "principal": pending.principal,
+        "tool": pending.tool,
+        "digest": pending.digest,
+        "requested_at": pending.requested_at,
+        "expires_at": pending.expires_at,
+    }))
+}
+
+fn approval_payload(approval: &Approval) -> String {
+    canonical_json(&json!({
+        "type": "toolkit.approval.v1",
+        "call_id": approval.call_id,
+        "principal": approval.principal,
+        "tool": approval.tool,
+        "digest": approval.digest,
+        "verdict": approval.verdict,
+        "message": approval.message,
+        "decided_at": approval.decided_at,
+        "expires_at": approval.expires_at,
+    }))
+}
+
+/// JSON with object keys sorted (by UTF-8 bytes) and no whitespace: the same text
+/// for the same value, whatever order the keys came in.
+#[must_use]
+pub fn canonical_json(value: &Value) -> String {
+    fn write(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(members) => {
+                let mut keys: Vec<&String> = members.keys().collect();
+                keys.sort_unstable();
+                out.push('{');
+                for (i, key) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String(key.clone()).to_string());
+                    out.push(':');
+                    write(&members[key], out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(item, out);
+                }
+                out.push(']');
+            }
+            scalar => out.push_str(&scalar.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(value, &mut out);
+    out
+}
+
+/// `sha256:` and the hex SHA-256 of the value's canonical JSON.
+#[must_use]
+pub fn digest(arguments: &Value) -> String {
+    format!(
+        "sha256:{}",
+        to_hex(&Sha256::digest(canonical_json(arguments).as_bytes()))
+    )
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    use fmt::Write as _;
+    bytes.iter().fold(String::new(), |mut out, byte| {
+        let _ = write!(out, "{byte:02x}");
+        out
+    })
+}
+
+fn from_hex(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 || !text.is_ascii() {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
+        .collect()
+}
+
+// PLACEHOLDER (branch `views`) for the `dispatch` branch's
+// `RegisteredTool::check_arguments` (SPEC.md "Dispatch"): replace the body with a
+// call to it at merge, so approvals also get its schema validation.
+fn check_arguments(tool: &RegisteredTool, arguments: &str) -> Result<(), ToolError> {
+    (tool.validate)(arguments)
+}
+
+/// The arguments as a JSON value; empty text or `null` mean `{}`, as in dispatch.
+fn arguments_value(arguments: &str) -> Result<Value, ToolError> {
+    let trimmed = arguments.trim();
+    if trimmed.is_empty() || trimmed == "null" {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    serde_json::from_str(trimmed).map_err(|error| ToolError::MalformedJson {
+        message: error.to_string(),
+        line: error.line(),
+        column: error.column(),
+    })
+}
+
+fn made_up_call_id(principal: &str, tool: &str, digest: &str) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos());
+    let seed = format!(
+        "{principal}\u{0}{tool}\u{0}{digest}\u{0}{nanos}\u{0}{}\u{0}{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    format!(
+        "approval_{}",
+        &to_hex(&Sha256::digest(seed.as_bytes()))[..24]
+    )
+}
+
+/// The store key of an approval: the principal and the call id together.
+fn used_key(principal: &str, call_id: &str) -> String {
+    to_hex(&Sha256::digest(
+        canonical_json(&json!([principal, call_id])).as_bytes(),
+    ))
+}
+
+/// `View::call` for an `approve` tool.
+pub(crate) async fn request(
+    view: &View<'_>,
+    tool: &RegisteredTool,
+    arguments: &str,
+    ctx: &Context,
+) -> Response {
+    let Some((approvals, principal)) = view.approvals() else {
+        return Response::Error(ToolError::ApprovalRequired {
+            tool: tool.name.to_owned(),
+        });
+    };
+    if let Err(error) = check_arguments(tool, arguments) {
+        return Response::Error(error);
+    }
+    let arguments = match arguments_value(arguments) {
+        Ok(arguments) => arguments,
+        Err(error) => return Response::Error(error),
+    };
+    let call_id = match ctx.get::<CallId>() {
+        Some(CallId(id)) => id.clone(),
+        None => made_up_call_id(principal, tool.name, &digest(&arguments)),
+    };
+    let pending = approvals.pending(principal, tool.name, call_id, arguments);
+    let Some(approver) = &approvals.approver else {
+        return Response::Pending(pending);
+    };
+    let Some(decision) = approver.decide(&pending, ctx).await else {
+        return Response::Pending(pending);
+    };
+    match approvals.decide(view.registry(), &pending, decision) {
+        Ok(approval) => resume(view, &approval, ctx).await,
+        Err(error) => Response::Error(error.into()),
+    }
+}
+
+/// `View::resume`.
+pub(crate) async fn resume(view: &View<'_>, approval: &Approval, ctx: &Context) -> Response {
+    match check(view, approval).await {
+        Ok((tool, arguments)) => tool.call(&arguments, ctx).await,
+        Err(error) => Response::Error(error),
+    }
+}
+
+/// Everything but running: the tool and the arguments to run it with, once.
+async fn check<'r>(
+    view: &View<'r>,
+    approval: &Approval,
+) -> Result<(&'r RegisteredTool, String), ToolError> {
+    let Some((approvals, principal)) = view.approvals() else {
+        return Err(ApprovalError::NotConfigured.into());
+    };
+    approvals.verify(&approval_payload(approval), &approval.signature)?;
+    if approval.principal != principal {
+        return Err(ApprovalError::WrongPrincipal.into());
+    }
+    // A tool outside the view is unknown, as everywhere else.
+    let tool = view
+        .get(&approval.tool)
+        .filter(|tool| tool.name == approval.tool)
+        .ok_or_else(|| view.unknown_tool(&approval.tool))?;
+    let now = approvals.now();
+    if now > approval.expires_at {
+        return Err(ApprovalError::Expired {
+            expired_at: approval.expires_at,
+        }
+        .into());
+    }
+    if digest(&approval.arguments) != approval.digest {
+        return Err(ApprovalError::ArgumentsAltered.into());
+    }
+    if approval.verdict == Verdict::Denied {
+        return Err(ToolError::Denied {
+            message: approval.message.clone().unwrap_or_default(),
+        });
+    }
+    let arguments = canonical_json(&approval.arguments);
+    check_arguments(tool, &arguments)?;
+    let key = used_key(&approval.principal, &approval.call_id);
+    match approvals.store.claim(&key, approval.expires_at, now).await {
+        Ok(true) => Ok((tool, arguments)),
+        Ok(false) => Err(ApprovalError::AlreadyUsed.into()),
+        Err(error) => Err(ApprovalError::Store(error).into()),
+    }
+}

@@ -1,0 +1,901 @@
+//! Views: the part of the registry one consumer may list and call, built per request.
+//!
+//! A [`View`] is the security boundary. Listing, rendering and dispatch all go
+//! through it; a tool outside it can't be listed or called, and calling it by any
+//! name (its own, an alias, a case or whitespace variant, a look-alike) gives the same
+//! [`ToolError::UnknownTool`] as a name that exists nowhere, with suggestions drawn
+//! only from the view.
+
+use std::fmt;
+use std::future::Future;
+
+use serde_json::Value;
+
+use crate::approval::{Approval, Approvals};
+use crate::{
+    Binding, Context, Dialect, RegisteredTool, Registry, RenderError, Response, Scope, Tier, Tool,
+    ToolError,
+};
+
+/// The prefix of a preset in allowlist strings: `"preset:recommended"`.
+pub const PRESET_PREFIX: &str = "preset:";
+/// The prefix of a group in allowlist strings: `"@contacts"`.
+pub const GROUP_PREFIX: &str = "@";
+
+/// A named set of allowlist entries declared in code, which stored allowlists name
+/// as `"preset:<name>"`: for example the *recommended* subset a legacy "all domain
+/// tools" switch expands to.
+///
+/// Entries are tool names, aliases and `@group`s (not other presets); `except`
+/// removes tools from what the entries give. Unknown entries are reported when a
+/// view uses the preset, like any other allowlist entry.
+///
+/// ```
+/// use toolkit::Preset;
+///
+/// /// The shared tools an agent gets when its owner ticked "all domain tools".
+/// pub const RECOMMENDED: Preset =
+///     Preset::new("recommended", &["@contacts", "@messages", "@phone"]).except(&["buy_phone_number"]);
+/// assert_eq!(RECOMMENDED.name, "recommended");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Preset {
+    /// The name stored allowlists use after `preset:`.
+    pub name: &'static str,
+    /// Tool names, aliases and `@group`s.
+    pub entries: &'static [&'static str],
+    /// Tools (names or aliases) removed from what `entries` give.
+    pub except: &'static [&'static str],
+}
+
+impl Preset {
+    /// A preset of `entries` (names, aliases, `@group`s).
+    #[must_use]
+    pub const fn new(name: &'static str, entries: &'static [&'static str]) -> Self {
+        Preset {
+            name,
+            entries,
+            except: &[],
+        }
+    }
+
+    /// The same preset without these tools (names or aliases).
+    #[must_use]
+    pub const fn except(mut self, tools: &'static [&'static str]) -> Self {
+        self.except = tools;
+        self
+    }
+}
+
+/// One set bit per registry position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn empty(len: usize) -> Self {
+        Bits(vec![0; len.div_ceil(64)])
+    }
+
+    fn full(len: usize) -> Self {
+        let mut bits = Bits(vec![u64::MAX; len.div_ceil(64)]);
+        if len % 64 != 0 {
+            if let Some(last) = bits.0.last_mut() {
+                *last = (1u64 << (len % 64)) - 1;
+            }
+        }
+        bits
+    }
+
+    fn get(&self, position: usize) -> bool {
+        self.0
+            .get(position / 64)
+            .is_some_and(|word| word & (1 << (position % 64)) != 0)
+    }
+
+    fn set(&mut self, position: usize) {
+        self.0[position / 64] |= 1 << (position % 64);
+    }
+
+    fn clear(&mut self, position: usize) {
+        self.0[position / 64] &= !(1 << (position % 64));
+    }
+
+    fn count(&self) -> usize {
+        self.0.iter().map(|word| word.count_ones() as usize).sum()
+    }
+
+    /// The set positions, ascending.
+    fn positions(&self) -> Positions<'_> {
+        Positions {
+            words: &self.0,
+            word: 0,
+            current: self.0.first().copied().unwrap_or(0),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Positions<'a> {
+    words: &'a [u64],
+    word: usize,
+    current: u64,
+}
+
+impl Iterator for Positions<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        while self.current == 0 {
+            self.word += 1;
+            self.current = *self.words.get(self.word)?;
+        }
+        let bit = self.current.trailing_zeros() as usize;
+        self.current &= self.current - 1;
+        Some(self.word * 64 + bit)
+    }
+}
+
+fn scope_bit(scope: Scope) -> u8 {
+    1 << (scope as u8)
+}
+
+fn binding_bit(binding: Binding) -> u8 {
+    1 << (binding as u8)
+}
+
+/// Narrows a registry to what one consumer may use; every step only removes tools.
+/// Made by [`Registry::view`]; finished by [`ViewBuilder::build`].
+///
+/// The steps, in any order (the result is the tools every step keeps):
+/// - [`scopes`](Self::scopes): the consumer's scopes (default: every scope);
+/// - [`allow`](Self::allow) / [`allow_tools`](Self::allow_tools): the allowlist
+///   (default: no allowlist). `channel` tools are never allowlist entries: they are
+///   in a view exactly when its scopes include `channel` and the turn
+///   [`provides`](Self::provides) `Binding::LiveChannel`;
+/// - [`flags`](Self::flags): the feature flags that are on; a `gate`d tool stays only
+///   when its flag is one of them;
+/// - [`permit`](Self::permit): the application's permission predicate;
+/// - [`surface`](Self::surface): the groups the current page or context narrows to.
+///
+/// [`provides`](Self::provides) says which bindings the consumer can supply: a tool
+/// the scopes and allowlist select whose required binding is missing refuses the
+/// build, naming the tool and the binding.
+///
+/// ```
+/// use toolkit::{Binding, Context, Scope, tool};
+///
+/// /// Get the contacts whose name contains a text.
+/// #[tool(scope = shared, tier = auto, group = "contacts", aliases = ["find_contacts"])]
+/// async fn get_contacts(
+///     /// Part of the name.
+///     name: String,
+/// ) -> Vec<String> {
+///     vec![format!("{name} Lovelace")]
+/// }
+///
+/// /// Get the phone numbers the organization owns.
+/// #[tool(scope = shared, tier = auto, group = "phone")]
+/// async fn get_phone_numbers() -> Vec<String> {
+///     vec!["+1 555 0100".to_owned()]
+/// }
+///
+/// // The strings as stored for this agent; the aliases resolve to today's names.
+/// let stored = ["find_contacts"];
+/// let view = toolkit::registry()
+///     .view()
+///     .scopes([Scope::Shared, Scope::Agent])
+///     .provides([Binding::CallerThread])
+///     .allow(stored)
+///     .build()?;
+/// assert_eq!(view.names().collect::<Vec<_>>(), ["get_contacts"]);
+/// # futures_executor::block_on(async {
+/// let hidden = view.call("get_phone_numbers", "{}", &Context::new()).await;
+/// assert_eq!(hidden.error().map(|e| e.kind()), Some("unknown_tool"));
+/// # });
+/// # Ok::<(), toolkit::ViewError>(())
+/// ```
+#[must_use = "a view builder does nothing until `build` is called"]
+pub struct ViewBuilder<'r> {
+    registry: &'r Registry,
+    scopes: u8,
+    provides: u8,
+    /// The union of allowlist entries, if any allowlist step was called.
+    allowed: Option<Bits>,
+    /// Preset names met in `allow`, resolved at `build` (presets may come later).
+    preset_entries: Vec<String>,
+    presets: &'r [Preset],
+    /// What flags, permission and surfacing keep.
+    keep: Bits,
+    /// Gated tools whose flag is on.
+    gates_on: Bits,
+    unknown: Vec<UnknownEntry>,
+    tolerate_unknown: bool,
+    approvals: Option<(&'r Approvals, String)>,
+}
+
+impl Registry {
+    /// Starts a [`View`] of this registry: every tool, until the builder's steps
+    /// remove some.
+    pub fn view(&self) -> ViewBuilder<'_> {
+        let len = self.len();
+        ViewBuilder {
+            registry: self,
+            scopes: u8::MAX,
+            provides: binding_bit(Binding::Unbound),
+            allowed: None,
+            preset_entries: Vec::new(),
+            presets: &[],
+            keep: Bits::full(len),
+            gates_on: Bits::empty(len),
+            unknown: Vec::new(),
+            tolerate_unknown: false,
+            approvals: None,
+        }
+    }
+}
+
+impl<'r> ViewBuilder<'r> {
+    /// Keeps only tools of these scopes (the consumer's: an assistant is `shared` +
+    /// `assistant`, an agent `shared` + `agent`; `channel` tools also need the turn
+    /// to provide `Binding::LiveChannel`). Called twice, keeps the scopes both name.
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = Scope>) -> Self {
+        let mask = scopes
+            .into_iter()
+            .fold(0, |mask, scope| mask | scope_bit(scope));
+        self.scopes &= mask;
+        // Also now, so that `permit` is not asked about tools out of scope.
+        let candidates: Vec<usize> = self.keep.positions().collect();
+        for position in candidates {
+            if self.scopes & scope_bit(self.registry.at(position).scope) == 0 {
+                self.keep.clear(position);
+            }
+        }
+        self
+    }
+
+    /// The bindings this consumer can supply in its [`Context`]. `Unbound` always
+    /// counts as provided.
+    pub fn provides(mut self, bindings: impl IntoIterator<Item = Binding>) -> Self {
+        for binding in bindings {
+            self.provides |= binding_bit(binding);
+        }
+        self
+    }
+
+    /// The presets that `"preset:<name>"` allowlist entries may name.
+    pub fn presets(mut self, presets: &'r [Preset]) -> Self {
+        self.presets = presets;
+        self
+    }
+
+    /// Allowlist entries as stored: tool names, aliases (resolved to their tool),
+    /// `@group`s and `preset:<name>`s. Matching is exact: no trimming, no case
+    /// folding. Several `allow` and `allow_tools` calls add to one allowlist; once
+    /// any is called, only allowlisted tools stay (`channel` tools follow their own
+    /// rule, above).
+    ///
+    /// An entry that names nothing is an error of [`build`](Self::build), unless
+    /// [`tolerate_unknown`](Self::tolerate_unknown) is set.
+    pub fn allow<S: AsRef<str>>(mut self, entries: impl IntoIterator<Item = S>) -> Self {
+        let mut allowed = self
+            .allowed
+            .take()
+            .unwrap_or_else(|| Bits::empty(self.registry.len()));
+        for entry in entries {
+            let entry = entry.as_ref();
+            if entry.starts_with(PRESET_PREFIX) {
+                self.preset_entries.push(entry.to_owned());
+            } else if let Err(problem) = self.resolve(entry, &mut allowed) {
+                self.unknown.push(UnknownEntry {
+                    entry: entry.to_owned(),
+                    preset: None,
+                    problem,
+                });
+            }
+        }
+        self.allowed = Some(allowed);
+        self
+    }
+
+    /// A typed allowlist, checked by the compiler: tool definitions from their
+    /// handles (`get_tasks::definition()`). Adds to the same allowlist as
+    /// [`allow`](Self::allow).
+    pub fn allow_tools(mut self, tools: impl IntoIterator<Item = &'static Tool>) -> Self {
+        let mut allowed = self
+            .allowed
+            .take()
+            .unwrap_or_else(|| Bits::empty(self.registry.len()));
+        for tool in tools {
+            match self.registry.position(tool.name) {
+                Some(position) if std::ptr::eq(self.registry.at(position).tool(), tool) => {
+                    allowed.set(position);
+                }
+                _ => self.unknown.push(UnknownEntry {
+                    entry: tool.name.to_owned(),
+                    preset: None,
+                    problem: EntryProblem::NotInRegistry,
+                }),
+            }
+        }
+        self.allowed = Some(allowed);
+        self
+    }
+
+    /// Feature flags that are on. A tool with `gate = "flag"` stays only when its
+    /// flag is among them (across every `flags` call).
+    pub fn flags<S: AsRef<str>>(mut self, flags: impl IntoIterator<Item = S>) -> Self {
+        for flag in flags {
+            let flag = flag.as_ref();
+            for (position, tool) in self.registry.iter().enumerate() {
+                if tool.gate == Some(flag) {
+                    self.gates_on.set(position);
+                }
+            }
+        }
+        self
+    }
+
+    /// Keeps only tools the predicate permits (the application's permission check:
+    /// ABAC, owners bypass, ...). Called once per tool still in the view, now; the
+    /// view keeps no closure.
+    pub fn permit(mut self, mut permitted: impl FnMut(&Tool) -> bool) -> Self {
+        let candidates: Vec<usize> = self.keep.positions().collect();
+        for position in candidates {
+            if !permitted(self.registry.at(position).tool()) {
+                self.keep.clear(position);
+            }
+        }
+        self
+    }
+
+    /// Narrows to tools in these groups (the page the human is on, say); tools in no
+    /// group leave too. Never widens: called twice, keeps the groups both name. A
+    /// group no tool has is reported like an unknown allowlist entry.
+    pub fn surface<S: AsRef<str>>(mut self, groups: impl IntoIterator<Item = S>) -> Self {
+        let groups: Vec<S> = groups.into_iter().collect();
+        for group in &groups {
+            let group = group.as_ref();
+            if !self.registry.iter().any(|tool| tool.group == Some(group)) {
+                self.unknown.push(UnknownEntry {
+                    entry: group.to_owned(),
+                    preset: None,
+                    problem: EntryProblem::UnknownGroup {
+                        suggestion: self.closest_group(group),
+                    },
+                });
+            }
+        }
+        let candidates: Vec<usize> = self.keep.positions().collect();
+        for position in candidates {
+            let group = self.registry.at(position).group;
+            if !group.is_some_and(|group| groups.iter().any(|wanted| wanted.as_ref() == group)) {
+                self.keep.clear(position);
+            }
+        }
+        self
+    }
+
+    /// Builds the view even when allowlist entries or surface groups name nothing;
+    /// [`View::unknown_entries`] then reports them. For allowlists stored in a
+    /// database, so that removing a tool from the code does not take every consumer
+    /// that names it down; log or surface the report.
+    pub fn tolerate_unknown(mut self) -> Self {
+        self.tolerate_unknown = true;
+        self
+    }
+
+    /// Lets `approve` tools in this view ask for approval on behalf of `principal`
+    /// (the user or agent the request acts for): without it, calling one returns
+    /// [`ToolError::ApprovalRequired`]. See [`Approvals`].
+    pub fn approvals(mut self, approvals: &'r Approvals, principal: impl Into<String>) -> Self {
+        self.approvals = Some((approvals, principal.into()));
+        self
+    }
+
+    /// Finishes the view: resolves presets, applies the steps, checks bindings.
+    ///
+    /// Fails with every problem at once: allowlist entries that name nothing (unless
+    /// [`tolerate_unknown`](Self::tolerate_unknown)), and tools the scopes and
+    /// allowlist select whose required binding the consumer doesn't
+    /// [`provide`](Self::provides) (always).
+    pub fn build(mut self) -> Result<View<'r>, ViewError> {
+        if !self.preset_entries.is_empty() {
+            let mut allowed = self
+                .allowed
+                .take()
+                .unwrap_or_else(|| Bits::empty(self.registry.len()));
+            for entry in std::mem::take(&mut self.preset_entries) {
+                self.expand_preset(&entry, &mut allowed);
+            }
+            self.allowed = Some(allowed);
+        }
+        let registry = self.registry;
+        let mut members = self.keep;
+        let mut missing = Vec::new();
+        for (position, tool) in registry.iter().enumerate() {
+            let in_scope = self.scopes & scope_bit(tool.scope) != 0;
+            let selected = if tool.scope == Scope::Channel {
+                // Injected per turn: present exactly when the turn provides its
+                // live channel, never through the allowlist.
+                self.provides & binding_bit(Binding::LiveChannel) != 0
+            } else {
+                self.allowed
+                    .as_ref()
+                    .is_none_or(|allowed| allowed.get(position))
+            };
+            if !(in_scope && selected) {
+                members.clear(position);
+                continue;
+            }
+            for &binding in tool.bindings {
+                if self.provides & binding_bit(binding) == 0 {
+                    missing.push(ViewProblem::MissingBinding {
+                        tool: tool.name,
+                        scope: tool.scope,
+                        binding,
+                    });
+                }
+            }
+            if tool.gate.is_some() && !self.gates_on.get(position) {
+                members.clear(position);
+            }
+        }
+        let mut problems = missing;
+        if !self.tolerate_unknown {
+            problems.extend(self.unknown.drain(..).map(ViewProblem::Unknown));
+        }
+        if !problems.is_empty() {
+            return Err(ViewError { problems });
+        }
+        let len = members.count();
+        Ok(View {
+            registry,
+            members,
+            len,
+            unknown: self.unknown,
+            approvals: self.approvals,
+        })
+    }
+
+    /// Adds the tool(s) `entry` names (no presets) to `allowed`.
+    fn resolve(&self, entry: &str, allowed: &mut Bits) -> Result<(), EntryProblem> {
+        if let Some(group) = entry.strip_prefix(GROUP_PREFIX) {
+            let mut found = false;
+            for (position, tool) in self.registry.iter().enumerate() {
+                if tool.group == Some(group) {
+                    found = true;
+                    if tool.scope != Scope::Channel {
+                        allowed.set(position);
+                    }
+                }
+            }
+            return if found {
+                Ok(())
+            } else {
+                Err(EntryProblem::UnknownGroup {
+                    suggestion: self.closest_group(group).map(|g| format!("@{g}")),
+                })
+            };
+        }
+        match self.registry.position(entry) {
+            Some(position) if self.registry.at(position).scope == Scope::Channel => {
+                Err(EntryProblem::ChannelTool {
+                    tool: self.registry.at(position).name,
+                })
+            }
+            Some(position) => {
+                allowed.set(position);
+                Ok(())
+            }
+            None => Err(EntryProblem::UnknownTool {
+                suggestion: match self.registry.unknown_tool(entry) {
+                    ToolError::UnknownTool { suggestion, .. } => suggestion,
+                    _ => None,
+                },
+            }),
+        }
+    }
+
+    fn expand_preset(&mut self, entry: &str, allowed: &mut Bits) {
+        let name = &entry[PRESET_PREFIX.len()..];
+        let Some(preset) = self.presets.iter().find(|preset| preset.name == name) else {
+            let suggestion =
+                crate::suggest::closest(name, self.presets.iter().map(|preset| preset.name))
+                    .map(|name| format!("{PRESET_PREFIX}{name}"));
+            self.unknown.push(UnknownEntry {
+                entry: entry.to_owned(),
+                preset: None,
+                problem: EntryProblem::UnknownPreset { suggestion },
+            });
+            return;
+        };
+        let mut selected = Bits::empty(self.registry.len());
+        for &item in preset.entries {
+            if let Err(problem) = self.resolve(item, &mut selected) {
+                self.unknown.push(UnknownEntry {
+                    entry: item.to_owned(),
+                    preset: Some(preset.name),
+                    problem,
+                });
+            }
+        }
+        for &item in preset.except {
+            match self.registry.position(item) {
+                Some(position) => selected.clear(position),
+                None => self.unknown.push(UnknownEntry {
+                    entry: item.to_owned(),
+                    preset: Some(preset.name),
+                    problem: EntryProblem::UnknownTool { suggestion: None },
+                }),
+            }
+        }
+        for position in selected.positions() {
+            allowed.set(position);
+        }
+    }
+
+    fn closest_group(&self, group: &str) -> Option<String> {
+        let groups: std::collections::BTreeSet<&str> =
+            self.registry.iter().filter_map(|tool| tool.group).collect();
+        crate::suggest::closest(group, groups.into_iter()).map(str::to_owned)
+    }
+}
+
+impl fmt::Debug for ViewBuilder<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ViewBuilder")
+            .field("scopes", &self.scopes)
+            .field("provides", &self.provides)
+            .field("unknown", &self.unknown)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The tools one consumer may list and call: the security boundary.
+///
+/// Built per request with [`Registry::view`]: a bit per registry tool, no schema
+/// work, no closures kept. Every question goes through it: [`get`](Self::get),
+/// [`contains`](Self::contains), [`iter`](Self::iter) (name order),
+/// [`render`](Self::render), [`call`](Self::call), [`resume`](Self::resume),
+/// [`unknown_tool`](Self::unknown_tool).
+///
+/// ```
+/// use toolkit::{Context, Dialect, Scope, tool};
+///
+/// /// Get the time of day, as the server sees it.
+/// #[tool(scope = shared, tier = auto, always)]
+/// async fn get_time() -> &'static str {
+///     "12:00"
+/// }
+///
+/// # futures_executor::block_on(async {
+/// let view = toolkit::registry().view().scopes([Scope::Shared]).allow(["get_time"]).build()?;
+/// assert!(view.contains("get_time"));
+/// let tools = view.render(Dialect::OpenAiChat)?; // what the request carries
+/// assert_eq!(tools.as_array().map(Vec::len), Some(1));
+/// let response = view.call("get_time", "{}", &Context::new()).await;
+/// assert_eq!(response.result(), Some(&serde_json::json!("12:00")));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+#[derive(Clone)]
+pub struct View<'r> {
+    registry: &'r Registry,
+    members: Bits,
+    len: usize,
+    unknown: Vec<UnknownEntry>,
+    approvals: Option<(&'r Approvals, String)>,
+}
+
+impl<'r> View<'r> {
+    /// The tool with this name or alias, if it is in the view. Exact match only.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&'r RegisteredTool> {
+        let position = self.registry.position(name)?;
+        self.members
+            .get(position)
+            .then(|| self.registry.at(position))
+    }
+
+    /// Whether a tool of this name or alias is in the view.
+    #[must_use]
+    pub fn contains(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// The view's tools, in name order.
+    pub fn iter(&self) -> ViewIter<'_, 'r> {
+        ViewIter {
+            registry: self.registry,
+            positions: self.members.positions(),
+            remaining: self.len,
+        }
+    }
+
+    /// The view's tool names, in name order.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.iter().map(|tool| tool.name)
+    }
+
+    /// How many tools the view has.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the view has no tools.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The registry the view narrows.
+    #[must_use]
+    pub fn registry(&self) -> &'r Registry {
+        self.registry
+    }
+
+    /// Allowlist entries and surface groups that named nothing, when the builder
+    /// was told to [`tolerate_unknown`](ViewBuilder::tolerate_unknown) them.
+    #[must_use]
+    pub fn unknown_entries(&self) -> &[UnknownEntry] {
+        &self.unknown
+    }
+
+    /// The principal approvals are bound to, if the view was built with
+    /// [`ViewBuilder::approvals`].
+    #[must_use]
+    pub fn principal(&self) -> Option<&str> {
+        self.approvals
+            .as_ref()
+            .map(|(_, principal)| principal.as_str())
+    }
+
+    /// The view's tools rendered in `dialect`: the JSON array a request carries, or
+    /// the first tool the dialect cannot express.
+    pub fn render(&self, dialect: Dialect) -> Result<Value, RenderError> {
+        crate::render(self.iter(), dialect)
+    }
+
+    /// Calls a tool of the view with the JSON text the model produced, applying its
+    /// tier. Never panics.
+    ///
+    /// - Not in the view (by any spelling): [`ToolError::UnknownTool`], suggesting
+    ///   only names in the view.
+    /// - `auto` and `confirm` tools: dispatched; a `confirm` tool called without
+    ///   `confirmed: true` answers with its preview and does not act.
+    /// - `approve` tools: the arguments are validated first; then, with an
+    ///   [`Approver`](crate::approval::Approver), it decides inline; without one the
+    ///   call returns [`Response::Pending`] and the tool does not run. A view built
+    ///   without [`ViewBuilder::approvals`] returns [`ToolError::ApprovalRequired`].
+    pub fn call<'a>(
+        &'a self,
+        name: &str,
+        arguments: &'a str,
+        ctx: &'a Context,
+    ) -> impl Future<Output = Response> + Send + 'a {
+        use futures_util::future::{Either, ready};
+        match self.get(name) {
+            Some(tool) if tool.tier != Tier::Approve => Either::Left(tool.call(arguments, ctx)),
+            Some(tool) => Either::Right(Either::Left(Box::pin(crate::approval::request(
+                self, tool, arguments, ctx,
+            )))),
+            None => Either::Right(Either::Right(ready(Response::Error(
+                self.unknown_tool(name),
+            )))),
+        }
+    }
+
+    /// [`View::call`] with arguments already parsed into a [`Value`].
+    pub async fn call_value(&self, name: &str, arguments: &Value, ctx: &Context) -> Response {
+        self.call(name, &arguments.to_string(), ctx).await
+    }
+
+    /// Runs an approved call once, or says why not: the approval's signature,
+    /// principal (this view's), tool (in this view), expiry, argument digest and
+    /// arguments are checked, then the approval is marked used in the
+    /// [`ApprovalStore`](crate::approval::ApprovalStore); a second resume of the same
+    /// approval, in this process or another, is refused. A denial returns
+    /// [`ToolError::Denied`] with the human's message.
+    pub async fn resume(&self, approval: &Approval, ctx: &Context) -> Response {
+        crate::approval::resume(self, approval, ctx).await
+    }
+
+    /// The error for a name that isn't in the view: the same as for a name that
+    /// exists nowhere, suggesting the closest tool *in the view* (by its current
+    /// name).
+    #[must_use]
+    pub fn unknown_tool(&self, name: &str) -> ToolError {
+        let names = self
+            .iter()
+            .flat_map(|tool| std::iter::once(tool.name).chain(tool.aliases.iter().copied()));
+        let suggestion = crate::suggest::closest(name, names)
+            .and_then(|closest| self.get(closest))
+            .map(|tool| tool.name.to_owned());
+        ToolError::UnknownTool {
+            name: name.to_owned(),
+            suggestion,
+        }
+    }
+
+    pub(crate) fn approvals(&self) -> Option<(&'r Approvals, &str)> {
+        self.approvals
+            .as_ref()
+            .map(|(approvals, principal)| (*approvals, principal.as_str()))
+    }
+}
+
+impl fmt::Debug for View<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("View")
+            .field("tools", &self.names().collect::<Vec<_>>())
+            .field("unknown", &self.unknown)
+            .field("principal", &self.principal())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'v, 'r> IntoIterator for &'v View<'r> {
+    type Item = &'r RegisteredTool;
+    type IntoIter = ViewIter<'v, 'r>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// The tools of a [`View`], in name order.
+#[derive(Clone, Debug)]
+pub struct ViewIter<'v, 'r> {
+    registry: &'r Registry,
+    positions: Positions<'v>,
+    remaining: usize,
+}
+
+impl<'r> Iterator for ViewIter<'_, 'r> {
+    type Item = &'r RegisteredTool;
+
+    fn next(&mut self) -> Option<&'r RegisteredTool> {
+        let position = self.positions.next()?;
+        self.remaining -= 1;
+        Some(self.registry.at(position))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for ViewIter<'_, '_> {}
+
+/// An allowlist entry (or surface group) that names nothing usable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownEntry {
+    /// The entry as given.
+    pub entry: String,
+    /// The preset whose entry it is, if it came from one.
+    pub preset: Option<&'static str>,
+    /// What is wrong with it.
+    pub problem: EntryProblem,
+}
+
+/// What is wrong with an [`UnknownEntry`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EntryProblem {
+    /// No tool has this name or alias.
+    UnknownTool {
+        /// The closest tool, by its current name.
+        suggestion: Option<String>,
+    },
+    /// No tool is in this group.
+    UnknownGroup {
+        /// The closest group.
+        suggestion: Option<String>,
+    },
+    /// No preset of this name was given to the builder.
+    UnknownPreset {
+        /// The closest preset, as an entry (`preset:<name>`).
+        suggestion: Option<String>,
+    },
+    /// A tool definition (from a handle) that is not in this registry.
+    NotInRegistry,
+    /// A `channel` tool: channel tools join a view through their scope, never
+    /// through an allowlist.
+    ChannelTool {
+        /// The tool's name.
+        tool: &'static str,
+    },
+}
+
+impl fmt::Display for UnknownEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let entry = &self.entry;
+        match &self.problem {
+            EntryProblem::UnknownTool { .. } => write!(f, "no tool is named `{entry}`")?,
+            EntryProblem::UnknownGroup { .. } => {
+                write!(f, "no tool is in group `{}`", entry.trim_start_matches('@'))?;
+            }
+            EntryProblem::UnknownPreset { .. } => write!(f, "no preset is named `{entry}`")?,
+            EntryProblem::NotInRegistry => write!(f, "tool `{entry}` is not in this registry")?,
+            EntryProblem::ChannelTool { tool } => write!(
+                f,
+                "`{tool}` is a channel tool: it joins a view through `Scope::Channel` when the turn \
+                 provides its live channel, not through an allowlist entry"
+            )?,
+        }
+        if let Some(preset) = self.preset {
+            write!(f, " (in preset `{preset}`)")?;
+        }
+        match &self.problem {
+            EntryProblem::UnknownTool {
+                suggestion: Some(suggestion),
+            }
+            | EntryProblem::UnknownGroup {
+                suggestion: Some(suggestion),
+            }
+            | EntryProblem::UnknownPreset {
+                suggestion: Some(suggestion),
+            } => write!(f, "; did you mean `{suggestion}`?"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// One reason a view could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ViewProblem {
+    /// An allowlist entry or surface group that names nothing.
+    Unknown(UnknownEntry),
+    /// A selected tool needs a binding this consumer can't provide: a programming
+    /// error (an agent tool in a view with no caller thread).
+    MissingBinding {
+        /// The tool.
+        tool: &'static str,
+        /// Its scope.
+        scope: Scope,
+        /// The binding it requires.
+        binding: Binding,
+    },
+}
+
+impl fmt::Display for ViewProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ViewProblem::Unknown(entry) => write!(f, "allowlist: {entry}"),
+            ViewProblem::MissingBinding {
+                tool,
+                scope,
+                binding,
+            } => write!(
+                f,
+                "the {scope} tool `{tool}` requires the `{binding}` binding, and this view's \
+                 consumer does not provide it; add `.provides([Binding::{binding:?}])` if it does, \
+                 or remove the tool from the view"
+            ),
+        }
+    }
+}
+
+/// Why [`ViewBuilder::build`] refused: every problem at once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewError {
+    /// The problems, bindings first, then allowlist entries in the order given.
+    pub problems: Vec<ViewProblem>,
+}
+
+impl fmt::Display for ViewError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the view could not be built: ")?;
+        for (i, problem) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ViewError {}
