@@ -2,20 +2,25 @@
 //!
 //! ```text
 //! mcp_server stdio [--client internal|copilot|external]
-//! mcp_server http [--addr 127.0.0.1:8080]
+//! mcp_server http [--addr 127.0.0.1:8080] [--approvals-db approvals.sqlite3]
 //! ```
 //!
 //! Over HTTP each client kind has its endpoint and bearer token; the tokens come
 //! from `MCP_TOKEN_INTERNAL`, `MCP_TOKEN_COPILOT` and `MCP_TOKEN_EXTERNAL`
 //! (demo defaults `internal-token`, `copilot-token`, `external-token`). Once
 //! listening, the server prints `listening on http://ADDR` on stdout.
+//!
+//! Approvals are signed with `MCP_APPROVAL_KEY` and sealed into MCP `requestState`
+//! with `MCP_REQUEST_STATE_KEY` (demo defaults; each at least 32 bytes). Processes
+//! that share these keys and `--approvals-db` serve the same endpoints: an approval
+//! asked for by one is resumed by any, and runs once.
 
 use std::io::Write as _;
 
 use example_assistant::AssistantState;
-use example_mcp_server::{CLIENTS, http_router, stdio_server};
+use example_mcp_server::{CLIENTS, Settings, http_router, stdio_server};
 
-const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080]";
+const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH]";
 
 #[tokio::main]
 async fn main() {
@@ -33,11 +38,14 @@ async fn main() {
             if CLIENTS.iter().all(|&(known, _)| known != client) {
                 fail(&format!("unknown client kind `{client}`\n{USAGE}"));
             }
-            stdio_server(client, AssistantState::new())
+            stdio_server(client, AssistantState::new(), settings(None))
                 .serve_stdio()
                 .await
         }
-        Some("http") => serve_http(option("--addr").unwrap_or("127.0.0.1:8080")).await,
+        Some("http") => {
+            let settings = settings(option("--approvals-db"));
+            serve_http(option("--addr").unwrap_or("127.0.0.1:8080"), settings).await
+        }
         _ => fail(USAGE),
     };
     if let Err(error) = outcome {
@@ -45,7 +53,19 @@ async fn main() {
     }
 }
 
-async fn serve_http(addr: &str) -> std::io::Result<()> {
+fn settings(store: Option<&str>) -> Settings {
+    let key = |name: &str, demo: &str| std::env::var(name).unwrap_or_else(|_| demo.to_owned());
+    let approval_key = key("MCP_APPROVAL_KEY", "demo approval key, at least 32 bytes long");
+    let request_state_key = key("MCP_REQUEST_STATE_KEY", "demo request-state key, 32 bytes or more");
+    Settings::new(
+        approval_key.as_bytes(),
+        request_state_key.as_bytes(),
+        store.map(std::path::Path::new),
+    )
+    .unwrap_or_else(|error| fail(&format!("mcp_server: the approval store: {error}")))
+}
+
+async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
     let token = |kind: &str| {
         std::env::var(format!("MCP_TOKEN_{}", kind.to_uppercase()))
             .unwrap_or_else(|_| format!("{kind}-token"))
@@ -53,6 +73,7 @@ async fn serve_http(addr: &str) -> std::io::Result<()> {
     let tokens = CLIENTS.map(|(kind, _)| token(kind));
     let router = http_router(
         AssistantState::new(),
+        settings,
         [&tokens[0], &tokens[1], &tokens[2]].map(String::as_str),
     );
     let listener = tokio::net::TcpListener::bind(addr).await?;

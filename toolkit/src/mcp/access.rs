@@ -3,7 +3,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::{CallFuture, Context, RegisteredTool, Registry, Response, Tool};
+use crate::approval::{Decision, PendingApproval};
+use crate::{CallFuture, Context, RegisteredTool, Registry, Response, Tool, ToolError, View};
 
 /// Who is asking, as the transport knows it. The [`Access`] hook reads it to build
 /// the caller's tools and context.
@@ -102,10 +103,65 @@ pub trait ToolSet: Send + Sync {
     /// `arguments`. A name outside the set is answered exactly like a name that
     /// does not exist, with suggestions only from the set.
     fn call<'a>(&'a self, name: &'a str, arguments: &'a str, ctx: &'a Context) -> CallFuture<'a>;
+
+    /// Who approvals are bound to, when the set takes approvals.
+    fn principal(&self) -> Option<&str> {
+        None
+    }
+
+    /// Signs a human's `decision` on a call `call` left pending and, unless it is a
+    /// denial, runs the call once (the approval store refuses a second run, in any
+    /// process). Sets without approvals refuse.
+    fn resume<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        decision: Decision,
+        ctx: &'a Context,
+    ) -> CallFuture<'a> {
+        let _ = (pending, decision, ctx);
+        Box::pin(std::future::ready(Response::Error(
+            ToolError::ApprovalRejected {
+                reason: "this server takes no approvals".to_owned(),
+            },
+        )))
+    }
 }
 
-/// A part of a registry chosen by a predicate: the view until the `views` API
-/// lands, and a fine one for small servers.
+/// A [`View`] is what the caller may see and call: listing in name order, dispatch
+/// with tiers applied, approvals checked and run once.
+impl ToolSet for View<'static> {
+    fn tools(&self) -> Box<dyn Iterator<Item = &RegisteredTool> + '_> {
+        Box::new(self.iter())
+    }
+
+    fn call<'a>(&'a self, name: &'a str, arguments: &'a str, ctx: &'a Context) -> CallFuture<'a> {
+        Box::pin(View::call(self, name, arguments, ctx))
+    }
+
+    fn principal(&self) -> Option<&str> {
+        View::principal(self)
+    }
+
+    fn resume<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        decision: Decision,
+        ctx: &'a Context,
+    ) -> CallFuture<'a> {
+        let Some((approvals, _)) = self.approvals() else {
+            let error = ToolError::from(crate::approval::ApprovalError::NotConfigured);
+            return Box::pin(std::future::ready(Response::Error(error)));
+        };
+        match approvals.decide(self.registry(), pending, decision) {
+            Ok(approval) => Box::pin(async move { View::resume(self, &approval, ctx).await }),
+            Err(error) => Box::pin(std::future::ready(Response::Error(error.into()))),
+        }
+    }
+}
+
+/// A part of a registry chosen by a predicate, without tiers: `approve` tools are
+/// refused like in [`Registry::call`]. Prefer a [`View`]; this suits tests and
+/// servers without approvals.
 ///
 /// ```
 /// use toolkit::mcp::{Selection, ToolSet};
@@ -158,12 +214,13 @@ impl ToolSet for Selection {
 
     fn call<'a>(&'a self, name: &'a str, arguments: &'a str, ctx: &'a Context) -> CallFuture<'a> {
         match self.get(name) {
-            Some(tool) => Box::pin(tool.call(arguments, ctx)),
+            // Through the registry, so tiers apply (an `approve` tool is refused).
+            Some(_) => Box::pin(self.registry.call(name, arguments, ctx)),
             None => {
                 let available = self.tools().flat_map(|tool| {
                     std::iter::once(tool.name).chain(tool.aliases.iter().copied())
                 });
-                let error = crate::ToolError::unknown_tool(name, available);
+                let error = ToolError::unknown_tool(name, available);
                 Box::pin(std::future::ready(Response::Error(error)))
             }
         }

@@ -7,6 +7,7 @@ use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::model::{RequestStateCodec, RequestStateError};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::{Access, McpServer};
@@ -27,6 +28,7 @@ pub struct McpHttp {
     access: Arc<dyn Access>,
     endpoints: Vec<Endpoint>,
     config: StreamableHttpServerConfig,
+    request_state: Option<Arc<RequestStateCodec>>,
 }
 
 struct Endpoint {
@@ -45,6 +47,7 @@ impl McpHttp {
                 .with_legacy_session_mode(false)
                 .with_json_response(true)
                 .with_sse_keep_alive(None),
+            request_state: None,
         }
     }
 
@@ -61,6 +64,14 @@ impl McpHttp {
             token: token.into(),
         });
         self
+    }
+
+    /// Takes `approve` calls over MCP on every endpoint; see
+    /// [`McpServer::approvals`]. Every process serving these endpoints needs the
+    /// same `key`.
+    pub fn approvals(mut self, key: impl Into<Vec<u8>>) -> Result<Self, RequestStateError> {
+        self.request_state = Some(Arc::new(RequestStateCodec::try_new(key)?));
+        Ok(self)
     }
 
     /// The `Host` names (or `host:port`) requests may carry; loopback names by
@@ -80,7 +91,11 @@ impl McpHttp {
     pub fn into_router(self) -> Router {
         let mut router = Router::new();
         for endpoint in self.endpoints {
-            let server = McpServer::with_access(endpoint.client, Arc::clone(&self.access));
+            let server = McpServer::with_access(
+                endpoint.client,
+                Arc::clone(&self.access),
+                self.request_state.clone(),
+            );
             let service = StreamableHttpService::new(
                 move || Ok(server.clone()),
                 Arc::new(LocalSessionManager::default()),

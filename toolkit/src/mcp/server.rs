@@ -6,15 +6,20 @@ use std::time::Instant;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig,
+    ElicitRequest, ElicitRequestParams, Implementation, InputRequest, InputRequests,
+    InputRequiredResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    RequestStateCodec, RequestStateError, SealOptions, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
 use tracing::Instrument as _;
 
 use super::{Access, Caller, Grant};
+use crate::approval::{Decision, PendingApproval};
 use crate::{Dialect, RegisteredTool, Response};
+
+/// The key of the one input request an approval asks the client for.
+const APPROVAL_INPUT: &str = "approval";
 
 /// An rmcp server handler serving, on every request, the tools the application's
 /// [`Access`] hook grants that request.
@@ -36,24 +41,54 @@ struct Inner {
     /// Each tool's MCP entry, converted once from its cached rendering; keyed by
     /// the address of the tool's static definition.
     entries: RwLock<HashMap<usize, Option<rmcp::model::Tool>>>,
+    /// Seals pending approvals into `requestState`; `None`: approvals are returned
+    /// as results for the application to resume out of band.
+    request_state: Option<Arc<RequestStateCodec>>,
 }
 
 impl McpServer {
     /// A server for clients of kind `client` (`internal`, `copilot`, ...) whose
     /// tools and context come from `access`, per request.
     pub fn new(client: impl Into<Arc<str>>, access: impl Access) -> Self {
-        Self::with_access(client.into(), Arc::new(access))
+        Self::with_access(client.into(), Arc::new(access), None)
     }
 
-    pub(crate) fn with_access(client: Arc<str>, access: Arc<dyn Access>) -> Self {
+    pub(crate) fn with_access(
+        client: Arc<str>,
+        access: Arc<dyn Access>,
+        request_state: Option<Arc<RequestStateCodec>>,
+    ) -> Self {
         McpServer {
             inner: Arc::new(Inner {
                 client,
                 access,
                 implementation: Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
                 entries: RwLock::default(),
+                request_state,
             }),
         }
+    }
+
+    /// Takes `approve` calls over MCP: a call that needs a human answers a
+    /// 2026-07-28 client that can elicit with an input-required result, asking the
+    /// user to accept or decline, and a `requestState` sealed with `key`
+    /// (HMAC-SHA256, rmcp's codec) that binds the pending approval to the client
+    /// kind, the principal, the tool and the arguments' digest, and expires with
+    /// the pending approval. The client's retry with the user's answer signs the
+    /// decision and runs the tool once; the approval store refuses a replay, in any
+    /// process. Every process behind one endpoint needs the same `key` (at least
+    /// 32 bytes) and the same approval key and store.
+    ///
+    /// Older clients, and clients that can't elicit, get the pending approval as
+    /// the call's result (`{"pending_approval": {...}}`) for the application to
+    /// resume out of band.
+    pub fn approvals(self, key: impl Into<Vec<u8>>) -> Result<Self, RequestStateError> {
+        let codec = Arc::new(RequestStateCodec::try_new(key)?);
+        Ok(Self::with_access(
+            Arc::clone(&self.inner.client),
+            Arc::clone(&self.inner.access),
+            Some(codec),
+        ))
     }
 
     /// The client kind this server answers for.
@@ -126,6 +161,125 @@ impl McpServer {
     }
 }
 
+impl McpServer {
+    /// The input-required result for a call left pending, when the client can
+    /// answer one: a 2026-07-28 client that elicits, and a server with a key.
+    fn ask_for_approval(
+        &self,
+        grant: &Grant,
+        request: &CallToolRequestParams,
+        pending: &PendingApproval,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<InputRequiredResult> {
+        let codec = self.inner.request_state.as_ref()?;
+        let elicits = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        if !is_stateless_revision(context) || !elicits {
+            return None;
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        let ttl = std::time::Duration::from_secs(pending.expires_at.saturating_sub(now).max(1));
+        let bound = self.binding(grant, request);
+        let sealed = codec
+            .seal_json_with(
+                pending,
+                &SealOptions::new().associated_data(bound.as_bytes()).ttl(ttl),
+            )
+            .map_err(|error| tracing::error!(%error, "could not seal a pending approval"))
+            .ok()?;
+        let message = format!(
+            "Allow `{}` to run with {}? It has not run yet.",
+            pending.tool,
+            crate::approval::canonical_json(&pending.arguments)
+        );
+        let schema = serde_json::from_value(serde_json::json!({"type": "object", "properties": {}}))
+            .map_err(|error| tracing::error!(%error, "could not build the approval form"))
+            .ok()?;
+        let question = InputRequest::Elicitation(ElicitRequest::new(
+            ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message,
+                requested_schema: schema,
+            },
+        ));
+        let requests = InputRequests::from([(APPROVAL_INPUT.to_owned(), question)]);
+        Some(InputRequiredResult::new(Some(requests), Some(sealed)))
+    }
+
+    /// What a sealed approval is bound to besides its own signature: this
+    /// endpoint's client kind, the view's principal, the tool as called, and the
+    /// digest of the arguments, so the state can't be replayed by another caller or
+    /// for another call.
+    fn binding(&self, grant: &Grant, request: &CallToolRequestParams) -> String {
+        let arguments = request
+            .arguments
+            .clone()
+            .map_or_else(|| serde_json::json!({}), serde_json::Value::Object);
+        crate::approval::canonical_json(&serde_json::json!([
+            "toolkit.mcp.approval.v1",
+            &*self.inner.client,
+            grant.tools().principal(),
+            request.name,
+            crate::approval::digest(&arguments),
+        ]))
+    }
+
+    /// The retry of a call that was pending: opens the sealed approval, reads the
+    /// user's answer, and resumes the call (once).
+    async fn resume(
+        &self,
+        grant: &Grant,
+        request: &CallToolRequestParams,
+        sealed: &str,
+    ) -> Result<Response, ErrorData> {
+        let Some(codec) = &self.inner.request_state else {
+            return Err(ErrorData::invalid_params(
+                "this server issues no requestState",
+                None,
+            ));
+        };
+        let bound = self.binding(grant, request);
+        let pending: PendingApproval = codec
+            .open_json_with(sealed, bound.as_bytes())
+            .map_err(|error| {
+                ErrorData::invalid_params(format!("the requestState is not valid here: {error}"), None)
+            })?;
+        let answer = request
+            .input_responses
+            .as_ref()
+            .and_then(|responses| responses.get(APPROVAL_INPUT))
+            .and_then(|answer| answer.get("action"))
+            .and_then(serde_json::Value::as_str);
+        let decision = match answer {
+            Some("accept") => Decision::Approve,
+            Some("decline") => Decision::Deny("the user declined the call".to_owned()),
+            Some("cancel") => Decision::Deny("the user dismissed the approval request".to_owned()),
+            _ => {
+                return Err(ErrorData::invalid_params(
+                    format!("the retry carries no answer to the `{APPROVAL_INPUT}` input request"),
+                    None,
+                ));
+            }
+        };
+        Ok(grant
+            .tools()
+            .resume(&pending, decision, grant.context())
+            .await)
+    }
+}
+
+/// The outcome a span records: `ok`, `pending_approval`, or the error's kind.
+fn outcome(response: &Response) -> &'static str {
+    match response {
+        Response::Result(_) => "ok",
+        Response::Error(error) => error.kind(),
+        Response::Pending(_) => "pending_approval",
+    }
+}
+
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
@@ -147,6 +301,8 @@ fn is_stateless_revision(context: &RequestContext<RoleServer>) -> bool {
 fn call_result(response: Response) -> CallToolResult {
     match response {
         Response::Result(value) => CallToolResult::structured(value),
+        // Waiting for a human is not an error: the model should say so and wait.
+        pending @ Response::Pending(_) => CallToolResult::structured(pending.to_json()),
         Response::Error(error) => {
             let mut result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
             result.structured_content = Some(Response::Error(error).to_json());
@@ -209,15 +365,24 @@ impl ServerHandler for McpServer {
                 None => String::new(),
             };
             let started = Instant::now();
-            let response = grant
-                .tools()
-                .call(&request.name, &arguments, grant.context())
-                .await;
+            let response = match &request.request_state {
+                Some(sealed) => self.resume(&grant, &request, sealed).await?,
+                None => {
+                    let response = grant
+                        .tools()
+                        .call(&request.name, &arguments, grant.context())
+                        .await;
+                    if let Response::Pending(pending) = &response
+                        && let Some(input) = self.ask_for_approval(&grant, &request, pending, &context)
+                    {
+                        tracing::Span::current().record("outcome", "input_required");
+                        return Ok(CallToolResponse::InputRequired(input));
+                    }
+                    response
+                }
+            };
             let span = tracing::Span::current();
-            span.record(
-                "outcome",
-                response.error().map_or("ok", crate::ToolError::kind),
-            );
+            span.record("outcome", outcome(&response));
             span.record(
                 "duration_us",
                 u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
