@@ -55,8 +55,14 @@ async fn main() {
 
 fn settings(store: Option<&str>) -> Settings {
     let key = |name: &str, demo: &str| std::env::var(name).unwrap_or_else(|_| demo.to_owned());
-    let approval_key = key("MCP_APPROVAL_KEY", "demo approval key, at least 32 bytes long");
-    let request_state_key = key("MCP_REQUEST_STATE_KEY", "demo request-state key, 32 bytes or more");
+    let approval_key = key(
+        "MCP_APPROVAL_KEY",
+        "demo approval key, at least 32 bytes long",
+    );
+    let request_state_key = key(
+        "MCP_REQUEST_STATE_KEY",
+        "demo request-state key, 32 bytes or more",
+    );
     Settings::new(
         approval_key.as_bytes(),
         request_state_key.as_bytes(),

@@ -17,7 +17,11 @@ const TOKENS: [&str; 3] = ["internal-secret", "copilot-secret", "external-secret
 
 /// Starts the example's router on a free loopback port; gives its address.
 async fn serve() -> std::net::SocketAddr {
-    let router = example_mcp_server::http_router(AssistantState::new(), example_mcp_server::Settings::demo(), TOKENS);
+    let router = example_mcp_server::http_router(
+        AssistantState::new(),
+        example_mcp_server::Settings::demo(),
+        TOKENS,
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, router).await });

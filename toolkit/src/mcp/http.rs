@@ -6,8 +6,8 @@ use axum::Router;
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::model::{RequestStateCodec, RequestStateError};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::{Access, McpServer};

@@ -186,7 +186,9 @@ impl McpServer {
         let sealed = codec
             .seal_json_with(
                 pending,
-                &SealOptions::new().associated_data(bound.as_bytes()).ttl(ttl),
+                &SealOptions::new()
+                    .associated_data(bound.as_bytes())
+                    .ttl(ttl),
             )
             .map_err(|error| tracing::error!(%error, "could not seal a pending approval"))
             .ok()?;
@@ -195,9 +197,10 @@ impl McpServer {
             pending.tool,
             crate::approval::canonical_json(&pending.arguments)
         );
-        let schema = serde_json::from_value(serde_json::json!({"type": "object", "properties": {}}))
-            .map_err(|error| tracing::error!(%error, "could not build the approval form"))
-            .ok()?;
+        let schema =
+            serde_json::from_value(serde_json::json!({"type": "object", "properties": {}}))
+                .map_err(|error| tracing::error!(%error, "could not build the approval form"))
+                .ok()?;
         let question = InputRequest::Elicitation(ElicitRequest::new(
             ElicitRequestParams::FormElicitationParams {
                 meta: None,
@@ -242,11 +245,15 @@ impl McpServer {
             ));
         };
         let bound = self.binding(grant, request);
-        let pending: PendingApproval = codec
-            .open_json_with(sealed, bound.as_bytes())
-            .map_err(|error| {
-                ErrorData::invalid_params(format!("the requestState is not valid here: {error}"), None)
-            })?;
+        let pending: PendingApproval =
+            codec
+                .open_json_with(sealed, bound.as_bytes())
+                .map_err(|error| {
+                    ErrorData::invalid_params(
+                        format!("the requestState is not valid here: {error}"),
+                        None,
+                    )
+                })?;
         let answer = request
             .input_responses
             .as_ref()
@@ -373,7 +380,8 @@ impl ServerHandler for McpServer {
                         .call(&request.name, &arguments, grant.context())
                         .await;
                     if let Response::Pending(pending) = &response
-                        && let Some(input) = self.ask_for_approval(&grant, &request, pending, &context)
+                        && let Some(input) =
+                            self.ask_for_approval(&grant, &request, pending, &context)
                     {
                         tracing::Span::current().record("outcome", "input_required");
                         return Ok(CallToolResponse::InputRequired(input));
