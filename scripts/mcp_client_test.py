@@ -12,7 +12,7 @@ import sys
 import traceback
 
 import httpx2
-from mcp import Client
+from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 
 BASE = os.environ["MCP_SERVER_URL"]  # like http://127.0.0.1:PORT
@@ -26,11 +26,20 @@ EXTERNAL_TOOLS = ["create_tasks", "get_tasks", "update_tasks"]
 results = []
 
 
+asked = []
+
+
+async def user_accepts(context, params):
+    """The client's user, asked to approve a call: says yes."""
+    asked.append(params.message)
+    return types.ElicitResult(action="accept")
+
+
 def client(kind, token, mode):
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
     transport = streamable_http_client(f"{BASE}/mcp/{kind}", http_client=http)
     # cache=None: lists differ per token, and these checks switch tokens.
-    return Client(transport, mode=mode, cache=None)
+    return Client(transport, mode=mode, cache=None, elicitation_callback=user_accepts)
 
 
 def text(result):
@@ -42,6 +51,9 @@ async def check(name, body):
     try:
         await body()
     except Exception as error:  # noqa: BLE001 - every failure is reported
+        # The SDK runs inside task groups: report what actually failed.
+        while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+            error = error.exceptions[0]
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
         results.append((name, detail))
         print(f"FAILED {name}: {detail}", flush=True)
@@ -112,7 +124,32 @@ async def main():
                     )
                     assert response.status_code == 401, response.status_code
 
+        async def an_approval_round_trip():
+            async with client("internal", TOKENS["internal"], mode) as mcp:
+                created = await mcp.call_tool(
+                    "create_memories", {"memories": [{"content": f"tea, black ({mode})"}]}
+                )
+                assert not created.is_error, created
+                memory = created.structured_content[0]["id"] if mode != "legacy" else json.loads(text(created))[0]["id"]
+                asked.clear()
+                deleted = await mcp.call_tool("delete_memories", {"ids": [memory]})
+                if mode == "legacy":
+                    assert deleted.is_error, deleted
+                    # No input-required results before 2026-07-28: the pending
+                    # approval is the result, for the application to resume.
+                    assert asked == [], asked
+                    pending = deleted.structured_content["pending_approval"]
+                    assert pending["tool"] == "delete_memories", pending
+                    assert pending["arguments"] == {"ids": [memory]}, pending
+                else:
+                    assert not deleted.is_error, deleted
+                    assert asked == [
+                        f"Allow `delete_memories` to run with {{\"ids\":[{memory}]}}? It has not run yet."
+                    ], asked
+                    assert deleted.structured_content == {"deleted": [memory]}, deleted
+
         for body in [
+            an_approval_round_trip,
             lists_the_tokens_view,
             calls_a_tool,
             bad_arguments_are_a_tool_error,

@@ -221,7 +221,12 @@ async fn an_older_client_gets_the_pending_approval_as_the_result() {
     .await;
     remember(&client).await;
     let pending = client.call_tool(forget()).await.unwrap();
-    assert_eq!(pending.is_error, Some(false));
+    // The tool has not run: an error result, so its output schema is not applied.
+    assert_eq!(pending.is_error, Some(true));
+    let required = toolkit::ToolError::ApprovalRequired {
+        tool: "delete_memories".to_owned(),
+    };
+    assert_eq!(text(&pending), required.to_string());
     let body = pending.structured_content.unwrap();
     assert_eq!(body["pending_approval"]["tool"], "delete_memories");
     assert_eq!(body["pending_approval"]["principal"], "internal");

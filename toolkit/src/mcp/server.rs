@@ -308,8 +308,18 @@ fn is_stateless_revision(context: &RequestContext<RoleServer>) -> bool {
 fn call_result(response: Response) -> CallToolResult {
     match response {
         Response::Result(value) => CallToolResult::structured(value),
-        // Waiting for a human is not an error: the model should say so and wait.
-        pending @ Response::Pending(_) => CallToolResult::structured(pending.to_json()),
+        // The tool has not run, so its output schema does not apply (clients check
+        // it on results): an error result saying so, with the pending approval for
+        // an application that resumes it out of band.
+        Response::Pending(pending) => {
+            let message = crate::ToolError::ApprovalRequired {
+                tool: pending.tool.clone(),
+            }
+            .to_string();
+            let mut result = CallToolResult::error(vec![ContentBlock::text(message)]);
+            result.structured_content = Some(Response::Pending(pending).to_json());
+            result
+        }
         Response::Error(error) => {
             let mut result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
             result.structured_content = Some(Response::Error(error).to_json());
