@@ -40,10 +40,17 @@
 //! registry with a predicate.
 
 mod access;
+#[cfg(feature = "mcp-client")]
+mod external;
 mod http;
 mod server;
 
 pub use access::{Access, Caller, Grant, Selection, ToolSet};
+#[cfg(feature = "mcp-client")]
+pub use external::{
+    ExternalError, ExternalReport, ExternalServer, ExternalTool, ExternalTools, Pins, escape,
+    unescape,
+};
 pub use http::McpHttp;
 pub use server::McpServer;
 
