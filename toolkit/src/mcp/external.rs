@@ -584,7 +584,12 @@ mod tests {
             json!({
                 "name": "docs_search-2epages",
                 "description": "Search pages.",
-                "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+                // Cleaned like a local schema: no `title`, closed objects.
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"q": {"type": "string"}},
+                    "additionalProperties": false,
+                },
                 "_meta": {"toolkit/external": {"server": "docs", "name": "search.pages"}},
             })
         );
