@@ -46,6 +46,8 @@ mod error;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod registry;
+#[cfg(feature = "rig")]
+pub mod rig;
 mod render;
 pub mod schema;
 mod suggest;
