@@ -51,9 +51,13 @@ mod context;
 pub mod diagnostics;
 mod dispatch;
 mod error;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod preview;
 pub mod prompt;
 mod registry;
+#[cfg(feature = "rig")]
+pub mod rig;
 mod render;
 pub mod route;
 pub mod schema;

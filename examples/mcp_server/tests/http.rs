@@ -1,0 +1,206 @@
+//! rmcp's own client against the streamable HTTP endpoints, on loopback: each
+//! client kind sees its view, tokens are checked first, both protocol revisions.
+
+mod common;
+
+use common::{COPILOT_TOOLS, EXTERNAL_TOOLS, call, text};
+use example_assistant::AssistantState;
+use rmcp::model::{ProtocolVersion, Tool};
+use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientLifecycleMode, ClientServiceExt as _, RoleClient};
+use serde_json::json;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+const TOKENS: [&str; 3] = ["internal-secret", "copilot-secret", "external-secret"];
+
+/// Starts the example's router on a free loopback port; gives its address.
+async fn serve() -> std::net::SocketAddr {
+    let router = example_mcp_server::http_router(
+        AssistantState::new(),
+        example_mcp_server::Settings::demo(),
+        TOKENS,
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    addr
+}
+
+async fn connect(
+    addr: std::net::SocketAddr,
+    client: &str,
+    token: &str,
+    lifecycle: ClientLifecycleMode,
+) -> RunningService<RoleClient, ()> {
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp/{client}"))
+            .auth_header(token);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    ().serve_with_lifecycle(transport, lifecycle).await.unwrap()
+}
+
+fn stateless() -> ClientLifecycleMode {
+    ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    }
+}
+
+fn names(tools: &[Tool]) -> Vec<&str> {
+    tools.iter().map(|tool| &*tool.name).collect()
+}
+
+#[tokio::test]
+async fn each_client_kind_lists_its_own_view_in_name_order() {
+    let addr = serve().await;
+    for lifecycle in [ClientLifecycleMode::Initialize, stateless()] {
+        let internal = connect(addr, "internal", TOKENS[0], lifecycle.clone()).await;
+        assert_eq!(internal.list_all_tools().await.unwrap().len(), 23);
+        let copilot = connect(addr, "copilot", TOKENS[1], lifecycle.clone()).await;
+        assert_eq!(
+            names(&copilot.list_all_tools().await.unwrap()),
+            COPILOT_TOOLS
+        );
+        let external = connect(addr, "external", TOKENS[2], lifecycle).await;
+        assert_eq!(
+            names(&external.list_all_tools().await.unwrap()),
+            EXTERNAL_TOOLS
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_stateless_list_is_private_to_the_token() {
+    let addr = serve().await;
+    let external = connect(addr, "external", TOKENS[2], stateless()).await;
+    let listed = external.list_tools(None).await.unwrap();
+    assert_eq!(listed.cache_scope, Some(rmcp::model::CacheScope::Private));
+    // The older revision has no caching hints.
+    let legacy = connect(addr, "external", TOKENS[2], ClientLifecycleMode::Initialize).await;
+    let listed = legacy.list_tools(None).await.unwrap();
+    assert_eq!(listed.cache_scope, None);
+}
+
+#[tokio::test]
+async fn calls_dispatch_through_the_view() {
+    let addr = serve().await;
+    let external = connect(addr, "external", TOKENS[2], stateless()).await;
+    let created = external
+        .call_tool(call(
+            "create_tasks",
+            json!({"tasks": [{"title": "Water the plants"}]}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(created.is_error, Some(false), "{created:?}");
+    // An alias of a tool in the view works like its name.
+    let read = external
+        .call_tool(call("get_task", json!({"id": 1})))
+        .await
+        .unwrap();
+    assert_eq!(
+        read.structured_content,
+        Some(json!([{"id": 1, "title": "Water the plants", "priority": "normal", "done": false}]))
+    );
+
+    // Bad arguments: a tool error the model can act on, not a protocol error.
+    let bad = external
+        .call_tool(call("create_tasks", json!({"tasks": [{"title": 42}]})))
+        .await
+        .unwrap();
+    assert_eq!(bad.is_error, Some(true));
+    let expected = common::direct_message("create_tasks", &json!({"tasks": [{"title": 42}]})).await;
+    assert!(
+        expected.starts_with("invalid arguments at `tasks[0].title`: "),
+        "{expected}"
+    );
+    assert_eq!(text(&bad), expected);
+}
+
+#[tokio::test]
+async fn a_tool_outside_the_view_is_answered_like_an_unknown_tool() {
+    let addr = serve().await;
+    let external = connect(addr, "external", TOKENS[2], stateless()).await;
+    let hidden = external
+        .call_tool(call("delete_tasks", json!({"ids": [1]})))
+        .await
+        .unwrap();
+    let missing = external
+        .call_tool(call("delete_tazks", json!({"ids": [1]})))
+        .await
+        .unwrap();
+    assert_eq!(hidden.is_error, Some(true));
+    assert_eq!(text(&hidden), "unknown tool `delete_tasks`");
+    assert_eq!(text(&missing), "unknown tool `delete_tazks`");
+    // Through an alias of the hidden tool too; suggestions come only from the view.
+    let alias = external
+        .call_tool(call("delete_task", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(text(&alias), "unknown tool `delete_task`");
+    let near = external
+        .call_tool(call("get_taks", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&near),
+        "unknown tool `get_taks`; did you mean `get_tasks`?"
+    );
+    // The internal endpoint has it.
+    let internal = connect(addr, "internal", TOKENS[0], stateless()).await;
+    let tools = internal.list_all_tools().await.unwrap();
+    assert!(names(&tools).contains(&"delete_tasks"));
+}
+
+/// Sends one raw `tools/list` POST and gives the status line.
+async fn raw_status(addr: std::net::SocketAddr, path: &str, authorization: Option<&str>) -> String {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let authorization =
+        authorization.map_or(String::new(), |value| format!("Authorization: {value}\r\n"));
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n{authorization}Content-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    response.lines().next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn a_missing_or_wrong_token_is_401_before_anything_else() {
+    let addr = serve().await;
+    assert_eq!(
+        raw_status(addr, "/mcp/external", None).await,
+        "HTTP/1.1 401 Unauthorized"
+    );
+    assert_eq!(
+        raw_status(addr, "/mcp/external", Some("Bearer wrong")).await,
+        "HTTP/1.1 401 Unauthorized"
+    );
+    // Another kind's token opens only that kind's endpoint.
+    assert_eq!(
+        raw_status(addr, "/mcp/external", Some("Bearer internal-secret")).await,
+        "HTTP/1.1 401 Unauthorized"
+    );
+    assert_eq!(
+        raw_status(addr, "/mcp/external", Some("Bearer external-secret")).await,
+        "HTTP/1.1 200 OK"
+    );
+
+    // rmcp's client gets no further than its first request.
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp/internal"))
+            .auth_header("external-secret");
+    let refused = ()
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_config(config),
+            stateless(),
+        )
+        .await;
+    assert!(refused.is_err());
+}

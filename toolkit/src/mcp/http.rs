@@ -1,0 +1,193 @@
+//! Streamable HTTP: one stateless endpoint per client kind, each behind its token.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::{IntoResponse as _, Response};
+use rmcp::model::{RequestStateCodec, RequestStateError};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+use super::{Access, McpServer};
+
+/// An axum router serving MCP over streamable HTTP: one endpoint per client kind
+/// (USE-CASES E: `internal`, `copilot`, `external`), each with its own bearer
+/// token, and each request's tools granted by the [`Access`] hook.
+///
+/// - A request without `Authorization: Bearer <the endpoint's token>` is answered
+///   `401 Unauthorized` before anything is parsed, listed or called.
+/// - Stateless: no session is kept (the 2026-07-28 revision has none; older
+///   clients' `initialize` is answered and forgotten), so several processes can
+///   serve the same endpoints behind a load balancer.
+/// - Only loopback `Host` headers are accepted unless [`McpHttp::allowed_hosts`]
+///   says otherwise (rmcp's guard against DNS rebinding).
+#[must_use]
+pub struct McpHttp {
+    access: Arc<dyn Access>,
+    endpoints: Vec<Endpoint>,
+    config: StreamableHttpServerConfig,
+    request_state: Option<Arc<RequestStateCodec>>,
+}
+
+struct Endpoint {
+    client: Arc<str>,
+    path: String,
+    token: Arc<str>,
+}
+
+impl McpHttp {
+    /// Endpoints whose tools come from `access`; add them with [`McpHttp::endpoint`].
+    pub fn new(access: impl Access) -> Self {
+        McpHttp {
+            access: Arc::new(access),
+            endpoints: Vec::new(),
+            config: StreamableHttpServerConfig::default()
+                .with_legacy_session_mode(false)
+                .with_json_response(true)
+                .with_sse_keep_alive(None),
+            request_state: None,
+        }
+    }
+
+    /// Serves clients of kind `client` at `path`, for requests bearing `token`.
+    pub fn endpoint(
+        mut self,
+        client: impl Into<Arc<str>>,
+        path: impl Into<String>,
+        token: impl Into<Arc<str>>,
+    ) -> Self {
+        self.endpoints.push(Endpoint {
+            client: client.into(),
+            path: path.into(),
+            token: token.into(),
+        });
+        self
+    }
+
+    /// Takes `approve` calls over MCP on every endpoint; see
+    /// [`McpServer::approvals`]. Every process serving these endpoints needs the
+    /// same `key`.
+    pub fn approvals(mut self, key: impl Into<Vec<u8>>) -> Result<Self, RequestStateError> {
+        self.request_state = Some(Arc::new(RequestStateCodec::try_new(key)?));
+        Ok(self)
+    }
+
+    /// The `Host` names (or `host:port`) requests may carry; loopback names by
+    /// default. Set it to the public names of a deployed server.
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.config = self.config.with_allowed_hosts(hosts);
+        self
+    }
+
+    /// Replaces rmcp's transport settings (kept stateless: sessions are off).
+    pub fn config(mut self, config: StreamableHttpServerConfig) -> Self {
+        self.config = config.with_legacy_session_mode(false);
+        self
+    }
+
+    /// The router, to serve with `axum::serve` or nest in a larger app.
+    pub fn into_router(self) -> Router {
+        let mut router = Router::new();
+        for endpoint in self.endpoints {
+            let server = McpServer::with_access(
+                endpoint.client,
+                Arc::clone(&self.access),
+                self.request_state.clone(),
+            );
+            let service = StreamableHttpService::new(
+                move || Ok(server.clone()),
+                Arc::new(LocalSessionManager::default()),
+                self.config.clone(),
+            );
+            let token = endpoint.token;
+            let guarded = Router::new()
+                .fallback_service(service)
+                .layer(axum::middleware::from_fn(
+                    move |request: Request, next: Next| {
+                        let token = Arc::clone(&token);
+                        async move { require_token(&token, request, next).await }
+                    },
+                ));
+            router = router.nest_service(&endpoint.path, guarded);
+        }
+        router
+    }
+}
+
+impl std::fmt::Debug for McpHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let endpoints: Vec<(&str, &str)> = self
+            .endpoints
+            .iter()
+            .map(|endpoint| (&*endpoint.client, endpoint.path.as_str()))
+            .collect();
+        f.debug_struct("McpHttp")
+            .field("endpoints", &endpoints)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Answers 401 unless the request bears `expected`.
+async fn require_token(expected: &str, request: Request, next: Next) -> Response {
+    let authorized = bearer_token(request.headers())
+        .is_some_and(|token| constant_time_eq(token.as_bytes(), expected.as_bytes()));
+    if authorized {
+        next.run(request).await
+    } else {
+        tracing::info!(path = %request.uri().path(), "MCP request refused: missing or wrong bearer token");
+        (
+            ::http::StatusCode::UNAUTHORIZED,
+            [(::http::header::WWW_AUTHENTICATE, "Bearer")],
+            "a valid bearer token is required",
+        )
+            .into_response()
+    }
+}
+
+/// The token of an `Authorization: Bearer <token>` header.
+pub(super) fn bearer_token(headers: &::http::HeaderMap) -> Option<&str> {
+    let value = headers.get(::http::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|token| !token.is_empty())
+}
+
+/// Compares two byte strings in time that depends only on their lengths, so a
+/// wrong token's timing doesn't say how much of it was right.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bearer_token_is_read_from_the_authorization_header() {
+        let mut headers = ::http::HeaderMap::new();
+        assert_eq!(bearer_token(&headers), None);
+        headers.insert(::http::header::AUTHORIZATION, "Bearer abc".parse().unwrap());
+        assert_eq!(bearer_token(&headers), Some("abc"));
+        headers.insert(
+            ::http::header::AUTHORIZATION,
+            "bearer  abc ".parse().unwrap(),
+        );
+        assert_eq!(bearer_token(&headers), Some("abc"));
+        headers.insert(::http::header::AUTHORIZATION, "Basic abc".parse().unwrap());
+        assert_eq!(bearer_token(&headers), None);
+        headers.insert(::http::header::AUTHORIZATION, "Bearer ".parse().unwrap());
+        assert_eq!(bearer_token(&headers), None);
+    }
+
+    #[test]
+    fn tokens_compare_whole() {
+        assert!(constant_time_eq(b"secret", b"secret"));
+        assert!(!constant_time_eq(b"secret", b"secreT"));
+        assert!(!constant_time_eq(b"secret", b"secret2"));
+        assert!(!constant_time_eq(b"", b"x"));
+    }
+}

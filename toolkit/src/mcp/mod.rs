@@ -1,0 +1,59 @@
+//! Serve a view of the registry over MCP (feature `mcp`), with the official Rust
+//! SDK [`rmcp`] doing the protocol and the transports.
+//!
+//! One value, [`McpServer`], is an rmcp server handler. It holds no tools itself:
+//! on every request it asks the application's [`Access`] hook for the caller's
+//! tools and tool [`Context`](crate::Context), built from the request (client kind, headers,
+//! bearer token), never from a session. `tools/list` renders those tools in the
+//! MCP dialect; `tools/call` dispatches through them, so a tool outside the
+//! caller's set gets the same answer as a tool that does not exist.
+//!
+//! ```no_run
+//! use toolkit::mcp::{Caller, Grant, McpHttp, McpServer, Selection};
+//!
+//! # async fn run() -> std::io::Result<()> {
+//! // Who gets which tools, decided per request.
+//! let access = |caller: &Caller<'_>| -> Result<Grant, String> {
+//!     let registry = toolkit::registry();
+//!     let tools = match caller.client {
+//!         "internal" => Selection::all(registry),
+//!         _ => Selection::new(registry, |tool| tool.verb() == "get"),
+//!     };
+//!     Ok(Grant::new(tools, toolkit::Context::new()))
+//! };
+//!
+//! // stdio: one client, trusted as the process that started us.
+//! McpServer::new("internal", access).serve_stdio().await?;
+//!
+//! // Streamable HTTP: one endpoint per client kind, each with its bearer token.
+//! let router = McpHttp::new(access)
+//!     .endpoint("internal", "/mcp/internal", "internal-secret")
+//!     .endpoint("external", "/mcp/external", "external-secret")
+//!     .into_router();
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! axum::serve(listener, router).await
+//! # }
+//! ```
+//!
+//! The view API of the `views` work lands behind [`ToolSet`]: any value that lists
+//! tools and dispatches calls can be granted. Until then [`Selection`] narrows the
+//! registry with a predicate.
+
+mod access;
+#[cfg(feature = "mcp-client")]
+mod external;
+mod http;
+mod server;
+
+pub use access::{Access, Caller, Grant, Selection, ToolSet};
+#[cfg(feature = "mcp-client")]
+pub use external::{
+    ExternalError, ExternalReport, ExternalServer, ExternalTool, ExternalTools, Pins, escape,
+    unescape,
+};
+pub use http::McpHttp;
+pub use server::McpServer;
+
+/// The rmcp crate this module is built on, for applications that need its types
+/// (a custom transport, the client).
+pub use rmcp;

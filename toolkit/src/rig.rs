@@ -1,0 +1,86 @@
+//! The rig adapter (feature `rig`): a view's tools as rig tools, so an agent built
+//! on `rig-core` uses toolkit tools while every call still goes through the view
+//! (scopes, allowlists, tiers and approvals apply).
+//!
+//! `rig-core` is pinned to 0.44: the newest release that builds with the rustc this
+//! workspace supports (0.46 needs rustc 1.97).
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), toolkit::ViewError> {
+//! use std::sync::Arc;
+//! use toolkit::{Context, Scope};
+//!
+//! let view = toolkit::registry().view().scopes([Scope::Shared]).build()?;
+//! let tools = toolkit::rig::tools(Arc::new(view), Arc::new(Context::new()));
+//! let definitions: Vec<_> = tools.iter().map(|tool| tool.definition()).collect();
+//! // ... send `definitions` with a rig `CompletionRequest`; run each tool call the
+//! // model makes with `tool.execute(arguments)`.
+//! # Ok(()) }
+//! ```
+
+use std::sync::Arc;
+
+use rig_core::message::ToolName;
+use rig_core::tool::{DynamicTool, ToolErrorKind, ToolExecutionError, ToolOutput};
+
+use crate::{Context, Response, View};
+
+/// One rig [`DynamicTool`] per tool of `view`, in name order: the tool's name,
+/// description and cleaned JSON schema; executing one calls [`View::call`] with
+/// `ctx`. A result is the tool's JSON; an error carries toolkit's error JSON as
+/// the model's output (`{"error": {"kind", "message", ...}}`), and an `approve`
+/// call left pending is refused with the pending approval as the model's output.
+#[must_use]
+pub fn tools(view: Arc<View<'static>>, ctx: Arc<Context>) -> Vec<DynamicTool> {
+    view.iter()
+        .filter_map(|tool| {
+            let name = ToolName::new(tool.name).ok()?;
+            let dispatch = {
+                let view = Arc::clone(&view);
+                let ctx = Arc::clone(&ctx);
+                let tool_name = tool.name;
+                move |arguments: serde_json::Value| {
+                    let view = Arc::clone(&view);
+                    let ctx = Arc::clone(&ctx);
+                    let future: rig_core::wasm_compat::WasmBoxedFuture<'static, _> =
+                        Box::pin(async move {
+                            let arguments = arguments.to_string();
+                            outcome(view.call(tool_name, &arguments, &ctx).await)
+                        });
+                    future
+                }
+            };
+            Some(DynamicTool::new(
+                name,
+                tool.description,
+                tool.schema().clone(),
+                dispatch,
+            ))
+        })
+        .collect()
+}
+
+/// A toolkit response as rig's tool outcome.
+fn outcome(response: Response) -> Result<ToolOutput, ToolExecutionError> {
+    let (kind, message) = match &response {
+        Response::Result(value) => return Ok(ToolOutput::json(value.clone())),
+        Response::Error(error) => (
+            match error.kind() {
+                "unknown_tool" => ToolErrorKind::NotFound,
+                "malformed_json" | "invalid_arguments" | "unknown_field" => {
+                    ToolErrorKind::InvalidArgs
+                }
+                "approval_required" | "approval_rejected" | "denied" => {
+                    ToolErrorKind::PermissionDenied
+                }
+                _ => ToolErrorKind::Other,
+            },
+            error.to_string(),
+        ),
+        Response::Pending(pending) => (
+            ToolErrorKind::PermissionDenied,
+            format!("`{}` waits for a human's approval; it has not run", pending.tool),
+        ),
+    };
+    Err(ToolExecutionError::new(kind, message).with_model_output(ToolOutput::json(response.to_json())))
+}
