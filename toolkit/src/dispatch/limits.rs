@@ -190,11 +190,7 @@ mod tests {
     use super::*;
 
     fn deep(levels: usize) -> String {
-        format!(
-            "{}{}",
-            "{\"a\":".repeat(levels),
-            format!("1{}", "}".repeat(levels))
-        )
+        format!("{}1{}", "{\"a\":".repeat(levels), "}".repeat(levels))
     }
 
     #[test]
