@@ -695,7 +695,8 @@ mod tests {
     use serde_json::json;
 
     fn plan(schema: Value) -> Plan {
-        Plan::new(&schema, schema.clone())
+        let raw = schema.clone();
+        Plan::new(&raw, schema)
     }
 
     #[test]
