@@ -23,6 +23,7 @@
 #![allow(clippy::unused_async)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::fmt::Write as _;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -125,7 +126,7 @@ fn peak_memory() {
         if id > 0 {
             arguments.push(',');
         }
-        arguments.push_str(&format!(r#"{{"id":{id}}}"#));
+        let _ = write!(arguments, r#"{{"id":{id}}}"#);
     }
     arguments.push_str("]}");
     let ctx = Context::new();

@@ -74,6 +74,10 @@ impl RegisteredTool {
     /// every panic caught. A tool without such keywords pays one
     /// `serde_json::from_str` for its arguments.
     ///
+    /// This uses [`Limits::DEFAULT`]; [`Registry::call`] passes the registry's own
+    /// limits through [`RegisteredTool::call_with_limits`], and so should anything
+    /// else that holds a registry (a view).
+    ///
     /// Never panics and never lets a tool's panic through under `panic = "unwind"`;
     /// under `panic = "abort"` nothing can be caught (see [`Tool::call`]).
     pub fn call<'a>(

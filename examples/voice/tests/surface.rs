@@ -296,10 +296,12 @@ fn ungated_tools_run_with_their_arguments_checked() {
         })
     );
     let volume = block_on(voice.call("set_volume", r#"{"level": 140}"#, &ctx));
+    // The schema's bound is enforced before the tool runs.
     assert_eq!(
         volume,
-        Response::Error(ToolError::Failed {
-            message: "the volume goes from 0 to 100".to_owned()
-        })
+        Response::Error(ToolError::invalid_arguments(
+            "level",
+            "must be between 0 and 100, got 140"
+        ))
     );
 }

@@ -125,8 +125,7 @@ pub(crate) fn display_key(key: &str) -> String {
 /// characters written as `\u{..}` escapes, an ellipsis and the full length when cut.
 pub(crate) fn clean(text: &str, max: usize) -> String {
     let mut out = String::new();
-    let mut count = 0;
-    for c in text.chars() {
+    for (count, c) in text.chars().enumerate() {
         if count == max {
             let _ = write!(out, "…({} characters in all)", text.chars().count());
             return out;
@@ -139,7 +138,6 @@ pub(crate) fn clean(text: &str, max: usize) -> String {
         } else {
             out.push(c);
         }
-        count += 1;
     }
     out
 }
@@ -211,14 +209,14 @@ pub(crate) fn expected_in_json_terms(expected: &str) -> String {
     if let Some((min, max)) = integer_range(expected) {
         return format!("an integer between {min} and {max}");
     }
-    if let Some(rust) = expected.strip_prefix("a nonzero ") {
-        if let Some((min, max)) = integer_range(rust) {
-            return if min == 0 {
-                format!("an integer between 1 and {max}")
-            } else {
-                format!("a non-zero integer between {min} and {max}")
-            };
-        }
+    if let Some(rust) = expected.strip_prefix("a nonzero ")
+        && let Some((min, max)) = integer_range(rust)
+    {
+        return if min == 0 {
+            format!("an integer between 1 and {max}")
+        } else {
+            format!("a non-zero integer between {min} and {max}")
+        };
     }
     let words = match expected {
         "f32" | "f64" => "a number",
@@ -274,10 +272,10 @@ pub(crate) fn expected_in_json_terms(expected: &str) -> String {
 /// when the caller has it (it is described from there, bounded, instead of echoing
 /// serde's copy of it); returns the problem's path and message.
 pub(crate) fn from_serde(path: &str, message: &str, value: Option<&Value>) -> Problem {
-    if let Some(rest) = message.strip_prefix("missing field ") {
-        if let Some(field) = backticked(rest).into_iter().next() {
-            return Problem::new(join_key(path, &field), "missing required field");
-        }
+    if let Some(rest) = message.strip_prefix("missing field ")
+        && let Some(field) = backticked(rest).into_iter().next()
+    {
+        return Problem::new(join_key(path, &field), "missing required field");
     }
     if let Some(rest) = message.strip_prefix("unknown field ") {
         let mut names = backticked(rest);
@@ -298,14 +296,15 @@ pub(crate) fn from_serde(path: &str, message: &str, value: Option<&Value>) -> Pr
             return Problem::unknown_field(parent, &field, names);
         }
     }
-    if let Some(rest) = message.strip_prefix("duplicate field ") {
-        if let Some(field) = backticked(rest).into_iter().next() {
-            return Problem::new(
-                join_key(path, &field),
-                "given more than once; name each field once",
-            );
-        }
+    if let Some(rest) = message.strip_prefix("duplicate field ")
+        && let Some(field) = backticked(rest).into_iter().next()
+    {
+        return Problem::new(
+            join_key(path, &field),
+            "given more than once; name each field once",
+        );
     }
+
     if let Some(rest) = message.strip_prefix("unknown variant ") {
         let mut names = backticked(rest);
         if !names.is_empty() {
@@ -320,17 +319,18 @@ pub(crate) fn from_serde(path: &str, message: &str, value: Option<&Value>) -> Pr
             "matches none of the shapes the tool's schema lists for this field",
         );
     }
-    if let Some(rest) = message.strip_prefix("invalid length ") {
-        if let Some((got, expected)) = rest.split_once(", expected ") {
-            return Problem::new(
-                path,
-                format!(
-                    "expected {}, got an array of {got} items",
-                    expected_in_json_terms(expected)
-                ),
-            );
-        }
+    if let Some(rest) = message.strip_prefix("invalid length ")
+        && let Some((got, expected)) = rest.split_once(", expected ")
+    {
+        return Problem::new(
+            path,
+            format!(
+                "expected {}, got an array of {got} items",
+                expected_in_json_terms(expected)
+            ),
+        );
     }
+
     for prefix in ["invalid type: ", "invalid value: "] {
         if let Some(rest) = message.strip_prefix(prefix)
             && let Some((got, expected)) = rest.rsplit_once(", expected ")
@@ -403,8 +403,8 @@ pub(crate) fn expected_one_of(names: &[String], got: &str) -> String {
     }
 }
 
-/// serde's own description of the unexpected value (`string "x"`, `integer `7``,
-/// `map`), for when the value itself is not at hand.
+/// serde's own description of the unexpected value (a string, an integer in
+/// backticks, `map`), for when the value itself is not at hand.
 fn got_from_serde(got: &str) -> String {
     if let Some(text) = got
         .strip_prefix("string \"")

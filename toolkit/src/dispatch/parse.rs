@@ -65,7 +65,7 @@ fn parse_failed<T: DeserializeOwned>(arguments: &str, plan: &Plan) -> Result<T, 
     let trimmed = arguments.trim();
     // Providers send "" (or `null`) for tools without parameters.
     if trimmed.is_empty() || trimmed == "null" {
-        return from_value(Value::Object(serde_json::Map::new()), plan);
+        return from_value(&Value::Object(serde_json::Map::new()), plan);
     }
     // `Tool::call` has no application limits at hand; the defaults keep the
     // slow path (a `Value`, walked recursively) off the stack's edge.
@@ -82,7 +82,7 @@ fn parse_failed<T: DeserializeOwned>(arguments: &str, plan: &Plan) -> Result<T, 
     }
     let mut value = value;
     let stripped = plan.strip_optional_nulls(&mut value);
-    let result = from_value::<T>(value, plan);
+    let result = from_value::<T>(&value, plan);
     match result {
         // Valid once the permitted nulls are gone: the first failure was theirs.
         Ok(parsed) if stripped => Ok(parsed),
@@ -147,20 +147,20 @@ pub(crate) fn parse_value(arguments: &str) -> Result<Value, ToolError> {
 }
 
 /// The typed arguments from a checked `Value`, or every problem in it.
-fn from_value<T: DeserializeOwned>(value: Value, plan: &Plan) -> Result<T, ToolError> {
-    let typed = serde_path_to_error::deserialize::<_, T>(&value);
+fn from_value<T: DeserializeOwned>(value: &Value, plan: &Plan) -> Result<T, ToolError> {
+    let typed = serde_path_to_error::deserialize::<_, T>(value);
     // The common slow path (nulls a strict dialect sent, now gone) asks only
     // whether the value is valid; the problems are collected when it is not.
-    if typed.is_ok() && plan.is_valid(&value) {
+    if typed.is_ok() && plan.is_valid(value) {
         return typed.map_err(|_| not_an_object());
     }
-    let mut problems = plan.problems(&value);
+    let mut problems = plan.problems(value);
     match typed {
         Ok(parsed) if problems.is_empty() => Ok(parsed),
         Ok(_) => Err(messages::into_error(problems)),
         Err(error) => {
             let path = messages::serde_path(error.path());
-            let at = value_at(&value, error.path());
+            let at = value_at(value, error.path());
             let problem = messages::from_serde(&path, &error.into_inner().to_string(), at);
             // The schema's problems come first; serde's is added when the schema
             // said nothing about that place (a range the schema leaves out, a

@@ -103,7 +103,7 @@ fn free(node: &Value) -> bool {
         })
 }
 
-impl<'de, 's> DeserializeSeed<'de> for Shape<'s> {
+impl<'de> DeserializeSeed<'de> for Shape<'_> {
     type Value = ();
 
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -275,7 +275,7 @@ mod tests {
         assert!(!check(
             r#"{"shape": {"center": {"id": 1}}, "unknown": [[1]]}"#
         ));
-        assert!(check(r#"[1]"#));
+        assert!(check("[1]"));
         assert!(!check(r#"{"tasks": [}"#));
     }
 }

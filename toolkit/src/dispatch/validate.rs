@@ -9,7 +9,7 @@ use jsonschema::paths::LocationSegment;
 use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value};
 
-use super::messages::{Problem, describe, display_key, expected_one_of, join_index, join_key};
+use super::messages::{Problem, describe, expected_one_of, join_index, join_key};
 
 /// What dispatch knows about one tool's argument schema, built once.
 pub(crate) struct Plan {
@@ -93,6 +93,18 @@ impl Plan {
         {
             self.explain(&error, value, &mut problems);
         }
+        // A value outside an `enum` also fails its `type`; the list of accepted
+        // values says more than the kind.
+        let listed: Vec<String> = problems
+            .iter()
+            .filter(|problem| problem.message.starts_with("expected one of `"))
+            .map(|problem| problem.path.clone())
+            .collect();
+        problems.retain(|problem| {
+            !(listed.contains(&problem.path)
+                && problem.message.starts_with("expected ")
+                && !problem.message.starts_with("expected one of `"))
+        });
         problems
     }
 
@@ -288,7 +300,6 @@ impl Plan {
                 Some(given) => expected_one_of(&names, &describe(given)),
                 None => "missing required field".to_owned(),
             };
-            let _ = names;
             out.push(Problem::new(join_key(path, &tag), message));
             return;
         }
@@ -678,19 +689,14 @@ fn matching_branch<'s>(value: &Value, branches: &'s [Value], root: &'s Value) ->
     })
 }
 
-/// The key under which a schema node's property `name` is shown.
-#[allow(dead_code)]
-fn shown(name: &str) -> String {
-    display_key(name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
     fn plan(schema: Value) -> Plan {
-        Plan::new(&schema, schema.clone())
+        let raw = schema.clone();
+        Plan::new(&raw, schema)
     }
 
     #[test]
