@@ -137,17 +137,17 @@ fn validate_parses_exactly_as_dispatch_and_runs_nothing() {
     assert_eq!(validate(r#"{"text": "hi"}"#), Ok(()));
     assert_eq!(
         validate(r#"{"text": 7}"#),
-        Err(ToolError::InvalidArguments {
-            path: "text".to_owned(),
-            message: "invalid type: integer `7`, expected a string".to_owned(),
-        })
+        Err(ToolError::invalid_arguments(
+            "text".to_owned(),
+            "invalid type: integer `7`, expected a string".to_owned()
+        ))
     );
     assert_eq!(
         validate("{}"),
-        Err(ToolError::InvalidArguments {
-            path: "text".to_owned(),
-            message: "missing required field".to_owned(),
-        })
+        Err(ToolError::invalid_arguments(
+            "text".to_owned(),
+            "missing required field".to_owned()
+        ))
     );
     // Without a context at all: validation never extracts one.
     assert_eq!((get_thread::definition().validate)(""), Ok(()));

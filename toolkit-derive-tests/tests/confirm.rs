@@ -178,17 +178,17 @@ fn the_preview_sees_only_validated_arguments() {
     let ctx = Context::new().with(pages.clone());
     assert_eq!(
         call("delete_pages", r#"{"ids": ["one"]}"#, &ctx),
-        Response::Error(ToolError::InvalidArguments {
-            path: "ids[0]".to_owned(),
-            message: "invalid type: string \"one\", expected a non-negative integer".to_owned(),
-        })
+        Response::Error(ToolError::invalid_arguments(
+            "ids[0]".to_owned(),
+            "invalid type: string \"one\", expected a non-negative integer".to_owned()
+        ))
     );
     assert_eq!(
         call("delete_pages", r#"{"ids": [1], "confirmed": "yes"}"#, &ctx),
-        Response::Error(ToolError::InvalidArguments {
-            path: "confirmed".to_owned(),
-            message: "invalid type: string \"yes\", expected true or false".to_owned(),
-        })
+        Response::Error(ToolError::invalid_arguments(
+            "confirmed".to_owned(),
+            "invalid type: string \"yes\", expected true or false".to_owned()
+        ))
     );
     // A missing `#[ctx]` value stops the preview as it would stop the tool.
     assert_eq!(

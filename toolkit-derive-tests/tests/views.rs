@@ -579,7 +579,9 @@ fn no_name_trick_reaches_a_hidden_tool() {
         }
     );
     // Rendering lists only the view's tools, in name order.
-    let rendered = view.render(Dialect::OpenAiChat).expect("renders");
+    let rendered = view.render(Dialect::OpenAiChat);
+    assert!(rendered.is_complete());
+    let rendered = rendered.to_value();
     let rendered: Vec<&str> = rendered
         .as_array()
         .expect("an array")
@@ -587,7 +589,9 @@ fn no_name_trick_reaches_a_hidden_tool() {
         .map(|tool| tool["function"]["name"].as_str().expect("a name"))
         .collect();
     assert_eq!(rendered, ["create_messages", "get_calls", "get_messages"]);
-    let mcp = view.render(Dialect::Mcp).expect("renders");
+    let mcp = view.render(Dialect::Mcp);
+    assert!(mcp.is_complete());
+    let mcp = mcp.to_value();
     assert_eq!(mcp.as_array().map(Vec::len), Some(3));
 }
 

@@ -56,9 +56,9 @@ pub mod mcp;
 mod preview;
 pub mod prompt;
 mod registry;
+mod render;
 #[cfg(feature = "rig")]
 pub mod rig;
-mod render;
 pub mod route;
 pub mod schema;
 mod suggest;

@@ -99,9 +99,9 @@ impl RegisteredTool {
         crate::dispatch::call(self.tool, self.plan(), &limits, arguments, ctx)
     }
 
-    /// Checks `arguments` without running anything: the limits and the schema the
-    /// model saw, every problem reported, whether or not the schema has constraint
-    /// keywords. Used before a human approves a call, so nobody approves one that
+    /// Checks `arguments` without running anything: the limits, the schema the
+    /// model saw (every problem reported, whether or not the schema has constraint
+    /// keywords) and the typed parse. Used before a human approves a call, so nobody approves one that
     /// would fail.
     pub fn check_arguments(&self, arguments: &str) -> Result<(), ToolError> {
         self.check_arguments_with_limits(arguments, &Limits::DEFAULT)
@@ -115,9 +115,9 @@ impl RegisteredTool {
     ) -> Result<(), ToolError> {
         crate::dispatch::limits::check_text(arguments, limits)?;
         crate::dispatch::check_schema(self.plan(), arguments)?;
-        // INTEGRATION (macros branch): once `Tool::validate` exists, also run the
-        // typed parse here: `(self.tool.validate)(arguments)`.
-        Ok(())
+        // The typed parse the dispatcher would do, so what serde alone refuses
+        // (an unknown variant, a wrong tuple length) is caught before approval too.
+        (self.tool.validate)(arguments)
     }
 }
 

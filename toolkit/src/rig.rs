@@ -64,6 +64,8 @@ pub fn tools(view: Arc<View<'static>>, ctx: Arc<Context>) -> Vec<DynamicTool> {
 fn outcome(response: Response) -> Result<ToolOutput, ToolExecutionError> {
     let (kind, message) = match &response {
         Response::Result(value) => return Ok(ToolOutput::json(value.clone())),
+        // A `confirm` tool's preview is what the model reads before it confirms.
+        Response::Preview(preview) => return Ok(ToolOutput::json(preview.to_json())),
         Response::Error(error) => (
             match error.kind() {
                 "unknown_tool" => ToolErrorKind::NotFound,
@@ -79,8 +81,12 @@ fn outcome(response: Response) -> Result<ToolOutput, ToolExecutionError> {
         ),
         Response::Pending(pending) => (
             ToolErrorKind::PermissionDenied,
-            format!("`{}` waits for a human's approval; it has not run", pending.tool),
+            format!(
+                "`{}` waits for a human's approval; it has not run",
+                pending.tool
+            ),
         ),
     };
-    Err(ToolExecutionError::new(kind, message).with_model_output(ToolOutput::json(response.to_json())))
+    Err(ToolExecutionError::new(kind, message)
+        .with_model_output(ToolOutput::json(response.to_json())))
 }

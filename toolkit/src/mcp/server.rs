@@ -300,6 +300,7 @@ fn outcome(response: &Response) -> &'static str {
         Response::Result(_) => "ok",
         Response::Error(error) => error.kind(),
         Response::Pending(_) => "pending_approval",
+        Response::Preview(_) => "requires_confirmation",
     }
 }
 
@@ -339,6 +340,16 @@ fn call_result(response: Response) -> CallToolResult {
         Response::Error(error) => {
             let mut result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
             result.structured_content = Some(Response::Error(error).to_json());
+            result
+        }
+        // A `confirm` tool called without `confirmed: true` has not acted either:
+        // like a pending approval, its preview does not fit the output schema that
+        // clients check results against, so it is flagged, with the preview (message
+        // and items) as the text the model reads and as structured content.
+        Response::Preview(preview) => {
+            let json = preview.to_json();
+            let mut result = CallToolResult::error(vec![ContentBlock::text(json.to_string())]);
+            result.structured_content = Some(json);
             result
         }
     }
