@@ -594,3 +594,92 @@ fn two_threads_racing_to_resume_one_approval_over_sqlite_run_it_once() {
         assert_eq!(released.count(), before + 1, "round {round}");
     }
 }
+
+/// Set in the two child processes of the test below: the directory holding the
+/// approval, the database and the start signal.
+const CHILD: &str = "TOOLKIT_APPROVAL_RACE_CHILD";
+
+#[test]
+fn two_processes_racing_to_resume_one_approval_over_sqlite_run_it_once() {
+    if let Ok(directory) = std::env::var(CHILD) {
+        // The child: wait for the start signal, resume, say what happened.
+        let directory = std::path::PathBuf::from(directory);
+        let approval: Approval = serde_json::from_str(
+            &std::fs::read_to_string(directory.join("approval.json")).expect("approval"),
+        )
+        .expect("an approval");
+        let approvals = approvals_with(
+            SqliteApprovalStore::open(directory.join("approvals.sqlite3")).expect("opens"),
+            &Clock::new(),
+        );
+        let view = view(&approvals, "user:7");
+        let released = Released::default();
+        let ctx = Context::new().with(released.clone());
+        while !directory.join("go").exists() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let response = block_on(view.resume(&approval, &ctx));
+        println!(
+            "child outcome: ran {} time(s): {}",
+            released.count(),
+            toolkit::approval::canonical_json(&response.to_json())
+        );
+        return;
+    }
+    let directory =
+        std::env::temp_dir().join(format!("toolkit-approval-race-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&directory);
+    std::fs::create_dir_all(&directory).expect("a directory");
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock);
+    let released = Released::default();
+    let pending = pending(&view(&approvals, "user:7"), &context(&released));
+    let approval = approvals
+        .decide(registry(), &pending, Decision::Approve)
+        .expect("approved");
+    std::fs::write(
+        directory.join("approval.json"),
+        serde_json::to_string(&approval).expect("serializes"),
+    )
+    .expect("written");
+    let children: Vec<_> = (0..2)
+        .map(|_| {
+            std::process::Command::new(std::env::current_exe().expect("this test binary"))
+                .args([
+                    "--exact",
+                    "two_processes_racing_to_resume_one_approval_over_sqlite_run_it_once",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
+                .env(CHILD, &directory)
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("a child process")
+        })
+        .collect();
+    std::fs::write(directory.join("go"), "").expect("start signal");
+    let mut outcomes: Vec<String> = children
+        .into_iter()
+        .map(|child| {
+            let output = child.wait_with_output().expect("the child ends");
+            assert!(output.status.success(), "{output:?}");
+            String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .find_map(|line| {
+                    // libtest writes `test <name> ... ` before the test's own output.
+                    line.split_once("child outcome: ")
+                        .map(|(_, outcome)| outcome.to_owned())
+                })
+                .expect("the child reports")
+        })
+        .collect();
+    outcomes.sort();
+    assert_eq!(
+        outcomes,
+        [
+            "ran 0 time(s): {\"error\":{\"kind\":\"approval_rejected\",\"message\":\"the approval was refused: it was already used, and an approved call runs once; nothing ran\",\"reason\":\"it was already used, and an approved call runs once\"}}",
+            "ran 1 time(s): {\"result\":{\"reason\":\"unused\",\"released\":[\"+15550100\"]}}",
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&directory);
+}

@@ -190,6 +190,9 @@ fn the_assistant_sees_shared_and_assistant_tools_in_name_order() {
         ]
     );
     assert_eq!(view.len(), 7);
+    let always: Vec<&str> = view.always().map(|tool| tool.name).collect();
+    assert_eq!(always, ["get_contacts"]);
+    assert_eq!(view.routed().count(), 6);
     assert_eq!(view.iter().len(), 7);
     assert!(view.unknown_entries().is_empty());
 }
@@ -706,4 +709,61 @@ fn views_and_their_calls_cross_threads() {
         toolkit::approval::MemoryApprovalStore::new(),
     );
     send_sync(&approvals);
+}
+
+#[test]
+fn a_preset_entry_that_names_nothing_is_reported_with_its_preset() {
+    const STALE: Preset = Preset::new("stale", &["get_contacts", "get_contact_notes"])
+        .except(&["create_phone_number"]);
+    let error = catalog()
+        .view()
+        .presets(&[STALE])
+        .allow(["preset:stale"])
+        .build()
+        .expect_err("stale preset");
+    assert_eq!(
+        error.to_string(),
+        "the view could not be built: \
+         allowlist: no tool is named `get_contact_notes` (in preset `stale`); did you mean `get_contacts`?; \
+         allowlist: no tool is named `create_phone_number` (in preset `stale`); did you mean `create_phone_numbers`?"
+    );
+}
+
+#[test]
+fn views_of_registries_past_64_tools() {
+    let registry: &'static Registry = Box::leak(Box::new(
+        Registry::new((0..150).map(|i| -> &'static Tool {
+            let name: &'static str = Box::leak(format!("get_calls_{i:03}").into_boxed_str());
+            Box::leak(Box::new(Tool {
+                name,
+                aliases: &[],
+                group: Some(if i % 2 == 0 { "even" } else { "odd" }),
+                ..*get_calls::definition()
+            }))
+        }))
+        .expect("unique names"),
+    ));
+    let view = registry
+        .view()
+        .allow([
+            "get_calls_000",
+            "get_calls_063",
+            "get_calls_064",
+            "get_calls_149",
+            "@even",
+        ])
+        .surface(["odd"])
+        .build()
+        .expect("view");
+    assert_eq!(names(&view), ["get_calls_063", "get_calls_149"]);
+    assert_eq!(view.len(), 2);
+    assert!(!view.contains("get_calls_064"));
+    assert_eq!(
+        block_on(view.call("get_calls_149", "{}", &Context::new())),
+        Response::Result(json!([]))
+    );
+    let evens = registry.view().allow(["@even"]).build().expect("view");
+    assert_eq!(evens.len(), 75);
+    assert_eq!(evens.iter().len(), 75);
+    assert_eq!(evens.names().last(), Some("get_calls_148"));
 }

@@ -33,6 +33,11 @@
 //! # });
 //! ```
 //!
+//! Per request, narrow the registry to what one consumer may use with
+//! [`Registry::view`]: a [`View`] is the security boundary for listing, rendering
+//! and calling, and applies each tool's tier (`approve` calls wait for a signed
+//! human decision: see [`approval`]).
+//!
 //! See [`macro@tool`] for the attribute reference, scopes and bindings, the
 //! `confirm` tier and the compile-time checks, and the README for how tools from
 //! several crates end up in one registry.

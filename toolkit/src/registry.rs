@@ -126,10 +126,7 @@ impl Registry {
     /// The tool with this name or alias.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
-        self.index
-            .binary_search_by(|&(known, _)| known.cmp(name))
-            .ok()
-            .map(|found| &self.tools[self.index[found].1])
+        self.position(name).map(|position| &self.tools[position])
     }
 
     /// The position in [`Registry::iter`] of the tool with this name or alias.

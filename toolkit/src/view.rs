@@ -485,10 +485,7 @@ impl<'r> ViewBuilder<'r> {
                 Ok(())
             }
             None => Err(EntryProblem::UnknownTool {
-                suggestion: match self.registry.unknown_tool(entry) {
-                    ToolError::UnknownTool { suggestion, .. } => suggestion,
-                    _ => None,
-                },
+                suggestion: self.tool_suggestion(entry),
             }),
         }
     }
@@ -522,12 +519,23 @@ impl<'r> ViewBuilder<'r> {
                 None => self.unknown.push(UnknownEntry {
                     entry: item.to_owned(),
                     preset: Some(preset.name),
-                    problem: EntryProblem::UnknownTool { suggestion: None },
+                    problem: EntryProblem::UnknownTool {
+                        suggestion: self.tool_suggestion(item),
+                    },
                 }),
             }
         }
         for position in selected.positions() {
             allowed.set(position);
+        }
+    }
+
+    /// The registry's closest tool, by its current name (this is configuration,
+    /// not a model: the whole registry may be named).
+    fn tool_suggestion(&self, entry: &str) -> Option<String> {
+        match self.registry.unknown_tool(entry) {
+            ToolError::UnknownTool { suggestion, .. } => suggestion,
+            _ => None,
         }
     }
 
@@ -608,6 +616,16 @@ impl<'r> View<'r> {
             positions: self.members.positions(),
             remaining: self.len,
         }
+    }
+
+    /// The view's `always` tools (sent on every request), in name order.
+    pub fn always(&self) -> impl Iterator<Item = &'r RegisteredTool> + '_ {
+        self.iter().filter(|tool| tool.always)
+    }
+
+    /// The view's routed tools (sent only when selected), in name order.
+    pub fn routed(&self) -> impl Iterator<Item = &'r RegisteredTool> + '_ {
+        self.iter().filter(|tool| !tool.always)
     }
 
     /// The view's tool names, in name order.
@@ -897,3 +915,32 @@ impl fmt::Display for ViewError {
 }
 
 impl std::error::Error for ViewError {}
+
+#[cfg(test)]
+mod tests {
+    use super::Bits;
+
+    #[test]
+    fn bits_across_word_boundaries() {
+        for len in [0, 1, 63, 64, 65, 128, 130] {
+            let full = Bits::full(len);
+            assert_eq!(full.count(), len, "{len}");
+            assert_eq!(
+                full.positions().collect::<Vec<_>>(),
+                (0..len).collect::<Vec<_>>()
+            );
+            assert!(!full.get(len), "{len}");
+            assert_eq!(Bits::empty(len).positions().count(), 0);
+        }
+        let mut bits = Bits::empty(130);
+        for position in [0, 63, 64, 127, 129] {
+            bits.set(position);
+        }
+        assert_eq!(bits.positions().collect::<Vec<_>>(), [0, 63, 64, 127, 129]);
+        bits.clear(64);
+        bits.clear(0);
+        assert_eq!(bits.positions().collect::<Vec<_>>(), [63, 127, 129]);
+        assert_eq!(bits.count(), 3);
+        assert!(bits.get(129) && !bits.get(128) && !bits.get(1000));
+    }
+}
