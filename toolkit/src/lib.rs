@@ -46,9 +46,9 @@ mod error;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod registry;
+mod render;
 #[cfg(feature = "rig")]
 pub mod rig;
-mod render;
 pub mod schema;
 mod suggest;
 pub mod testing;

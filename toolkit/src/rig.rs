@@ -79,8 +79,12 @@ fn outcome(response: Response) -> Result<ToolOutput, ToolExecutionError> {
         ),
         Response::Pending(pending) => (
             ToolErrorKind::PermissionDenied,
-            format!("`{}` waits for a human's approval; it has not run", pending.tool),
+            format!(
+                "`{}` waits for a human's approval; it has not run",
+                pending.tool
+            ),
         ),
     };
-    Err(ToolExecutionError::new(kind, message).with_model_output(ToolOutput::json(response.to_json())))
+    Err(ToolExecutionError::new(kind, message)
+        .with_model_output(ToolOutput::json(response.to_json())))
 }

@@ -26,10 +26,17 @@ async fn a_scripted_model_calls_a_view_tool_and_it_runs() {
     assert_eq!(names, ["create_tasks", "get_tasks", "update_tasks"]);
 
     let model = MockCompletionModel::from_turns([
-        MockTurn::tool_call("call_1", "create_tasks", json!({"tasks": [{"title": "Water the plants"}]})),
+        MockTurn::tool_call(
+            "call_1",
+            "create_tasks",
+            json!({"tasks": [{"title": "Water the plants"}]}),
+        ),
         MockTurn::tool_call("call_2", "delete_tasks", json!({"ids": [1]})),
     ]);
-    let definitions = tools.iter().map(rig_core::tool::DynamicTool::definition).collect();
+    let definitions = tools
+        .iter()
+        .map(rig_core::tool::DynamicTool::definition)
+        .collect();
     let request = CompletionRequest::new("Remind me to water the plants").tools(definitions);
     let response = model.call(request).await.unwrap();
     let calls: Vec<_> = response.tool_calls().cloned().collect();
@@ -51,12 +58,23 @@ async fn a_scripted_model_calls_a_view_tool_and_it_runs() {
     assert_eq!(stored.result(), Some(&json!([task])));
     // The model saw exactly the view's tools.
     let sent = model.requests();
-    let sent: Vec<String> = sent[0].tools.iter().map(|tool| tool.name.to_string()).collect();
+    let sent: Vec<String> = sent[0]
+        .tools
+        .iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
     assert_eq!(sent, ["create_tasks", "get_tasks", "update_tasks"]);
 
     // A tool outside the view is not there to run: the model's next call names
     // `delete_tasks`, which the adapter does not offer.
-    let next = model.call(CompletionRequest::new("Now delete it")).await.unwrap();
+    let next = model
+        .call(CompletionRequest::new("Now delete it"))
+        .await
+        .unwrap();
     let hidden = next.tool_calls().next().unwrap();
-    assert!(tools.iter().all(|tool| tool.name().to_string() != hidden.function.name.to_string()));
+    assert!(
+        tools
+            .iter()
+            .all(|tool| tool.name().to_string() != hidden.function.name.to_string())
+    );
 }

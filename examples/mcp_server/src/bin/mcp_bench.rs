@@ -17,8 +17,13 @@ use rmcp::model::{CallToolRequestParams, ProtocolVersion, ServerCapabilities, Se
 use rmcp::service::RunningService;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::{StreamableHttpClientTransport, StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{ClientLifecycleMode, ClientServiceExt as _, RoleClient, ServerHandler, tool, tool_handler, tool_router};
+use rmcp::transport::{
+    StreamableHttpClientTransport, StreamableHttpServerConfig, StreamableHttpService,
+};
+use rmcp::{
+    ClientLifecycleMode, ClientServiceExt as _, RoleClient, ServerHandler, tool, tool_handler,
+    tool_router,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -85,7 +90,10 @@ struct Usual {
 impl Usual {
     #[tool(description = "Get tasks.")]
     fn get_tasks(&self, Parameters(args): Parameters<GetTasks>) -> Json<Tasks> {
-        let tasks = self.tasks.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let tasks = self
+            .tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let limit = args.limit.unwrap_or(20) as usize;
         Json(Tasks {
             tasks: tasks
@@ -99,7 +107,10 @@ impl Usual {
 
     #[tool(description = "Create tasks.")]
     fn create_tasks(&self, Parameters(args): Parameters<CreateTasks>) -> Json<Tasks> {
-        let mut tasks = self.tasks.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut tasks = self
+            .tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut created = Vec::new();
         for new in args.tasks {
             let task = Task {
@@ -115,7 +126,10 @@ impl Usual {
 
     #[tool(description = "Update tasks.")]
     fn update_tasks(&self, Parameters(args): Parameters<UpdateTasks>) -> Json<Tasks> {
-        let mut tasks = self.tasks.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut tasks = self
+            .tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut updated = Vec::new();
         for update in args.tasks {
             if let Some(task) = tasks.iter_mut().find(|task| task.id == update.id) {
@@ -135,7 +149,9 @@ impl ServerHandler for Usual {
 }
 
 async fn serve(router: axum::Router) -> std::net::SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
     let addr = listener.local_addr().expect("an address");
     tokio::spawn(async move { axum::serve(listener, router).await });
     addr
@@ -184,7 +200,8 @@ where
 
 fn get_tasks() -> CallToolRequestParams {
     let arguments = serde_json::json!({"limit": 5});
-    CallToolRequestParams::new("get_tasks").with_arguments(arguments.as_object().cloned().unwrap_or_default())
+    CallToolRequestParams::new("get_tasks")
+        .with_arguments(arguments.as_object().cloned().unwrap_or_default())
 }
 
 #[tokio::main]
@@ -208,7 +225,11 @@ async fn main() {
     );
     let usual_addr = serve(axum::Router::new().nest_service("/mcp", service)).await;
 
-    let toolkit = connect(format!("http://{toolkit_addr}/mcp/external"), Some("external-token")).await;
+    let toolkit = connect(
+        format!("http://{toolkit_addr}/mcp/external"),
+        Some("external-token"),
+    )
+    .await;
     let usual = connect(format!("http://{usual_addr}/mcp"), None).await;
     for client in [&toolkit, &usual] {
         let names: Vec<String> = client
@@ -223,19 +244,31 @@ async fn main() {
 
     println!("| request | server | median latency | requests/s |");
     println!("|---|---|---|---|");
-    for (label, client) in [("toolkit (view per request, token)", &toolkit), ("rmcp `#[tool_router]`", &usual)] {
+    for (label, client) in [
+        ("toolkit (view per request, token)", &toolkit),
+        ("rmcp `#[tool_router]`", &usual),
+    ] {
         let (median, rate) = measure(|| async {
             client.list_tools(None).await.expect("tools/list");
         })
         .await;
-        println!("| `tools/list` (3 tools) | {label} | {} µs | {rate:.0} |", median.as_micros());
+        println!(
+            "| `tools/list` (3 tools) | {label} | {} µs | {rate:.0} |",
+            median.as_micros()
+        );
     }
-    for (label, client) in [("toolkit (view per request, token)", &toolkit), ("rmcp `#[tool_router]`", &usual)] {
+    for (label, client) in [
+        ("toolkit (view per request, token)", &toolkit),
+        ("rmcp `#[tool_router]`", &usual),
+    ] {
         let (median, rate) = measure(|| async {
             let result = client.call_tool(get_tasks()).await.expect("tools/call");
             assert_eq!(result.is_error, Some(false));
         })
         .await;
-        println!("| `tools/call get_tasks` | {label} | {} µs | {rate:.0} |", median.as_micros());
+        println!(
+            "| `tools/call get_tasks` | {label} | {} µs | {rate:.0} |",
+            median.as_micros()
+        );
     }
 }
