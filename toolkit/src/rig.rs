@@ -11,7 +11,7 @@
 //! use toolkit::{Context, Scope};
 //!
 //! let view = toolkit::registry().view().scopes([Scope::Shared]).build()?;
-//! let tools = toolkit::rig::tools(Arc::new(view), Arc::new(Context::new()));
+//! let tools = toolkit::rig::tools(&Arc::new(view), &Arc::new(Context::new()));
 //! let definitions: Vec<_> = tools.iter().map(|tool| tool.definition()).collect();
 //! // ... send `definitions` with a rig `CompletionRequest`; run each tool call the
 //! // model makes with `tool.execute(arguments)`.
@@ -31,13 +31,13 @@ use crate::{Context, Response, View};
 /// the model's output (`{"error": {"kind", "message", ...}}`), and an `approve`
 /// call left pending is refused with the pending approval as the model's output.
 #[must_use]
-pub fn tools(view: Arc<View<'static>>, ctx: Arc<Context>) -> Vec<DynamicTool> {
+pub fn tools(view: &Arc<View<'static>>, ctx: &Arc<Context>) -> Vec<DynamicTool> {
     view.iter()
         .filter_map(|tool| {
             let name = ToolName::new(tool.name).ok()?;
             let dispatch = {
-                let view = Arc::clone(&view);
-                let ctx = Arc::clone(&ctx);
+                let view = Arc::clone(view);
+                let ctx = Arc::clone(ctx);
                 let tool_name = tool.name;
                 move |arguments: serde_json::Value| {
                     let view = Arc::clone(&view);
@@ -45,7 +45,7 @@ pub fn tools(view: Arc<View<'static>>, ctx: Arc<Context>) -> Vec<DynamicTool> {
                     let future: rig_core::wasm_compat::WasmBoxedFuture<'static, _> =
                         Box::pin(async move {
                             let arguments = arguments.to_string();
-                            outcome(view.call(tool_name, &arguments, &ctx).await)
+                            outcome(&view.call(tool_name, &arguments, &ctx).await)
                         });
                     future
                 }
@@ -61,8 +61,8 @@ pub fn tools(view: Arc<View<'static>>, ctx: Arc<Context>) -> Vec<DynamicTool> {
 }
 
 /// A toolkit response as rig's tool outcome.
-fn outcome(response: Response) -> Result<ToolOutput, ToolExecutionError> {
-    let (kind, message) = match &response {
+fn outcome(response: &Response) -> Result<ToolOutput, ToolExecutionError> {
+    let (kind, message) = match response {
         Response::Result(value) => return Ok(ToolOutput::json(value.clone())),
         // A `confirm` tool's preview is what the model reads before it confirms.
         Response::Preview(preview) => return Ok(ToolOutput::json(preview.to_json())),

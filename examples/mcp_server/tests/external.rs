@@ -130,16 +130,16 @@ async fn a_changed_pinned_definition_is_withheld_and_reported() {
     pins.pin_unpinned(&first);
     // What was reviewed differs from what the server sends now.
     pins.pin("assistant_get_tasks", "sha256:00");
-    let reports = server.refresh(&pins).await.unwrap().to_vec();
-    let served: Vec<&str> = server
+    let withheld = server.refresh(&pins).await.unwrap().to_vec();
+    let kept: Vec<&str> = server
         .tools()
         .iter()
         .map(|tool| tool.name.as_str())
         .collect();
-    assert_eq!(served, ["assistant_create_tasks", "assistant_update_tasks"]);
-    assert_eq!(reports.len(), 1);
-    let ExternalReport::Changed { tool, pinned, .. } = &reports[0] else {
-        panic!("a changed definition: {reports:?}");
+    assert_eq!(kept, ["assistant_create_tasks", "assistant_update_tasks"]);
+    assert_eq!(withheld.len(), 1);
+    let ExternalReport::Changed { tool, pinned, .. } = &withheld[0] else {
+        panic!("a changed definition: {withheld:?}");
     };
     assert_eq!(
         (tool.as_str(), pinned.as_str()),

@@ -21,7 +21,10 @@ async fn a_scripted_model_calls_a_view_tool_and_it_runs() {
         .permit(|tool| tool.tier == Tier::Auto)
         .build()
         .unwrap();
-    let tools = toolkit::rig::tools(Arc::new(view), Arc::new(Context::new().with(state.clone())));
+    let tools = toolkit::rig::tools(
+        &Arc::new(view),
+        &Arc::new(Context::new().with(state.clone())),
+    );
     let names: Vec<String> = tools.iter().map(|tool| tool.name().to_string()).collect();
     assert_eq!(names, ["create_tasks", "get_tasks", "update_tasks"]);
 
@@ -44,7 +47,7 @@ async fn a_scripted_model_calls_a_view_tool_and_it_runs() {
     let call = &calls[0];
     let tool = tools
         .iter()
-        .find(|tool| tool.name().to_string() == call.function.name.to_string())
+        .find(|tool| *tool.name() == call.function.name)
         .unwrap();
     let output = tool
         .execute(serde_json::Value::Object(call.function.arguments.clone()))
@@ -75,6 +78,6 @@ async fn a_scripted_model_calls_a_view_tool_and_it_runs() {
     assert!(
         tools
             .iter()
-            .all(|tool| tool.name().to_string() != hidden.function.name.to_string())
+            .all(|tool| *tool.name() != hidden.function.name)
     );
 }

@@ -82,7 +82,7 @@ impl fmt::Debug for Grant {
         f.debug_struct("Grant")
             .field("tools", &names)
             .field("context", &self.context)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 

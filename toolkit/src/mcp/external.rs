@@ -2,7 +2,7 @@
 //! renamed under a label, pinned by hash, and served beside the local tools.
 
 use std::collections::{BTreeMap, HashSet};
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
@@ -320,7 +320,8 @@ pub fn escape(name: &str) -> String {
         if byte.is_ascii_alphanumeric() || byte == b'_' {
             out.push(char::from(byte));
         } else {
-            out.push_str(&format!("-{byte:02x}"));
+            // Writing to a `String` can't fail.
+            let _ = write!(out, "-{byte:02x}");
         }
     }
     out
@@ -359,7 +360,10 @@ fn definition_hash(tool: &rmcp::model::Tool) -> String {
     });
     let text = crate::approval::canonical_json(&definition);
     let digest = Sha256::digest(text.as_bytes());
-    let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+    let hex = digest.iter().fold(String::new(), |mut hex, byte| {
+        let _ = write!(hex, "{byte:02x}");
+        hex
+    });
     format!("sha256:{hex}")
 }
 
