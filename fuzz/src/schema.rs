@@ -87,7 +87,7 @@ fn survey(data: &[u8], dialect: Dialect, violation: &Violation, report: &str) ->
 pub fn run(data: &[u8]) {
     let mut bytes = Bytes::new(data);
     let mode = bytes.byte();
-    let input = if mode % 8 == 0 {
+    let input = if mode.is_multiple_of(8) {
         match serde_json::from_slice::<Value>(data.get(1..).unwrap_or_default()) {
             Ok(value) => value,
             Err(_) => return,
