@@ -13,7 +13,8 @@
 #[allow(dead_code, unreachable_pub)]
 #[path = "../../toolkit/tests/conformance/checker.rs"]
 pub(crate) mod checker;
-#[allow(dead_code, unreachable_pub, missing_docs)]
+// The corpus allows its own dead code.
+#[allow(unreachable_pub, missing_docs)]
 #[path = "../../toolkit/tests/conformance/corpus.rs"]
 pub(crate) mod corpus;
 

@@ -4,7 +4,12 @@
 //!
 //! - [`tools`]: the tools, one module per group; retired names are `aliases`.
 //! - [`AssistantState`]: the stores every tool takes from the context. Deletes
-//!   are soft: the flag stays inside the store, never in what the model sees.
+//!   are soft: the flag stays inside the store, never in what the model sees,
+//!   and a deleted record never shows through another tool (a reminder stops
+//!   naming its deleted task; a deleted memory's links and the entities only it
+//!   mentioned disappear; `tests/cascades.rs` says what each delete reaches).
+//!   A tool that panics can't leave the stores half-written, so later calls
+//!   keep working (README, "Shared state in tools").
 //! - [`prompt`]: the system prompt template, with per-tool guidance from the
 //!   registry and sections only interactive channels get.
 //!

@@ -29,6 +29,14 @@ pub const DEMO_NOW: &str = "2025-01-06T09:00:00Z";
 /// let ctx = toolkit::Context::new().with(state.clone());
 /// # let _ = ctx;
 /// ```
+///
+/// All stores sit behind one `std::sync::Mutex`. A tool that panics is caught by
+/// toolkit, but poisons the mutex if it held it; the stores recover from that
+/// (taking the guard out of the `PoisonError`) because no tool can leave them
+/// half-written: every tool checks all of its input before its first write,
+/// and its writes cannot fail. Work under the lock is proportional to the data
+/// it touches: names are found through indexes, and queries are read before
+/// the lock is taken. README, "Shared state in tools", has the pattern.
 #[derive(Clone, Debug, Default)]
 pub struct AssistantState {
     inner: Arc<Mutex<Stores>>,

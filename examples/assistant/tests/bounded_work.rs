@@ -8,6 +8,7 @@
 //! Each size is timed a few times and the fastest run counts, which filters out a
 //! busy machine.
 
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use example_assistant::AssistantState;
@@ -19,23 +20,42 @@ fn call_text(ctx: &Context, name: &str, arguments: &str) -> Value {
     block_on(registry().call(name, arguments, ctx)).to_json()
 }
 
-/// The fastest of three runs of `run` on fresh state (setup not timed).
-fn fastest(setup: impl Fn() -> Context, run: impl Fn(&Context)) -> Duration {
-    (0..3)
-        .map(|_| {
-            let ctx = setup();
-            let start = Instant::now();
-            run(&ctx);
-            start.elapsed()
-        })
-        .min()
-        .expect("three runs")
+/// The timing tests take turns: run side by side, one would slow the other.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Asserts that `cost(8 * n)` is less than 24 times `cost(n)`.
-fn assert_linear(what: &str, n: usize, cost: impl Fn(usize) -> Duration) {
-    let small = cost(n);
-    let large = cost(8 * n);
+/// The fastest of three runs each of `first` and `second`, taken in turns so a
+/// busy moment of the machine slows both alike (setup not timed).
+fn fastest_of_both(
+    setup: impl Fn() -> Context,
+    first: impl Fn(&Context),
+    second: impl Fn(&Context),
+) -> (Duration, Duration) {
+    let time = |run: &dyn Fn(&Context)| {
+        let ctx = setup();
+        let start = Instant::now();
+        run(&ctx);
+        start.elapsed()
+    };
+    let mut best = (Duration::MAX, Duration::MAX);
+    for _ in 0..3 {
+        best.0 = best.0.min(time(&first));
+        best.1 = best.1.min(time(&second));
+    }
+    best
+}
+
+/// Asserts that `run(8 * n)` takes less than 24 times as long as `run(n)`.
+fn assert_linear(what: &str, n: usize, run: impl Fn(usize, &Context)) {
+    let _turn = one_at_a_time();
+    let (small, large) = fastest_of_both(
+        || Context::new().with(AssistantState::new()),
+        |ctx| run(n, ctx),
+        |ctx| run(8 * n, ctx),
+    );
     let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
     println!("{what}: n={n}: {small:?}, 8n: {large:?}, ratio {ratio:.1}");
     assert!(
@@ -54,18 +74,14 @@ fn memory_naming(n: usize) -> String {
 
 #[test]
 fn one_memory_naming_many_entities_costs_linear_time() {
-    assert_linear("entities", 2_500, |n| {
-        let arguments = memory_naming(n);
-        fastest(
-            || Context::new().with(AssistantState::new()),
-            |ctx| {
-                let response = call_text(ctx, "create_memories", &arguments);
-                assert_eq!(
-                    response["result"][0]["entities"].as_array().map(Vec::len),
-                    Some(n)
-                );
-            },
-        )
+    let (small, large) = (memory_naming(2_500), memory_naming(20_000));
+    assert_linear("entities", 2_500, |n, ctx| {
+        let arguments = if n == 2_500 { &small } else { &large };
+        let response = call_text(ctx, "create_memories", arguments);
+        assert_eq!(
+            response["result"][0]["entities"].as_array().map(Vec::len),
+            Some(n)
+        );
     });
 }
 
@@ -113,17 +129,13 @@ fn a_long_memory_query_is_read_once_not_once_per_memory() {
     // lowercased again for every memory, so 8x the memories cost 8x the query.
     let query = format!("{}zebra", "engine ".repeat(400_000 / 7));
     let arguments = json!({ "query": query }).to_string();
-    let memories = |count: usize| {
-        fastest(
-            || with_memories(count),
-            |ctx| {
-                let response = call_text(ctx, "search_memories", &arguments);
-                assert_eq!(response["result"], json!([]));
-            },
-        )
+    let _turn = one_at_a_time();
+    let search = |ctx: &Context| {
+        let response = call_text(ctx, "search_memories", &arguments);
+        assert_eq!(response["result"], json!([]));
     };
-    let few = memories(25);
-    let many = memories(200);
+    let few = fastest_of_both(|| with_memories(25), search, |_| {}).0;
+    let many = fastest_of_both(|| with_memories(200), search, |_| {}).0;
     println!("search_memories, 400 KB query: 25 memories {few:?}, 200 memories {many:?}");
     // Reading the query dominates both: 8x the memories adds little.
     assert!(
@@ -137,20 +149,24 @@ fn a_long_mail_query_costs_about_its_parse() {
     // 1 MB of one repeated word. Before, each word lowercased every header and
     // body of every message again; now the query is read once, so searching the
     // inbox costs about what searching no entities at all costs with the same
-    // query (both parse it the same way).
+    // query (both parse it the same way). Before: 35x; now about 1x; the bound
+    // is 5x.
     let arguments = json!({"query": "lunch ".repeat(1_000_000 / 6)}).to_string();
-    let fresh = || Context::new().with(AssistantState::new());
-    let mail = fastest(fresh, |ctx| {
-        let response = call_text(ctx, "search_gmail", &arguments);
-        assert_eq!(response["result"][0]["id"], json!("msg-4"));
-    });
-    let nothing = fastest(fresh, |ctx| {
-        let response = call_text(ctx, "search_entities", &arguments);
-        assert_eq!(response["result"], json!([]));
-    });
+    let _turn = one_at_a_time();
+    let (mail, nothing) = fastest_of_both(
+        || Context::new().with(AssistantState::new()),
+        |ctx| {
+            let response = call_text(ctx, "search_gmail", &arguments);
+            assert_eq!(response["result"][0]["id"], json!("msg-4"));
+        },
+        |ctx| {
+            let response = call_text(ctx, "search_entities", &arguments);
+            assert_eq!(response["result"], json!([]));
+        },
+    );
     println!("1 MB query: search_gmail {mail:?}, search_entities (empty) {nothing:?}");
     assert!(
-        mail.as_secs_f64() < 3.0 * nothing.as_secs_f64() + 0.05,
+        mail.as_secs_f64() < 5.0 * nothing.as_secs_f64() + 0.1,
         "search_gmail took {mail:?}, the query alone {nothing:?}"
     );
 }
