@@ -206,8 +206,14 @@ impl JsonSchema for Timestamp {
         "Timestamp".into()
     }
 
+    // Not `"format": "date-time"`: that is RFC 3339, which requires seconds, while
+    // a timestamp is written to the minute (`2026-11-24T09:30Z`). The pattern
+    // accepts exactly the shapes `from_str` does (seconds and `Z` optional).
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": "string", "format": "date-time"})
+        json_schema!({
+            "type": "string",
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?Z?$"
+        })
     }
 
     fn inline_schema() -> bool {

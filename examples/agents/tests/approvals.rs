@@ -213,7 +213,7 @@ fn an_owner_may_edit_or_deny_a_pending_schedule() {
             .decide(registry(), &pending, Decision::ApproveWith(invalid))
             .unwrap_err()
             .to_string(),
-        "the arguments are not valid: invalid arguments at `schedules[0].recurrence`: `25:00` is not a time of day; write it as HH:MM, 24-hour"
+        "the arguments are not valid: invalid arguments at `schedules[0].recurrence.time`: must match the pattern `^([01][0-9]|2[0-3]):[0-5][0-9]$`, got the string \"25:00\""
     );
 }
 

@@ -243,14 +243,34 @@ fn schedules_are_checked_before_anything_is_created() {
         &sales,
         json!({"schedules": [{"prompt": "Up.", "recurrence": {"kind": "daily", "time": "7:30"}}]}),
     );
-    // The typed `TimeOfDay` refuses it while parsing; the path stops at the
-    // internally tagged enum, which serde reads as a whole.
+    // The schema's pattern refuses it before the typed parse, so the path reaches
+    // the field itself rather than stopping at the internally tagged enum.
     assert_eq!(
         bad_time,
         json!({"error": {
             "kind": "invalid_arguments",
-            "path": "schedules[0].recurrence",
-            "message": "`7:30` is not a time of day; write it as HH:MM, 24-hour"
+            "problems": [{
+                "path": "schedules[0].recurrence.time",
+                "message": "must match the pattern `^([01][0-9]|2[0-3]):[0-5][0-9]$`, got the string \"7:30\""
+            }],
+            "message": "invalid arguments at `schedules[0].recurrence.time`: must match the pattern `^([01][0-9]|2[0-3]):[0-5][0-9]$`, got the string \"7:30\""
+        }})
+    );
+    // A timestamp's schema describes what it accepts (to the minute, not RFC 3339
+    // `date-time`), so a malformed one is refused by the same check.
+    let bad_at = call(
+        create_schedules::definition(),
+        &sales,
+        json!({"schedules": [{"prompt": "Up.", "recurrence": {"kind": "once", "at": "tomorrow 10:00"}}]}),
+    );
+    let pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?Z?$";
+    let problem = format!("must match the pattern `{pattern}`, got the string \"tomorrow 10:00\"");
+    assert_eq!(
+        bad_at,
+        json!({"error": {
+            "kind": "invalid_arguments",
+            "problems": [{"path": "schedules[0].recurrence.at", "message": problem}],
+            "message": format!("invalid arguments at `schedules[0].recurrence.at`: {problem}")
         }})
     );
     assert_eq!(org.schedules(SALES_AGENT), []);
