@@ -110,7 +110,7 @@ fn percents(recall: &Recall) -> [String; 3] {
 fn the_lexical_router_beats_plain_bm25_on_the_assistant() {
     let (lexical, plain) = figures("assistant");
     assert_eq!(percents(&plain), ["8.3%", "16.7%", "31.9%"]);
-    assert_eq!(percents(&lexical), ["68.1%", "87.5%", "88.9%"]);
+    assert_eq!(percents(&lexical), ["68.1%", "84.7%", "88.9%"]);
     assert_eq!((lexical.multi_all_at_5, lexical.multi), (4, 6));
     assert!(lexical.at[2] >= plain.at[2] + 0.05);
 }

@@ -14,15 +14,30 @@
 use example_assistant::AssistantState;
 use futures_executor::block_on;
 use serde_json::{Value, json};
-use toolkit::{Context, registry};
+use toolkit::{Context, Tier, registry};
 
 fn conversation() -> Context {
     Context::new().with(AssistantState::new())
 }
 
-#[allow(clippy::needless_pass_by_value)] // `json!(..)` reads better at every call site
-fn call(ctx: &Context, name: &str, arguments: Value) -> Value {
-    block_on(registry().call_value(name, &arguments, ctx)).to_json()
+/// Calls `name` as the model does once the user agreed: a `confirm` tool gets
+/// `confirmed: true` (the preview step has its own tests), and an `approve` tool
+/// (`delete_memories`), which `Registry::call` never runs without an approval,
+/// is run through the registered tool, which parses and validates but applies
+/// no tier. These tests are about what the deletes cascade to.
+fn call(ctx: &Context, name: &str, mut arguments: Value) -> Value {
+    let tool = registry().get(name);
+    if let (Some(Tier::Confirm), Some(members)) =
+        (tool.map(|tool| tool.tier), arguments.as_object_mut())
+    {
+        members.entry("confirmed").or_insert(Value::Bool(true));
+    }
+    match tool {
+        Some(tool) if tool.tier == Tier::Approve => {
+            block_on(tool.call(&arguments.to_string(), ctx)).to_json()
+        }
+        _ => block_on(registry().call_value(name, &arguments, ctx)).to_json(),
+    }
 }
 
 fn failed(message: &str) -> Value {

@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use proptest::strategy::Union;
 use proptest::test_runner::{Config, RngSeed};
 use serde_json::{Map, Value, json};
-use toolkit::{Context, Dialect, Response, registry};
+use toolkit::{Context, Dialect, Response, Tier, registry};
 
 fn config() -> Config {
     let default = Config::default();
@@ -213,10 +213,22 @@ fn seeded() -> (AssistantState, Context) {
         ("update_instructions", json!({"instructions": "Be brief."})),
     ];
     for (name, arguments) in setup {
+        // The user agreed to each `confirm` call of the setup.
+        let arguments = agreed(name, arguments);
         let response = block_on(registry().call_value(name, &arguments, &ctx));
         assert!(response.is_success(), "{name}: {response:?}");
     }
     (state, ctx)
+}
+
+/// `arguments` as the model sends them once the user agreed: with
+/// `confirmed: true` when `name` is a `confirm` tool.
+fn agreed(name: &str, mut arguments: Value) -> Value {
+    let tier = registry().get(name).map(|tool| tool.tier);
+    if let (Some(Tier::Confirm), Some(members)) = (tier, arguments.as_object_mut()) {
+        members.insert("confirmed".to_owned(), Value::Bool(true));
+    }
+    arguments
 }
 
 fn id() -> BoxedStrategy<Value> {
@@ -428,10 +440,24 @@ proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn a_failed_call_changes_nothing((name, arguments) in call_shaped_like_a_model()) {
+    fn a_failed_call_changes_nothing(
+        (name, arguments) in call_shaped_like_a_model(),
+        approved in any::<bool>(),
+    ) {
         let (state, ctx) = seeded();
         let before = state.snapshot();
-        let response = block_on(registry().call_value(name, &arguments, &ctx));
+        // Half the calls go as after the user's yes: a `confirm` tool gets
+        // `confirmed: true` and an `approve` tool runs through the registered
+        // tool (no tier), so their own failures are reached, not only the
+        // preview and the refusal, which must change nothing either.
+        let tool = registry().get(name).expect("registered");
+        let response = if approved && tool.tier == Tier::Approve {
+            block_on(tool.call(&arguments.to_string(), &ctx))
+        } else if approved {
+            block_on(registry().call_value(name, &agreed(name, arguments.clone()), &ctx))
+        } else {
+            block_on(registry().call_value(name, &arguments, &ctx))
+        };
         prop_assert_eq!(well_formed(&response), Ok(()));
         if !response.is_success() {
             prop_assert_eq!(state.snapshot(), before, "{} {} -> {:?}", name, arguments, response);
