@@ -139,7 +139,7 @@ fn validate_parses_exactly_as_dispatch_and_runs_nothing() {
         validate(r#"{"text": 7}"#),
         Err(ToolError::invalid_arguments(
             "text".to_owned(),
-            "invalid type: integer `7`, expected a string".to_owned()
+            "expected a string, got 7".to_owned()
         ))
     );
     assert_eq!(

@@ -180,14 +180,14 @@ fn the_preview_sees_only_validated_arguments() {
         call("delete_pages", r#"{"ids": ["one"]}"#, &ctx),
         Response::Error(ToolError::invalid_arguments(
             "ids[0]".to_owned(),
-            "invalid type: string \"one\", expected a non-negative integer".to_owned()
+            "expected a non-negative integer, got the string \"one\"".to_owned()
         ))
     );
     assert_eq!(
         call("delete_pages", r#"{"ids": [1], "confirmed": "yes"}"#, &ctx),
         Response::Error(ToolError::invalid_arguments(
             "confirmed".to_owned(),
-            "invalid type: string \"yes\", expected true or false".to_owned()
+            "expected true or false, got the string \"yes\"".to_owned()
         ))
     );
     // A missing `#[ctx]` value stops the preview as it would stop the tool.
