@@ -575,8 +575,9 @@ impl fmt::Debug for ViewBuilder<'_> {
 /// # futures_executor::block_on(async {
 /// let view = toolkit::registry().view().scopes([Scope::Shared]).allow(["get_time"]).build()?;
 /// assert!(view.contains("get_time"));
-/// let tools = view.render(Dialect::OpenAiChat)?; // what the request carries
-/// assert_eq!(tools.as_array().map(Vec::len), Some(1));
+/// // What the request carries: the tools' cached JSON text, written into one array.
+/// let tools = view.render(Dialect::OpenAiChat).all_or_error()?;
+/// assert!(tools.starts_with(r#"[{"type":"function","function":{"name":"get_time""#));
 /// let response = view.call("get_time", "{}", &Context::new()).await;
 /// assert_eq!(response.result(), Some(&serde_json::json!("12:00")));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
