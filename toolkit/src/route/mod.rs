@@ -33,6 +33,7 @@
 //! # });
 //! ```
 
+mod deliver;
 mod entry;
 mod lexical;
 mod model;
@@ -45,10 +46,14 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
+pub use deliver::Delivery;
 pub use entry::{AsTool, Catalog, CatalogEntry, ParamEntry};
 pub use lexical::{FieldWeights, LexicalRouter, PlainBm25, Scored};
 pub use model::ModelRouter;
-pub use search::{FoundTool, FoundTools, SearchAnswer, search};
+pub use search::{
+    DEFAULT_RESULTS, FoundTool, FoundTools, MAX_QUERY_CHARS, MAX_RESULTS, SEARCH_TAG, SEARCH_TOOLS,
+    SearchAnswer, ToolSearch, search, search_tool,
+};
 
 /// How many tools a router picks unless told otherwise.
 pub const DEFAULT_LIMIT: usize = 5;

@@ -2,7 +2,10 @@
 //! deferred and let the provider search them, or restrict which tools the model may
 //! call without changing the list (the prompt cache stays warm).
 //!
-//! These functions take tools already rendered for the provider (the JSON objects
+//! [`View::render_routed`](crate::View::render_routed) with
+//! [`Delivery::ProviderSearch`](super::Delivery::ProviderSearch) renders a view this
+//! way directly. These functions are the pieces: they take tools already rendered
+//! for the provider (the JSON objects
 //! of `toolkit::render(tools, dialect)`), always and routed apart (see
 //! [`View::split`](crate::View::split)), and check each provider's invariants,
 //! returning a [`ProviderError`] rather than a request the provider would reject.
@@ -29,6 +32,8 @@
 use std::fmt;
 
 use serde_json::{Value, json};
+
+use crate::{Dialect, RenderError};
 
 /// At most this many tools in one OpenAI request.
 pub const OPENAI_MAX_TOOLS: usize = 128;
@@ -73,6 +78,17 @@ pub enum ProviderError {
         /// The name.
         name: String,
     },
+    /// Provider search asked of a dialect whose provider has none (OpenAI Chat
+    /// Completions, Gemini, MCP).
+    Unsupported {
+        /// The dialect.
+        dialect: Dialect,
+    },
+    /// The search tool delivery on a view with routed tools but no `always` search
+    /// tool: the model could never reach them.
+    NoSearchTool,
+    /// A tool of the request the dialect cannot express.
+    Render(RenderError),
 }
 
 impl fmt::Display for ProviderError {
@@ -101,11 +117,26 @@ impl fmt::Display for ProviderError {
             ProviderError::UnknownAllowed { name } => {
                 write!(f, "`{name}` is allowed but not among the tools sent")
             }
+            ProviderError::Unsupported { dialect } => write!(
+                f,
+                "{dialect} has no provider tool search; deliver routed tools with a router or the search tool"
+            ),
+            ProviderError::NoSearchTool => f.write_str(
+                "the view has routed tools but no always search tool to find them; add `toolkit::route::SEARCH_TOOLS` (or a `search_tool`) to the registry and the view",
+            ),
+            ProviderError::Render(error) => write!(f, "{error}"),
         }
     }
 }
 
-impl std::error::Error for ProviderError {}
+impl std::error::Error for ProviderError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ProviderError::Render(error) => Some(error),
+            _ => None,
+        }
+    }
+}
 
 fn name_of(tool: &Value) -> Result<&str, ProviderError> {
     tool.get("name")

@@ -1,14 +1,16 @@
-//! The pieces of a `search_tools` tool: the model searches the routed catalog by
-//! keywords, and what it finds becomes active for the rest of the conversation.
+//! The built-in `search_tools` tool and its pieces: the model searches the routed
+//! catalog of its view by keywords, and what it finds becomes active for the rest of
+//! the conversation.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{LexicalRouter, RouteRequest};
-use crate::{RegisteredTool, View};
+use crate::tool::{CallFuture, Location, Param};
+use crate::{Context, RegisteredTool, Response, Scope, Tier, Tool, ToolError, View};
 
 /// The routed tools one conversation has found through search: owned by the
 /// caller (one per conversation, kept with its history), never global. Clones share
@@ -142,6 +144,203 @@ pub fn search(
     };
     SearchAnswer { tools, message }
 }
+
+/// The longest query the search tool takes, in characters: a few keywords, not a
+/// document (longer is an [`ToolError::InvalidArguments`], not a slow search).
+pub const MAX_QUERY_CHARS: usize = 200;
+
+/// The most tools one search answers.
+pub const MAX_RESULTS: u8 = 10;
+
+/// How many tools a search answers when the model does not say.
+pub const DEFAULT_RESULTS: u8 = 5;
+
+/// The tag that marks the built-in search tool (any name made by [`search_tool`]):
+/// how [`View::render_routed`](crate::View::render_routed) checks that a view
+/// delivering routed tools by search has one.
+pub const SEARCH_TAG: &str = "toolkit:search_tools";
+
+/// What the built-in search tool searches, for one conversation: the routed catalog
+/// of the view it serves (indexed by a [`LexicalRouter`]) and the conversation's
+/// [`FoundTools`]. Put one in the [`Context`] of every call through that view.
+///
+/// Cheap to clone. Build the router once per view shape and share it
+/// ([`ToolSearch::new`]), or let [`ToolSearch::for_view`] index the view each time
+/// (microseconds for a few dozen tools).
+#[derive(Clone, Debug)]
+pub struct ToolSearch {
+    router: Arc<LexicalRouter>,
+    found: FoundTools,
+}
+
+impl ToolSearch {
+    /// Searches `router`'s catalog (the routed catalog of the view the tool serves:
+    /// `LexicalRouter::new(view.catalog())`) and adds what it finds to `found`.
+    #[must_use]
+    pub fn new(router: Arc<LexicalRouter>, found: FoundTools) -> Self {
+        ToolSearch { router, found }
+    }
+
+    /// Searches the routed catalog of `view` and adds what it finds to `found`.
+    #[must_use]
+    pub fn for_view(view: &View<'_>, found: FoundTools) -> Self {
+        ToolSearch::new(Arc::new(LexicalRouter::new(view.catalog())), found)
+    }
+
+    /// The conversation's found tools.
+    #[must_use]
+    pub fn found(&self) -> &FoundTools {
+        &self.found
+    }
+
+    /// The router over the catalog searched.
+    #[must_use]
+    pub fn router(&self) -> &LexicalRouter {
+        &self.router
+    }
+
+    /// Searches for `query` (at most [`MAX_QUERY_CHARS`] characters), answering at
+    /// most `limit` tools (clamped to 1..=[`MAX_RESULTS`]), and records them as
+    /// found.
+    pub fn search(&self, query: &str, limit: u8) -> Result<SearchAnswer, ToolError> {
+        if query.chars().count() > MAX_QUERY_CHARS {
+            return Err(ToolError::invalid_arguments(
+                "query",
+                format!("at most {MAX_QUERY_CHARS} characters: give a few keywords"),
+            ));
+        }
+        let limit = usize::from(limit.clamp(1, MAX_RESULTS));
+        Ok(search(
+            &self.router,
+            &RouteRequest::new(query).limit(limit),
+            &self.found,
+        ))
+    }
+}
+
+// The arguments of the built-in search tool (no doc comment: it would become the
+// schema's root description, which `#[tool]` argument structs never have).
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SearchArguments {
+    /// Keywords for what you need to do, like `delete page` or `publish post`.
+    #[schemars(length(max = 200))]
+    query: String,
+    /// How many tools to return at most.
+    #[serde(default = "default_results")]
+    #[schemars(range(min = 1, max = 10))]
+    limit: u8,
+}
+
+fn default_results() -> u8 {
+    DEFAULT_RESULTS
+}
+
+fn search_schema() -> schemars::Schema {
+    crate::schema::raw_schema_for::<SearchArguments>()
+}
+
+fn search_output_schema() -> Option<schemars::Schema> {
+    Some(crate::schema::raw_output_schema_for::<SearchAnswer>())
+}
+
+fn search_validate(arguments: &str) -> Result<(), ToolError> {
+    crate::dispatch::parse::parse_arguments::<SearchArguments>(arguments).map(|_| ())
+}
+
+fn search_dispatch<'a>(arguments: &'a str, ctx: &'a Context) -> CallFuture<'a> {
+    let response = crate::dispatch::parse::parse_arguments::<SearchArguments>(arguments).and_then(
+        |arguments| {
+            ctx.require::<ToolSearch>()?
+                .search(&arguments.query, arguments.limit)
+        },
+    );
+    Box::pin(std::future::ready(match response {
+        Ok(answer) => crate::__private::output(&answer),
+        Err(error) => Response::Error(error),
+    }))
+}
+
+/// The built-in search tool under `name` (`search_tools`, `searchTools`: your
+/// crate's naming): scope shared, tier auto, always, group `tools`, tagged
+/// [`SEARCH_TAG`]. It needs a [`ToolSearch`] in the [`Context`].
+///
+/// A `const fn`, so a crate with another naming style declares its own static:
+/// `static SEARCH: Tool = toolkit::route::search_tool("searchTools");`.
+#[must_use]
+pub const fn search_tool(name: &'static str) -> Tool {
+    Tool {
+        name,
+        description: "Search the tools you don't have yet by keywords. The tools found can be called from your next turn on; if none matches, do without.",
+        scope: Scope::Shared,
+        tier: Tier::Auto,
+        always: true,
+        group: Some("tools"),
+        aliases: &[],
+        guidance: None,
+        title: Some("Search tools"),
+        gate: None,
+        tags: &[SEARCH_TAG],
+        params: &[
+            Param {
+                name: "query",
+                description: "Keywords for what you need to do, like `delete page` or `publish post`.",
+                required: true,
+            },
+            Param {
+                name: "limit",
+                description: "How many tools to return at most.",
+                required: false,
+            },
+        ],
+        location: Location {
+            file: file!(),
+            line: line!(),
+            module_path: module_path!(),
+        },
+        schema: search_schema,
+        output_schema: search_output_schema,
+        dispatch: search_dispatch,
+        bindings: &[],
+        validate: search_validate,
+    }
+}
+
+/// The built-in `search_tools` tool (see [`search_tool`]). Not in
+/// [`registry()`](crate::registry) unless you add it: applications that want it put
+/// it in their registry, the tools of a view then reach the model through it.
+///
+/// ```
+/// use toolkit::route::{FoundTools, SEARCH_TOOLS, ToolSearch};
+/// use toolkit::{Context, Registry, Scope, tool};
+///
+/// /// Delete notes by id.
+/// #[tool(scope = shared, tier = auto)]
+/// async fn delete_notes(
+///     /// The notes' ids.
+///     ids: Vec<u32>,
+/// ) -> usize { ids.len() }
+///
+/// // Your tools plus the search tool. For every `#[tool]` of the binary:
+/// // `toolkit::registry().iter().map(|tool| tool.tool()).chain([&SEARCH_TOOLS])`.
+/// let registry = Registry::new([delete_notes::definition(), &SEARCH_TOOLS])?;
+/// let view = registry.view().scopes([Scope::Shared]).build()?;
+/// let found = FoundTools::new(); // one per conversation, kept with its history
+/// let ctx = Context::new().with(ToolSearch::for_view(&view, found.clone()));
+/// # futures_executor::block_on(async {
+/// let response = view.call("search_tools", r#"{"query": "remove a note"}"#, &ctx).await;
+/// assert_eq!(
+///     response.result(),
+///     Some(&serde_json::json!({
+///         "tools": [{"name": "delete_notes", "summary": "Delete notes by id."}],
+///         "message": "Found 1 tool; it can be called from your next turn on."
+///     }))
+/// );
+/// assert_eq!(found.names(), ["delete_notes"]);
+/// # });
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub static SEARCH_TOOLS: Tool = search_tool("search_tools");
 
 impl<'r> View<'r> {
     /// The tools to send when the model searches for routed tools itself: the
