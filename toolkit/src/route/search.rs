@@ -240,6 +240,8 @@ fn search_schema() -> schemars::Schema {
     crate::schema::raw_schema_for::<SearchArguments>()
 }
 
+// The signature `Tool::output_schema` requires.
+#[allow(clippy::unnecessary_wraps)]
 fn search_output_schema() -> Option<schemars::Schema> {
     Some(crate::schema::raw_output_schema_for::<SearchAnswer>())
 }
