@@ -41,7 +41,9 @@ pub use store::{
     Sent, StockPhoto,
 };
 
-/// Every CMS tool and `searchTools`, built once.
+/// Every CMS tool and `searchTools`, built once: the CMS's own `#[tool]`s only, so
+/// a binary that links other tool crates too (the routing benchmark) still gets
+/// exactly these 34.
 ///
 /// # Panics
 /// If two tools claim one name (a test builds it).
@@ -52,9 +54,21 @@ pub fn registry() -> &'static Registry {
         let tools = toolkit::registry()
             .iter()
             .map(RegisteredTool::tool)
+            .filter(|tool| tool.location.module_path.starts_with("example_cms"))
             .chain([&tools::SEARCH_TOOLS]);
         Registry::new(tools).expect("the CMS's tools have unique names")
     })
+}
+
+/// The CMS's catalog as JSON catalog entries, the way an external catalog arrives:
+/// what the routing benchmark loads (`bench/routing/data/cms.json`; a test keeps
+/// the two equal).
+#[must_use]
+pub fn catalog_json() -> String {
+    let catalog = toolkit::route::Catalog::from_tools(registry());
+    let mut json = serde_json::to_string_pretty(&catalog).unwrap_or_default();
+    json.push('\n');
+    json
 }
 
 /// The system prompt: the agent's role, then the guidance of the tools sent this

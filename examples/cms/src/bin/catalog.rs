@@ -1,0 +1,8 @@
+//! Prints the CMS's catalog as JSON catalog entries: the routing benchmark's
+//! `bench/routing/data/cms.json`.
+//!
+//! `cargo run -p example-cms --bin catalog > bench/routing/data/cms.json`
+
+fn main() {
+    print!("{}", example_cms::catalog_json());
+}
