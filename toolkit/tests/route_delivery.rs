@@ -12,13 +12,13 @@ use toolkit::{Context, Dialect, Registry, Response, Scope, Tool, ToolError, tool
 
 /// Get the current time.
 #[tool(scope = shared, tier = auto, always, guidance = "Times are UTC.")]
-async fn get_clock() -> &'static str {
+fn get_clock() -> &'static str {
     "12:00"
 }
 
 /// Delete notes by id.
 #[tool(scope = shared, tier = auto, group = "notes")]
-async fn delete_notes(
+fn delete_notes(
     /// The notes' ids.
     ids: Vec<u32>,
 ) -> usize {
@@ -27,7 +27,7 @@ async fn delete_notes(
 
 /// Create a note.
 #[tool(scope = shared, tier = auto, group = "notes")]
-async fn create_notes(
+fn create_notes(
     /// The note's text.
     text: String,
 ) -> String {
@@ -36,7 +36,7 @@ async fn create_notes(
 
 /// Get the weather for a city.
 #[tool(scope = shared, tier = auto, group = "weather")]
-async fn get_city_weather(
+fn get_city_weather(
     /// The city.
     city: String,
 ) -> String {

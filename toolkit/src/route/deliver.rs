@@ -53,20 +53,20 @@ impl View<'_> {
     ///
     /// /// Get the current time.
     /// #[tool(scope = shared, tier = auto, always)]
-    /// async fn get_clock() -> &'static str { "12:00" }
+    /// async fn get_hour() -> &'static str { "12:00" }
     ///
-    /// /// Delete notes by id.
+    /// /// Delete drafts by id.
     /// #[tool(scope = shared, tier = auto)]
-    /// async fn delete_notes(
-    ///     /// The notes' ids.
+    /// async fn delete_drafts(
+    ///     /// The drafts' ids.
     ///     ids: Vec<u32>,
     /// ) -> usize { ids.len() }
     ///
-    /// let registry = Registry::new([get_clock::definition(), delete_notes::definition()])?;
+    /// let registry = Registry::new([get_hour::definition(), delete_drafts::definition()])?;
     /// let view = registry.view().scopes([Scope::Shared]).build()?;
     /// let tools = view.render_routed(Dialect::Anthropic, Delivery::ProviderSearch(AnthropicSearch::Bm25))?;
     /// let names: Vec<&str> = tools.iter().map(|tool| tool["name"].as_str().unwrap()).collect();
-    /// assert_eq!(names, ["get_clock", "delete_notes", "tool_search_tool_bm25"]);
+    /// assert_eq!(names, ["get_hour", "delete_drafts", "tool_search_tool_bm25"]);
     /// assert_eq!(tools[1]["defer_loading"], json!(true));
     ///
     /// let refused = view.render_routed(Dialect::GeminiParameters, Delivery::ProviderSearch(AnthropicSearch::Bm25));

@@ -17,6 +17,12 @@
 //! not swallowed: [`select`] falls back to every routed tool and hands the error to
 //! the application in [`Outcome::FellBack`].
 //!
+//! Routed tools reach the model one of three ways, each rendered by
+//! [`View::render_routed`](crate::View::render_routed) with a [`Delivery`]: the
+//! tools a router picked; every routed tool deferred behind the provider's own
+//! search ([`provider`]); or the built-in [`SEARCH_TOOLS`] tool, with which the
+//! model finds tools itself, kept per conversation in a [`FoundTools`].
+//!
 //! ```
 //! use toolkit::route::{Catalog, CatalogEntry, LexicalRouter, Outcome, RouteRequest, select};
 //!

@@ -316,29 +316,29 @@ pub const fn search_tool(name: &'static str) -> Tool {
 /// use toolkit::route::{FoundTools, SEARCH_TOOLS, ToolSearch};
 /// use toolkit::{Context, Registry, Scope, tool};
 ///
-/// /// Delete notes by id.
+/// /// Delete memos by id.
 /// #[tool(scope = shared, tier = auto)]
-/// async fn delete_notes(
-///     /// The notes' ids.
+/// async fn delete_memos(
+///     /// The memos' ids.
 ///     ids: Vec<u32>,
 /// ) -> usize { ids.len() }
 ///
 /// // Your tools plus the search tool. For every `#[tool]` of the binary:
 /// // `toolkit::registry().iter().map(|tool| tool.tool()).chain([&SEARCH_TOOLS])`.
-/// let registry = Registry::new([delete_notes::definition(), &SEARCH_TOOLS])?;
+/// let registry = Registry::new([delete_memos::definition(), &SEARCH_TOOLS])?;
 /// let view = registry.view().scopes([Scope::Shared]).build()?;
 /// let found = FoundTools::new(); // one per conversation, kept with its history
 /// let ctx = Context::new().with(ToolSearch::for_view(&view, found.clone()));
 /// # futures_executor::block_on(async {
-/// let response = view.call("search_tools", r#"{"query": "remove a note"}"#, &ctx).await;
+/// let response = view.call("search_tools", r#"{"query": "remove a memo"}"#, &ctx).await;
 /// assert_eq!(
 ///     response.result(),
 ///     Some(&serde_json::json!({
-///         "tools": [{"name": "delete_notes", "summary": "Delete notes by id."}],
+///         "tools": [{"name": "delete_memos", "summary": "Delete memos by id."}],
 ///         "message": "Found 1 tool; it can be called from your next turn on."
 ///     }))
 /// );
-/// assert_eq!(found.names(), ["delete_notes"]);
+/// assert_eq!(found.names(), ["delete_memos"]);
 /// # });
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
