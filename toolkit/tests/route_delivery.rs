@@ -330,3 +330,40 @@ fn more_tools_than_openai_takes_is_refused() {
         Ok(129)
     );
 }
+
+/// Tag a note with free-form labels.
+#[tool(scope = shared, tier = auto, group = "notes")]
+fn update_note_labels(
+    /// Label names to values.
+    labels: std::collections::BTreeMap<String, String>,
+) -> usize {
+    labels.len()
+}
+
+#[test]
+fn a_tool_the_dialect_cannot_express_is_an_error_not_a_silent_gap() {
+    let registry = Registry::new([get_clock::definition(), update_note_labels::definition()])
+        .expect("unique names");
+    let view = registry.view().build().unwrap();
+    let router = LexicalRouter::new(view.catalog());
+    let request = RouteRequest::new("change the labels of a note");
+    let selection = block_on(select(&router, &request));
+    assert_eq!(selection.names(), ["update_note_labels"]);
+    let error = view
+        .render_routed(Dialect::OpenAiChatStrict, Delivery::Router(&selection))
+        .unwrap_err();
+    let ProviderError::Render(render) = &error else {
+        panic!("a render error: {error:?}");
+    };
+    assert_eq!(
+        (render.tool.as_str(), render.dialect, render.path.as_str()),
+        ("update_note_labels", Dialect::OpenAiChatStrict, "labels")
+    );
+    assert_eq!(error.to_string(), render.to_string());
+    // The lenient dialect takes it.
+    assert_eq!(
+        view.render_routed(Dialect::OpenAiChat, Delivery::Router(&selection))
+            .map(|tools| tools.len()),
+        Ok(2)
+    );
+}
