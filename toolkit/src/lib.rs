@@ -51,6 +51,7 @@ mod context;
 pub mod diagnostics;
 mod dispatch;
 mod error;
+mod observe;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod preview;
@@ -60,6 +61,7 @@ mod render;
 #[cfg(feature = "rig")]
 pub mod rig;
 pub mod route;
+pub mod runtime;
 pub mod schema;
 mod suggest;
 pub mod testing;
