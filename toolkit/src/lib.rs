@@ -51,9 +51,9 @@ mod context;
 pub mod diagnostics;
 mod dispatch;
 mod error;
-mod observe;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+mod observe;
 mod preview;
 pub mod prompt;
 mod registry;

@@ -108,9 +108,9 @@ impl RegisteredTool {
                 arguments,
                 ctx,
             )),
-            Some(source) => Either::Right(crate::runtime::call(
-                self, source, limits, arguments, ctx,
-            )),
+            Some(source) => {
+                Either::Right(crate::runtime::call(self, source, limits, arguments, ctx))
+            }
         }
     }
 

@@ -321,7 +321,9 @@ impl RegisteredTool {
     /// asks its [`Forward::available`].
     #[must_use]
     pub fn is_available(&self) -> bool {
-        self.runtime.as_ref().is_none_or(|source| source.0.available())
+        self.runtime
+            .as_ref()
+            .is_none_or(|source| source.0.available())
     }
 }
 
