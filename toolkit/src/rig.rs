@@ -23,17 +23,6 @@
 //! `CompletionRequest` and run the model's calls with `tool.execute(arguments)`.
 
 use std::sync::Arc;
-//! use toolkit::{Context, Scope};
-//!
-//! let view = toolkit::registry().view().scopes([Scope::Shared]).build()?;
-//! let tools = toolkit::rig::tools(&Arc::new(view), &Arc::new(Context::new()));
-//! let definitions: Vec<_> = tools.iter().map(|tool| tool.definition()).collect();
-//! // ... send `definitions` with a rig `CompletionRequest`; run each tool call the
-//! // model makes with `tool.execute(arguments)`.
-//! # Ok(()) }
-//! ```
-
-use std::sync::Arc;
 
 use rig_core::message::ToolName;
 use rig_core::tool::{DynamicTool, ToolErrorKind, ToolExecutionError, ToolOutput};
