@@ -282,10 +282,8 @@ impl fmt::Display for RuntimeToolError {
                 f,
                 "runtime tool name `{name}` must be 1 to {MAX_NAME_LEN} characters of [A-Za-z0-9_-]"
             ),
-            RuntimeToolError::InvalidSchema { tool, reason } => {
-                write!(f, "runtime tool `{tool}`: {reason}")
-            }
-            RuntimeToolError::Unsupported { tool, reason } => {
+            RuntimeToolError::InvalidSchema { tool, reason }
+            | RuntimeToolError::Unsupported { tool, reason } => {
                 write!(f, "runtime tool `{tool}`: {reason}")
             }
             RuntimeToolError::TooManyDefinitions { tool } => write!(
@@ -499,7 +497,8 @@ fn not_dispatched_here<'a>(_: &'a str, _: &'a Context) -> CallFuture<'a> {
 }
 
 /// Every call of a runtime tool is checked against its schema; there is no typed
-/// parse to add.
+/// parse to add. (The signature is `Tool::validate`'s.)
+#[allow(clippy::unnecessary_wraps)]
 fn checked_by_schema(_: &str) -> Result<(), ToolError> {
     Ok(())
 }

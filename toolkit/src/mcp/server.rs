@@ -143,6 +143,19 @@ impl McpServer {
         }
         let entry = match tool.render(Dialect::Mcp) {
             Ok(value) => serde_json::from_value(value)
+                .map(|mut entry: rmcp::model::Tool| {
+                    // The definition's strings live as long as the process (a
+                    // `#[tool]`'s, or an interned runtime tool's): borrowed, the
+                    // clone every `tools/list` makes copies no text.
+                    // Only where the rendering kept them as they are.
+                    if entry.name == tool.name {
+                        entry.name = std::borrow::Cow::Borrowed(tool.name);
+                    }
+                    if entry.description.as_deref() == Some(tool.description) {
+                        entry.description = Some(std::borrow::Cow::Borrowed(tool.description));
+                    }
+                    entry
+                })
                 .map_err(|error| {
                     tracing::error!(tool = tool.name, %error, "the MCP rendering does not fit rmcp's tool type");
                 })
