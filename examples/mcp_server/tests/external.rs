@@ -17,7 +17,7 @@ use toolkit::{Context, Dialect, RegisteredTool, Registry, Response, Scope, Tier,
 
 /// A local tool with the name an external one gets: the local one wins.
 #[toolkit::tool(scope = shared, tier = auto)]
-async fn assistant_update_tasks() -> &'static str {
+fn assistant_update_tasks() -> &'static str {
     "the local one"
 }
 
