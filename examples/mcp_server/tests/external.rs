@@ -12,6 +12,8 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientLifecycleMode, ClientServiceExt as _};
 use serde_json::json;
+use toolkit::CallId;
+use toolkit::approval::{ApprovalKey, Approvals, Decision, MemoryApprovalStore};
 use toolkit::mcp::{ExternalReport, ExternalServer, ExternalTools, Grant, McpHttp, Pins};
 use toolkit::{Context, Dialect, RegisteredTool, Registry, Response, Scope, Tier, ToolError};
 
@@ -83,6 +85,10 @@ async fn external_tools_join_views_render_route_and_forward() {
     assert_eq!(external.shadowed(), ["assistant_update_tasks"]);
     let again = external.registry(local_tools(), |_| Tier::Auto).unwrap();
     assert_eq!(external.shadowed(), ["assistant_update_tasks"]);
+    assert_eq!(
+        again.get("assistant_create_tasks").unwrap().tier,
+        Tier::Auto
+    );
     assert!(!registry.get("assistant_update_tasks").unwrap().is_runtime());
 
     let view = registry
@@ -162,15 +168,48 @@ async fn external_tools_join_views_render_route_and_forward() {
         view.call("assistant_get_tasks", "{}", &ctx).await,
         Response::Result(json!([]))
     );
-    // The same tool at tier `auto` (the second registry) runs on the server.
-    let created = again
+    // With approvals, it waits for a human, then runs on the server once.
+    let approvals = Approvals::new(
+        ApprovalKey::new(*b"an application secret of 32 bytes"),
+        MemoryApprovalStore::new(),
+    );
+    let approving = registry
+        .view()
+        .scopes([Scope::Shared])
+        .allow(["@assistant"])
+        .approvals(&approvals, "user:7")
+        .build()
+        .unwrap();
+    let asking = Context::new().with(CallId::new("call_1"));
+    let Response::Pending(pending) = approving
         .call(
             "assistant_create_tasks",
             r#"{"tasks": [{"title": "Water the plants"}]}"#,
-            &ctx,
+            &asking,
         )
-        .await;
-    assert_eq!(created, Response::Result(common::first_task()));
+        .await
+    else {
+        panic!("an approve external tool waits for a human");
+    };
+    assert_eq!(
+        view.call("assistant_get_tasks", "{}", &ctx).await,
+        Response::Result(json!([]))
+    );
+    let approval = approvals
+        .decide(&registry, &pending, Decision::Approve)
+        .unwrap();
+    assert_eq!(
+        approving.resume(&approval, &asking).await,
+        Response::Result(common::first_task())
+    );
+    assert_eq!(
+        approving
+            .resume(&approval, &asking)
+            .await
+            .error()
+            .map(ToolError::kind),
+        Some("approval_rejected")
+    );
     assert_eq!(
         view.call("assistant_get_tasks", r#"{"id": 1}"#, &ctx).await,
         Response::Result(common::first_task())
