@@ -502,3 +502,199 @@ fn not_dispatched_here<'a>(_: &'a str, _: &'a Context) -> CallFuture<'a> {
 fn checked_by_schema(_: &str) -> Result<(), ToolError> {
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use futures_executor::block_on;
+    use serde_json::json;
+
+    use super::*;
+    use crate::{Dialect, NameKind, Registry, RegistryError};
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "title": "Args",
+            "properties": {"q": {"type": "string", "description": "What to look for.", "minLength": 1}},
+            "required": ["q"],
+        })
+    }
+
+    fn echo(name: &str) -> RuntimeToolBuilder {
+        RuntimeTool::builder(name, "Search the docs.", schema()).group("docs")
+    }
+
+    fn echoing(arguments: Map<String, Value>, _: &Context) -> std::future::Ready<Response> {
+        std::future::ready(Response::Result(Value::Object(arguments)))
+    }
+
+    #[test]
+    fn a_runtime_tool_is_a_routed_tool_with_its_cleaned_schema() {
+        let tool = echo("docs_search").build(echoing).unwrap();
+        let definition = tool.tool();
+        assert_eq!(
+            (definition.name, definition.description, definition.group),
+            ("docs_search", "Search the docs.", Some("docs"))
+        );
+        assert_eq!(
+            (definition.scope, definition.tier, definition.always),
+            (Scope::Shared, Tier::Auto, false)
+        );
+        assert_eq!(
+            definition.params,
+            [Param {
+                name: "q",
+                description: "What to look for.",
+                required: true
+            }]
+        );
+        assert_eq!(
+            tool.schema(),
+            &json!({
+                "type": "object",
+                "properties": {"q": {"type": "string", "description": "What to look for.", "minLength": 1}},
+                "required": ["q"],
+                "additionalProperties": false,
+            })
+        );
+        // The same definition built again is the same `&'static Tool`: nothing more
+        // is kept.
+        let again = echo("docs_search").build(echoing).unwrap();
+        assert!(std::ptr::eq(tool.tool(), again.tool()));
+        let other = echo("docs_search")
+            .tier(Tier::Approve)
+            .build(echoing)
+            .unwrap();
+        assert!(!std::ptr::eq(tool.tool(), other.tool()));
+    }
+
+    #[test]
+    fn what_a_runtime_tool_cannot_be_is_refused() {
+        for name in ["", "docs search", "docs.search", &"a".repeat(65)] {
+            assert!(
+                matches!(
+                    echo(name).build(echoing),
+                    Err(RuntimeToolError::InvalidName { .. })
+                ),
+                "{name:?}"
+            );
+        }
+        assert_eq!(
+            echo("docs_search\u{7}")
+                .build(echoing)
+                .unwrap_err()
+                .to_string(),
+            r"runtime tool name `docs_search\u{7}` must be 1 to 64 characters of [A-Za-z0-9_-]"
+        );
+        assert_eq!(
+            echo("docs_search").tier(Tier::Confirm).build(echoing).unwrap_err(),
+            RuntimeToolError::Unsupported {
+                tool: "docs_search".to_owned(),
+                reason: "the `confirm` tier needs a preview only a tool's own code can write; use `auto` or `approve`".to_owned(),
+            }
+        );
+        assert!(matches!(
+            echo("docs_search").scope(Scope::Channel).build(echoing),
+            Err(RuntimeToolError::Unsupported { .. })
+        ));
+        assert_eq!(
+            RuntimeTool::builder("docs_list", "List.", json!({"type": "array"}))
+                .build(echoing)
+                .unwrap_err()
+                .to_string(),
+            "runtime tool `docs_list`: the arguments schema must be an object with `\"type\": \"object\"`"
+        );
+    }
+
+    #[test]
+    fn calls_are_checked_against_the_schema_then_forwarded() {
+        let registry =
+            Registry::with_runtime([], [echo("docs_search").build(echoing).unwrap()]).unwrap();
+        let view = registry.view().build().unwrap();
+        let ctx = Context::new();
+        block_on(async {
+            assert_eq!(
+                view.call("docs_search", r#"{"q": "tea"}"#, &ctx).await,
+                Response::Result(json!({"q": "tea"}))
+            );
+            // Every problem, before anything is forwarded: the closed object, the
+            // bound serde would not check.
+            let bad = view.call("docs_search", r#"{"q": "", "x": 1}"#, &ctx).await;
+            assert_eq!(bad.error().map(ToolError::kind), Some("invalid_arguments"));
+            let not_json = view.call("docs_search", "{", &ctx).await;
+            assert_eq!(
+                not_json.error().map(ToolError::kind),
+                Some("malformed_json")
+            );
+            let not_object = view.call("docs_search", "[1]", &ctx).await;
+            assert!(not_object.error().is_some());
+        });
+        // Rendered in every dialect.
+        let tool = registry.get("docs_search").unwrap();
+        assert!(tool.is_runtime());
+        for dialect in Dialect::ALL {
+            assert!(tool.render_json(dialect).is_ok(), "{dialect}");
+        }
+    }
+
+    #[test]
+    fn a_panicking_forwarder_is_caught() {
+        let panicking = echo("docs_panic")
+            .build(|_: Map<String, Value>, _: &Context| async {
+                panic!("the forwarder broke");
+            })
+            .unwrap();
+        let registry = Registry::with_runtime([], [panicking]).unwrap();
+        let response = block_on(registry.call("docs_panic", r#"{"q": "x"}"#, &Context::new()));
+        assert_eq!(response.error().map(ToolError::kind), Some("panicked"));
+    }
+
+    struct Switch(Arc<AtomicBool>);
+
+    impl Forward for Switch {
+        fn forward<'a>(&'a self, arguments: Map<String, Value>, _: &'a Context) -> CallFuture<'a> {
+            Box::pin(std::future::ready(Response::Result(Value::Object(
+                arguments,
+            ))))
+        }
+
+        fn available(&self) -> bool {
+            self.0.load(Ordering::Relaxed)
+        }
+    }
+
+    #[test]
+    fn an_unavailable_tool_leaves_new_views_and_is_refused() {
+        let on = Arc::new(AtomicBool::new(true));
+        let tool = echo("docs_switch").build(Switch(Arc::clone(&on))).unwrap();
+        let registry = Registry::with_runtime([], [tool]).unwrap();
+        let before = registry.view().build().unwrap();
+        assert!(before.contains("docs_switch"));
+        on.store(false, Ordering::Relaxed);
+        assert!(!registry.view().build().unwrap().contains("docs_switch"));
+        let refused = block_on(before.call("docs_switch", r#"{"q": "x"}"#, &Context::new()));
+        assert_eq!(
+            refused,
+            Response::Error(ToolError::UnknownTool {
+                name: "docs_switch".to_owned(),
+                suggestion: None
+            })
+        );
+    }
+
+    #[test]
+    fn two_runtime_tools_of_one_name_are_a_duplicate() {
+        let first = echo("docs_twice").build(echoing).unwrap();
+        let second = echo("docs_twice").build(echoing).unwrap();
+        assert_eq!(
+            Registry::with_runtime([], [first, second]).unwrap_err(),
+            RegistryError::Duplicate {
+                name: "docs_twice".to_owned(),
+                first: (NameKind::Name, RUNTIME_LOCATION),
+                second: (NameKind::Name, RUNTIME_LOCATION),
+            }
+        );
+    }
+}
