@@ -252,3 +252,82 @@ async fn no_span_when_no_subscriber_is_interested() {
             .is_empty()
     );
 }
+
+/// Counts the allocations of the current thread, so a test can tell what one call
+/// allocates.
+mod counting {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    pub(crate) struct Counting;
+
+    thread_local! {
+        static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    // SAFETY: every call is passed to `System` unchanged; the counter is a
+    // thread-local `Cell` with a const initializer, which never allocates.
+    #[allow(unsafe_code)]
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            ALLOCATIONS.with(|count| count.set(count.get() + 1));
+            // SAFETY: the caller's contract for `alloc` is passed on as it is.
+            unsafe { System.alloc(layout) }
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            // SAFETY: the caller's contract for `dealloc` is passed on as it is.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+
+    /// Allocations on this thread so far.
+    pub(crate) fn allocations() -> u64 {
+        ALLOCATIONS.with(Cell::get)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: counting::Counting = counting::Counting;
+
+/// Polls a future that finishes without waiting (an in-memory tool) to its end.
+fn run_now<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.as_mut().poll(&mut context) {
+        std::task::Poll::Ready(output) => output,
+        std::task::Poll::Pending => panic!("an in-memory tool finishes in one poll"),
+    }
+}
+
+/// The allocations of `tool.call_with_limits` alone, and of the same call through
+/// `view.call`, with a subscriber that is `interested` or not.
+fn allocations_alone_and_dispatched(interested: bool) -> (u64, u64) {
+    let capture = Capture::new(interested);
+    let _default = tracing::subscriber::set_default(capture);
+    let ctx = Context::new().with(AssistantState::new());
+    let view = toolkit::registry().view().label("copilot").build().unwrap();
+    let tool = view.get("get_tasks").unwrap();
+    let limits = toolkit::registry().limits();
+    // Once each first: the callsite registers, the tool's plan is built.
+    let _ = run_now(view.call("get_tasks", "{}", &ctx));
+    let _ = run_now(tool.call_with_limits("{}", &ctx, limits));
+
+    let before = counting::allocations();
+    let direct = run_now(tool.call_with_limits("{}", &ctx, limits));
+    let alone = counting::allocations() - before;
+    let before = counting::allocations();
+    let through_view = run_now(view.call("get_tasks", "{}", &ctx));
+    let dispatched = counting::allocations() - before;
+    assert_eq!(direct, through_view);
+    (alone, dispatched)
+}
+
+#[test]
+fn an_unobserved_dispatch_allocates_no_more_than_the_tool() {
+    let (alone, dispatched) = allocations_alone_and_dispatched(false);
+    assert_eq!(dispatched, alone, "the span machinery allocated");
+    // The measure sees the span when a subscriber records it.
+    let (alone, dispatched) = allocations_alone_and_dispatched(true);
+    assert!(dispatched > alone, "{dispatched} > {alone}");
+}
