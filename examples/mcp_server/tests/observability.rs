@@ -291,7 +291,7 @@ mod counting {
 static ALLOCATOR: counting::Counting = counting::Counting;
 
 /// Polls a future that finishes without waiting (an in-memory tool) to its end.
-fn run_now<F: std::future::Future>(future: F) -> F::Output {
+fn run_now<F: Future>(future: F) -> F::Output {
     let mut future = std::pin::pin!(future);
     let mut context = std::task::Context::from_waker(std::task::Waker::noop());
     match future.as_mut().poll(&mut context) {
