@@ -1,5 +1,5 @@
-//! The `tracing` span of every dispatch through [`View::call`](crate::View::call)
-//! and [`Registry::call`](crate::Registry::call).
+//! The `tracing` span of every dispatch through [`View::call`](crate::View::call),
+//! [`View::resume`](crate::View::resume) and [`Registry::call`](crate::Registry::call).
 //!
 //! One span per call, named `toolkit.call` (target `toolkit::call`, level `INFO`),
 //! entered while the tool runs, with these fields:
@@ -10,6 +10,7 @@
 //! | `scope`, `tier` | the tool's (absent for an unknown name) |
 //! | `view` | the view's [label](crate::ViewBuilder::label); `registry` for [`Registry::call`](crate::Registry::call); absent for an unlabelled view |
 //! | `runtime` | `true` for a tool defined at run time (an external MCP server's) |
+//! | `resumed` | `true` for an approved call run by [`View::resume`](crate::View::resume) |
 //! | `outcome` | `ok`, `preview` (a `confirm` tool answered with its preview), `pending_approval`, or the error's kind (`invalid_arguments`, `unknown_tool`, `approval_required`, `failed`, ...) |
 //! | `duration_us` | microseconds from dispatch to the response |
 //! | `arguments` | the arguments' text, cut at 1 KiB: only for tools the view [opts in](crate::ViewBuilder::log_arguments) |
@@ -41,6 +42,8 @@ pub(crate) struct Dispatch<'a> {
     pub(crate) view: Option<&'a str>,
     /// The arguments, when the view opted this tool in.
     pub(crate) arguments: Option<&'a str>,
+    /// An approved call resumed ([`View::resume`](crate::View::resume)).
+    pub(crate) resumed: bool,
 }
 
 /// `call` inside a `toolkit.call` span when a subscriber wants one; `call` itself
@@ -60,6 +63,7 @@ where
         tier = Empty,
         view = Empty,
         runtime = Empty,
+        resumed = Empty,
         outcome = Empty,
         duration_us = Empty,
         arguments = Empty,
@@ -85,6 +89,9 @@ where
     }
     if let Some(view) = dispatch.view {
         span.record("view", view);
+    }
+    if dispatch.resumed {
+        span.record("resumed", true);
     }
     if let Some(arguments) = dispatch.arguments {
         span.record("arguments", cut(arguments, MAX_ARGUMENT_BYTES));

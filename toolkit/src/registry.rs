@@ -389,6 +389,7 @@ impl Registry {
             name,
             view: Some("registry"),
             arguments: None,
+            resumed: false,
         };
         crate::observe::observe(&dispatch, call)
     }

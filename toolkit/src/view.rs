@@ -757,6 +757,7 @@ impl<'r> View<'r> {
             name,
             view: self.label.as_deref(),
             arguments: (logged && found.is_some()).then_some(arguments),
+            resumed: false,
         };
         crate::observe::observe(&dispatch, call)
     }
@@ -779,8 +780,18 @@ impl<'r> View<'r> {
     /// [`ApprovalStore`](crate::approval::ApprovalStore); a second resume of the same
     /// approval, in this process or another, is refused. A denial returns
     /// [`ToolError::Denied`] with the human's message.
+    ///
+    /// Like [`View::call`], it runs inside a `toolkit.call` span (see the README's
+    /// "Observability"), whose `resumed` field is `true`.
     pub async fn resume(&self, approval: &Approval, ctx: &Context) -> Response {
-        crate::approval::resume(self, approval, ctx).await
+        let dispatch = crate::observe::Dispatch {
+            tool: self.get(&approval.tool),
+            name: &approval.tool,
+            view: self.label.as_deref(),
+            arguments: None,
+            resumed: true,
+        };
+        crate::observe::observe(&dispatch, crate::approval::resume(self, approval, ctx)).await
     }
 
     /// The error for a name that isn't in the view: the same as for a name that

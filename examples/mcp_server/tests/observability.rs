@@ -205,6 +205,60 @@ async fn every_dispatch_has_a_span_with_exact_fields() {
 }
 
 #[tokio::test]
+async fn an_approved_resume_has_its_span() {
+    use toolkit::CallId;
+    use toolkit::approval::{ApprovalKey, Approvals, Decision, MemoryApprovalStore};
+
+    let capture = Capture::new(true);
+    let _default = tracing::subscriber::set_default(capture.clone());
+    let approvals = Approvals::new(
+        ApprovalKey::new(*b"an application secret of 32 bytes"),
+        MemoryApprovalStore::new(),
+    );
+    let ctx = Context::new()
+        .with(AssistantState::new())
+        .with(CallId::new("call_1"));
+    let view = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .label("internal")
+        .approvals(&approvals, "user:7")
+        .build()
+        .unwrap();
+    let Response::Pending(pending) = view.call("delete_memories", r#"{"ids": [1]}"#, &ctx).await
+    else {
+        panic!("an approve tool waits");
+    };
+    let approval = approvals
+        .decide(toolkit::registry(), &pending, Decision::Approve)
+        .unwrap();
+    let resumed = view.resume(&approval, &ctx).await;
+    // No memory 1: the tool ran, and said so.
+    assert_eq!(
+        resumed.error().map(toolkit::ToolError::kind),
+        Some("failed")
+    );
+    let fields = [
+        ("tool", "delete_memories"),
+        ("scope", "shared"),
+        ("tier", "approve"),
+        ("view", "internal"),
+    ];
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut all = fields.to_vec();
+        all.extend_from_slice(extra);
+        span(&all)
+    };
+    assert_eq!(
+        capture.take(),
+        [
+            with(&[("outcome", "pending_approval")]),
+            with(&[("resumed", "true"), ("outcome", "failed")]),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn a_runtime_tool_span_says_so() {
     let capture = Capture::new(true);
     let _default = tracing::subscriber::set_default(capture.clone());
