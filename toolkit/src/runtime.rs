@@ -1,6 +1,6 @@
 //! Tools defined at run time: a definition read from somewhere (another MCP
 //! server, a configuration file) and the code that answers its calls, kept in a
-//! [`Registry`] beside the `#[tool]`s so views list, render, route and call them
+//! [`Registry`](crate::Registry) beside the `#[tool]`s so views list, render, route and call them
 //! exactly like local ones.
 //!
 //! ```

@@ -396,8 +396,8 @@ impl<'r> ViewBuilder<'r> {
     }
 
     /// Names the view in the `tracing` span of every call through it (field
-    /// `view`): the client kind, the agent, the page. See [`crate::observe`]'s
-    /// fields in the README's "Observability".
+    /// `view`): the client kind, the agent, the page. The README's "Observability"
+    /// lists the span's fields.
     pub fn label(mut self, label: impl Into<Cow<'static, str>>) -> Self {
         self.label = Some(label.into());
         self
