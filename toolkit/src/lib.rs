@@ -53,6 +53,7 @@ mod dispatch;
 mod error;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+mod observe;
 mod preview;
 pub mod prompt;
 mod registry;
@@ -60,6 +61,7 @@ mod render;
 #[cfg(feature = "rig")]
 pub mod rig;
 pub mod route;
+pub mod runtime;
 pub mod schema;
 mod suggest;
 pub mod testing;

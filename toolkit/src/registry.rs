@@ -23,6 +23,9 @@ pub struct RegisteredTool {
     rendered: [OnceLock<Result<Box<str>, RenderError>>; Dialect::ALL.len()],
     /// What dispatch checks before the tool runs, built on the first call.
     plan: OnceLock<Plan>,
+    /// The forwarder of a tool defined at run time ([`crate::runtime`]); `None` for
+    /// a `#[tool]`.
+    pub(crate) runtime: Option<crate::runtime::Source>,
 }
 
 impl RegisteredTool {
@@ -96,7 +99,19 @@ impl RegisteredTool {
         ctx: &'a Context,
         limits: Limits,
     ) -> impl Future<Output = Response> + Send + 'a {
-        crate::dispatch::call(self.tool, self.plan(), &limits, arguments, ctx)
+        use futures_util::future::Either;
+        match &self.runtime {
+            None => Either::Left(crate::dispatch::call(
+                self.tool,
+                self.plan(),
+                &limits,
+                arguments,
+                ctx,
+            )),
+            Some(source) => {
+                Either::Right(crate::runtime::call(self, source, limits, arguments, ctx))
+            }
+        }
     }
 
     /// Checks `arguments` without running anything: the limits, the schema the
@@ -202,6 +217,7 @@ impl Registry {
                 schema: crate::schema::clean((tool.schema)()),
                 rendered: Default::default(),
                 plan: OnceLock::new(),
+                runtime: None,
             })
             .collect();
         Ok(Registry {
@@ -210,6 +226,65 @@ impl Registry {
             max_argument_bytes: AtomicUsize::new(Limits::DEFAULT.max_argument_bytes),
             max_depth: AtomicUsize::new(Limits::DEFAULT.max_depth),
         })
+    }
+
+    /// Builds a registry of `tools` (as [`Registry::new`]) plus tools defined at run
+    /// time ([`RuntimeTool`](crate::runtime::RuntimeTool): an external MCP server's,
+    /// a configuration's). Views list, render, route and call them like the others.
+    ///
+    /// A local tool wins: a runtime tool whose name is a name or alias of one of
+    /// `tools` is left out, with a `tracing` warning. Two runtime tools of one name
+    /// are a [`RegistryError::Duplicate`] (located at `<runtime>`).
+    #[allow(clippy::result_large_err)] // see `Registry::new`
+    pub fn with_runtime<I, R>(tools: I, runtime: R) -> Result<Self, RegistryError>
+    where
+        I: IntoIterator<Item = &'static Tool>,
+        R: IntoIterator<Item = crate::runtime::RuntimeTool>,
+    {
+        let tools: Vec<&'static Tool> = tools.into_iter().collect();
+        let local: std::collections::HashSet<&str> = tools
+            .iter()
+            .flat_map(|tool| std::iter::once(tool.name).chain(tool.aliases.iter().copied()))
+            .collect();
+        let runtime: Vec<crate::runtime::RuntimeTool> = runtime
+            .into_iter()
+            .filter(|extra| {
+                let shadowed = local.contains(extra.tool.name);
+                if shadowed {
+                    tracing::warn!(
+                        tool = extra.tool.name,
+                        "a local tool has the name of a runtime tool; the local one is kept"
+                    );
+                }
+                !shadowed
+            })
+            .collect();
+        let mut registry = Registry::new(
+            tools
+                .into_iter()
+                .chain(runtime.iter().map(|extra| extra.tool)),
+        )?;
+        for extra in runtime {
+            if let Some(entry) = registry
+                .tools
+                .iter_mut()
+                .find(|entry| std::ptr::eq(entry.tool, extra.tool))
+            {
+                entry.schema = extra.schema;
+                entry.runtime = Some(extra.source);
+            }
+        }
+        Ok(registry)
+    }
+
+    /// [`Registry::with_runtime`] over every `#[tool]` linked into the binary (what
+    /// [`registry()`] holds).
+    #[allow(clippy::result_large_err)] // see `Registry::new`
+    pub fn linked_with<R>(runtime: R) -> Result<Self, RegistryError>
+    where
+        R: IntoIterator<Item = crate::runtime::RuntimeTool>,
+    {
+        Self::with_runtime(crate::__private::TOOLS.iter(), runtime)
     }
 
     /// The tool with this name or alias.
@@ -297,8 +372,10 @@ impl Registry {
     ) -> impl Future<Output = Response> + Send + 'a {
         use futures_util::future::{Either, ready};
         // Look the tool up before building any future: the call's future is the
-        // tool's own, not one more layer around it.
-        match self.get(name) {
+        // tool's own, not one more layer around it (nor a span's, unless a
+        // subscriber wants one: see `crate::observe`).
+        let found = self.get(name);
+        let call = match found {
             Some(tool) if tool.tier != crate::Tier::Approve => {
                 Either::Left(tool.call_with_limits(arguments, ctx, self.limits()))
             }
@@ -306,7 +383,15 @@ impl Registry {
                 tool: tool.name.to_owned(),
             }))),
             None => Either::Right(ready(Response::Error(self.unknown_tool(name)))),
-        }
+        };
+        let dispatch = crate::observe::Dispatch {
+            tool: found,
+            name,
+            view: Some("registry"),
+            arguments: None,
+            resumed: false,
+        };
+        crate::observe::observe(&dispatch, call)
     }
 
     /// [`Registry::call`] with arguments already parsed into a [`Value`]. A value

@@ -5,18 +5,22 @@
 //! `rig-core` is pinned to 0.44: the newest release that builds with the rustc this
 //! workspace supports (0.46 needs rustc 1.97).
 //!
-//! ```no_run
-//! # async fn run() -> Result<(), toolkit::ViewError> {
+//! An agent of `rig-agent` (0.44: rig's agent loop, which left rig-core in 0.41)
+//! takes them as dynamic tools and runs its multi-turn loop over them:
+//!
+//! ```ignore
 //! use std::sync::Arc;
 //! use toolkit::{Context, Scope};
 //!
 //! let view = toolkit::registry().view().scopes([Scope::Shared]).build()?;
 //! let tools = toolkit::rig::tools(&Arc::new(view), &Arc::new(Context::new()));
-//! let definitions: Vec<_> = tools.iter().map(|tool| tool.definition()).collect();
-//! // ... send `definitions` with a rig `CompletionRequest`; run each tool call the
-//! // model makes with `tool.execute(arguments)`.
-//! # Ok(()) }
+//! let agent = rig_agent::AgentBuilder::new(model).dynamic_tools(tools).build();
+//! let answer = agent.prompt("Remind me to water the plants").max_turns(5).await?;
 //! ```
+//!
+//! (`examples/mcp_server/tests/rig_adapter.rs` runs exactly this with a scripted
+//! model.) Without an agent, send each tool's `definition()` with a rig
+//! `CompletionRequest` and run the model's calls with `tool.execute(arguments)`.
 
 use std::sync::Arc;
 

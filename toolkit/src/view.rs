@@ -6,6 +6,7 @@
 //! [`ToolError::UnknownTool`] as a name that exists nowhere, with suggestions drawn
 //! only from the view.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 
@@ -208,6 +209,10 @@ pub struct ViewBuilder<'r> {
     unknown: Vec<UnknownEntry>,
     tolerate_unknown: bool,
     approvals: Option<(&'r Approvals, String)>,
+    /// What the dispatch spans call this view.
+    label: Option<Cow<'static, str>>,
+    /// Tools whose arguments the dispatch spans may record.
+    log_arguments: Option<Bits>,
 }
 
 impl Registry {
@@ -227,6 +232,8 @@ impl Registry {
             unknown: Vec::new(),
             tolerate_unknown: false,
             approvals: None,
+            label: None,
+            log_arguments: None,
         }
     }
 }
@@ -388,6 +395,32 @@ impl<'r> ViewBuilder<'r> {
         self
     }
 
+    /// Names the view in the `tracing` span of every call through it (field
+    /// `view`): the client kind, the agent, the page. The README's "Observability"
+    /// lists the span's fields.
+    pub fn label(mut self, label: impl Into<Cow<'static, str>>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// Lets the dispatch spans of these tools (names or aliases) record their
+    /// arguments' text (field `arguments`, cut at 1 KiB). Arguments are left out
+    /// of spans unless a tool is named here: they can hold what the user said.
+    /// Names that are not in the registry are ignored.
+    pub fn log_arguments<S: AsRef<str>>(mut self, tools: impl IntoIterator<Item = S>) -> Self {
+        let mut logged = self
+            .log_arguments
+            .take()
+            .unwrap_or_else(|| Bits::empty(self.registry.len()));
+        for tool in tools {
+            if let Some(position) = self.registry.position(tool.as_ref()) {
+                logged.set(position);
+            }
+        }
+        self.log_arguments = Some(logged);
+        self
+    }
+
     /// Finishes the view: resolves presets, applies the steps, checks bindings.
     ///
     /// Fails with every problem at once: allowlist entries that name nothing (unless
@@ -419,7 +452,9 @@ impl<'r> ViewBuilder<'r> {
                     .as_ref()
                     .is_none_or(|allowed| allowed.get(position))
             };
-            if !(in_scope && selected) {
+            // A runtime tool that is not available now (an external tool whose
+            // definition no longer matches its pin) is in no view.
+            if !(in_scope && selected && tool.is_available()) {
                 members.clear(position);
                 continue;
             }
@@ -450,6 +485,8 @@ impl<'r> ViewBuilder<'r> {
             len,
             unknown: self.unknown,
             approvals: self.approvals,
+            label: self.label,
+            log_arguments: self.log_arguments,
         })
     }
 
@@ -590,6 +627,8 @@ pub struct View<'r> {
     len: usize,
     unknown: Vec<UnknownEntry>,
     approvals: Option<(&'r Approvals, String)>,
+    label: Option<Cow<'static, str>>,
+    log_arguments: Option<Bits>,
 }
 
 impl<'r> View<'r> {
@@ -696,7 +735,8 @@ impl<'r> View<'r> {
         ctx: &'a Context,
     ) -> impl Future<Output = Response> + Send + 'a {
         use futures_util::future::{Either, ready};
-        match self.get(name) {
+        let found = self.get(name);
+        let call = match found {
             Some(tool) if tool.tier != Tier::Approve => {
                 Either::Left(tool.call_with_limits(arguments, ctx, self.registry.limits()))
             }
@@ -706,7 +746,27 @@ impl<'r> View<'r> {
             None => Either::Right(Either::Right(ready(Response::Error(
                 self.unknown_tool(name),
             )))),
-        }
+        };
+        let logged = self.log_arguments.as_ref().is_some_and(|logged| {
+            self.registry
+                .position(name)
+                .is_some_and(|position| logged.get(position))
+        });
+        let dispatch = crate::observe::Dispatch {
+            tool: found,
+            name,
+            view: self.label.as_deref(),
+            arguments: (logged && found.is_some()).then_some(arguments),
+            resumed: false,
+        };
+        crate::observe::observe(&dispatch, call)
+    }
+
+    /// The label the view's dispatch spans carry, if the builder set one
+    /// ([`ViewBuilder::label`]).
+    #[must_use]
+    pub fn label(&self) -> Option<&str> {
+        self.label.as_deref()
     }
 
     /// [`View::call`] with arguments already parsed into a [`Value`].
@@ -720,8 +780,18 @@ impl<'r> View<'r> {
     /// [`ApprovalStore`](crate::approval::ApprovalStore); a second resume of the same
     /// approval, in this process or another, is refused. A denial returns
     /// [`ToolError::Denied`] with the human's message.
+    ///
+    /// Like [`View::call`], it runs inside a `toolkit.call` span (see the README's
+    /// "Observability"), whose `resumed` field is `true`.
     pub async fn resume(&self, approval: &Approval, ctx: &Context) -> Response {
-        crate::approval::resume(self, approval, ctx).await
+        let dispatch = crate::observe::Dispatch {
+            tool: self.get(&approval.tool),
+            name: &approval.tool,
+            view: self.label.as_deref(),
+            arguments: None,
+            resumed: true,
+        };
+        crate::observe::observe(&dispatch, crate::approval::resume(self, approval, ctx)).await
     }
 
     /// The error for a name that isn't in the view: the same as for a name that

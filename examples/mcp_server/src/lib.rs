@@ -91,6 +91,8 @@ pub fn access(
         };
         let view = view
             .approvals(settings.approvals, caller.client)
+            // The client kind names the view in every dispatch span.
+            .label(caller.client.to_owned())
             .build()
             .map_err(|error| error.to_string())?;
         Ok(Grant::new(view, Context::new().with(state.clone())))

@@ -37,8 +37,6 @@ impl<'a> Caller<'a> {
 pub struct Grant {
     pub(crate) tools: Box<dyn ToolSet>,
     pub(crate) context: Context,
-    #[cfg(feature = "mcp-client")]
-    pub(crate) external: Option<Arc<super::ExternalTools>>,
 }
 
 impl Grant {
@@ -48,19 +46,7 @@ impl Grant {
         Grant {
             tools: Box::new(tools),
             context,
-            #[cfg(feature = "mcp-client")]
-            external: None,
         }
-    }
-
-    /// Also serves the tools of these external MCP servers (feature `mcp-client`):
-    /// listed after the local tools, calls forwarded; a local tool of the same name
-    /// wins.
-    #[cfg(feature = "mcp-client")]
-    #[must_use]
-    pub fn with_external(mut self, external: Arc<super::ExternalTools>) -> Self {
-        self.external = Some(external);
-        self
     }
 
     /// The granted tools.

@@ -1,49 +1,70 @@
 //! Tools on other MCP servers (feature `mcp-client`): attached with rmcp's client,
-//! renamed under a label, pinned by hash, and served beside the local tools.
+//! renamed under a label, pinned by hash, and joined to a [`Registry`] as runtime
+//! tools ([`crate::runtime`]), so views list, render, route and call them like
+//! local ones.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::{self, Write as _};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientLifecycleMode, ClientServiceExt as _, RoleClient};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use sha2::{Digest as _, Sha256};
 
-/// An MCP server whose tools this process serves as its own, under `label`.
+use crate::runtime::{Forward, RuntimeTool};
+use crate::{CallFuture, Context, Registry, Response, Tier, Tool, ToolError};
+
+/// An MCP server whose tools this process offers as its own, under `label`.
 ///
-/// Each remote tool `name` is served as `{label}_{escaped name}`, where the escape
+/// Each remote tool `name` is offered as `{label}_{escaped name}`, where the escape
 /// keeps `[A-Za-z0-9_]` and writes every other byte as `-` and two hex digits
 /// (`files.read` -> `files-2eread`): the result fits every provider's name rule,
 /// and [`ExternalServer::remote_name`] reverses it. Input schemas are cleaned like
-/// local ones; the server's annotations are dropped (untrusted hints), and the
-/// entry says where it comes from in `_meta["toolkit/external"]`.
+/// local ones; the server's annotations and output schemas are not passed on
+/// (untrusted hints); the tools' group is the label.
 ///
-/// A tool is served only while its definition (name, description, input schema)
+/// A tool is offered only while its definition (name, description, input schema)
 /// hashes to the value pinned for it in the [`Pins`]: a new tool waits for the
-/// application to pin it, and a changed one is withheld and reported ("rug pull").
+/// application to pin it, and a changed one is withheld and reported ("rug pull"),
+/// also from registries built before the change: [`ExternalServer::refresh`]
+/// takes it out of every view built afterwards.
 pub struct ExternalServer {
+    shared: Arc<Shared>,
+}
+
+/// What the server and the runtime tools it made share: the connection and what
+/// the last refresh admitted.
+struct Shared {
     label: String,
     client: RunningService<RoleClient, ()>,
+    state: RwLock<Admitted>,
+}
+
+#[derive(Default)]
+struct Admitted {
     tools: Vec<ExternalTool>,
     reports: Vec<ExternalReport>,
 }
 
-/// One remote tool as this process serves it.
-#[derive(Clone, Debug)]
+/// One remote tool as this process offers it.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ExternalTool {
-    /// The name the caller uses: `{label}_{escaped remote name}`.
+    /// The name the model calls: `{label}_{escaped remote name}`.
     pub name: String,
     /// The name on the remote server.
     pub remote_name: String,
     /// `sha256:` and the hex SHA-256 of the definition's canonical JSON.
     pub hash: String,
-    /// The `tools/list` entry served for it.
-    pub entry: rmcp::model::Tool,
+    /// The remote description (pinned by the hash).
+    pub description: String,
+    /// The remote input schema, as sent (pinned by the hash; cleaned when the tool
+    /// joins a registry).
+    pub input_schema: Value,
 }
 
 /// Something about an external server's tools an operator should hear about.
@@ -66,14 +87,14 @@ pub enum ExternalReport {
         /// The hash of what the server now sends.
         current: String,
     },
-    /// A remote name that can't be served (empty, or too long once prefixed).
+    /// A remote name that can't be offered (empty, or too long once prefixed).
     Unusable {
         /// The remote name.
         remote_name: String,
         /// Why.
         reason: String,
     },
-    /// A local tool has the same name; the local one is served.
+    /// A local tool has the same name; the local one is offered.
     Shadowed {
         /// The contested name.
         tool: String,
@@ -144,7 +165,7 @@ impl Pins {
     }
 }
 
-/// Why an external server could not be attached or listed.
+/// Why an external server could not be attached, listed or joined to a registry.
 #[derive(Debug)]
 pub struct ExternalError(String);
 
@@ -156,8 +177,8 @@ impl fmt::Display for ExternalError {
 
 impl std::error::Error for ExternalError {}
 
-/// The longest local name served: the strictest provider limit (OpenAI's 64).
-const MAX_NAME: usize = 64;
+/// The longest local name offered: the strictest provider limit (OpenAI's 64).
+const MAX_NAME: usize = crate::runtime::MAX_NAME_LEN;
 
 impl ExternalServer {
     /// Starts `command` and talks MCP to it over its stdin and stdout.
@@ -202,87 +223,183 @@ impl ExternalServer {
 
     fn new(label: &str, client: RunningService<RoleClient, ()>) -> Self {
         ExternalServer {
-            label: label.to_owned(),
-            client,
-            tools: Vec::new(),
-            reports: Vec::new(),
+            shared: Arc::new(Shared {
+                label: label.to_owned(),
+                client,
+                state: RwLock::default(),
+            }),
         }
     }
 
-    /// The label its tools are served under.
+    /// The label its tools are offered under.
     #[must_use]
     pub fn label(&self) -> &str {
-        &self.label
+        &self.shared.label
     }
 
     /// Lists the server's tools again and keeps those whose definitions match
     /// `pins`; returns what was withheld and why (also kept in
-    /// [`ExternalServer::reports`]).
-    pub async fn refresh(&mut self, pins: &Pins) -> Result<&[ExternalReport], ExternalError> {
-        let listed = self.client.peer().list_all_tools().await.map_err(|error| {
-            ExternalError(format!(
-                "`{}` could not list its tools: {error}",
-                self.label
-            ))
-        })?;
-        let (tools, reports) = admit(&self.label, listed, pins);
+    /// [`ExternalServer::reports`]). A tool withheld now leaves every view built
+    /// from now on, in every registry it joined, and its calls are refused.
+    pub async fn refresh(&self, pins: &Pins) -> Result<Vec<ExternalReport>, ExternalError> {
+        let label = &self.shared.label;
+        let listed = self
+            .shared
+            .client
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|error| {
+                ExternalError(format!("`{label}` could not list its tools: {error}"))
+            })?;
+        let (tools, reports) = admit(label, listed, pins);
         for report in &reports {
-            tracing::warn!(server = %self.label, %report, "external MCP tool withheld");
+            tracing::warn!(server = %label, %report, "external MCP tool withheld");
         }
-        self.tools = tools;
-        self.reports = reports;
-        Ok(&self.reports)
+        let mut state = self
+            .shared
+            .state
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        state.tools = tools;
+        state.reports.clone_from(&reports);
+        Ok(reports)
     }
 
-    /// The tools served now, in name order.
+    /// The tools offered now, in name order.
     #[must_use]
-    pub fn tools(&self) -> &[ExternalTool] {
-        &self.tools
+    pub fn tools(&self) -> Vec<ExternalTool> {
+        self.shared.read().tools.clone()
     }
 
     /// What the last refresh withheld.
     #[must_use]
-    pub fn reports(&self) -> &[ExternalReport] {
-        &self.reports
+    pub fn reports(&self) -> Vec<ExternalReport> {
+        self.shared.read().reports.clone()
     }
 
     /// The remote name behind a local `name` of this server, if `name` has this
-    /// server's label (whether or not such a tool is served).
+    /// server's label (whether or not such a tool is offered).
     #[must_use]
     pub fn remote_name(&self, name: &str) -> Option<String> {
-        let escaped = name.strip_prefix(&self.label)?.strip_prefix('_')?;
+        let escaped = name.strip_prefix(&self.shared.label)?.strip_prefix('_')?;
         unescape(escaped)
     }
 
-    /// Forwards a call of the served tool `name` to the server.
-    pub async fn call(
+    /// The tools offered now as runtime tools, to join a [`Registry`]
+    /// ([`Registry::with_runtime`], or [`ExternalTools::registry`]): group = the
+    /// label, tier from `tier` (`auto` or `approve`; an external tool is never
+    /// `always`), calls checked against the cleaned schema and forwarded to this
+    /// server under the remote name.
+    pub fn runtime_tools(
         &self,
-        name: &str,
-        arguments: Option<serde_json::Map<String, Value>>,
-    ) -> Option<CallToolResult> {
-        let tool = self.tools.iter().find(|tool| tool.name == name)?;
-        let mut params = CallToolRequestParams::new(tool.remote_name.clone());
-        if let Some(arguments) = arguments {
-            params = params.with_arguments(arguments);
-        }
-        let result = match self.client.peer().call_tool(params).await {
-            Ok(result) => result,
-            Err(error) => failure(&self.label, &error),
-        };
-        Some(result)
+        tier: impl Fn(&ExternalTool) -> Tier,
+    ) -> Result<Vec<RuntimeTool>, ExternalError> {
+        self.tools()
+            .into_iter()
+            .map(|tool| {
+                let forward = Forwarder {
+                    shared: Arc::clone(&self.shared),
+                    name: tool.name.clone(),
+                    hash: tool.hash.clone(),
+                    remote_name: tool.remote_name.clone(),
+                };
+                RuntimeTool::builder(&tool.name, &tool.description, tool.input_schema.clone())
+                    .group(&self.shared.label)
+                    .tier(tier(&tool))
+                    .build(forward)
+                    .map_err(|error| ExternalError(error.to_string()))
+            })
+            .collect()
+    }
+}
+
+impl Shared {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Admitted> {
+        self.state.read().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 impl fmt::Debug for ExternalServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.shared.read();
         f.debug_struct("ExternalServer")
-            .field("label", &self.label)
+            .field("label", &self.shared.label)
             .field(
                 "tools",
-                &self.tools.iter().map(|tool| &tool.name).collect::<Vec<_>>(),
+                &state
+                    .tools
+                    .iter()
+                    .map(|tool| &tool.name)
+                    .collect::<Vec<_>>(),
             )
-            .field("reports", &self.reports)
+            .field("reports", &state.reports)
             .finish_non_exhaustive()
+    }
+}
+
+/// Answers a runtime tool's calls by calling the remote tool, while the
+/// definition it was made from is still the one admitted.
+struct Forwarder {
+    shared: Arc<Shared>,
+    name: String,
+    hash: String,
+    remote_name: String,
+}
+
+impl Forward for Forwarder {
+    fn forward<'a>(&'a self, arguments: Map<String, Value>, _: &'a Context) -> CallFuture<'a> {
+        Box::pin(async move {
+            let params =
+                CallToolRequestParams::new(self.remote_name.clone()).with_arguments(arguments);
+            match self.shared.client.peer().call_tool(params).await {
+                Ok(result) => response(result),
+                Err(error) => Response::Error(failure(&self.shared.label, &error)),
+            }
+        })
+    }
+
+    fn available(&self) -> bool {
+        self.shared
+            .read()
+            .tools
+            .iter()
+            .any(|tool| tool.name == self.name && tool.hash == self.hash)
+    }
+}
+
+/// A remote result as a toolkit response: its structured content, else its text
+/// (one JSON string of the text blocks), else its content blocks as JSON; an
+/// error result is the tool's error, with the message the remote gave the model.
+fn response(result: CallToolResult) -> Response {
+    let text = || {
+        result
+            .content
+            .iter()
+            .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if result.is_error == Some(true) {
+        let message = result
+            .structured_content
+            .as_ref()
+            .and_then(|content| content.pointer("/error/message"))
+            .and_then(Value::as_str)
+            .map_or_else(text, str::to_owned);
+        return Response::Error(ToolError::failed(message).with_nonempty_message());
+    }
+    if let Some(structured) = result.structured_content {
+        return Response::Result(structured);
+    }
+    if result.content.iter().all(|block| block.as_text().is_some()) {
+        return Response::Result(Value::String(text()));
+    }
+    match serde_json::to_value(&result.content) {
+        Ok(content) => Response::Result(content),
+        Err(error) => Response::Error(ToolError::InvalidOutput {
+            message: error.to_string(),
+        }),
     }
 }
 
@@ -295,11 +412,8 @@ fn lifecycle() -> ClientLifecycleMode {
     }
 }
 
-fn failure(label: &str, error: &ServiceError) -> CallToolResult {
-    let message = format!("the external MCP server `{label}` failed: {error}");
-    let mut result = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
-    result.structured_content = Some(json!({"error": {"kind": "failed", "message": message}}));
-    result
+fn failure(label: &str, error: &ServiceError) -> ToolError {
+    ToolError::failed(format!("the external MCP server `{label}` failed: {error}"))
 }
 
 fn check_label(label: &str) -> Result<(), ExternalError> {
@@ -386,6 +500,13 @@ fn admit(
             });
             continue;
         }
+        if remote.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            reports.push(ExternalReport::Unusable {
+                remote_name: remote.name.to_string(),
+                reason: "its input schema is not an object schema".to_owned(),
+            });
+            continue;
+        }
         let hash = definition_hash(&remote);
         match pins.get(&name) {
             Some(pinned) if pinned == hash => {}
@@ -403,40 +524,19 @@ fn admit(
             }
         }
         tools.push(ExternalTool {
-            entry: local_entry(label, &name, &remote),
             name,
             remote_name: remote.name.to_string(),
             hash,
+            description: remote.description.as_deref().unwrap_or_default().to_owned(),
+            input_schema: Value::Object((*remote.input_schema).clone()),
         });
     }
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     (tools, reports)
 }
 
-/// The entry served for a remote tool: renamed, schema cleaned like a local one,
-/// annotations dropped, its origin in `_meta`.
-fn local_entry(label: &str, name: &str, remote: &rmcp::model::Tool) -> rmcp::model::Tool {
-    let schema = schemars::Schema::try_from(Value::Object((*remote.input_schema).clone()))
-        .map(crate::schema::clean)
-        .ok()
-        .and_then(|value| value.as_object().cloned())
-        .unwrap_or_else(|| (*remote.input_schema).clone());
-    let mut entry = remote.clone();
-    entry.name = name.to_owned().into();
-    entry.input_schema = Arc::new(schema);
-    entry.output_schema = None;
-    entry.annotations = None;
-    entry.icons = None;
-    let mut meta = rmcp::model::MetaObject::new();
-    meta.insert(
-        "toolkit/external".to_owned(),
-        json!({"server": label, "name": remote.name}),
-    );
-    entry.meta = Some(meta);
-    entry
-}
-
-/// The external servers a grant may use, shared by every request.
+/// The external servers an application offers tools of, with the shadowing
+/// each name reported once.
 #[derive(Default)]
 pub struct ExternalTools {
     servers: Vec<ExternalServer>,
@@ -445,7 +545,7 @@ pub struct ExternalTools {
 }
 
 impl ExternalTools {
-    /// Serves the tools of `servers` (refreshed by the caller).
+    /// The tools of `servers` (refreshed by the caller).
     #[must_use]
     pub fn new(servers: Vec<ExternalServer>) -> Self {
         ExternalTools {
@@ -460,36 +560,32 @@ impl ExternalTools {
         &self.servers
     }
 
-    /// The served external tools not shadowed by a local name (`is_local`); a
-    /// shadowed one is reported once.
-    pub(crate) fn visible<'a>(
-        &'a self,
-        is_local: &'a dyn Fn(&str) -> bool,
-    ) -> impl Iterator<Item = &'a ExternalTool> + 'a {
-        self.servers
-            .iter()
-            .flat_map(|server| server.tools.iter())
-            .filter(move |tool| {
-                if is_local(&tool.name) {
-                    self.report_shadowed(&tool.name);
-                    false
-                } else {
-                    true
-                }
-            })
-    }
-
-    /// Forwards a call of the external tool `name`; `None` when no server serves it.
-    pub(crate) async fn call(
+    /// A registry of the `local` tools and every external tool offered now (see
+    /// [`ExternalServer::runtime_tools`]; `tier` gives each one's tier). A local
+    /// tool wins over an external one of the same name (or alias): the external
+    /// one is left out and reported ([`ExternalReport::Shadowed`], a `tracing`
+    /// warning) the first time only.
+    pub fn registry(
         &self,
-        name: &str,
-        arguments: Option<serde_json::Map<String, Value>>,
-    ) -> Option<CallToolResult> {
-        let server = self
-            .servers
+        local: impl IntoIterator<Item = &'static Tool>,
+        tier: impl Fn(&ExternalTool) -> Tier,
+    ) -> Result<Registry, ExternalError> {
+        let local: Vec<&'static Tool> = local.into_iter().collect();
+        let claimed: HashSet<&str> = local
             .iter()
-            .find(|server| server.tools.iter().any(|tool| tool.name == name))?;
-        server.call(name, arguments).await
+            .flat_map(|tool| std::iter::once(tool.name).chain(tool.aliases.iter().copied()))
+            .collect();
+        let mut runtime = Vec::new();
+        for server in &self.servers {
+            for tool in server.runtime_tools(&tier)? {
+                if claimed.contains(tool.tool().name) {
+                    self.report_shadowed(tool.tool().name);
+                } else {
+                    runtime.push(tool);
+                }
+            }
+        }
+        Registry::with_runtime(local, runtime).map_err(|error| ExternalError(error.to_string()))
     }
 
     fn report_shadowed(&self, name: &str) {
@@ -502,7 +598,7 @@ impl ExternalTools {
         }
     }
 
-    /// The names reported as shadowed so far.
+    /// The names reported as shadowed so far, sorted.
     #[must_use]
     pub fn shadowed(&self) -> Vec<String> {
         let mut names: Vec<String> = self
@@ -582,20 +678,15 @@ mod tests {
         let (tools, reports) = admit("docs", vec![remote("search.pages", "Search pages.")], &pins);
         assert!(reports.is_empty());
         assert_eq!(tools.len(), 1);
-        let served = serde_json::to_value(&tools[0].entry).unwrap();
         assert_eq!(
-            served,
-            json!({
-                "name": "docs_search-2epages",
-                "description": "Search pages.",
-                // Cleaned like a local schema: no `title`, closed objects.
-                "inputSchema": {
-                    "type": "object",
-                    "properties": {"q": {"type": "string"}},
-                    "additionalProperties": false,
-                },
-                "_meta": {"toolkit/external": {"server": "docs", "name": "search.pages"}},
-            })
+            tools[0],
+            ExternalTool {
+                name: "docs_search-2epages".to_owned(),
+                remote_name: "search.pages".to_owned(),
+                hash: hash.clone(),
+                description: "Search pages.".to_owned(),
+                input_schema: json!({"type": "object", "title": "Args", "properties": {"q": {"type": "string"}}}),
+            }
         );
 
         // The server changes the description under the pin: withheld.
@@ -613,6 +704,41 @@ mod tests {
                 current: definition_hash(&changed),
             }]
         );
+    }
+
+    #[test]
+    fn a_schema_that_is_not_an_object_is_unusable() {
+        let mut remote = remote("list", "List.");
+        remote.input_schema = Arc::new(serde_json::from_value(json!({"type": "array"})).unwrap());
+        let (tools, reports) = admit("docs", vec![remote], &Pins::new());
+        assert!(tools.is_empty());
+        assert_eq!(
+            reports,
+            [ExternalReport::Unusable {
+                remote_name: "list".to_owned(),
+                reason: "its input schema is not an object schema".to_owned(),
+            }]
+        );
+    }
+
+    #[test]
+    fn a_remote_result_becomes_a_response() {
+        let structured = CallToolResult::structured(json!({"id": 1}));
+        assert_eq!(response(structured), Response::Result(json!({"id": 1})));
+        let text = CallToolResult::success(vec![
+            rmcp::model::ContentBlock::text("a"),
+            rmcp::model::ContentBlock::text("b"),
+        ]);
+        assert_eq!(response(text), Response::Result(json!("a\nb")));
+        let mut error =
+            CallToolResult::error(vec![rmcp::model::ContentBlock::text("no such page")]);
+        assert_eq!(
+            response(error.clone()),
+            Response::Error(ToolError::failed("no such page"))
+        );
+        // A toolkit server's error JSON: its message, not the text block.
+        error.structured_content = Some(json!({"error": {"kind": "failed", "message": "gone"}}));
+        assert_eq!(response(error), Response::Error(ToolError::failed("gone")));
     }
 
     #[test]

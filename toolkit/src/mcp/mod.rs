@@ -35,9 +35,11 @@
 //! # }
 //! ```
 //!
-//! The view API of the `views` work lands behind [`ToolSet`]: any value that lists
-//! tools and dispatches calls can be granted. Until then [`Selection`] narrows the
-//! registry with a predicate.
+//! A [`View`](crate::View) is the usual [`ToolSet`] (any value that lists tools and
+//! dispatches calls can be granted; [`Selection`] narrows a registry with a
+//! predicate). Tools of other MCP servers (feature `mcp-client`,
+//! `ExternalServer`) join a registry as runtime tools, so a view of it serves them
+//! like local ones, over both transports.
 
 mod access;
 #[cfg(feature = "mcp-client")]

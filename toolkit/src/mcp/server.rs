@@ -143,6 +143,19 @@ impl McpServer {
         }
         let entry = match tool.render(Dialect::Mcp) {
             Ok(value) => serde_json::from_value(value)
+                .map(|mut entry: rmcp::model::Tool| {
+                    // The definition's strings live as long as the process (a
+                    // `#[tool]`'s, or an interned runtime tool's): borrowed, the
+                    // clone every `tools/list` makes copies no text.
+                    // Only where the rendering kept them as they are.
+                    if entry.name == tool.name {
+                        entry.name = std::borrow::Cow::Borrowed(tool.name);
+                    }
+                    if entry.description.as_deref() == Some(tool.description) {
+                        entry.description = Some(std::borrow::Cow::Borrowed(tool.description));
+                    }
+                    entry
+                })
                 .map_err(|error| {
                     tracing::error!(tool = tool.name, %error, "the MCP rendering does not fit rmcp's tool type");
                 })
@@ -278,22 +291,6 @@ impl McpServer {
     }
 }
 
-/// A call of an external tool (one no local tool of the grant answers to),
-/// forwarded to its server.
-#[cfg(feature = "mcp-client")]
-async fn forward(grant: &Grant, request: &CallToolRequestParams) -> Option<CallToolResult> {
-    let external = grant.external.as_ref()?;
-    let name: &str = &request.name;
-    let local = grant
-        .tools()
-        .tools()
-        .any(|tool| tool.name == name || tool.aliases.contains(&name));
-    if local {
-        return None;
-    }
-    external.call(name, request.arguments.clone()).await
-}
-
 /// The outcome a span records: `ok`, `pending_approval`, or the error's kind.
 fn outcome(response: &Response) -> &'static str {
     match response {
@@ -369,19 +366,11 @@ impl ServerHandler for McpServer {
         let span = tracing::info_span!("mcp.request", method = "tools/list", client = %self.inner.client, tools = tracing::field::Empty);
         let _entered = span.enter();
         let (grant, credentials) = self.grant(&context)?;
-        #[cfg_attr(not(feature = "mcp-client"), allow(unused_mut))]
-        let mut tools: Vec<rmcp::model::Tool> = grant
+        let tools: Vec<rmcp::model::Tool> = grant
             .tools()
             .tools()
             .filter_map(|tool| self.entry(tool))
             .collect();
-        #[cfg(feature = "mcp-client")]
-        if let Some(external) = &grant.external {
-            let local: std::collections::HashSet<String> =
-                tools.iter().map(|tool| tool.name.to_string()).collect();
-            let is_local = |name: &str| local.contains(name);
-            tools.extend(external.visible(&is_local).map(|tool| tool.entry.clone()));
-        }
         span.record("tools", tools.len());
         let mut result = ListToolsResult::with_all_items(tools);
         if is_stateless_revision(&context) {
@@ -417,11 +406,6 @@ impl ServerHandler for McpServer {
                 None => String::new(),
             };
             let started = Instant::now();
-            #[cfg(feature = "mcp-client")]
-            if let Some(result) = forward(&grant, &request).await {
-                tracing::Span::current().record("outcome", "forwarded");
-                return Ok(CallToolResponse::Complete(result));
-            }
             let response = match &request.request_state {
                 Some(sealed) => self.resume(&grant, &request, sealed).await?,
                 None => {

@@ -1,0 +1,387 @@
+//! The `tracing` span of every dispatch through a view or the registry, read by a
+//! capturing subscriber: exact fields, arguments only for tools the view opts in,
+//! and nothing at all when no subscriber is interested.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use example_assistant::AssistantState;
+use serde_json::{Map, Value, json};
+use toolkit::runtime::RuntimeTool;
+use toolkit::{Context, Registry, Response, Scope};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::subscriber::Interest;
+use tracing::{Event, Metadata, Subscriber};
+
+/// One span as the subscriber saw it: its name and every field recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Captured {
+    name: &'static str,
+    fields: BTreeMap<&'static str, String>,
+}
+
+/// Records the spans whose target starts with `prefix`; `interested: false` is a
+/// subscriber that wants none.
+#[derive(Clone)]
+struct Capture {
+    prefix: &'static str,
+    interested: bool,
+    spans: Arc<Mutex<Vec<Captured>>>,
+}
+
+impl Capture {
+    fn new(interested: bool) -> Self {
+        Capture {
+            prefix: "toolkit::call",
+            interested,
+            spans: Arc::default(),
+        }
+    }
+
+    /// The spans so far, each with `duration_us` checked to be a number and then
+    /// left out (it varies).
+    fn take(&self) -> Vec<Captured> {
+        let mut spans = self.spans.lock().unwrap_or_else(PoisonError::into_inner);
+        std::mem::take(&mut *spans)
+            .into_iter()
+            .map(|mut span| {
+                let duration = span.fields.remove("duration_us").expect("a duration");
+                duration.parse::<u64>().expect("microseconds");
+                span
+            })
+            .collect()
+    }
+}
+
+struct Fields<'a>(&'a mut BTreeMap<&'static str, String>);
+
+impl Visit for Fields<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name(), value.to_owned());
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.0.insert(field.name(), value.to_string());
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.0.insert(field.name(), value.to_string());
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(field.name(), format!("{value:?}"));
+    }
+}
+
+impl Subscriber for Capture {
+    fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
+        // Asked again per span: tests on other threads have other subscribers.
+        Interest::sometimes()
+    }
+
+    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+        self.interested && metadata.target().starts_with(self.prefix)
+    }
+
+    fn new_span(&self, attributes: &Attributes<'_>) -> Id {
+        let mut fields = BTreeMap::new();
+        attributes.record(&mut Fields(&mut fields));
+        let mut spans = self.spans.lock().unwrap_or_else(PoisonError::into_inner);
+        spans.push(Captured {
+            name: attributes.metadata().name(),
+            fields,
+        });
+        Id::from_u64(spans.len() as u64)
+    }
+
+    fn record(&self, span: &Id, values: &Record<'_>) {
+        let mut spans = self.spans.lock().unwrap_or_else(PoisonError::into_inner);
+        let index = usize::try_from(span.into_u64() - 1).unwrap();
+        values.record(&mut Fields(&mut spans[index].fields));
+    }
+
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+
+    fn event(&self, _: &Event<'_>) {}
+
+    fn enter(&self, _: &Id) {}
+
+    fn exit(&self, _: &Id) {}
+}
+
+fn span(fields: &[(&'static str, &str)]) -> Captured {
+    Captured {
+        name: "toolkit.call",
+        fields: fields
+            .iter()
+            .map(|&(name, value)| (name, value.to_owned()))
+            .collect(),
+    }
+}
+
+#[tokio::test]
+async fn every_dispatch_has_a_span_with_exact_fields() {
+    let capture = Capture::new(true);
+    let _default = tracing::subscriber::set_default(capture.clone());
+    let ctx = Context::new().with(AssistantState::new());
+    let view = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .label("copilot")
+        .log_arguments(["create_task"]) // an alias names the tool
+        .build()
+        .unwrap();
+
+    let created = view
+        .call(
+            "create_tasks",
+            r#"{"tasks": [{"title": "Water the plants"}]}"#,
+            &ctx,
+        )
+        .await;
+    assert!(created.result().is_some(), "{created:?}");
+    let listed = view.call("get_tasks", r#"{"limit": 5}"#, &ctx).await;
+    assert!(listed.result().is_some(), "{listed:?}");
+    let bad = view.call("get_tasks", r#"{"limit": "ten"}"#, &ctx).await;
+    assert!(bad.error().is_some());
+    let preview = view.call("delete_tasks", r#"{"ids": [1]}"#, &ctx).await;
+    assert!(matches!(preview, Response::Preview(_)), "{preview:?}");
+    let approve = view.call("delete_memories", r#"{"ids": [1]}"#, &ctx).await;
+    assert!(approve.error().is_some());
+    let unknown = view.call("get_weather\u{7}", "{}", &ctx).await;
+    assert!(unknown.error().is_some());
+    let direct = toolkit::registry().call("get_tasks", "{}", &ctx).await;
+    assert!(direct.result().is_some());
+
+    let shared = [("scope", "shared"), ("view", "copilot")];
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut fields = shared.to_vec();
+        fields.extend_from_slice(extra);
+        span(&fields)
+    };
+    assert_eq!(
+        capture.take(),
+        [
+            with(&[
+                ("tool", "create_tasks"),
+                ("tier", "auto"),
+                ("outcome", "ok"),
+                ("arguments", r#"{"tasks": [{"title": "Water the plants"}]}"#),
+            ]),
+            // Arguments only for the tools the view names.
+            with(&[("tool", "get_tasks"), ("tier", "auto"), ("outcome", "ok")]),
+            with(&[
+                ("tool", "get_tasks"),
+                ("tier", "auto"),
+                ("outcome", "invalid_arguments"),
+            ]),
+            with(&[
+                ("tool", "delete_tasks"),
+                ("tier", "confirm"),
+                ("outcome", "preview"),
+            ]),
+            with(&[
+                ("tool", "delete_memories"),
+                ("tier", "approve"),
+                ("outcome", "approval_required"),
+            ]),
+            // An unknown name: as called, control characters escaped; no scope or
+            // tier.
+            span(&[
+                ("tool", r"get_weather\u{7}"),
+                ("view", "copilot"),
+                ("outcome", "unknown_tool"),
+            ]),
+            span(&[
+                ("tool", "get_tasks"),
+                ("scope", "shared"),
+                ("tier", "auto"),
+                ("view", "registry"),
+                ("outcome", "ok"),
+            ]),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn an_approved_resume_has_its_span() {
+    use toolkit::CallId;
+    use toolkit::approval::{ApprovalKey, Approvals, Decision, MemoryApprovalStore};
+
+    let capture = Capture::new(true);
+    let _default = tracing::subscriber::set_default(capture.clone());
+    let approvals = Approvals::new(
+        ApprovalKey::new(*b"an application secret of 32 bytes"),
+        MemoryApprovalStore::new(),
+    );
+    let ctx = Context::new()
+        .with(AssistantState::new())
+        .with(CallId::new("call_1"));
+    let view = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .label("internal")
+        .approvals(&approvals, "user:7")
+        .build()
+        .unwrap();
+    let Response::Pending(pending) = view.call("delete_memories", r#"{"ids": [1]}"#, &ctx).await
+    else {
+        panic!("an approve tool waits");
+    };
+    let approval = approvals
+        .decide(toolkit::registry(), &pending, Decision::Approve)
+        .unwrap();
+    let resumed = view.resume(&approval, &ctx).await;
+    // No memory 1: the tool ran, and said so.
+    assert_eq!(
+        resumed.error().map(toolkit::ToolError::kind),
+        Some("failed")
+    );
+    let fields = [
+        ("tool", "delete_memories"),
+        ("scope", "shared"),
+        ("tier", "approve"),
+        ("view", "internal"),
+    ];
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut all = fields.to_vec();
+        all.extend_from_slice(extra);
+        span(&all)
+    };
+    assert_eq!(
+        capture.take(),
+        [
+            with(&[("outcome", "pending_approval")]),
+            with(&[("resumed", "true"), ("outcome", "failed")]),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_runtime_tool_span_says_so() {
+    let capture = Capture::new(true);
+    let _default = tracing::subscriber::set_default(capture.clone());
+    let echo = RuntimeTool::builder(
+        "docs_echo",
+        "Echo a text.",
+        json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+    )
+    .group("docs")
+    .build(|arguments: Map<String, Value>, _: &Context| async move {
+        Response::Result(arguments.get("text").cloned().unwrap_or_default())
+    })
+    .unwrap();
+    let registry = Registry::with_runtime([], [echo]).unwrap();
+    let view = registry.view().build().unwrap();
+    let echoed = view
+        .call("docs_echo", r#"{"text": "hi"}"#, &Context::new())
+        .await;
+    assert_eq!(echoed, Response::Result(json!("hi")));
+    assert_eq!(
+        capture.take(),
+        [span(&[
+            ("tool", "docs_echo"),
+            ("scope", "shared"),
+            ("tier", "auto"),
+            ("runtime", "true"),
+            ("outcome", "ok"),
+        ])]
+    );
+}
+
+#[tokio::test]
+async fn no_span_when_no_subscriber_is_interested() {
+    let capture = Capture::new(false);
+    let _default = tracing::subscriber::set_default(capture.clone());
+    let ctx = Context::new().with(AssistantState::new());
+    let view = toolkit::registry().view().label("copilot").build().unwrap();
+    let listed = view.call("get_tasks", "{}", &ctx).await;
+    assert_eq!(listed, Response::Result(json!([])));
+    assert!(
+        capture
+            .spans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty()
+    );
+}
+
+/// Counts the allocations of the current thread, so a test can tell what one call
+/// allocates.
+mod counting {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    pub(crate) struct Counting;
+
+    thread_local! {
+        static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    // SAFETY: every call is passed to `System` unchanged; the counter is a
+    // thread-local `Cell` with a const initializer, which never allocates.
+    #[allow(unsafe_code)]
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            ALLOCATIONS.with(|count| count.set(count.get() + 1));
+            // SAFETY: the caller's contract for `alloc` is passed on as it is.
+            unsafe { System.alloc(layout) }
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            // SAFETY: the caller's contract for `dealloc` is passed on as it is.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+
+    /// Allocations on this thread so far.
+    pub(crate) fn allocations() -> u64 {
+        ALLOCATIONS.with(Cell::get)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: counting::Counting = counting::Counting;
+
+/// Polls a future that finishes without waiting (an in-memory tool) to its end.
+fn run_now<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.as_mut().poll(&mut context) {
+        std::task::Poll::Ready(output) => output,
+        std::task::Poll::Pending => panic!("an in-memory tool finishes in one poll"),
+    }
+}
+
+/// The allocations of `tool.call_with_limits` alone, and of the same call through
+/// `view.call`, with a subscriber that is `interested` or not.
+fn allocations_alone_and_dispatched(interested: bool) -> (u64, u64) {
+    let capture = Capture::new(interested);
+    let _default = tracing::subscriber::set_default(capture);
+    let ctx = Context::new().with(AssistantState::new());
+    let view = toolkit::registry().view().label("copilot").build().unwrap();
+    let tool = view.get("get_tasks").unwrap();
+    let limits = toolkit::registry().limits();
+    // Once each first: the callsite registers, the tool's plan is built.
+    let _ = run_now(view.call("get_tasks", "{}", &ctx));
+    let _ = run_now(tool.call_with_limits("{}", &ctx, limits));
+
+    let before = counting::allocations();
+    let direct = run_now(tool.call_with_limits("{}", &ctx, limits));
+    let alone = counting::allocations() - before;
+    let before = counting::allocations();
+    let through_view = run_now(view.call("get_tasks", "{}", &ctx));
+    let dispatched = counting::allocations() - before;
+    assert_eq!(direct, through_view);
+    (alone, dispatched)
+}
+
+#[test]
+fn an_unobserved_dispatch_allocates_no_more_than_the_tool() {
+    let (alone, dispatched) = allocations_alone_and_dispatched(false);
+    assert_eq!(dispatched, alone, "the span machinery allocated");
+    // The measure sees the span when a subscriber records it.
+    let (alone, dispatched) = allocations_alone_and_dispatched(true);
+    assert!(dispatched > alone, "{dispatched} > {alone}");
+}

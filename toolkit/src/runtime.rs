@@ -1,0 +1,700 @@
+//! Tools defined at run time: a definition read from somewhere (another MCP
+//! server, a configuration file) and the code that answers its calls, kept in a
+//! [`Registry`](crate::Registry) beside the `#[tool]`s so views list, render, route and call them
+//! exactly like local ones.
+//!
+//! ```
+//! use serde_json::{Map, Value, json};
+//! use toolkit::runtime::RuntimeTool;
+//! use toolkit::{Context, Dialect, Response, Scope};
+//!
+//! let echo = RuntimeTool::builder(
+//!     "docs_echo",
+//!     "Echo a text.",
+//!     json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+//! )
+//! .group("docs")
+//! .build(|arguments: Map<String, Value>, _: &Context| async move {
+//!     Response::Result(arguments["text"].clone())
+//! })?;
+//!
+//! let registry = toolkit::Registry::with_runtime([], [echo])?;
+//! let view = registry.view().scopes([Scope::Shared]).build()?;
+//! let routed: Vec<_> = view.catalog().iter().map(|entry| entry.name.clone()).collect();
+//! assert_eq!(routed, ["docs_echo"]);
+//! # futures_executor::block_on(async {
+//! let response = view.call("docs_echo", r#"{"text": "hi"}"#, &Context::new()).await;
+//! assert_eq!(response.result(), Some(&json!("hi")));
+//! # });
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! A runtime tool's definition is a [`Tool`] like any other (so catalogs, prompts
+//! and renderers need nothing new); its strings must live as long as the process,
+//! so each *distinct* definition is kept once, process-wide, and reused when the
+//! same definition is built again (a server listed again, a registry rebuilt). The
+//! memory this keeps is bounded: at most [`MAX_DEFINITION_BYTES`] in all, after
+//! which [`RuntimeToolBuilder::build`] refuses with
+//! [`RuntimeToolError::TooManyDefinitions`]. The code that answers calls
+//! (a [`Forward`]) is not kept: it lives in the registry and goes with it.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use serde_json::{Map, Value};
+
+use crate::{
+    CallFuture, Context, Limits, Location, Param, RegisteredTool, Response, Scope, Tier, Tool,
+    ToolError,
+};
+
+/// How many bytes of runtime definitions (names, descriptions, parameters and the
+/// schema text they are told apart by) one process keeps at most: 16 MiB, some
+/// tens of thousands of typical tools.
+pub const MAX_DEFINITION_BYTES: usize = 16 << 20;
+
+/// The longest name a runtime tool may have: the strictest provider limit
+/// (OpenAI's 64).
+pub const MAX_NAME_LEN: usize = 64;
+
+/// The code that answers a runtime tool's calls.
+///
+/// A call reaches [`Forward::forward`] only after the view's rules (scope,
+/// allowlist, tier and approvals) and the same argument checks as a local tool's:
+/// the [`Limits`] and the schema the model saw, every problem reported. A panic
+/// inside it is caught like a local tool's.
+///
+/// Implemented for closures `Fn(Map<String, Value>, &Context) -> impl Future<Output =
+/// Response>` (annotate the context parameter, `ctx: &Context`, so the closure takes
+/// any lifetime).
+pub trait Forward: Send + Sync + 'static {
+    /// Answers one call with its checked arguments (`{}` for empty arguments).
+    fn forward<'a>(&'a self, arguments: Map<String, Value>, ctx: &'a Context) -> CallFuture<'a>;
+
+    /// Whether the tool may be offered now. A tool that says `false` leaves every
+    /// view built from then on, and its calls are answered like an unknown tool's
+    /// (an external server's tool whose definition no longer matches its pin).
+    fn available(&self) -> bool {
+        true
+    }
+}
+
+impl<F, Fut> Forward for F
+where
+    F: Fn(Map<String, Value>, &Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Response> + Send + 'static,
+{
+    fn forward<'a>(&'a self, arguments: Map<String, Value>, ctx: &'a Context) -> CallFuture<'a> {
+        Box::pin(self(arguments, ctx))
+    }
+}
+
+/// A tool defined at run time, ready to join a registry
+/// ([`Registry::with_runtime`](crate::Registry::with_runtime)).
+#[derive(Clone)]
+pub struct RuntimeTool {
+    pub(crate) tool: &'static Tool,
+    pub(crate) schema: Value,
+    pub(crate) source: Source,
+}
+
+impl RuntimeTool {
+    /// Starts a runtime tool named `name` (1 to [`MAX_NAME_LEN`] characters of
+    /// `[A-Za-z0-9_-]`), described by `description`, whose arguments follow
+    /// `input_schema` (a JSON Schema object with `"type": "object"`; cleaned like a
+    /// local tool's). Defaults: scope `shared`, tier `auto`, routed (a runtime tool
+    /// is never `always`), no group.
+    pub fn builder(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+    ) -> RuntimeToolBuilder {
+        RuntimeToolBuilder {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+            scope: Scope::Shared,
+            tier: Tier::Auto,
+            group: None,
+            title: None,
+        }
+    }
+
+    /// The definition: name, description, scope, tier, group, parameters.
+    #[must_use]
+    pub fn tool(&self) -> &'static Tool {
+        self.tool
+    }
+
+    /// The cleaned schema of the arguments.
+    #[must_use]
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+}
+
+impl fmt::Debug for RuntimeTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RuntimeTool")
+            .field("tool", self.tool)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`RuntimeTool`]; made by [`RuntimeTool::builder`].
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct RuntimeToolBuilder {
+    name: String,
+    description: String,
+    input_schema: Value,
+    scope: Scope,
+    tier: Tier,
+    group: Option<String>,
+    title: Option<String>,
+}
+
+impl RuntimeToolBuilder {
+    /// Who may use it (`shared`, `agent` or `assistant`; a `channel` tool is bound
+    /// to a live channel a runtime tool can't have).
+    pub fn scope(mut self, scope: Scope) -> Self {
+        self.scope = scope;
+        self
+    }
+
+    /// Whether a human must approve a call: `auto` or `approve` (`confirm` needs a
+    /// preview only the tool's own code can write).
+    pub fn tier(mut self, tier: Tier) -> Self {
+        self.tier = tier;
+        self
+    }
+
+    /// The family it belongs to: for an external server's tools, the server's label.
+    pub fn group(mut self, group: impl Into<String>) -> Self {
+        self.group = Some(group.into());
+        self
+    }
+
+    /// A human-readable title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The tool, answering its calls with `forward`.
+    pub fn build(self, forward: impl Forward) -> Result<RuntimeTool, RuntimeToolError> {
+        self.build_shared(Arc::new(forward))
+    }
+
+    /// [`build`](Self::build) with a forwarder shared by several tools.
+    pub fn build_shared(self, forward: Arc<dyn Forward>) -> Result<RuntimeTool, RuntimeToolError> {
+        let name_ok = !self.name.is_empty()
+            && self.name.len() <= MAX_NAME_LEN
+            && self
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !name_ok {
+            return Err(RuntimeToolError::InvalidName {
+                name: crate::dispatch::messages::echo(&self.name),
+            });
+        }
+        let refuse = |reason: &str| RuntimeToolError::Unsupported {
+            tool: self.name.clone(),
+            reason: reason.to_owned(),
+        };
+        if self.tier == Tier::Confirm {
+            return Err(refuse(
+                "the `confirm` tier needs a preview only a tool's own code can write; use `auto` or `approve`",
+            ));
+        }
+        if self.scope == Scope::Channel {
+            return Err(refuse(
+                "`channel` tools are bound to the turn's live channel, which a runtime tool can't take",
+            ));
+        }
+        if self.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(RuntimeToolError::InvalidSchema {
+                tool: self.name.clone(),
+                reason: "the arguments schema must be an object with `\"type\": \"object\"`"
+                    .to_owned(),
+            });
+        }
+        let schema = schemars::Schema::try_from(self.input_schema)
+            .map(crate::schema::clean)
+            .map_err(|error| RuntimeToolError::InvalidSchema {
+                tool: self.name.clone(),
+                reason: error.to_string(),
+            })?;
+        let tool = intern(Definition {
+            name: self.name,
+            description: self.description,
+            scope: self.scope,
+            tier: self.tier,
+            group: self.group,
+            title: self.title,
+            schema: &schema,
+        })?;
+        Ok(RuntimeTool {
+            tool,
+            schema,
+            source: Source(forward),
+        })
+    }
+}
+
+/// Why a [`RuntimeTool`] could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RuntimeToolError {
+    /// The name is empty, too long, or has characters outside `[A-Za-z0-9_-]`.
+    InvalidName {
+        /// The name, cut and cleaned of control characters.
+        name: String,
+    },
+    /// The arguments schema is not an object schema.
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A tier or scope a runtime tool can't have.
+    Unsupported {
+        /// The tool.
+        tool: String,
+        /// Why.
+        reason: String,
+    },
+    /// The process already keeps [`MAX_DEFINITION_BYTES`] of runtime definitions.
+    TooManyDefinitions {
+        /// The tool that did not fit.
+        tool: String,
+    },
+}
+
+impl fmt::Display for RuntimeToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuntimeToolError::InvalidName { name } => write!(
+                f,
+                "runtime tool name `{name}` must be 1 to {MAX_NAME_LEN} characters of [A-Za-z0-9_-]"
+            ),
+            RuntimeToolError::InvalidSchema { tool, reason }
+            | RuntimeToolError::Unsupported { tool, reason } => {
+                write!(f, "runtime tool `{tool}`: {reason}")
+            }
+            RuntimeToolError::TooManyDefinitions { tool } => write!(
+                f,
+                "runtime tool `{tool}` not built: this process already keeps {MAX_DEFINITION_BYTES} bytes of runtime tool definitions"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RuntimeToolError {}
+
+/// The forwarder of a registered runtime tool: the one field a runtime tool adds to
+/// a [`RegisteredTool`].
+#[derive(Clone)]
+pub(crate) struct Source(Arc<dyn Forward>);
+
+impl fmt::Debug for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Forward")
+    }
+}
+
+impl RegisteredTool {
+    /// Whether this tool was defined at run time ([`RuntimeTool`]) rather than by
+    /// `#[tool]`.
+    #[must_use]
+    pub fn is_runtime(&self) -> bool {
+        self.runtime.is_some()
+    }
+
+    /// Whether the tool may be offered now: always for a `#[tool]`; a runtime tool
+    /// asks its [`Forward::available`].
+    #[must_use]
+    pub fn is_available(&self) -> bool {
+        self.runtime
+            .as_ref()
+            .is_none_or(|source| source.0.available())
+    }
+}
+
+/// A runtime tool's call after the view's rules: the limits and the schema the
+/// model saw (every call: there is no typed parse behind it), then the forwarder,
+/// its panics caught.
+pub(crate) async fn call(
+    tool: &RegisteredTool,
+    source: &Source,
+    limits: Limits,
+    arguments: &str,
+    ctx: &Context,
+) -> Response {
+    if !source.0.available() {
+        return Response::Error(ToolError::UnknownTool {
+            name: tool.name.to_owned(),
+            suggestion: None,
+        });
+    }
+    if let Err(error) = tool.check_arguments_with_limits(arguments, &limits) {
+        return Response::Error(error);
+    }
+    let trimmed = arguments.trim();
+    let arguments = if trimmed.is_empty() || trimmed == "null" {
+        Map::new()
+    } else {
+        match crate::dispatch::parse::parse_value(arguments) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => return Response::Error(crate::dispatch::parse::not_an_object()),
+            Err(error) => return Response::Error(error),
+        }
+    };
+    crate::dispatch::panics::CatchPanics::new(tool.name, source.0.forward(arguments, ctx)).await
+}
+
+/// What tells one runtime definition from another.
+struct Definition<'a> {
+    name: String,
+    description: String,
+    scope: Scope,
+    tier: Tier,
+    group: Option<String>,
+    title: Option<String>,
+    schema: &'a Value,
+}
+
+/// Every distinct runtime definition this process built, by its canonical text.
+struct Interned {
+    tools: HashMap<String, &'static Tool>,
+    bytes: usize,
+}
+
+static INTERNED: OnceLock<Mutex<Interned>> = OnceLock::new();
+
+/// Where runtime tools say they come from (a collision between two of them names it).
+const RUNTIME_LOCATION: Location = Location {
+    file: "<runtime>",
+    line: 0,
+    module_path: "<runtime>",
+};
+
+/// The process's one `&'static Tool` for this definition, made on first sight.
+fn intern(definition: Definition<'_>) -> Result<&'static Tool, RuntimeToolError> {
+    let key = serde_json::json!([
+        definition.name,
+        definition.description,
+        definition.scope,
+        definition.tier,
+        definition.group,
+        definition.title,
+        definition.schema,
+    ])
+    .to_string();
+    let interned = INTERNED.get_or_init(|| {
+        Mutex::new(Interned {
+            tools: HashMap::new(),
+            bytes: 0,
+        })
+    });
+    let mut interned = interned.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(&tool) = interned.tools.get(&key) {
+        return Ok(tool);
+    }
+    let params = params(definition.schema);
+    // The key is kept, and the strings leaked below are each part of it: twice
+    // its length bounds both.
+    let cost = key.len() * 2 + size_of::<Tool>();
+    if interned.bytes + cost > MAX_DEFINITION_BYTES {
+        return Err(RuntimeToolError::TooManyDefinitions {
+            tool: definition.name,
+        });
+    }
+    let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
+    let params: Vec<Param> = params
+        .into_iter()
+        .map(|(name, description, required)| Param {
+            name: leak(name),
+            description: leak(description),
+            required,
+        })
+        .collect();
+    let tool: &'static Tool = Box::leak(Box::new(Tool {
+        name: leak(definition.name),
+        description: leak(definition.description),
+        scope: definition.scope,
+        tier: definition.tier,
+        always: false,
+        group: definition.group.map(leak),
+        aliases: &[],
+        guidance: None,
+        title: definition.title.map(leak),
+        gate: None,
+        tags: &[],
+        params: Box::leak(params.into_boxed_slice()),
+        location: RUNTIME_LOCATION,
+        schema: object_schema,
+        output_schema: no_output_schema,
+        dispatch: not_dispatched_here,
+        bindings: &[],
+        validate: checked_by_schema,
+    }));
+    interned.bytes += cost;
+    interned.tools.insert(key, tool);
+    Ok(tool)
+}
+
+/// The parameters a schema's root `properties` declare: name, description,
+/// whether `required` lists it.
+fn params(schema: &Value) -> Vec<(String, String, bool)> {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| {
+            properties
+                .iter()
+                .map(|(name, property)| {
+                    let description = property
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    (
+                        name.clone(),
+                        description.to_owned(),
+                        required.contains(&name.as_str()),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+// A runtime definition's `fn` fields. The registry holds the cleaned schema and the
+// forwarder itself, so these only answer code that reads a bare `Tool`.
+
+/// The raw schema of a runtime tool is kept by its registry entry.
+fn object_schema() -> schemars::Schema {
+    schemars::json_schema!({"type": "object"})
+}
+
+fn no_output_schema() -> Option<schemars::Schema> {
+    None
+}
+
+fn not_dispatched_here<'a>(_: &'a str, _: &'a Context) -> CallFuture<'a> {
+    Box::pin(std::future::ready(Response::Error(ToolError::failed(
+        "this tool is defined at run time: call it through its registry or view",
+    ))))
+}
+
+/// Every call of a runtime tool is checked against its schema; there is no typed
+/// parse to add. (The signature is `Tool::validate`'s.)
+#[allow(clippy::unnecessary_wraps)]
+fn checked_by_schema(_: &str) -> Result<(), ToolError> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use futures_executor::block_on;
+    use serde_json::json;
+
+    use super::*;
+    use crate::{Dialect, NameKind, Registry, RegistryError};
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "title": "Args",
+            "properties": {"q": {"type": "string", "description": "What to look for.", "minLength": 1}},
+            "required": ["q"],
+        })
+    }
+
+    fn echo(name: &str) -> RuntimeToolBuilder {
+        RuntimeTool::builder(name, "Search the docs.", schema()).group("docs")
+    }
+
+    fn echoing(arguments: Map<String, Value>, _: &Context) -> std::future::Ready<Response> {
+        std::future::ready(Response::Result(Value::Object(arguments)))
+    }
+
+    #[test]
+    fn a_runtime_tool_is_a_routed_tool_with_its_cleaned_schema() {
+        let tool = echo("docs_search").build(echoing).unwrap();
+        let definition = tool.tool();
+        assert_eq!(
+            (definition.name, definition.description, definition.group),
+            ("docs_search", "Search the docs.", Some("docs"))
+        );
+        assert_eq!(
+            (definition.scope, definition.tier, definition.always),
+            (Scope::Shared, Tier::Auto, false)
+        );
+        assert_eq!(
+            definition.params,
+            [Param {
+                name: "q",
+                description: "What to look for.",
+                required: true
+            }]
+        );
+        assert_eq!(
+            tool.schema(),
+            &json!({
+                "type": "object",
+                "properties": {"q": {"type": "string", "description": "What to look for.", "minLength": 1}},
+                "required": ["q"],
+                "additionalProperties": false,
+            })
+        );
+        // The same definition built again is the same `&'static Tool`: nothing more
+        // is kept.
+        let again = echo("docs_search").build(echoing).unwrap();
+        assert!(std::ptr::eq(tool.tool(), again.tool()));
+        let other = echo("docs_search")
+            .tier(Tier::Approve)
+            .build(echoing)
+            .unwrap();
+        assert!(!std::ptr::eq(tool.tool(), other.tool()));
+    }
+
+    #[test]
+    fn what_a_runtime_tool_cannot_be_is_refused() {
+        for name in ["", "docs search", "docs.search", &"a".repeat(65)] {
+            assert!(
+                matches!(
+                    echo(name).build(echoing),
+                    Err(RuntimeToolError::InvalidName { .. })
+                ),
+                "{name:?}"
+            );
+        }
+        assert_eq!(
+            echo("docs_search\u{7}")
+                .build(echoing)
+                .unwrap_err()
+                .to_string(),
+            r"runtime tool name `docs_search\u{7}` must be 1 to 64 characters of [A-Za-z0-9_-]"
+        );
+        assert_eq!(
+            echo("docs_search").tier(Tier::Confirm).build(echoing).unwrap_err(),
+            RuntimeToolError::Unsupported {
+                tool: "docs_search".to_owned(),
+                reason: "the `confirm` tier needs a preview only a tool's own code can write; use `auto` or `approve`".to_owned(),
+            }
+        );
+        assert!(matches!(
+            echo("docs_search").scope(Scope::Channel).build(echoing),
+            Err(RuntimeToolError::Unsupported { .. })
+        ));
+        assert_eq!(
+            RuntimeTool::builder("docs_list", "List.", json!({"type": "array"}))
+                .build(echoing)
+                .unwrap_err()
+                .to_string(),
+            "runtime tool `docs_list`: the arguments schema must be an object with `\"type\": \"object\"`"
+        );
+    }
+
+    #[test]
+    fn calls_are_checked_against_the_schema_then_forwarded() {
+        let registry =
+            Registry::with_runtime([], [echo("docs_search").build(echoing).unwrap()]).unwrap();
+        let view = registry.view().build().unwrap();
+        let ctx = Context::new();
+        block_on(async {
+            assert_eq!(
+                view.call("docs_search", r#"{"q": "tea"}"#, &ctx).await,
+                Response::Result(json!({"q": "tea"}))
+            );
+            // Every problem, before anything is forwarded: the closed object, the
+            // bound serde would not check.
+            let bad = view.call("docs_search", r#"{"q": "", "x": 1}"#, &ctx).await;
+            assert_eq!(bad.error().map(ToolError::kind), Some("invalid_arguments"));
+            let not_json = view.call("docs_search", "{", &ctx).await;
+            assert_eq!(
+                not_json.error().map(ToolError::kind),
+                Some("malformed_json")
+            );
+            let not_object = view.call("docs_search", "[1]", &ctx).await;
+            assert!(not_object.error().is_some());
+        });
+        // Rendered in every dialect.
+        let tool = registry.get("docs_search").unwrap();
+        assert!(tool.is_runtime());
+        for dialect in Dialect::ALL {
+            assert!(tool.render_json(dialect).is_ok(), "{dialect}");
+        }
+    }
+
+    #[test]
+    fn a_panicking_forwarder_is_caught() {
+        let panicking = echo("docs_panic")
+            .build(|_: Map<String, Value>, _: &Context| async {
+                panic!("the forwarder broke");
+            })
+            .unwrap();
+        let registry = Registry::with_runtime([], [panicking]).unwrap();
+        let response = block_on(registry.call("docs_panic", r#"{"q": "x"}"#, &Context::new()));
+        assert_eq!(response.error().map(ToolError::kind), Some("panicked"));
+    }
+
+    struct Switch(Arc<AtomicBool>);
+
+    impl Forward for Switch {
+        fn forward<'a>(&'a self, arguments: Map<String, Value>, _: &'a Context) -> CallFuture<'a> {
+            Box::pin(std::future::ready(Response::Result(Value::Object(
+                arguments,
+            ))))
+        }
+
+        fn available(&self) -> bool {
+            self.0.load(Ordering::Relaxed)
+        }
+    }
+
+    #[test]
+    fn an_unavailable_tool_leaves_new_views_and_is_refused() {
+        let on = Arc::new(AtomicBool::new(true));
+        let tool = echo("docs_switch").build(Switch(Arc::clone(&on))).unwrap();
+        let registry = Registry::with_runtime([], [tool]).unwrap();
+        let before = registry.view().build().unwrap();
+        assert!(before.contains("docs_switch"));
+        on.store(false, Ordering::Relaxed);
+        assert!(!registry.view().build().unwrap().contains("docs_switch"));
+        let refused = block_on(before.call("docs_switch", r#"{"q": "x"}"#, &Context::new()));
+        assert_eq!(
+            refused,
+            Response::Error(ToolError::UnknownTool {
+                name: "docs_switch".to_owned(),
+                suggestion: None
+            })
+        );
+    }
+
+    #[test]
+    fn two_runtime_tools_of_one_name_are_a_duplicate() {
+        let first = echo("docs_twice").build(echoing).unwrap();
+        let second = echo("docs_twice").build(echoing).unwrap();
+        assert_eq!(
+            Registry::with_runtime([], [first, second]).unwrap_err(),
+            RegistryError::Duplicate {
+                name: "docs_twice".to_owned(),
+                first: (NameKind::Name, RUNTIME_LOCATION),
+                second: (NameKind::Name, RUNTIME_LOCATION),
+            }
+        );
+    }
+}
