@@ -743,8 +743,8 @@ fn unknown_fields_are_reported_with_the_allowed_ones() {
             "kind": "unknown_field",
             "path": "tasks[0].dew",
             "field": "dew",
-            "expected": ["title", "notes", "due", "priority"],
-            "message": "unknown field `tasks[0].dew`; expected one of `title`, `notes`, `due`, `priority`"
+            "expected": ["due", "notes", "priority", "title"],
+            "message": "unknown field `tasks[0].dew`; expected one of `due`, `notes`, `priority`, `title`"
         }})
     );
     // The deletion flag is not an input either.
@@ -758,8 +758,8 @@ fn unknown_fields_are_reported_with_the_allowed_ones() {
             "kind": "unknown_field",
             "path": "tasks[0].is_deleted",
             "field": "is_deleted",
-            "expected": ["id", "title", "notes", "due", "priority", "done"],
-            "message": "unknown field `tasks[0].is_deleted`; expected one of `id`, `title`, `notes`, `due`, `priority`, `done`"
+            "expected": ["done", "due", "id", "notes", "priority", "title"],
+            "message": "unknown field `tasks[0].is_deleted`; expected one of `done`, `due`, `id`, `notes`, `priority`, `title`"
         }})
     );
     assert_eq!(

@@ -18,6 +18,7 @@ mod canonical;
 mod gemini;
 mod mcp;
 mod openai;
+mod text;
 
 use std::fmt;
 
@@ -240,13 +241,15 @@ fn parse_own(json: &str) -> Value {
     serde_json::from_str(json).expect("rendered text is JSON: serde_json wrote it")
 }
 
-/// Builds one tool's rendering as compact JSON text (uncached).
+/// Builds one tool's rendering as compact JSON text (uncached), with its keys in
+/// reading order and its parameters in declaration order (see [`text`]).
 pub(crate) fn build_json(
     tool: &Tool,
     canonical: &Value,
     dialect: Dialect,
 ) -> Result<Box<str>, RenderError> {
-    build(tool, canonical, dialect).map(|value| value.to_string().into_boxed_str())
+    let params: Vec<&str> = tool.params.iter().map(|param| param.name).collect();
+    build(tool, canonical, dialect).map(|value| text::write_tool(&value, &params).into_boxed_str())
 }
 
 /// Parses a cached rendering back into a [`Value`].

@@ -167,6 +167,9 @@ pub(super) fn require_every_property(node: &mut Map<String, Value>) {
             None => allow_null(property),
         }
     }
+    // Name order whatever the map's order (the written text puts a tool's
+    // parameters in declaration order).
+    all.sort_unstable_by(|a, b| a.as_str().cmp(&b.as_str()));
     node.insert("required".to_owned(), Value::Array(all));
 }
 

@@ -82,7 +82,7 @@ fn openai_strict_requires_everything_and_unions_optional_with_null() {
                     "labels": {"type": ["array", "null"], "items": {"type": "string"}, "description": "Labels."},
                     "limit": {"type": ["integer", "null"], "description": "At most this many. Default: 20."}
                 },
-                "required": ["id", "note", "priority", "labels", "limit"],
+                "required": ["id", "labels", "limit", "note", "priority"],
                 "additionalProperties": false
             },
             "strict": true
