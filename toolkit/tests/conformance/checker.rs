@@ -173,13 +173,23 @@ fn envelope(dialect: Dialect) -> Option<Envelope> {
     const OPENAI_FUNCTION: &[&str] = &["name", "description", "parameters", "strict"];
     const OPENAI_FLAT: &[&str] = &["type", "name", "description", "parameters", "strict"];
     Some(match dialect {
-        Dialect::OpenAiChat | Dialect::OpenAiChatStrict => Envelope {
+        // Chat Completions reads a missing `strict` as false: lenient tools leave
+        // it out.
+        Dialect::OpenAiChat => Envelope {
+            nested_under: Some("function"),
+            type_function: true,
+            required: &["name", "description", "parameters"],
+            optional: &[],
+            schema_key: "parameters",
+            strict: None,
+        },
+        Dialect::OpenAiChatStrict => Envelope {
             nested_under: Some("function"),
             type_function: true,
             required: OPENAI_FUNCTION,
             optional: &[],
             schema_key: "parameters",
-            strict: Some(dialect == Dialect::OpenAiChatStrict),
+            strict: Some(true),
         },
         Dialect::OpenAiResponses | Dialect::OpenAiResponsesStrict => Envelope {
             nested_under: None,
@@ -1406,6 +1416,7 @@ pub(crate) fn check_preserves(
             && !rendered_descriptions
                 .iter()
                 .any(|kept| kept.contains(text.as_str()))
+            && !summary_gave_way(schema, &node.path, text, &rendered_descriptions)
         {
             report.add(
                 &schema_path,
@@ -1430,6 +1441,25 @@ pub(crate) fn check_preserves(
         mcp_declaration(declared, tool, &mut report);
     }
     report.violations
+}
+
+/// A definition written in place under a property with its own doc keeps only
+/// what its doc adds beyond its summary (its first sentence): the property's doc
+/// says that for this use (issue 9, "a parameter's doc and its type's doc").
+fn summary_gave_way(schema: &Value, path: &str, text: &str, kept: &[&str]) -> bool {
+    // Only a definition the rendering wrote in place (no `$defs` entry left).
+    if !path.starts_with("/$defs/")
+        || path.matches('/').count() != 2
+        || schema.pointer(path).is_some()
+    {
+        return false;
+    }
+    let line_end = text.find('\n').unwrap_or(text.len());
+    let rest = text[..line_end]
+        .find(". ")
+        .map_or(&text[line_end..], |period| &text[period + 1..])
+        .trim_start();
+    rest.is_empty() || kept.iter().any(|kept| kept.contains(rest))
 }
 
 fn display(path: &str) -> &str {
