@@ -445,24 +445,68 @@ pub(crate) fn merge_descriptions(own: &str, theirs: &str) -> String {
         return theirs.to_owned();
     }
     let rest = without_summary(theirs);
-    if rest.is_empty() || own.contains(rest) {
+    if rest.is_empty() || own.contains(&rest) {
         own.to_owned()
     } else {
         format!("{own}\n{rest}")
     }
 }
 
+/// An array whose items' type is written in place: `"The memories to create."` on
+/// the array, and the type's `"A memory to create."` on its items, say one thing
+/// twice. As in [`merge_descriptions`], the item type's summary gives way to the
+/// array's doc, and the rest of the type's doc stays on the items.
+pub(crate) fn trim_item_summary(node: &mut Map<String, Value>) {
+    if !node.get("description").is_some_and(Value::is_string) {
+        return;
+    }
+    let Some(Value::Object(items)) = node.get_mut("items") else {
+        return;
+    };
+    let Some(Value::String(theirs)) = items.get("description") else {
+        return;
+    };
+    let rest = without_summary(theirs);
+    if rest.is_empty() {
+        items.remove("description");
+    } else {
+        items.insert("description".to_owned(), Value::String(rest));
+    }
+}
+
 /// `text` without its first sentence, when it starts with one: not when it starts
 /// with lines toolkit wrote itself (a folded value list, a format).
-fn without_summary(text: &str) -> &str {
+///
+/// A summary that goes on after a colon or a semicolon ("Changes to one task: only
+/// the fields given change.") keeps what follows it, capitalised: that part is a
+/// detail, not a repetition.
+fn without_summary(text: &str) -> String {
     if text.starts_with("- `") || text.starts_with("Format: ") {
-        return text;
+        return text.to_owned();
     }
     let line_end = text.find('\n').unwrap_or(text.len());
     let summary_end = text[..line_end]
         .find(". ")
         .map_or(line_end, |period| period + 1);
-    text[summary_end..].trim_start()
+    let summary = &text[..summary_end];
+    let rest = text[summary_end..].trim_start();
+    let Some(detail) = [": ", "; "]
+        .iter()
+        .filter_map(|mark| summary.find(mark).map(|at| &summary[at + 2..]))
+        .min_by_key(|detail| std::cmp::Reverse(detail.len()))
+    else {
+        return rest.to_owned();
+    };
+    let mut chars = detail.chars();
+    let detail: String = chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    if rest.is_empty() {
+        detail
+    } else {
+        format!("{detail} {rest}")
+    }
 }
 
 /// Keywords whose value is one subschema.
@@ -721,9 +765,42 @@ mod tests {
             merge_descriptions("When.", "Format: a time of day."),
             "When.\nFormat: a time of day."
         );
+        // A summary that goes on after a colon keeps the detail.
+        assert_eq!(
+            merge_descriptions(
+                "The changes.",
+                "Changes to one task: only the fields given change. Ids stay."
+            ),
+            "The changes.\nOnly the fields given change. Ids stay."
+        );
         assert_eq!(merge_descriptions("Same.", "Same."), "Same.");
         assert_eq!(merge_descriptions("", "Theirs."), "Theirs.");
         assert_eq!(merge_descriptions("Own.", ""), "Own.");
+    }
+
+    #[test]
+    fn an_array_doc_replaces_its_item_type_summary() {
+        let mut node = json!({
+            "type": "array",
+            "description": "The tasks to create.",
+            "items": {"type": "object", "description": "A task to create."}
+        });
+        trim_item_summary(node.as_object_mut().expect("object"));
+        assert_eq!(node["items"], json!({"type": "object"}));
+        let mut node = json!({
+            "type": "array",
+            "description": "The changes, one per task.",
+            "items": {"type": "object", "description": "Changes to one task: only the fields given change."}
+        });
+        trim_item_summary(node.as_object_mut().expect("object"));
+        assert_eq!(
+            node["items"],
+            json!({"type": "object", "description": "Only the fields given change."})
+        );
+        // Without a doc on the array, the items keep theirs.
+        let mut node = json!({"type": "array", "items": {"description": "A task."}});
+        trim_item_summary(node.as_object_mut().expect("object"));
+        assert_eq!(node["items"], json!({"description": "A task."}));
     }
 
     #[test]

@@ -350,4 +350,5 @@ pub(super) fn inline_refs(node: &mut Map<String, Value>, defs: &Map<String, Valu
         }
     }
     for_each_subschema(node, &mut |child| inline_refs(child, defs));
+    crate::schema::trim_item_summary(node);
 }

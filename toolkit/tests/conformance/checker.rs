@@ -1455,11 +1455,19 @@ fn summary_gave_way(schema: &Value, path: &str, text: &str, kept: &[&str]) -> bo
         return false;
     }
     let line_end = text.find('\n').unwrap_or(text.len());
-    let rest = text[..line_end]
+    let summary_end = text[..line_end]
         .find(". ")
-        .map_or(&text[line_end..], |period| &text[period + 1..])
-        .trim_start();
-    rest.is_empty() || kept.iter().any(|kept| kept.contains(rest))
+        .map_or(line_end, |period| period + 1);
+    // A detail after a colon in the summary stays (capitalised): compare from
+    // its second character.
+    let detail = [": ", "; "]
+        .iter()
+        .filter_map(|mark| text[..summary_end].find(mark))
+        .min()
+        .map(|at| text[at + 2..summary_end].get(1..).unwrap_or_default());
+    let rest = text[summary_end..].trim_start();
+    (rest.is_empty() || kept.iter().any(|kept| kept.contains(rest)))
+        && detail.is_none_or(|detail| kept.iter().any(|kept| kept.contains(detail)))
 }
 
 fn display(path: &str) -> &str {
