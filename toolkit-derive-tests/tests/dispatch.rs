@@ -361,12 +361,12 @@ fn a_wrong_type_names_its_path() {
         ToolError::InvalidArguments {
             problems: vec![
                 toolkit::Problem {
-                    path: "recurrence.at".to_owned(),
-                    message: "missing required field".to_owned(),
-                },
-                toolkit::Problem {
                     path: "notify.ada".to_owned(),
                     message: "expected a non-negative integer, got the string \"soon\"".to_owned(),
+                },
+                toolkit::Problem {
+                    path: "recurrence.at".to_owned(),
+                    message: "missing required field".to_owned(),
                 },
             ]
         }
@@ -441,7 +441,7 @@ fn an_unknown_field_lists_the_expected_ones() {
             r#"{"tasks": [{"title": "a"}, {"title": "b", "due": "today"}]}"#,
             &ctx
         )),
-        unknown("tasks[1].due", "due", &["title", "priority"])
+        unknown("tasks[1].due", "due", &["priority", "title"])
     );
     // The Rust name of a renamed field is unknown to the model; the JSON name is
     // listed, and the field it was meant to be is missing: both are reported.
@@ -451,7 +451,7 @@ fn an_unknown_field_lists_the_expected_ones() {
             problems: vec![
                 toolkit::Problem {
                     path: "updates[0].id".to_owned(),
-                    message: "unknown field; expected one of `taskId`, `title`, `priority`"
+                    message: "unknown field; expected one of `priority`, `taskId`, `title`"
                         .to_owned(),
                 },
                 toolkit::Problem {
@@ -471,7 +471,7 @@ fn an_unknown_field_lists_the_expected_ones() {
         unknown(
             "[\"r#type\"]",
             "r#type",
-            &["text", "recurrence", "type", "notify"]
+            &["notify", "recurrence", "text", "type"]
         )
     );
     let none = error(call("search_void", r#"{"query": "anything"}"#, &ctx));
@@ -1015,12 +1015,12 @@ fn schema_constraints_are_enforced_before_the_tool_runs() {
             &ctx
         ))),
         pairs(&[
-            ("per_page", "must be between 1 and 100, got 101"),
             ("label", "must be between 2 and 8 characters long, got 1"),
             (
                 "order",
                 "expected one of `asc`, `desc`, got the string \"sideways\""
             ),
+            ("per_page", "must be between 1 and 100, got 101"),
         ])
     );
     // A permitted null never takes the blame.
@@ -1155,7 +1155,7 @@ fn tuples_unions_and_flatten_speak_json() {
         ToolError::UnknownField {
             path: "sort".to_owned(),
             field: "sort".to_owned(),
-            expected: vec!["query".to_owned(), "page".to_owned(), "size".to_owned()],
+            expected: vec!["page".to_owned(), "query".to_owned(), "size".to_owned()],
         }
     );
 }

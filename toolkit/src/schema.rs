@@ -251,8 +251,8 @@ fn fold_documented_enum(node: &mut Map<String, Value>) {
         if variant.keys().any(|key| !allowed.contains(&key.as_str())) {
             return;
         }
-        if let Some(Value::String(description)) = description {
-            lines.push(format!("- `{value}`: {}", description.replace('\n', " ")));
+        if let Some(line) = variant_line(&value, description) {
+            lines.push(line);
         }
         values.push(Value::String(value));
     }
@@ -266,6 +266,246 @@ fn fold_documented_enum(node: &mut Map<String, Value>) {
             None => listed,
         };
         node.insert("description".to_owned(), Value::String(description));
+    }
+}
+
+/// A documented variant's line in its enum's description, `- `value`: doc`; none
+/// for an undocumented variant, or one whose doc only repeats its value ("A
+/// person." for `person`): the `enum` already says the value.
+fn variant_line(value: &str, description: Option<&Value>) -> Option<String> {
+    let doc = description?.as_str()?.replace('\n', " ");
+    (!doc.is_empty() && !repeats_value(value, &doc)).then(|| format!("- `{value}`: {doc}"))
+}
+
+/// Whether `doc` says nothing but `value`: the same words, give or take an
+/// article, case and a final period (`email` / "An email.", `push_note` /
+/// "Push note").
+fn repeats_value(value: &str, doc: &str) -> bool {
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| c.is_whitespace() || c == '_' || c == '-')
+            .filter(|word| !word.is_empty())
+            .map(|word| word.trim_end_matches('.').to_lowercase())
+            .collect()
+    };
+    let mut said = words(doc);
+    if said
+        .first()
+        .is_some_and(|first| matches!(first.as_str(), "a" | "an" | "the"))
+    {
+        said.remove(0);
+    }
+    !said.is_empty() && said == words(value)
+}
+
+/// The unit variants of an internally tagged enum (`{"kind": "hourly"}`) become one
+/// `oneOf` branch whose tag is an `enum`, with the variants' docs listed in its
+/// description, instead of one branch each. Only branches that are the same object
+/// but for the tag's value are merged (the same `type`, `required` and
+/// `additionalProperties`), so exactly the same arguments pass; when every branch
+/// is merged, the union goes and the node is that object.
+///
+/// The renderers apply this to what the model reads; the canonical schema keeps one
+/// branch per variant, so dispatch still names the variant a wrong tag missed.
+pub(crate) fn fold_unit_variants(node: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = node.get("oneOf") else {
+        return;
+    };
+    // The branches that are a tag alone, grouped by their shape without the tag's
+    // value and the doc.
+    let mut groups: Vec<(Map<String, Value>, Vec<usize>)> = Vec::new();
+    for (index, branch) in branches.iter().enumerate() {
+        if let Some(shape) = unit_variant_shape(branch) {
+            match groups.iter_mut().find(|(known, _)| *known == shape) {
+                Some((_, members)) => members.push(index),
+                None => groups.push((shape, vec![index])),
+            }
+        }
+    }
+    groups.retain(|(_, members)| members.len() > 1);
+    if groups.is_empty() {
+        return;
+    }
+    let Some(Value::Array(branches)) = node.remove("oneOf") else {
+        return;
+    };
+    let mut merged: Vec<Option<Value>> = branches.into_iter().map(Some).collect();
+    for (shape, members) in groups {
+        let mut values = Vec::with_capacity(members.len());
+        let mut lines = Vec::new();
+        let mut tag_name = String::new();
+        for &index in &members {
+            let Some(Value::Object(branch)) = merged[index].take() else {
+                continue;
+            };
+            let Some((name, Value::Object(tag))) = branch
+                .get("properties")
+                .and_then(Value::as_object)
+                .and_then(|properties| properties.iter().next())
+            else {
+                continue;
+            };
+            let Some(value) = tag.get("const").and_then(Value::as_str) else {
+                continue;
+            };
+            tag_name.clone_from(name);
+            if let Some(line) = variant_line(value, branch.get("description")) {
+                lines.push(line);
+            }
+            values.push(Value::String(value.to_owned()));
+        }
+        let mut branch = shape;
+        let mut tag = Map::new();
+        tag.insert("type".to_owned(), Value::String("string".to_owned()));
+        tag.insert("enum".to_owned(), Value::Array(values));
+        let mut properties = Map::new();
+        properties.insert(tag_name.clone(), Value::Object(tag));
+        branch.insert("properties".to_owned(), Value::Object(properties));
+        branch.insert(
+            "required".to_owned(),
+            Value::Array(vec![Value::String(tag_name)]),
+        );
+        if !lines.is_empty() {
+            branch.insert("description".to_owned(), Value::String(lines.join("\n")));
+        }
+        merged[members[0]] = Some(Value::Object(branch));
+    }
+    let mut remaining: Vec<Value> = merged.into_iter().flatten().collect();
+    if remaining.len() > 1 {
+        node.insert("oneOf".to_owned(), Value::Array(remaining));
+        return;
+    }
+    let Some(Value::Object(only)) = remaining.pop() else {
+        return;
+    };
+    for (key, value) in only {
+        if key == "description" {
+            let listed = value.as_str().unwrap_or_default();
+            let description = match node.get("description").and_then(Value::as_str) {
+                Some(own) if !own.is_empty() => format!("{own}\n{listed}"),
+                _ => listed.to_owned(),
+            };
+            node.insert(key, Value::String(description));
+        } else {
+            node.insert(key, value);
+        }
+    }
+}
+
+/// The shape of a `oneOf` branch that is an internally tagged unit variant (an
+/// object whose one property is the tag, a string `const`, and which requires it):
+/// the branch without the tag's value and its doc. `None` for any other branch.
+fn unit_variant_shape(branch: &Value) -> Option<Map<String, Value>> {
+    let branch = branch.as_object()?;
+    let allowed = [
+        "type",
+        "properties",
+        "required",
+        "description",
+        "additionalProperties",
+    ];
+    if branch.keys().any(|key| !allowed.contains(&key.as_str()))
+        || branch.get("type").and_then(Value::as_str) != Some("object")
+    {
+        return None;
+    }
+    let properties = branch.get("properties")?.as_object()?;
+    let (name, tag) = properties.iter().next()?;
+    let tag = tag.as_object()?;
+    let tag_is_const = properties.len() == 1
+        && tag.get("const").is_some_and(Value::is_string)
+        && tag
+            .keys()
+            .all(|key| key == "const" || (key == "type" && tag[key] == "string"));
+    if !tag_is_const || branch.get("required")? != &Value::Array(vec![Value::String(name.clone())])
+    {
+        return None;
+    }
+    let mut shape = branch.clone();
+    shape.remove("description");
+    shape.remove("properties");
+    // The tag's name is part of the shape: variants tagged differently never merge.
+    shape.insert("properties".to_owned(), Value::String(name.clone()));
+    Some(shape)
+}
+
+/// A property's (or field's) own doc and the doc of its type, written together
+/// where the type's definition is written in place, without saying one thing
+/// twice: the type's summary (the first sentence of its doc) is what the property's
+/// doc says for this use, so it is left out; the rest of the type's doc (details,
+/// its documented values, a format) follows on a new line.
+///
+/// `"When it runs."` and `"When a schedule runs. Times are `HH:MM`."` give
+/// `"When it runs.\nTimes are `HH:MM`."`.
+#[must_use]
+pub(crate) fn merge_descriptions(own: &str, theirs: &str) -> String {
+    if theirs.is_empty() || own == theirs {
+        return own.to_owned();
+    }
+    if own.is_empty() {
+        return theirs.to_owned();
+    }
+    let rest = without_summary(theirs);
+    if rest.is_empty() || own.contains(&rest) {
+        own.to_owned()
+    } else {
+        format!("{own}\n{rest}")
+    }
+}
+
+/// An array whose items' type is written in place: `"The memories to create."` on
+/// the array, and the type's `"A memory to create."` on its items, say one thing
+/// twice. As in [`merge_descriptions`], the item type's summary gives way to the
+/// array's doc, and the rest of the type's doc stays on the items.
+pub(crate) fn trim_item_summary(node: &mut Map<String, Value>) {
+    if !node.get("description").is_some_and(Value::is_string) {
+        return;
+    }
+    let Some(Value::Object(items)) = node.get_mut("items") else {
+        return;
+    };
+    let Some(Value::String(theirs)) = items.get("description") else {
+        return;
+    };
+    let rest = without_summary(theirs);
+    if rest.is_empty() {
+        items.remove("description");
+    } else {
+        items.insert("description".to_owned(), Value::String(rest));
+    }
+}
+
+/// `text` without its first sentence, when it starts with one: not when it starts
+/// with lines toolkit wrote itself (a folded value list, a format).
+///
+/// A summary that goes on after a colon or a semicolon ("Changes to one task: only
+/// the fields given change.") keeps what follows it, capitalised: that part is a
+/// detail, not a repetition.
+fn without_summary(text: &str) -> String {
+    if text.starts_with("- `") || text.starts_with("Format: ") {
+        return text.to_owned();
+    }
+    let line_end = text.find('\n').unwrap_or(text.len());
+    let summary_end = text[..line_end]
+        .find(". ")
+        .map_or(line_end, |period| period + 1);
+    let summary = &text[..summary_end];
+    let rest = text[summary_end..].trim_start();
+    let Some(detail) = [": ", "; "]
+        .iter()
+        .filter_map(|mark| summary.find(mark).map(|at| &summary[at + 2..]))
+        .min_by_key(|detail| std::cmp::Reverse(detail.len()))
+    else {
+        return rest.to_owned();
+    };
+    let mut chars = detail.chars();
+    let detail: String = chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    if rest.is_empty() {
+        detail
+    } else {
+        format!("{detail} {rest}")
     }
 }
 
@@ -492,6 +732,219 @@ mod tests {
                 "address": {"type": "string", "description": "Format: an IPv4 or IPv6 address."}
             })
         );
+    }
+
+    /// The parameter's doc replaces the type's summary; the type's details and
+    /// its listed values follow once.
+    #[test]
+    fn a_parameter_doc_and_its_type_doc_say_each_thing_once() {
+        assert_eq!(
+            merge_descriptions(
+                "When it runs.",
+                "When a schedule runs. Times are `HH:MM` (24-hour)."
+            ),
+            "When it runs.\nTimes are `HH:MM` (24-hour)."
+        );
+        assert_eq!(
+            merge_descriptions(
+                "What kind of thing it is.",
+                "What kind of thing an entity is.\n- `other`: Anything else."
+            ),
+            "What kind of thing it is.\n- `other`: Anything else."
+        );
+        assert_eq!(
+            merge_descriptions("The day.", "A day of the week."),
+            "The day."
+        );
+        // No summary to replace: a list or a format toolkit wrote stays whole.
+        assert_eq!(
+            merge_descriptions("How urgent.", "- `low`: Later."),
+            "How urgent.\n- `low`: Later."
+        );
+        assert_eq!(
+            merge_descriptions("When.", "Format: a time of day."),
+            "When.\nFormat: a time of day."
+        );
+        // A summary that goes on after a colon keeps the detail.
+        assert_eq!(
+            merge_descriptions(
+                "The changes.",
+                "Changes to one task: only the fields given change. Ids stay."
+            ),
+            "The changes.\nOnly the fields given change. Ids stay."
+        );
+        assert_eq!(merge_descriptions("Same.", "Same."), "Same.");
+        assert_eq!(merge_descriptions("", "Theirs."), "Theirs.");
+        assert_eq!(merge_descriptions("Own.", ""), "Own.");
+    }
+
+    #[test]
+    fn an_array_doc_replaces_its_item_type_summary() {
+        let mut node = json!({
+            "type": "array",
+            "description": "The tasks to create.",
+            "items": {"type": "object", "description": "A task to create."}
+        });
+        trim_item_summary(node.as_object_mut().expect("object"));
+        assert_eq!(node["items"], json!({"type": "object"}));
+        let mut node = json!({
+            "type": "array",
+            "description": "The changes, one per task.",
+            "items": {"type": "object", "description": "Changes to one task: only the fields given change."}
+        });
+        trim_item_summary(node.as_object_mut().expect("object"));
+        assert_eq!(
+            node["items"],
+            json!({"type": "object", "description": "Only the fields given change."})
+        );
+        // Without a doc on the array, the items keep theirs.
+        let mut node = json!({"type": "array", "items": {"description": "A task."}});
+        trim_item_summary(node.as_object_mut().expect("object"));
+        assert_eq!(node["items"], json!({"description": "A task."}));
+    }
+
+    #[test]
+    fn variant_docs_that_only_repeat_the_value_are_left_out() {
+        let raw = json!({
+            "type": "object",
+            "properties": {"kind": {"description": "What kind.", "oneOf": [
+                {"type": "string", "const": "person", "description": "A person."},
+                {"type": "string", "const": "push_note", "description": "Push note"},
+                {"type": "string", "const": "place", "description": "A city, venue or address."},
+                {"type": "string", "const": "other", "description": "The other one."}
+            ]}}
+        });
+        assert_eq!(
+            cleaned(raw)["properties"]["kind"],
+            json!({
+                "description": "What kind.\n- `place`: A city, venue or address.\n- `other`: The other one.",
+                "type": "string",
+                "enum": ["person", "push_note", "place", "other"]
+            })
+        );
+        let bare = json!({"type": "object", "properties": {"channel": {"oneOf": [
+            {"type": "string", "const": "email", "description": "An email."},
+            {"type": "string", "const": "sms", "description": "SMS."}
+        ]}}});
+        assert_eq!(
+            cleaned(bare)["properties"]["channel"],
+            json!({"type": "string", "enum": ["email", "sms"]})
+        );
+    }
+
+    #[derive(schemars::JsonSchema, serde::Deserialize, Debug, PartialEq)]
+    #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+    #[allow(dead_code)]
+    /// When it repeats.
+    enum Repeat {
+        /// Once, at `at`.
+        Once {
+            /// When.
+            at: String,
+        },
+        /// Every hour.
+        Hourly {},
+        /// Every day.
+        Daily {},
+        Weekly {},
+    }
+
+    #[derive(schemars::JsonSchema, serde::Deserialize, Debug, PartialEq)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    #[allow(dead_code)]
+    enum Unit {
+        /// Before the second.
+        First,
+        Second,
+    }
+
+    /// The cleaned schema with every definition's unit variants folded.
+    fn folded<T: JsonSchema>() -> Value {
+        let mut schema = clean(raw_schema_for::<T>());
+        if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+            for def in defs.values_mut().filter_map(Value::as_object_mut) {
+                fold_unit_variants(def);
+            }
+        }
+        schema
+    }
+
+    #[test]
+    fn unit_variants_of_a_tagged_enum_become_one_branch_with_an_enum_tag() {
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Args {
+            repeat: Repeat,
+            unit: Unit,
+        }
+        let schema = folded::<Args>();
+        assert_eq!(
+            schema["$defs"]["Repeat"],
+            json!({
+                "description": "When it repeats.",
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "properties": {
+                            "kind": {"type": "string", "const": "once"},
+                            "at": {"type": "string", "description": "When."}
+                        },
+                        "required": ["kind", "at"],
+                        "additionalProperties": false,
+                        "description": "Once, at `at`."
+                    },
+                    {
+                        "type": "object",
+                        "properties": {"kind": {"type": "string", "enum": ["hourly", "daily", "weekly"]}},
+                        "required": ["kind"],
+                        "additionalProperties": false,
+                        "description": "- `hourly`: Every hour.\n- `daily`: Every day."
+                    }
+                ]
+            })
+        );
+        // Every branch merged: the union goes.
+        assert_eq!(
+            schema["$defs"]["Unit"],
+            json!({
+                "type": "object",
+                "properties": {"kind": {"type": "string", "enum": ["first", "second"]}},
+                "required": ["kind"],
+                "description": "- `first`: Before the second."
+            })
+        );
+    }
+
+    /// The merged branch accepts and refuses exactly what the branches did, and
+    /// what serde does.
+    #[test]
+    fn merged_unit_variants_validate_like_the_branches() {
+        #[derive(schemars::JsonSchema, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Args {
+            repeat: Repeat,
+        }
+        let raw = raw_schema_for::<Args>();
+        let before = jsonschema::validator_for(raw.as_value()).expect("schemars' schema compiles");
+        let after =
+            jsonschema::validator_for(&folded::<Args>()).expect("the folded schema compiles");
+        for repeat in [
+            json!({"kind": "hourly"}),
+            json!({"kind": "weekly"}),
+            json!({"kind": "once", "at": "x"}),
+            json!({"kind": "monthly"}),
+            json!({"kind": "hourly", "at": "x"}),
+            json!({"kind": "once"}),
+            json!({"kind": ["hourly"]}),
+            json!({"kind": null}),
+            json!({}),
+            json!({"hourly": true}),
+        ] {
+            let value = json!({ "repeat": repeat });
+            let serde = serde_json::from_value::<Args>(value.clone()).is_ok();
+            assert_eq!(before.is_valid(&value), serde, "{value}");
+            assert_eq!(after.is_valid(&value), serde, "{value}");
+        }
     }
 
     #[test]

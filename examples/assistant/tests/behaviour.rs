@@ -743,8 +743,8 @@ fn unknown_fields_are_reported_with_the_allowed_ones() {
             "kind": "unknown_field",
             "path": "tasks[0].dew",
             "field": "dew",
-            "expected": ["title", "notes", "due", "priority"],
-            "message": "unknown field `tasks[0].dew`; expected one of `title`, `notes`, `due`, `priority`"
+            "expected": ["due", "notes", "priority", "title"],
+            "message": "unknown field `tasks[0].dew`; expected one of `due`, `notes`, `priority`, `title`"
         }})
     );
     // The deletion flag is not an input either.
@@ -758,8 +758,8 @@ fn unknown_fields_are_reported_with_the_allowed_ones() {
             "kind": "unknown_field",
             "path": "tasks[0].is_deleted",
             "field": "is_deleted",
-            "expected": ["id", "title", "notes", "due", "priority", "done"],
-            "message": "unknown field `tasks[0].is_deleted`; expected one of `id`, `title`, `notes`, `due`, `priority`, `done`"
+            "expected": ["done", "due", "id", "notes", "priority", "title"],
+            "message": "unknown field `tasks[0].is_deleted`; expected one of `done`, `due`, `id`, `notes`, `priority`, `title`"
         }})
     );
     assert_eq!(
@@ -877,6 +877,71 @@ fn clones_of_the_state_share_one_store() {
     );
     assert_eq!(
         call(&conversation(), "get_tasks", json!({})),
+        json!({"result": []})
+    );
+}
+
+/// The lenient renderings leave out `additionalProperties: false` and a lone
+/// `minimum: 0` (README, "Schemas and provider dialects"); dispatch checks the
+/// canonical schema, so it refuses exactly what it refused with them.
+#[test]
+fn what_lenient_renderings_leave_out_dispatch_still_refuses() {
+    let tool = registry().get("create_reminders").expect("registered");
+    let text = tool
+        .render_json(toolkit::Dialect::OpenAiChat)
+        .expect("renders");
+    assert!(!text.contains("additionalProperties"), "{text}");
+    assert!(!text.contains("minimum"), "{text}");
+    let canonical = tool.schema().to_string();
+    assert!(canonical.contains(r#""minimum":0"#), "{canonical}");
+    assert!(
+        canonical.contains(r#""additionalProperties":false"#),
+        "{canonical}"
+    );
+    let ctx = conversation();
+    assert_eq!(
+        call(
+            &ctx,
+            "create_reminders",
+            json!({"reminders": [{"text": "a", "at": "2025-01-06T17:30:00+01:00", "task_id": -1}]})
+        ),
+        json!({"error": {
+            "kind": "invalid_arguments",
+            "problems": [{"path": "reminders[0].task_id", "message": "must be at least 0, got -1"}],
+            "message": "invalid arguments at `reminders[0].task_id`: must be at least 0, got -1"
+        }})
+    );
+    assert_eq!(
+        call(
+            &ctx,
+            "create_reminders",
+            json!({"reminders": [{"text": "a", "at": "2025-01-06T17:30:00+01:00", "repeat": true}]})
+        ),
+        json!({"error": {
+            "kind": "unknown_field",
+            "path": "reminders[0].repeat",
+            "field": "repeat",
+            "expected": ["at", "task_id", "text"],
+            "message": "unknown field `reminders[0].repeat`; expected one of `at`, `task_id`, `text`"
+        }})
+    );
+    assert_eq!(
+        call(
+            &ctx,
+            "create_reminders",
+            json!({"reminders": [], "later": 1})
+        ),
+        json!({"error": {
+            "kind": "unknown_field",
+            "path": "later",
+            "field": "later",
+            "expected": ["reminders"],
+            "message": "unknown field `later`; expected one of `reminders`"
+        }})
+    );
+    // Nothing was created.
+    assert_eq!(
+        call(&ctx, "get_reminders", json!({})),
         json!({"result": []})
     );
 }

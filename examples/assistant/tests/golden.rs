@@ -2,6 +2,9 @@
 //! with insta (`tests/snapshots/`). Any change to a tool's name, description,
 //! parameters or types shows up here as a diff to review; accept an intended one
 //! with `INSTA_UPDATE=always cargo test -p example-assistant --test golden`.
+//!
+//! The snapshots are the text a request carries, indented: key order included
+//! (parameters in declaration order), which a parsed `Value` would not keep.
 
 use serde_json::Value;
 use toolkit::{Dialect, registry};
@@ -18,12 +21,68 @@ fn rendered(dialect: Dialect) -> Value {
     }
 }
 
+/// The rendered text, indented two spaces per level, keys in the order written.
+fn indented(dialect: Dialect) -> String {
+    let json = registry()
+        .render(dialect)
+        .all_or_error()
+        .unwrap_or_else(|error| panic!("{error}"));
+    let mut out = String::with_capacity(json.len() * 2);
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.push_str(&"  ".repeat(depth));
+    };
+    let mut chars = json.chars().peekable();
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                let close = if c == '{' { '}' } else { ']' };
+                if chars.peek() == Some(&close) {
+                    out.push(close);
+                    chars.next();
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth -= 1;
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 macro_rules! golden {
     ($($test:ident => $dialect:ident,)*) => {
         $(
             #[test]
             fn $test() {
-                insta::assert_json_snapshot!(Dialect::$dialect.name(), rendered(Dialect::$dialect));
+                insta::assert_snapshot!(Dialect::$dialect.name(), indented(Dialect::$dialect));
             }
         )*
 

@@ -523,6 +523,13 @@ fn as_json_schema(schema: &mut Value) {
 /// rendering whose dialect dropped it, following the canonical `$ref`s the
 /// rendering wrote in place.
 fn restore_minimums(schema: &mut Value, canonical: &Value, root: &Value) {
+    restore(schema, canonical, root, "minimum");
+}
+
+/// Copies `keyword` from the canonical schema onto the same places of a
+/// rendering whose dialect dropped it, following the canonical `$ref`s the
+/// rendering wrote in place.
+fn restore(schema: &mut Value, canonical: &Value, root: &Value, keyword: &str) {
     let canonical = match canonical.get("$ref").and_then(Value::as_str) {
         Some(reference) if schema.get("$ref").is_none() => match resolve(root, reference) {
             Some(target) => target,
@@ -531,17 +538,19 @@ fn restore_minimums(schema: &mut Value, canonical: &Value, root: &Value) {
         _ => canonical,
     };
     if let (Value::Object(object), Value::Object(original)) = (&mut *schema, canonical) {
-        if let Some(minimum) = original.get("minimum") {
-            object.entry("minimum").or_insert_with(|| minimum.clone());
+        if let Some(kept) = original.get(keyword) {
+            object
+                .entry(keyword.to_owned())
+                .or_insert_with(|| kept.clone());
         }
         for (key, value) in object.iter_mut() {
             if let Some(original) = original.get(key) {
-                restore_minimums(value, original, root);
+                restore(value, original, root, keyword);
             }
         }
     } else if let (Value::Array(items), Value::Array(originals)) = (schema, canonical) {
         for (item, original) in items.iter_mut().zip(originals) {
-            restore_minimums(item, original, root);
+            restore(item, original, root, keyword);
         }
     }
 }
@@ -728,6 +737,25 @@ static CASES: LazyLock<Vec<Case>> = LazyLock::new(|| {
                 // (RELIABILITY.md); until it is settled, generate what the
                 // canonical schema admits there.
                 restore_minimums(&mut schema, tool.schema(), tool.schema());
+            }
+            if !matches!(
+                dialect,
+                Dialect::OpenAiChatStrict
+                    | Dialect::OpenAiResponsesStrict
+                    | Dialect::AnthropicStrict
+            ) {
+                // The lenient dialects leave out a lone `minimum: 0` and
+                // `additionalProperties: false` (README, "Schemas and provider
+                // dialects": they bind nothing a model plausibly sends), and
+                // dispatch refuses what they would have refused. Generate what the
+                // canonical schema admits there.
+                restore_minimums(&mut schema, tool.schema(), tool.schema());
+                restore(
+                    &mut schema,
+                    tool.schema(),
+                    tool.schema(),
+                    "additionalProperties",
+                );
             }
             cases.push(Case {
                 tool: tool.name,

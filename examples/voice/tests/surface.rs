@@ -290,7 +290,7 @@ fn ungated_tools_run_with_their_arguments_checked() {
                 },
                 toolkit::Problem {
                     path: "reminders[1].when".to_owned(),
-                    message: "unknown field; expected one of `text`, `at`".to_owned(),
+                    message: "unknown field; expected one of `at`, `text`".to_owned(),
                 },
             ]
         })

@@ -288,7 +288,7 @@ mod tests {
                 ),
                 (
                     "tasks[2].x",
-                    "unknown field; expected one of `title`, `due`"
+                    "unknown field; expected one of `due`, `title`"
                 ),
             ]
         );
@@ -308,7 +308,7 @@ mod tests {
             ToolError::UnknownField {
                 path: "tasks[0].dew".to_owned(),
                 field: "dew".to_owned(),
-                expected: vec!["title".to_owned(), "due".to_owned()],
+                expected: vec!["due".to_owned(), "title".to_owned()],
             }
         );
     }

@@ -105,6 +105,11 @@ impl Plan {
                 && problem.message.starts_with("expected ")
                 && !problem.message.starts_with("expected one of `"))
         });
+        // The validator meets properties in the map's order, which is name order
+        // unless some crate in the build turns on serde_json's `preserve_order`
+        // (toolkit doesn't; rig-core does): list the problems in path order, so
+        // the message is the same either way.
+        problems.sort_by_cached_key(|problem| path_order(&problem.path));
         problems
     }
 
@@ -367,8 +372,11 @@ impl Plan {
                 .and_then(Value::as_array)
                 .map(|names| names.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            let names: Vec<String> = properties
-                .keys()
+            // Name order, with or without `preserve_order` (see `property_names`).
+            let mut keys: Vec<&String> = properties.keys().collect();
+            keys.sort_unstable();
+            let names: Vec<String> = keys
+                .into_iter()
                 .map(|name| {
                     if required.contains(&name.as_str()) {
                         format!("`{name}`")
@@ -406,11 +414,27 @@ fn node_u64(node: Option<&Map<String, Value>>, key: &str) -> Option<u64> {
     node?.get(key)?.as_u64()
 }
 
+/// A path's sort key: indices compare as numbers (`a[2]` before `a[10]`).
+fn path_order(path: &str) -> Vec<(usize, String)> {
+    path.split('[')
+        .map(|part| {
+            let digits = part.bytes().take_while(u8::is_ascii_digit).count();
+            let index = part[..digits].parse().unwrap_or(0);
+            (index, part[digits..].to_owned())
+        })
+        .collect()
+}
+
 fn property_names(node: &Map<String, Value>) -> Vec<String> {
-    node.get("properties")
+    let mut names: Vec<String> = node
+        .get("properties")
         .and_then(Value::as_object)
         .map(|properties| properties.keys().cloned().collect())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    // Name order whether or not some crate in the build turns on serde_json's
+    // `preserve_order` (toolkit doesn't; rig-core does).
+    names.sort_unstable();
+    names
 }
 
 /// An enum value as listed in a message: strings bare, anything else as JSON.
@@ -740,5 +764,30 @@ mod tests {
             json!({"config": {"keep": null, "a": 1}, "notes": {"x": null},
                    "items": [1, null], "inner": {}, "title": null})
         );
+    }
+
+    /// Problems come in path order (indices as numbers), however the build
+    /// orders a `serde_json::Map`.
+    #[test]
+    fn problems_are_listed_in_path_order() {
+        let plan = plan(json!({
+            "type": "object",
+            "properties": {
+                "zeta": {"type": "string"},
+                "alpha": {"type": "string"},
+                "items": {"type": "array", "items": {"type": "string"}}
+            }
+        }));
+        let value =
+            json!({"zeta": 1, "alpha": 2, "items": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, "x"]});
+        let paths: Vec<String> = plan
+            .problems(&value)
+            .into_iter()
+            .map(|problem| problem.path)
+            .collect();
+        let mut expected = vec!["alpha".to_owned()];
+        expected.extend((0..=10).map(|index| format!("items[{index}]")));
+        expected.push("zeta".to_owned());
+        assert_eq!(paths, expected);
     }
 }

@@ -322,8 +322,8 @@ pub(super) fn recursive_definitions(root: &Map<String, Value>) -> BTreeSet<Strin
 }
 
 /// Replaces every `$ref` with a copy of its definition (the caller has ruled out
-/// recursion). A description beside the `$ref` is kept, ahead of the
-/// definition's own.
+/// recursion). A description beside the `$ref` is kept, ahead of what the
+/// definition's own adds to it ([`crate::schema::merge_descriptions`]).
 pub(super) fn inline_refs(node: &mut Map<String, Value>, defs: &Map<String, Value>) {
     if let Some(Value::String(target)) = node.get("$ref") {
         let name = target.strip_prefix("#/$defs/").unwrap_or(target).to_owned();
@@ -336,10 +336,10 @@ pub(super) fn inline_refs(node: &mut Map<String, Value>, defs: &Map<String, Valu
                         .and_then(Value::as_str)
                         .map(str::to_owned);
                     let merged = match (own, value.as_str()) {
-                        (Some(own), Some(theirs)) if own != theirs => {
-                            Value::String(format!("{own}\n{theirs}"))
+                        (Some(own), Some(theirs)) => {
+                            Value::String(crate::schema::merge_descriptions(&own, theirs))
                         }
-                        (Some(own), _) => Value::String(own),
+                        (Some(own), None) => Value::String(own),
                         (None, _) => value.clone(),
                     };
                     node.insert(key.clone(), merged);
@@ -350,4 +350,5 @@ pub(super) fn inline_refs(node: &mut Map<String, Value>, defs: &Map<String, Valu
         }
     }
     for_each_subschema(node, &mut |child| inline_refs(child, defs));
+    crate::schema::trim_item_summary(node);
 }

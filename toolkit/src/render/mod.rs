@@ -18,6 +18,7 @@ mod canonical;
 mod gemini;
 mod mcp;
 mod openai;
+mod text;
 
 use std::fmt;
 
@@ -33,7 +34,8 @@ use canonical::{
 #[non_exhaustive]
 pub enum Dialect {
     /// OpenAI Chat Completions function tools:
-    /// `{"type": "function", "function": {name, description, parameters, strict: false}}`.
+    /// `{"type": "function", "function": {name, description, parameters}}` (a
+    /// missing `strict` is false there).
     OpenAiChat,
     /// OpenAI Chat Completions in strict mode (`strict: true`): every property
     /// required, optional ones written as a union with `null`, every object closed.
@@ -240,13 +242,15 @@ fn parse_own(json: &str) -> Value {
     serde_json::from_str(json).expect("rendered text is JSON: serde_json wrote it")
 }
 
-/// Builds one tool's rendering as compact JSON text (uncached).
+/// Builds one tool's rendering as compact JSON text (uncached), with its keys in
+/// reading order and its parameters in declaration order (see [`text`]).
 pub(crate) fn build_json(
     tool: &Tool,
     canonical: &Value,
     dialect: Dialect,
 ) -> Result<Box<str>, RenderError> {
-    build(tool, canonical, dialect).map(|value| value.to_string().into_boxed_str())
+    let params: Vec<&str> = tool.params.iter().map(|param| param.name).collect();
+    build(tool, canonical, dialect).map(|value| text::write_tool(&value, &params).into_boxed_str())
 }
 
 /// Parses a cached rendering back into a [`Value`].
@@ -293,6 +297,17 @@ fn dialect_schema(canonical: &Value, dialect: Dialect) -> Result<Value, Fail> {
         ));
     };
     replace_bool_schemas(root);
+    if !matches!(
+        dialect,
+        Dialect::OpenAiChatStrict | Dialect::OpenAiResponsesStrict | Dialect::AnthropicStrict
+    ) {
+        drop_implied_minimum(root)?;
+    }
+    walk_all(root, &mut |node, _| {
+        crate::schema::fold_unit_variants(node);
+        drop_empty_default(node);
+        Ok(())
+    })?;
     if dialect == Dialect::GeminiParameters {
         // Inlines every definition itself, after ruling out recursion.
         gemini::parameters(root)?;
@@ -314,10 +329,76 @@ fn dialect_schema(canonical: &Value, dialect: Dialect) -> Result<Value, Fail> {
             if node.contains_key("const") && node.get("type").is_some_and(Value::is_string) {
                 node.remove("type");
             }
+            // Gemini's JSON Schema dialect is left to its own rules for `enum`.
+            if dialect != Dialect::GeminiJsonSchema {
+                drop_type_beside_string_enum(node);
+            }
+            drop_closed(node);
             Ok(())
         })?,
     }
     Ok(schema)
+}
+
+/// The lenient dialects get no `additionalProperties: false`: nothing there
+/// enforces it while the model writes, a model sends the properties it is shown,
+/// and dispatch refuses an unknown member anyway (against the canonical schema,
+/// which keeps every one, and serde's `deny_unknown_fields`). About five tokens
+/// per object. The strict dialects require it on every object and keep it; an
+/// `additionalProperties` schema (a map's values) stays everywhere.
+fn drop_closed(node: &mut serde_json::Map<String, Value>) {
+    if node.get("additionalProperties") == Some(&Value::Bool(false)) {
+        node.remove("additionalProperties");
+    }
+}
+
+/// `{"type": "string", "enum": ["a", "b"]}` is `{"enum": ["a", "b"]}`: the values
+/// say their type, as a `const` does.
+fn drop_type_beside_string_enum(node: &mut serde_json::Map<String, Value>) {
+    let all_strings = node
+        .get("enum")
+        .and_then(Value::as_array)
+        .is_some_and(|values| !values.is_empty() && values.iter().all(Value::is_string));
+    if all_strings && node.get("type").and_then(Value::as_str) == Some("string") {
+        node.remove("type");
+    }
+}
+
+/// A `default` that is what leaving the property out means anyway (`false`, `[]`,
+/// `{}`, `""`) tells the model nothing: about four tokens, and in OpenAI strict
+/// mode a "Default: false." in the description. A default with content (`10`,
+/// `"other"`) stays. Dispatch applies the default either way.
+fn drop_empty_default(node: &mut serde_json::Map<String, Value>) {
+    let empty = match node.get("default") {
+        Some(Value::Bool(value)) => !value,
+        Some(Value::Array(items)) => items.is_empty(),
+        Some(Value::Object(members)) => members.is_empty(),
+        Some(Value::String(text)) => text.is_empty(),
+        _ => false,
+    };
+    if empty {
+        node.remove("default");
+    }
+}
+
+/// A lone `minimum: 0` on an integer (what schemars writes for every unsigned
+/// type) is left out of the lenient renderings: it binds only at negative values,
+/// which a count, a limit or an id never plausibly gets, and it costs about four
+/// tokens per field per request. Dispatch still refuses a negative value (the
+/// canonical schema keeps the bound, and serde refuses it for an unsigned type).
+/// A `minimum: 0` beside a `maximum` (an 8- or 16-bit width, a declared range)
+/// states a range the model needs, and stays; so does every bound in the strict
+/// dialects, where the provider enforces it while the model writes.
+fn drop_implied_minimum(root: &mut serde_json::Map<String, Value>) -> Result<(), Fail> {
+    walk_all(root, &mut |node, _| {
+        let lone_zero = node.get("minimum").and_then(Value::as_f64) == Some(0.0)
+            && !node.contains_key("maximum")
+            && !node.contains_key("exclusiveMaximum");
+        if lone_zero && canonical::is_type(node, "integer") {
+            node.remove("minimum");
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]

@@ -29,7 +29,12 @@ pub(super) fn tool(tool: &Tool, schema: Value, dialect: Dialect) -> Value {
     function.insert("name".to_owned(), json!(tool.name));
     function.insert("description".to_owned(), json!(tool.description));
     function.insert("parameters".to_owned(), schema);
-    function.insert("strict".to_owned(), Value::Bool(strict));
+    // Chat Completions reads a missing `strict` as false, so only `true` is
+    // written there; the Responses API reads a missing one as true, so it always
+    // gets the value.
+    if strict || dialect == Dialect::OpenAiResponses {
+        function.insert("strict".to_owned(), Value::Bool(strict));
+    }
     if function.contains_key("type") {
         return Value::Object(function);
     }
@@ -167,6 +172,9 @@ pub(super) fn require_every_property(node: &mut Map<String, Value>) {
             None => allow_null(property),
         }
     }
+    // Name order whatever the map's order (the written text puts a tool's
+    // parameters in declaration order).
+    all.sort_unstable_by(|a, b| a.as_str().cmp(&b.as_str()));
     node.insert("required".to_owned(), Value::Array(all));
 }
 

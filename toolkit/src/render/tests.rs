@@ -82,7 +82,7 @@ fn openai_strict_requires_everything_and_unions_optional_with_null() {
                     "labels": {"type": ["array", "null"], "items": {"type": "string"}, "description": "Labels."},
                     "limit": {"type": ["integer", "null"], "description": "At most this many. Default: 20."}
                 },
-                "required": ["id", "note", "priority", "labels", "limit"],
+                "required": ["id", "labels", "limit", "note", "priority"],
                 "additionalProperties": false
             },
             "strict": true
@@ -103,7 +103,18 @@ fn definitions_used_twice_stay_shared_and_strict_wraps_their_descriptions() {
         "$defs": {"Day": {"type": "string", "enum": ["mon", "tue"]}}
     });
     let lenient = schema_of(Dialect::OpenAiChat, &canonical).unwrap();
-    assert_eq!(lenient["function"]["parameters"], canonical);
+    assert_eq!(
+        lenient["function"]["parameters"],
+        json!({
+            "type": "object",
+            "properties": {
+                "from": {"description": "Start.", "$ref": "#/$defs/Day"},
+                "to": {"$ref": "#/$defs/Day"}
+            },
+            "required": ["from", "to"],
+            "$defs": {"Day": {"enum": ["mon", "tue"]}}
+        })
+    );
     let strict = schema_of(Dialect::OpenAiChatStrict, &canonical).unwrap();
     assert_eq!(
         strict["function"]["parameters"]["properties"],
@@ -122,7 +133,7 @@ fn gemini_parameters_inlines_definitions_and_keeps_both_descriptions() {
         json!({
             "type": "object",
             "properties": {
-                "id": {"type": "integer", "minimum": 0, "description": "The task."},
+                "id": {"type": "integer", "description": "The task."},
                 "note": {"type": "string", "description": "A note.", "maxLength": 200},
                 "priority": {"description": "How urgent.\n- `low`: Later.\n- `high`: Now.", "type": "string", "enum": ["low", "high"]},
                 "labels": {"type": "array", "items": {"type": "string"}, "description": "Labels."},
@@ -216,4 +227,192 @@ fn mcp_annotations_follow_the_verb() {
         json!({"toolkit/tier": "confirm", "toolkit/scope": "shared"})
     );
     assert_eq!(rendered.get("outputSchema"), None);
+}
+
+/// What carries no meaning for the model is left out of the lenient dialects: no
+/// `strict: false` in Chat Completions (false is its default), no
+/// `additionalProperties: false`, no lone `minimum: 0`, no `type` beside a string
+/// `enum`, no `default` that is what absence means; the strict dialects, a
+/// `minimum: 0` that is half of a range, a map's value schema and a default with
+/// content keep theirs.
+#[test]
+fn lenient_dialects_leave_out_what_binds_nothing_for_the_model() {
+    let canonical = json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "minimum": 0},
+            "level": {"type": "integer", "minimum": 0, "maximum": 255},
+            "ratio": {"type": "number", "minimum": 0},
+            "child": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}, "additionalProperties": false},
+            "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "day": {"type": "string", "enum": ["mon", "tue"], "default": "mon"},
+            "code": {"type": "integer", "enum": [1, 2]},
+            "tags": {"type": "array", "items": {"type": "string"}, "default": []},
+            "all": {"type": "boolean", "default": false},
+            "loud": {"type": "boolean", "default": true}
+        },
+        "required": ["id"],
+        "additionalProperties": false
+    });
+    let lenient = json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "level": {"type": "integer", "minimum": 0, "maximum": 255},
+            "ratio": {"type": "number", "minimum": 0},
+            "child": {"type": "object", "properties": {"n": {"type": "integer"}}},
+            "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "day": {"enum": ["mon", "tue"], "default": "mon"},
+            "code": {"type": "integer", "enum": [1, 2]},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "all": {"type": "boolean"},
+            "loud": {"type": "boolean", "default": true}
+        },
+        "required": ["id"]
+    });
+    let chat = schema_of(Dialect::OpenAiChat, &canonical).unwrap();
+    assert_eq!(
+        chat,
+        json!({"type": "function", "function": {
+            "name": "update_tasks", "description": "Update tasks.", "parameters": lenient
+        }})
+    );
+    let responses = schema_of(Dialect::OpenAiResponses, &canonical).unwrap();
+    assert_eq!(responses["strict"], json!(false));
+    assert_eq!(responses["parameters"], lenient);
+    assert_eq!(
+        schema_of(Dialect::Anthropic, &canonical).unwrap()["input_schema"],
+        lenient
+    );
+    // Gemini's JSON Schema keeps `type` beside an `enum`.
+    let mut gemini_json = lenient.clone();
+    gemini_json["properties"]["day"]["type"] = json!("string");
+    assert_eq!(
+        schema_of(Dialect::GeminiJsonSchema, &canonical).unwrap()["parametersJsonSchema"],
+        gemini_json
+    );
+    assert_eq!(
+        schema_of(Dialect::Mcp, &canonical).unwrap()["inputSchema"],
+        lenient
+    );
+    // Gemini `parameters` can't say a map, and says an `enum`'s type.
+    let mut without_map = canonical.clone();
+    without_map["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("counts");
+    let mut gemini = gemini_json.clone();
+    gemini["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("counts");
+    assert_eq!(
+        schema_of(Dialect::GeminiParameters, &without_map).unwrap()["parameters"],
+        gemini
+    );
+    for (dialect, key) in [
+        (Dialect::OpenAiChatStrict, "/function/parameters"),
+        (Dialect::OpenAiResponsesStrict, "/parameters"),
+        (Dialect::AnthropicStrict, "/input_schema"),
+    ] {
+        // Strict modes take no maps.
+        let rendered = schema_of(dialect, &without_map).unwrap();
+        let schema = rendered.pointer(key).unwrap();
+        assert_eq!(schema["additionalProperties"], json!(false), "{dialect}");
+        assert_eq!(
+            schema["properties"]["child"]["additionalProperties"],
+            json!(false),
+            "{dialect}"
+        );
+        assert!(
+            schema["properties"]["day"].get("type").is_some(),
+            "{dialect}"
+        );
+        let bound = if dialect == Dialect::AnthropicStrict {
+            Value::Null
+        } else {
+            json!(0)
+        };
+        assert_eq!(schema["properties"]["id"]["minimum"], bound, "{dialect}");
+    }
+    let strict = schema_of(Dialect::OpenAiChatStrict, &without_map).unwrap();
+    assert_eq!(strict["function"]["strict"], json!(true));
+    // No "Default: false." or "Default: []." in strict mode's descriptions either.
+    assert_eq!(
+        strict["function"]["parameters"]["properties"]["all"],
+        json!({"type": ["boolean", "null"]})
+    );
+    assert_eq!(
+        strict["function"]["parameters"]["properties"]["loud"],
+        json!({"type": ["boolean", "null"], "description": "Default: true."})
+    );
+}
+
+/// The text a request carries lists the root properties, and `required`, in the
+/// order the parameters are declared, whatever their names' order; the envelope
+/// starts with the name and the description.
+#[test]
+fn rendered_root_properties_follow_declaration_order_in_every_dialect() {
+    const PARAMS: &[crate::Param] = &[
+        crate::Param {
+            name: "zeta",
+            description: "Last by name, first declared.",
+            required: true,
+        },
+        crate::Param {
+            name: "alpha",
+            description: "First by name.",
+            required: true,
+        },
+        crate::Param {
+            name: "middle",
+            description: "Optional.",
+            required: false,
+        },
+    ];
+    let tool = Tool {
+        params: PARAMS,
+        ..TOOL
+    };
+    let canonical = json!({
+        "type": "object",
+        "properties": {
+            "alpha": {"type": "string", "description": "First by name."},
+            "middle": {"type": "string", "description": "Optional."},
+            "zeta": {"type": "string", "description": "Last by name, first declared."}
+        },
+        "required": ["alpha", "zeta"],
+        "additionalProperties": false
+    });
+    let properties = r#""properties":{"zeta":{"type":"string","description":"Last by name, first declared."},"alpha":{"type":"string","description":"First by name."},"middle":"#;
+    for dialect in Dialect::ALL {
+        let text = build_json(&tool, &canonical, dialect).unwrap();
+        assert!(text.contains(properties), "{dialect}: {text}");
+        let required = if matches!(
+            dialect,
+            Dialect::OpenAiChatStrict | Dialect::OpenAiResponsesStrict
+        ) {
+            r#""required":["zeta","alpha","middle"]"#
+        } else {
+            r#""required":["zeta","alpha"]"#
+        };
+        assert!(text.contains(required), "{dialect}: {text}");
+    }
+    assert_eq!(
+        &*build_json(&tool, &canonical, Dialect::OpenAiChat).unwrap(),
+        concat!(
+            r#"{"type":"function","function":{"name":"update_tasks","description":"Update tasks.","parameters":{"type":"object","#,
+            r#""properties":{"zeta":{"type":"string","description":"Last by name, first declared."},"alpha":{"type":"string","description":"First by name."},"#,
+            r#""middle":{"type":"string","description":"Optional."}},"required":["zeta","alpha"]}}}"#
+        )
+    );
+    assert_eq!(
+        &*build_json(&tool, &canonical, Dialect::Mcp).unwrap(),
+        concat!(
+            r#"{"name":"update_tasks","title":"Update tasks","description":"Update tasks.","inputSchema":{"type":"object","#,
+            r#""properties":{"zeta":{"type":"string","description":"Last by name, first declared."},"alpha":{"type":"string","description":"First by name."},"#,
+            r#""middle":{"type":"string","description":"Optional."}},"required":["zeta","alpha"]},"#,
+            r#""annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true},"_meta":{"toolkit/scope":"shared","toolkit/tier":"confirm"}}"#
+        )
+    );
 }

@@ -173,13 +173,23 @@ fn envelope(dialect: Dialect) -> Option<Envelope> {
     const OPENAI_FUNCTION: &[&str] = &["name", "description", "parameters", "strict"];
     const OPENAI_FLAT: &[&str] = &["type", "name", "description", "parameters", "strict"];
     Some(match dialect {
-        Dialect::OpenAiChat | Dialect::OpenAiChatStrict => Envelope {
+        // Chat Completions reads a missing `strict` as false: lenient tools leave
+        // it out.
+        Dialect::OpenAiChat => Envelope {
+            nested_under: Some("function"),
+            type_function: true,
+            required: &["name", "description", "parameters"],
+            optional: &[],
+            schema_key: "parameters",
+            strict: None,
+        },
+        Dialect::OpenAiChatStrict => Envelope {
             nested_under: Some("function"),
             type_function: true,
             required: OPENAI_FUNCTION,
             optional: &[],
             schema_key: "parameters",
-            strict: Some(dialect == Dialect::OpenAiChatStrict),
+            strict: Some(true),
         },
         Dialect::OpenAiResponses | Dialect::OpenAiResponsesStrict => Envelope {
             nested_under: None,
@@ -1406,6 +1416,7 @@ pub(crate) fn check_preserves(
             && !rendered_descriptions
                 .iter()
                 .any(|kept| kept.contains(text.as_str()))
+            && !summary_gave_way(schema, &node.path, text, &rendered_descriptions)
         {
             report.add(
                 &schema_path,
@@ -1430,6 +1441,33 @@ pub(crate) fn check_preserves(
         mcp_declaration(declared, tool, &mut report);
     }
     report.violations
+}
+
+/// A definition written in place under a property with its own doc keeps only
+/// what its doc adds beyond its summary (its first sentence): the property's doc
+/// says that for this use (issue 9, "a parameter's doc and its type's doc").
+fn summary_gave_way(schema: &Value, path: &str, text: &str, kept: &[&str]) -> bool {
+    // Only a definition the rendering wrote in place (no `$defs` entry left).
+    if !path.starts_with("/$defs/")
+        || path.matches('/').count() != 2
+        || schema.pointer(path).is_some()
+    {
+        return false;
+    }
+    let line_end = text.find('\n').unwrap_or(text.len());
+    let summary_end = text[..line_end]
+        .find(". ")
+        .map_or(line_end, |period| period + 1);
+    // A detail after a colon in the summary stays (capitalised): compare from
+    // its second character.
+    let detail = [": ", "; "]
+        .iter()
+        .filter_map(|mark| text[..summary_end].find(mark))
+        .min()
+        .map(|at| text[at + 2..summary_end].get(1..).unwrap_or_default());
+    let rest = text[summary_end..].trim_start();
+    (rest.is_empty() || kept.iter().any(|kept| kept.contains(rest)))
+        && detail.is_none_or(|detail| kept.iter().any(|kept| kept.contains(detail)))
 }
 
 fn display(path: &str) -> &str {
@@ -1599,15 +1637,21 @@ impl Pairing<'_, '_> {
             let rendered_properties = rendered.get("properties").and_then(Value::as_object);
             let canonical_required = required_names(canonical);
             let rendered_required = required_names(rendered);
-            let expected: Vec<&str> = properties.keys().map(String::as_str).collect();
-            let found: Vec<&str> = rendered_properties
+            // The same names. Not their order: a parsed `Value` has the map's order
+            // (name order, or insertion order in a build where rig-core turns on
+            // `preserve_order`); the written text's order is pinned by the render
+            // tests and the goldens.
+            let mut expected: Vec<&str> = properties.keys().map(String::as_str).collect();
+            let mut found: Vec<&str> = rendered_properties
                 .map(|map| map.keys().map(String::as_str).collect())
                 .unwrap_or_default();
+            expected.sort_unstable();
+            found.sort_unstable();
             if expected != found {
                 self.report.add(
                     path,
                     Rule::PropertyChanged,
-                    format!("expected properties {expected:?} in this order, found {found:?}"),
+                    format!("expected properties {expected:?}, found {found:?}"),
                 );
             }
             for (name, property) in properties {

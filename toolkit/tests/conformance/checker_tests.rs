@@ -29,13 +29,17 @@ fn expect(pairs: &[(&str, Rule)]) -> Vec<(String, Rule)> {
     pairs
 }
 
+/// A Chat Completions tool; a lenient one leaves `strict` out (false there).
 fn chat(parameters: Value, strict: bool) -> Value {
-    json!({"type": "function", "function": {
+    let mut tool = json!({"type": "function", "function": {
         "name": "get_notes",
         "description": "Get notes.",
         "parameters": parameters,
-        "strict": strict,
-    }})
+    }});
+    if strict {
+        tool["function"]["strict"] = json!(true);
+    }
+    tool
 }
 
 /// A lenient schema as a careful renderer writes it.
