@@ -137,7 +137,9 @@ async fn external_tools_join_views_render_route_and_forward() {
         );
     }
     // Exact text: the remote's schema as its server rendered it for MCP, cleaned
-    // again here (no `title`, closed), written by the local dialect writers.
+    // again here (no `title`), written by the local dialect writers (the lenient
+    // dialects leave out what dispatch checks anyway: `additionalProperties`,
+    // a lone `minimum: 0`, a `default` of `false`).
     assert_eq!(get.render_json(Dialect::OpenAiChat), Ok(OPENAI_GET_TASKS));
     assert_eq!(get.render_json(Dialect::Anthropic), Ok(ANTHROPIC_GET_TASKS));
 
@@ -246,10 +248,10 @@ async fn external_tools_join_views_render_route_and_forward() {
 }
 
 /// `assistant_get_tasks` as OpenAI Chat Completions sees it.
-const OPENAI_GET_TASKS: &str = r#"{"type":"function","function":{"name":"assistant_get_tasks","description":"Get tasks: one by `id`, or the open tasks, newest first.","parameters":{"type":"object","additionalProperties":false,"properties":{"id":{"type":"integer","description":"Return only this task (even if it is done).","minimum":0},"include_done":{"type":"boolean","description":"Also list tasks that are done.","default":false},"limit":{"type":"integer","default":20,"minimum":0,"description":"At most this many tasks."}}},"strict":false}}"#;
+const OPENAI_GET_TASKS: &str = r#"{"type":"function","function":{"name":"assistant_get_tasks","description":"Get tasks: one by `id`, or the open tasks, newest first.","parameters":{"type":"object","properties":{"id":{"type":"integer","description":"Return only this task (even if it is done)."},"include_done":{"type":"boolean","description":"Also list tasks that are done."},"limit":{"type":"integer","description":"At most this many tasks.","default":20}}}}}"#;
 
 /// `assistant_get_tasks` as Anthropic sees it.
-const ANTHROPIC_GET_TASKS: &str = r#"{"name":"assistant_get_tasks","description":"Get tasks: one by `id`, or the open tasks, newest first.","input_schema":{"type":"object","additionalProperties":false,"properties":{"id":{"type":"integer","description":"Return only this task (even if it is done).","minimum":0},"include_done":{"type":"boolean","description":"Also list tasks that are done.","default":false},"limit":{"type":"integer","default":20,"minimum":0,"description":"At most this many tasks."}}}}"#;
+const ANTHROPIC_GET_TASKS: &str = r#"{"name":"assistant_get_tasks","description":"Get tasks: one by `id`, or the open tasks, newest first.","input_schema":{"type":"object","properties":{"id":{"type":"integer","description":"Return only this task (even if it is done)."},"include_done":{"type":"boolean","description":"Also list tasks that are done."},"limit":{"type":"integer","description":"At most this many tasks.","default":20}}}}"#;
 
 #[tokio::test]
 async fn a_changed_pinned_definition_is_withheld_and_reported() {
