@@ -203,8 +203,7 @@ fn the_search_tool_renders_in_every_dialect_under_any_name() {
                     "query": {"type": "string", "description": "Keywords for what you need to do, like `delete page` or `publish post`.", "maxLength": 200},
                     "limit": {"type": "integer", "description": "How many tools to return at most.", "minimum": 1, "maximum": 10, "default": 5}
                 },
-                "required": ["query"],
-                "additionalProperties": false
+                "required": ["query"]
             }
         })
     );
