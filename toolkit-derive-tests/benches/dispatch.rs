@@ -254,7 +254,7 @@ fn dispatch(c: &mut Criterion) {
             b.iter(|| block_on(tool.call(black_box(arguments), &ctx)));
         });
         group.bench_function("dispatch_fn", |b| {
-            b.iter(|| block_on((tool.dispatch)(black_box(arguments), &ctx)));
+            b.iter(|| block_on(tool.dispatch.future(black_box(arguments), &ctx)));
         });
         group.bench_function("lookup", |b| {
             b.iter(|| registry.get(black_box(name)).map(|tool| tool.name));
