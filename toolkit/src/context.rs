@@ -21,7 +21,40 @@ use crate::ToolError;
 /// ```
 #[derive(Default)]
 pub struct Context {
-    values: HashMap<TypeId, (&'static str, Box<dyn Any + Send + Sync>)>,
+    values: HashMap<TypeId, (&'static str, Box<dyn Any + Send + Sync>), TypeIdHash>,
+}
+
+/// A `TypeId` is already a hash made by the compiler: its bits go to the table as
+/// they are, instead of through SipHash (every `#[ctx]` parameter is one lookup
+/// per call; issue 9, "Dispatch"). The keys are types the program names, not input.
+#[derive(Clone, Copy, Default)]
+struct TypeIdHash;
+
+impl std::hash::BuildHasher for TypeIdHash {
+    type Hasher = TypeIdHasher;
+
+    fn build_hasher(&self) -> TypeIdHasher {
+        TypeIdHasher(0)
+    }
+}
+
+struct TypeIdHasher(u64);
+
+impl std::hash::Hasher for TypeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 ^= value;
+    }
+
+    // `TypeId`'s `Hash` writes one `u64` today; any other shape still hashes.
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
 }
 
 impl Context {
