@@ -147,8 +147,15 @@ pub(crate) fn parse_value(arguments: &str) -> Result<Value, ToolError> {
 }
 
 /// The typed arguments from a checked `Value`, or every problem in it.
+///
+/// The value is deserialized from its compact text, through the same
+/// path-tracking deserializer as [`text_error`]: one instantiation of `T`'s
+/// `Deserialize` for the whole slow path (each costs build time in every crate of
+/// tools, issue 9 "Build time"), and serde's words are the same on text as on a
+/// `Value` once the position is cut.
 fn from_value<T: DeserializeOwned>(value: &Value, plan: &Plan) -> Result<T, ToolError> {
-    let typed = serde_path_to_error::deserialize::<_, T>(value);
+    let text = value.to_string();
+    let typed = tracked::<T>(&text);
     // The common slow path (nulls a strict dialect sent, now gone) asks only
     // whether the value is valid; the problems are collected when it is not.
     if typed.is_ok() && plan.is_valid(value) {
@@ -158,10 +165,9 @@ fn from_value<T: DeserializeOwned>(value: &Value, plan: &Plan) -> Result<T, Tool
     match typed {
         Ok(parsed) if problems.is_empty() => Ok(parsed),
         Ok(_) => Err(messages::into_error(problems)),
-        Err(error) => {
-            let path = messages::serde_path(error.path());
-            let at = value_at(value, error.path());
-            let problem = messages::from_serde(&path, &error.into_inner().to_string(), at);
+        Err(Failure::Data { path, segments, message }) => {
+            let at = value_at(value, &segments);
+            let problem = messages::from_serde(&path, &message, at);
             // The schema's problems come first; serde's is added when the schema
             // said nothing about that place (a range the schema leaves out, a
             // type's own rule).
@@ -172,6 +178,61 @@ fn from_value<T: DeserializeOwned>(value: &Value, plan: &Plan) -> Result<T, Tool
             }
             Err(messages::into_error(problems))
         }
+        // The text of a `Value` always ends where it should.
+        Err(Failure::Trailing(error)) => Err(error),
+    }
+}
+
+/// Why [`tracked`] failed.
+enum Failure {
+    /// serde's error, with its path (as shown, and as steps into a `Value`).
+    Data {
+        path: String,
+        segments: Vec<Segment>,
+        message: String,
+    },
+    /// The value parsed, and the text goes on after it.
+    Trailing(ToolError),
+}
+
+/// One step of a path, owned (non-generic code reads it after the parse).
+enum Segment {
+    Index(usize),
+    Key(String),
+    Other,
+}
+
+/// `T` from `text` with serde's path tracking: the one generic slow-path parse.
+fn tracked<T: DeserializeOwned>(text: &str) -> Result<T, Failure> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+        Ok(parsed) => match deserializer.end() {
+            Ok(()) => Ok(parsed),
+            Err(error) => Err(Failure::Trailing(ToolError::MalformedJson {
+                message: strip_position(&error),
+                line: error.line(),
+                column: error.column(),
+            })),
+        },
+        Err(error) => Err(data_failure(&error)),
+    }
+}
+
+/// The non-generic half of [`tracked`]'s error.
+fn data_failure(error: &serde_path_to_error::Error<serde_json::Error>) -> Failure {
+    use serde_path_to_error::Segment as Step;
+    Failure::Data {
+        path: messages::serde_path(error.path()),
+        segments: error
+            .path()
+            .iter()
+            .map(|segment| match segment {
+                Step::Seq { index } => Segment::Index(*index),
+                Step::Map { key } => Segment::Key(key.clone()),
+                Step::Enum { .. } | Step::Unknown => Segment::Other,
+            })
+            .collect(),
+        message: strip_position(error.inner()),
     }
 }
 
@@ -186,33 +247,23 @@ fn nested(outer: &str, inner: &str) -> bool {
 
 /// serde's error on the text itself, with its path.
 fn text_error<T: DeserializeOwned>(arguments: &str) -> ToolError {
-    let mut deserializer = serde_json::Deserializer::from_str(arguments);
-    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
-        Err(error) => {
-            let path = messages::serde_path(error.path());
-            let message = strip_position(error.inner());
+    match tracked::<T>(arguments) {
+        Err(Failure::Data { path, message, .. }) => {
             messages::from_serde(&path, &message, None).into_error()
         }
         // Only the trailing text can be wrong then.
-        Ok(_) => match deserializer.end() {
-            Err(error) => ToolError::MalformedJson {
-                message: strip_position(&error),
-                line: error.line(),
-                column: error.column(),
-            },
-            Ok(()) => Problem::new(".", "the arguments are not accepted").into_error(),
-        },
+        Err(Failure::Trailing(error)) => error,
+        Ok(_) => Problem::new(".", "the arguments are not accepted").into_error(),
     }
 }
 
-/// The value a `serde_path_to_error` path points at, if it can be followed.
-fn value_at<'v>(mut value: &'v Value, path: &serde_path_to_error::Path) -> Option<&'v Value> {
-    use serde_path_to_error::Segment;
+/// The value a path points at, if it can be followed.
+fn value_at<'v>(mut value: &'v Value, path: &[Segment]) -> Option<&'v Value> {
     for segment in path {
         value = match segment {
-            Segment::Seq { index } => value.get(*index)?,
-            Segment::Map { key } => value.get(key)?,
-            Segment::Enum { .. } | Segment::Unknown => return None,
+            Segment::Index(index) => value.get(*index)?,
+            Segment::Key(key) => value.get(key)?,
+            Segment::Other => return None,
         };
     }
     Some(value)
