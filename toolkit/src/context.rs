@@ -153,6 +153,20 @@ pub trait FromContext: Sized {
 
     /// Takes the value from the context, or explains what is missing.
     fn from_context(ctx: &Context) -> Result<Self, ToolError>;
+
+    /// Takes the value if it is there: `Ok(None)` when it is missing, an error
+    /// only for a value that is there but wrong. What `Option<Self>` calls; the
+    /// default reads [`from_context`](Self::from_context)'s
+    /// [`ToolError::MissingContext`] as `None`. Override it when a missing value
+    /// can be told without building that error (as [`State`] does: an optional
+    /// `#[ctx]` that is absent then costs no allocation per call).
+    fn from_context_if_present(ctx: &Context) -> Result<Option<Self>, ToolError> {
+        match Self::from_context(ctx) {
+            Ok(value) => Ok(Some(value)),
+            Err(ToolError::MissingContext { .. }) => Ok(None),
+            Err(other) => Err(other),
+        }
+    }
 }
 
 /// `None` when the value is missing. It has `T`'s binding, but a tool taking it
@@ -162,11 +176,7 @@ impl<T: FromContext> FromContext for Option<T> {
     type Binding = T::Binding;
 
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
-        match T::from_context(ctx) {
-            Ok(value) => Ok(Some(value)),
-            Err(ToolError::MissingContext { .. }) => Ok(None),
-            Err(other) => Err(other),
-        }
+        T::from_context_if_present(ctx)
     }
 }
 
@@ -183,6 +193,10 @@ impl<T: Clone + Send + Sync + 'static> FromContext for State<T> {
 
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.require::<T>().map(|value| State(value.clone()))
+    }
+
+    fn from_context_if_present(ctx: &Context) -> Result<Option<Self>, ToolError> {
+        Ok(ctx.get::<T>().map(|value| State(value.clone())))
     }
 }
 

@@ -44,6 +44,7 @@ pub(crate) fn precheck(plan: &Plan, arguments: &str, limits: &Limits) -> Result<
     if plan.constrained
         || (plan.nested_objects
             && arguments.as_bytes().contains(&b'[')
+            && !plan.arrays_in_place(arguments)
             && shape::has_array_for_object(plan.schema(), arguments))
     {
         check_schema(plan, arguments)?;
