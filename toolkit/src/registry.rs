@@ -413,9 +413,11 @@ fn name_hash(bytes: &[u8]) -> usize {
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
-        let mut word = [0; 8];
-        word[..rest.len()].copy_from_slice(rest);
-        hash = (hash.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(SEED);
+        // Byte by byte: a copy of a variable length would be a `memcpy` call.
+        let word = rest
+            .iter()
+            .fold(0_u64, |word, &byte| (word << 8) | u64::from(byte));
+        hash = (hash.rotate_left(5) ^ word).wrapping_mul(SEED);
     }
     hash ^= hash >> 33;
     hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);

@@ -134,12 +134,16 @@ impl Future for Call<'_> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Response> {
         // `Call` is `Unpin`: an async tool's future is behind its own box.
         let this = &mut *self;
-        match std::mem::replace(&mut this.state, State::Done) {
-            State::Start {
-                tool,
-                arguments,
-                ctx,
-            } => match tool.dispatch {
+        // The common first poll reads three references and leaves `Done`, without
+        // moving the whole state (a `Response` wide) out and back.
+        if let State::Start {
+            tool,
+            arguments,
+            ctx,
+        } = this.state
+        {
+            this.state = State::Done;
+            return match tool.dispatch {
                 // The whole tool, its locals' drops included, runs inside one
                 // `catch_unwind`.
                 Dispatch::Sync(run) => Poll::Ready(
@@ -163,7 +167,12 @@ impl Future for Call<'_> {
                         }
                     }
                 }
-            },
+            };
+        }
+        match std::mem::replace(&mut this.state, State::Done) {
+            State::Start { .. } | State::Done => Poll::Ready(Response::Error(ToolError::failed(
+                "the call was polled again after it finished",
+            ))),
             State::Running(mut running) => {
                 let poll = Pin::new(&mut running).poll(cx);
                 if poll.is_pending() {
@@ -172,9 +181,6 @@ impl Future for Call<'_> {
                 poll
             }
             State::Ready(response) => Poll::Ready(response),
-            State::Done => Poll::Ready(Response::Error(ToolError::failed(
-                "the call was polled again after it finished",
-            ))),
         }
     }
 }
