@@ -28,7 +28,10 @@ pub fn parse_arguments<T: DeserializeOwned + JsonSchema + 'static>(
         // name its arguments.
         Ok(parsed) if first_byte(arguments) == Some(b'{') => Ok(parsed),
         Ok(_) => Err(not_an_object()),
-        Err(_) => parse_failed(arguments, plan_for::<T>()),
+        Err(_) => parse_failed(
+            arguments,
+            plan_for(TypeId::of::<T>(), crate::schema::raw_schema_for::<T>),
+        ),
     }
 }
 
@@ -46,26 +49,40 @@ pub(crate) fn not_an_object() -> ToolError {
 
 /// The plan of an argument type, built once per type on its first slow path (the
 /// fast path never needs it). Leaked: one per tool, for the life of the process.
-fn plan_for<T: JsonSchema + 'static>() -> &'static Plan {
+/// Not generic: every tool's crate compiles it once, not once per tool.
+fn plan_for(type_id: TypeId, schema: fn() -> schemars::Schema) -> &'static Plan {
     static PLANS: Mutex<Option<HashMap<TypeId, &'static Plan>>> = Mutex::new(None);
     let mut plans = PLANS.lock().unwrap_or_else(PoisonError::into_inner);
     plans
         .get_or_insert_with(HashMap::new)
-        .entry(TypeId::of::<T>())
+        .entry(type_id)
         .or_insert_with(|| {
-            let raw = crate::schema::raw_schema_for::<T>();
+            let raw = schema();
             let raw_value = raw.as_value().clone();
             Box::leak(Box::new(Plan::new(&raw_value, crate::schema::clean(raw))))
         })
 }
 
+/// The one generic piece of the slow path: `T` parsed from a text with path
+/// tracking, kept by the caller. Everything around it is compiled once, not once
+/// per tool (issue 9, "Build time").
+type Tracked<'p> = dyn FnMut(&str) -> Result<(), Failure> + 'p;
+
 /// The slow path, after the fast parse failed.
 #[cold]
 fn parse_failed<T: DeserializeOwned>(arguments: &str, plan: &Plan) -> Result<T, ToolError> {
+    let mut parsed = None;
+    slow_path(arguments, plan, &mut |text| {
+        tracked::<T>(text).map(|value| parsed = Some(value))
+    })?;
+    parsed.ok_or_else(|| Problem::new(".", "the arguments are not accepted").into_error())
+}
+
+fn slow_path(arguments: &str, plan: &Plan, parse: &mut Tracked<'_>) -> Result<(), ToolError> {
     let trimmed = arguments.trim();
     // Providers send "" (or `null`) for tools without parameters.
     if trimmed.is_empty() || trimmed == "null" {
-        return from_value(&Value::Object(serde_json::Map::new()), plan);
+        return from_value(&Value::Object(serde_json::Map::new()), plan, parse);
     }
     // `Tool::call` has no application limits at hand; the defaults keep the
     // slow path (a `Value`, walked recursively) off the stack's edge.
@@ -82,13 +99,12 @@ fn parse_failed<T: DeserializeOwned>(arguments: &str, plan: &Plan) -> Result<T, 
     }
     let mut value = value;
     let stripped = plan.strip_optional_nulls(&mut value);
-    let result = from_value::<T>(&value, plan);
-    match result {
+    match from_value(&value, plan, parse) {
         // Valid once the permitted nulls are gone: the first failure was theirs.
-        Ok(parsed) if stripped => Ok(parsed),
+        Ok(()) if stripped => Ok(()),
         // The text failed where its `Value` passes: something only the text
         // shows (a duplicate key). Report serde's error on the text.
-        Ok(_) => Err(text_error::<T>(arguments)),
+        Ok(()) => Err(text_error(arguments, parse)),
         Err(error) => Err(error),
     }
 }
@@ -146,26 +162,31 @@ pub(crate) fn parse_value(arguments: &str) -> Result<Value, ToolError> {
     }
 }
 
-/// The typed arguments from a checked `Value`, or every problem in it.
+/// The typed arguments from a checked `Value` (kept by `parse`), or every problem
+/// in it.
 ///
 /// The value is deserialized from its compact text, through the same
 /// path-tracking deserializer as [`text_error`]: one instantiation of `T`'s
 /// `Deserialize` for the whole slow path (each costs build time in every crate of
 /// tools, issue 9 "Build time"), and serde's words are the same on text as on a
 /// `Value` once the position is cut.
-fn from_value<T: DeserializeOwned>(value: &Value, plan: &Plan) -> Result<T, ToolError> {
+fn from_value(value: &Value, plan: &Plan, parse: &mut Tracked<'_>) -> Result<(), ToolError> {
     let text = value.to_string();
-    let typed = tracked::<T>(&text);
+    let typed = parse(&text);
     // The common slow path (nulls a strict dialect sent, now gone) asks only
     // whether the value is valid; the problems are collected when it is not.
     if typed.is_ok() && plan.is_valid(value) {
-        return typed.map_err(|_| not_an_object());
+        return Ok(());
     }
     let mut problems = plan.problems(value);
     match typed {
-        Ok(parsed) if problems.is_empty() => Ok(parsed),
-        Ok(_) => Err(messages::into_error(problems)),
-        Err(Failure::Data { path, segments, message }) => {
+        Ok(()) if problems.is_empty() => Ok(()),
+        Ok(()) => Err(messages::into_error(problems)),
+        Err(Failure::Data {
+            path,
+            segments,
+            message,
+        }) => {
             let at = value_at(value, &segments);
             let problem = messages::from_serde(&path, &message, at);
             // The schema's problems come first; serde's is added when the schema
@@ -246,14 +267,14 @@ fn nested(outer: &str, inner: &str) -> bool {
 }
 
 /// serde's error on the text itself, with its path.
-fn text_error<T: DeserializeOwned>(arguments: &str) -> ToolError {
-    match tracked::<T>(arguments) {
+fn text_error(arguments: &str, parse: &mut Tracked<'_>) -> ToolError {
+    match parse(arguments) {
         Err(Failure::Data { path, message, .. }) => {
             messages::from_serde(&path, &message, None).into_error()
         }
         // Only the trailing text can be wrong then.
         Err(Failure::Trailing(error)) => error,
-        Ok(_) => Problem::new(".", "the arguments are not accepted").into_error(),
+        Ok(()) => Problem::new(".", "the arguments are not accepted").into_error(),
     }
 }
 
