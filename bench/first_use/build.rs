@@ -12,8 +12,12 @@ fn main() {
         // Three parameter shapes, so the schemas are not all one size.
         let params = match index % 3 {
             0 => "/// The record's id.\n    id: u32,\n",
-            1 => "/// The record's id.\n    id: u32,\n    /// A note to keep, if any.\n    note: Option<String>,\n",
-            _ => "/// The labels to set.\n    labels: Vec<String>,\n    /// How many at most.\n    #[tool(default = 20)]\n    limit: u32,\n",
+            1 => {
+                "/// The record's id.\n    id: u32,\n    /// A note to keep, if any.\n    note: Option<String>,\n"
+            }
+            _ => {
+                "/// The labels to set.\n    labels: Vec<String>,\n    /// How many at most.\n    #[tool(default = 20)]\n    limit: u32,\n"
+            }
         };
         let _ = writeln!(
             source,

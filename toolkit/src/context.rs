@@ -52,7 +52,8 @@ impl std::hash::Hasher for TypeIdHasher {
     // `TypeId`'s `Hash` writes one `u64` today; any other shape still hashes.
     fn write(&mut self, bytes: &[u8]) {
         for &byte in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+            self.0 =
+                (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
         }
     }
 }

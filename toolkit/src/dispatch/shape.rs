@@ -32,7 +32,9 @@ pub(crate) fn array_keys(schema: &Value) -> Option<Box<[Box<str>]>> {
     let mut names: Vec<(String, bool)> = Vec::new();
     let mut maps = false;
     let mut visit = |node: &serde_json::Map<String, Value>| {
-        maps |= node.get("additionalProperties").is_some_and(Value::is_object)
+        maps |= node
+            .get("additionalProperties")
+            .is_some_and(Value::is_object)
             || node.contains_key("patternProperties");
         let Some(properties) = node.get("properties").and_then(Value::as_object) else {
             return;
