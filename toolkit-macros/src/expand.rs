@@ -490,8 +490,8 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
     };
     // A plain `fn` (and no preview to await) runs to completion in one call: no
     // future, no box (issue 9, "Dispatch").
-    let awaits = func.is_async || (is_confirm && attr.preview.is_some());
-    let (dispatch_kind, dispatch_fn) = if awaits {
+    let suspends = func.is_async || (is_confirm && attr.preview.is_some());
+    let (dispatch_kind, dispatch_fn) = if suspends {
         (
             format_ident!("Async"),
             quote! {

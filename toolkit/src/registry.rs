@@ -398,7 +398,7 @@ fn name_table(index: &[(&'static str, usize)]) -> Box<[u32]> {
     table
 }
 
-/// FxHash (rustc's hasher) over 8-byte words, then MurmurHash3's final mix so the
+/// `FxHash` (rustc's hasher) over 8-byte words, then `MurmurHash3`'s final mix so the
 /// low bits (the slot) depend on every byte. Names are chosen by the application, not an
 /// attacker: a collision costs a longer probe, never a wrong answer.
 #[inline]
@@ -493,6 +493,7 @@ mod tests {
         Box::pin(async { Response::Result(json!(1)) })
     }
 
+    #[allow(clippy::unnecessary_wraps)] // the `Tool::validate` signature
     fn accept(_: &str) -> Result<(), ToolError> {
         Ok(())
     }

@@ -137,6 +137,7 @@ pub enum Dispatch {
 impl Dispatch {
     /// The dispatcher as one boxed future, catching no panic: for tests that hold
     /// only the function. Applications call [`Tool::call`].
+    #[must_use]
     pub fn future<'a>(self, arguments: &'a str, ctx: &'a Context) -> CallFuture<'a> {
         match self {
             Dispatch::Sync(run) => Box::pin(async move { run(arguments, ctx) }),

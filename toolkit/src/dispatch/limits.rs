@@ -50,6 +50,7 @@ pub(crate) fn check_text(text: &str, limits: &Limits) -> Result<(), ToolError> {
     // vectorized loop (a branch-free sum: `filter().count()` compiled to a
     // scalar loop of ~2.5 instructions a byte), so the common small call never
     // runs the precise scan.
+    #[allow(clippy::needless_bitwise_bool)] // `|`, not `||`: no branch per byte
     if text.len() > limits.max_depth
         && text
             .bytes()
