@@ -6,7 +6,9 @@
 //! result. Both run on `futures_executor::block_on`. The other rows take the
 //! registry path apart: `definition_call` skips the name lookup (`Tool::call`, still
 //! with `catch_unwind`), `dispatch_fn` calls the generated dispatcher directly (no
-//! lookup, no `catch_unwind`), `lookup` is the name lookup alone.
+//! lookup, no `catch_unwind`; an `async` tool's boxed future, a plain `fn` tool's
+//! function), `lookup` is the name lookup alone. `get_total` is `get_sum` as a
+//! plain `fn`: no future to box.
 //!
 //! `set_pages` is a constrained tool (`#[schemars(range(min = 1, max = 100))]`): its
 //! registry row pays for the schema check (a `Value` parse and the compiled
@@ -25,35 +27,46 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures_executor::block_on;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use toolkit::{Context, Response, tool};
+use toolkit::{Context, Dispatch, Response, tool};
 
-/// The system allocator, counting the bytes live and the peak since the last reset.
+/// The system allocator, counting the bytes live and the peak since the last reset
+/// while [`COUNTING`] is on (only around the peak-memory call: three atomic
+/// read-modify-writes per allocation would weigh on the timings, unevenly, since
+/// the two paths allocate differently).
 struct Counting;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
+// Signed: memory allocated before counting started may be freed during it.
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+static PEAK: AtomicIsize = AtomicIsize::new(0);
 
 // SAFETY: forwards to the system allocator unchanged; only counts.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: same contract as the caller's.
         let pointer = unsafe { System.alloc(layout) };
-        if !pointer.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        if !pointer.is_null() && COUNTING.load(Ordering::Relaxed) {
+            let size = isize::try_from(layout.size()).unwrap_or(isize::MAX);
+            let live = LIVE.fetch_add(size, Ordering::Relaxed) + size;
             PEAK.fetch_max(live, Ordering::Relaxed);
         }
         pointer
     }
 
     unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        if COUNTING.load(Ordering::Relaxed) {
+            LIVE.fetch_sub(
+                isize::try_from(layout.size()).unwrap_or(isize::MAX),
+                Ordering::Relaxed,
+            );
+        }
         // SAFETY: same contract as the caller's.
         unsafe { System.dealloc(pointer, layout) };
     }
@@ -130,14 +143,16 @@ fn peak_memory() {
     }
     arguments.push_str("]}");
     let ctx = Context::new();
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
+    LIVE.store(0, Ordering::Relaxed);
+    PEAK.store(0, Ordering::Relaxed);
+    COUNTING.store(true, Ordering::Relaxed);
     let started = Instant::now();
     let response = block_on(registry.call("create_items", &arguments, &ctx));
     let text = serde_json::to_string(&response).expect("serializable");
     let elapsed = started.elapsed();
+    COUNTING.store(false, Ordering::Relaxed);
     assert_eq!(text, r#"{"result":1000000}"#);
-    let peak = PEAK.load(Ordering::Relaxed) - base;
+    let peak = usize::try_from(PEAK.load(Ordering::Relaxed)).unwrap_or(0);
     #[allow(clippy::cast_precision_loss)]
     let per_byte = peak as f64 / arguments.len() as f64;
     println!(
@@ -193,6 +208,18 @@ async fn get_sum(
     a.wrapping_add(b)
 }
 
+/// `get_sum` as a plain `fn`: a tool that does not await runs to completion in
+/// its first poll, with no boxed future.
+#[tool(scope = shared, tier = auto)]
+fn get_total(
+    /// The first number.
+    a: i64,
+    /// The second number.
+    b: i64,
+) -> i64 {
+    a.wrapping_add(b)
+}
+
 /// The arguments a hand-written handler would parse for `get_sum`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -220,6 +247,13 @@ fn direct_sum(arguments: &str) -> Value {
     })
 }
 
+fn direct_total(arguments: &str) -> Value {
+    block_on(async {
+        let parsed: SumArguments = serde_json::from_str(arguments).expect("valid arguments");
+        serde_json::to_value(get_total(parsed.a, parsed.b)).expect("serializable")
+    })
+}
+
 fn dispatch(c: &mut Criterion) {
     peak_memory();
     let registry = toolkit::registry();
@@ -234,6 +268,10 @@ fn dispatch(c: &mut Criterion) {
         Response::Result(direct_sum(SUM))
     );
     assert_eq!(
+        block_on(registry.call("get_total", SUM, &ctx)),
+        Response::Result(direct_total(SUM))
+    );
+    assert_eq!(
         block_on(registry.call("set_pages", PAGES, &ctx)),
         Response::Result(direct_pages(PAGES))
     );
@@ -242,6 +280,7 @@ fn dispatch(c: &mut Criterion) {
     for (name, arguments, direct) in [
         ("create_notes", NOTE, direct_note as fn(&str) -> Value),
         ("get_sum", SUM, direct_sum),
+        ("get_total", SUM, direct_total),
         ("set_pages", PAGES, direct_pages),
     ] {
         let tool = registry.get(name).expect("registered").tool();
@@ -253,8 +292,9 @@ fn dispatch(c: &mut Criterion) {
         group.bench_function("definition_call", |b| {
             b.iter(|| block_on(tool.call(black_box(arguments), &ctx)));
         });
-        group.bench_function("dispatch_fn", |b| {
-            b.iter(|| block_on((tool.dispatch)(black_box(arguments), &ctx)));
+        group.bench_function("dispatch_fn", |b| match tool.dispatch {
+            Dispatch::Sync(run) => b.iter(|| run(black_box(arguments), &ctx)),
+            Dispatch::Async(start) => b.iter(|| block_on(start(black_box(arguments), &ctx))),
         });
         group.bench_function("lookup", |b| {
             b.iter(|| registry.get(black_box(name)).map(|tool| tool.name));

@@ -817,7 +817,7 @@ fn the_call_future_is_send() {
     let (ctx, _store) = context_with_tasks();
     let future = assert_send(registry().call("get_tasks", r#"{"id": 1}"#, &ctx));
     assert!(block_on(future).is_success());
-    let future = assert_send((get_tasks::definition().dispatch)("{}", &ctx));
+    let future = assert_send(get_tasks::definition().dispatch.future("{}", &ctx));
     assert!(block_on(future).is_success());
 }
 

@@ -477,6 +477,45 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
             quote_spanned!(span=> <_ as #private::diagnostics::ToolOutput>::to_response(&__toolkit_value))
         }
     };
+    let body = quote! {
+        let __toolkit_Arguments { #(#patterns,)* #confirmed_pattern } =
+            match __toolkit_parse(__toolkit_arguments) {
+                ::core::result::Result::Ok(arguments) => arguments,
+                ::core::result::Result::Err(error) => return #private::Response::Error(error),
+            };
+        #(#extractions)*
+        #preview_call
+        let __toolkit_value = #fn_ident(#(#all_idents),*) #await_;
+        #output
+    };
+    // A plain `fn` (and no preview to await) runs to completion in one call: no
+    // future, no box (issue 9, "Dispatch").
+    let suspends = func.is_async || (is_confirm && attr.preview.is_some());
+    let (dispatch_kind, dispatch_fn) = if suspends {
+        (
+            format_ident!("Async"),
+            quote! {
+                fn __toolkit_dispatch<'a>(
+                    __toolkit_arguments: &'a str,
+                    __toolkit_ctx: &'a #private::Context,
+                ) -> #private::CallFuture<'a> {
+                    ::std::boxed::Box::pin(async move { #body })
+                }
+            },
+        )
+    } else {
+        (
+            format_ident!("Sync"),
+            quote! {
+                fn __toolkit_dispatch(
+                    __toolkit_arguments: &str,
+                    __toolkit_ctx: &#private::Context,
+                ) -> #private::Response {
+                    #body
+                }
+            },
+        )
+    };
     let output_type = output_type(&func.item.sig.output);
     let output_schema = match output_type {
         Some(ty) => quote! {
@@ -574,22 +613,7 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
                 __toolkit_parse(__toolkit_arguments).map(|_| ())
             }
 
-            fn __toolkit_dispatch<'a>(
-                __toolkit_arguments: &'a str,
-                __toolkit_ctx: &'a #private::Context,
-            ) -> #private::CallFuture<'a> {
-                ::std::boxed::Box::pin(async move {
-                    let __toolkit_Arguments { #(#patterns,)* #confirmed_pattern } =
-                        match __toolkit_parse(__toolkit_arguments) {
-                            ::core::result::Result::Ok(arguments) => arguments,
-                            ::core::result::Result::Err(error) => return #private::Response::Error(error),
-                        };
-                    #(#extractions)*
-                    #preview_call
-                    let __toolkit_value = #fn_ident(#(#all_idents),*) #await_;
-                    #output
-                })
-            }
+            #dispatch_fn
 
             #[#private::linkme::distributed_slice(#private::TOOLS)]
             #[linkme(crate = #private::linkme)]
@@ -613,7 +637,7 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
                 },
                 schema: __toolkit_schema,
                 output_schema: __toolkit_output_schema,
-                dispatch: __toolkit_dispatch,
+                dispatch: #private::Dispatch::#dispatch_kind(__toolkit_dispatch),
                 bindings: #private::required_bindings(&[#(#required_bindings),*]),
                 validate: __toolkit_validate,
             };

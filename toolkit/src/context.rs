@@ -21,7 +21,41 @@ use crate::ToolError;
 /// ```
 #[derive(Default)]
 pub struct Context {
-    values: HashMap<TypeId, (&'static str, Box<dyn Any + Send + Sync>)>,
+    values: HashMap<TypeId, (&'static str, Box<dyn Any + Send + Sync>), TypeIdHash>,
+}
+
+/// A `TypeId` is already a hash made by the compiler: its bits go to the table as
+/// they are, instead of through `SipHash` (every `#[ctx]` parameter is one lookup
+/// per call; issue 9, "Dispatch"). The keys are types the program names, not input.
+#[derive(Clone, Copy, Default)]
+struct TypeIdHash;
+
+impl std::hash::BuildHasher for TypeIdHash {
+    type Hasher = TypeIdHasher;
+
+    fn build_hasher(&self) -> TypeIdHasher {
+        TypeIdHasher(0)
+    }
+}
+
+struct TypeIdHasher(u64);
+
+impl std::hash::Hasher for TypeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 ^= value;
+    }
+
+    // `TypeId`'s `Hash` writes one `u64` today; any other shape still hashes.
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 =
+                (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
 }
 
 impl Context {
@@ -120,6 +154,20 @@ pub trait FromContext: Sized {
 
     /// Takes the value from the context, or explains what is missing.
     fn from_context(ctx: &Context) -> Result<Self, ToolError>;
+
+    /// Takes the value if it is there: `Ok(None)` when it is missing, an error
+    /// only for a value that is there but wrong. What `Option<Self>` calls; the
+    /// default reads [`from_context`](Self::from_context)'s
+    /// [`ToolError::MissingContext`] as `None`. Override it when a missing value
+    /// can be told without building that error (as [`State`] does: an optional
+    /// `#[ctx]` that is absent then costs no allocation per call).
+    fn from_context_if_present(ctx: &Context) -> Result<Option<Self>, ToolError> {
+        match Self::from_context(ctx) {
+            Ok(value) => Ok(Some(value)),
+            Err(ToolError::MissingContext { .. }) => Ok(None),
+            Err(other) => Err(other),
+        }
+    }
 }
 
 /// `None` when the value is missing. It has `T`'s binding, but a tool taking it
@@ -129,11 +177,7 @@ impl<T: FromContext> FromContext for Option<T> {
     type Binding = T::Binding;
 
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
-        match T::from_context(ctx) {
-            Ok(value) => Ok(Some(value)),
-            Err(ToolError::MissingContext { .. }) => Ok(None),
-            Err(other) => Err(other),
-        }
+        T::from_context_if_present(ctx)
     }
 }
 
@@ -150,6 +194,10 @@ impl<T: Clone + Send + Sync + 'static> FromContext for State<T> {
 
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.require::<T>().map(|value| State(value.clone()))
+    }
+
+    fn from_context_if_present(ctx: &Context) -> Result<Option<Self>, ToolError> {
+        Ok(ctx.get::<T>().map(|value| State(value.clone())))
     }
 }
 

@@ -80,7 +80,7 @@ pub use error::{EMPTY_FAILURE, NameKind, Problem, RegistryError, Response, ToolE
 pub use preview::{IntoPreview, Preview};
 pub use registry::{RegisteredTool, Registry, registry, try_registry};
 pub use render::{Dialect, RenderError, Rendered, render, render_set, render_tool};
-pub use tool::{CallFuture, Location, Param, Scope, Tier, Tool, ToolHandle};
+pub use tool::{CallFuture, Dispatch, Location, Param, Scope, Tier, Tool, ToolHandle};
 #[doc(inline)]
 #[doc = include_str!("tool_attribute.md")]
 pub use toolkit_macros::tool;

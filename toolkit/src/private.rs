@@ -22,7 +22,7 @@ pub use crate::preview::{
     FutureTag, IntoPreview, PreviewIsFuture, PreviewIsValue, ValueTag, default_preview,
 };
 pub use crate::schema::raw_schema_for;
-pub use crate::tool::{CallFuture, Location, Param};
+pub use crate::tool::{CallFuture, Dispatch, Location, Param};
 pub use crate::{
     Binding, Context, FromContext, Preview, Response, Scope, Tier, Tool, ToolError, ToolHandle,
 };

@@ -7,18 +7,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
-use crate::dispatch::Plan;
+use crate::dispatch::{Call, Plan};
 use crate::error::NameKind;
 use crate::{
     Context, Dialect, Limits, RegistryError, RenderError, Rendered, Response, Tool, ToolError,
 };
 
 /// One tool in a [`Registry`]: its static definition plus its cleaned schema, built
-/// once. Dereferences to [`Tool`], so `entry.name`, `entry.scope` work.
+/// once, on first use. Dereferences to [`Tool`], so `entry.name`, `entry.scope` work.
 #[derive(Debug)]
 pub struct RegisteredTool {
     tool: &'static Tool,
-    schema: Value,
+    /// The cleaned schema, built on the first [`schema`](Self::schema), render or
+    /// validation (issue 9, "First use"): building a registry of 1,000 tools costs
+    /// their names and an index, and a request pays only for the tools it renders.
+    schema: OnceLock<Value>,
     /// Each dialect's rendering as compact JSON text, built on first request.
     rendered: [OnceLock<Result<Box<str>, RenderError>>; Dialect::ALL.len()],
     /// What dispatch checks before the tool runs, built on the first call.
@@ -36,9 +39,12 @@ impl RegisteredTool {
     }
 
     /// The cleaned JSON schema of the tool's arguments (see [`crate::schema`]).
+    /// Generated and cleaned on the first call (or the first render or validation),
+    /// once, whichever thread gets there first; then borrowed.
     #[must_use]
     pub fn schema(&self) -> &Value {
-        &self.schema
+        self.schema
+            .get_or_init(|| crate::schema::clean((self.tool.schema)()))
     }
 
     /// The tool as `dialect` expects it, as compact JSON text, or why `dialect`
@@ -46,7 +52,7 @@ impl RegisteredTool {
     /// use), then borrowed: this is what [`render_set`](crate::render_set) copies.
     pub fn render_json(&self, dialect: Dialect) -> Result<&str, &RenderError> {
         self.rendered[dialect.index()]
-            .get_or_init(|| crate::render::build_json(self.tool, &self.schema, dialect))
+            .get_or_init(|| crate::render::build_json(self.tool, self.schema(), dialect))
             .as_deref()
     }
 
@@ -64,7 +70,7 @@ impl RegisteredTool {
     fn plan(&self) -> &Plan {
         self.plan.get_or_init(|| {
             let raw = (self.tool.schema)();
-            Plan::new(raw.as_value(), self.schema.clone())
+            Plan::new(raw.as_value(), self.schema().clone())
         })
     }
 
@@ -99,18 +105,23 @@ impl RegisteredTool {
         ctx: &'a Context,
         limits: Limits,
     ) -> impl Future<Output = Response> + Send + 'a {
-        use futures_util::future::Either;
+        self.start(arguments, ctx, &limits)
+    }
+
+    /// The call's future, of the one type every layer returns: a `#[tool]`'s
+    /// dispatch, or a runtime tool's forwarder (boxed, its panics caught).
+    pub(crate) fn start<'a>(
+        &'a self,
+        arguments: &'a str,
+        ctx: &'a Context,
+        limits: &Limits,
+    ) -> Call<'a> {
         match &self.runtime {
-            None => Either::Left(crate::dispatch::call(
-                self.tool,
-                self.plan(),
-                &limits,
-                arguments,
-                ctx,
-            )),
-            Some(source) => {
-                Either::Right(crate::runtime::call(self, source, limits, arguments, ctx))
-            }
+            None => crate::dispatch::call(self.tool, self.plan(), limits, arguments, ctx),
+            Some(source) => Call::running(
+                self.tool.name,
+                Box::pin(crate::runtime::call(self, source, *limits, arguments, ctx)),
+            ),
         }
     }
 
@@ -152,17 +163,21 @@ impl Deref for RegisteredTool {
 #[derive(Debug)]
 pub struct Registry {
     tools: Vec<RegisteredTool>,
-    /// Names and aliases with their index into `tools`, sorted by name: a binary
-    /// search over a few dozen names beats hashing them (see BENCHMARKS.md).
+    /// Names and aliases with their index into `tools`, sorted by name (the
+    /// suggestions for an unknown name walk it in this order).
     index: Vec<(&'static str, usize)>,
+    /// An open-addressed hash table over `index` (`EMPTY` or a position in
+    /// `index`): one multiply-and-add per 8 bytes of the name and, nearly always,
+    /// one string comparison, where a binary search compares strings at every step.
+    table: Box<[u32]>,
     /// [`Limits`], as atomics so the process-wide registry can be configured.
     max_argument_bytes: AtomicUsize,
     max_depth: AtomicUsize,
 }
 
 impl Registry {
-    /// Builds a registry, checking that no name or alias is claimed twice and
-    /// cleaning every tool's schema once.
+    /// Builds a registry, checking that no name or alias is claimed twice. No
+    /// schema is generated here: each tool's is built on its first use.
     // The error names two definitions in full; it happens once, at start-up.
     #[allow(clippy::result_large_err)]
     pub fn new<I>(tools: I) -> Result<Self, RegistryError>
@@ -206,15 +221,16 @@ impl Registry {
             });
         }
         claims.sort_by_key(|&(name, _, _)| name);
-        let index = claims
+        let index: Vec<(&'static str, usize)> = claims
             .into_iter()
             .map(|(name, position, _)| (name, position))
             .collect();
+        let table = name_table(&index);
         let tools = tools
             .into_iter()
             .map(|tool| RegisteredTool {
                 tool,
-                schema: crate::schema::clean((tool.schema)()),
+                schema: OnceLock::new(),
                 rendered: Default::default(),
                 plan: OnceLock::new(),
                 runtime: None,
@@ -223,6 +239,7 @@ impl Registry {
         Ok(Registry {
             tools,
             index,
+            table,
             max_argument_bytes: AtomicUsize::new(Limits::DEFAULT.max_argument_bytes),
             max_depth: AtomicUsize::new(Limits::DEFAULT.max_depth),
         })
@@ -270,7 +287,7 @@ impl Registry {
                 .iter_mut()
                 .find(|entry| std::ptr::eq(entry.tool, extra.tool))
             {
-                entry.schema = extra.schema;
+                entry.schema = OnceLock::from(extra.schema);
                 entry.runtime = Some(extra.source);
             }
         }
@@ -294,11 +311,21 @@ impl Registry {
     }
 
     /// The position in [`Registry::iter`] of the tool with this name or alias.
+    #[inline]
     pub(crate) fn position(&self, name: &str) -> Option<usize> {
-        self.index
-            .binary_search_by(|&(known, _)| known.cmp(name))
-            .ok()
-            .map(|found| self.index[found].1)
+        let mask = self.table.len() - 1;
+        let mut slot = name_hash(name.as_bytes()) & mask;
+        loop {
+            let entry = self.table[slot];
+            if entry == EMPTY {
+                return None;
+            }
+            let (known, position) = self.index[entry as usize];
+            if known == name {
+                return Some(position);
+            }
+            slot = (slot + 1) & mask;
+        }
     }
 
     /// The tool at `position` of [`Registry::iter`].
@@ -370,19 +397,18 @@ impl Registry {
         arguments: &'a str,
         ctx: &'a Context,
     ) -> impl Future<Output = Response> + Send + 'a {
-        use futures_util::future::{Either, ready};
         // Look the tool up before building any future: the call's future is the
         // tool's own, not one more layer around it (nor a span's, unless a
         // subscriber wants one: see `crate::observe`).
         let found = self.get(name);
         let call = match found {
             Some(tool) if tool.tier != crate::Tier::Approve => {
-                Either::Left(tool.call_with_limits(arguments, ctx, self.limits()))
+                tool.start(arguments, ctx, &self.limits())
             }
-            Some(tool) => Either::Right(ready(Response::Error(ToolError::ApprovalRequired {
+            Some(tool) => Call::ready(Response::Error(ToolError::ApprovalRequired {
                 tool: tool.name.to_owned(),
-            }))),
-            None => Either::Right(ready(Response::Error(self.unknown_tool(name)))),
+            })),
+            None => Call::ready(Response::Error(self.unknown_tool(name))),
         };
         let dispatch = crate::observe::Dispatch {
             tool: found,
@@ -433,6 +459,55 @@ impl<'a> IntoIterator for &'a Registry {
     }
 }
 
+/// A free slot of [`Registry::table`].
+const EMPTY: u32 = u32::MAX;
+
+/// The slots for `index`: a power of two at least twice its length, so probes
+/// stay short and one slot is always free (the lookup's loop ends).
+fn name_table(index: &[(&'static str, usize)]) -> Box<[u32]> {
+    let size = (index.len() * 2).next_power_of_two().max(8);
+    let mut table = vec![EMPTY; size].into_boxed_slice();
+    for (entry, (name, _)) in index.iter().enumerate() {
+        let mut slot = name_hash(name.as_bytes()) & (size - 1);
+        while table[slot] != EMPTY {
+            slot = (slot + 1) & (size - 1);
+        }
+        // A registry of over four billion names is not built.
+        table[slot] = u32::try_from(entry).unwrap_or(EMPTY - 1);
+    }
+    table
+}
+
+/// `FxHash` (rustc's hasher) over 8-byte words, then `MurmurHash3`'s final mix so the
+/// low bits (the slot) depend on every byte. Names are chosen by the application, not an
+/// attacker: a collision costs a longer probe, never a wrong answer.
+#[inline]
+fn name_hash(bytes: &[u8]) -> usize {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let mut hash = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        hash = (hash.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(SEED);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        // Byte by byte: a copy of a variable length would be a `memcpy` call.
+        let word = rest
+            .iter()
+            .fold(0_u64, |word, &byte| (word << 8) | u64::from(byte));
+        hash = (hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+    hash ^= hash >> 33;
+    hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    hash ^= hash >> 33;
+    // Truncation on 32-bit targets keeps the low bits, which the mask reads.
+    #[allow(clippy::cast_possible_truncation)]
+    let slot = hash as usize;
+    slot
+}
+
 static GLOBAL: OnceLock<Result<Registry, RegistryError>> = OnceLock::new();
 
 /// The process-wide registry of every `#[tool]` linked into this binary, built on
@@ -456,4 +531,127 @@ pub fn try_registry() -> Result<&'static Registry, &'static RegistryError> {
     GLOBAL
         .get_or_init(|| Registry::new(crate::__private::TOOLS.iter()))
         .as_ref()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::tool::{CallFuture, Location};
+    use crate::{Scope, Tier};
+
+    /// How many times each test tool's schema function ran.
+    static LAZY_SCHEMAS: AtomicUsize = AtomicUsize::new(0);
+    static OTHER_SCHEMAS: AtomicUsize = AtomicUsize::new(0);
+
+    fn object_schema() -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "properties": {"id": {"type": "integer", "format": "uint32", "minimum": 0}},
+            "required": ["id"]
+        })
+    }
+
+    fn lazy_schema() -> schemars::Schema {
+        LAZY_SCHEMAS.fetch_add(1, Ordering::SeqCst);
+        object_schema()
+    }
+
+    fn other_schema() -> schemars::Schema {
+        OTHER_SCHEMAS.fetch_add(1, Ordering::SeqCst);
+        object_schema()
+    }
+
+    fn no_output() -> Option<schemars::Schema> {
+        None
+    }
+
+    fn answer<'a>(_: &'a str, _: &'a Context) -> CallFuture<'a> {
+        Box::pin(async { Response::Result(json!(1)) })
+    }
+
+    #[allow(clippy::unnecessary_wraps)] // the `Tool::validate` signature
+    fn accept(_: &str) -> Result<(), ToolError> {
+        Ok(())
+    }
+
+    const fn counted(name: &'static str, schema: fn() -> schemars::Schema) -> Tool {
+        Tool {
+            name,
+            description: "A tool whose schema function counts its calls.",
+            scope: Scope::Shared,
+            tier: Tier::Auto,
+            always: false,
+            group: None,
+            aliases: &[],
+            guidance: None,
+            title: None,
+            gate: None,
+            tags: &[],
+            params: &[],
+            location: Location {
+                file: file!(),
+                line: line!(),
+                module_path: module_path!(),
+            },
+            schema,
+            output_schema: no_output,
+            dispatch: crate::Dispatch::Async(answer),
+            bindings: &[],
+            validate: accept,
+        }
+    }
+
+    static LAZY: Tool = counted("get_lazy", lazy_schema);
+    static OTHER: Tool = counted("get_other", other_schema);
+
+    /// Building a registry generates no schema; the first render generates the
+    /// rendered tool's once, whichever of many threads asks first, and no other.
+    #[test]
+    fn schemas_are_built_on_first_use_once() {
+        let registry = Registry::new([&LAZY, &OTHER]).expect("distinct names");
+        assert_eq!(LAZY_SCHEMAS.load(Ordering::SeqCst), 0);
+        assert_eq!(OTHER_SCHEMAS.load(Ordering::SeqCst), 0);
+        let tool = registry.get("get_lazy").expect("registered");
+        let texts: Vec<String> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    scope.spawn(|| {
+                        tool.render_json(Dialect::OpenAiChat)
+                            .expect("renders")
+                            .to_owned()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| handle.join().expect("no panic"))
+                .collect()
+        });
+        assert!(texts.windows(2).all(|pair| pair[0] == pair[1]));
+        assert_eq!(LAZY_SCHEMAS.load(Ordering::SeqCst), 1);
+        // Later uses borrow what was built: the schema, the other dialects, the
+        // dispatch plan (which reads the raw schema once more, to tell an integer
+        // type's implied bounds from a user's).
+        assert_eq!(
+            tool.schema(),
+            &json!({
+                "type": "object",
+                "properties": {"id": {"type": "integer", "minimum": 0}},
+                "required": ["id"],
+                "additionalProperties": false
+            })
+        );
+        tool.render_json(Dialect::Anthropic).expect("renders");
+        assert_eq!(LAZY_SCHEMAS.load(Ordering::SeqCst), 1);
+        assert_eq!(tool.check_arguments(r#"{"id": 3}"#), Ok(()));
+        assert_eq!(LAZY_SCHEMAS.load(Ordering::SeqCst), 2);
+        assert_eq!(tool.check_arguments(r#"{"id": 4}"#), Ok(()));
+        assert_eq!(LAZY_SCHEMAS.load(Ordering::SeqCst), 2);
+        // The other tool was never used.
+        assert_eq!(OTHER_SCHEMAS.load(Ordering::SeqCst), 0);
+    }
 }

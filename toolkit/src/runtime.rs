@@ -439,7 +439,7 @@ fn intern(definition: Definition<'_>) -> Result<&'static Tool, RuntimeToolError>
         location: RUNTIME_LOCATION,
         schema: object_schema,
         output_schema: no_output_schema,
-        dispatch: not_dispatched_here,
+        dispatch: crate::tool::Dispatch::Sync(not_dispatched_here),
         bindings: &[],
         validate: checked_by_schema,
     }));
@@ -490,10 +490,10 @@ fn no_output_schema() -> Option<schemars::Schema> {
     None
 }
 
-fn not_dispatched_here<'a>(_: &'a str, _: &'a Context) -> CallFuture<'a> {
-    Box::pin(std::future::ready(Response::Error(ToolError::failed(
+fn not_dispatched_here(_: &str, _: &Context) -> Response {
+    Response::Error(ToolError::failed(
         "this tool is defined at run time: call it through its registry or view",
-    ))))
+    ))
 }
 
 /// Every call of a runtime tool is checked against its schema; there is no typed

@@ -118,8 +118,42 @@ pub struct Param {
     pub required: bool,
 }
 
-/// The future a tool's dispatcher returns.
+/// The future an `async` tool's dispatcher returns.
 pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Response> + Send + 'a>>;
+
+/// A tool's generated dispatcher: it parses the JSON arguments, extracts the
+/// context and runs the function. Call it through [`Tool::call`], which also
+/// catches panics and runs nothing until first polled.
+#[derive(Clone, Copy)]
+pub enum Dispatch {
+    /// A plain `fn` tool: runs to completion in one call, so nothing is boxed (the
+    /// dispatch benchmark's fixed cost, issue 9).
+    Sync(for<'a> fn(&'a str, &'a Context) -> Response),
+    /// An `async fn` tool, or a `confirm` tool whose preview is awaited: its
+    /// boxed future.
+    Async(for<'a> fn(&'a str, &'a Context) -> CallFuture<'a>),
+}
+
+impl Dispatch {
+    /// The dispatcher as one boxed future, catching no panic: for tests that hold
+    /// only the function. Applications call [`Tool::call`].
+    #[must_use]
+    pub fn future<'a>(self, arguments: &'a str, ctx: &'a Context) -> CallFuture<'a> {
+        match self {
+            Dispatch::Sync(run) => Box::pin(async move { run(arguments, ctx) }),
+            Dispatch::Async(start) => start(arguments, ctx),
+        }
+    }
+}
+
+impl fmt::Debug for Dispatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Dispatch::Sync(_) => "Sync",
+            Dispatch::Async(_) => "Async",
+        })
+    }
+}
 
 /// The static definition of one tool.
 ///
@@ -161,7 +195,7 @@ pub struct Tool {
     pub output_schema: fn() -> Option<schemars::Schema>,
     /// Parses the JSON arguments, extracts the context and runs the function; use
     /// [`Tool::call`], which also catches panics.
-    pub dispatch: for<'a> fn(&'a str, &'a Context) -> CallFuture<'a>,
+    pub dispatch: Dispatch,
     /// The bindings the tool requires: those of its `#[ctx]` parameters that are not
     /// `Option`, without [`Binding::Unbound`], deduplicated and sorted. A consumer
     /// that cannot provide one of them must never be offered the tool.
@@ -207,7 +241,7 @@ impl Tool {
         arguments: &'a str,
         ctx: &'a Context,
     ) -> impl Future<Output = Response> + Send + 'a {
-        crate::dispatch::run(self, arguments, ctx)
+        crate::dispatch::Call::start(self, arguments, ctx)
     }
 
     /// The verb of the tool's name (`get` in `get_tasks`, `browse` in `browseImages`).

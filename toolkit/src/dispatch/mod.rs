@@ -26,13 +26,15 @@ pub(crate) mod shape;
 pub(crate) mod validate;
 
 use std::future::Future;
-
-use futures_util::future::{Either, ready};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll};
 
 pub use limits::Limits;
 pub use panics::{PANIC_MESSAGE, PanicReport, expose_panic_messages, on_panic};
 pub(crate) use validate::Plan;
 
+use crate::tool::Dispatch;
 use crate::{Context, Response, Tool, ToolError};
 
 /// The checks that come before the dispatcher: limits, then the schema where the
@@ -42,6 +44,7 @@ pub(crate) fn precheck(plan: &Plan, arguments: &str, limits: &Limits) -> Result<
     if plan.constrained
         || (plan.nested_objects
             && arguments.as_bytes().contains(&b'[')
+            && !plan.arrays_in_place(arguments)
             && shape::has_array_for_object(plan.schema(), arguments))
     {
         check_schema(plan, arguments)?;
@@ -78,18 +81,114 @@ pub(crate) fn call<'a>(
     limits: &Limits,
     arguments: &'a str,
     ctx: &'a Context,
-) -> impl Future<Output = Response> + Send + use<'a> {
+) -> Call<'a> {
     match precheck(plan, arguments, limits) {
-        Ok(()) => Either::Left(tool.call(arguments, ctx)),
-        Err(error) => Either::Right(ready(Response::Error(error))),
+        Ok(()) => Call::start(tool, arguments, ctx),
+        Err(error) => Call::ready(Response::Error(error)),
     }
 }
 
-/// The body of [`Tool::call`]: the dispatcher's future with every panic caught.
-pub(crate) fn run<'a>(
-    tool: &'a Tool,
-    arguments: &'a str,
-    ctx: &'a Context,
-) -> impl Future<Output = Response> + Send + 'a {
-    panics::CatchPanics::new(tool.name, (tool.dispatch)(arguments, ctx))
+/// The one future of every call, whatever layer made it ([`Tool::call`],
+/// [`crate::RegisteredTool::call`], [`crate::Registry::call`]): nothing runs
+/// before its first poll; a plain `fn` tool then runs to completion in that poll,
+/// with no allocation, and an `async` tool's boxed future is polled with every
+/// panic caught ([`panics::CatchPanics`]). An error found before the tool (an
+/// unknown name, the limits, the schema) is a ready response.
+#[must_use = "futures do nothing unless polled"]
+pub(crate) struct Call<'a> {
+    state: State<'a>,
+}
+
+enum State<'a> {
+    Start {
+        tool: &'a Tool,
+        arguments: &'a str,
+        ctx: &'a Context,
+    },
+    Running(panics::CatchPanics<'a>),
+    Ready(Response),
+    Done,
+}
+
+impl<'a> Call<'a> {
+    pub(crate) fn start(tool: &'a Tool, arguments: &'a str, ctx: &'a Context) -> Self {
+        Call {
+            state: State::Start {
+                tool,
+                arguments,
+                ctx,
+            },
+        }
+    }
+
+    /// A future already started elsewhere (a runtime tool's forwarder), polled
+    /// with every panic caught.
+    pub(crate) fn running(tool: &'static str, future: crate::tool::CallFuture<'a>) -> Self {
+        Call {
+            state: State::Running(panics::CatchPanics::new(tool, future)),
+        }
+    }
+
+    pub(crate) fn ready(response: Response) -> Self {
+        Call {
+            state: State::Ready(response),
+        }
+    }
+}
+
+impl Future for Call<'_> {
+    type Output = Response;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Response> {
+        // `Call` is `Unpin`: an async tool's future is behind its own box.
+        let this = &mut *self;
+        // The common first poll reads three references and leaves `Done`, without
+        // moving the whole state (a `Response` wide) out and back.
+        if let State::Start {
+            tool,
+            arguments,
+            ctx,
+        } = this.state
+        {
+            this.state = State::Done;
+            return match tool.dispatch {
+                // The whole tool, its locals' drops included, runs inside one
+                // `catch_unwind`.
+                Dispatch::Sync(run) => Poll::Ready(
+                    match catch_unwind(AssertUnwindSafe(|| run(arguments, ctx))) {
+                        Ok(response) => response,
+                        Err(payload) => Response::Error(panics::caught(tool.name, payload)),
+                    },
+                ),
+                Dispatch::Async(start) => {
+                    match catch_unwind(AssertUnwindSafe(|| start(arguments, ctx))) {
+                        Ok(future) => {
+                            let mut running = panics::CatchPanics::new(tool.name, future);
+                            let poll = Pin::new(&mut running).poll(cx);
+                            if poll.is_pending() {
+                                this.state = State::Running(running);
+                            }
+                            poll
+                        }
+                        Err(payload) => {
+                            Poll::Ready(Response::Error(panics::caught(tool.name, payload)))
+                        }
+                    }
+                }
+            };
+        }
+        match std::mem::replace(&mut this.state, State::Done) {
+            State::Start { .. } | State::Done => Poll::Ready(Response::Error(ToolError::failed(
+                "the call was polled again after it finished",
+            ))),
+            State::Running(mut running) => {
+                let poll = Pin::new(&mut running).poll(cx);
+                if poll.is_pending() {
+                    this.state = State::Running(running);
+                }
+                poll
+            }
+            State::Ready(response) => Poll::Ready(response),
+        }
+    }
 }

@@ -28,7 +28,10 @@ pub fn parse_arguments<T: DeserializeOwned + JsonSchema + 'static>(
         // name its arguments.
         Ok(parsed) if first_byte(arguments) == Some(b'{') => Ok(parsed),
         Ok(_) => Err(not_an_object()),
-        Err(_) => parse_failed(arguments, plan_for::<T>()),
+        Err(_) => parse_failed(
+            arguments,
+            plan_for(TypeId::of::<T>(), crate::schema::raw_schema_for::<T>),
+        ),
     }
 }
 
@@ -46,26 +49,40 @@ pub(crate) fn not_an_object() -> ToolError {
 
 /// The plan of an argument type, built once per type on its first slow path (the
 /// fast path never needs it). Leaked: one per tool, for the life of the process.
-fn plan_for<T: JsonSchema + 'static>() -> &'static Plan {
+/// Not generic: every tool's crate compiles it once, not once per tool.
+fn plan_for(type_id: TypeId, schema: fn() -> schemars::Schema) -> &'static Plan {
     static PLANS: Mutex<Option<HashMap<TypeId, &'static Plan>>> = Mutex::new(None);
     let mut plans = PLANS.lock().unwrap_or_else(PoisonError::into_inner);
     plans
         .get_or_insert_with(HashMap::new)
-        .entry(TypeId::of::<T>())
+        .entry(type_id)
         .or_insert_with(|| {
-            let raw = crate::schema::raw_schema_for::<T>();
+            let raw = schema();
             let raw_value = raw.as_value().clone();
             Box::leak(Box::new(Plan::new(&raw_value, crate::schema::clean(raw))))
         })
 }
 
+/// The one generic piece of the slow path: `T` parsed from a text with path
+/// tracking, kept by the caller. Everything around it is compiled once, not once
+/// per tool (issue 9, "Build time").
+type Tracked<'p> = dyn FnMut(&str) -> Result<(), Failure> + 'p;
+
 /// The slow path, after the fast parse failed.
 #[cold]
 fn parse_failed<T: DeserializeOwned>(arguments: &str, plan: &Plan) -> Result<T, ToolError> {
+    let mut parsed = None;
+    slow_path(arguments, plan, &mut |text| {
+        tracked::<T>(text).map(|value| parsed = Some(value))
+    })?;
+    parsed.ok_or_else(|| Problem::new(".", "the arguments are not accepted").into_error())
+}
+
+fn slow_path(arguments: &str, plan: &Plan, parse: &mut Tracked<'_>) -> Result<(), ToolError> {
     let trimmed = arguments.trim();
     // Providers send "" (or `null`) for tools without parameters.
     if trimmed.is_empty() || trimmed == "null" {
-        return from_value(&Value::Object(serde_json::Map::new()), plan);
+        return from_value(&Value::Object(serde_json::Map::new()), plan, parse);
     }
     // `Tool::call` has no application limits at hand; the defaults keep the
     // slow path (a `Value`, walked recursively) off the stack's edge.
@@ -82,13 +99,12 @@ fn parse_failed<T: DeserializeOwned>(arguments: &str, plan: &Plan) -> Result<T, 
     }
     let mut value = value;
     let stripped = plan.strip_optional_nulls(&mut value);
-    let result = from_value::<T>(&value, plan);
-    match result {
+    match from_value(&value, plan, parse) {
         // Valid once the permitted nulls are gone: the first failure was theirs.
-        Ok(parsed) if stripped => Ok(parsed),
+        Ok(()) if stripped => Ok(()),
         // The text failed where its `Value` passes: something only the text
         // shows (a duplicate key). Report serde's error on the text.
-        Ok(_) => Err(text_error::<T>(arguments)),
+        Ok(()) => Err(text_error(arguments, parse)),
         Err(error) => Err(error),
     }
 }
@@ -146,22 +162,33 @@ pub(crate) fn parse_value(arguments: &str) -> Result<Value, ToolError> {
     }
 }
 
-/// The typed arguments from a checked `Value`, or every problem in it.
-fn from_value<T: DeserializeOwned>(value: &Value, plan: &Plan) -> Result<T, ToolError> {
-    let typed = serde_path_to_error::deserialize::<_, T>(value);
+/// The typed arguments from a checked `Value` (kept by `parse`), or every problem
+/// in it.
+///
+/// The value is deserialized from its compact text, through the same
+/// path-tracking deserializer as [`text_error`]: one instantiation of `T`'s
+/// `Deserialize` for the whole slow path (each costs build time in every crate of
+/// tools, issue 9 "Build time"), and serde's words are the same on text as on a
+/// `Value` once the position is cut.
+fn from_value(value: &Value, plan: &Plan, parse: &mut Tracked<'_>) -> Result<(), ToolError> {
+    let text = value.to_string();
+    let typed = parse(&text);
     // The common slow path (nulls a strict dialect sent, now gone) asks only
     // whether the value is valid; the problems are collected when it is not.
     if typed.is_ok() && plan.is_valid(value) {
-        return typed.map_err(|_| not_an_object());
+        return Ok(());
     }
     let mut problems = plan.problems(value);
     match typed {
-        Ok(parsed) if problems.is_empty() => Ok(parsed),
-        Ok(_) => Err(messages::into_error(problems)),
-        Err(error) => {
-            let path = messages::serde_path(error.path());
-            let at = value_at(value, error.path());
-            let problem = messages::from_serde(&path, &error.into_inner().to_string(), at);
+        Ok(()) if problems.is_empty() => Ok(()),
+        Ok(()) => Err(messages::into_error(problems)),
+        Err(Failure::Data {
+            path,
+            segments,
+            message,
+        }) => {
+            let at = value_at(value, &segments);
+            let problem = messages::from_serde(&path, &message, at);
             // The schema's problems come first; serde's is added when the schema
             // said nothing about that place (a range the schema leaves out, a
             // type's own rule).
@@ -172,6 +199,61 @@ fn from_value<T: DeserializeOwned>(value: &Value, plan: &Plan) -> Result<T, Tool
             }
             Err(messages::into_error(problems))
         }
+        // The text of a `Value` always ends where it should.
+        Err(Failure::Trailing(error)) => Err(error),
+    }
+}
+
+/// Why [`tracked`] failed.
+enum Failure {
+    /// serde's error, with its path (as shown, and as steps into a `Value`).
+    Data {
+        path: String,
+        segments: Vec<Segment>,
+        message: String,
+    },
+    /// The value parsed, and the text goes on after it.
+    Trailing(ToolError),
+}
+
+/// One step of a path, owned (non-generic code reads it after the parse).
+enum Segment {
+    Index(usize),
+    Key(String),
+    Other,
+}
+
+/// `T` from `text` with serde's path tracking: the one generic slow-path parse.
+fn tracked<T: DeserializeOwned>(text: &str) -> Result<T, Failure> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+        Ok(parsed) => match deserializer.end() {
+            Ok(()) => Ok(parsed),
+            Err(error) => Err(Failure::Trailing(ToolError::MalformedJson {
+                message: strip_position(&error),
+                line: error.line(),
+                column: error.column(),
+            })),
+        },
+        Err(error) => Err(data_failure(&error)),
+    }
+}
+
+/// The non-generic half of [`tracked`]'s error.
+fn data_failure(error: &serde_path_to_error::Error<serde_json::Error>) -> Failure {
+    use serde_path_to_error::Segment as Step;
+    Failure::Data {
+        path: messages::serde_path(error.path()),
+        segments: error
+            .path()
+            .iter()
+            .map(|segment| match segment {
+                Step::Seq { index } => Segment::Index(*index),
+                Step::Map { key } => Segment::Key(key.clone()),
+                Step::Enum { .. } | Step::Unknown => Segment::Other,
+            })
+            .collect(),
+        message: strip_position(error.inner()),
     }
 }
 
@@ -185,34 +267,24 @@ fn nested(outer: &str, inner: &str) -> bool {
 }
 
 /// serde's error on the text itself, with its path.
-fn text_error<T: DeserializeOwned>(arguments: &str) -> ToolError {
-    let mut deserializer = serde_json::Deserializer::from_str(arguments);
-    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
-        Err(error) => {
-            let path = messages::serde_path(error.path());
-            let message = strip_position(error.inner());
+fn text_error(arguments: &str, parse: &mut Tracked<'_>) -> ToolError {
+    match parse(arguments) {
+        Err(Failure::Data { path, message, .. }) => {
             messages::from_serde(&path, &message, None).into_error()
         }
         // Only the trailing text can be wrong then.
-        Ok(_) => match deserializer.end() {
-            Err(error) => ToolError::MalformedJson {
-                message: strip_position(&error),
-                line: error.line(),
-                column: error.column(),
-            },
-            Ok(()) => Problem::new(".", "the arguments are not accepted").into_error(),
-        },
+        Err(Failure::Trailing(error)) => error,
+        Ok(()) => Problem::new(".", "the arguments are not accepted").into_error(),
     }
 }
 
-/// The value a `serde_path_to_error` path points at, if it can be followed.
-fn value_at<'v>(mut value: &'v Value, path: &serde_path_to_error::Path) -> Option<&'v Value> {
-    use serde_path_to_error::Segment;
+/// The value a path points at, if it can be followed.
+fn value_at<'v>(mut value: &'v Value, path: &[Segment]) -> Option<&'v Value> {
     for segment in path {
         value = match segment {
-            Segment::Seq { index } => value.get(*index)?,
-            Segment::Map { key } => value.get(key)?,
-            Segment::Enum { .. } | Segment::Unknown => return None,
+            Segment::Index(index) => value.get(*index)?,
+            Segment::Key(key) => value.get(key)?,
+            Segment::Other => return None,
         };
     }
     Some(value)

@@ -23,6 +23,110 @@ pub(crate) fn has_array_for_object(schema: &Value, arguments: &str) -> bool {
 
 const MARK: &str = "array for object";
 
+/// The property names after which an array is always in its place: every
+/// property of that name, anywhere in the schema, is typed and never takes an
+/// object (an array, a string, ...). `None` when names cannot tell: the schema has
+/// maps of objects (`additionalProperties` or `patternProperties` with a schema),
+/// whose keys are the caller's.
+pub(crate) fn array_keys(schema: &Value) -> Option<Box<[Box<str>]>> {
+    let mut names: Vec<(String, bool)> = Vec::new();
+    let mut maps = false;
+    let mut visit = |node: &serde_json::Map<String, Value>| {
+        maps |= node
+            .get("additionalProperties")
+            .is_some_and(Value::is_object)
+            || node.contains_key("patternProperties");
+        let Some(properties) = node.get("properties").and_then(Value::as_object) else {
+            return;
+        };
+        for (name, property) in properties {
+            let safe = never_object(schema, property);
+            match names.iter_mut().find(|(known, _)| known == name) {
+                Some((_, known_safe)) => *known_safe &= safe,
+                None => names.push((name.clone(), safe)),
+            }
+        }
+    };
+    super::validate::walk(schema, &mut visit);
+    if maps {
+        return None;
+    }
+    Some(
+        names
+            .into_iter()
+            .filter(|&(_, safe)| safe)
+            .map(|(name, _)| name.into_boxed_str())
+            .collect(),
+    )
+}
+
+/// Whether a property's schema (its `$ref`s followed) is typed and takes no object.
+fn never_object<'v>(root: &'v Value, mut node: &'v Value) -> bool {
+    for _ in 0..8 {
+        match node
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|reference| reference.strip_prefix('#'))
+        {
+            Some(pointer) => match root.pointer(pointer) {
+                Some(target) => node = target,
+                None => return false,
+            },
+            None => break,
+        }
+    }
+    let Some(map) = node.as_object() else {
+        return false;
+    };
+    if ["$ref", "anyOf", "oneOf", "allOf", "properties"]
+        .iter()
+        .any(|key| map.contains_key(*key))
+    {
+        return false;
+    }
+    match map.get("type") {
+        Some(Value::String(kind)) => kind != "object",
+        Some(Value::Array(kinds)) => !kinds.iter().any(|kind| kind == "object"),
+        _ => false,
+    }
+}
+
+/// A byte scan that proves most calls need no [`has_array_for_object`] pass: every
+/// `[` outside strings follows `"name":` with `name` in `keys` (from
+/// [`array_keys`]). An array at the root, inside another array or after any other
+/// key makes it answer `false`, and the precise pass decides.
+pub(crate) fn arrays_in_place(keys: &[Box<str>], arguments: &str) -> bool {
+    let bytes = arguments.as_bytes();
+    let mut last = 0_u8; // the last byte outside strings and whitespace
+    let mut key: &[u8] = &[];
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                // The last string before a `:` is its key (an escaped key never
+                // matches a name: the precise pass reads it).
+                key = &bytes[start.min(bytes.len())..i.min(bytes.len())];
+                last = b'"';
+            }
+            b'[' => {
+                if last != b':' || !keys.iter().any(|name| name.as_bytes() == key) {
+                    return false;
+                }
+                last = b'[';
+            }
+            b' ' | b'\n' | b'\r' | b'\t' => {}
+            other => last = other,
+        }
+        i += 1;
+    }
+    true
+}
+
 /// The schema nodes a value may match (several inside a union).
 struct Shape<'s> {
     candidates: Vec<&'s Value>,
@@ -277,5 +381,53 @@ mod tests {
         ));
         assert!(check("[1]"));
         assert!(!check(r#"{"tasks": [}"#));
+    }
+
+    /// The byte scan clears only texts whose every array follows a name that is
+    /// never an object; whatever it cannot clear, the precise pass reads, and on
+    /// every text here the two agree where the scan clears.
+    #[test]
+    fn the_byte_scan_clears_only_arrays_in_their_place() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "tasks": {"type": "array", "items": {"$ref": "#/$defs/Task"}},
+                "labels": {"type": ["array", "null"], "items": {"type": "string"}},
+                "task": {"$ref": "#/$defs/Task"},
+                "config": {}
+            },
+            "$defs": {"Task": {"type": "object", "properties": {
+                "id": {"type": "integer"},
+                "labels": {"type": "array", "items": {"type": "string"}},
+                "tasks": {"type": "object"}
+            }}}
+        });
+        let keys = array_keys(&schema).expect("no maps of objects");
+        // `tasks` is an object somewhere, `task` and `config` may be objects.
+        assert_eq!(&*keys, [Box::from("labels"), Box::from("id")]);
+        for (text, cleared) in [
+            (r#"{"labels": ["a", "[b"], "task": {"labels": []}}"#, true),
+            (r#"{"labels" :[ "a" ]}"#, true),
+            (r#"{"tasks": [{"id": 1}]}"#, false),
+            (r#"{"task": [1]}"#, false),
+            (r#"{"labels": [["a"]]}"#, false),
+            (r#"{"la\u0062els": ["a"]}"#, false),
+            (r#"["labels"]"#, false),
+            (r#"{"config": [1]}"#, false),
+        ] {
+            assert_eq!(arrays_in_place(&keys, text), cleared, "{text}");
+            if cleared {
+                assert!(!has_array_for_object(&schema, text), "{text}");
+            }
+        }
+        let with_map = json!({
+            "type": "object",
+            "properties": {
+                "labels": {"type": "array"},
+                "by_name": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Task"}}
+            },
+            "$defs": {"Task": {"type": "object", "properties": {"id": {"type": "integer"}}}}
+        });
+        assert_eq!(array_keys(&with_map), None);
     }
 }

@@ -21,6 +21,9 @@ pub(crate) struct Plan {
     /// It has objects below the root: serde's derive would take a struct given as
     /// an array there, so a call with an array in it is validated.
     pub(crate) nested_objects: bool,
+    /// The names after which an array is in its place ([`super::shape::array_keys`]):
+    /// with them a byte scan clears most calls of the streaming shape pass.
+    array_keys: Option<Box<[Box<str>]>>,
     validator: OnceLock<Option<Validator>>,
 }
 
@@ -48,10 +51,16 @@ impl Plan {
                 && (node.get("type").and_then(Value::as_str) == Some("object")
                     || node.contains_key("properties"));
         });
+        let array_keys = if nested_objects {
+            super::shape::array_keys(&cleaned)
+        } else {
+            None
+        };
         Plan {
             schema: cleaned,
             constrained,
             nested_objects,
+            array_keys,
             validator: OnceLock::new(),
         }
     }
@@ -68,6 +77,14 @@ impl Plan {
                     .ok()
             })
             .as_ref()
+    }
+
+    /// Whether every array in `arguments` is, by a byte scan, where the schema
+    /// allows one (`false` means "look closer", not "wrong").
+    pub(crate) fn arrays_in_place(&self, arguments: &str) -> bool {
+        self.array_keys
+            .as_deref()
+            .is_some_and(|keys| super::shape::arrays_in_place(keys, arguments))
     }
 
     /// The cleaned schema the model saw.
@@ -555,7 +572,7 @@ fn has_constraints(node: &Map<String, Value>) -> bool {
 }
 
 /// Calls `f` on every object node of a schema, `$defs` included.
-fn walk(schema: &Value, f: &mut dyn FnMut(&Map<String, Value>)) {
+pub(crate) fn walk(schema: &Value, f: &mut dyn FnMut(&Map<String, Value>)) {
     fn visit(node: &Map<String, Value>, f: &mut dyn FnMut(&Map<String, Value>), depth: usize) {
         if depth > 64 {
             return;

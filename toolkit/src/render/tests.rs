@@ -34,7 +34,7 @@ const TOOL: Tool = Tool {
     },
     schema: no_schema,
     output_schema: no_output,
-    dispatch: no_call,
+    dispatch: crate::Dispatch::Async(no_call),
     bindings: &[],
     validate: |_| Ok(()),
 };

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{LexicalRouter, RouteRequest};
-use crate::tool::{CallFuture, Location, Param};
+use crate::tool::{Location, Param};
 use crate::{Context, RegisteredTool, Response, Scope, Tier, Tool, ToolError, View};
 
 /// The routed tools one conversation has found through search: owned by the
@@ -250,17 +250,18 @@ fn search_validate(arguments: &str) -> Result<(), ToolError> {
     crate::dispatch::parse::parse_arguments::<SearchArguments>(arguments).map(|_| ())
 }
 
-fn search_dispatch<'a>(arguments: &'a str, ctx: &'a Context) -> CallFuture<'a> {
+// Answers in one call: a plain `fn` dispatcher, nothing boxed.
+fn search_dispatch(arguments: &str, ctx: &Context) -> Response {
     let response = crate::dispatch::parse::parse_arguments::<SearchArguments>(arguments).and_then(
         |arguments| {
             ctx.require::<ToolSearch>()?
                 .search(&arguments.query, arguments.limit)
         },
     );
-    Box::pin(std::future::ready(match response {
+    match response {
         Ok(answer) => crate::__private::output(&answer),
         Err(error) => Response::Error(error),
-    }))
+    }
 }
 
 /// The built-in search tool under `name` (`search_tools`, `searchTools`: your
@@ -302,7 +303,7 @@ pub const fn search_tool(name: &'static str) -> Tool {
         },
         schema: search_schema,
         output_schema: search_output_schema,
-        dispatch: search_dispatch,
+        dispatch: crate::tool::Dispatch::Sync(search_dispatch),
         bindings: &[],
         validate: search_validate,
     }
