@@ -5,7 +5,9 @@
 //! OpenAI strict mode, recursion in Anthropic strict mode or Gemini `parameters`,
 //! an untyped `serde_json::Value` where a type is required) is never sent silently
 //! broken: rendering that tool in that dialect returns a [`RenderError`] naming the
-//! tool, the field and the reason, and the lenient dialects still work.
+//! tool, the field and the reason, and the lenient dialects still work. Arguments
+//! that are not one object (another root type, a root union the cleaner could not
+//! merge) are refused in every dialect: providers take one object schema there.
 //!
 //! Layout: this file has the dialects, the error and the set rendering (each tool's
 //! rendering is built once per dialect and kept as JSON text; a set copies those
@@ -21,7 +23,7 @@ mod openai;
 
 use std::fmt;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::{RegisteredTool, Tool};
 use canonical::{
@@ -45,10 +47,13 @@ pub enum Dialect {
     /// Anthropic Messages tools: `{name, description, input_schema}`.
     Anthropic,
     /// Anthropic tools with `strict: true`: closed objects, no recursion, no
-    /// numeric or length bounds.
+    /// numeric or length bounds in the schema (each is said in the field's
+    /// description instead, "Must be at least 1."; dispatch still refuses a value
+    /// outside it).
     AnthropicStrict,
     /// Gemini function declarations with `parameters`, an OpenAPI 3.0 subset:
-    /// `$defs` inlined, `nullable` instead of type unions.
+    /// `$defs` inlined, `nullable` instead of type unions, string `enum`s only
+    /// (other constant values are said in the description).
     GeminiParameters,
     /// Gemini function declarations with `parametersJsonSchema` (standard JSON Schema).
     GeminiJsonSchema,
@@ -292,6 +297,7 @@ fn dialect_schema(canonical: &Value, dialect: Dialect) -> Result<Value, Fail> {
             "the arguments schema is not an object".to_owned(),
         ));
     };
+    one_object_at_the_root(root)?;
     replace_bool_schemas(root);
     if dialect == Dialect::GeminiParameters {
         // Inlines every definition itself, after ruling out recursion.
@@ -310,14 +316,48 @@ fn dialect_schema(canonical: &Value, dialect: Dialect) -> Result<Value, Fail> {
         Dialect::AnthropicStrict => anthropic::strict(root)?,
         // A `const` says its type; the lenient dialects need no `type` beside it
         // (a tag of an internally tagged enum is the common case).
-        _ => walk_all(root, &mut |node, _| {
-            if node.contains_key("const") && node.get("type").is_some_and(Value::is_string) {
+        // The root keeps its `type: object`, which every provider requires.
+        _ => walk_all(root, &mut |node, path| {
+            if !path.is_empty()
+                && node.contains_key("const")
+                && node.get("type").is_some_and(Value::is_string)
+            {
                 node.remove("type");
+            }
+            if dialect == Dialect::GeminiJsonSchema {
+                gemini::ref_alone(node);
             }
             Ok(())
         })?,
     }
     Ok(schema)
+}
+
+/// Every provider sends a tool's arguments as one JSON object and takes one
+/// object schema for them: no other type, no union at the root. The cleaner
+/// merges what it can ([`crate::schema::clean`]); what is left cannot be said.
+fn one_object_at_the_root(root: &Map<String, Value>) -> Result<(), Fail> {
+    if root.get("type") != Some(&Value::String("object".to_owned())) {
+        let found = root.get("type").map_or("no type".to_owned(), Value::to_string);
+        return Err((
+            String::new(),
+            format!(
+                "the arguments are not an object (found {found}); providers send a tool's arguments as one JSON object, so take a struct"
+            ),
+        ));
+    }
+    if let Some(union) = ["anyOf", "oneOf", "allOf"]
+        .into_iter()
+        .find(|union| root.contains_key(*union))
+    {
+        return Err((
+            String::new(),
+            format!(
+                "the arguments are a union (`{union}` at the root) that cannot be merged into one object; providers take one object schema there, so take one struct (an enum can be one of its fields)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
