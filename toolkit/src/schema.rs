@@ -290,6 +290,10 @@ fn drop_unused_definitions(root: &mut Map<String, Value>) {
     let Some(Value::Object(defs)) = root.get("$defs") else {
         return;
     };
+    if defs.is_empty() {
+        root.remove("$defs");
+        return;
+    }
     let mut used = std::collections::BTreeSet::new();
     let mut pending = Vec::new();
     // The root's own `$ref` too: it is no value of a child.
@@ -763,7 +767,8 @@ mod tests {
             "type": "object",
             "properties": {
                 "title": {"type": "string", "title": "x", "format": "email"},
-                "limit": {"type": "integer", "format": "uint32", "minimum": 0}
+                "limit": {"type": "integer", "format": "uint32", "minimum": 0},
+                "inner": {"$ref": "#/$defs/Inner"}
             },
             "$defs": {"Inner": {"title": "Inner", "type": "number", "format": "double"}}
         });
@@ -773,7 +778,8 @@ mod tests {
                 "type": "object",
                 "properties": {
                     "title": {"type": "string", "format": "email"},
-                    "limit": {"type": "integer", "minimum": 0}
+                    "limit": {"type": "integer", "minimum": 0},
+                    "inner": {"$ref": "#/$defs/Inner"}
                 },
                 "$defs": {"Inner": {"type": "number"}},
                 "additionalProperties": false
