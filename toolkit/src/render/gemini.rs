@@ -125,6 +125,17 @@ pub(super) fn parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
         one_of_as_any_of(node);
         give_arrays_items(node);
         node.remove("prefixItems");
+        let only_null = match node.get("type") {
+            Some(Value::Array(kinds)) => kinds.iter().all(|kind| kind == "null"),
+            Some(kind) => kind == "null",
+            None => false,
+        };
+        if only_null {
+            return Err(
+                "a value that can only be `null` cannot be expressed in Gemini `parameters`"
+                    .to_owned(),
+            );
+        }
         if let Some(Value::Array(kinds)) = node.get("type") {
             let nullable = kinds.iter().any(|kind| kind == "null");
             let others: Vec<Value> = kinds
