@@ -183,15 +183,14 @@ fn take_nested_definitions(
     is_root: bool,
     found: &mut Vec<(String, String, Value)>,
 ) {
-    if !is_root && let Some(defs) = node.remove("$defs") {
-        if let Value::Object(defs) = defs {
-            for (name, definition) in defs {
-                found.push((
-                    format!("{pointer}/$defs/{}", escape_pointer(&name)),
-                    name,
-                    definition,
-                ));
-            }
+    // A nested `$defs` that is not an object is removed too: it defines nothing.
+    if !is_root && let Some(Value::Object(defs)) = node.remove("$defs") {
+        for (name, definition) in defs {
+            found.push((
+                format!("{pointer}/$defs/{}", escape_pointer(&name)),
+                name,
+                definition,
+            ));
         }
     }
     for (key, value) in node.iter_mut() {
@@ -428,8 +427,8 @@ fn merge_root_unions(root: &mut Map<String, Value>) {
 /// `allOf: [root, branch]` means.
 fn mergeable(root: &Map<String, Value>, branch: &Map<String, Value>) -> bool {
     branch.iter().all(|(key, value)| match key.as_str() {
-        "properties" => value.is_object() && !root.get("properties").is_some_and(|p| !p.is_object()),
-        "required" => value.is_array() && !root.get("required").is_some_and(|r| !r.is_array()),
+        "properties" => value.is_object() && root.get("properties").is_none_or(Value::is_object),
+        "required" => value.is_array() && root.get("required").is_none_or(Value::is_array),
         "description" => value.is_string(),
         "type" => match root.get("type") {
             None => true,

@@ -5,8 +5,8 @@ use serde_json::{Map, Value, json};
 
 use super::Dialect;
 use super::canonical::{
-    Fail, UNTYPED, false_subschema, give_arrays_items, inline_refs, is_map, is_type, json_type, one_of_as_any_of,
-    recursive_definition, refers_to_root, state_dropped_constraints, walk_all,
+    Fail, UNTYPED, false_subschema, give_arrays_items, inline_refs, is_map, is_type, json_type,
+    one_of_as_any_of, recursive_definition, refers_to_root, state_dropped_constraints, walk_all,
 };
 use crate::Tool;
 
@@ -36,9 +36,7 @@ pub(super) fn declaration(tool: &Tool, schema: Value, dialect: Dialect) -> Value
 /// otherwise be lost.
 fn description<'a>(tool: &'a Tool, schema: &Value, dialect: Dialect) -> std::borrow::Cow<'a, str> {
     let left_out = dialect == Dialect::GeminiParameters
-        && schema["properties"]
-            .as_object()
-            .is_none_or(Map::is_empty);
+        && schema["properties"].as_object().is_none_or(Map::is_empty);
     match schema["description"].as_str() {
         Some(own) if left_out && !own.trim().is_empty() && !tool.description.contains(own) => {
             format!("{}\n\n{own}", tool.description).into()
@@ -121,7 +119,10 @@ pub(super) fn parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
         for keyword in ["additionalProperties", "$schema", "uniqueItems"] {
             node.remove(keyword);
         }
-        state_dropped_constraints(node, &["exclusiveMinimum", "exclusiveMaximum", "multipleOf"]);
+        state_dropped_constraints(
+            node,
+            &["exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+        );
         one_of_as_any_of(node);
         give_arrays_items(node);
         node.remove("prefixItems");

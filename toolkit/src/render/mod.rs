@@ -338,7 +338,9 @@ fn dialect_schema(canonical: &Value, dialect: Dialect) -> Result<Value, Fail> {
 /// merges what it can ([`crate::schema::clean`]); what is left cannot be said.
 fn one_object_at_the_root(root: &Map<String, Value>) -> Result<(), Fail> {
     if root.get("type") != Some(&Value::String("object".to_owned())) {
-        let found = root.get("type").map_or("no type".to_owned(), Value::to_string);
+        let found = root
+            .get("type")
+            .map_or("no type".to_owned(), Value::to_string);
         return Err((
             String::new(),
             format!(

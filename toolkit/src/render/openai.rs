@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 
 use super::Dialect;
 use super::canonical::{
-    Fail, UNTYPED, false_subschema, has_type_information, infer_enum_type, is_map, is_type, one_of_as_any_of,
-    walk_all,
+    Fail, UNTYPED, false_subschema, has_type_information, infer_enum_type, is_map, is_type,
+    one_of_as_any_of, walk_all,
 };
 use crate::Tool;
 use crate::schema::subschemas;
@@ -117,11 +117,13 @@ pub(super) fn strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
             (_, Some(constant)) => vec![constant],
             _ => Vec::new(),
         };
-        if values.iter().any(|value| value.is_array() || value.is_object()) {
+        if values
+            .iter()
+            .any(|value| value.is_array() || value.is_object())
+        {
             return Err("an `enum` or `const` of arrays or objects cannot be expressed in OpenAI strict mode, where every array needs its item type and every object is closed".to_owned());
         }
-        if (node.contains_key("enum") || node.contains_key("const")) && !node.contains_key("type")
-        {
+        if (node.contains_key("enum") || node.contains_key("const")) && !node.contains_key("type") {
             infer_enum_type(node);
         }
         wrap_ref_with_siblings(node);

@@ -337,7 +337,8 @@ fn gemini_parameters_enums_are_strings_or_words() {
         })
     );
     let refused = |property: Value| {
-        let root = json!({"type": "object", "properties": {"p": property}, "additionalProperties": false});
+        let root =
+            json!({"type": "object", "properties": {"p": property}, "additionalProperties": false});
         error_of(Dialect::GeminiParameters, &root)
     };
     assert_eq!(

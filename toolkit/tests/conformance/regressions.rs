@@ -52,9 +52,9 @@ fn replay(schema: &Value) -> (Value, Map<String, Value>, Vec<String>) {
                 let mut violations = check(dialect, &rendered);
                 violations.extend(check_preserves(dialect, &super::declared(tool), &rendered));
                 problems.extend(
-                    violations
-                        .into_iter()
-                        .map(|violation| format!("{dialect:?}: {violation}\n  rendered: {rendered}")),
+                    violations.into_iter().map(|violation| {
+                        format!("{dialect:?}: {violation}\n  rendered: {rendered}")
+                    }),
                 );
             }
             Err(error) => {
@@ -72,15 +72,22 @@ fn every_schema_the_fuzzer_found_renders_conforming_or_is_refused_as_recorded() 
     let mut paths: Vec<_> = std::fs::read_dir(&directory)
         .expect("the regressions directory")
         .filter_map(|entry| Some(entry.ok()?.path()))
-        .filter(|path| path.extension().is_some_and(|extension| extension == "json"))
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "json")
+        })
         .collect();
     paths.sort();
     assert!(paths.len() >= 26, "the fuzzer's cases are missing");
     let mut failures = Vec::new();
     for path in paths {
-        let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let text = std::fs::read_to_string(&path).expect("a readable case");
-        let mut case: Map<String, Value> = serde_json::from_str(&text).expect("a case is a JSON object");
+        let mut case: Map<String, Value> =
+            serde_json::from_str(&text).expect("a case is a JSON object");
         let (canonical, refused, problems) = replay(&case["schema"]);
         for problem in problems {
             failures.push(format!("{name}: {problem}"));
