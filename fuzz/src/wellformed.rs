@@ -16,19 +16,53 @@ const TYPE_NAMES: &[&str] = &[
 /// Whether `root` is a schema `#[tool]` could produce: see the module docs.
 #[must_use]
 pub fn is_well_formed(root: &Value) -> bool {
-    let Value::Object(object) = root else {
+    if !root.is_object() {
         return false;
-    };
-    let documented = match object.get("properties") {
-        Some(Value::Object(properties)) => properties.values().all(|property| {
-            property
-                .get("description")
-                .and_then(Value::as_str)
-                .is_some_and(|text| !text.trim().is_empty())
-        }),
-        _ => true,
-    };
+    }
+    let mut parameters = Vec::new();
+    root_parameters(root, root, 0, &mut parameters);
+    let documented = parameters.iter().all(|property| {
+        property
+            .get("description")
+            .and_then(Value::as_str)
+            .is_some_and(|text| !text.trim().is_empty())
+    });
     documented && node(root, root, 0)
+}
+
+/// Whether `output` is a result schema schemars could write (any well-formed
+/// schema: results need no documentation). Violations in MCP's `outputSchema`
+/// are judged only then.
+#[must_use]
+pub fn is_well_formed_output(output: &Value) -> bool {
+    schema(output, output, 0)
+}
+
+/// The schemas that become the tool's parameters: the root's properties, and
+/// those of what the cleaner merges into the root (its `allOf` branches, a
+/// one-branch `anyOf`/`oneOf`, the definition a root `$ref` names).
+fn root_parameters<'a>(root: &'a Value, node: &'a Value, depth: usize, out: &mut Vec<&'a Value>) {
+    if depth > 8 {
+        return;
+    }
+    if let Some(Value::Object(properties)) = node.get("properties") {
+        out.extend(properties.values());
+    }
+    for union in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = node.get(union) {
+            for branch in branches {
+                root_parameters(root, branch, depth + 1, out);
+            }
+        }
+    }
+    if let Some(target) = node
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|reference| reference.strip_prefix("#/$defs/"))
+        .and_then(|name| root.get("$defs")?.get(name))
+    {
+        root_parameters(root, target, depth + 1, out);
+    }
 }
 
 fn schema(root: &Value, value: &Value, depth: usize) -> bool {

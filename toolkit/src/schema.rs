@@ -59,11 +59,29 @@ const STANDARD_FORMATS: &[&str] = &[
 ];
 
 /// Cleans a raw schemars schema of a tool's arguments into the canonical schema.
+///
+/// The structure is normalised first, so a schema schemars did not write (a
+/// hand-written `JsonSchema` impl) reaches the dialects in the shape they
+/// expect: nested `$defs` move to the root, boolean definitions become objects,
+/// unused ones go, and a root `allOf` (or a one-branch `anyOf`, or a `$ref`) is
+/// merged into one root object where that keeps its meaning. What cannot be
+/// merged stays, and every dialect refuses it (README, "Schemas not written by
+/// schemars").
 #[must_use]
 pub fn clean(schema: Schema) -> Value {
     let mut value = clean_tree(schema, Nulls::DropFromOptional);
     if let Value::Object(root) = &mut value {
-        // The arguments are always one object the model fills in.
+        merge_root_unions(root);
+        // A definition the root referred to may be merged in and used nowhere else.
+        drop_unused_definitions(root);
+        // The arguments are always one object the model fills in: a type list
+        // that allows an object narrows to it (a root of another type stays, and
+        // every dialect refuses it).
+        if let Some(Value::Array(kinds)) = root.get("type")
+            && kinds.iter().any(|kind| kind == "object")
+        {
+            root.insert("type".to_owned(), Value::String("object".to_owned()));
+        }
         root.entry("type")
             .or_insert_with(|| Value::String("object".to_owned()));
         root.entry("properties")
@@ -94,6 +112,13 @@ fn clean_tree(schema: Schema, nulls: Nulls) -> Value {
     let mut value = schema.to_value();
     if let Value::Object(root) = &mut value {
         root.remove("$schema");
+        hoist_nested_definitions(root);
+        definitions_as_objects(root);
+        drop_unused_definitions(root);
+        // `$ref: "#"` on the root itself says "the root is the root": no constraint.
+        if root.get("$ref").and_then(Value::as_str) == Some("#") {
+            root.remove("$ref");
+        }
         clean_node(root, nulls);
         if let Some(Value::Object(defs)) = root.get_mut("$defs") {
             for def in defs.values_mut() {
@@ -104,6 +129,367 @@ fn clean_tree(schema: Schema, nulls: Nulls) -> Value {
         }
     }
     value
+}
+
+/// Moves every `$defs` nested inside a subschema (or inside a definition) to the
+/// root's `$defs`, renamed if the name is taken, and points each `$ref` to it
+/// at its new place. Providers and the renderers look for definitions at the
+/// root only; a nested one would be sent uncleaned and, in strict dialects,
+/// unchecked. A `$defs` that is not an object defines nothing and goes.
+fn hoist_nested_definitions(root: &mut Map<String, Value>) {
+    if root.get("$defs").is_some_and(|defs| !defs.is_object()) {
+        root.remove("$defs");
+    }
+    let mut found = Vec::new();
+    take_nested_definitions(root, "", true, &mut found);
+    if found.is_empty() {
+        return;
+    }
+    // (JSON Pointer of the definition in the input, its name at the root)
+    let mut moved: Vec<(String, String)> = Vec::new();
+    let mut queue = std::collections::VecDeque::from(found);
+    while let Some((pointer, name, mut definition)) = queue.pop_front() {
+        if let Value::Object(node) = &mut definition {
+            let mut inner = Vec::new();
+            take_nested_definitions(node, &pointer, false, &mut inner);
+            queue.extend(inner);
+        }
+        let Value::Object(defs) = root
+            .entry("$defs")
+            .or_insert_with(|| Value::Object(Map::new()))
+        else {
+            return;
+        };
+        let mut fresh = name.clone();
+        let mut suffix = 2;
+        while defs.contains_key(&fresh) {
+            fresh = format!("{name}_{suffix}");
+            suffix += 1;
+        }
+        defs.insert(fresh.clone(), definition);
+        moved.push((format!("#{pointer}"), fresh));
+    }
+    // The longest old pointer first: a definition nested in a moved one is
+    // matched before its parent.
+    moved.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+    rewrite_refs(root, &moved);
+}
+
+/// Removes the `$defs` below `node` (and `node`'s own unless it is the root),
+/// collecting each entry with its JSON Pointer in the input and its name.
+fn take_nested_definitions(
+    node: &mut Map<String, Value>,
+    pointer: &str,
+    is_root: bool,
+    found: &mut Vec<(String, String, Value)>,
+) {
+    // A nested `$defs` that is not an object is removed too: it defines nothing.
+    if !is_root && let Some(Value::Object(defs)) = node.remove("$defs") {
+        for (name, definition) in defs {
+            found.push((
+                format!("{pointer}/$defs/{}", escape_pointer(&name)),
+                name,
+                definition,
+            ));
+        }
+    }
+    for (key, value) in node.iter_mut() {
+        let at = format!("{pointer}/{}", escape_pointer(key));
+        let key = key.as_str();
+        let children: Vec<(String, &mut Value)> = if key == "$defs" {
+            // Only the root keeps its `$defs` here; walk into its entries.
+            match value {
+                Value::Object(defs) => defs
+                    .iter_mut()
+                    .map(|(name, child)| (format!("{at}/{}", escape_pointer(name)), child))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        } else if SCHEMA_KEYWORDS.contains(&key) || ARRAY_KEYWORDS.contains(&key) {
+            match value {
+                Value::Array(items) => items
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(index, child)| (format!("{at}/{index}"), child))
+                    .collect(),
+                single => vec![(at, single)],
+            }
+        } else if MAP_KEYWORDS.contains(&key) {
+            match value {
+                Value::Object(map) => map
+                    .iter_mut()
+                    .map(|(name, child)| (format!("{at}/{}", escape_pointer(name)), child))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        } else {
+            continue;
+        };
+        for (child_pointer, child) in children {
+            if let Value::Object(child) = child {
+                take_nested_definitions(child, &child_pointer, false, found);
+            }
+        }
+    }
+}
+
+fn escape_pointer(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Points every `$ref` at or below an old definition pointer to its new place.
+fn rewrite_refs(node: &mut Map<String, Value>, moved: &[(String, String)]) {
+    fn any(value: &mut Value, moved: &[(String, String)]) {
+        match value {
+            Value::Object(node) => rewrite_refs(node, moved),
+            Value::Array(items) => items.iter_mut().for_each(|child| any(child, moved)),
+            _ => {}
+        }
+    }
+    if let Some(Value::String(target)) = node.get_mut("$ref")
+        && let Some((old, new)) = moved.iter().find(|(old, _)| {
+            target
+                .strip_prefix(old.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
+    {
+        *target = format!("#/$defs/{}{}", escape_pointer(new), &target[old.len()..]);
+    }
+    node.values_mut().for_each(|child| any(child, moved));
+}
+
+/// A boolean definition becomes its object form (`true` is `{}`, `false` is
+/// `{"not": {}}`), so a `$ref` to it can be inlined like any other.
+fn definitions_as_objects(root: &mut Map<String, Value>) {
+    let Some(Value::Object(defs)) = root.get_mut("$defs") else {
+        return;
+    };
+    for definition in defs.values_mut() {
+        if let Value::Bool(admits) = *definition {
+            *definition = if admits {
+                Value::Object(Map::new())
+            } else {
+                serde_json::json!({"not": {}})
+            };
+        }
+    }
+}
+
+/// The root `$defs` entry a `$ref` points into (`#/$defs/Name` or below it).
+pub(crate) fn definition_name(reference: &str) -> Option<String> {
+    let rest = reference.strip_prefix("#/$defs/")?;
+    let name = rest.split('/').next().unwrap_or(rest);
+    Some(name.replace("~1", "/").replace("~0", "~"))
+}
+
+/// Removes the definitions nothing refers to (from the root, directly or
+/// through other definitions): they constrain nothing, and would be sent, and
+/// checked by strict dialects, for nothing.
+fn drop_unused_definitions(root: &mut Map<String, Value>) {
+    let Some(Value::Object(defs)) = root.get("$defs") else {
+        return;
+    };
+    if defs.is_empty() {
+        root.remove("$defs");
+        return;
+    }
+    let mut used = std::collections::BTreeSet::new();
+    let mut pending = Vec::new();
+    // The root's own `$ref` too: it is no value of a child.
+    if let Some(name) = root
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(definition_name)
+    {
+        pending.push(name);
+    }
+    for (key, value) in root.iter() {
+        if key != "$defs" {
+            collect_refs(value, &mut pending);
+        }
+    }
+    while let Some(name) = pending.pop() {
+        if let Some(definition) = defs.get(&name)
+            && used.insert(name)
+        {
+            collect_refs(definition, &mut pending);
+        }
+    }
+    if used.len() == defs.len() {
+        return;
+    }
+    // Removed in place: the key order of what stays is the input's.
+    if let Some(Value::Object(defs)) = root.get_mut("$defs") {
+        defs.retain(|name, _| used.contains(name));
+        if defs.is_empty() {
+            root.remove("$defs");
+        }
+    }
+}
+
+fn collect_refs(value: &Value, names: &mut Vec<String>) {
+    match value {
+        Value::Object(node) => {
+            if let Some(name) = node
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(definition_name)
+            {
+                names.push(name);
+            }
+            node.values().for_each(|child| collect_refs(child, names));
+        }
+        Value::Array(items) => items.iter().for_each(|child| collect_refs(child, names)),
+        _ => {}
+    }
+}
+
+/// Branches that change nothing: `false` in `anyOf`/`oneOf` (it never matches)
+/// and `true`/`{}` in `allOf` (it always does). A union left with no branch is
+/// kept as it is: it admits nothing, and saying so is the input's business.
+fn drop_trivial_branches(node: &mut Map<String, Value>) {
+    for union in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = node.get_mut(union)
+            && branches.iter().any(|branch| branch != &Value::Bool(false))
+        {
+            branches.retain(|branch| branch != &Value::Bool(false));
+        }
+    }
+    if let Some(Value::Array(branches)) = node.get_mut("allOf") {
+        branches.retain(|branch| !is_true_schema(branch));
+        if branches.is_empty() {
+            node.remove("allOf");
+        }
+    }
+}
+
+fn is_true_schema(value: &Value) -> bool {
+    match value {
+        Value::Bool(admits) => *admits,
+        Value::Object(node) => node.is_empty(),
+        _ => false,
+    }
+}
+
+/// A root `allOf`, a root `anyOf`/`oneOf` of one branch, and a root `$ref` to a
+/// definition are merged into the root, which providers require to be one
+/// object schema. A branch that cannot be merged without changing what the
+/// schema admits (a conflicting keyword, `false`, a union of several
+/// branches) stays, and every dialect then refuses the tool.
+fn merge_root_unions(root: &mut Map<String, Value>) {
+    let mut branches: Vec<Value> = Vec::new();
+    if let Some(reference) = root.get("$ref").and_then(Value::as_str) {
+        let definition = definition_name(reference)
+            .filter(|_| !reference.trim_start_matches("#/$defs/").contains('/'))
+            .and_then(|name| root.get("$defs")?.get(&name).cloned());
+        if let Some(definition @ Value::Object(_)) = definition {
+            root.remove("$ref");
+            branches.push(definition);
+        }
+    }
+    for union in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(alternatives)) = root.get(union)
+            && alternatives.len() == 1
+            && let Some(Value::Array(mut alternatives)) = root.remove(union)
+        {
+            branches.push(alternatives.remove(0));
+        }
+    }
+    if let Some(Value::Array(all)) = root.remove("allOf") {
+        branches.extend(all);
+    }
+    let mut kept = Vec::new();
+    // Bounded: each round takes one branch, and nested `allOf`s add at most
+    // what the input holds.
+    while !branches.is_empty() {
+        let branch = branches.remove(0);
+        match branch {
+            Value::Object(mut branch) => {
+                if let Some(Value::Array(inner)) = branch.remove("allOf") {
+                    branches.extend(inner);
+                }
+                if mergeable(root, &branch) {
+                    merge(root, branch);
+                } else {
+                    kept.push(Value::Object(branch));
+                }
+            }
+            Value::Bool(true) => {}
+            other => kept.push(other),
+        }
+    }
+    if !kept.is_empty() {
+        root.insert("allOf".to_owned(), Value::Array(kept));
+    }
+}
+
+/// Whether `branch` can join `root` as one object schema meaning what
+/// `allOf: [root, branch]` means.
+fn mergeable(root: &Map<String, Value>, branch: &Map<String, Value>) -> bool {
+    branch.iter().all(|(key, value)| match key.as_str() {
+        "properties" => value.is_object() && root.get("properties").is_none_or(Value::is_object),
+        "required" => value.is_array() && root.get("required").is_none_or(Value::is_array),
+        "description" => value.is_string(),
+        "type" => match root.get("type") {
+            None => true,
+            Some(own) => own == value,
+        },
+        // A union or a reference in a branch would become the root's own.
+        "anyOf" | "oneOf" | "$ref" => false,
+        _ => root.get(key).is_none_or(|own| own == value),
+    })
+}
+
+fn merge(root: &mut Map<String, Value>, branch: Map<String, Value>) {
+    for (key, value) in branch {
+        match (key.as_str(), value) {
+            ("properties", Value::Object(properties)) => {
+                let Value::Object(own) = root
+                    .entry("properties")
+                    .or_insert_with(|| Value::Object(Map::new()))
+                else {
+                    continue;
+                };
+                for (name, property) in properties {
+                    match own.get_mut(&name) {
+                        // Both constrain the property: both must hold.
+                        Some(existing) if *existing != property => {
+                            let both = serde_json::json!({"allOf": [existing.take(), property]});
+                            *existing = both;
+                        }
+                        Some(_) => {}
+                        None => {
+                            own.insert(name, property);
+                        }
+                    }
+                }
+            }
+            ("required", Value::Array(names)) => {
+                let Value::Array(own) = root
+                    .entry("required")
+                    .or_insert_with(|| Value::Array(Vec::new()))
+                else {
+                    continue;
+                };
+                for name in names {
+                    if !own.contains(&name) {
+                        own.push(name);
+                    }
+                }
+            }
+            ("description", Value::String(text)) => {
+                let merged = match root.get("description").and_then(Value::as_str) {
+                    Some(own) if own.contains(text.as_str()) => own.to_owned(),
+                    Some(own) => format!("{own}\n{text}"),
+                    None => text,
+                };
+                root.insert(key, Value::String(merged));
+            }
+            (_, value) => {
+                root.entry(key).or_insert(value);
+            }
+        }
+    }
 }
 
 /// Non-standard string formats that a type's own schema uses (schemars' chrono
@@ -124,6 +510,9 @@ const FORMAT_DESCRIPTIONS: &[(&str, &str)] = &[
 
 fn clean_node(node: &mut Map<String, Value>, nulls: Nulls) {
     node.remove("title");
+    // Meaningful on a document's root only, and providers reject it anywhere.
+    node.remove("$schema");
+    drop_trivial_branches(node);
     if nulls == Nulls::DropFromOptional {
         drop_null_from_optional_properties(node);
     }
@@ -192,15 +581,21 @@ pub(crate) fn is_null_schema(value: &Value) -> bool {
 }
 
 /// Removes the `null` alternative from one schema node.
+/// A node that admits only `null` keeps it: without it, it would admit nothing
+/// (`type: []`).
 fn drop_null(node: &mut Map<String, Value>) {
-    if let Some(Value::Array(types)) = node.get_mut("type") {
+    if let Some(Value::Array(types)) = node.get_mut("type")
+        && types.iter().any(|kind| kind != "null")
+    {
         types.retain(|kind| kind != "null");
         if types.len() == 1 {
             let single = types.remove(0);
             node.insert("type".to_owned(), single);
         }
     }
-    if let Some(Value::Array(values)) = node.get_mut("enum") {
+    if let Some(Value::Array(values)) = node.get_mut("enum")
+        && values.iter().any(|value| !value.is_null())
+    {
         values.retain(|value| !value.is_null());
     }
     let Some(Value::Array(branches)) = node.get("anyOf") else {
@@ -611,7 +1006,8 @@ mod tests {
             "type": "object",
             "properties": {
                 "title": {"type": "string", "title": "x", "format": "email"},
-                "limit": {"type": "integer", "format": "uint32", "minimum": 0}
+                "limit": {"type": "integer", "format": "uint32", "minimum": 0},
+                "inner": {"$ref": "#/$defs/Inner"}
             },
             "$defs": {"Inner": {"title": "Inner", "type": "number", "format": "double"}}
         });
@@ -621,7 +1017,8 @@ mod tests {
                 "type": "object",
                 "properties": {
                     "title": {"type": "string", "format": "email"},
-                    "limit": {"type": "integer", "minimum": 0}
+                    "limit": {"type": "integer", "minimum": 0},
+                    "inner": {"$ref": "#/$defs/Inner"}
                 },
                 "$defs": {"Inner": {"type": "number"}},
                 "additionalProperties": false
@@ -915,6 +1312,34 @@ mod tests {
         );
     }
 
+    /// Definitions nested anywhere move to the root's `$defs` (renamed on a
+    /// clash) and are cleaned there; every `$ref` follows them.
+    #[test]
+    fn nested_definitions_move_to_the_root_and_refs_follow() {
+        let raw = json!({
+            "type": "object",
+            "properties": {
+                "a": {"$ref": "#/properties/a/$defs/Id", "$defs": {"Id": {"title": "Id", "type": "integer", "$defs": {"Deep": {"$schema": "x", "type": "string"}}}}},
+                "b": {"$ref": "#/$defs/Id"},
+                "c": {"$ref": "#/properties/a/$defs/Id/$defs/Deep"}
+            },
+            "$defs": {"Id": {"type": "string"}}
+        });
+        assert_eq!(
+            cleaned(raw),
+            json!({
+                "type": "object",
+                "properties": {
+                    "a": {"$ref": "#/$defs/Id_2"},
+                    "b": {"$ref": "#/$defs/Id"},
+                    "c": {"$ref": "#/$defs/Deep"}
+                },
+                "$defs": {"Id": {"type": "string"}, "Id_2": {"type": "integer"}, "Deep": {"type": "string"}},
+                "additionalProperties": false
+            })
+        );
+    }
+
     /// The merged branch accepts and refuses exactly what the branches did, and
     /// what serde does.
     #[test]
@@ -945,6 +1370,75 @@ mod tests {
             assert_eq!(before.is_valid(&value), serde, "{value}");
             assert_eq!(after.is_valid(&value), serde, "{value}");
         }
+    }
+
+    /// A boolean definition gets its object form, so a `$ref` to it inlines;
+    /// definitions nothing uses go; `$schema` goes at every depth.
+    #[test]
+    fn boolean_definitions_become_objects_and_unused_ones_go() {
+        let raw = json!({
+            "type": "object",
+            "properties": {"never": {"$ref": "#/$defs/No"}, "any": {"$ref": "#/$defs/Yes", "$schema": "x"}},
+            "$defs": {"No": false, "Yes": true, "Unused": false}
+        });
+        assert_eq!(
+            cleaned(raw),
+            json!({
+                "type": "object",
+                "properties": {"never": {"$ref": "#/$defs/No"}, "any": {"$ref": "#/$defs/Yes"}},
+                "$defs": {"No": {"not": {}}, "Yes": {}},
+                "additionalProperties": false
+            })
+        );
+    }
+
+    /// A root `allOf`, a one-branch `anyOf` and a root `$ref` merge into one
+    /// object; a `false` branch admits nothing and stays (dialects refuse it).
+    #[test]
+    fn root_unions_merge_into_one_object_where_they_can() {
+        let raw = json!({
+            "description": "Both.",
+            "allOf": [
+                true,
+                {"properties": {"a": {"type": "string"}}, "required": ["a"]},
+                {"description": "More.", "properties": {"a": {"minLength": 1}, "b": {"type": "integer"}}}
+            ],
+            "anyOf": [false, {"required": ["b"]}],
+            "$ref": "#/$defs/Base",
+            "$defs": {"Base": {"type": "object", "properties": {"c": {"type": "boolean"}}}}
+        });
+        assert_eq!(
+            cleaned(raw),
+            json!({
+                "description": "Both.\nMore.",
+                "type": "object",
+                "properties": {
+                    "c": {"type": "boolean"},
+                    "a": {"allOf": [{"type": "string"}, {"minLength": 1}]},
+                    "b": {"type": "integer"}
+                },
+                "required": ["b", "a"],
+                "additionalProperties": false
+            })
+        );
+        assert_eq!(
+            cleaned(json!({"type": "object", "allOf": [false, {"type": "number"}]})),
+            json!({"type": "object", "allOf": [false, {"type": "number"}], "properties": {}, "additionalProperties": false})
+        );
+    }
+
+    /// `$ref: "#"` on the root constrains nothing; a type list allowing an
+    /// object narrows to it; another type stays for the dialects to refuse.
+    #[test]
+    fn root_self_reference_goes_and_type_lists_narrow_to_object() {
+        assert_eq!(
+            cleaned(json!({"$ref": "#", "type": ["object", "null"]})),
+            json!({"type": "object", "properties": {}, "additionalProperties": false})
+        );
+        assert_eq!(
+            cleaned(json!({"type": "number"})),
+            json!({"type": "number", "properties": {}, "additionalProperties": false})
+        );
     }
 
     #[test]

@@ -14,6 +14,8 @@ mod checker_tests;
 mod clients;
 #[path = "conformance/corpus.rs"]
 mod corpus;
+#[path = "conformance/regressions.rs"]
+mod regressions;
 
 use std::collections::BTreeSet;
 

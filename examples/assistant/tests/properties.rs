@@ -731,11 +731,12 @@ static CASES: LazyLock<Vec<Case>> = LazyLock::new(|| {
                 close_objects(&mut schema);
             }
             if dialect == Dialect::AnthropicStrict {
-                // Anthropic strict drops numeric bounds (README), so its schema
-                // admits `-1` where the tool takes a `u32`, and dispatch refuses
-                // it with `invalid_arguments`. Reported to the render branch
-                // (RELIABILITY.md); until it is settled, generate what the
-                // canonical schema admits there.
+                // Anthropic strict accepts no numeric bounds, so its schema
+                // admits `-1` where the tool takes a `u32`: the bound is said in
+                // the description instead ("Must be at least 0.") and dispatch
+                // refuses `-1` with `invalid_arguments` (README "Integer
+                // bounds", RELIABILITY.md). A bound in words is not one a
+                // validator reads, so generate what the canonical schema admits.
                 restore_minimums(&mut schema, tool.schema(), tool.schema());
             }
             if !matches!(

@@ -3,7 +3,10 @@
 use serde_json::{Map, Value, json};
 
 use super::Dialect;
-use super::canonical::{Fail, is_map, is_type, one_of_as_any_of, recursive_definition, walk_all};
+use super::canonical::{
+    Fail, is_map, is_type, one_of_as_any_of, recursive_definition, refers_to_root,
+    state_dropped_constraints, walk_all,
+};
 use crate::Tool;
 
 /// The tool around `schema`.
@@ -50,6 +53,12 @@ pub(super) fn strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
             format!("`{cycle}` is recursive; Anthropic strict mode accepts no recursive schemas"),
         ));
     }
+    if refers_to_root(root) {
+        return Err((
+            String::new(),
+            "the arguments refer to themselves (`$ref: \"#\"`), which is recursive; Anthropic strict mode accepts no recursive schemas".to_owned(),
+        ));
+    }
     walk_all(root, &mut |node, _| {
         if is_map(node) {
             return Err("a map (an object with free-form keys) cannot be expressed in Anthropic strict mode, where objects are closed; use a `Vec` of key/value structs".to_owned());
@@ -60,9 +69,8 @@ pub(super) fn strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
         // Strict mode takes `anyOf` but not `oneOf` (an internally tagged enum
         // is the common case).
         one_of_as_any_of(node);
-        for keyword in DROPPED {
-            node.remove(*keyword);
-        }
+        // Dropped, and stated in the description; dispatch still enforces them.
+        state_dropped_constraints(node, DROPPED);
         if node
             .get("format")
             .and_then(Value::as_str)
@@ -75,9 +83,10 @@ pub(super) fn strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
             .and_then(Value::as_u64)
             .is_some_and(|min| min > 1)
         {
-            node.remove("minItems");
+            state_dropped_constraints(node, &["minItems"]);
         }
-        if is_type(node, "object") {
+        // `properties` without a `type` still describe an object to close.
+        if is_type(node, "object") || node.contains_key("properties") {
             node.insert("additionalProperties".to_owned(), Value::Bool(false));
         }
         Ok(())

@@ -263,23 +263,24 @@ pub(super) fn is_map(node: &Map<String, Value>) -> bool {
         || (is_type(node, "object") && !node.contains_key("properties"))
 }
 
+/// The `type` an `enum` (or a `const`) implies, for dialects where every node
+/// needs one.
 pub(super) fn infer_enum_type(node: &mut Map<String, Value>) {
-    let Some(Value::Array(values)) = node.get("enum") else {
-        return;
+    let values: Vec<&Value> = match (node.get("enum"), node.get("const")) {
+        (Some(Value::Array(values)), _) => values.iter().collect(),
+        (None, Some(constant)) => vec![constant],
+        _ => return,
     };
     let mut kinds: Vec<&str> = Vec::new();
     for value in values {
-        let kind = match value {
-            Value::String(_) => "string",
-            Value::Number(number) if number.is_f64() => "number",
-            Value::Number(_) => "integer",
-            Value::Bool(_) => "boolean",
-            Value::Null => "null",
-            _ => continue,
-        };
+        let kind = json_type(value);
         if !kinds.contains(&kind) {
             kinds.push(kind);
         }
+    }
+    if kinds.is_empty() {
+        // `enum: []` admits nothing; no type says otherwise.
+        return;
     }
     let kind = if kinds.len() == 1 {
         json!(kinds[0])
@@ -351,4 +352,106 @@ pub(super) fn inline_refs(node: &mut Map<String, Value>, defs: &Map<String, Valu
     }
     for_each_subschema(node, &mut |child| inline_refs(child, defs));
     crate::schema::trim_item_summary(node);
+}
+
+/// The JSON Schema type name of a value.
+pub(super) fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::String(_) => "string",
+        Value::Number(number) if number.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::Bool(_) => "boolean",
+        Value::Null => "null",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Whether any `$ref` refers to the root itself (`#`): recursion through the
+/// root, which no `$defs` entry shows.
+pub(super) fn refers_to_root(node: &Map<String, Value>) -> bool {
+    fn any(value: &Value) -> bool {
+        match value {
+            Value::Object(node) => refers_to_root(node),
+            Value::Array(items) => items.iter().any(any),
+            _ => false,
+        }
+    }
+    node.get("$ref").and_then(Value::as_str) == Some("#") || node.values().any(any)
+}
+
+/// Removes the constraint `keywords` a dialect cannot send and states them in
+/// the node's description instead, so the model is still told (dispatch still
+/// enforces them: it validates against the canonical schema). `Must be at
+/// least 1.`, `Must be at most 200 characters long.`
+pub(super) fn state_dropped_constraints(node: &mut Map<String, Value>, keywords: &[&str]) {
+    let mut said = Vec::new();
+    for keyword in keywords {
+        if let Some(value) = node.remove(*keyword)
+            && let Some(sentence) = constraint_in_words(keyword, &value)
+        {
+            said.push(sentence);
+        }
+    }
+    if said.is_empty() {
+        return;
+    }
+    let said = said.join(" ");
+    let description = match node.get("description").and_then(Value::as_str) {
+        Some(own) if !own.trim().is_empty() => format!("{own} {said}"),
+        _ => said,
+    };
+    node.insert("description".to_owned(), Value::String(description));
+}
+
+fn constraint_in_words(keyword: &str, value: &Value) -> Option<String> {
+    let Value::Number(number) = value else {
+        return None;
+    };
+    let many = |noun: &str| {
+        if number.as_u64() == Some(1) {
+            format!("{number} {noun}")
+        } else {
+            format!("{number} {noun}s")
+        }
+    };
+    Some(match keyword {
+        "minimum" => format!("Must be at least {number}."),
+        "maximum" => format!("Must be at most {number}."),
+        "exclusiveMinimum" => format!("Must be greater than {number}."),
+        "exclusiveMaximum" => format!("Must be less than {number}."),
+        "multipleOf" => format!("Must be a multiple of {number}."),
+        "minLength" => format!("Must be at least {} long.", many("character")),
+        "maxLength" => format!("Must be at most {} long.", many("character")),
+        "minItems" => format!("Must have at least {}.", many("item")),
+        "maxItems" => format!("Must have at most {}.", many("item")),
+        _ => return None,
+    })
+}
+
+/// The keyword under which `node` has a `false` subschema (other than the
+/// `additionalProperties: false` that closes an object): a schema admitting
+/// nothing, which has no `type` for the dialects that need one everywhere.
+pub(super) fn false_subschema(node: &Map<String, Value>) -> Option<&str> {
+    node.iter().find_map(|(key, value)| {
+        let keyword = key.as_str();
+        let found = if SCHEMA_KEYWORDS.contains(&keyword)
+            && !matches!(
+                keyword,
+                "additionalProperties" | "unevaluatedProperties" | "unevaluatedItems"
+            ) {
+            *value == Value::Bool(false)
+        } else if ARRAY_KEYWORDS.contains(&keyword) {
+            value
+                .as_array()
+                .is_some_and(|items| items.contains(&Value::Bool(false)))
+        } else if MAP_KEYWORDS.contains(&keyword) {
+            value
+                .as_object()
+                .is_some_and(|map| map.values().any(|child| *child == Value::Bool(false)))
+        } else {
+            false
+        };
+        found.then_some(keyword)
+    })
 }

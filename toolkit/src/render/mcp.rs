@@ -14,7 +14,15 @@ pub(super) fn tool(tool: &Tool, input_schema: Value) -> Value {
     entry.insert("description".to_owned(), json!(tool.description));
     entry.insert("inputSchema".to_owned(), input_schema);
     if let Some(output) = (tool.output_schema)() {
-        let output = crate::schema::clean_output(output);
+        let mut output = crate::schema::clean_output(output);
+        if let Value::Object(root) = &mut output {
+            // Arrays say their `items`, as in the arguments (clients validate
+            // results against this schema).
+            let _ = super::canonical::walk_all(root, &mut |node, _| {
+                super::canonical::give_arrays_items(node);
+                Ok(())
+            });
+        }
         if output.get("type") == Some(&json!("object")) {
             entry.insert("outputSchema".to_owned(), output);
         }

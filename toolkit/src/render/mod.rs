@@ -5,7 +5,9 @@
 //! OpenAI strict mode, recursion in Anthropic strict mode or Gemini `parameters`,
 //! an untyped `serde_json::Value` where a type is required) is never sent silently
 //! broken: rendering that tool in that dialect returns a [`RenderError`] naming the
-//! tool, the field and the reason, and the lenient dialects still work.
+//! tool, the field and the reason, and the lenient dialects still work. Arguments
+//! that are not one object (another root type, a root union the cleaner could not
+//! merge) are refused in every dialect: providers take one object schema there.
 //!
 //! Layout: this file has the dialects, the error and the set rendering (each tool's
 //! rendering is built once per dialect and kept as JSON text; a set copies those
@@ -22,7 +24,7 @@ mod text;
 
 use std::fmt;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::{RegisteredTool, Tool};
 use canonical::{
@@ -47,10 +49,13 @@ pub enum Dialect {
     /// Anthropic Messages tools: `{name, description, input_schema}`.
     Anthropic,
     /// Anthropic tools with `strict: true`: closed objects, no recursion, no
-    /// numeric or length bounds.
+    /// numeric or length bounds in the schema (each is said in the field's
+    /// description instead, "Must be at least 1."; dispatch still refuses a value
+    /// outside it).
     AnthropicStrict,
     /// Gemini function declarations with `parameters`, an OpenAPI 3.0 subset:
-    /// `$defs` inlined, `nullable` instead of type unions.
+    /// `$defs` inlined, `nullable` instead of type unions, string `enum`s only
+    /// (other constant values are said in the description).
     GeminiParameters,
     /// Gemini function declarations with `parametersJsonSchema` (standard JSON Schema).
     GeminiJsonSchema,
@@ -296,6 +301,7 @@ fn dialect_schema(canonical: &Value, dialect: Dialect) -> Result<Value, Fail> {
             "the arguments schema is not an object".to_owned(),
         ));
     };
+    one_object_at_the_root(root)?;
     replace_bool_schemas(root);
     if !matches!(
         dialect,
@@ -325,8 +331,12 @@ fn dialect_schema(canonical: &Value, dialect: Dialect) -> Result<Value, Fail> {
         Dialect::AnthropicStrict => anthropic::strict(root)?,
         // A `const` says its type; the lenient dialects need no `type` beside it
         // (a tag of an internally tagged enum is the common case).
-        _ => walk_all(root, &mut |node, _| {
-            if node.contains_key("const") && node.get("type").is_some_and(Value::is_string) {
+        // The root keeps its `type: object`, which every provider requires.
+        _ => walk_all(root, &mut |node, path| {
+            if !path.is_empty()
+                && node.contains_key("const")
+                && node.get("type").is_some_and(Value::is_string)
+            {
                 node.remove("type");
             }
             // Gemini's JSON Schema dialect is left to its own rules for `enum`.
@@ -334,6 +344,9 @@ fn dialect_schema(canonical: &Value, dialect: Dialect) -> Result<Value, Fail> {
                 drop_type_beside_string_enum(node);
             }
             drop_closed(node);
+            if dialect == Dialect::GeminiJsonSchema {
+                gemini::ref_alone(node);
+            }
             Ok(())
         })?,
     }
@@ -346,7 +359,7 @@ fn dialect_schema(canonical: &Value, dialect: Dialect) -> Result<Value, Fail> {
 /// which keeps every one, and serde's `deny_unknown_fields`). About five tokens
 /// per object. The strict dialects require it on every object and keep it; an
 /// `additionalProperties` schema (a map's values) stays everywhere.
-fn drop_closed(node: &mut serde_json::Map<String, Value>) {
+fn drop_closed(node: &mut Map<String, Value>) {
     if node.get("additionalProperties") == Some(&Value::Bool(false)) {
         node.remove("additionalProperties");
     }
@@ -354,7 +367,7 @@ fn drop_closed(node: &mut serde_json::Map<String, Value>) {
 
 /// `{"type": "string", "enum": ["a", "b"]}` is `{"enum": ["a", "b"]}`: the values
 /// say their type, as a `const` does.
-fn drop_type_beside_string_enum(node: &mut serde_json::Map<String, Value>) {
+fn drop_type_beside_string_enum(node: &mut Map<String, Value>) {
     let all_strings = node
         .get("enum")
         .and_then(Value::as_array)
@@ -368,7 +381,7 @@ fn drop_type_beside_string_enum(node: &mut serde_json::Map<String, Value>) {
 /// `{}`, `""`) tells the model nothing: about four tokens, and in OpenAI strict
 /// mode a "Default: false." in the description. A default with content (`10`,
 /// `"other"`) stays. Dispatch applies the default either way.
-fn drop_empty_default(node: &mut serde_json::Map<String, Value>) {
+fn drop_empty_default(node: &mut Map<String, Value>) {
     let empty = match node.get("default") {
         Some(Value::Bool(value)) => !value,
         Some(Value::Array(items)) => items.is_empty(),
@@ -389,7 +402,7 @@ fn drop_empty_default(node: &mut serde_json::Map<String, Value>) {
 /// A `minimum: 0` beside a `maximum` (an 8- or 16-bit width, a declared range)
 /// states a range the model needs, and stays; so does every bound in the strict
 /// dialects, where the provider enforces it while the model writes.
-fn drop_implied_minimum(root: &mut serde_json::Map<String, Value>) -> Result<(), Fail> {
+fn drop_implied_minimum(root: &mut Map<String, Value>) -> Result<(), Fail> {
     walk_all(root, &mut |node, _| {
         let lone_zero = node.get("minimum").and_then(Value::as_f64) == Some(0.0)
             && !node.contains_key("maximum")
@@ -399,6 +412,35 @@ fn drop_implied_minimum(root: &mut serde_json::Map<String, Value>) -> Result<(),
         }
         Ok(())
     })
+}
+
+/// Every provider sends a tool's arguments as one JSON object and takes one
+/// object schema for them: no other type, no union at the root. The cleaner
+/// merges what it can ([`crate::schema::clean`]); what is left cannot be said.
+fn one_object_at_the_root(root: &Map<String, Value>) -> Result<(), Fail> {
+    if root.get("type") != Some(&Value::String("object".to_owned())) {
+        let found = root
+            .get("type")
+            .map_or("no type".to_owned(), Value::to_string);
+        return Err((
+            String::new(),
+            format!(
+                "the arguments are not an object (found {found}); providers send a tool's arguments as one JSON object, so take a struct"
+            ),
+        ));
+    }
+    if let Some(union) = ["anyOf", "oneOf", "allOf"]
+        .into_iter()
+        .find(|union| root.contains_key(*union))
+    {
+        return Err((
+            String::new(),
+            format!(
+                "the arguments are a union (`{union}` at the root) that cannot be merged into one object; providers take one object schema there, so take one struct (an enum can be one of its fields)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

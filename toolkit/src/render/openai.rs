@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 
 use super::Dialect;
 use super::canonical::{
-    Fail, UNTYPED, has_type_information, infer_enum_type, is_map, is_type, one_of_as_any_of,
-    walk_all,
+    Fail, UNTYPED, false_subschema, has_type_information, infer_enum_type, is_map, is_type,
+    one_of_as_any_of, walk_all,
 };
 use crate::Tool;
 use crate::schema::subschemas;
@@ -68,6 +68,11 @@ pub(super) fn strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
         if node.contains_key("prefixItems") {
             return Err("a tuple (an array of fixed, mixed positions) cannot be expressed in OpenAI strict mode; use a struct".to_owned());
         }
+        if let Some(keyword) = false_subschema(node) {
+            return Err(format!(
+                "a schema that admits nothing (`false` in `{keyword}`) cannot be expressed in OpenAI strict mode, where every schema has a type"
+            ));
+        }
         if is_map(node) {
             return Err("a map (an object with free-form keys) cannot be expressed in OpenAI strict mode, where every object lists its properties; use a `Vec` of key/value structs".to_owned());
         }
@@ -92,6 +97,7 @@ pub(super) fn strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
             }
         }
         one_of_as_any_of(node);
+        keep_property_names_description(node);
         for keyword in DROPPED {
             node.remove(*keyword);
         }
@@ -111,17 +117,65 @@ pub(super) fn strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
         if !has_type_information(node) {
             return Err(UNTYPED.to_owned());
         }
-        if node.contains_key("enum") && !node.contains_key("type") {
+        let values = match (node.get("enum"), node.get("const")) {
+            (Some(Value::Array(values)), _) => values.iter().collect(),
+            (_, Some(constant)) => vec![constant],
+            _ => Vec::new(),
+        };
+        if values
+            .iter()
+            .any(|value| value.is_array() || value.is_object())
+        {
+            return Err("an `enum` or `const` of arrays or objects cannot be expressed in OpenAI strict mode, where every array needs its item type and every object is closed".to_owned());
+        }
+        if (node.contains_key("enum") || node.contains_key("const")) && !node.contains_key("type") {
             infer_enum_type(node);
         }
         wrap_ref_with_siblings(node);
-        if is_type(node, "object") {
+        typed_through_branches_only(node)?;
+        if is_type(node, "object") || node.contains_key("properties") {
             node.insert("additionalProperties".to_owned(), Value::Bool(false));
             require_every_property(node);
         }
         Ok(())
     })?;
     check_openai_limits(root)
+}
+
+/// A node without a `type` is typed through a `$ref` or through `anyOf`
+/// branches; strict mode takes nothing but a description beside the branches
+/// (`{"anyOf": [..], "minimum": 1}` says no type of its own).
+fn typed_through_branches_only(node: &Map<String, Value>) -> Result<(), String> {
+    let typed = node.contains_key("type")
+        || node.contains_key("$ref")
+        || (node.contains_key("anyOf")
+            && node
+                .keys()
+                .all(|key| matches!(key.as_str(), "anyOf" | "description")));
+    if typed {
+        Ok(())
+    } else {
+        Err("a union with keywords beside it has no `type` of its own, which OpenAI strict mode requires; move the keywords into the branches".to_owned())
+    }
+}
+
+/// Strict mode drops `propertyNames`; what its description said moves to the
+/// object's own description.
+fn keep_property_names_description(node: &mut Map<String, Value>) {
+    let Some(said) = node
+        .get("propertyNames")
+        .and_then(|names| names.get("description"))
+        .and_then(Value::as_str)
+        .filter(|said| !said.trim().is_empty())
+    else {
+        return;
+    };
+    let said = format!("Property names: {said}");
+    let description = match node.get("description").and_then(Value::as_str) {
+        Some(own) if !own.trim().is_empty() => format!("{own}\n{said}"),
+        _ => said,
+    };
+    node.insert("description".to_owned(), Value::String(description));
 }
 
 /// `{"description": .., "$ref": ..}` becomes `{"description": .., "anyOf": [{"$ref": ..}]}`:

@@ -144,18 +144,37 @@ fn gemini_parameters_inlines_definitions_and_keeps_both_descriptions() {
     );
 }
 
+/// Anthropic strict mode takes no numeric or length bounds: each one dropped is
+/// said in the description (dispatch still refuses `-1` for a `u32`).
 #[test]
-fn anthropic_strict_drops_bounds_and_closes_objects() {
+fn anthropic_strict_states_dropped_bounds_in_words_and_closes_objects() {
     let rendered = schema_of(Dialect::AnthropicStrict, &canonical()).unwrap();
     assert_eq!(rendered["strict"], json!(true));
     let properties = &rendered["input_schema"]["properties"];
     assert_eq!(
         properties["id"],
-        json!({"type": "integer", "description": "The task."})
+        json!({"type": "integer", "description": "The task. Must be at least 0."})
     );
     assert_eq!(
         properties["note"],
-        json!({"type": "string", "description": "A note."})
+        json!({"type": "string", "description": "A note. Must be at most 200 characters long."})
+    );
+    let bounded = json!({"type": "object", "properties": {
+        "count": {"type": "integer", "minimum": 1, "maximum": 10, "multipleOf": 2},
+        "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 0.5, "description": "A share."},
+        "code": {"type": "string", "minLength": 1, "maxLength": 1, "description": "One letter."},
+        "tags": {"type": "array", "items": {"type": "string", "minLength": 2}, "minItems": 2, "maxItems": 5},
+        "some": {"type": "array", "items": {"type": "string"}, "minItems": 1}
+    }, "additionalProperties": false});
+    assert_eq!(
+        schema_of(Dialect::AnthropicStrict, &bounded).unwrap()["input_schema"],
+        json!({"type": "object", "properties": {
+            "count": {"type": "integer", "description": "Must be at least 1. Must be at most 10. Must be a multiple of 2."},
+            "ratio": {"type": "number", "description": "A share. Must be greater than 0. Must be less than 0.5."},
+            "code": {"type": "string", "description": "One letter. Must be at least 1 character long. Must be at most 1 character long."},
+            "tags": {"type": "array", "items": {"type": "string", "description": "Must be at least 2 characters long."}, "description": "Must have at most 5 items. Must have at least 2 items."},
+            "some": {"type": "array", "items": {"type": "string"}, "minItems": 1}
+        }, "additionalProperties": false})
     );
 }
 
@@ -414,5 +433,140 @@ fn rendered_root_properties_follow_declaration_order_in_every_dialect() {
             r#""middle":{"type":"string","description":"Optional."}},"required":["zeta","alpha"]},"#,
             r#""annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true},"_meta":{"toolkit/scope":"shared","toolkit/tier":"confirm"}}"#
         )
+    );
+}
+
+fn error_of(dialect: Dialect, canonical: &Value) -> String {
+    schema_of(dialect, canonical)
+        .expect_err("refused")
+        .to_string()
+}
+
+/// Arguments are one object in every provider: a root of another type, or a
+/// union the cleaner could not merge, is refused in every dialect.
+#[test]
+fn a_root_that_is_not_one_object_is_refused_everywhere() {
+    let number = json!({"type": "number", "properties": {}, "additionalProperties": false});
+    let union = json!({"type": "object", "properties": {}, "allOf": [false], "additionalProperties": false});
+    for dialect in Dialect::ALL {
+        assert_eq!(
+            error_of(dialect, &number),
+            format!(
+                "tool `update_tasks` cannot be rendered for {dialect}: at `.`: the arguments are not an object (found \"number\"); providers send a tool's arguments as one JSON object, so take a struct"
+            )
+        );
+        assert_eq!(
+            error_of(dialect, &union),
+            format!(
+                "tool `update_tasks` cannot be rendered for {dialect}: at `.`: the arguments are a union (`allOf` at the root) that cannot be merged into one object; providers take one object schema there, so take one struct (an enum can be one of its fields)"
+            )
+        );
+    }
+}
+
+/// A lenient dialect drops `type` beside a `const`, except on the root, which
+/// providers require to say `type: object`.
+#[test]
+fn the_root_keeps_its_type_beside_a_const() {
+    let root = json!({"type": "object", "const": {}, "properties": {
+        "kind": {"type": "string", "const": "a", "description": "The kind."}
+    }, "additionalProperties": false});
+    assert_eq!(
+        schema_of(Dialect::Anthropic, &root).unwrap()["input_schema"],
+        json!({"type": "object", "const": {}, "properties": {
+            "kind": {"const": "a", "description": "The kind."}
+        }, "additionalProperties": false})
+    );
+}
+
+/// Recursion through the root (`$ref: "#"`) has no `$defs` entry to show it:
+/// the dialects that refuse recursion still see it.
+#[test]
+fn recursion_through_the_root_is_refused_where_recursion_is() {
+    let tree = json!({"type": "object", "properties": {
+        "children": {"type": "array", "items": {"$ref": "#"}, "description": "Subtrees."}
+    }, "additionalProperties": false});
+    assert_eq!(
+        error_of(Dialect::AnthropicStrict, &tree),
+        "tool `update_tasks` cannot be rendered for anthropic_strict: at `.`: the arguments refer to themselves (`$ref: \"#\"`), which is recursive; Anthropic strict mode accepts no recursive schemas"
+    );
+    assert_eq!(
+        error_of(Dialect::GeminiParameters, &tree),
+        "tool `update_tasks` cannot be rendered for gemini_parameters: at `.`: the arguments refer to themselves (`$ref: \"#\"`), which is recursive; Gemini `parameters` cannot refer to a definition (use GeminiJsonSchema)"
+    );
+    assert!(schema_of(Dialect::OpenAiChatStrict, &tree).is_ok());
+}
+
+/// `parametersJsonSchema` allows only `description` and `default` beside a
+/// `$ref`; anything else moves the reference into a one-branch `anyOf`.
+#[test]
+fn gemini_json_schema_keeps_refs_alone() {
+    let shared = json!({"type": "object", "properties": {
+        "a": {"$ref": "#/$defs/Id", "description": "First.", "examples": [1]},
+        "b": {"$ref": "#/$defs/Id", "description": "Second."}
+    }, "$defs": {"Id": {"type": "integer"}}, "additionalProperties": false});
+    assert_eq!(
+        schema_of(Dialect::GeminiJsonSchema, &shared).unwrap()["parametersJsonSchema"]["properties"],
+        json!({
+            "a": {"description": "First.", "examples": [1], "anyOf": [{"$ref": "#/$defs/Id"}]},
+            "b": {"$ref": "#/$defs/Id", "description": "Second."}
+        })
+    );
+}
+
+/// Gemini `enum`s hold strings: a string `const` is a one-value `enum`, other
+/// scalars keep their type and are said in words, and what cannot be said
+/// (arrays, objects, only `null`) is refused. A `format` other than `enum` and
+/// `date-time`, `examples` and unknown fields do not reach Gemini.
+#[test]
+fn gemini_parameters_enums_are_strings_or_words() {
+    let root = json!({"type": "object", "properties": {
+        "kind": {"const": "a", "description": "The kind."},
+        "level": {"type": "integer", "enum": [1, 2, null], "description": "The level."},
+        "on": {"const": true, "format": "uuid", "description": "Always on."},
+        "ratio": {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.5, "examples": [1.5, 2], "deprecated": true, "description": "A ratio."}
+    }, "additionalProperties": false});
+    assert_eq!(
+        schema_of(Dialect::GeminiParameters, &root).unwrap()["parameters"]["properties"],
+        json!({
+            "kind": {"description": "The kind.", "enum": ["a"], "type": "string"},
+            "level": {"type": "integer", "description": "The level. Must be one of 1, 2.", "nullable": true},
+            "on": {"description": "Always on. Must be true.", "type": "boolean"},
+            "ratio": {"type": "number", "description": "A ratio. Must be greater than 0. Must be a multiple of 0.5.", "example": 1.5}
+        })
+    );
+    let refused = |property: Value| {
+        let root =
+            json!({"type": "object", "properties": {"p": property}, "additionalProperties": false});
+        error_of(Dialect::GeminiParameters, &root)
+    };
+    assert_eq!(
+        refused(json!({"const": [null, 1], "description": "A pair."})),
+        "tool `update_tasks` cannot be rendered for gemini_parameters: at `p`: an `enum` or `const` of arrays, objects or mixed kinds of values cannot be expressed in Gemini `parameters`, whose enum values are strings"
+    );
+    assert_eq!(
+        refused(json!({"const": null, "description": "Nothing."})),
+        "tool `update_tasks` cannot be rendered for gemini_parameters: at `p`: a value that can only be `null` cannot be expressed in Gemini `parameters`"
+    );
+}
+
+/// A tool without parameters sends no Gemini `parameters`: what the arguments'
+/// own description said joins the tool's description instead of vanishing.
+#[test]
+fn gemini_parameters_keep_the_root_description_of_a_tool_without_parameters() {
+    let root = json!({"type": "object", "description": "Runs once a day.", "properties": {}, "additionalProperties": false});
+    assert_eq!(
+        schema_of(Dialect::GeminiParameters, &root).unwrap(),
+        json!({"name": "update_tasks", "description": "Update tasks.\n\nRuns once a day."})
+    );
+}
+
+/// OpenAI strict mode drops `propertyNames`; its description moves to the object.
+#[test]
+fn openai_strict_keeps_the_property_names_description() {
+    let root = json!({"type": "object", "properties": {}, "propertyNames": {"description": "Lowercase."}, "additionalProperties": false});
+    assert_eq!(
+        schema_of(Dialect::OpenAiChatStrict, &root).unwrap()["function"]["parameters"],
+        json!({"type": "object", "properties": {}, "additionalProperties": false, "description": "Property names: Lowercase.", "required": []})
     );
 }

@@ -1406,13 +1406,20 @@ pub(crate) fn check_preserves(
     };
 
     let mut rendered_descriptions = Vec::new();
+    if !tool.contains_key(schema_key) {
+        // Gemini `parameters` left out for a tool without parameters: the tool's
+        // description is where the arguments' own description can go.
+        rendered_descriptions.push(description);
+    }
     for node in nodes(schema, &schema_path) {
         if let Some(Value::String(text)) = node.value.get("description") {
             rendered_descriptions.push(text.as_str());
         }
     }
     for node in nodes(declared.schema, "") {
+        // A blank description says nothing, so nothing is lost with it.
         if let Some(Value::String(text)) = node.value.get("description")
+            && !text.trim().is_empty()
             && !rendered_descriptions
                 .iter()
                 .any(|kept| kept.contains(text.as_str()))
