@@ -105,7 +105,7 @@ fn the_catalog_is_34_camel_case_verb_entity_tools_three_of_them_always() {
 
 #[test]
 fn the_routing_benchmark_routes_this_catalog() {
-    // Regenerate with `cargo run -p example-cms --bin catalog > bench/routing/data/cms.json`.
+    // Regenerate with `cargo run -p example-cms --bin cms_catalog > bench/routing/data/cms.json`.
     let json = include_str!("../../../bench/routing/data/cms.json");
     assert_eq!(json, example_cms::catalog_json());
     let bench = Catalog::from_json(json).expect("a catalog");
