@@ -3,6 +3,8 @@
 //! `copilot`, `external`) and mark `persistent` ones, whose calls go to the ledger;
 //! `group` is the service behind it.
 
+use std::collections::HashSet;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolkit::{State, ToolError, tool};
@@ -33,6 +35,24 @@ fn matches(text: &str, query: &str) -> bool {
     query
         .split_whitespace()
         .all(|word| text.contains(&word.to_lowercase()))
+}
+
+/// Checks that every id in `ids` names one of `records` (`what` says which kind;
+/// `after` ends the message); the first unknown id is the error. Returns the ids as
+/// a set, so the caller's pass over the records stays linear: the store is locked,
+/// and a model sending 100,000 ids must not make it quadratic.
+fn known_ids<T>(
+    records: &[T],
+    id_of: impl Fn(&T) -> u32,
+    ids: &[u32],
+    what: &str,
+    after: &str,
+) -> Result<HashSet<u32>, ToolError> {
+    let known: HashSet<u32> = records.iter().map(id_of).collect();
+    match ids.iter().find(|id| !known.contains(id)) {
+        Some(id) => Err(ToolError::failed(format!("no {what} with id {id}{after}"))),
+        None => Ok(ids.iter().copied().collect()),
+    }
 }
 
 fn not_empty<T>(items: &[T], what: &str) -> Result<(), ToolError> {
@@ -220,15 +240,14 @@ pub fn delete_events(
 ) -> Result<Changed<u32>, ToolError> {
     not_empty(&ids, "ids")?;
     let mut data = home.lock();
-    if let Some(id) = ids
-        .iter()
-        .find(|&&id| !data.events.iter().any(|e| e.id == id))
-    {
-        return Err(ToolError::failed(format!(
-            "no event with id {id}; nothing was deleted"
-        )));
-    }
-    data.events.retain(|event| !ids.contains(&event.id));
+    let doomed = known_ids(
+        &data.events,
+        |e| e.id,
+        &ids,
+        "event",
+        "; nothing was deleted",
+    )?;
+    data.events.retain(|event| !doomed.contains(&event.id));
     Ok(Changed::new(ids))
 }
 
@@ -410,14 +429,13 @@ pub fn update_list_items(
 ) -> Result<Changed<ListItem>, ToolError> {
     not_empty(&ids, "ids")?;
     let mut data = home.lock();
-    if let Some(id) = ids
-        .iter()
-        .find(|&&id| !data.items.iter().any(|i| i.id == id))
-    {
-        return Err(ToolError::failed(format!("no list item with id {id}")));
-    }
+    let chosen = known_ids(&data.items, |i| i.id, &ids, "list item", "")?;
     let mut changed = Vec::new();
-    for item in data.items.iter_mut().filter(|item| ids.contains(&item.id)) {
+    for item in data
+        .items
+        .iter_mut()
+        .filter(|item| chosen.contains(&item.id))
+    {
         item.done = done;
         changed.push(item.clone());
     }
@@ -434,15 +452,14 @@ pub fn delete_list_items(
 ) -> Result<Changed<u32>, ToolError> {
     not_empty(&ids, "ids")?;
     let mut data = home.lock();
-    if let Some(id) = ids
-        .iter()
-        .find(|&&id| !data.items.iter().any(|i| i.id == id))
-    {
-        return Err(ToolError::failed(format!(
-            "no list item with id {id}; nothing was deleted"
-        )));
-    }
-    data.items.retain(|item| !ids.contains(&item.id));
+    let doomed = known_ids(
+        &data.items,
+        |i| i.id,
+        &ids,
+        "list item",
+        "; nothing was deleted",
+    )?;
+    data.items.retain(|item| !doomed.contains(&item.id));
     Ok(Changed::new(ids))
 }
 

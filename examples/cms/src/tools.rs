@@ -13,7 +13,7 @@
 //! - The three default tools (`searchTools`, `acknowledgeRequest`, `finalAnswer`)
 //!   are `always`; every other tool is routed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -110,29 +110,29 @@ fn select<T: Record>(
 }
 
 /// Checks that every id names a record; the first unknown one is the error.
-fn require_all<T: Record>(records: &[T], ids: &[u32]) -> Result<(), ToolError> {
+/// Returns the ids as a set, so the caller's pass over the records stays linear
+/// (the store is locked: a model sending 100,000 ids must not make it quadratic).
+fn require_all<T: Record>(records: &[T], ids: &[u32]) -> Result<HashSet<u32>, ToolError> {
     if ids.is_empty() {
         return Err(ToolError::invalid_arguments(
             "ids",
             "empty; pass at least one id",
         ));
     }
-    match ids
-        .iter()
-        .find(|&&id| !records.iter().any(|record| record.id() == id))
-    {
+    let known: HashSet<u32> = records.iter().map(Record::id).collect();
+    match ids.iter().find(|id| !known.contains(id)) {
         Some(id) => Err(ToolError::failed(format!(
             "no {} with id {id}; nothing was deleted",
             T::WHAT
         ))),
-        None => Ok(()),
+        None => Ok(ids.iter().copied().collect()),
     }
 }
 
 /// Deletes every record in `ids`, or none if one is unknown.
 fn delete_all<T: Record>(records: &mut Vec<T>, ids: Vec<u32>) -> Result<Found<u32>, ToolError> {
-    require_all(records, &ids)?;
-    records.retain(|record| !ids.contains(&record.id()));
+    let doomed = require_all(records, &ids)?;
+    records.retain(|record| !doomed.contains(&record.id()));
     Ok(Found::new(ids))
 }
 
@@ -201,10 +201,10 @@ fn preview_delete<T: Record>(
     tool: &str,
     consequence: &str,
 ) -> Result<Preview, ToolError> {
-    require_all(records, ids)?;
+    let doomed = require_all(records, ids)?;
     let affected: Vec<Affected<'_>> = records
         .iter()
-        .filter(|record| ids.contains(&record.id()))
+        .filter(|record| doomed.contains(&record.id()))
         .map(|record| Affected {
             id: record.id(),
             slug: record.slug(),
@@ -305,8 +305,9 @@ pub fn delete_page(
 ) -> Result<Found<u32>, ToolError> {
     let mut data = cms.lock();
     let deleted = delete_all(&mut data.pages, ids)?;
+    let pages: HashSet<u32> = deleted.items.iter().copied().collect();
     data.sections
-        .retain(|section| !deleted.items.contains(&section.page_id));
+        .retain(|section| !pages.contains(&section.page_id));
     Ok(deleted)
 }
 
@@ -315,10 +316,11 @@ pub fn delete_page(
 #[allow(clippy::needless_pass_by_value)]
 pub fn preview_delete_page(cms: State<Cms>, ids: Vec<u32>) -> Result<Preview, ToolError> {
     let data = cms.lock();
+    let pages: HashSet<u32> = ids.iter().copied().collect();
     let sections = data
         .sections
         .iter()
-        .filter(|section| ids.contains(&section.page_id))
+        .filter(|section| pages.contains(&section.page_id))
         .count();
     preview_delete(
         &data.pages,
@@ -727,10 +729,11 @@ pub fn delete_post(
 #[allow(clippy::needless_pass_by_value)]
 pub fn preview_delete_post(cms: State<Cms>, ids: Vec<u32>) -> Result<Preview, ToolError> {
     let data = cms.lock();
+    let chosen: HashSet<u32> = ids.iter().copied().collect();
     let published = data
         .posts
         .iter()
-        .filter(|post| ids.contains(&post.id) && post.status == PostStatus::Published)
+        .filter(|post| chosen.contains(&post.id) && post.status == PostStatus::Published)
         .count();
     preview_delete(
         &data.posts,
@@ -842,9 +845,10 @@ pub fn delete_nav_item(
 ) -> Result<Found<u32>, ToolError> {
     let mut data = cms.lock();
     let deleted = delete_all(&mut data.nav, ids)?;
+    let parents: HashSet<u32> = deleted.items.iter().copied().collect();
     data.nav.retain(|item| {
         item.parent_id
-            .is_none_or(|parent| !deleted.items.contains(&parent))
+            .is_none_or(|parent| !parents.contains(&parent))
     });
     Ok(deleted)
 }
