@@ -55,6 +55,20 @@ fn known_ids<T>(
     }
 }
 
+/// Deletes the records `ids` name, or none if one is unknown (the shared body of
+/// the `delete_*` tools).
+fn delete_ids<T>(
+    records: &mut Vec<T>,
+    id_of: impl Fn(&T) -> u32,
+    ids: Vec<u32>,
+    what: &str,
+) -> Result<Changed<u32>, ToolError> {
+    not_empty(&ids, "ids")?;
+    let doomed = known_ids(records, &id_of, &ids, what, "; nothing was deleted")?;
+    records.retain(|record| !doomed.contains(&id_of(record)));
+    Ok(Changed::new(ids))
+}
+
 fn not_empty<T>(items: &[T], what: &str) -> Result<(), ToolError> {
     if items.is_empty() {
         Err(ToolError::invalid_arguments(
@@ -238,17 +252,7 @@ pub fn delete_events(
     /// The events' ids.
     ids: Vec<u32>,
 ) -> Result<Changed<u32>, ToolError> {
-    not_empty(&ids, "ids")?;
-    let mut data = home.lock();
-    let doomed = known_ids(
-        &data.events,
-        |e| e.id,
-        &ids,
-        "event",
-        "; nothing was deleted",
-    )?;
-    data.events.retain(|event| !doomed.contains(&event.id));
-    Ok(Changed::new(ids))
+    delete_ids(&mut home.lock().events, |e| e.id, ids, "event")
 }
 
 // ---------------------------------------------------------------- contacts
@@ -450,17 +454,7 @@ pub fn delete_list_items(
     /// The items' ids.
     ids: Vec<u32>,
 ) -> Result<Changed<u32>, ToolError> {
-    not_empty(&ids, "ids")?;
-    let mut data = home.lock();
-    let doomed = known_ids(
-        &data.items,
-        |i| i.id,
-        &ids,
-        "list item",
-        "; nothing was deleted",
-    )?;
-    data.items.retain(|item| !doomed.contains(&item.id));
-    Ok(Changed::new(ids))
+    delete_ids(&mut home.lock().items, |i| i.id, ids, "list item")
 }
 
 // ---------------------------------------------------------------- GitHub issues
