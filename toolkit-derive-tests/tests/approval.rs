@@ -100,7 +100,7 @@ fn context(released: &Released) -> Context {
 
 fn pending(view: &View<'_>, ctx: &Context) -> PendingApproval {
     match block_on(view.call("delete_phone_numbers", ARGUMENTS, ctx)) {
-        Response::Pending(pending) => pending,
+        Response::Pending(pending) => *pending,
         other => panic!("expected a pending approval, got {other:?}"),
     }
 }

@@ -395,3 +395,84 @@ fn is_result(ty: &Type) -> bool {
 pub(crate) fn is_option(ty: &Type) -> bool {
     last_segment(ty).is_some_and(|segment| segment.ident == "Option")
 }
+
+/// Whether `ty` is, by its spelling, a standard type the model can always fill
+/// and be shown (`String`, `bool`, the number types, and `Option<_>` or `Vec<_>`
+/// of one): such a parameter needs no diagnostic wrapper, whose `Deserialize` and
+/// `JsonSchema` impls would be compiled once per parameter (issue 9, "Build
+/// time"). A crate that names its own type `String` only loses the nicer error if
+/// that type lacks the traits; the build still fails.
+pub(crate) fn is_plain_std(ty: &Type) -> bool {
+    let Type::Path(path) = ty else {
+        return false;
+    };
+    if path.qself.is_some() || path.path.leading_colon.is_some() || path.path.segments.len() != 1 {
+        return false;
+    }
+    let segment = &path.path.segments[0];
+    let name = segment.ident.to_string();
+    match &segment.arguments {
+        syn::PathArguments::None => matches!(
+            name.as_str(),
+            "String"
+                | "bool"
+                | "u8"
+                | "u16"
+                | "u32"
+                | "u64"
+                | "usize"
+                | "i8"
+                | "i16"
+                | "i32"
+                | "i64"
+                | "isize"
+                | "f32"
+                | "f64"
+        ),
+        syn::PathArguments::AngleBracketed(arguments)
+            if matches!(name.as_str(), "Option" | "Vec") && arguments.args.len() == 1 =>
+        {
+            matches!(&arguments.args[0], syn::GenericArgument::Type(inner) if is_plain_std(inner))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod plain_std_tests {
+    use super::is_plain_std;
+
+    fn plain(ty: &str) -> bool {
+        is_plain_std(&syn::parse_str(ty).expect("a type"))
+    }
+
+    #[test]
+    fn only_standard_spellings_skip_the_wrapper() {
+        for ty in [
+            "String",
+            "bool",
+            "u32",
+            "f64",
+            "Option<u32>",
+            "Vec<String>",
+            "Option<Vec<i64>>",
+        ] {
+            assert!(plain(ty), "{ty}");
+        }
+        for ty in [
+            "Item",
+            "State<Db>",
+            "Option<State<Db>>",
+            "Vec<Item>",
+            "std::string::String",
+            "::std::string::String",
+            "Option<u32, u8>",
+            "Vec<'a>",
+            "&str",
+            "(u32, u32)",
+            "char",
+        ] {
+            assert!(!plain(ty), "{ty}");
+        }
+    }
+}

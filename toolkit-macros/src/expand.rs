@@ -313,7 +313,8 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
         // The field's type: the parameter's own, or a local newtype whose serde and
         // schemars impls always exist, so the derives never report a missing trait;
         // the newtype's impls check the parameter's type once, on the user's token.
-        let (field_ty, pattern) = if serde_field.custom {
+        let plain = serde_field.custom || crate::ast::is_plain_std(ty);
+        let (field_ty, pattern) = if plain {
             (ty.to_token_stream(), quote!(#ident))
         } else {
             let wrapper = format_ident!("__toolkit_arg_{}", unraw(ident), span = span);
@@ -331,8 +332,8 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
             let function_name = function.to_string();
             // The default is checked against the parameter's own type, so a wrong
             // one reads "expected `u32`" with the parameter's type underlined.
-            let value = if serde_field.custom {
-                quote_spanned!(span_of_expr(expr)=> #expr)
+            let value = if plain {
+                quote_spanned!(span_of_expr(expr)=> #ident)
             } else {
                 quote_spanned!(span_of_expr(expr)=> #field_ty(#ident))
             };

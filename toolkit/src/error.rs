@@ -273,8 +273,10 @@ pub enum Response {
     /// this is what it would do.
     Preview(crate::Preview),
     /// An `approve` tool's call waits for a human; the tool has not run. Store it,
-    /// show it, and resume it once decided (see [`crate::approval`]).
-    Pending(crate::approval::PendingApproval),
+    /// show it, and resume it once decided (see [`crate::approval`]). Boxed: every
+    /// call's response moves through a few layers, and this rare variant would
+    /// otherwise make all of them twice as wide.
+    Pending(Box<crate::approval::PendingApproval>),
 }
 
 impl Response {

@@ -108,6 +108,22 @@ where
     }))
 }
 
+/// [`observe`] for a dispatch's own future: the call itself when no subscriber
+/// wants a span (no wrapper to poll, move or drop: issue 9, "Dispatch"), the
+/// instrumented call, boxed, otherwise.
+pub(crate) fn observe_call<'a>(
+    dispatch: &Dispatch<'_>,
+    call: crate::dispatch::Call<'a>,
+) -> crate::dispatch::Call<'a> {
+    match observe(dispatch, call) {
+        Either::Left(call) => call,
+        Either::Right(observed) => crate::dispatch::Call::running(
+            dispatch.tool.map_or("", |tool| tool.name),
+            Box::pin(observed),
+        ),
+    }
+}
+
 /// The outcome a span records: `ok`, `preview`, `pending_approval`, or the
 /// error's kind.
 pub(crate) fn outcome(response: &Response) -> &'static str {

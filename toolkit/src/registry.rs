@@ -110,6 +110,7 @@ impl RegisteredTool {
 
     /// The call's future, of the one type every layer returns: a `#[tool]`'s
     /// dispatch, or a runtime tool's forwarder (boxed, its panics caught).
+    #[inline]
     pub(crate) fn start<'a>(
         &'a self,
         arguments: &'a str,
@@ -166,10 +167,10 @@ pub struct Registry {
     /// Names and aliases with their index into `tools`, sorted by name (the
     /// suggestions for an unknown name walk it in this order).
     index: Vec<(&'static str, usize)>,
-    /// An open-addressed hash table over `index` (`EMPTY` or a position in
-    /// `index`): one multiply-and-add per 8 bytes of the name and, nearly always,
+    /// An open-addressed hash table of the names and aliases with their index
+    /// into `tools` (`EMPTY` for a free slot): one multiply and, nearly always,
     /// one string comparison, where a binary search compares strings at every step.
-    table: Box<[u32]>,
+    table: Box<[(&'static str, u32)]>,
     /// [`Limits`], as atomics so the process-wide registry can be configured.
     max_argument_bytes: AtomicUsize,
     max_depth: AtomicUsize,
@@ -316,13 +317,12 @@ impl Registry {
         let mask = self.table.len() - 1;
         let mut slot = name_hash(name.as_bytes()) & mask;
         loop {
-            let entry = self.table[slot];
-            if entry == EMPTY {
+            let (known, position) = self.table[slot];
+            if position == EMPTY {
                 return None;
             }
-            let (known, position) = self.index[entry as usize];
             if known == name {
-                return Some(position);
+                return Some(position as usize);
             }
             slot = (slot + 1) & mask;
         }
@@ -417,7 +417,7 @@ impl Registry {
             arguments: None,
             resumed: false,
         };
-        crate::observe::observe(&dispatch, call)
+        crate::observe::observe_call(&dispatch, call)
     }
 
     /// [`Registry::call`] with arguments already parsed into a [`Value`]. A value
@@ -464,47 +464,53 @@ const EMPTY: u32 = u32::MAX;
 
 /// The slots for `index`: a power of two at least twice its length, so probes
 /// stay short and one slot is always free (the lookup's loop ends).
-fn name_table(index: &[(&'static str, usize)]) -> Box<[u32]> {
+fn name_table(index: &[(&'static str, usize)]) -> Box<[(&'static str, u32)]> {
     let size = (index.len() * 2).next_power_of_two().max(8);
-    let mut table = vec![EMPTY; size].into_boxed_slice();
-    for (entry, (name, _)) in index.iter().enumerate() {
+    let mut table = vec![("", EMPTY); size].into_boxed_slice();
+    for &(name, position) in index {
         let mut slot = name_hash(name.as_bytes()) & (size - 1);
-        while table[slot] != EMPTY {
+        while table[slot].1 != EMPTY {
             slot = (slot + 1) & (size - 1);
         }
-        // A registry of over four billion names is not built.
-        table[slot] = u32::try_from(entry).unwrap_or(EMPTY - 1);
+        // A registry of over four billion tools is not built.
+        table[slot] = (name, u32::try_from(position).unwrap_or(EMPTY - 1));
     }
     table
 }
 
-/// `FxHash` (rustc's hasher) over 8-byte words, then `MurmurHash3`'s final mix so the
-/// low bits (the slot) depend on every byte. Names are chosen by the application, not an
-/// attacker: a collision costs a longer probe, never a wrong answer.
+/// The slot of a name: its first and last eight bytes (four, or three single
+/// bytes, for short names) and its length, mixed by one 64x64-bit multiply whose
+/// halves are folded (as wyhash and rapidhash do for short keys). A constant number
+/// of instructions whatever the length, where a word-by-word hash walks the whole
+/// name. Names that share both ends and the length only share a probe sequence:
+/// the comparison of the whole name decides, and the longest probe is fixed when
+/// the table is built, whatever the model sends (issue 9, "Dispatch").
 #[inline]
 fn name_hash(bytes: &[u8]) -> usize {
-    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-    let mut hash = bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        hash = (hash.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(SEED);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        // Byte by byte: a copy of a variable length would be a `memcpy` call.
-        let word = rest
-            .iter()
-            .fold(0_u64, |word, &byte| (word << 8) | u64::from(byte));
-        hash = (hash.rotate_left(5) ^ word).wrapping_mul(SEED);
-    }
-    hash ^= hash >> 33;
-    hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    hash ^= hash >> 33;
-    // Truncation on 32-bit targets keeps the low bits, which the mask reads.
+    const SEED: u64 = 0x2d35_8dcc_aa6c_78a5;
+    const OTHER: u64 = 0x8bb8_4b93_962e_acc9;
+    let length = bytes.len() as u64;
+    let (first, last) = match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        (Some(first), Some(last)) => (u64::from_le_bytes(*first), u64::from_le_bytes(*last)),
+        _ => match (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+            (Some(first), Some(last)) => (
+                u64::from(u32::from_le_bytes(*first)),
+                u64::from(u32::from_le_bytes(*last)),
+            ),
+            _ => match (bytes.first(), bytes.last()) {
+                (Some(&first), Some(&last)) => (
+                    (u64::from(first) << 16) | (u64::from(bytes[bytes.len() / 2]) << 8),
+                    u64::from(last),
+                ),
+                _ => (0, 0),
+            },
+        },
+    };
+    let product = u128::from(first ^ SEED) * u128::from(last ^ OTHER ^ length);
+    // Truncations on purpose: the two halves are folded, and a 32-bit target keeps
+    // the low bits, which the mask reads.
     #[allow(clippy::cast_possible_truncation)]
-    let slot = hash as usize;
+    let slot = (product as u64 ^ (product >> 64) as u64) as usize;
     slot
 }
 

@@ -734,18 +734,17 @@ impl<'r> View<'r> {
         arguments: &'a str,
         ctx: &'a Context,
     ) -> impl Future<Output = Response> + Send + 'a {
-        use futures_util::future::{Either, ready};
+        use crate::dispatch::Call;
         let found = self.get(name);
         let call = match found {
             Some(tool) if tool.tier != Tier::Approve => {
-                Either::Left(tool.call_with_limits(arguments, ctx, self.registry.limits()))
+                tool.start(arguments, ctx, &self.registry.limits())
             }
-            Some(tool) => Either::Right(Either::Left(Box::pin(crate::approval::request(
-                self, tool, arguments, ctx,
-            )))),
-            None => Either::Right(Either::Right(ready(Response::Error(
-                self.unknown_tool(name),
-            )))),
+            Some(tool) => Call::running(
+                tool.name,
+                Box::pin(crate::approval::request(self, tool, arguments, ctx)),
+            ),
+            None => Call::ready(Response::Error(self.unknown_tool(name))),
         };
         let logged = self.log_arguments.as_ref().is_some_and(|logged| {
             self.registry
@@ -759,7 +758,7 @@ impl<'r> View<'r> {
             arguments: (logged && found.is_some()).then_some(arguments),
             resumed: false,
         };
-        crate::observe::observe(&dispatch, call)
+        crate::observe::observe_call(&dispatch, call)
     }
 
     /// The label the view's dispatch spans carry, if the builder set one

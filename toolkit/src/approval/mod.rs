@@ -595,10 +595,10 @@ pub(crate) async fn request(
     };
     let pending = approvals.pending(principal, tool.name, call_id, arguments);
     let Some(approver) = &approvals.approver else {
-        return Response::Pending(pending);
+        return Response::Pending(Box::new(pending));
     };
     let Some(decision) = approver.decide(&pending, ctx).await else {
-        return Response::Pending(pending);
+        return Response::Pending(Box::new(pending));
     };
     match approvals.decide(view.registry(), &pending, decision) {
         Ok(approval) => resume(view, &approval, ctx).await,

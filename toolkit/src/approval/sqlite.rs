@@ -2,11 +2,14 @@
 
 use std::path::Path;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, params};
 
 use super::store::{ApprovalStore, GRACE_SECONDS, StoreError, StoreFuture};
+
+/// How long a store waits for another process holding the database.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Used approvals in a `SQLite` database (feature `sqlite`; `SQLite` is compiled in).
 /// Processes that open the same file share it: a claim is one `INSERT` on a primary
@@ -37,17 +40,32 @@ impl SqliteApprovalStore {
     pub fn from_connection(connection: Connection) -> Result<Self, StoreError> {
         // Concurrent writers wait for each other instead of failing at once.
         connection
-            .busy_timeout(Duration::from_secs(10))
+            .busy_timeout(BUSY_TIMEOUT)
             .map_err(StoreError::new)?;
-        connection
-            .execute_batch(
+        // Two processes creating the same new file race for the switch to WAL and
+        // the table; `SQLite` answers "busy" at once where waiting could deadlock,
+        // without the busy handler, so the set-up is tried again for as long.
+        let deadline = Instant::now() + BUSY_TIMEOUT;
+        loop {
+            match connection.execute_batch(
                 "PRAGMA journal_mode = WAL;
                  CREATE TABLE IF NOT EXISTS toolkit_used_approvals (
                      key TEXT PRIMARY KEY NOT NULL,
                      expires_at INTEGER NOT NULL
                  );",
-            )
-            .map_err(StoreError::new)?;
+            ) {
+                Ok(()) => break,
+                Err(rusqlite::Error::SqliteFailure(error, _))
+                    if matches!(
+                        error.code,
+                        rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                    ) && Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(error) => return Err(StoreError::new(error)),
+            }
+        }
         Ok(SqliteApprovalStore {
             connection: Mutex::new(connection),
         })

@@ -47,21 +47,31 @@ pub(crate) fn check_text(text: &str, limits: &Limits) -> Result<(), ToolError> {
         return Err(too_large(text.len(), limits.max_argument_bytes));
     }
     // Fewer brackets than the limit can't nest past it; counting them is a
-    // vectorized loop (a branch-free sum: `filter().count()` compiled to a
-    // scalar loop of ~2.5 instructions a byte), so the common small call never
-    // runs the precise scan.
-    #[allow(clippy::needless_bitwise_bool)] // `|`, not `||`: no branch per byte
+    // vectorized loop, so the common small call never runs the precise scan.
     if text.len() > limits.max_depth
-        && text
-            .bytes()
-            .map(|byte| usize::from((byte == b'{') | (byte == b'[')))
-            .sum::<usize>()
-            > limits.max_depth
+        && opening_brackets(text.as_bytes()) > limits.max_depth
         && let Some(path) = too_deep(text.as_bytes(), limits.max_depth)
     {
         return Err(nested_too_deep(&path, limits.max_depth));
     }
     Ok(())
+}
+
+/// How many `{` and `[` the text has, strings included (an upper bound on its
+/// depth). `{` (0x7B) and `[` (0x5B) differ only in bit 5, so one comparison of
+/// each byte with bit 5 set finds both; counting into a byte per block of 255
+/// lets the compiler compare 16 bytes at a time (a `usize` sum per byte compiled
+/// to about six instructions a byte: 418 for a 70-byte call, by callgrind).
+fn opening_brackets(bytes: &[u8]) -> usize {
+    bytes
+        .chunks(255)
+        .map(|block| {
+            let count = block
+                .iter()
+                .fold(0_u8, |count, &byte| count + u8::from((byte | 0x20) == b'{'));
+            usize::from(count)
+        })
+        .sum()
 }
 
 fn too_large(length: usize, limit: usize) -> ToolError {
@@ -197,6 +207,16 @@ mod tests {
     }
 
     #[test]
+    fn opening_brackets_are_counted_in_every_block() {
+        assert_eq!(opening_brackets(b""), 0);
+        assert_eq!(opening_brackets(br#"{"a": [1, {"b": "[{"}], "c": "x"}"#), 5);
+        // Neither `;` (0x3B) nor `{`'s other neighbours count.
+        assert_eq!(opening_brackets(b";KkK{|}[]"), 2);
+        let long = "[".repeat(700) + &"x".repeat(300) + &"{".repeat(10);
+        assert_eq!(opening_brackets(long.as_bytes()), 710);
+    }
+
+    #[test]
     fn size_is_refused_before_parsing() {
         let limits = Limits {
             max_argument_bytes: 10,
@@ -256,7 +276,6 @@ mod tests {
             Ok(())
         );
         // Dropping it recursively would overflow this test's stack, too.
-        let mut value = value;
         while let Value::Array(mut items) = value {
             value = items.pop().unwrap_or(Value::Null);
         }

@@ -444,16 +444,17 @@ fn backticked(text: &str) -> Vec<String> {
 /// A path from `serde_path_to_error`, written the toolkit way: `tasks[2].due`,
 /// `config[""]`, `.` for the root; segments serde could not name are left out.
 pub(crate) fn serde_path(path: &serde_path_to_error::Path) -> String {
+    use super::layout::Segment as Step;
     use serde_path_to_error::Segment;
-    let mut out = ".".to_owned();
-    for segment in path {
-        out = match segment {
-            Segment::Seq { index } => join_index(&out, *index),
-            Segment::Map { key } | Segment::Enum { variant: key } => join_key(&out, key),
-            Segment::Unknown => continue,
-        };
-    }
-    out
+    let steps: Vec<Step> = path
+        .iter()
+        .filter_map(|segment| match segment {
+            Segment::Seq { index } => Some(Step::Index(*index)),
+            Segment::Map { key } | Segment::Enum { variant: key } => Some(Step::Key(key.clone())),
+            Segment::Unknown => None,
+        })
+        .collect();
+    super::layout::display(&steps)
 }
 
 #[cfg(test)]

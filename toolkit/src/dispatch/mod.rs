@@ -18,6 +18,7 @@
 //!
 //! [`messages`] holds the wording: JSON terms, paths, bounded and cleaned echoes.
 
+pub(crate) mod layout;
 pub(crate) mod limits;
 pub(crate) mod messages;
 pub(crate) mod panics;
@@ -39,11 +40,11 @@ use crate::{Context, Response, Tool, ToolError};
 
 /// The checks that come before the dispatcher: limits, then the schema where the
 /// plan asks for it. `Ok` means "dispatch the text as it is".
+#[inline]
 pub(crate) fn precheck(plan: &Plan, arguments: &str, limits: &Limits) -> Result<(), ToolError> {
     limits::check_text(arguments, limits)?;
     if plan.constrained
         || (plan.nested_objects
-            && arguments.as_bytes().contains(&b'[')
             && !plan.arrays_in_place(arguments)
             && shape::has_array_for_object(plan.schema(), arguments))
     {
@@ -75,6 +76,7 @@ pub(crate) fn check_schema(plan: &Plan, arguments: &str) -> Result<(), ToolError
 }
 
 /// Runs `tool` after the checks: the future of [`crate::RegisteredTool::call`].
+#[inline]
 pub(crate) fn call<'a>(
     tool: &'a Tool,
     plan: &Plan,
@@ -111,6 +113,7 @@ enum State<'a> {
 }
 
 impl<'a> Call<'a> {
+    #[inline]
     pub(crate) fn start(tool: &'a Tool, arguments: &'a str, ctx: &'a Context) -> Self {
         Call {
             state: State::Start {

@@ -4,7 +4,10 @@
 //! looked at again (the slow path): it is parsed into a `Value`, `null`s for
 //! declared optional properties are dropped (strict dialects make the model send
 //! them), and the arguments are tried again; if they still fail, every problem the
-//! schema finds is reported, plus serde's own if the schema missed it.
+//! schema finds is reported, plus serde's own if the schema missed it. serde's
+//! errors are placed by the line they come at in a laid-out copy of the text
+//! ([`layout`](super::layout)), parsed by the fast path's own `from_str::<T>`: the
+//! slow path compiles no second `Deserialize` of any argument type.
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -14,6 +17,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::layout::{self, Layout, Segment, value_at};
 use super::limits::{self, Limits};
 use super::messages::{self, Problem};
 use super::validate::Plan;
@@ -63,22 +67,23 @@ fn plan_for(type_id: TypeId, schema: fn() -> schemars::Schema) -> &'static Plan 
         })
 }
 
-/// The one generic piece of the slow path: `T` parsed from a text with path
-/// tracking, kept by the caller. Everything around it is compiled once, not once
-/// per tool (issue 9, "Build time").
-type Tracked<'p> = dyn FnMut(&str) -> Result<(), Failure> + 'p;
+/// The one generic piece of the slow path: `T` parsed from a text by the fast
+/// path's own `serde_json::from_str::<T>`, kept by the caller. Everything around
+/// it is compiled once, not once per tool, and no second instantiation of `T`'s
+/// `Deserialize` exists (issue 9, "Build time").
+type Typed<'p> = dyn FnMut(&str) -> Result<(), serde_json::Error> + 'p;
 
 /// The slow path, after the fast parse failed.
 #[cold]
 fn parse_failed<T: DeserializeOwned>(arguments: &str, plan: &Plan) -> Result<T, ToolError> {
     let mut parsed = None;
     slow_path(arguments, plan, &mut |text| {
-        tracked::<T>(text).map(|value| parsed = Some(value))
+        serde_json::from_str::<T>(text).map(|value| parsed = Some(value))
     })?;
     parsed.ok_or_else(|| Problem::new(".", "the arguments are not accepted").into_error())
 }
 
-fn slow_path(arguments: &str, plan: &Plan, parse: &mut Tracked<'_>) -> Result<(), ToolError> {
+fn slow_path(arguments: &str, plan: &Plan, parse: &mut Typed<'_>) -> Result<(), ToolError> {
     let trimmed = arguments.trim();
     // Providers send "" (or `null`) for tools without parameters.
     if trimmed.is_empty() || trimmed == "null" {
@@ -165,14 +170,11 @@ pub(crate) fn parse_value(arguments: &str) -> Result<Value, ToolError> {
 /// The typed arguments from a checked `Value` (kept by `parse`), or every problem
 /// in it.
 ///
-/// The value is deserialized from its compact text, through the same
-/// path-tracking deserializer as [`text_error`]: one instantiation of `T`'s
-/// `Deserialize` for the whole slow path (each costs build time in every crate of
-/// tools, issue 9 "Build time"), and serde's words are the same on text as on a
-/// `Value` once the position is cut.
-fn from_value(value: &Value, plan: &Plan, parse: &mut Tracked<'_>) -> Result<(), ToolError> {
-    let text = value.to_string();
-    let typed = parse(&text);
+/// The value is parsed from its text, laid out one member per line
+/// ([`layout`](super::layout)): serde's words are the same on text as on a
+/// `Value` once the position is cut, and the line of its error gives the path.
+fn from_value(value: &Value, plan: &Plan, parse: &mut Typed<'_>) -> Result<(), ToolError> {
+    let typed = typed_parse(&value.to_string(), parse);
     // The common slow path (nulls a strict dialect sent, now gone) asks only
     // whether the value is valid; the problems are collected when it is not.
     if typed.is_ok() && plan.is_valid(value) {
@@ -182,13 +184,9 @@ fn from_value(value: &Value, plan: &Plan, parse: &mut Tracked<'_>) -> Result<(),
     match typed {
         Ok(()) if problems.is_empty() => Ok(()),
         Ok(()) => Err(messages::into_error(problems)),
-        Err(Failure::Data {
-            path,
-            segments,
-            message,
-        }) => {
-            let at = value_at(value, &segments);
-            let problem = messages::from_serde(&path, &message, at);
+        Err(failure) => {
+            let at = value_at(value, &failure.steps);
+            let problem = messages::from_serde(&failure.path, &failure.message, at);
             // The schema's problems come first; serde's is added when the schema
             // said nothing about that place (a range the schema leaves out, a
             // type's own rule).
@@ -199,62 +197,41 @@ fn from_value(value: &Value, plan: &Plan, parse: &mut Tracked<'_>) -> Result<(),
             }
             Err(messages::into_error(problems))
         }
-        // The text of a `Value` always ends where it should.
-        Err(Failure::Trailing(error)) => Err(error),
     }
 }
 
-/// Why [`tracked`] failed.
-enum Failure {
-    /// serde's error, with its path (as shown, and as steps into a `Value`).
-    Data {
-        path: String,
-        segments: Vec<Segment>,
-        message: String,
-    },
-    /// The value parsed, and the text goes on after it.
-    Trailing(ToolError),
+/// serde's error on a text, with its place.
+struct Failure {
+    /// The place as shown.
+    path: String,
+    /// The place as steps into the `Value`.
+    steps: Vec<Segment>,
+    /// serde's message, without its position.
+    message: String,
 }
 
-/// One step of a path, owned (non-generic code reads it after the parse).
-enum Segment {
-    Index(usize),
-    Key(String),
-    Other,
-}
-
-/// `T` from `text` with serde's path tracking: the one generic slow-path parse.
-fn tracked<T: DeserializeOwned>(text: &str) -> Result<T, Failure> {
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
-        Ok(parsed) => match deserializer.end() {
-            Ok(()) => Ok(parsed),
-            Err(error) => Err(Failure::Trailing(ToolError::MalformedJson {
-                message: strip_position(&error),
-                line: error.line(),
-                column: error.column(),
-            })),
-        },
-        Err(error) => Err(data_failure(&error)),
-    }
-}
-
-/// The non-generic half of [`tracked`]'s error.
-fn data_failure(error: &serde_path_to_error::Error<serde_json::Error>) -> Failure {
-    use serde_path_to_error::Segment as Step;
-    Failure::Data {
-        path: messages::serde_path(error.path()),
-        segments: error
-            .path()
-            .iter()
-            .map(|segment| match segment {
-                Step::Seq { index } => Segment::Index(*index),
-                Step::Map { key } => Segment::Key(key.clone()),
-                Step::Enum { .. } | Step::Unknown => Segment::Other,
-            })
-            .collect(),
-        message: strip_position(error.inner()),
-    }
+/// Parses valid JSON `text`, laid out, into `T`: nothing, or serde's error and its
+/// place.
+fn typed_parse(text: &str, parse: &mut Typed<'_>) -> Result<(), Failure> {
+    let Some(layout) = Layout::new(text) else {
+        // Only valid JSON comes here; should it not be, serde's error stands
+        // without a place.
+        return parse(text).map_err(|error| Failure {
+            path: ".".to_owned(),
+            steps: Vec::new(),
+            message: strip_position(&error),
+        });
+    };
+    parse(&layout.text).map_err(|error| {
+        let message = strip_position(&error);
+        let grammar = error.classify() == serde_json::error::Category::Syntax;
+        let steps = layout.place(error.line(), error.column(), &message, grammar);
+        Failure {
+            path: layout::display(&steps),
+            steps,
+            message,
+        }
+    })
 }
 
 /// Whether `inner` is `outer` or a place inside it.
@@ -266,28 +243,13 @@ fn nested(outer: &str, inner: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
 }
 
-/// serde's error on the text itself, with its path.
-fn text_error(arguments: &str, parse: &mut Tracked<'_>) -> ToolError {
-    match parse(arguments) {
-        Err(Failure::Data { path, message, .. }) => {
-            messages::from_serde(&path, &message, None).into_error()
-        }
-        // Only the trailing text can be wrong then.
-        Err(Failure::Trailing(error)) => error,
+/// serde's error on the text itself (valid JSON whose `Value` passed: a key
+/// given twice), with its path.
+fn text_error(arguments: &str, parse: &mut Typed<'_>) -> ToolError {
+    match typed_parse(arguments, parse) {
+        Err(failure) => messages::from_serde(&failure.path, &failure.message, None).into_error(),
         Ok(()) => Problem::new(".", "the arguments are not accepted").into_error(),
     }
-}
-
-/// The value a path points at, if it can be followed.
-fn value_at<'v>(mut value: &'v Value, path: &[Segment]) -> Option<&'v Value> {
-    for segment in path {
-        value = match segment {
-            Segment::Index(index) => value.get(*index)?,
-            Segment::Key(key) => value.get(key)?,
-            Segment::Other => return None,
-        };
-    }
-    Some(value)
 }
 
 /// `serde_json` appends " at line L column C" to every message; the position is
@@ -370,6 +332,24 @@ mod tests {
     fn names_a_missing_field_itself() {
         let error = parse_arguments::<Args>(r#"{"tasks":[{"due":1}]}"#).unwrap_err();
         assert_eq!(error, invalid("tasks[0].title", "missing required field"));
+    }
+
+    #[test]
+    fn names_a_key_given_twice_at_any_depth() {
+        assert_eq!(
+            parse_arguments::<Args>(
+                r#"{"tasks": [{"title": "a"}, {"title": "b",  "due": 1, "title": "c"}]}"#
+            )
+            .unwrap_err(),
+            invalid(
+                "tasks[1].title",
+                "given more than once; name each field once"
+            )
+        );
+        assert_eq!(
+            parse_arguments::<Args>(r#"{"tasks": [], "tasks": []}"#).unwrap_err(),
+            invalid("tasks", "given more than once; name each field once")
+        );
     }
 
     #[test]
@@ -470,5 +450,183 @@ mod tests {
         struct NoArgs {}
         assert_eq!(parse_arguments::<NoArgs>("  "), Ok(NoArgs {}));
         assert_eq!(parse_arguments::<NoArgs>("null"), Ok(NoArgs {}));
+    }
+
+    /// The layout's place for serde's errors is the place `serde_path_to_error`
+    /// (which the slow path used before, at twice the build cost) names, for
+    /// every single change of valid arguments of a type with nested structs,
+    /// arrays, tuples, maps, enums (external, internally tagged, untagged) and
+    /// `try_from` rules. (An adjacently tagged enum whose content comes before
+    /// its tag is the one known difference: serde buffers the content and fails
+    /// after the tag, which is then named; path tracking names the enum.)
+    #[test]
+    fn places_agree_with_path_tracking() {
+        use std::collections::BTreeMap;
+
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Root {
+            name: String,
+            count: u8,
+            tags: Vec<String>,
+            items: Vec<Item>,
+            pair: (u32, bool),
+            map: BTreeMap<String, u16>,
+            numbered: BTreeMap<u8, bool>,
+            kind: Kind,
+            shape: Shape,
+            either: Either,
+            code: Code,
+            note: Option<Item>,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Item {
+            title: String,
+            due: Option<u32>,
+            code: Code,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        #[allow(dead_code)]
+        enum Kind {
+            Plain,
+            Weighted { weight: f32 },
+            Pair(u8, u8),
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+        #[allow(dead_code)]
+        enum Shape {
+            Circle { radius: u32 },
+            Square { side: u32 },
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(untagged)]
+        #[allow(dead_code)]
+        enum Either {
+            Number(u32),
+            Text(String),
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(try_from = "String")]
+        #[allow(dead_code)]
+        struct Code(String);
+        impl TryFrom<String> for Code {
+            type Error = String;
+            fn try_from(text: String) -> Result<Self, String> {
+                if text.len() == 3 {
+                    Ok(Code(text))
+                } else {
+                    Err(format!("`{text}` is not a 3-letter code"))
+                }
+            }
+        }
+
+        let valid = serde_json::json!({
+            "name": "n", "count": 3, "tags": ["a", "b"],
+            "items": [{"title": "a", "due": 1, "code": "abc"}, {"title": "b", "code": "xyz"}],
+            "pair": [1, true], "map": {"k": 1, "l": 2}, "numbered": {"1": true},
+            "kind": {"weighted": {"weight": 1.5}}, "shape": {"kind": "circle", "radius": 2},
+            "either": 4, "code": "abc",
+            "note": {"title": "c", "code": "def"}
+        });
+        assert!(serde_json::from_value::<Root>(valid.clone()).is_ok());
+
+        // Every place in the value, and every change of it: a wrong kind of value,
+        // a member removed or added, an element added.
+        let mut places = vec![Vec::new()];
+        let mut index = 0;
+        while index < places.len() {
+            let place: Vec<Segment> = places[index].clone();
+            index += 1;
+            match value_at(&valid, &place) {
+                Some(Value::Object(members)) => places.extend(members.keys().map(|key| {
+                    let mut child = place.clone();
+                    child.push(Segment::Key(key.clone()));
+                    child
+                })),
+                Some(Value::Array(elements)) => places.extend((0..elements.len()).map(|at| {
+                    let mut child = place.clone();
+                    child.push(Segment::Index(at));
+                    child
+                })),
+                _ => {}
+            }
+        }
+        let replacements = [
+            serde_json::json!("text"),
+            serde_json::json!("abcd"),
+            serde_json::json!(-1),
+            serde_json::json!(300),
+            serde_json::json!(1.5),
+            serde_json::json!(null),
+            serde_json::json!(true),
+            serde_json::json!([]),
+            serde_json::json!([1, 2, 3]),
+            serde_json::json!({}),
+            serde_json::json!({"zz": 1}),
+        ];
+        let mut changed = Vec::new();
+        for place in &places {
+            for replacement in &replacements {
+                let mut value = valid.clone();
+                if let Some(target) = value_at_mut(&mut value, place) {
+                    *target = replacement.clone();
+                    changed.push(value);
+                }
+            }
+            let mut value = valid.clone();
+            match value_at_mut(&mut value, place) {
+                Some(Value::Object(members)) => {
+                    members.insert("extra".to_owned(), Value::Bool(true));
+                    let keys: Vec<String> = members.keys().cloned().collect();
+                    changed.push(value);
+                    for key in keys {
+                        let mut without = valid.clone();
+                        if let Some(Value::Object(members)) = value_at_mut(&mut without, place) {
+                            members.remove(&key);
+                        }
+                        changed.push(without);
+                    }
+                }
+                Some(Value::Array(elements)) => {
+                    elements.push(Value::Bool(false));
+                    changed.push(value);
+                }
+                _ => {}
+            }
+        }
+        let mut compared = 0;
+        for value in &changed {
+            let text = value.to_string();
+            let mut deserializer = serde_json::Deserializer::from_str(&text);
+            let Err(tracked) = serde_path_to_error::deserialize::<_, Root>(&mut deserializer)
+            else {
+                continue;
+            };
+            let expected = messages::serde_path(tracked.path());
+            let failure = typed_parse(&text, &mut |text| {
+                serde_json::from_str::<Root>(text).map(|_| ())
+            })
+            .err()
+            .unwrap_or_else(|| panic!("parsed {text}"));
+            assert_eq!(failure.message, strip_position(tracked.inner()), "{text}");
+            assert_eq!(failure.path, expected, "{}: {text}", failure.message);
+            compared += 1;
+        }
+        assert!(compared > 300, "{compared}");
+    }
+
+    fn value_at_mut<'v>(mut value: &'v mut Value, path: &[Segment]) -> Option<&'v mut Value> {
+        for segment in path {
+            value = match segment {
+                Segment::Index(index) => value.get_mut(*index)?,
+                Segment::Key(key) => value.get_mut(key)?,
+            };
+        }
+        Some(value)
     }
 }

@@ -96,6 +96,47 @@ fn never_object<'v>(root: &'v Value, mut node: &'v Value) -> bool {
 /// [`array_keys`]). An array at the root, inside another array or after any other
 /// key makes it answer `false`, and the precise pass decides.
 pub(crate) fn arrays_in_place(keys: &[Box<str>], arguments: &str) -> bool {
+    each_bracket_after_a_key(keys, arguments) || scan_arrays_in_place(keys, arguments)
+}
+
+/// The common case of [`arrays_in_place`] without reading every byte: each `[`
+/// is found with `memchr`, and the bytes just before it must be `"name":` (spaces
+/// aside) with `name` in `keys`, both quotes unescaped and no backslash in the
+/// name. In valid JSON (the only text the typed parse accepts) an unescaped quote
+/// is a string's end, so such a `[` opens an array in its place; a `[` inside a
+/// string (or anything else) answers `false` here, and the full scan decides.
+/// Linear in the text: the steps back over whitespace from two brackets never
+/// overlap, and a name is compared only where it ends.
+fn each_bracket_after_a_key(keys: &[Box<str>], arguments: &str) -> bool {
+    let bytes = arguments.as_bytes();
+    // The last byte before `at` that is not JSON whitespace, and its position.
+    let before = |at: usize| {
+        bytes[..at]
+            .iter()
+            .rposition(|byte| !matches!(byte, b' ' | b'\n' | b'\r' | b'\t'))
+    };
+    memchr::memchr_iter(b'[', bytes).all(|bracket| {
+        let Some(colon) = before(bracket).filter(|&at| bytes[at] == b':') else {
+            return false;
+        };
+        let Some(end) = before(colon).filter(|&at| bytes[at] == b'"') else {
+            return false;
+        };
+        keys.iter().any(|name| {
+            let name = name.as_bytes();
+            // `"name"` ends at `end`, its opening quote not escaped.
+            end > name.len()
+                && bytes[end - name.len() - 1] == b'"'
+                && bytes[end - name.len()..end] == *name
+                && (end == name.len() + 1 || bytes[end - name.len() - 2] != b'\\')
+                && !name.contains(&b'\\')
+                && !name.contains(&b'"')
+        })
+    })
+}
+
+/// [`arrays_in_place`] byte by byte, strings tracked.
+fn scan_arrays_in_place(keys: &[Box<str>], arguments: &str) -> bool {
     let bytes = arguments.as_bytes();
     let mut last = 0_u8; // the last byte outside strings and whitespace
     let mut key: &[u8] = &[];
@@ -414,8 +455,19 @@ mod tests {
             (r#"{"la\u0062els": ["a"]}"#, false),
             (r#"["labels"]"#, false),
             (r#"{"config": [1]}"#, false),
+            // Brackets in strings, and keys with escapes, go to the full scan.
+            (r#"{"labels": ["x\":[", "\"labels\":["]}"#, true),
+            (
+                r#"{"labels": ["a"], "task": {"id": 1, "x": "a\\\"labels\":[1]"}}"#,
+                true,
+            ),
+            (r#"{"a\"labels": [1]}"#, false),
         ] {
             assert_eq!(arrays_in_place(&keys, text), cleared, "{text}");
+            assert_eq!(scan_arrays_in_place(&keys, text), cleared, "{text}");
+            if each_bracket_after_a_key(&keys, text) {
+                assert!(cleared, "{text}");
+            }
             if cleared {
                 assert!(!has_array_for_object(&schema, text), "{text}");
             }

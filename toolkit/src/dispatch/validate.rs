@@ -80,11 +80,13 @@ impl Plan {
     }
 
     /// Whether every array in `arguments` is, by a byte scan, where the schema
-    /// allows one (`false` means "look closer", not "wrong").
+    /// allows one (`false` means "look closer", not "wrong"); `true` for a text
+    /// without arrays.
     pub(crate) fn arrays_in_place(&self, arguments: &str) -> bool {
-        self.array_keys
-            .as_deref()
-            .is_some_and(|keys| super::shape::arrays_in_place(keys, arguments))
+        match self.array_keys.as_deref() {
+            Some(keys) => super::shape::arrays_in_place(keys, arguments),
+            None => memchr::memchr(b'[', arguments.as_bytes()).is_none(),
+        }
     }
 
     /// The cleaned schema the model saw.
