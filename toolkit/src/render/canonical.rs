@@ -111,7 +111,7 @@ pub(super) fn walk_all(root: &mut Map<String, Value>, visit: &mut Visit<'_>) -> 
     let mut defs = root.remove("$defs");
     walk(root, "", visit)?;
     if let Some(Value::Object(defs)) = &mut defs {
-        for (name, def) in defs.iter_mut() {
+        for (name, def) in sorted(defs) {
             if let Value::Object(def) = def {
                 walk(def, &format!("$defs.{name}"), visit)?;
             }
@@ -138,17 +138,27 @@ pub(super) fn walk(
     result
 }
 
-/// Like [`for_each_subschema`], with each child's path.
+/// A map's members in the order of their keys, whichever order the map keeps:
+/// serde_json's `Map` keeps insertion order when any crate in the build turns on
+/// its `preserve_order` feature and sorts its keys otherwise, and a walk that
+/// stops at its first problem must name the same one either way.
+pub(super) fn sorted(map: &mut Map<String, Value>) -> Vec<(&String, &mut Value)> {
+    let mut members: Vec<_> = map.iter_mut().collect();
+    members.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
+    members
+}
+
+/// Like [`for_each_subschema`], with each child's path, in key order ([`sorted`]).
 pub(super) fn for_each_child(
     node: &mut Map<String, Value>,
     path: &str,
     f: &mut dyn FnMut(&mut Map<String, Value>, String),
 ) {
     let join = |suffix: &str| format!("{path}{suffix}");
-    for (key, value) in node.iter_mut() {
+    for (key, value) in sorted(node) {
         match (key.as_str(), value) {
             ("properties", Value::Object(properties)) => {
-                for (name, child) in properties.iter_mut() {
+                for (name, child) in sorted(properties) {
                     if let Value::Object(child) = child {
                         let child_path = if path.is_empty() {
                             name.clone()
@@ -174,7 +184,10 @@ pub(super) fn for_each_child(
                 Value::Object(child),
             ) => {
                 if key == "patternProperties" {
-                    for child in child.values_mut().filter_map(Value::as_object_mut) {
+                    for child in sorted(child)
+                        .into_iter()
+                        .filter_map(|(_, child)| child.as_object_mut())
+                    {
                         f(child, join("{}"));
                     }
                 } else {

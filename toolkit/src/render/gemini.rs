@@ -105,7 +105,10 @@ pub(super) fn parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
             );
         }
         if let Some(Value::Object(properties)) = node.get("properties")
-            && let Some(bad) = properties.keys().find(|name| !gemini_property_name(name))
+            && let Some(bad) = properties
+                .keys()
+                .filter(|name| !gemini_property_name(name))
+                .min()
         {
             let at = if path.is_empty() {
                 bad.clone()

@@ -573,3 +573,39 @@ fn openai_strict_keeps_the_property_names_description() {
         json!({"type": "object", "properties": {}, "additionalProperties": false, "description": "Property names: Lowercase.", "required": []})
     );
 }
+
+/// serde_json's `Map` keeps insertion order when any crate of the build turns on
+/// `preserve_order` (rig-core does, in this workspace) and sorts otherwise: the
+/// walk, and so the problem a refusal names first, follows key order either way.
+#[test]
+fn schemas_are_walked_in_key_order_whatever_order_the_map_keeps() {
+    let Value::Object(mut root) = json!({
+        "type": "object",
+        "properties": {"zeta": {"type": "string"}, "alpha": {"type": "string"}},
+        "$defs": {"Z": {"type": "string"}, "A": {"type": "string"}}
+    }) else {
+        unreachable!("an object literal")
+    };
+    let mut visited = Vec::new();
+    walk_all(&mut root, &mut |_, path| {
+        visited.push(path.to_owned());
+        Ok(())
+    })
+    .expect("nothing refused");
+    assert_eq!(visited, ["", "alpha", "zeta", "$defs.A", "$defs.Z"]);
+
+    // Gemini names the first property it refuses: the first in key order.
+    let Value::Object(mut root) = json!({
+        "type": "object",
+        "properties": {"zeta zeta": {"type": "string"}, "alpha alpha": {"type": "string"}}
+    }) else {
+        unreachable!("an object literal")
+    };
+    assert_eq!(
+        gemini::parameters(&mut root),
+        Err((
+            String::new(),
+            "property name `alpha alpha` is not accepted by Gemini (letters, digits and `_`, not starting with a digit, at most 64); rename it with `#[serde(rename = \"...\")]`".to_owned()
+        ))
+    );
+}
