@@ -111,7 +111,23 @@ where
 /// [`observe`] for a dispatch's own future: the call itself when no subscriber
 /// wants a span (no wrapper to poll, move or drop: issue 9, "Dispatch"), the
 /// instrumented call, boxed, otherwise.
+#[inline]
 pub(crate) fn observe_call<'a>(
+    dispatch: &Dispatch<'_>,
+    call: crate::dispatch::Call<'a>,
+) -> crate::dispatch::Call<'a> {
+    // The first test `info_span!` makes, made here inline: with no subscriber at
+    // `INFO` the call goes back as it came, without a frame or a `Span` to build
+    // and drop.
+    use tracing::level_filters::{LevelFilter, STATIC_MAX_LEVEL};
+    if tracing::Level::INFO > STATIC_MAX_LEVEL || tracing::Level::INFO > LevelFilter::current() {
+        return call;
+    }
+    observe_boxed(dispatch, call)
+}
+
+/// The rest of [`observe_call`]: the span's own test, and the boxed wrapper.
+fn observe_boxed<'a>(
     dispatch: &Dispatch<'_>,
     call: crate::dispatch::Call<'a>,
 ) -> crate::dispatch::Call<'a> {

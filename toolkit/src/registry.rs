@@ -391,6 +391,7 @@ impl Registry {
     ///
     /// Under `panic = "abort"` a panicking tool ends the process: nothing can
     /// catch it (see [`Tool::call`]).
+    #[inline]
     pub fn call<'a>(
         &'a self,
         name: &str,

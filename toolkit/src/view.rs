@@ -728,6 +728,7 @@ impl<'r> View<'r> {
     ///   [`Approver`](crate::approval::Approver), it decides inline; without one the
     ///   call returns [`Response::Pending`] and the tool does not run. A view built
     ///   without [`ViewBuilder::approvals`] returns [`ToolError::ApprovalRequired`].
+    #[inline]
     pub fn call<'a>(
         &'a self,
         name: &str,
