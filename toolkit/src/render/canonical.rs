@@ -139,12 +139,12 @@ pub(super) fn walk(
 }
 
 /// A map's members in the order of their keys, whichever order the map keeps:
-/// serde_json's `Map` keeps insertion order when any crate in the build turns on
+/// `serde_json`'s `Map` keeps insertion order when any crate in the build turns on
 /// its `preserve_order` feature and sorts its keys otherwise, and a walk that
 /// stops at its first problem must name the same one either way.
 pub(super) fn sorted(map: &mut Map<String, Value>) -> Vec<(&String, &mut Value)> {
     let mut members: Vec<_> = map.iter_mut().collect();
-    members.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
+    members.sort_unstable_by_key(|(key, _)| *key);
     members
 }
 

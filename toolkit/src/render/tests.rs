@@ -574,7 +574,7 @@ fn openai_strict_keeps_the_property_names_description() {
     );
 }
 
-/// serde_json's `Map` keeps insertion order when any crate of the build turns on
+/// `serde_json`'s `Map` keeps insertion order when any crate of the build turns on
 /// `preserve_order` (rig-core does, in this workspace) and sorts otherwise: the
 /// walk, and so the problem a refusal names first, follows key order either way.
 #[test]
