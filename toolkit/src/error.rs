@@ -142,9 +142,21 @@ impl ToolError {
     /// aliases a caller may use). Use it when only part of the registry is offered,
     /// so the suggestion never points at a tool the caller can't call.
     pub fn unknown_tool<'a>(name: &str, available: impl IntoIterator<Item = &'a str>) -> Self {
+        ToolError::no_tool_named(
+            name,
+            crate::suggest::closest(name, available.into_iter()).map(str::to_owned),
+        )
+    }
+
+    /// The one way every path (registry, view, runtime tools, MCP) builds an
+    /// unknown-tool error: the name the caller sent comes back cut to a few dozen
+    /// characters, with control and invisible characters (NUL, zero-width, bidi
+    /// overrides, the BOM) written as `\u{..}` escapes, so a hostile name can
+    /// neither blow up the error nor hide text in what the model or a log reads.
+    pub(crate) fn no_tool_named(name: &str, suggestion: Option<String>) -> Self {
         ToolError::UnknownTool {
             name: crate::dispatch::messages::echo(name),
-            suggestion: crate::suggest::closest(name, available.into_iter()).map(str::to_owned),
+            suggestion,
         }
     }
 

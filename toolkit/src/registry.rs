@@ -444,10 +444,7 @@ impl Registry {
         let suggestion = crate::suggest::closest(name, self.index.iter().map(|&(known, _)| known))
             .and_then(|closest| self.get(closest))
             .map(|tool| tool.name.to_owned());
-        ToolError::UnknownTool {
-            name: crate::dispatch::messages::echo(name),
-            suggestion,
-        }
+        ToolError::no_tool_named(name, suggestion)
     }
 }
 

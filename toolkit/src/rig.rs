@@ -48,8 +48,7 @@ pub fn tools(view: &Arc<View<'static>>, ctx: &Arc<Context>) -> Vec<DynamicTool> 
                     let ctx = Arc::clone(&ctx);
                     let future: rig_core::wasm_compat::WasmBoxedFuture<'static, _> =
                         Box::pin(async move {
-                            let arguments = arguments.to_string();
-                            outcome(&view.call(tool_name, &arguments, &ctx).await)
+                            outcome(&view.call_value(tool_name, &arguments, &ctx).await)
                         });
                     future
                 }

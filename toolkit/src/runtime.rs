@@ -55,6 +55,11 @@ use crate::{
 /// tens of thousands of typical tools.
 pub const MAX_DEFINITION_BYTES: usize = 16 << 20;
 
+/// How deeply a runtime tool's arguments schema may nest objects and arrays:
+/// `serde_json`'s own limit when it parses text, so any schema read from JSON
+/// fits, and a value built in code can't overflow the stack of the walks over it.
+pub const MAX_SCHEMA_DEPTH: usize = 128;
+
 /// The longest name a runtime tool may have: the strictest provider limit
 /// (OpenAI's 64).
 pub const MAX_NAME_LEN: usize = 64;
@@ -215,6 +220,18 @@ impl RuntimeToolBuilder {
                 "`channel` tools are bound to the turn's live channel, which a runtime tool can't take",
             ));
         }
+        // Everything below (cleaning, interning, compiling the validator) walks the
+        // schema recursively: a value built in code deeper than any schema text
+        // could be is refused first, and dropped without recursion.
+        if crate::dispatch::limits::nests_deeper_than(&self.input_schema, MAX_SCHEMA_DEPTH) {
+            crate::dispatch::limits::dismantle(self.input_schema);
+            return Err(RuntimeToolError::InvalidSchema {
+                tool: self.name,
+                reason: format!(
+                    "the arguments schema nests deeper than {MAX_SCHEMA_DEPTH} levels of objects and arrays"
+                ),
+            });
+        }
         if self.input_schema.get("type").and_then(Value::as_str) != Some("object") {
             return Err(RuntimeToolError::InvalidSchema {
                 tool: self.name.clone(),
@@ -336,10 +353,7 @@ pub(crate) async fn call(
     ctx: &Context,
 ) -> Response {
     if !source.0.available() {
-        return Response::Error(ToolError::UnknownTool {
-            name: tool.name.to_owned(),
-            suggestion: None,
-        });
+        return Response::Error(ToolError::no_tool_named(tool.name, None));
     }
     if let Err(error) = tool.check_arguments_with_limits(arguments, &limits) {
         return Response::Error(error);

@@ -769,8 +769,17 @@ impl<'r> View<'r> {
         self.label.as_deref()
     }
 
-    /// [`View::call`] with arguments already parsed into a [`Value`].
+    /// [`View::call`] with arguments already parsed into a [`Value`]. A value
+    /// nested past the limit is refused without recursing into it (a `Value` built
+    /// in code can be deeper than any stack), as [`Registry::call_value`] does.
     pub async fn call_value(&self, name: &str, arguments: &Value, ctx: &Context) -> Response {
+        if let Err(error) = crate::dispatch::limits::check_value(arguments, &self.registry.limits())
+        {
+            if self.get(name).is_none() {
+                return Response::Error(self.unknown_tool(name));
+            }
+            return Response::Error(error);
+        }
         self.call(name, &arguments.to_string(), ctx).await
     }
 
@@ -796,7 +805,8 @@ impl<'r> View<'r> {
 
     /// The error for a name that isn't in the view: the same as for a name that
     /// exists nowhere, suggesting the closest tool *in the view* (by its current
-    /// name).
+    /// name). The name is echoed cut and cleaned of control and invisible
+    /// characters, exactly as [`Registry::unknown_tool`] does.
     #[must_use]
     pub fn unknown_tool(&self, name: &str) -> ToolError {
         let names = self
@@ -805,10 +815,25 @@ impl<'r> View<'r> {
         let suggestion = crate::suggest::closest(name, names)
             .and_then(|closest| self.get(closest))
             .map(|tool| tool.name.to_owned());
-        ToolError::UnknownTool {
-            name: name.to_owned(),
-            suggestion,
-        }
+        ToolError::no_tool_named(name, suggestion)
+    }
+
+    /// The refusal of arguments handed over as an object's members (MCP) that nest
+    /// past the limit, found without recursion before anything serializes them;
+    /// an unknown name is reported first, as for text.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn refuse_deep_members(
+        &self,
+        name: &str,
+        members: &serde_json::Map<String, Value>,
+    ) -> Option<ToolError> {
+        let error =
+            crate::dispatch::limits::check_members(members, &self.registry.limits()).err()?;
+        Some(if self.get(name).is_none() {
+            self.unknown_tool(name)
+        } else {
+            error
+        })
     }
 
     pub(crate) fn approvals(&self) -> Option<(&'r Approvals, &str)> {

@@ -344,6 +344,14 @@ impl Approvals {
         let (arguments, verdict, message) = match decision {
             Decision::Approve => (pending.arguments.clone(), Verdict::Approved, None),
             Decision::ApproveWith(arguments) => {
+                // Edited arguments are built in code: their depth is checked without
+                // recursion before anything serializes them (or drops them).
+                if let Err(error) =
+                    crate::dispatch::limits::check_value(&arguments, &registry.limits())
+                {
+                    crate::dispatch::limits::dismantle(arguments);
+                    return Err(ApprovalError::InvalidArguments(error));
+                }
                 let tool = registry
                     .get(&pending.tool)
                     .ok_or_else(|| ApprovalError::UnknownTool(pending.tool.clone()))?;

@@ -1,7 +1,7 @@
 //! How much work one call may ask for: argument size and nesting depth, checked on
 //! the raw text before anything parses it (issue 7, "Work bounded by input size").
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::messages::{Problem, display_key};
 use crate::ToolError;
@@ -183,6 +183,32 @@ fn cut_path(stack: &[(Step<'_>, bool)]) -> String {
 /// Refuses a caller-built [`Value`] nested past the limit, without recursion (a
 /// `Value` can be deeper than any stack; `call_value` must not overflow on it).
 pub(crate) fn check_value(value: &Value, limits: &Limits) -> Result<(), ToolError> {
+    if nests_deeper_than(value, limits.max_depth) {
+        return Err(nested_too_deep(".", limits.max_depth));
+    }
+    Ok(())
+}
+
+/// [`check_value`] for the members of an arguments object (the object itself is
+/// level 1), as MCP hands them over.
+#[cfg(feature = "mcp")]
+pub(crate) fn check_members(
+    members: &Map<String, Value>,
+    limits: &Limits,
+) -> Result<(), ToolError> {
+    let too_deep = limits.max_depth == 0
+        || members
+            .values()
+            .any(|member| nests_deeper_than(member, limits.max_depth - 1));
+    if too_deep {
+        return Err(nested_too_deep(".", limits.max_depth));
+    }
+    Ok(())
+}
+
+/// Whether `value` nests objects and arrays more than `max` levels deep (the
+/// value itself is level 1), found with a heap stack instead of recursion.
+pub(crate) fn nests_deeper_than(value: &Value, max: usize) -> bool {
     let mut pending: Vec<(&Value, usize)> = vec![(value, 1)];
     while let Some((value, depth)) = pending.pop() {
         let children: Box<dyn Iterator<Item = &Value>> = match value {
@@ -190,12 +216,26 @@ pub(crate) fn check_value(value: &Value, limits: &Limits) -> Result<(), ToolErro
             Value::Object(members) => Box::new(members.values()),
             _ => continue,
         };
-        if depth > limits.max_depth {
-            return Err(nested_too_deep(".", limits.max_depth));
+        if depth > max {
+            return true;
         }
         pending.extend(children.map(|child| (child, depth + 1)));
     }
-    Ok(())
+    false
+}
+
+/// Drops a value without recursion: `Value`'s own drop recurses once per level,
+/// so a refused value built in code, deeper than the stack, must not be dropped
+/// the ordinary way where the refusal happens.
+pub(crate) fn dismantle(value: Value) {
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Array(items) => pending.extend(items),
+            Value::Object(members) => pending.extend(members.into_iter().map(|(_, member)| member)),
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]

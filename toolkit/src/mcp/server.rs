@@ -400,6 +400,17 @@ impl ServerHandler for McpServer {
         );
         async {
             let (grant, _) = self.grant(&context)?;
+            // Arguments built in code may nest deeper than the stack: refused
+            // before serializing them, as `View::call_value` does.
+            if let Some(error) = request
+                .arguments
+                .as_ref()
+                .and_then(|arguments| grant.tools().refuse_deep_members(&request.name, arguments))
+            {
+                return Ok(CallToolResponse::Complete(call_result(Response::Error(
+                    error,
+                ))));
+            }
             let arguments = match &request.arguments {
                 Some(arguments) => serde_json::to_string(arguments)
                     .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?,
