@@ -818,24 +818,6 @@ impl<'r> View<'r> {
         ToolError::no_tool_named(name, suggestion)
     }
 
-    /// The refusal of arguments handed over as an object's members (MCP) that nest
-    /// past the limit, found without recursion before anything serializes them;
-    /// an unknown name is reported first, as for text.
-    #[cfg(feature = "mcp")]
-    pub(crate) fn refuse_deep_members(
-        &self,
-        name: &str,
-        members: &serde_json::Map<String, Value>,
-    ) -> Option<ToolError> {
-        let error =
-            crate::dispatch::limits::check_members(members, &self.registry.limits()).err()?;
-        Some(if self.get(name).is_none() {
-            self.unknown_tool(name)
-        } else {
-            error
-        })
-    }
-
     pub(crate) fn approvals(&self) -> Option<(&'r Approvals, &str)> {
         self.approvals
             .as_ref()

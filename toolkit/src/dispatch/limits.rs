@@ -1,5 +1,6 @@
 //! How much work one call may ask for: argument size and nesting depth, checked on
-//! the raw text before anything parses it (issue 7, "Work bounded by input size").
+//! the raw text before anything parses it, so the work of a call is bounded by its
+//! input's size whatever the model sends.
 
 use serde_json::{Map, Value};
 
@@ -189,19 +190,24 @@ pub(crate) fn check_value(value: &Value, limits: &Limits) -> Result<(), ToolErro
     Ok(())
 }
 
-/// [`check_value`] for the members of an arguments object (the object itself is
-/// level 1), as MCP hands them over.
+/// How deep `serde_json` parses text (its recursion limit): any value read from
+/// JSON text nests at most this deep, so serializing it again is safe on any stack.
+#[cfg(feature = "mcp")]
+pub(crate) const TEXT_DEPTH: usize = 128;
+
+/// The members of an arguments object built in code (the object itself is level
+/// 1), refused when they nest deeper than `max_depth`, without recursion.
 #[cfg(feature = "mcp")]
 pub(crate) fn check_members(
     members: &Map<String, Value>,
-    limits: &Limits,
+    max_depth: usize,
 ) -> Result<(), ToolError> {
-    let too_deep = limits.max_depth == 0
+    let too_deep = max_depth == 0
         || members
             .values()
-            .any(|member| nests_deeper_than(member, limits.max_depth - 1));
+            .any(|member| nests_deeper_than(member, max_depth - 1));
     if too_deep {
-        return Err(nested_too_deep(".", limits.max_depth));
+        return Err(nested_too_deep(".", max_depth));
     }
     Ok(())
 }

@@ -400,12 +400,13 @@ impl ServerHandler for McpServer {
         );
         async {
             let (grant, _) = self.grant(&context)?;
-            // Arguments built in code may nest deeper than the stack: refused
-            // before serializing them, as `View::call_value` does.
-            if let Some(error) = request
-                .arguments
-                .as_ref()
-                .and_then(|arguments| grant.tools().refuse_deep_members(&request.name, arguments))
+            // Arguments built in code may nest deeper than the stack: refused before
+            // serializing them (whatever came as JSON text is within this bound).
+            if let Some(arguments) = &request.arguments
+                && let Err(error) = crate::dispatch::limits::check_members(
+                    arguments,
+                    crate::dispatch::limits::TEXT_DEPTH,
+                )
             {
                 return Ok(CallToolResponse::Complete(call_result(Response::Error(
                     error,
