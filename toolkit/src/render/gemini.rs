@@ -127,6 +127,7 @@ pub(super) fn parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
             &["exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
         );
         one_of_as_any_of(node);
+        null_branches_as_nullable(node);
         give_arrays_items(node);
         node.remove("prefixItems");
         let only_null = match node.get("type") {
@@ -176,6 +177,54 @@ pub(super) fn parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
         }
         Ok(())
     })
+}
+
+/// Gemini has no `null` type but a `nullable` flag: the `null` branches of an
+/// `anyOf` (what schemars writes for `Option<T>` when `T` is a struct or an enum,
+/// as the items of a `Vec<Option<T>>`) leave it and the node becomes `nullable`.
+/// With one branch left and nothing but a description beside it, the branch takes
+/// the place of the `anyOf`, keeping the node's own description. A union of only
+/// `null` keeps its branches, and is refused as a value that can only be `null`.
+fn null_branches_as_nullable(node: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = node.get_mut("anyOf") else {
+        return;
+    };
+    let is_null = |branch: &Value| {
+        branch.as_object().is_some_and(|branch| {
+            let kind_is_null = match branch.get("type") {
+                Some(Value::Array(kinds)) => {
+                    !kinds.is_empty() && kinds.iter().all(|kind| kind == "null")
+                }
+                Some(kind) => kind == "null",
+                None => false,
+            };
+            kind_is_null || branch.get("const") == Some(&Value::Null)
+        })
+    };
+    if !branches.iter().any(is_null) || branches.iter().all(is_null) {
+        return;
+    }
+    branches.retain(|branch| !is_null(branch));
+    node.insert("nullable".to_owned(), Value::Bool(true));
+    let alone = node
+        .keys()
+        .all(|key| matches!(key.as_str(), "anyOf" | "description" | "nullable"));
+    if let Some(Value::Array(branches)) = node.get("anyOf")
+        && let [Value::Object(_)] = branches.as_slice()
+        && alone
+    {
+        let Some(Value::Array(mut branches)) = node.remove("anyOf") else {
+            return;
+        };
+        if let Some(Value::Object(branch)) = branches.pop() {
+            let description = node.remove("description");
+            *node = branch;
+            if let Some(description) = description {
+                node.insert("description".to_owned(), description);
+            }
+            node.insert("nullable".to_owned(), Value::Bool(true));
+        }
+    }
 }
 
 /// Gemini's `enum` holds strings only. A `const` is a one-value `enum`; `null`
