@@ -399,8 +399,8 @@ pub(crate) fn is_option(ty: &Type) -> bool {
 /// Whether `ty` is, by its spelling, a standard type the model can always fill
 /// and be shown (`String`, `bool`, the number types, and `Option<_>` or `Vec<_>`
 /// of one): such a parameter needs no diagnostic wrapper, whose `Deserialize` and
-/// `JsonSchema` impls would be compiled once per parameter (issue 9, "Build
-/// time"). A crate that names its own type `String` only loses the nicer error if
+/// `JsonSchema` impls would be compiled once per parameter, a build-time cost for
+/// nothing. A crate that names its own type `String` only loses the nicer error if
 /// that type lacks the traits; the build still fails.
 pub(crate) fn is_plain_std(ty: &Type) -> bool {
     let Type::Path(path) = ty else {

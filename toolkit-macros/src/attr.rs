@@ -9,7 +9,7 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprArray, ExprLit, Ident, Lit, LitStr, Meta, Path, Token};
 
-use crate::valid::Errors;
+use crate::valid::{Errors, closest};
 
 /// A `scope = ...` or `tier = ...` value: the word the user writes and the
 /// variant of `toolkit::Scope` / `toolkit::Tier` it stands for. The tables below
@@ -252,16 +252,6 @@ fn unknown_key(key: &str, expected: &[&str], place: &str) -> String {
         let _ = write!(message, " (did you mean `{guess}`?)");
     }
     message
-}
-
-/// The expected word closest to `input`, if close enough to be a typo.
-pub(crate) fn closest<'a>(input: &str, expected: &[&'a str]) -> Option<&'a str> {
-    expected
-        .iter()
-        .map(|&candidate| (strsim::jaro_winkler(input, candidate), candidate))
-        .filter(|&(score, _)| score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, candidate)| candidate)
 }
 
 fn path_text(path: &Path) -> String {

@@ -490,7 +490,7 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
         #output
     };
     // A plain `fn` (and no preview to await) runs to completion in one call: no
-    // future, no box (issue 9, "Dispatch").
+    // future, no box (on every call's path).
     let suspends = func.is_async || (is_confirm && attr.preview.is_some());
     let (dispatch_kind, dispatch_fn) = if suspends {
         (

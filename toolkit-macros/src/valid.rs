@@ -256,7 +256,17 @@ fn suggest_verb<'a>(stray: &str, verbs: &'a [String]) -> Option<&'a str> {
         return Some(verb);
     }
     let candidates: Vec<&str> = verbs.iter().map(String::as_str).collect();
-    crate::attr::closest(stray, &candidates)
+    closest(stray, &candidates)
+}
+
+/// The expected word closest to `input`, if close enough to be a typo.
+pub(crate) fn closest<'a>(input: &str, expected: &[&'a str]) -> Option<&'a str> {
+    expected
+        .iter()
+        .map(|&candidate| (strsim::jaro_winkler(input, candidate), candidate))
+        .filter(|&(score, _)| score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate)
 }
 
 fn to_snake(name: &str) -> String {

@@ -26,7 +26,7 @@ pub struct Context {
 
 /// A `TypeId` is already a hash made by the compiler: its bits go to the table as
 /// they are, instead of through `SipHash` (every `#[ctx]` parameter is one lookup
-/// per call; issue 9, "Dispatch"). The keys are types the program names, not input.
+/// per call, on every call's path). The keys are types the program names, not input.
 #[derive(Clone, Copy, Default)]
 struct TypeIdHash;
 

@@ -155,7 +155,7 @@ impl ToolError {
     /// neither blow up the error nor hide text in what the model or a log reads.
     pub(crate) fn no_tool_named(name: &str, suggestion: Option<String>) -> Self {
         ToolError::UnknownTool {
-            name: crate::dispatch::messages::echo(name),
+            name: crate::echo::echo(name),
             suggestion,
         }
     }

@@ -81,10 +81,7 @@ where
             }
         }
         None => {
-            span.record(
-                "tool",
-                crate::dispatch::messages::echo(dispatch.name).as_str(),
-            );
+            span.record("tool", crate::echo::echo(dispatch.name).as_str());
         }
     }
     if let Some(view) = dispatch.view {
@@ -109,7 +106,7 @@ where
 }
 
 /// [`observe`] for a dispatch's own future: the call itself when no subscriber
-/// wants a span (no wrapper to poll, move or drop: issue 9, "Dispatch"), the
+/// wants a span (no wrapper to poll, move or drop on every call's path), the
 /// instrumented call, boxed, otherwise.
 #[inline]
 pub(crate) fn observe_call<'a>(

@@ -19,8 +19,9 @@ use crate::{
 pub struct RegisteredTool {
     tool: &'static Tool,
     /// The cleaned schema, built on the first [`schema`](Self::schema), render or
-    /// validation (issue 9, "First use"): building a registry of 1,000 tools costs
-    /// their names and an index, and a request pays only for the tools it renders.
+    /// validation, so that first use stays cheap: building a registry of 1,000 tools
+    /// costs their names and an index, and a request pays only for the tools it
+    /// renders.
     schema: OnceLock<Value>,
     /// Each dialect's rendering as compact JSON text, built on first request.
     rendered: [OnceLock<Result<Box<str>, RenderError>>; Dialect::ALL.len()],
@@ -482,7 +483,7 @@ fn name_table(index: &[(&'static str, usize)]) -> Box<[(&'static str, u32)]> {
 /// of instructions whatever the length, where a word-by-word hash walks the whole
 /// name. Names that share both ends and the length only share a probe sequence:
 /// the comparison of the whole name decides, and the longest probe is fixed when
-/// the table is built, whatever the model sends (issue 9, "Dispatch").
+/// the table is built, whatever the model sends (a lookup is on every call's path).
 #[inline]
 fn name_hash(bytes: &[u8]) -> usize {
     const SEED: u64 = 0x2d35_8dcc_aa6c_78a5;

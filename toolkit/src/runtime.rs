@@ -203,7 +203,7 @@ impl RuntimeToolBuilder {
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
         if !name_ok {
             return Err(RuntimeToolError::InvalidName {
-                name: crate::dispatch::messages::echo(&self.name),
+                name: crate::echo::echo(&self.name),
             });
         }
         let refuse = |reason: &str| RuntimeToolError::Unsupported {

@@ -989,6 +989,28 @@ pub(crate) fn for_each_subschema(
     }
 }
 
+/// Calls `f` on every object node of a schema, `$defs` included (at most 64
+/// levels deep: a cleaned schema is far shallower).
+pub(crate) fn walk(schema: &Value, f: &mut dyn FnMut(&Map<String, Value>)) {
+    fn visit(node: &Map<String, Value>, f: &mut dyn FnMut(&Map<String, Value>), depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        f(node);
+        for (_, child) in subschemas(node) {
+            visit(child, f, depth + 1);
+        }
+    }
+    if let Some(root) = schema.as_object() {
+        visit(root, f, 0);
+        if let Some(defs) = root.get("$defs").and_then(Value::as_object) {
+            for def in defs.values().filter_map(Value::as_object) {
+                visit(def, f, 1);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

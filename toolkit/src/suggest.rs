@@ -1,4 +1,4 @@
-//! "Did you mean" suggestions, bounded by input size (issue 7): a name far longer
+//! "Did you mean" suggestions, bounded by input size: a name far longer
 //! than every candidate, or with characters no tool name has, is not compared at
 //! all, so an unknown name costs microseconds whatever its length.
 

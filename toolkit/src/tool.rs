@@ -127,7 +127,7 @@ pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Response> + Send + 'a>>;
 #[derive(Clone, Copy)]
 pub enum Dispatch {
     /// A plain `fn` tool: runs to completion in one call, so nothing is boxed (the
-    /// dispatch benchmark's fixed cost, issue 9).
+    /// dispatch benchmark's fixed cost).
     Sync(for<'a> fn(&'a str, &'a Context) -> Response),
     /// An `async fn` tool, or a `confirm` tool whose preview is awaited: its
     /// boxed future.
@@ -206,44 +206,6 @@ pub struct Tool {
 }
 
 impl Tool {
-    /// Runs the tool with the model's JSON `arguments`, whatever its tier: the raw
-    /// per-tool runner. [`View::call`](crate::View::call) and
-    /// [`Registry::call`](crate::Registry::call) apply the tier (an `approve` tool
-    /// never runs without a valid approval there); this does not.
-    ///
-    /// It parses them straight into the
-    /// typed arguments, extracts `#[ctx]` values, awaits the function and serializes
-    /// its result.
-    ///
-    /// This is the raw per-tool runner: it does not apply [`Limits`](crate::Limits),
-    /// the schema's constraint keywords (`minimum`, `pattern`, ...) or a tier.
-    /// Applications call tools through [`Registry::call`](crate::Registry::call) (or
-    /// a view), which go through
-    /// [`RegisteredTool::call`](crate::RegisteredTool::call) and do all of that.
-    ///
-    /// Empty or whitespace-only `arguments`, and `null`, count as `{}` (providers
-    /// send those for tools without parameters).
-    ///
-    /// # Panics
-    ///
-    /// Never, under the default `panic = "unwind"`: a panic inside the tool, while
-    /// its future is dropped (cancelled, or after it finished), or in the `Drop` of
-    /// a panic's payload, is caught and becomes
-    /// [`ToolError::Panicked`](crate::ToolError::Panicked) with a stable message and
-    /// an id; the full text goes to [`on_panic`](crate::on_panic) and a `tracing`
-    /// event. Two things cannot be caught: under `panic = "abort"` (in
-    /// `[profile.*]`) every panic ends the process before any code of toolkit runs,
-    /// so keep `unwind` in binaries that serve tools (or run tools in a child
-    /// process); and a panic during unwinding (a `Drop` that panics while another
-    /// panic is in flight) aborts, as Rust does everywhere.
-    pub fn call<'a>(
-        &'a self,
-        arguments: &'a str,
-        ctx: &'a Context,
-    ) -> impl Future<Output = Response> + Send + 'a {
-        crate::dispatch::Call::start(self, arguments, ctx)
-    }
-
     /// The verb of the tool's name (`get` in `get_tasks`, `browse` in `browseImages`).
     #[must_use]
     pub fn verb(&self) -> &'static str {
@@ -287,7 +249,7 @@ impl fmt::Debug for Tool {
 /// (`get_tasks`), which lives in the type namespace beside the function.
 ///
 /// ```ignore
-/// use toolkit::ToolHandle;
+/// use toolkit::definition::ToolHandle;
 /// assert_eq!(get_tasks::NAME, "get_tasks");
 /// let tool = get_tasks::definition();
 /// ```

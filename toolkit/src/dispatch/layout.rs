@@ -3,10 +3,10 @@
 //! The slow path needs the path of serde's own errors (a type's rule the schema
 //! does not say, a duplicate key). Tracking it with a wrapping deserializer
 //! compiles every argument type's `Deserialize` a second time in every crate of
-//! tools (issue 9, "Build time"). Instead, the text is written again with every
-//! object member and array element on a line of its own, and parsed with the very
-//! `serde_json::from_str::<T>` of the fast path: `serde_json` gives the line of the
-//! error, and the line gives the place.
+//! tools, which would double their build time. Instead, the text is written again
+//! with every object member and array element on a line of its own, and parsed
+//! with the very `serde_json::from_str::<T>` of the fast path: `serde_json` gives
+//! the line of the error, and the line gives the place.
 //!
 //! Where `serde_json` puts an error, and so which line holds it:
 //! - a scalar's error (wrong type, out of range, a type's own rule) comes right
@@ -290,6 +290,21 @@ pub(crate) fn display(steps: &[Segment]) -> String {
         };
     }
     out
+}
+
+/// A path from `serde_path_to_error`, written the toolkit way: `tasks[2].due`,
+/// `config[""]`, `.` for the root; segments serde could not name are left out.
+pub(crate) fn serde_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment as Step;
+    let steps: Vec<Segment> = path
+        .iter()
+        .filter_map(|segment| match segment {
+            Step::Seq { index } => Some(Segment::Index(*index)),
+            Step::Map { key } | Step::Enum { variant: key } => Some(Segment::Key(key.clone())),
+            Step::Unknown => None,
+        })
+        .collect();
+    display(&steps)
 }
 
 fn skip_space(bytes: &[u8], mut at: usize) -> usize {

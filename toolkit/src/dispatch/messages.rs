@@ -2,16 +2,11 @@
 //! Rust type or serde's vocabulary), a path to every problem, and never more than a
 //! bounded, cleaned prefix of what was sent.
 
-use std::fmt::Write as _;
-
 use serde_json::Value;
 
 use crate::ToolError;
+use crate::echo::{ECHO_CHARS, clean, echo};
 use crate::error::Problem as PublicProblem;
-
-/// The longest piece of the caller's input (a string value, a key, a tool name)
-/// echoed back in a message, in characters.
-pub(crate) const ECHO_CHARS: usize = 64;
 
 /// At most this many problems are listed in one error; the rest are counted.
 pub(crate) const MAX_PROBLEMS: usize = 20;
@@ -119,47 +114,6 @@ pub(crate) fn display_key(key: &str) -> String {
     } else {
         format!("[\"{}\"]", clean(key, ECHO_CHARS))
     }
-}
-
-/// A prefix of `text` safe to echo: at most `max` characters, control and invisible
-/// characters written as `\u{..}` escapes, an ellipsis and the full length when cut.
-pub(crate) fn clean(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (count, c) in text.chars().enumerate() {
-        if count == max {
-            let _ = write!(out, "…({} characters in all)", text.chars().count());
-            return out;
-        }
-        if c == '"' || c == '\\' {
-            out.push('\\');
-            out.push(c);
-        } else if is_invisible(c) {
-            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// An echo of a name or field: cleaned and cut.
-pub(crate) fn echo(text: &str) -> String {
-    clean(text, ECHO_CHARS)
-}
-
-/// Control characters and the invisible format characters used to hide or reorder
-/// text (zero-width spaces and joiners, bidirectional overrides, the BOM, tags).
-pub(crate) fn is_invisible(c: char) -> bool {
-    c.is_control()
-        || matches!(c,
-            '\u{00ad}' | '\u{034f}' | '\u{061c}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}'
-            | '\u{180b}'..='\u{180f}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{206f}'
-            | '\u{3164}' | '\u{fe00}'..='\u{fe0f}' | '\u{feff}' | '\u{ffa0}'
-            | '\u{fff0}'..='\u{fffb}'
-            | '\u{e0000}'..='\u{e0fff}')
 }
 
 /// What a value is, in a few words, for "got ...": bounded whatever its size.
@@ -441,31 +395,13 @@ fn backticked(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// A path from `serde_path_to_error`, written the toolkit way: `tasks[2].due`,
-/// `config[""]`, `.` for the root; segments serde could not name are left out.
-pub(crate) fn serde_path(path: &serde_path_to_error::Path) -> String {
-    use super::layout::Segment as Step;
-    use serde_path_to_error::Segment;
-    let steps: Vec<Step> = path
-        .iter()
-        .filter_map(|segment| match segment {
-            Segment::Seq { index } => Some(Step::Index(*index)),
-            Segment::Map { key } | Segment::Enum { variant: key } => Some(Step::Key(key.clone())),
-            Segment::Unknown => None,
-        })
-        .collect();
-    super::layout::display(&steps)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn echoes_are_cut_and_cleaned() {
-        assert_eq!(clean("get\u{200b}_tasks\n", 64), "get\\u{200b}_tasks\\u{a}");
+    fn a_described_string_is_cut() {
         let long = "x".repeat(1000);
-        assert_eq!(clean(&long, 4), "xxxx…(1000 characters in all)");
         assert_eq!(describe(&Value::String(long)).len(), 104);
     }
 

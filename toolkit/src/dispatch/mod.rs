@@ -90,6 +90,48 @@ pub(crate) fn call<'a>(
     }
 }
 
+// `Tool::call` lives beside what it runs: the definition (`tool.rs`) stands below
+// dispatch and does not name it.
+impl Tool {
+    /// Runs the tool with the model's JSON `arguments`, whatever its tier: the raw
+    /// per-tool runner. [`View::call`](crate::View::call) and
+    /// [`Registry::call`](crate::Registry::call) apply the tier (an `approve` tool
+    /// never runs without a valid approval there); this does not.
+    ///
+    /// It parses them straight into the
+    /// typed arguments, extracts `#[ctx]` values, awaits the function and serializes
+    /// its result.
+    ///
+    /// This is the raw per-tool runner: it does not apply [`Limits`](crate::Limits),
+    /// the schema's constraint keywords (`minimum`, `pattern`, ...) or a tier.
+    /// Applications call tools through [`Registry::call`](crate::Registry::call) (or
+    /// a view), which go through
+    /// [`RegisteredTool::call`](crate::RegisteredTool::call) and do all of that.
+    ///
+    /// Empty or whitespace-only `arguments`, and `null`, count as `{}` (providers
+    /// send those for tools without parameters).
+    ///
+    /// # Panics
+    ///
+    /// Never, under the default `panic = "unwind"`: a panic inside the tool, while
+    /// its future is dropped (cancelled, or after it finished), or in the `Drop` of
+    /// a panic's payload, is caught and becomes
+    /// [`ToolError::Panicked`](crate::ToolError::Panicked) with a stable message and
+    /// an id; the full text goes to [`on_panic`](crate::on_panic) and a `tracing`
+    /// event. Two things cannot be caught: under `panic = "abort"` (in
+    /// `[profile.*]`) every panic ends the process before any code of toolkit runs,
+    /// so keep `unwind` in binaries that serve tools (or run tools in a child
+    /// process); and a panic during unwinding (a `Drop` that panics while another
+    /// panic is in flight) aborts, as Rust does everywhere.
+    pub fn call<'a>(
+        &'a self,
+        arguments: &'a str,
+        ctx: &'a Context,
+    ) -> impl Future<Output = Response> + Send + 'a {
+        Call::start(self, arguments, ctx)
+    }
+}
+
 /// The one future of every call, whatever layer made it ([`Tool::call`],
 /// [`crate::RegisteredTool::call`], [`crate::Registry::call`]): nothing runs
 /// before its first poll; a plain `fn` tool then runs to completion in that poll,

@@ -1,6 +1,7 @@
 //! Panics inside a tool: caught, reported to the application in full, and shown to
-//! the model as a short stable message with an id (issue 6 §4, issue 7 "Panics,
-//! the whole story").
+//! the model as a short stable message with an id the application can find in
+//! its own report, whether the panic came from the tool, its preview or its
+//! result's serialization.
 
 use std::any::Any;
 use std::future::Future;
@@ -41,7 +42,7 @@ static EXPOSE: AtomicBool = AtomicBool::new(false);
 /// fields `panic_id`, `tool`, `message`) whether or not a hook is set.
 ///
 /// ```
-/// toolkit::on_panic(|report| eprintln!("tool {} panicked ({}): {}", report.tool, report.id, report.message));
+/// toolkit::panics::on_panic(|report| eprintln!("tool {} panicked ({}): {}", report.tool, report.id, report.message));
 /// ```
 pub fn on_panic(hook: impl Fn(&PanicReport) + Send + Sync + 'static) {
     *HOOK

@@ -70,7 +70,7 @@ fn plan_for(type_id: TypeId, schema: fn() -> schemars::Schema) -> &'static Plan 
 /// The one generic piece of the slow path: `T` parsed from a text by the fast
 /// path's own `serde_json::from_str::<T>`, kept by the caller. Everything around
 /// it is compiled once, not once per tool, and no second instantiation of `T`'s
-/// `Deserialize` exists (issue 9, "Build time").
+/// `Deserialize` exists (which would double the build time of every tool crate).
 type Typed<'p> = dyn FnMut(&str) -> Result<(), serde_json::Error> + 'p;
 
 /// The slow path, after the fast parse failed.
@@ -141,7 +141,7 @@ pub(crate) fn parse_value(arguments: &str) -> Result<Value, ToolError> {
     match parsed {
         Ok(value) => Ok(value),
         Err(error) => {
-            let path = messages::serde_path(error.path());
+            let path = layout::serde_path(error.path());
             let inner = error.into_inner();
             let message = strip_position(&inner);
             let lone_surrogate =
@@ -607,7 +607,7 @@ mod tests {
             else {
                 continue;
             };
-            let expected = messages::serde_path(tracked.path());
+            let expected = layout::serde_path(tracked.path());
             let failure = typed_parse(&text, &mut |text| {
                 serde_json::from_str::<Root>(text).map(|_| ())
             })

@@ -1,5 +1,5 @@
-//! "Arguments mean one thing" (issue 7): serde's derive takes a JSON array for a
-//! struct, positionally, past the schema. This streaming pass walks the text beside
+//! Arguments mean one thing, the thing the schema says: serde's derive takes a
+//! JSON array for a struct, positionally, past the schema. This streaming pass walks the text beside
 //! the schema and refuses an array wherever only an object is accepted, in memory
 //! proportional to the nesting depth (no `Value` is built), so a large valid call
 //! stays cheap. The precise problems come from the schema check afterwards.
@@ -47,7 +47,7 @@ pub(crate) fn array_keys(schema: &Value) -> Option<Box<[Box<str>]>> {
             }
         }
     };
-    super::validate::walk(schema, &mut visit);
+    crate::schema::walk(schema, &mut visit);
     if maps {
         return None;
     }

@@ -1,6 +1,6 @@
-//! Checking arguments against the schema the model saw (issue 6 §1), and reading a
-//! permitted `null` as "absent" only where that schema says a property is optional
-//! (issue 6 §2).
+//! Checking arguments against the schema the model saw (its constraints, which
+//! serde's derive does not know), and reading a permitted `null` as "absent" only
+//! where that schema says a property is optional.
 
 use std::sync::OnceLock;
 
@@ -10,6 +10,7 @@ use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value};
 
 use super::messages::{Problem, describe, expected_one_of, join_index, join_key};
+use crate::schema::walk;
 
 /// What dispatch knows about one tool's argument schema, built once.
 pub(crate) struct Plan {
@@ -248,7 +249,7 @@ impl Plan {
             ValidationErrorKind::Pattern { pattern } => {
                 format!(
                     "must match the pattern `{}`, got {got}",
-                    super::messages::clean(pattern, 2 * super::messages::ECHO_CHARS)
+                    crate::echo::clean(pattern, 2 * crate::echo::ECHO_CHARS)
                 )
             }
             ValidationErrorKind::Format { format } => {
@@ -503,7 +504,7 @@ fn format_words(format: &str) -> String {
         "uuid" => "a UUID like \"67e55044-10b1-426f-9247-bb680e5fe0c8\"".to_owned(),
         "ipv4" => "an IPv4 address like \"192.0.2.1\"".to_owned(),
         "ipv6" => "an IPv6 address like \"2001:db8::1\"".to_owned(),
-        other => format!("a string in the `{}` format", super::messages::echo(other)),
+        other => format!("a string in the `{}` format", crate::echo::echo(other)),
     }
 }
 
@@ -571,27 +572,6 @@ fn has_constraints(node: &Map<String, Value>) -> bool {
             _ => true,
         }
     })
-}
-
-/// Calls `f` on every object node of a schema, `$defs` included.
-pub(crate) fn walk(schema: &Value, f: &mut dyn FnMut(&Map<String, Value>)) {
-    fn visit(node: &Map<String, Value>, f: &mut dyn FnMut(&Map<String, Value>), depth: usize) {
-        if depth > 64 {
-            return;
-        }
-        f(node);
-        for (_, child) in crate::schema::subschemas(node) {
-            visit(child, f, depth + 1);
-        }
-    }
-    if let Some(root) = schema.as_object() {
-        visit(root, f, 0);
-        if let Some(defs) = root.get("$defs").and_then(Value::as_object) {
-            for def in defs.values().filter_map(Value::as_object) {
-                visit(def, f, 1);
-            }
-        }
-    }
 }
 
 /// Whether a property's schema itself accepts `null` (then a `null` is a value,

@@ -1,7 +1,7 @@
 //! Writing a tool's rendering as compact JSON text in a fixed, readable key order.
 //!
 //! toolkit does not turn on `serde_json`'s `preserve_order` (a library must not change
-//! how every `serde_json::Map` in its users' programs behaves; issue 9), so a
+//! how every `serde_json::Map` in its users' programs behaves), so a
 //! [`Value`] keeps its object keys in name order. The order a model reads matters in
 //! two places, and this writer sets both instead of the map:
 //!

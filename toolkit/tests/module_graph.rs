@@ -1,0 +1,386 @@
+//! The crate's files stand above what they use: no two modules of `toolkit/src`
+//! name each other. The graph is read from the sources: every `use` and every
+//! inline path through `crate::`, `super::`, `self::` or a child module, outside
+//! comments, strings and `#[cfg(test)]` modules, with re-exports (`pub use` in
+//! `lib.rs` or a `mod.rs`) followed to the module that defines the item.
+//!
+//! The circles that remain are listed in [`KNOWN`], so that none can be added
+//! unnoticed and a broken one must leave the list (the test fails both ways).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// A module: its path from the crate root (`["dispatch", "layout"]`).
+type Module = Vec<String>;
+
+/// Pairs of modules that still use each other, in name order. A parent module and
+/// its children share types both ways (`route` and its strategies, `render` and its
+/// dialects); the others are the registry's, views' and errors' own knot.
+const KNOWN: &[(&str, &str)] = &[
+    ("approval", "error"),
+    ("approval", "view"),
+    ("binding", "tool"),
+    ("error", "preview"),
+    ("error", "tool"),
+    ("mcp::http", "mcp::server"),
+    ("observe", "registry"),
+    ("registry", "render"),
+    ("registry", "runtime"),
+    ("render", "render::anthropic"),
+    ("render", "render::gemini"),
+    ("render", "render::openai"),
+    ("route", "route::deliver"),
+    ("route", "route::lexical"),
+    ("route", "route::model"),
+    ("route", "route::search"),
+];
+
+/// Circles that were broken and must not come back, whatever else changes.
+const GONE: &[(&str, &str)] = &[
+    ("dispatch::layout", "dispatch::messages"),
+    ("dispatch::messages", "error"),
+    ("dispatch::layout", "error"),
+    ("dispatch", "tool"),
+    ("dispatch::shape", "dispatch::validate"),
+];
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a source directory") {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|extension| extension == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn module_of(root: &Path, file: &Path) -> Module {
+    let relative = file.strip_prefix(root).expect("under src");
+    let mut parts: Vec<String> = relative
+        .with_extension("")
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts == ["lib"] || parts.last().is_some_and(|last| last == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The code of a file without comments, string contents and the trailing
+/// `#[cfg(test)] mod ...` (tests may use anything).
+fn code(text: &str) -> String {
+    let inline_tests = text.match_indices("#[cfg(test)]\nmod ").find(|&(at, _)| {
+        text[at..]
+            .lines()
+            .nth(1)
+            .is_some_and(|line| line.trim_end().ends_with('{'))
+    });
+    let text = match inline_tests {
+        Some((at, _)) => &text[..at],
+        None => text,
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                out.push('"');
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+                out.push('"');
+            }
+            // A char literal holding a quote would otherwise open a string.
+            '\'' if chars.peek() == Some(&'"') => {
+                chars.next();
+                out.push_str("' '");
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `a::{b, c::{d}}` as `a::b`, `a::c::d`.
+fn flatten(tree: &str) -> Vec<String> {
+    let tree = tree.trim();
+    let Some(open) = tree.find('{') else {
+        return vec![tree.to_owned()];
+    };
+    let prefix = &tree[..open];
+    let body = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    let (mut parts, mut depth, mut current) = (Vec::new(), 0, String::new());
+    for c in body.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(std::mem::take(&mut current));
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    parts.push(current);
+    parts
+        .iter()
+        .filter(|part| !part.trim().is_empty())
+        .flat_map(|part| flatten(part))
+        .map(|path| format!("{prefix}{path}"))
+        .collect()
+}
+
+fn segments(path: &str) -> Vec<String> {
+    let path = path.split(" as ").next().unwrap_or(path);
+    path.split("::")
+        .map(|segment| segment.trim().to_owned())
+        .filter(|segment| !segment.is_empty() && segment != "*")
+        .collect()
+}
+
+/// Every `use` tree of a file's code (`pub use` included), flattened.
+fn uses(code: &str) -> Vec<(bool, String)> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("use ") {
+        let before = &rest[..at];
+        let word_start = before
+            .chars()
+            .last()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let Some(end) = rest[at..].find(';') else {
+            break;
+        };
+        if word_start {
+            let before = before.trim_end();
+            let public = ["pub", "pub(crate)", "pub(super)"]
+                .iter()
+                .any(|visibility| before.ends_with(visibility));
+            for path in flatten(&rest[at + 4..at + end].replace('\n', " ")) {
+                out.push((public, path));
+            }
+        }
+        rest = &rest[at + end..];
+    }
+    out
+}
+
+struct Crate {
+    modules: BTreeSet<Module>,
+    /// Per module, the names it re-exports and where from (absolute).
+    reexports: BTreeMap<Module, BTreeMap<String, Vec<String>>>,
+}
+
+impl Crate {
+    /// `path` as written in `module`, from the crate root; `None` for other crates.
+    fn absolute(&self, module: &Module, path: &[String]) -> Option<Vec<String>> {
+        let first = path.first()?;
+        match first.as_str() {
+            "crate" => Some(path[1..].to_vec()),
+            "self" => Some([module.clone(), path[1..].to_vec()].concat()),
+            "super" => {
+                let mut base = module.clone();
+                let mut rest = path;
+                while rest.first().is_some_and(|segment| segment == "super") {
+                    base.pop();
+                    rest = &rest[1..];
+                }
+                Some([base, rest.to_vec()].concat())
+            }
+            child => {
+                let mut candidate = module.clone();
+                candidate.push(child.to_owned());
+                self.modules
+                    .contains(&candidate)
+                    .then(|| [module.clone(), path.to_vec()].concat())
+            }
+        }
+    }
+
+    /// The module that defines what an absolute path names.
+    fn owner(&self, path: &[String], hops: usize) -> Module {
+        let split = (0..=path.len())
+            .rev()
+            .find(|&k| self.modules.contains(&path[..k].to_vec()))
+            .unwrap_or(0);
+        let (module, rest) = (path[..split].to_vec(), &path[split..]);
+        if hops < 8
+            && let Some(first) = rest.first()
+            && let Some(source) = self
+                .reexports
+                .get(&module)
+                .and_then(|names| names.get(first))
+        {
+            return self.owner(&[source.clone(), rest[1..].to_vec()].concat(), hops + 1);
+        }
+        module
+    }
+}
+
+fn name(module: &[String]) -> String {
+    if module.is_empty() {
+        "crate".to_owned()
+    } else {
+        module.join("::")
+    }
+}
+
+/// Which modules each module uses.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    let codes: Vec<(Module, String)> = files
+        .iter()
+        // A `#[cfg(test)] mod tests;` file is a test, not part of the house.
+        .filter(|file| file.file_name().is_some_and(|name| name != "tests.rs"))
+        .map(|file| {
+            let text = std::fs::read_to_string(file).expect("a source file");
+            (module_of(&root, file), code(&text))
+        })
+        .collect();
+    let mut krate = Crate {
+        modules: codes.iter().map(|(module, _)| module.clone()).collect(),
+        reexports: BTreeMap::new(),
+    };
+    for (module, code) in &codes {
+        for (public, path) in uses(code) {
+            let segments = segments(&path);
+            if !public || segments.last().is_some_and(|last| last == "self") {
+                continue;
+            }
+            if let (Some(last), Some(absolute)) =
+                (segments.last(), krate.absolute(module, &segments))
+            {
+                let local = match path.split_once(" as ") {
+                    Some((_, alias)) => alias.trim(),
+                    None => last.as_str(),
+                };
+                krate
+                    .reexports
+                    .entry(module.clone())
+                    .or_default()
+                    .insert(local.to_owned(), absolute);
+            }
+        }
+    }
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, code) in &codes {
+        let mut paths: Vec<Vec<String>> = uses(code)
+            .into_iter()
+            .map(|(_, path)| segments(&path))
+            .collect();
+        // Inline paths: a word followed by `::`, not itself after `::`.
+        let mut at = 0;
+        while let Some(found) = code[at..].find("::") {
+            let colon = at + found;
+            let start = code[..colon]
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map_or(0, |i| i + 1);
+            let after_path = start >= 2 && &code[start - 2..start] == "::";
+            if start < colon && !after_path {
+                let end = code[colon..]
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                    .map_or(code.len(), |i| colon + i);
+                // `super::{a, b}` is a `use` group, read by `uses`.
+                if !code[..end].ends_with("::") {
+                    paths.push(segments(&code[start..end]));
+                }
+                at = end.max(colon + 2);
+            } else {
+                at = colon + 2;
+            }
+        }
+        for path in paths {
+            let trimmed: Vec<String> = match path.last() {
+                Some(last) if last == "self" && path.len() > 1 => path[..path.len() - 1].to_vec(),
+                _ => path,
+            };
+            let Some(absolute) = krate.absolute(module, &trimmed) else {
+                continue;
+            };
+            let owner = krate.owner(&absolute, 0);
+            if &owner != module && !owner.is_empty() {
+                edges.entry(name(module)).or_default().insert(name(&owner));
+            }
+        }
+    }
+    edges
+}
+
+fn mutual(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<(String, String)> {
+    let mut pairs = Vec::new();
+    for (from, targets) in edges {
+        for to in targets {
+            if from < to && edges.get(to).is_some_and(|back| back.contains(from)) {
+                pairs.push((from.clone(), to.clone()));
+            }
+        }
+    }
+    pairs
+}
+
+#[test]
+fn no_two_modules_use_each_other_beyond_the_known_ones() {
+    let edges = graph();
+    // The reader works: known uses are found, through re-exports too.
+    assert!(edges["dispatch::validate"].contains("dispatch::messages"));
+    assert!(
+        edges["dispatch::messages"].contains("error"),
+        "{:?}",
+        edges["dispatch::messages"]
+    );
+    assert!(edges["error"].contains("echo"));
+    let found = mutual(&edges);
+    if std::env::var_os("MODULE_GRAPH_DEBUG").is_some() {
+        eprintln!("{edges:#?}");
+    }
+    for (a, b) in GONE {
+        let back = (b.to_string(), a.to_string());
+        assert!(
+            !found.contains(&(a.to_string(), b.to_string())) && !found.contains(&back),
+            "`{a}` and `{b}` use each other again"
+        );
+    }
+    let known: Vec<(String, String)> = KNOWN
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    let new: Vec<_> = found.iter().filter(|pair| !known.contains(pair)).collect();
+    let broken: Vec<_> = known.iter().filter(|pair| !found.contains(pair)).collect();
+    assert!(new.is_empty(), "modules that now use each other: {new:?}");
+    assert!(
+        broken.is_empty(),
+        "circles broken (well done): remove them from KNOWN: {broken:?}"
+    );
+}
+
+#[test]
+fn the_reader_flattens_use_trees_and_skips_comments_and_strings() {
+    assert_eq!(
+        flatten("crate::{a, b::{c, d as e}, f}"),
+        ["crate::a", "crate::b::c", "crate::b::d as e", "crate::f"]
+    );
+    let code = code(
+        "use crate::a; // crate::b\nlet s = \"crate::c\";\n#[cfg(test)]\nmod tests {\n    use crate::d;\n}\n",
+    );
+    assert!(code.contains("crate::a"));
+    assert!(!code.contains("crate::b") && !code.contains("crate::c") && !code.contains("crate::d"));
+}
