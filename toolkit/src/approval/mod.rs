@@ -74,6 +74,7 @@ use sha2::{Digest, Sha256};
 use crate::{Context, RegisteredTool, Registry, Response, ToolError, View};
 
 #[cfg(feature = "sqlite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use sqlite::SqliteApprovalStore;
 pub use store::{ApprovalStore, MemoryApprovalStore, StoreError, StoreFuture};
 

@@ -49,6 +49,7 @@ mod server;
 
 pub use access::{Access, Caller, Grant, Selection, ToolSet};
 #[cfg(feature = "mcp-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub use external::{
     ExternalError, ExternalReport, ExternalServer, ExternalTool, ExternalTools, Pins, escape,
     unescape,

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# crates.io readiness of the two published crates, toolkit-macros and toolkit.
+#
+# 1. `cargo package --workspace` packages every publishable member together
+#    (cargo 1.90+): toolkit's dependency on toolkit-macros is resolved against the
+#    freshly packaged toolkit-macros through a local registry overlay, and each
+#    .crate is unpacked and built on its own (the packaged sources, without the
+#    workspace around them), so a missing file or a path-only dependency fails
+#    here. Members with `publish = false` (tests, examples, benches) are skipped.
+# 2. `cargo publish --dry-run -p toolkit-macros`: the crate that must go first
+#    passes every check of a real upload but the upload itself.
+# 3. `cargo publish --dry-run --workspace`: the same for both, in publishing
+#    order, toolkit against the toolkit-macros just packaged.
+# 4. The licence files and the README are inside both .crate files.
+#
+# Needs the crates.io index (as any build does); uploads nothing. Extra arguments
+# go to every cargo command (`--allow-dirty` on a working copy with changes).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+echo "== cargo package --workspace"
+cargo package --workspace "$@"
+
+echo "== cargo publish --dry-run -p toolkit-macros"
+cargo publish --dry-run -p toolkit-macros "$@"
+
+echo "== cargo publish --dry-run --workspace"
+cargo publish --dry-run --workspace "$@"
+
+version="$(cargo metadata --format-version 1 --no-deps \
+    | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "toolkit"))')"
+for crate in toolkit toolkit-macros; do
+    listing="$(tar -tzf "target/package/$crate-$version.crate")"
+    for file in LICENSE-MIT LICENSE-APACHE Cargo.toml; do
+        if ! grep -qx "$crate-$version/$file" <<<"$listing"; then
+            echo "package_check: $crate-$version.crate lacks $file" >&2
+            exit 1
+        fi
+    done
+done
+if ! tar -tzf "target/package/toolkit-$version.crate" | grep -qx "toolkit-$version/README.md"; then
+    echo "package_check: toolkit-$version.crate lacks README.md" >&2
+    exit 1
+fi
+echo "package_check: toolkit and toolkit-macros $version package, verify and pass publish --dry-run"
