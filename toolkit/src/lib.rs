@@ -41,8 +41,29 @@
 //! See [`macro@tool`] for the attribute reference, scopes and bindings, the
 //! `confirm` tier and the compile-time checks, and the README for how tools from
 //! several crates end up in one registry.
+//!
+//! # The vocabulary
+//!
+//! - **Tool**: [`macro@tool`] defines one; [`Scope`] says who may use it, [`Tier`]
+//!   whether a human confirms or approves it; `#[ctx]` parameters read the
+//!   [`Context`] ([`State`], [`Binding`]); a `confirm` tool shows a [`Preview`].
+//! - **Registry**: every tool of the program, [`registry()`] ([`Registry`],
+//!   [`RegisteredTool`], [`RegistryError`]); [`runtime`] tools join it at run time.
+//! - **View**: what one consumer may list and call, [`Registry::view`] ([`View`],
+//!   [`ViewBuilder`], [`Preset`], [`ViewError`]; the rest in [`view`]).
+//! - **Call**: [`View::call`] answers a [`Response`]: a result, a [`ToolError`] the
+//!   model can act on (each [`Problem`] with its path), a preview or a pending
+//!   approval; [`Limits`] bound the work; [`CallId`] names a call.
+//! - **Render**: the tools in each provider's format, [`Dialect`] ([`render`],
+//!   [`render_set`], [`render_tool`], [`Rendered`], [`RenderError`]); [`catalog`],
+//!   [`prompt`] and [`route`] choose and describe what the model sees.
+//! - **Approval**: signed human decisions on `approve` tools, [`approval`].
+//!
+//! What `#[tool]` generates and names is in [`definition`]; panic reports are in
+//! [`panics`].
 
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod approval;
 pub mod binding;
@@ -50,8 +71,10 @@ pub mod catalog;
 mod context;
 pub mod diagnostics;
 mod dispatch;
+mod echo;
 mod error;
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 mod observe;
 mod preview;
@@ -59,6 +82,7 @@ pub mod prompt;
 mod registry;
 mod render;
 #[cfg(feature = "rig")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
 pub mod rig;
 pub mod route;
 pub mod runtime;
@@ -66,28 +90,63 @@ pub mod schema;
 mod suggest;
 pub mod testing;
 mod tool;
-mod view;
+pub mod view;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
-pub use approval::CallId;
+// The crate page is the user's vocabulary, one group per word of it; what only
+// generated code, diagnostics or advanced uses name lives in a submodule (and stays
+// reachable at the root, hidden, for code written before).
+
+// Tool: defining one.
 pub use binding::Binding;
-pub use context::{Context, FromContext, State};
-pub use dispatch::{Limits, PANIC_MESSAGE, PanicReport, expose_panic_messages, on_panic};
-pub use error::{EMPTY_FAILURE, NameKind, Problem, RegistryError, Response, ToolError};
-pub use preview::{IntoPreview, Preview};
-pub use registry::{RegisteredTool, Registry, registry, try_registry};
-pub use render::{Dialect, RenderError, Rendered, render, render_set, render_tool};
-pub use tool::{CallFuture, Dispatch, Location, Param, Scope, Tier, Tool, ToolHandle};
+pub use context::{Context, State};
+pub use preview::Preview;
+pub use tool::{Scope, Tier, Tool};
 #[doc(inline)]
 #[doc = include_str!("tool_attribute.md")]
 pub use toolkit_macros::tool;
-pub use view::{
-    EntryProblem, GROUP_PREFIX, PRESET_PREFIX, Preset, UnknownEntry, View, ViewBuilder, ViewError,
-    ViewIter, ViewProblem,
-};
+
+// Registry: every tool of the program.
+pub use error::RegistryError;
+pub use registry::{RegisteredTool, Registry, registry, try_registry};
+
+// View: what one consumer may list and call.
+pub use view::{Preset, View, ViewBuilder, ViewError};
+
+// Call: what a call answers, and its bounds.
+pub use approval::CallId;
+pub use dispatch::Limits;
+pub use error::{Problem, Response, ToolError};
+
+// Render: the tools in each provider's format.
+pub use render::{Dialect, RenderError, Rendered, render, render_set, render_tool};
+
+/// What `#[tool]` generates and names: a tool's static definition and its parts,
+/// the traits behind `#[ctx]` parameters and previews. Applications rarely name
+/// these; a crate that builds [`Tool`]s by hand, or a custom `#[ctx]` type, does.
+pub mod definition {
+    pub use crate::context::FromContext;
+    pub use crate::error::NameKind;
+    pub use crate::preview::IntoPreview;
+    pub use crate::tool::{CallFuture, Dispatch, Location, Param, ToolHandle};
+}
+
+/// Panics inside tools: the application's full report, and what the model reads.
+pub mod panics {
+    pub use crate::dispatch::{PANIC_MESSAGE, PanicReport, expose_panic_messages, on_panic};
+    pub use crate::error::EMPTY_FAILURE;
+}
+
+// The same items at the root, as code written before these modules names them.
+#[doc(hidden)]
+pub use definition::*;
+#[doc(hidden)]
+pub use panics::*;
+#[doc(hidden)]
+pub use view::{EntryProblem, GROUP_PREFIX, PRESET_PREFIX, UnknownEntry, ViewIter, ViewProblem};
 
 /// Keeps the tools of crates this binary depends on but never otherwise names.
 ///
