@@ -8,9 +8,9 @@ mod common;
 
 use common::{call, text};
 use example_assistant::AssistantState;
-use rmcp::ClientServiceExt as _;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientLifecycleMode, ClientServiceExt as _};
 use toolkit::{Context, ToolError};
 
 const TOKENS: [&str; 3] = ["internal-secret", "copilot-secret", "external-secret"];
@@ -58,7 +58,13 @@ async fn every_path_echoes_a_hostile_name_cut_and_escaped() {
     let config =
         StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp/internal"))
             .auth_header(TOKENS[0]);
-    let client = ().serve(StreamableHttpClientTransport::from_config(config)).await.unwrap();
+    let client = ()
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_config(config),
+            ClientLifecycleMode::Initialize,
+        )
+        .await
+        .unwrap();
 
     let registry = toolkit::registry();
     let view = registry.view().build().unwrap();
