@@ -17,6 +17,11 @@
 //!    caught ([`panics`]).
 //!
 //! [`messages`] holds the wording: JSON terms, paths, bounded and cleaned echoes.
+//! [`layout`] serves only the slow path: it re-lays a refused text one member per
+//! line, so the line of serde's own error names its path without a second,
+//! path-tracking instantiation of every argument type's `Deserialize` (what
+//! `serde_path_to_error` would cost in build time per tool crate); a call that
+//! parses never reaches it.
 
 pub(crate) mod layout;
 pub(crate) mod limits;

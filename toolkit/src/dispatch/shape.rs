@@ -1,8 +1,9 @@
 //! Arguments mean one thing, the thing the schema says: serde's derive takes a
-//! JSON array for a struct, positionally, past the schema. This streaming pass walks the text beside
-//! the schema and refuses an array wherever only an object is accepted, in memory
-//! proportional to the nesting depth (no `Value` is built), so a large valid call
-//! stays cheap. The precise problems come from the schema check afterwards.
+//! JSON array for a struct, positionally, past the schema. This streaming pass
+//! walks the text beside the schema and refuses an array wherever only an object
+//! is accepted, in memory proportional to the nesting depth (no `Value` is built),
+//! so a large valid call stays cheap. The precise problems come from the schema
+//! check afterwards.
 
 use std::fmt;
 
