@@ -14,7 +14,7 @@ struct Session {
 }
 
 impl FromContext for Session {
-    type Binding = toolkit::binding::HumanSession;
+    type Binding = toolkit::binding::BoundToHumanSession;
 
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.require::<Session>().cloned()
@@ -26,7 +26,7 @@ impl FromContext for Session {
 struct CallerThread(u64);
 
 impl FromContext for CallerThread {
-    type Binding = toolkit::binding::CallerThread;
+    type Binding = toolkit::binding::BoundToCallerThread;
 
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.require::<CallerThread>().cloned()
@@ -40,7 +40,7 @@ struct LiveMessage {
 }
 
 impl FromContext for LiveMessage {
-    type Binding = toolkit::binding::LiveChannel;
+    type Binding = toolkit::binding::BoundToLiveChannel;
 
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.require::<LiveMessage>().cloned()

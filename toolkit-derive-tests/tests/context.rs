@@ -17,7 +17,7 @@ struct Session {
 struct CurrentUser(String);
 
 impl FromContext for CurrentUser {
-    type Binding = toolkit::binding::HumanSession;
+    type Binding = toolkit::binding::BoundToHumanSession;
 
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         let session = ctx.require::<Session>()?;

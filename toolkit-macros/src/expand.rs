@@ -125,6 +125,17 @@ fn check<'a>(
             );
         }
     }
+    if let Some(group) = &attr.group
+        && let Some(name) = group.value().strip_prefix('@')
+    {
+        let name = name.trim_start_matches('@');
+        errors.error(
+            group,
+            format!(
+                "a group name cannot start with `@`: a view's allowlist names a group as `@{name}`, so this one would have to be written `@@{name}`; write `group = \"{name}\"`"
+            ),
+        );
+    }
     for tag in &attr.tags {
         if tag.value().trim().is_empty() {
             errors.error(tag, "empty tag; remove it");
@@ -381,7 +392,9 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
         let span = span_of(&param.ty);
         // A trait call, not a generic helper: "not `FromContext`" then names the
         // user's type alone, with no note about a toolkit function.
-        let ty = &param.ty;
+        // Every mention of `T: FromContext` carries the same span, so a type that
+        // is not one is reported once, not once per mention.
+        let ty = respan(param.ty.to_token_stream(), span);
         let private = respan(private.clone(), span);
         let extract =
             quote_spanned!(span=> <#ty as #private::FromContext>::from_context(__toolkit_ctx));
@@ -392,18 +405,15 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
             };
         }
     });
-    let binding_rules = context_params.iter().flat_map(|param| {
+    let binding_rules = context_params.iter().map(|param| {
         let span = span_of(&param.ty);
-        // The type keeps its own spans, so the error underlines all of it.
-        let ty = &param.ty;
+        let ty = respan(param.ty.to_token_stream(), span);
         let private = respan(private.clone(), span);
-        refused_bindings(checked.scope).iter().map(move |rule| {
-            let rule = format_ident!("{}", rule, span = span);
-            quote_spanned! {span=>
-                const _: () = <<#ty as #private::FromContext>::Binding
-                    as #private::binding_rules::#rule<#ty>>::OK;
-            }
-        })
+        let rule = format_ident!("{}", scope_rule(checked.scope), span = span);
+        quote_spanned! {span=>
+            const _: () = <<#ty as #private::FromContext>::Binding
+                as #private::diagnostics::#rule<#ty>>::OK;
+        }
     });
     let required_bindings = context_params
         .iter()
@@ -423,13 +433,31 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
             Some(path) => {
                 let span = syn::spanned::Spanned::span(path);
                 let private = respan(private.clone(), span);
+                // The preview function is called through a trait that names the
+                // tool's parameter types, so a preview that takes other ones is one
+                // error on `preview = ..` listing what it must take, not rustc's
+                // suggestions about a call the user never wrote.
+                let types = func
+                    .params
+                    .iter()
+                    .map(|param| respan(param.ty.to_token_stream(), span));
                 quote_spanned! {span=>
                     #[allow(unused_imports)]
                     use #private::{PreviewIsFuture as _, PreviewIsValue as _};
-                    let __toolkit_preview = #path(#(#all_idents),*);
+                    #[allow(unused_imports)]
+                    use #private::diagnostics::{
+                        PreviewErrorReported as _, ReturnsAPreview as _, ViaNotAPreview as _,
+                        ViaPreviewShape as _,
+                    };
+                    let __toolkit_preview = <_ as #private::diagnostics::TakesTheToolsParameters<(#(#types,)*)>>::call_preview(
+                        #path,
+                        (#(#all_idents,)*),
+                    );
                     let __toolkit_preview =
                         (&__toolkit_preview).preview_kind().resolve(__toolkit_preview).await;
-                    <_ as #private::IntoPreview>::into_preview(__toolkit_preview)
+                    (&#private::diagnostics::probe_of(&__toolkit_preview))
+                        .returned()
+                        .into_preview(__toolkit_preview)
                 }
             }
             None => quote! {
@@ -452,18 +480,16 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
         quote!(#confirmed,)
     });
     let await_ = func.is_async.then(|| quote!(.await));
+    let returned = output_type(&func.item.sig.output);
     let output = match func.output {
         Output::Result { value, error } => {
             // Two calls, each spanned on its own type argument, so "not
             // Serialize" points at `T` and "not Display" at `E`.
-            let value_private = respan(private.clone(), value);
             let error_private = respan(private.clone(), error);
-            let output_value = quote_spanned!(value=>
-                <_ as #value_private::diagnostics::ToolOutput>::to_response(&__toolkit_ok)
-            );
+            let output_value = output_value(returned, value, &private, quote!(__toolkit_ok));
             let output_error = quote_spanned!(error=>
                 #error_private::Response::Error(
-                    <_ as #error_private::diagnostics::ToolErrorOutput>::into_tool_error(__toolkit_error)
+                    <_ as #error_private::diagnostics::ReportedToTheModel>::into_tool_error(__toolkit_error)
                 )
             );
             quote! {
@@ -473,10 +499,7 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
                 }
             }
         }
-        Output::Value(span) => {
-            let private = respan(private.clone(), span);
-            quote_spanned!(span=> <_ as #private::diagnostics::ToolOutput>::to_response(&__toolkit_value))
-        }
+        Output::Value(span) => output_value(returned, span, &private, quote!(__toolkit_value)),
     };
     let body = quote! {
         let __toolkit_Arguments { #(#patterns,)* #confirmed_pattern } =
@@ -716,8 +739,12 @@ fn argument_type(
                 deserializer: D,
             ) -> ::core::result::Result<Self, D::Error> {
                 #[allow(unused_imports)]
-                use #private::diagnostics::{ViaContext as _, ViaModel as _};
-                #probe.kind().deserialize::<#ty, D>(deserializer).map(#wrapper)
+                use #private::diagnostics::{
+                    CanFill as _, CanFillWithoutCtx as _, ViaContext as _, ViaModel as _,
+                };
+                let value: ::core::result::Result<#ty, D::Error> =
+                    #probe.filler().fill(deserializer);
+                value.map(#wrapper)
             }
         }
 
@@ -760,32 +787,151 @@ fn argument_type(
         #[allow(non_snake_case)]
         fn #schema() -> #private::diagnostics::SchemaFns {
             #[allow(unused_imports)]
-            use #private::diagnostics::{ViaDeserialize as _, ViaNoDeserialize as _};
-            #probe.schema_kind().schema::<#ty>()
+            use #private::diagnostics::{CanSee as _, ViaDeserialize as _, ViaNoDeserialize as _};
+            #probe.schema_kind().schema(::core::marker::PhantomData::<#ty>)
         }
     }
 }
 
-/// The rules of `toolkit::__private::binding_rules` a `#[ctx]` type must pass in a
-/// tool of `scope`: one per binding the scope cannot provide.
-fn refused_bindings(scope: Keyword) -> &'static [&'static str] {
+/// The rule in `toolkit::diagnostics` a `#[ctx]` type's binding must pass in a
+/// tool of `scope`.
+fn scope_rule(scope: Keyword) -> &'static str {
     match scope.word {
-        "shared" => &[
-            "SharedToolTakes_HumanSession",
-            "SharedToolTakes_CallerThread",
-            "SharedToolTakes_LiveChannel",
-        ],
-        "agent" => &["AgentToolTakes_HumanSession", "AgentToolTakes_LiveChannel"],
-        "assistant" => &[
-            "AssistantToolTakes_CallerThread",
-            "AssistantToolTakes_LiveChannel",
-        ],
-        "channel" => &[
-            "ChannelToolTakes_HumanSession",
-            "ChannelToolTakes_CallerThread",
-        ],
-        _ => &[],
+        "shared" => "SharedToolCanTake",
+        "agent" => "AgentToolCanTake",
+        "assistant" => "AssistantToolCanTake",
+        _ => "ChannelToolCanTake",
     }
+}
+
+/// The code that turns the tool's value (`T`, or the `T` of `Result<T, E>`) into
+/// the response, spanned on `T`. When `T` is written as standard containers
+/// (`Vec<Thing>`, `Option<(Thing, u32)>`), each type inside them is checked on its
+/// own token, so "not `Serialize`" names `Thing`, the type to derive it on, and the
+/// whole type adds no error of its own (see `toolkit::diagnostics::Serialized`).
+fn output_value(
+    returned: Option<&Type>,
+    span: Span,
+    private: &TokenStream,
+    value: TokenStream,
+) -> TokenStream {
+    let private = respan(private.clone(), span);
+    let parts = returned.and_then(|ty| {
+        let mut leaves = Vec::new();
+        let standard = standard_parts(ty, &mut leaves)?;
+        Some((ty, standard, leaves))
+    });
+    let Some((ty, standard, leaves)) = parts else {
+        return quote_spanned!(span=>
+            <_ as #private::diagnostics::ReturnedToTheModel>::to_response(&#value)
+        );
+    };
+    let mut seen: Vec<String> = Vec::new();
+    let checks = leaves.into_iter().filter_map(|leaf| {
+        let text = leaf.to_token_stream().to_string();
+        if seen.contains(&text) {
+            return None;
+        }
+        seen.push(text);
+        let span = span_of(leaf);
+        let leaf = respan(leaf.to_token_stream(), span);
+        let private = respan(private.clone(), span);
+        Some(quote_spanned!(span=>
+            let _ = <#leaf as #private::diagnostics::ReturnedToTheModel>::to_response;
+        ))
+    });
+    quote_spanned! {span=>
+        {
+            #(#checks)*
+            #[allow(unused_imports)]
+            use #private::diagnostics::{
+                ExplainedByItsParts as _, ViaItsParts as _, ViaSerializeOutput as _,
+            };
+            (&#private::diagnostics::Probe::<#ty>::new())
+                .output_kind()
+                .to_response(&#value, ::core::marker::PhantomData::<#standard>)
+        }
+    }
+}
+
+/// `ty` with the standard containers it is written with spelled out in full, and
+/// the types inside them in `leaves`; `None` when `ty` is not such a container.
+/// Only containers whose `Serialize` impl needs exactly its items' are read, so
+/// that the whole is `Serialize` exactly when every leaf is.
+fn standard_parts<'a>(ty: &'a Type, leaves: &mut Vec<&'a Type>) -> Option<TokenStream> {
+    match ty {
+        Type::Paren(paren) => standard_parts(&paren.elem, leaves),
+        Type::Group(group) => standard_parts(&group.elem, leaves),
+        Type::Reference(reference) if reference.mutability.is_none() => {
+            let lifetime = &reference.lifetime;
+            let inner = part(&reference.elem, leaves);
+            Some(quote!(& #lifetime #inner))
+        }
+        Type::Slice(slice) => {
+            let inner = part(&slice.elem, leaves);
+            Some(quote!([#inner]))
+        }
+        // serde implements tuples up to 16 elements.
+        Type::Tuple(tuple) if !tuple.elems.is_empty() && tuple.elems.len() <= 16 => {
+            let elems: Vec<TokenStream> = tuple.elems.iter().map(|elem| part(elem, leaves)).collect();
+            Some(quote!((#(#elems,)*)))
+        }
+        Type::Path(path) if path.qself.is_none() => {
+            let segments = &path.path.segments;
+            let first = segments.first()?.ident.to_string();
+            let last = segments.last()?;
+            if segments.len() > 1 && !matches!(first.as_str(), "std" | "alloc" | "core") {
+                return None;
+            }
+            // (full path, items serialized, other parameters allowed after them)
+            let (full, items, extra): (TokenStream, usize, usize) = match last.ident.to_string().as_str() {
+                "Vec" => (quote!(::std::vec::Vec), 1, 0),
+                "VecDeque" => (quote!(::std::collections::VecDeque), 1, 0),
+                "Option" => (quote!(::core::option::Option), 1, 0),
+                "Box" => (quote!(::std::boxed::Box), 1, 0),
+                "BTreeSet" => (quote!(::std::collections::BTreeSet), 1, 0),
+                "HashSet" => (quote!(::std::collections::HashSet), 1, 1),
+                "BTreeMap" => (quote!(::std::collections::BTreeMap), 2, 0),
+                "HashMap" => (quote!(::std::collections::HashMap), 2, 1),
+                _ => return None,
+            };
+            let PathArguments::AngleBracketed(arguments) = &last.arguments else {
+                return None;
+            };
+            let types: Vec<&Type> = arguments
+                .args
+                .iter()
+                .filter_map(|argument| match argument {
+                    GenericArgument::Type(ty) => Some(ty),
+                    _ => None,
+                })
+                .collect();
+            if types.len() != arguments.args.len() || types.len() < items || types.len() > items + extra {
+                return None;
+            }
+            let inner: Vec<TokenStream> = types
+                .iter()
+                .enumerate()
+                .map(|(index, ty)| {
+                    if index < items {
+                        part(ty, leaves)
+                    } else {
+                        ty.to_token_stream()
+                    }
+                })
+                .collect();
+            Some(quote!(#full<#(#inner),*>))
+        }
+        _ => None,
+    }
+}
+
+/// A type inside a standard container: spelled out if it is one itself, else a leaf.
+fn part<'a>(ty: &'a Type, leaves: &mut Vec<&'a Type>) -> TokenStream {
+    standard_parts(ty, leaves).unwrap_or_else(|| {
+        leaves.push(ty);
+        ty.to_token_stream()
+    })
 }
 
 /// The type whose schema is the tool's output: `T` in `Result<T, E>` or `-> T`.

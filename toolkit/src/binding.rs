@@ -2,15 +2,19 @@
 //!
 //! A tool is agent-only because it needs the caller's thread, not because of what it
 //! does. Every [`FromContext`](crate::FromContext) type declares its binding in one
-//! line (`type Binding = toolkit::binding::CallerThread;`), and `#[tool]` refuses, at
+//! line (`type Binding = toolkit::binding::BoundToCallerThread;`), and `#[tool]` refuses, at
 //! compile time, a `#[ctx]` parameter whose binding the tool's scope cannot provide:
 //!
-//! | binding | provided in scope |
-//! |---|---|
-//! | [`Unbound`] | every scope |
-//! | [`HumanSession`] | `assistant` |
-//! | [`CallerThread`] | `agent` |
-//! | [`LiveChannel`] | `channel` |
+//! | binding type (`type Binding = ..`) | value ([`Binding`]) | provided in scope |
+//! |---|---|---|
+//! | [`BoundToNothing`] | [`Binding::Unbound`] | every scope |
+//! | [`BoundToHumanSession`] | [`Binding::HumanSession`] | `assistant` |
+//! | [`BoundToCallerThread`] | [`Binding::CallerThread`] | `agent` |
+//! | [`BoundToLiveChannel`] | [`Binding::LiveChannel`] | `channel` |
+//!
+//! The types are named apart from the values on purpose: `Binding::CallerThread`
+//! and a type `binding::BoundToCallerThread` would differ only in one letter's case, and
+//! writing one where the other belongs would give a bare resolution error.
 //!
 //! ```
 //! use toolkit::{Context, FromContext, ToolError};
@@ -20,7 +24,7 @@
 //! struct CallerThread(u64);
 //!
 //! impl FromContext for CallerThread {
-//!     type Binding = toolkit::binding::CallerThread;
+//!     type Binding = toolkit::binding::BoundToCallerThread;
 //!
 //!     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
 //!         ctx.require::<CallerThread>().cloned()
@@ -102,16 +106,16 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// A binding as a type: `FromContext::Binding` names one of [`Unbound`],
-/// [`HumanSession`], [`CallerThread`], [`LiveChannel`]. Sealed: the four bindings are
-/// the ones the scopes know how to provide.
+/// A binding as a type: `FromContext::Binding` names one of [`BoundToNothing`],
+/// [`BoundToHumanSession`], [`BoundToCallerThread`], [`BoundToLiveChannel`]. Sealed:
+/// the four bindings are the ones the scopes know how to provide.
 pub trait Kind: sealed::Sealed + 'static {
     /// The binding at run time.
     const BINDING: Binding;
 }
 
 macro_rules! kinds {
-    ($($(#[$doc:meta])* $kind:ident,)*) => {$(
+    ($($(#[$doc:meta])* $kind:ident => $binding:ident,)*) => {$(
         $(#[$doc])*
         #[derive(Clone, Copy, Debug)]
         pub enum $kind {}
@@ -119,20 +123,24 @@ macro_rules! kinds {
         impl sealed::Sealed for $kind {}
 
         impl Kind for $kind {
-            const BINDING: Binding = Binding::$kind;
+            const BINDING: Binding = Binding::$binding;
         }
     )*};
 }
 
 kinds! {
-    /// Bound to nothing: allowed in every scope.
-    Unbound,
-    /// Bound to the live human session: `scope = assistant` only.
-    HumanSession,
-    /// Bound to an agent's caller thread: `scope = agent` only.
-    CallerThread,
-    /// Bound to this turn's live channel: `scope = channel` only.
-    LiveChannel,
+    /// Bound to nothing ([`Binding::Unbound`]): application state, a database pool,
+    /// a clock. Allowed in every scope.
+    BoundToNothing => Unbound,
+    /// Bound to the live human session ([`Binding::HumanSession`]): `scope =
+    /// assistant` only.
+    BoundToHumanSession => HumanSession,
+    /// Bound to an agent's caller thread ([`Binding::CallerThread`]): `scope = agent`
+    /// only.
+    BoundToCallerThread => CallerThread,
+    /// Bound to this turn's live channel ([`Binding::LiveChannel`]): `scope =
+    /// channel` only.
+    BoundToLiveChannel => LiveChannel,
 }
 
 /// The bindings a tool requires, from those of its required `#[ctx]` parameters:
@@ -166,89 +174,6 @@ pub const fn required(bindings: &[Binding]) -> &'static [Binding] {
             Binding::LiveChannel,
         ],
     }
-}
-
-/// The compile-time rule "a `#[ctx]` type's binding must be one the tool's scope
-/// provides", one trait per scope and binding it refuses, so each error says both in
-/// the user's words. `#[tool]` checks
-/// `<<T as FromContext>::Binding as SharedToolTakes_CallerThread<T>>::OK`, spanned on
-/// the parameter's type; `T` is only there to name the user's type in the message.
-#[doc(hidden)]
-#[allow(non_camel_case_types)]
-pub mod rules {
-    use super::{CallerThread, HumanSession, LiveChannel, Unbound};
-
-    macro_rules! rule {
-        ($trait:ident, $message:literal, $label:literal, [$($allowed:ident),*]) => {
-            #[diagnostic::on_unimplemented(message = $message, label = $label)]
-            pub trait $trait<T: ?Sized> {
-                /// Naming it proves the rule holds.
-                const OK: () = ();
-            }
-            $(
-                #[diagnostic::do_not_recommend]
-                impl<T: ?Sized> $trait<T> for $allowed {}
-            )*
-        };
-    }
-
-    rule!(
-        SharedToolTakes_HumanSession,
-        "a `shared` tool cannot take `{T}`: it is bound to the live human session; declare `scope = assistant` or take an unbound context",
-        "bound to the live human session",
-        [Unbound, CallerThread, LiveChannel]
-    );
-    rule!(
-        SharedToolTakes_CallerThread,
-        "a `shared` tool cannot take `{T}`: it is bound to an agent's caller thread; declare `scope = agent` or take an unbound context",
-        "bound to an agent's caller thread",
-        [Unbound, HumanSession, LiveChannel]
-    );
-    rule!(
-        SharedToolTakes_LiveChannel,
-        "a `shared` tool cannot take `{T}`: it is bound to this turn's live channel; declare `scope = channel` or take an unbound context",
-        "bound to this turn's live channel",
-        [Unbound, HumanSession, CallerThread]
-    );
-
-    rule!(
-        AgentToolTakes_HumanSession,
-        "an `agent` tool cannot take `{T}`: it is bound to the live human session, which an agent does not have; declare `scope = assistant` or take an unbound context",
-        "bound to the live human session",
-        [Unbound, CallerThread, LiveChannel]
-    );
-    rule!(
-        AgentToolTakes_LiveChannel,
-        "an `agent` tool cannot take `{T}`: it is bound to this turn's live channel; declare `scope = channel` or take an unbound context",
-        "bound to this turn's live channel",
-        [Unbound, HumanSession, CallerThread]
-    );
-
-    rule!(
-        AssistantToolTakes_CallerThread,
-        "an `assistant` tool cannot take `{T}`: it is bound to an agent's caller thread, which the assistant does not have; declare `scope = agent` or take an unbound context",
-        "bound to an agent's caller thread",
-        [Unbound, HumanSession, LiveChannel]
-    );
-    rule!(
-        AssistantToolTakes_LiveChannel,
-        "an `assistant` tool cannot take `{T}`: it is bound to this turn's live channel; declare `scope = channel` or take an unbound context",
-        "bound to this turn's live channel",
-        [Unbound, HumanSession, CallerThread]
-    );
-
-    rule!(
-        ChannelToolTakes_HumanSession,
-        "a `channel` tool cannot take `{T}`: it is bound to the live human session; declare `scope = assistant` or take an unbound context",
-        "bound to the live human session",
-        [Unbound, CallerThread, LiveChannel]
-    );
-    rule!(
-        ChannelToolTakes_CallerThread,
-        "a `channel` tool cannot take `{T}`: it is bound to an agent's caller thread; declare `scope = agent` or take an unbound context",
-        "bound to an agent's caller thread",
-        [Unbound, HumanSession, LiveChannel]
-    );
 }
 
 #[cfg(test)]

@@ -134,7 +134,7 @@ impl fmt::Debug for Context {
 /// struct CurrentUser(String);
 ///
 /// impl FromContext for CurrentUser {
-///     type Binding = toolkit::binding::HumanSession;
+///     type Binding = toolkit::binding::BoundToHumanSession;
 ///
 ///     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
 ///         let session = ctx.require::<Session>()?;
@@ -145,10 +145,10 @@ impl fmt::Debug for Context {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be taken from the tool context",
     label = "this `#[ctx]` parameter's type does not implement `FromContext`",
-    note = "wrap a value the caller puts in the `Context` in `toolkit::State<{Self}>`, or implement `toolkit::FromContext` for `{Self}`"
+    note = "a `#[ctx]` type is `toolkit::State<T>`, a clone of a `T: Clone + Send + Sync + 'static` the caller put in the `Context`; an `Option` of a `#[ctx]` type; or a type that implements `toolkit::FromContext`"
 )]
 pub trait FromContext: Sized {
-    /// What the value is bound to: [`binding::Unbound`](crate::binding::Unbound) for
+    /// What the value is bound to: [`binding::BoundToNothing`](crate::binding::BoundToNothing) for
     /// application state, or the session, thread or channel it comes from.
     type Binding: crate::binding::Kind;
 
@@ -173,6 +173,9 @@ pub trait FromContext: Sized {
 /// `None` when the value is missing. It has `T`'s binding, but a tool taking it
 /// does not *require* that binding ([`Tool::bindings`](crate::Tool::bindings) leaves
 /// it out).
+// `do_not_recommend` here and on `State`: a type that is not `FromContext` gets the
+// trait's own message, not a listing of these impls.
+#[diagnostic::do_not_recommend]
 impl<T: FromContext> FromContext for Option<T> {
     type Binding = T::Binding;
 
@@ -189,8 +192,9 @@ impl<T: FromContext> FromContext for Option<T> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct State<T>(pub T);
 
+#[diagnostic::do_not_recommend]
 impl<T: Clone + Send + Sync + 'static> FromContext for State<T> {
-    type Binding = crate::binding::Unbound;
+    type Binding = crate::binding::BoundToNothing;
 
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.require::<T>().map(|value| State(value.clone()))

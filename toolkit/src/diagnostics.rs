@@ -4,7 +4,12 @@
 //!
 //! Each is implemented for every type that has what `#[tool]` needs (the model's
 //! parameters are `Deserialize + JsonSchema`, the result `Serialize`, the error
-//! `Display`), and carries the message the compiler shows when a type lacks it.
+//! `Display`, a preview function takes the tool's parameters, a `#[ctx]` type's
+//! binding is one the tool's scope provides), and carries the message the compiler
+//! shows when a type lacks it. Their names are chosen to read as plain words in
+//! the line the compiler adds below that message ("the trait `CanFill<'_,
+//! Filter>` is not implemented for `TheModel`"), and the impls the compiler
+//! would otherwise list are marked `#[diagnostic::do_not_recommend]`.
 
 use std::borrow::Cow;
 use std::fmt::Display;
@@ -13,80 +18,67 @@ use std::marker::PhantomData;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::{FromContext, Response, ToolError};
+use crate::{FromContext, Preview, Response, ToolError};
 
-/// A type the model can fill: `Deserialize` from the JSON arguments.
+/// Who fills a parameter the macro reads from the model's JSON: the model, for a
+/// type that is not [`FromContext`]. `TheModel.fill(..)` needs the type to be
+/// `Deserialize`, and its error says so in those words.
+#[derive(Clone, Copy, Debug)]
+pub struct TheModel;
+
+/// Who fills a parameter whose type is [`FromContext`]: the tool context, so
+/// the parameter needs `#[ctx]`; `TheContext.fill(..)` never compiles, and its
+/// error asks for `#[ctx]`.
+#[derive(Clone, Copy, Debug)]
+pub struct TheContext;
+
+/// The model fills `T`: it must be `Deserialize`.
 #[diagnostic::on_unimplemented(
-    message = "the model cannot fill a parameter of type `{Self}`: it does not implement `Deserialize`",
+    message = "the model cannot fill a parameter of type `{T}`: it does not implement `Deserialize`",
     label = "not `Deserialize`",
-    note = "derive it: `#[derive(serde::Deserialize, schemars::JsonSchema)]` on `{Self}`; for a type from another crate, check whether it has a `serde` feature"
+    note = "derive it: `#[derive(serde::Deserialize, schemars::JsonSchema)]` on `{T}`; for a type from another crate, check whether it has a `serde` feature"
 )]
-pub trait ModelArgument<'de>: Sized {
+pub trait CanFill<'de, T> {
     /// Reads the value from the model's JSON.
-    fn deserialize_argument<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error>;
+    fn fill<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error>;
 }
 
 #[diagnostic::do_not_recommend]
-impl<'de, T: Deserialize<'de>> ModelArgument<'de> for T {
-    fn deserialize_argument<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+impl<'de, T: Deserialize<'de>> CanFill<'de, T> for TheModel {
+    fn fill<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
         T::deserialize(deserializer)
     }
 }
 
-/// A type the model can be told about: `JsonSchema`.
+/// A [`FromContext`] type written without `#[ctx]`: never implemented, so the
+/// error is the one that asks for `#[ctx]`.
 #[diagnostic::on_unimplemented(
-    message = "the model cannot be shown a parameter of type `{Self}`: it does not implement `JsonSchema`",
-    label = "not `JsonSchema`",
-    note = "derive it: `#[derive(schemars::JsonSchema)]` on `{Self}` (schemars 1.x); for a type from another crate, check whether it has a `schemars` feature"
+    message = "`{T}` is taken from the tool context, not filled by the model: mark the parameter `#[ctx]`",
+    label = "a context type, without `#[ctx]`",
+    note = "write `#[ctx] name: {T}`; `#[ctx]` parameters are not in the schema and need no doc comment"
 )]
-pub trait ModelSchema {
-    /// [`JsonSchema::inline_schema`].
-    fn inline_schema() -> bool;
-    /// [`JsonSchema::schema_name`].
-    fn schema_name() -> Cow<'static, str>;
-    /// [`JsonSchema::schema_id`].
-    fn schema_id() -> Cow<'static, str>;
-    /// [`JsonSchema::json_schema`].
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema;
-    /// schemars' schema of the type when it is a required field.
-    fn non_optional_json_schema(generator: &mut SchemaGenerator) -> Schema;
-    /// Whether schemars treats the type as an `Option` (a field it may leave out).
-    fn is_option() -> bool;
+pub trait CanFillWithoutCtx<'de, T> {
+    /// Never called: the crate does not compile.
+    fn fill<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error>;
+}
+
+mod sealed {
+    /// Implemented by no type.
+    pub trait Never {}
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: JsonSchema> ModelSchema for T {
-    fn inline_schema() -> bool {
-        T::inline_schema()
-    }
-    fn schema_name() -> Cow<'static, str> {
-        T::schema_name()
-    }
-    fn schema_id() -> Cow<'static, str> {
-        T::schema_id()
-    }
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        T::json_schema(generator)
-    }
-    fn non_optional_json_schema(generator: &mut SchemaGenerator) -> Schema {
-        T::_schemars_private_non_optional_json_schema(generator)
-    }
-    fn is_option() -> bool {
-        T::_schemars_private_is_option()
+impl<'de, T: sealed::Never> CanFillWithoutCtx<'de, T> for TheContext {
+    fn fill<D: Deserializer<'de>>(self, _: D) -> Result<T, D::Error> {
+        Err(serde::de::Error::custom(
+            "a context type is not an argument",
+        ))
     }
 }
 
-/// A type that is taken from the tool context is never filled by the model.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is taken from the tool context, not filled by the model: mark the parameter `#[ctx]`",
-    label = "a `FromContext` type",
-    note = "write `#[ctx] name: {Self}`; `#[ctx]` parameters are not in the schema and need no doc comment"
-)]
-pub trait FilledByTheModel {}
-
-/// Which of [`ModelArgument`] and "mark it `#[ctx]`" applies to `T`, decided where
-/// `T` is concrete: `(&Probe::<T>::new()).kind()` is [`ContextKind`] when
-/// `T: FromContext` and [`ModelKind`] otherwise (auto-ref specialization).
+/// Which of [`TheModel`] and [`TheContext`] fills `T`, decided where `T` is
+/// concrete: `(&Probe::<T>::new()).filler()` is [`TheContext`] when
+/// `T: FromContext` and [`TheModel`] otherwise (auto-ref specialization).
 pub struct Probe<T: ?Sized>(PhantomData<T>);
 
 impl<T: ?Sized> Probe<T> {
@@ -103,125 +95,80 @@ impl<T: ?Sized> Default for Probe<T> {
     }
 }
 
-/// Picks [`ContextKind`] for a `FromContext` type.
+/// Picks [`TheContext`] for a `FromContext` type.
 pub trait ViaContext {
     /// The tag.
-    fn kind(&self) -> ContextKind {
-        ContextKind
+    fn filler(&self) -> TheContext {
+        TheContext
     }
 }
 
 impl<T: FromContext> ViaContext for Probe<T> {}
 
-/// Picks [`ModelKind`] for every other type.
+/// Picks [`TheModel`] for every other type.
 pub trait ViaModel {
     /// The tag.
-    fn kind(&self) -> ModelKind {
-        ModelKind
+    fn filler(&self) -> TheModel {
+        TheModel
     }
 }
 
 impl<T: ?Sized> ViaModel for &Probe<T> {}
 
-/// A parameter the model fills: its type must be `Deserialize + JsonSchema`.
-#[derive(Clone, Copy, Debug)]
-pub struct ModelKind;
-
-impl ModelKind {
-    /// Reads the argument.
-    pub fn deserialize<'de, T: ModelArgument<'de>, D: Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> Result<T, D::Error> {
-        T::deserialize_argument(deserializer)
-    }
-}
-
-/// A parameter type's [`ModelSchema`] functions, as values.
+/// A parameter type's schema functions, as values.
 #[derive(Clone, Copy, Debug)]
 pub struct SchemaFns {
-    /// [`ModelSchema::inline_schema`].
+    /// [`JsonSchema::inline_schema`].
     pub inline_schema: fn() -> bool,
-    /// [`ModelSchema::schema_name`].
+    /// [`JsonSchema::schema_name`].
     pub schema_name: fn() -> Cow<'static, str>,
-    /// [`ModelSchema::schema_id`].
+    /// [`JsonSchema::schema_id`].
     pub schema_id: fn() -> Cow<'static, str>,
-    /// [`ModelSchema::json_schema`].
+    /// [`JsonSchema::json_schema`].
     pub json_schema: fn(&mut SchemaGenerator) -> Schema,
-    /// [`ModelSchema::non_optional_json_schema`].
+    /// schemars' schema of the type when it is a required field.
     pub non_optional_json_schema: fn(&mut SchemaGenerator) -> Schema,
-    /// [`ModelSchema::is_option`].
+    /// Whether schemars treats the type as an `Option` (a field it may leave out).
     pub is_option: fn() -> bool,
 }
 
-/// A `FromContext` type written without `#[ctx]`: one error, asking for `#[ctx]`;
-/// the schema side stays silent.
-#[derive(Clone, Copy, Debug)]
-pub struct ContextKind;
-
-impl ContextKind {
-    /// Never compiles: `T` needs `#[ctx]`.
-    pub fn deserialize<'de, T: FilledByTheModel, D: Deserializer<'de>>(
-        self,
-        _: D,
-    ) -> Result<T, D::Error> {
-        Err(serde::de::Error::custom(
-            "a context type is not an argument",
-        ))
-    }
-}
-
-/// Picks [`CheckedSchema`] for a type the model can fill, so a type that is
-/// neither `Deserialize` nor `JsonSchema` gets one error (about `Deserialize`,
-/// whose note names both derives), not two.
-pub trait ViaDeserialize {
-    /// The tag.
-    fn schema_kind(&self) -> CheckedSchema {
-        CheckedSchema
-    }
-}
-
-impl<T: serde::de::DeserializeOwned> ViaDeserialize for Probe<T> {}
-
-/// Picks [`SilentSchema`] for every other type.
-pub trait ViaNoDeserialize {
-    /// The tag.
-    fn schema_kind(&self) -> SilentSchema {
-        SilentSchema
-    }
-}
-
-impl<T: ?Sized> ViaNoDeserialize for &Probe<T> {}
-
-/// The parameter's type is `Deserialize`: it must be `JsonSchema` too.
-#[derive(Clone, Copy, Debug)]
-pub struct CheckedSchema;
-
-impl CheckedSchema {
+/// The model is shown `T`: it must be `JsonSchema`.
+#[diagnostic::on_unimplemented(
+    message = "the model cannot be shown a parameter of type `{T}`: it does not implement `JsonSchema`",
+    label = "not `JsonSchema`",
+    note = "derive it: `#[derive(schemars::JsonSchema)]` on `{T}` (schemars 1.x); for a type from another crate, check whether it has a `schemars` feature"
+)]
+pub trait CanSee<T: ?Sized> {
     /// `T`'s schema functions, checked once: one error when `T` is not
     /// `JsonSchema`, however many of them the schema derive calls.
-    #[must_use]
-    pub fn schema<T: ModelSchema>(self) -> SchemaFns {
+    fn schema(self, ty: PhantomData<T>) -> SchemaFns;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: JsonSchema + ?Sized> CanSee<T> for TheModel {
+    fn schema(self, _: PhantomData<T>) -> SchemaFns {
         SchemaFns {
             inline_schema: T::inline_schema,
             schema_name: T::schema_name,
             schema_id: T::schema_id,
             json_schema: T::json_schema,
-            non_optional_json_schema: T::non_optional_json_schema,
-            is_option: T::is_option,
+            non_optional_json_schema: T::_schemars_private_non_optional_json_schema,
+            is_option: T::_schemars_private_is_option,
         }
     }
 }
 
 /// The parameter's type already has its error (not `Deserialize`, or a context
-/// type without `#[ctx]`): the schema side stays silent.
+/// type without `#[ctx]`): the schema side stays silent, so a type that is
+/// neither `Deserialize` nor `JsonSchema` gets one error (about `Deserialize`,
+/// whose note names both derives), not two.
 #[derive(Clone, Copy, Debug)]
-pub struct SilentSchema;
+pub struct AlreadyReported;
 
-impl SilentSchema {
+impl AlreadyReported {
     /// Functions that are never called: the crate does not compile.
     #[must_use]
-    pub fn schema<T>(self) -> SchemaFns {
+    pub fn schema<T: ?Sized>(self, _: PhantomData<T>) -> SchemaFns {
         SchemaFns {
             inline_schema: || true,
             schema_name: || Cow::Borrowed("unused"),
@@ -233,23 +180,115 @@ impl SilentSchema {
     }
 }
 
+/// Picks [`TheModel`] (the schema is checked) for a type the model can fill.
+pub trait ViaDeserialize {
+    /// The tag.
+    fn schema_kind(&self) -> TheModel {
+        TheModel
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> ViaDeserialize for Probe<T> {}
+
+/// Picks [`AlreadyReported`] for every other type.
+pub trait ViaNoDeserialize {
+    /// The tag.
+    fn schema_kind(&self) -> AlreadyReported {
+        AlreadyReported
+    }
+}
+
+impl<T: ?Sized> ViaNoDeserialize for &Probe<T> {}
+
 /// A tool result the model can read: `Serialize`.
 #[diagnostic::on_unimplemented(
     message = "a tool cannot return `{Self}` to the model: it does not implement `Serialize`",
     label = "not `Serialize`",
     note = "derive it: `#[derive(serde::Serialize)]` on `{Self}`"
 )]
-pub trait ToolOutput {
+pub trait ReturnedToTheModel {
     /// The serialized value.
     fn to_response(&self) -> Response;
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: Serialize> ToolOutput for T {
+impl<T: Serialize + ?Sized> ReturnedToTheModel for T {
     fn to_response(&self) -> Response {
         crate::__private::output(self)
     }
 }
+
+/// A result written as standard containers of other types (`Vec<Thing>`,
+/// `Option<(Thing, u32)>`): `#[tool]` checks each of those types on its own token,
+/// so the error names `Thing`, the type to derive `Serialize` on. The whole type
+/// is then serialized when it can be ([`Serialized`]), and otherwise left to those
+/// errors ([`ByItsParts`]), provided it really is the standard containers the
+/// macro read it as.
+#[derive(Clone, Copy, Debug)]
+pub struct Serialized;
+
+impl Serialized {
+    /// The serialized value.
+    pub fn to_response<T: Serialize + ?Sized, C: ?Sized>(
+        self,
+        value: &T,
+        _: PhantomData<C>,
+    ) -> Response {
+        crate::__private::output(value)
+    }
+}
+
+/// See [`Serialized`]: the result is not `Serialize`, which the errors on its
+/// parts already say.
+#[derive(Clone, Copy, Debug)]
+pub struct ByItsParts;
+
+/// `T` is the standard container type `C` the macro read it as, so the error on
+/// the part that is not `Serialize` is the whole story; when it is not (a type of
+/// the user's own that shares a standard name), this is the error.
+#[diagnostic::on_unimplemented(
+    message = "a tool cannot return `{T}` to the model: it does not implement `Serialize`",
+    label = "not `Serialize`",
+    note = "derive it: `#[derive(serde::Serialize)]` on `{T}`"
+)]
+pub trait ExplainedByItsParts<T: ?Sized, C: ?Sized> {
+    /// Never called: the crate does not compile.
+    fn to_response(self, value: &T, standard: PhantomData<C>) -> Response;
+}
+
+/// `Self` and `T` are one type.
+pub trait SameType<T: ?Sized> {}
+
+impl<T: ?Sized> SameType<T> for T {}
+
+#[diagnostic::do_not_recommend]
+impl<T: ?Sized + SameType<C>, C: ?Sized> ExplainedByItsParts<T, C> for ByItsParts {
+    fn to_response(self, _: &T, _: PhantomData<C>) -> Response {
+        Response::Error(ToolError::InvalidOutput {
+            message: "not serializable".to_owned(),
+        })
+    }
+}
+
+/// Picks [`Serialized`] for a result that is `Serialize`.
+pub trait ViaSerializeOutput {
+    /// The tag.
+    fn output_kind(&self) -> Serialized {
+        Serialized
+    }
+}
+
+impl<T: Serialize + ?Sized> ViaSerializeOutput for Probe<T> {}
+
+/// Picks [`ByItsParts`] for every other result.
+pub trait ViaItsParts {
+    /// The tag.
+    fn output_kind(&self) -> ByItsParts {
+        ByItsParts
+    }
+}
+
+impl<T: ?Sized> ViaItsParts for &Probe<T> {}
 
 /// A tool error the model can read: `Display`.
 #[diagnostic::on_unimplemented(
@@ -257,17 +296,220 @@ impl<T: Serialize> ToolOutput for T {
     label = "not `Display`",
     note = "implement `std::fmt::Display` for `{Self}` (`thiserror` does), or return `toolkit::ToolError`"
 )]
-pub trait ToolErrorOutput {
+pub trait ReportedToTheModel {
     /// The error as the model reads it.
     fn into_tool_error(self) -> ToolError;
 }
 
 #[diagnostic::do_not_recommend]
-impl<E: Display + 'static> ToolErrorOutput for E {
+impl<E: Display + 'static> ReportedToTheModel for E {
     fn into_tool_error(self) -> ToolError {
         crate::__private::into_tool_error(self)
     }
 }
+
+/// A preview function called with the tool's parameters: `Args` is the tuple of
+/// their types, in the tool's order.
+#[diagnostic::on_unimplemented(
+    message = "this preview function does not take the tool's parameters: it must take `{Args}`",
+    label = "must take `{Args}`",
+    note = "a preview function takes the tool's parameters, in the tool's order and by value (`#[ctx]` ones included), and nothing else; it returns `toolkit::Preview` or `Result<toolkit::Preview, E>` and may be `async`"
+)]
+pub trait TakesTheToolsParameters<Args> {
+    /// What the preview function returns (a future, for an `async fn`).
+    type Output;
+    /// Calls the preview function.
+    fn call_preview(self, args: Args) -> Self::Output;
+}
+
+macro_rules! takes_the_tools_parameters {
+    ($($arg:ident),*) => {
+        #[diagnostic::do_not_recommend]
+        impl<F, R, $($arg),*> TakesTheToolsParameters<($($arg,)*)> for F
+        where
+            F: FnOnce($($arg),*) -> R,
+        {
+            type Output = R;
+
+            #[allow(non_snake_case)]
+            fn call_preview(self, ($($arg,)*): ($($arg,)*)) -> R {
+                self($($arg),*)
+            }
+        }
+    };
+}
+
+takes_the_tools_parameters!();
+takes_the_tools_parameters!(A1);
+takes_the_tools_parameters!(A1, A2);
+takes_the_tools_parameters!(A1, A2, A3);
+takes_the_tools_parameters!(A1, A2, A3, A4);
+takes_the_tools_parameters!(A1, A2, A3, A4, A5);
+takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6);
+takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7);
+takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8);
+takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9);
+takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10);
+takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11);
+takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12);
+takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13);
+takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14);
+takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15);
+takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16);
+
+/// A probe for the type of `value`, which generated code cannot name.
+#[must_use]
+pub fn probe_of<T>(_: &T) -> Probe<T> {
+    Probe::new()
+}
+
+/// What a preview function returned: a [`Preview`].
+#[derive(Clone, Copy, Debug)]
+pub struct APreview;
+
+impl APreview {
+    /// The preview.
+    #[allow(clippy::unnecessary_wraps, clippy::unused_self)]
+    pub fn into_preview(self, preview: Preview) -> Result<Preview, ToolError> {
+        Ok(preview)
+    }
+}
+
+/// What a preview function returned: a `Result<Preview, E>`.
+#[derive(Clone, Copy, Debug)]
+pub struct APreviewResult;
+
+/// A preview function's error `E` the model can read: `Display`.
+#[diagnostic::on_unimplemented(
+    message = "a preview function's error type must say what went wrong to the model, but `{E}` does not implement `Display`",
+    label = "not `Display`",
+    note = "implement `std::fmt::Display` for `{E}` (`thiserror` does), or return `Result<toolkit::Preview, toolkit::ToolError>`"
+)]
+pub trait PreviewErrorReported<E> {
+    /// The preview, or the error to return instead.
+    fn into_preview(self, result: Result<Preview, E>) -> Result<Preview, ToolError>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<E: Display + 'static> PreviewErrorReported<E> for APreviewResult {
+    fn into_preview(self, result: Result<Preview, E>) -> Result<Preview, ToolError> {
+        result.map_err(crate::__private::into_tool_error)
+    }
+}
+
+/// What a preview function returned: something else.
+#[derive(Clone, Copy, Debug)]
+pub struct NotAPreview;
+
+/// Never implemented: the error says what a preview function must return.
+#[diagnostic::on_unimplemented(
+    message = "a preview function must return `toolkit::Preview` or `Result<toolkit::Preview, E>`, not `{T}`",
+    label = "this preview function returns `{T}`",
+    note = "change the preview function's return type to `toolkit::Preview` (build one with `Preview::new(\"..\").items(..)`), or to `Result<toolkit::Preview, E>` when it can fail"
+)]
+pub trait ReturnsAPreview<T> {
+    /// Never called: the crate does not compile.
+    fn into_preview(self, value: T) -> Result<Preview, ToolError>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: sealed::Never> ReturnsAPreview<T> for NotAPreview {
+    fn into_preview(self, _: T) -> Result<Preview, ToolError> {
+        Err(ToolError::failed("not a preview"))
+    }
+}
+
+/// Picks [`APreview`] for a [`Preview`] and [`APreviewResult`] for a
+/// `Result<Preview, E>`: one trait, so a preview function that already has an
+/// error (and so a result of unknown type) adds no "multiple methods" error.
+pub trait ViaPreviewShape {
+    /// [`APreview`] or [`APreviewResult`].
+    type Kind;
+    /// The tag.
+    fn returned(&self) -> Self::Kind;
+}
+
+impl ViaPreviewShape for Probe<Preview> {
+    type Kind = APreview;
+    fn returned(&self) -> APreview {
+        APreview
+    }
+}
+
+impl<E> ViaPreviewShape for Probe<Result<Preview, E>> {
+    type Kind = APreviewResult;
+    fn returned(&self) -> APreviewResult {
+        APreviewResult
+    }
+}
+
+/// Picks [`NotAPreview`] for every other type.
+pub trait ViaNotAPreview {
+    /// The tag.
+    fn returned(&self) -> NotAPreview {
+        NotAPreview
+    }
+}
+
+impl<T: ?Sized> ViaNotAPreview for &Probe<T> {}
+
+/// The binding rule of `scope = shared` tools, checked on each `#[ctx]` type `T`
+/// as `<T::Binding as SharedToolCanTake<T>>::OK`; `T` is only there to name the
+/// user's type in the message.
+#[diagnostic::on_unimplemented(
+    message = "a `shared` tool cannot take `{T}`: it is `{Self}`, and a `shared` tool is also called where there is no session, caller thread or live channel",
+    label = "`{Self}`",
+    note = "declare the scope that provides it (`scope = assistant` for `BoundToHumanSession`, `scope = agent` for `BoundToCallerThread`, `scope = channel` for `BoundToLiveChannel`), or take a context value that is `BoundToNothing`"
+)]
+pub trait SharedToolCanTake<T: ?Sized> {
+    /// Naming it proves the rule holds.
+    const OK: () = ();
+}
+
+/// The binding rule of `scope = agent` tools; see [`SharedToolCanTake`].
+#[diagnostic::on_unimplemented(
+    message = "an `agent` tool cannot take `{T}`: it is `{Self}`, which an agent does not have",
+    label = "`{Self}`",
+    note = "declare the scope that provides it (`scope = assistant` for `BoundToHumanSession`, `scope = channel` for `BoundToLiveChannel`), or take a context value that is `BoundToNothing` or `BoundToCallerThread`"
+)]
+pub trait AgentToolCanTake<T: ?Sized> {
+    /// Naming it proves the rule holds.
+    const OK: () = ();
+}
+
+/// The binding rule of `scope = assistant` tools; see [`SharedToolCanTake`].
+#[diagnostic::on_unimplemented(
+    message = "an `assistant` tool cannot take `{T}`: it is `{Self}`, which the assistant does not have",
+    label = "`{Self}`",
+    note = "declare the scope that provides it (`scope = agent` for `BoundToCallerThread`, `scope = channel` for `BoundToLiveChannel`), or take a context value that is `BoundToNothing` or `BoundToHumanSession`"
+)]
+pub trait AssistantToolCanTake<T: ?Sized> {
+    /// Naming it proves the rule holds.
+    const OK: () = ();
+}
+
+/// The binding rule of `scope = channel` tools; see [`SharedToolCanTake`].
+#[diagnostic::on_unimplemented(
+    message = "a `channel` tool cannot take `{T}`: it is `{Self}`, which a channel does not have",
+    label = "`{Self}`",
+    note = "declare the scope that provides it (`scope = assistant` for `BoundToHumanSession`, `scope = agent` for `BoundToCallerThread`), or take a context value that is `BoundToNothing` or `BoundToLiveChannel`"
+)]
+pub trait ChannelToolCanTake<T: ?Sized> {
+    /// Naming it proves the rule holds.
+    const OK: () = ();
+}
+
+macro_rules! can_take {
+    ($rule:ident: $($binding:ident),*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<T: ?Sized> $rule<T> for crate::binding::$binding {}
+    )*};
+}
+
+can_take!(SharedToolCanTake: BoundToNothing);
+can_take!(AgentToolCanTake: BoundToNothing, BoundToCallerThread);
+can_take!(AssistantToolCanTake: BoundToNothing, BoundToHumanSession);
+can_take!(ChannelToolCanTake: BoundToNothing, BoundToLiveChannel);
 
 /// Serializes a parameter's default for the schema when its type is `Serialize`
 /// (schemars then shows it), and declines otherwise, as schemars itself does.

@@ -13,9 +13,7 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::__toolkit_items as items;
-pub use crate::binding::{
-    Kind as BindingKind, required as required_bindings, rules as binding_rules,
-};
+pub use crate::binding::{Kind as BindingKind, required as required_bindings};
 pub use crate::diagnostics;
 pub use crate::dispatch::parse::parse_arguments;
 pub use crate::preview::{
@@ -37,7 +35,7 @@ pub fn extract<T: FromContext>(ctx: &Context) -> Result<T, ToolError> {
 }
 
 /// A tool's plain return value, serialized.
-pub fn output<T: Serialize>(value: &T) -> Response {
+pub fn output<T: Serialize + ?Sized>(value: &T) -> Response {
     match serde_json::to_value(value) {
         Ok(value) => Response::Result(value),
         Err(error) => Response::Error(ToolError::InvalidOutput {

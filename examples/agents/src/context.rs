@@ -136,7 +136,7 @@ pub struct Session {
 }
 
 impl FromContext for Session {
-    type Binding = toolkit::binding::HumanSession;
+    type Binding = toolkit::binding::BoundToHumanSession;
 
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.require::<Session>().cloned()
@@ -148,7 +148,7 @@ impl FromContext for Session {
 pub struct CallerThread(pub ThreadId);
 
 impl FromContext for CallerThread {
-    type Binding = toolkit::binding::CallerThread;
+    type Binding = toolkit::binding::BoundToCallerThread;
 
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.require::<CallerThread>().copied()
@@ -185,7 +185,7 @@ pub struct LiveMessage {
 }
 
 impl FromContext for LiveMessage {
-    type Binding = toolkit::binding::LiveChannel;
+    type Binding = toolkit::binding::BoundToLiveChannel;
 
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.require::<LiveMessage>().cloned()

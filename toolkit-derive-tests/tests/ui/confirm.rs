@@ -1,5 +1,6 @@
-//! The `confirm` tier's keys: `preview` only on confirm tools, `confirmed` reserved,
-//! and a preview function must return a preview.
+//! The `confirm` tier's keys: `preview` only on confirm tools, `confirmed` reserved;
+//! and a `group` cannot start with the `@` that names a group in an allowlist.
+//! Preview functions that do not fit their tool are in `previews.rs`.
 
 use toolkit::{Preview, tool};
 
@@ -30,32 +31,8 @@ fn delete_c(
     agreed
 }
 
-fn preview_pages(ids: Vec<u32>) -> String {
-    format!("delete {ids:?}?")
-}
-
-/// A preview function that returns a string.
-#[tool(scope = shared, tier = confirm, preview = preview_pages)]
-fn delete_pages(
-    /// The pages.
-    ids: Vec<u32>,
-) -> usize {
-    ids.len()
-}
-
-fn preview_posts(ids: Vec<String>) -> toolkit::Preview {
-    Preview::new("?").items(ids)
-}
-
-/// A preview function whose parameters are not the tool's.
-#[tool(scope = shared, tier = confirm, preview = preview_posts)]
-fn delete_posts(
-    /// The posts.
-    ids: Vec<u32>,
-    /// Why.
-    reason: String,
-) -> usize {
-    ids.len() + reason.len()
-}
+/// A group written the way an allowlist names it.
+#[tool(scope = shared, tier = auto, group = "@pages")]
+fn get_pages() {}
 
 fn main() {}

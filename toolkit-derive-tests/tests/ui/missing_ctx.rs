@@ -9,7 +9,7 @@ struct Db;
 struct CurrentUser;
 
 impl FromContext for CurrentUser {
-    type Binding = toolkit::binding::Unbound;
+    type Binding = toolkit::binding::BoundToNothing;
     fn from_context(_: &Context) -> Result<Self, ToolError> {
         Ok(CurrentUser)
     }

@@ -7,21 +7,21 @@ struct CallerThread;
 struct LiveMessage;
 
 impl FromContext for Session {
-    type Binding = toolkit::binding::HumanSession;
+    type Binding = toolkit::binding::BoundToHumanSession;
     fn from_context(_: &Context) -> Result<Self, ToolError> {
         Ok(Session)
     }
 }
 
 impl FromContext for CallerThread {
-    type Binding = toolkit::binding::CallerThread;
+    type Binding = toolkit::binding::BoundToCallerThread;
     fn from_context(_: &Context) -> Result<Self, ToolError> {
         Ok(CallerThread)
     }
 }
 
 impl FromContext for LiveMessage {
-    type Binding = toolkit::binding::LiveChannel;
+    type Binding = toolkit::binding::BoundToLiveChannel;
     fn from_context(_: &Context) -> Result<Self, ToolError> {
         Ok(LiveMessage)
     }
