@@ -97,6 +97,7 @@ fn main() {
         Recall {
             cases: a.cases + b.cases,
             at: [0, 1, 2].map(|i| (a.at[i] * na + b.at[i] * nb) / (na + nb)),
+            mrr: (a.mrr * na + b.mrr * nb) / (na + nb),
             multi: a.multi + b.multi,
             multi_all_at_5: a.multi_all_at_5 + b.multi_all_at_5,
         }
@@ -117,6 +118,46 @@ fn main() {
             combine(assistant_para.1, cms_para.1),
         ),
     );
+    // The held-out set: never read to tune the router (no `--misses` for it).
+    let heldout = routing_bench::heldout_cases();
+    let held = |catalog: &str| -> Vec<&Case> {
+        heldout
+            .iter()
+            .filter(|case| case.catalog == catalog)
+            .collect()
+    };
+    let assistant_held = measure(&assistant, &held("assistant"));
+    let cms_held = measure(&cms, &held("cms"));
+    print_rows(
+        &format!("held-out: assistant ({} tools)", assistant.len()),
+        assistant_held,
+    );
+    print_rows(&format!("held-out: CMS ({} tools)", cms.len()), cms_held);
+    print_rows(
+        "held-out set, all",
+        (
+            combine(assistant_held.0, cms_held.0),
+            combine(assistant_held.1, cms_held.1),
+        ),
+    );
+    for kind in ["seed", "verb", "noun", "two", "paraphrase", "multi"] {
+        let of_kind = |catalog: &str| -> Vec<&Case> {
+            held(catalog)
+                .into_iter()
+                .filter(|case| case.kind.as_deref() == Some(kind))
+                .collect()
+        };
+        let a = measure(&assistant, &of_kind("assistant"));
+        let c = measure(&cms, &of_kind("cms"));
+        println!(
+            "{}",
+            row(
+                &format!("held-out, kind `{kind}`, both catalogs"),
+                "toolkit `LexicalRouter`",
+                &combine(a.0, c.0)
+            )
+        );
+    }
     if let Some(dir) = bfcl_dir {
         let bfcl = match Bfcl::load(&dir, &BFCL_FILES) {
             Ok(bfcl) => bfcl,
