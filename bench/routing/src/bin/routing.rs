@@ -10,7 +10,45 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use routing_bench::{BFCL_FILES, BFCL_PARALLEL_FILES, Bfcl, Case, HEADER, Recall, evaluate, row};
-use toolkit::route::{Catalog, LexicalRouter, PlainBm25, RouteRequest};
+use toolkit::route::{Catalog, FieldWeights, LexicalRouter, PlainBm25, RouteRequest};
+
+/// The lexical router's weights: the defaults, or those of `--weights`.
+static WEIGHTS: std::sync::OnceLock<FieldWeights> = std::sync::OnceLock::new();
+
+fn lexical(catalog: &Catalog) -> LexicalRouter {
+    LexicalRouter::with_weights(catalog.clone(), WEIGHTS.get().copied().unwrap_or_default())
+}
+
+/// `name=value,...` over the default weights (for sweeps; the table uses none).
+fn parse_weights(text: &str) -> Result<FieldWeights, String> {
+    let mut weights = FieldWeights::default();
+    for pair in text.split(',').filter(|pair| !pair.is_empty()) {
+        let (name, value) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("{pair:?} is not name=value"))?;
+        let value: f32 = value
+            .parse()
+            .map_err(|error| format!("{value:?}: {error}"))?;
+        let slot = match name {
+            "name" => &mut weights.name,
+            "aliases" => &mut weights.aliases,
+            "summary" => &mut weights.summary,
+            "description" => &mut weights.description,
+            "group" => &mut weights.group,
+            "tags" => &mut weights.tags,
+            "params" => &mut weights.params,
+            "guidance" => &mut weights.guidance,
+            "verbs" => &mut weights.verbs,
+            "concepts" => &mut weights.concepts,
+            "turns" => &mut weights.turns,
+            "phrase" => &mut weights.phrase,
+            "secondary_verbs" => &mut weights.secondary_verbs,
+            other => return Err(format!("no weight called {other:?}")),
+        };
+        *slot = value;
+    }
+    Ok(weights)
+}
 
 fn names(scored: Vec<toolkit::route::Scored<'_>>) -> Vec<String> {
     scored
@@ -21,7 +59,7 @@ fn names(scored: Vec<toolkit::route::Scored<'_>>) -> Vec<String> {
 
 /// Both routers over one catalog and its cases: (lexical, plain).
 fn measure(catalog: &Catalog, cases: &[&Case]) -> (Recall, Recall) {
-    let lexical = LexicalRouter::new(catalog.clone());
+    let lexical = lexical(catalog);
     let plain = PlainBm25::new(catalog.clone());
     (
         evaluate(cases.iter().copied(), |request| {
@@ -33,7 +71,7 @@ fn measure(catalog: &Catalog, cases: &[&Case]) -> (Recall, Recall) {
 
 /// The cases whose expected tools the lexical router leaves out of its first 5.
 fn print_misses(catalog: &Catalog, cases: &[&Case]) {
-    let lexical = LexicalRouter::new(catalog.clone());
+    let lexical = lexical(catalog);
     for case in cases {
         let request = RouteRequest::new(&case.message)
             .turns(case.turns.iter().map(String::as_str))
@@ -61,9 +99,18 @@ fn main() {
         match arg.as_str() {
             "--bfcl" => bfcl_dir = args.next().map(PathBuf::from),
             "--misses" => misses = true,
+            "--weights" => match parse_weights(&args.next().unwrap_or_default()) {
+                Ok(weights) => {
+                    let _ = WEIGHTS.set(weights);
+                }
+                Err(error) => {
+                    eprintln!("--weights: {error}");
+                    std::process::exit(2);
+                }
+            },
             other => {
                 eprintln!(
-                    "unknown argument {other:?}; usage: routing [--bfcl bfcl_eval/data] [--misses]"
+                    "unknown argument {other:?}; usage: routing [--bfcl bfcl_eval/data] [--misses] [--weights name=value,...]"
                 );
                 std::process::exit(2);
             }
@@ -198,7 +245,7 @@ fn main() {
             Err(error) => eprintln!("no multi-tool measurement: {error}"),
         }
         // Per-message time over the pooled catalog, every question, a few rounds.
-        let lexical = LexicalRouter::new(bfcl.catalog.clone());
+        let lexical = lexical(&bfcl.catalog);
         let plain = PlainBm25::new(bfcl.catalog.clone());
         let rounds = 20;
         let time = |rank: &dyn Fn(&RouteRequest<'_>) -> usize| {
