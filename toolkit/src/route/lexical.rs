@@ -383,6 +383,13 @@ pub struct Scored<'a> {
 ///   fetch and show lean to `get`, find to `search`, add and make to `create`,
 ///   remove, drop, cancel and "get rid of" to `delete`, change, rename, mark and
 ///   move to `update`.
+/// - The message is read clause by clause: the verb opening a clause ("please
+///   remove the page", "take the item out") chooses among one entity's tools
+///   (`getPage`, `createPage`, `deletePage`: names that differ only in the verb),
+///   whatever stray verbs their descriptions hold; a word spelled like a verb
+///   elsewhere in that clause, or after a determiner ("add milk to *my list*"),
+///   is a noun; an entity named in a prepositional phrase after the verb counts
+///   less than the verb's object ([`FieldWeights::phrase`]).
 /// - A light stemmer joins task/tasks, memory/memories, remind/reminder.
 /// - The last three turns count, less than the message.
 /// - It abstains when no entry shares a word (beyond verbs) with the message.
