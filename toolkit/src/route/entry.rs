@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{RegisteredTool, Tool};
+use crate::{RegisteredTool, Tier, Tool};
 
 /// Anything that stands for one tool definition: `&Tool`, `&RegisteredTool`, or a
 /// view's items. Lets catalogs, guidance and docs take any iterator of tools.
@@ -136,7 +136,11 @@ impl CatalogEntry {
         })
     }
 
-    /// The entry of a local tool.
+    /// The entry of a local tool. The `confirmed` argument toolkit adds to every
+    /// `confirm` tool is left out of its parameters: it is the same on every such
+    /// tool ("Set to true only after the user has seen this tool's preview..."),
+    /// says nothing about what the tool does, and would pull every `confirm` tool
+    /// up for "set", "user" or "seen" in any message.
     #[must_use]
     pub fn from_tool(tool: &Tool) -> Self {
         CatalogEntry {
@@ -149,6 +153,7 @@ impl CatalogEntry {
             params: tool
                 .params
                 .iter()
+                .filter(|param| !is_added_by_toolkit(tool, param))
                 .map(|param| ParamEntry {
                     name: param.name.to_owned(),
                     description: param.description.to_owned(),
@@ -158,6 +163,13 @@ impl CatalogEntry {
             verb: Some(tool.verb().to_owned()),
         }
     }
+}
+
+/// Whether `param` is an argument toolkit adds to `tool` rather than one its
+/// author wrote: the `confirmed` flag of a `confirm` tool (the macro refuses a
+/// parameter of that name on such a tool, so the name identifies it).
+fn is_added_by_toolkit(tool: &Tool, param: &crate::Param) -> bool {
+    tool.tier == Tier::Confirm && param.name == "confirmed"
 }
 
 fn first_paragraph(text: &str) -> &str {

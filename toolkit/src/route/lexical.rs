@@ -1,7 +1,7 @@
 //! The built-in lexical routers: [`LexicalRouter`] (BM25F, verb-aware, stemmed) and
 //! [`PlainBm25`] (the baseline it is measured against).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::text;
 use super::{Catalog, CatalogEntry, RouteFuture, RouteRequest, Router, Routing};
@@ -34,6 +34,12 @@ pub struct FieldWeights {
     /// How much words of the earlier turns count beside the message's (the last
     /// turn; each one before counts half as much again).
     pub turns: f32,
+    /// How much a word in a prepositional phrase after the message's verb counts
+    /// beside one of the verb's object ("delete the *section* from the page").
+    pub phrase: f32,
+    /// How much the verb classes of a verb-like word count when its clause already
+    /// opened with a verb ("add milk to my *list*"), beside a verb's.
+    pub secondary_verbs: f32,
 }
 
 impl Default for FieldWeights {
@@ -50,6 +56,8 @@ impl Default for FieldWeights {
             verbs: 0.8,
             concepts: 0.5,
             turns: 0.4,
+            phrase: 0.9,
+            secondary_verbs: 0.0,
         }
     }
 }
@@ -116,6 +124,176 @@ fn analyze(text: &str, analyzer: Analyzer, weights: (f32, f32), out: &mut Vec<(S
         }
     }
 }
+
+/// The message's terms, read clause by clause ([`text::read_message`]): verb
+/// classes of verb-like words by their role, and an entity's name (a word of
+/// `entities`) in a prepositional phrase after the verb weighed `weights.phrase`. Pushes the verb classes of each clause's
+/// leading verb to `verbs`.
+fn analyze_message(
+    message: &str,
+    weights: &FieldWeights,
+    entities: &HashSet<String>,
+    out: &mut Vec<(String, f32)>,
+    verbs: &mut Vec<&'static [(&'static str, f32)]>,
+) {
+    for word in text::read_message(message) {
+        let verb_weight = match word.role {
+            text::Role::Leading => {
+                verbs.push(word.verbs);
+                weights.verbs
+            }
+            text::Role::Verb => weights.verbs,
+            text::Role::Secondary => weights.verbs * weights.secondary_verbs,
+            text::Role::Other => 0.0,
+            text::Role::Particle => continue,
+        };
+        if text::is_stop_word(&word.word) {
+            continue;
+        }
+        let stemmed = text::stem(&word.word);
+        // Only an entity's name is outweighed in a phrase: other words there
+        // (a city, a date, a value) are what they are anywhere.
+        let weight = if word.in_phrase && entities.contains(&stemmed) {
+            weights.phrase
+        } else {
+            1.0
+        };
+        if verb_weight > 0.0 {
+            for &(class, class_weight) in word.verbs {
+                out.push((class.to_owned(), class_weight * verb_weight * weight));
+            }
+        }
+        for &concept in text::concepts(&word.word, &stemmed) {
+            out.push((concept.to_owned(), weights.concepts * weight));
+        }
+        out.push((stemmed, weight));
+    }
+}
+
+/// The entries whose names differ only in their verb (`getPage`, `createPage`,
+/// `deletePage`): one entity's tools, between which the message's verb decides.
+#[derive(Debug, Default)]
+struct Families {
+    /// Per entry: the verb class of its name (`@get`), if it has one.
+    verb: Vec<Option<&'static str>>,
+    /// Each family of two or more entries, as entry positions in catalog order.
+    members: Vec<Vec<usize>>,
+    /// The stemmed words naming those families' entities (`page`, `nav`, `item`).
+    entities: HashSet<String>,
+}
+
+impl Families {
+    fn build(catalog: &Catalog) -> Self {
+        let mut verb = Vec::with_capacity(catalog.len());
+        let mut by_rest: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut order: Vec<String> = Vec::new();
+        for (position, entry) in catalog.iter().enumerate() {
+            let words = text::words(&entry.name);
+            // The name's first word that is a verb of the vocabulary; the rest
+            // names the entity.
+            let found = words
+                .iter()
+                .enumerate()
+                .find_map(|(at, word)| text::verb_term(word).map(|term| (at, term)));
+            let Some((at, term)) = found else {
+                verb.push(None);
+                continue;
+            };
+            verb.push(Some(term));
+            let rest: Vec<String> = words
+                .iter()
+                .enumerate()
+                .filter(|&(other, _)| other != at)
+                .map(|(_, word)| text::stem(word))
+                .collect();
+            if rest.is_empty() {
+                continue;
+            }
+            let key = rest.join(" ");
+            let members = by_rest.entry(key.clone()).or_default();
+            if members.is_empty() {
+                order.push(key);
+            }
+            members.push(position);
+        }
+        let mut entities = HashSet::new();
+        let mut members = Vec::new();
+        for key in order {
+            let Some(family) = by_rest.remove(&key) else {
+                continue;
+            };
+            if family.len() > 1 {
+                entities.extend(key.split(' ').map(str::to_owned));
+                members.push(family);
+            }
+        }
+        Families {
+            verb,
+            members,
+            entities,
+        }
+    }
+
+    /// Within each family some message matched, lifts the entry whose verb the
+    /// clause's leading verb means most (at least [`LIFT_MIN`]; the best scored of
+    /// equals) just above the family's best score: the words chose the entity, the verb chooses among its
+    /// tools. An earlier clause's pick stays above a later one's.
+    fn lift(
+        &self,
+        verbs: &[&'static [(&'static str, f32)]],
+        scores: &mut [f32],
+        content: &mut [bool],
+        allowed: &dyn Fn(usize) -> bool,
+    ) {
+        if verbs.is_empty() {
+            return;
+        }
+        for members in &self.members {
+            let best = members
+                .iter()
+                .filter(|&&member| content[member] && allowed(member))
+                .map(|&member| scores[member])
+                .reduce(f32::max);
+            let Some(best) = best else { continue };
+            for (clause, classes) in verbs.iter().enumerate() {
+                let mut pick: Option<(usize, f32)> = None;
+                for &member in members {
+                    let Some(verb) = self.verb[member] else {
+                        continue;
+                    };
+                    let Some(&(_, weight)) = classes.iter().find(|(class, _)| *class == verb)
+                    else {
+                        continue;
+                    };
+                    // Of two tools the verb means equally, the words decide.
+                    let better = pick.is_none_or(|(known, known_weight)| {
+                        weight > known_weight
+                            || (weight == known_weight && scores[member] > scores[known])
+                    });
+                    if weight >= LIFT_MIN && allowed(member) && better {
+                        pick = Some((member, weight));
+                    }
+                }
+                if let Some((member, _)) = pick {
+                    #[allow(clippy::cast_precision_loss)] // a handful of clauses
+                    let lifted = best + LIFT_STEP * (verbs.len() - clause) as f32;
+                    if scores[member] < lifted {
+                        scores[member] = lifted;
+                        content[member] = true;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The least weight with which a message's verb means a tool's verb for it to
+/// choose among one entity's tools (`find` means `search` at 1 and `get` at 0.5;
+/// `put` means `create` at 0.5 and does not choose).
+const LIFT_MIN: f32 = 0.7;
+
+/// How far above its family's best a lifted entry lands.
+const LIFT_STEP: f32 = 1e-3;
 
 impl Index {
     fn build(documents: &[Vec<Field<'_>>], analyzer: Analyzer) -> Self {
@@ -205,6 +383,13 @@ pub struct Scored<'a> {
 ///   fetch and show lean to `get`, find to `search`, add and make to `create`,
 ///   remove, drop, cancel and "get rid of" to `delete`, change, rename, mark and
 ///   move to `update`.
+/// - The message is read clause by clause: the verb opening a clause ("please
+///   remove the page", "take the item out") chooses among one entity's tools
+///   (`getPage`, `createPage`, `deletePage`: names that differ only in the verb),
+///   whatever stray verbs their descriptions hold; a word spelled like a verb
+///   elsewhere in that clause, or after a determiner ("add milk to *my list*"),
+///   is a noun; an entity named in a prepositional phrase after the verb counts
+///   less than the verb's object ([`FieldWeights::phrase`]).
 /// - A light stemmer joins task/tasks, memory/memories, remind/reminder.
 /// - The last three turns count, less than the message.
 /// - It abstains when no entry shares a word (beyond verbs) with the message.
@@ -212,8 +397,8 @@ pub struct Scored<'a> {
 pub struct LexicalRouter {
     catalog: Catalog,
     index: Index,
+    families: Families,
     weights: FieldWeights,
-    analyzer: Analyzer,
 }
 
 impl LexicalRouter {
@@ -266,11 +451,12 @@ impl LexicalRouter {
             })
             .collect();
         let index = Index::build(&documents, Analyzer::Full);
+        let families = Families::build(&catalog);
         LexicalRouter {
             catalog,
             index,
+            families,
             weights,
-            analyzer: Analyzer::Full,
         }
     }
 
@@ -279,32 +465,43 @@ impl LexicalRouter {
     #[must_use]
     pub fn rank<'a>(&'a self, request: &RouteRequest<'_>) -> Vec<Scored<'a>> {
         let mut query: Vec<(String, f32)> = Vec::new();
-        let verbs = (self.weights.verbs, self.weights.concepts);
-        analyze(request.message, self.analyzer, verbs, &mut query);
+        let weights = (self.weights.verbs, self.weights.concepts);
+        let mut verbs = Vec::new();
+        analyze_message(
+            request.message,
+            &self.weights,
+            &self.families.entities,
+            &mut query,
+            &mut verbs,
+        );
         let mut turn_weight = self.weights.turns;
         for turn in request.recent_turns().iter().rev() {
             let start = query.len();
-            analyze(turn, self.analyzer, verbs, &mut query);
+            analyze(turn, Analyzer::Full, weights, &mut query);
             for (_, weight) in &mut query[start..] {
                 *weight *= turn_weight;
             }
             turn_weight /= 2.0;
         }
-        rank(&self.catalog, &self.index, &query, request, self.analyzer)
+        let entries = self.catalog.entries();
+        let (mut scores, mut content) = score(entries.len(), &self.index, &query, Analyzer::Full);
+        let allowed = |document: usize| request.allows(&entries[document].name);
+        self.families
+            .lift(&verbs, &mut scores, &mut content, &allowed);
+        top(entries, &scores, &content, request)
     }
 }
 
-fn rank<'a>(
-    catalog: &'a Catalog,
+/// Each entry's score for `query`, and whether it shares a word with it that is
+/// not only a verb class.
+fn score(
+    count: usize,
     index: &Index,
     query: &[(String, f32)],
-    request: &RouteRequest<'_>,
     analyzer: Analyzer,
-) -> Vec<Scored<'a>> {
-    let entries = catalog.entries();
-    let mut scores = vec![0.0_f32; entries.len()];
-    // Entries sharing a word with the message that is not only a verb class.
-    let mut content = vec![false; entries.len()];
+) -> (Vec<f32>, Vec<bool>) {
+    let mut scores = vec![0.0_f32; count];
+    let mut content = vec![false; count];
     for (term, weight) in query {
         let Some(&id) = index.terms.get(term) else {
             continue;
@@ -316,6 +513,16 @@ fn rank<'a>(
             content[slot] |= is_content;
         }
     }
+    (scores, content)
+}
+
+/// The allowed entries with content, best first, at most `request.limit`.
+fn top<'a>(
+    entries: &'a [CatalogEntry],
+    scores: &[f32],
+    content: &[bool],
+    request: &RouteRequest<'_>,
+) -> Vec<Scored<'a>> {
     let mut ranked: Vec<(usize, f32)> = (0..entries.len())
         .filter(|&document| content[document] && request.allows(&entries[document].name))
         .map(|document| (document, scores[document]))
@@ -393,7 +600,9 @@ impl PlainBm25 {
     pub fn rank<'a>(&'a self, request: &RouteRequest<'_>) -> Vec<Scored<'a>> {
         let mut query = Vec::new();
         analyze(request.message, Analyzer::Plain, (0.0, 0.0), &mut query);
-        rank(&self.catalog, &self.index, &query, request, Analyzer::Plain)
+        let entries = self.catalog.entries();
+        let (scores, content) = score(entries.len(), &self.index, &query, Analyzer::Plain);
+        top(entries, &scores, &content, request)
     }
 }
 

@@ -337,3 +337,153 @@ fn a_fallback_respects_the_allowance() {
         ["get_tasks", "get_reminders", "getNavItem"]
     );
 }
+
+/// A `confirm` tool as `#[tool]` writes it: toolkit's `confirmed` argument last.
+fn confirm_tool(name: &'static str, description: &'static str) -> crate::Tool {
+    crate::Tool {
+        name,
+        description,
+        tier: crate::Tier::Confirm,
+        always: false,
+        group: None,
+        tags: &[],
+        params: &[
+            crate::Param {
+                name: "ids",
+                description: "The ids to delete.",
+                required: true,
+            },
+            crate::Param {
+                name: "confirmed",
+                description: "Set to true only after the user has seen this tool's preview and agreed to it. Without it (or with false) the tool does not act: it returns that preview.",
+                required: false,
+            },
+        ],
+        ..search_tool("unused")
+    }
+}
+
+#[test]
+fn toolkit_s_confirmed_argument_is_not_a_word_of_the_tool() {
+    let tool = confirm_tool("delete_tasks", "Delete tasks by id.");
+    let entry = CatalogEntry::from_tool(&tool);
+    let params: Vec<&str> = entry.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(params, ["ids"]);
+    // An `auto` tool's own parameter called `confirmed` is its author's word.
+    let auto = crate::Tool {
+        tier: crate::Tier::Auto,
+        ..tool
+    };
+    let params: Vec<String> = CatalogEntry::from_tool(&auto)
+        .params
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(params, ["ids", "confirmed"]);
+    // "set", "user", "seen" no longer reach the confirm tool.
+    let catalog = Catalog::new([
+        CatalogEntry::from_tool(&tool),
+        CatalogEntry::new("set_project", "Set the active project."),
+        CatalogEntry::new("get_users", "Get the users of the workspace."),
+    ]);
+    let router = LexicalRouter::new(catalog);
+    assert_eq!(
+        names(&router, "which user has seen the preview?"),
+        ["get_users"]
+    );
+    assert_eq!(names(&router, "set the project to Garden"), ["set_project"]);
+}
+
+/// One entity's four tools, with descriptions that use one another's verbs, as
+/// real descriptions do ("returns it", "all of them").
+fn pages() -> Catalog {
+    Catalog::new([
+        entry(
+            "getPage",
+            "Get pages: one by `id` or `slug`, or all of them with `all: true`.",
+            "pages",
+        ),
+        entry(
+            "createPage",
+            "Create a page of the site; returns it with its id. Show it in the menu with a nav item.",
+            "pages",
+        ),
+        entry(
+            "updatePage",
+            "Update a page: only the fields given change.",
+            "pages",
+        ),
+        entry("deletePage", "Delete pages by id.", "pages"),
+        entry(
+            "getNavItem",
+            "Get navigation items: links in the site menu.",
+            "navigation",
+        ),
+        entry(
+            "createNavItem",
+            "Create a navigation item in the site menu.",
+            "navigation",
+        ),
+        entry(
+            "deleteNavItem",
+            "Delete navigation items by id.",
+            "navigation",
+        ),
+    ])
+}
+
+#[test]
+fn the_message_s_verb_chooses_among_one_entity_s_tools() {
+    let router = LexicalRouter::new(pages());
+    let ranked = |message: &str| names(&router, message);
+    // `createPage`'s description says "show"; the message's verb still wins.
+    assert_eq!(
+        ranked("show me all the pages"),
+        ["getPage", "createPage", "deletePage"]
+    );
+    assert_eq!(ranked("remove the careers page")[0], "deletePage");
+    assert_eq!(ranked("please change the pricing page")[0], "updatePage");
+    // A verb split from its particle is one verb.
+    assert_eq!(
+        ranked("take the Shop item out of the menu")[0],
+        "deleteNavItem"
+    );
+}
+
+#[test]
+fn a_noun_spelled_like_a_verb_does_not_override_the_imperative() {
+    let router = LexicalRouter::new(catalog());
+    let ranked = |message: &str| names(&router, message);
+    // `list` is where the chore goes, not a second verb.
+    assert_eq!(
+        ranked("add a chore to my list"),
+        ["create_tasks", "get_tasks", "delete_tasks"]
+    );
+    assert_eq!(
+        ranked("rename the dentist task to Dentist at 3")[0],
+        "update_tasks"
+    );
+    // In a question, a verb-like word not after a determiner is still a verb.
+    assert_eq!(ranked("which reminders can you list")[0], "get_reminders");
+}
+
+#[test]
+fn the_verb_s_object_outweighs_an_entity_in_a_prepositional_phrase() {
+    // Two entities described alike: without the phrase rule they tie, and the
+    // catalog order would put pages first.
+    let router = LexicalRouter::new(Catalog::new([
+        CatalogEntry::new("delete_pages", "Delete pages by id."),
+        CatalogEntry::new("get_pages", "Get pages by id."),
+        CatalogEntry::new("delete_sections", "Delete sections by id."),
+        CatalogEntry::new("get_sections", "Get sections by id."),
+    ]));
+    let ranked = |message: &str| names(&router, message);
+    assert_eq!(
+        ranked("delete the section on the page")[..2],
+        ["delete_sections", "delete_pages"]
+    );
+    assert_eq!(
+        ranked("delete the page with the section")[..2],
+        ["delete_pages", "delete_sections"]
+    );
+}

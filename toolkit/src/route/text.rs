@@ -593,6 +593,189 @@ pub(crate) fn replace_phrases(words: &mut Vec<String>) {
     }
 }
 
+/// How a word of a message is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// The verb that opens its clause (the imperative: `remove the page`).
+    Leading,
+    /// A verb-like word in a clause without a leading verb (a question, a
+    /// statement): its verb classes count.
+    Verb,
+    /// A verb-like word in a clause that already has its verb (`add milk to my
+    /// *list*`): a noun or a detail.
+    Secondary,
+    /// A word after a determiner (`my list`, `the link`), or any other word.
+    Other,
+    /// The particle of a split verb (`take the item *out*`), read with its verb.
+    Particle,
+}
+
+/// One word of a message as the router reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct MessageWord {
+    /// The word, lowercase, phrases replaced (`get rid of` -> `delete`).
+    pub(crate) word: String,
+    /// The verb classes of the word; for a verb split from its particle (`take the
+    /// item out`), the whole verb's (`delete`).
+    pub(crate) verbs: &'static [(&'static str, f32)],
+    /// How it is read.
+    pub(crate) role: Role,
+    /// In a prepositional phrase after its clause's verb: the thing acted on is the
+    /// verb's object (`delete the section from the page`).
+    pub(crate) in_phrase: bool,
+}
+
+/// Words that may come before a clause's verb without being it: politeness,
+/// modals, "I want to", "let's".
+const BEFORE_VERB: &[&str] = &[
+    "please", "pls", "can", "could", "would", "will", "you", "i", "we", "want", "wanna", "need",
+    "like", "d", "ll", "to", "let", "lets", "s", "us", "go", "ahead", "just", "also", "now",
+    "then", "hey", "hi", "ok", "okay", "so", "quickly", "kindly", "and", "plus", "first", "next",
+    "finally", "actually",
+];
+
+/// Words after which a word spelled like a verb is a noun (`my list`, `the link`,
+/// `a post`).
+const DETERMINERS: &[&str] = &[
+    "a", "an", "the", "my", "your", "our", "his", "her", "their", "its", "this", "that", "these",
+    "those", "every", "each", "any", "some", "no", "todo",
+];
+
+/// Prepositions that open a phrase beside the verb's object. `of` is not one:
+/// "the title of the page" names what is acted on.
+const PREPOSITIONS: &[&str] = &[
+    "on", "onto", "in", "into", "to", "from", "for", "about", "at", "with", "under", "above",
+    "below", "inside", "within", "by", "near", "through", "after", "before", "without",
+];
+
+/// Words joining two clauses (or two objects of one verb).
+const JOINERS: &[&str] = &["and", "then", "also", "plus", "but"];
+
+/// Verbs whose particle may come after their object (`take the item out`,
+/// `tick the chore off`), with the vocabulary verb the pair means.
+const SEPARABLE: &[(&str, &str, &str)] = &[
+    ("take", "out", "delete"),
+    ("take", "off", "delete"),
+    ("take", "away", "delete"),
+    ("throw", "out", "delete"),
+    ("throw", "away", "delete"),
+    ("cross", "off", "update"),
+    ("tick", "off", "update"),
+    ("check", "off", "update"),
+    ("write", "down", "create"),
+    ("note", "down", "create"),
+    ("pull", "up", "get"),
+    ("look", "up", "search"),
+];
+
+/// Reads a message clause by clause (split at `,;.!?:` and at `and`/`then` when a
+/// verb follows). A clause that opens with a verb (after "please", "can you", "I
+/// want to"...) is an imperative: that verb is its verb, any other word spelled
+/// like a verb in it is [`Role::Secondary`] ("add milk to my *list*"), and words
+/// in a prepositional phrase after the verb are marked. In a clause without one (a
+/// question, a statement), a verb-like word is a [`Role::Verb`] unless a
+/// determiner comes before it ("what's on *my list*").
+pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
+    let mut out: Vec<MessageWord> = Vec::new();
+    for sentence in text.split(|c: char| matches!(c, ',' | ';' | '.' | '!' | '?' | ':' | '\n')) {
+        let mut words = words(sentence);
+        replace_phrases(&mut words);
+        read_clauses(&words, &mut out);
+    }
+    out
+}
+
+fn read_clauses(words: &[String], out: &mut Vec<MessageWord>) {
+    // Whether the current clause opened with a verb.
+    let mut has_verb = false;
+    let mut in_phrase = false;
+    // Particles already read as part of a split verb.
+    let mut particles: Vec<usize> = Vec::new();
+    // Whether a new clause may start here (the start, or after a joiner).
+    let mut clause_start = true;
+    let mut i = 0;
+    while i < words.len() {
+        if clause_start {
+            clause_start = false;
+            // Skip what may come before a verb; if a verb follows, a clause starts.
+            let mut j = i;
+            while j < words.len() && BEFORE_VERB.contains(&words[j].as_str()) {
+                j += 1;
+            }
+            let split = (j < words.len()).then(|| separable(words, j)).flatten();
+            let opens = split.is_some() || (j < words.len() && !verb_classes(&words[j]).is_empty());
+            if opens {
+                for skipped in &words[i..j] {
+                    out.push(MessageWord {
+                        word: skipped.clone(),
+                        verbs: &[],
+                        role: Role::Other,
+                        in_phrase: false,
+                    });
+                }
+                let verbs = match split {
+                    Some((particle, verbs)) => {
+                        particles.push(particle);
+                        verbs
+                    }
+                    None => verb_classes(&words[j]),
+                };
+                out.push(MessageWord {
+                    word: words[j].clone(),
+                    verbs,
+                    role: Role::Leading,
+                    in_phrase: false,
+                });
+                has_verb = true;
+                in_phrase = false;
+                i = j + 1;
+                continue;
+            }
+        }
+        let word = words[i].as_str();
+        if JOINERS.contains(&word) {
+            // A second object of the same verb is an object again.
+            in_phrase = false;
+            clause_start = true;
+        } else if has_verb && PREPOSITIONS.contains(&word) {
+            in_phrase = true;
+        }
+        let verbs = verb_classes(word);
+        let role = if particles.contains(&i) {
+            Role::Particle
+        } else if verbs.is_empty() || (i > 0 && DETERMINERS.contains(&words[i - 1].as_str())) {
+            Role::Other
+        } else if has_verb {
+            Role::Secondary
+        } else {
+            Role::Verb
+        };
+        out.push(MessageWord {
+            word: words[i].clone(),
+            verbs,
+            role,
+            in_phrase,
+        });
+        i += 1;
+    }
+}
+
+/// The particle's position and the classes of a verb at `at` whose particle comes
+/// later in its clause (`take the item out`).
+fn separable(words: &[String], at: usize) -> Option<(usize, &'static [(&'static str, f32)])> {
+    let verb = words[at].as_str();
+    SEPARABLE
+        .iter()
+        .filter(|(first, _, _)| *first == verb)
+        .find_map(|&(_, particle, means)| {
+            words[at + 1..]
+                .iter()
+                .take_while(|word| !JOINERS.contains(&word.as_str()))
+                .position(|word| word == particle)
+                .map(|offset| (at + 1 + offset, verb_classes(means)))
+        })
+}
+
 /// The verb classes a word (lowercase, unstemmed) belongs to, with weights:
 /// `remove` -> `[("@delete", 1.0)]`.
 pub(crate) fn verb_classes(word: &str) -> &'static [(&'static str, f32)] {
@@ -649,6 +832,16 @@ fn class_term(class: &str) -> &'static str {
 /// Whether `term` is a verb class (used to tell verb-only matches apart).
 pub(crate) fn is_verb_term(term: &str) -> bool {
     term.starts_with('@')
+}
+
+/// The term of a word's class of the default vocabulary (`list` -> `@get`), when
+/// the word fully means it.
+pub(crate) fn verb_term(word: &str) -> Option<&'static str> {
+    let lower = word.to_ascii_lowercase();
+    verb_classes(&lower)
+        .iter()
+        .find(|&&(_, weight)| weight >= 1.0)
+        .map(|&(term, _)| term)
 }
 
 /// A word's class of the default vocabulary, for a tool's verb (`list` -> `get`).

@@ -10,7 +10,45 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use routing_bench::{BFCL_FILES, BFCL_PARALLEL_FILES, Bfcl, Case, HEADER, Recall, evaluate, row};
-use toolkit::route::{Catalog, LexicalRouter, PlainBm25, RouteRequest};
+use toolkit::route::{Catalog, FieldWeights, LexicalRouter, PlainBm25, RouteRequest};
+
+/// The lexical router's weights: the defaults, or those of `--weights`.
+static WEIGHTS: std::sync::OnceLock<FieldWeights> = std::sync::OnceLock::new();
+
+fn lexical(catalog: &Catalog) -> LexicalRouter {
+    LexicalRouter::with_weights(catalog.clone(), WEIGHTS.get().copied().unwrap_or_default())
+}
+
+/// `name=value,...` over the default weights (for sweeps; the table uses none).
+fn parse_weights(text: &str) -> Result<FieldWeights, String> {
+    let mut weights = FieldWeights::default();
+    for pair in text.split(',').filter(|pair| !pair.is_empty()) {
+        let (name, value) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("{pair:?} is not name=value"))?;
+        let value: f32 = value
+            .parse()
+            .map_err(|error| format!("{value:?}: {error}"))?;
+        let slot = match name {
+            "name" => &mut weights.name,
+            "aliases" => &mut weights.aliases,
+            "summary" => &mut weights.summary,
+            "description" => &mut weights.description,
+            "group" => &mut weights.group,
+            "tags" => &mut weights.tags,
+            "params" => &mut weights.params,
+            "guidance" => &mut weights.guidance,
+            "verbs" => &mut weights.verbs,
+            "concepts" => &mut weights.concepts,
+            "turns" => &mut weights.turns,
+            "phrase" => &mut weights.phrase,
+            "secondary_verbs" => &mut weights.secondary_verbs,
+            other => return Err(format!("no weight called {other:?}")),
+        };
+        *slot = value;
+    }
+    Ok(weights)
+}
 
 fn names(scored: Vec<toolkit::route::Scored<'_>>) -> Vec<String> {
     scored
@@ -21,7 +59,7 @@ fn names(scored: Vec<toolkit::route::Scored<'_>>) -> Vec<String> {
 
 /// Both routers over one catalog and its cases: (lexical, plain).
 fn measure(catalog: &Catalog, cases: &[&Case]) -> (Recall, Recall) {
-    let lexical = LexicalRouter::new(catalog.clone());
+    let lexical = lexical(catalog);
     let plain = PlainBm25::new(catalog.clone());
     (
         evaluate(cases.iter().copied(), |request| {
@@ -33,7 +71,7 @@ fn measure(catalog: &Catalog, cases: &[&Case]) -> (Recall, Recall) {
 
 /// The cases whose expected tools the lexical router leaves out of its first 5.
 fn print_misses(catalog: &Catalog, cases: &[&Case]) {
-    let lexical = LexicalRouter::new(catalog.clone());
+    let lexical = lexical(catalog);
     for case in cases {
         let request = RouteRequest::new(&case.message)
             .turns(case.turns.iter().map(String::as_str))
@@ -61,9 +99,18 @@ fn main() {
         match arg.as_str() {
             "--bfcl" => bfcl_dir = args.next().map(PathBuf::from),
             "--misses" => misses = true,
+            "--weights" => match parse_weights(&args.next().unwrap_or_default()) {
+                Ok(weights) => {
+                    let _ = WEIGHTS.set(weights);
+                }
+                Err(error) => {
+                    eprintln!("--weights: {error}");
+                    std::process::exit(2);
+                }
+            },
             other => {
                 eprintln!(
-                    "unknown argument {other:?}; usage: routing [--bfcl bfcl_eval/data] [--misses]"
+                    "unknown argument {other:?}; usage: routing [--bfcl bfcl_eval/data] [--misses] [--weights name=value,...]"
                 );
                 std::process::exit(2);
             }
@@ -97,6 +144,7 @@ fn main() {
         Recall {
             cases: a.cases + b.cases,
             at: [0, 1, 2].map(|i| (a.at[i] * na + b.at[i] * nb) / (na + nb)),
+            mrr: (a.mrr * na + b.mrr * nb) / (na + nb),
             multi: a.multi + b.multi,
             multi_all_at_5: a.multi_all_at_5 + b.multi_all_at_5,
         }
@@ -117,6 +165,46 @@ fn main() {
             combine(assistant_para.1, cms_para.1),
         ),
     );
+    // The held-out set: never read to tune the router (no `--misses` for it).
+    let heldout = routing_bench::heldout_cases();
+    let held = |catalog: &str| -> Vec<&Case> {
+        heldout
+            .iter()
+            .filter(|case| case.catalog == catalog)
+            .collect()
+    };
+    let assistant_held = measure(&assistant, &held("assistant"));
+    let cms_held = measure(&cms, &held("cms"));
+    print_rows(
+        &format!("held-out: assistant ({} tools)", assistant.len()),
+        assistant_held,
+    );
+    print_rows(&format!("held-out: CMS ({} tools)", cms.len()), cms_held);
+    print_rows(
+        "held-out set, all",
+        (
+            combine(assistant_held.0, cms_held.0),
+            combine(assistant_held.1, cms_held.1),
+        ),
+    );
+    for kind in ["seed", "verb", "noun", "two", "paraphrase", "multi"] {
+        let of_kind = |catalog: &str| -> Vec<&Case> {
+            held(catalog)
+                .into_iter()
+                .filter(|case| case.kind.as_deref() == Some(kind))
+                .collect()
+        };
+        let a = measure(&assistant, &of_kind("assistant"));
+        let c = measure(&cms, &of_kind("cms"));
+        println!(
+            "{}",
+            row(
+                &format!("held-out, kind `{kind}`, both catalogs"),
+                "toolkit `LexicalRouter`",
+                &combine(a.0, c.0)
+            )
+        );
+    }
     if let Some(dir) = bfcl_dir {
         let bfcl = match Bfcl::load(&dir, &BFCL_FILES) {
             Ok(bfcl) => bfcl,
@@ -157,7 +245,7 @@ fn main() {
             Err(error) => eprintln!("no multi-tool measurement: {error}"),
         }
         // Per-message time over the pooled catalog, every question, a few rounds.
-        let lexical = LexicalRouter::new(bfcl.catalog.clone());
+        let lexical = lexical(&bfcl.catalog);
         let plain = PlainBm25::new(bfcl.catalog.clone());
         let rounds = 20;
         let time = |rank: &dyn Fn(&RouteRequest<'_>) -> usize| {
