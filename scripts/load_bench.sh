@@ -14,12 +14,14 @@
 #            and tools/list on its /mcp/external endpoint
 # Requests: tools/call get_sum (trivial), tools/call set_pages (schema-constrained
 # count), tools/list; at 1, 16 and 256 connections. For each request and
-# connection count the servers are measured one after the other (interleaved),
-# so ratios come from the same minutes of machine load.
+# connection count the servers are measured one after the other, in rounds
+# (interleaved), so ratios come from the same minutes of machine load.
 #
 # Environment:
 #   LOAD_SERVERS      which servers (default "toolkit rmcp fastmcp example")
 #   LOAD_CONNECTIONS  connection counts (default "1 16 256")
+#   LOAD_ROUNDS       rounds per request and connection count (default 3); the
+#                     tables give each measure's median over the rounds
 #   LOAD_BIN_DIR      where load_server and mcp_server are (default: built here
 #                     with `cargo build --release`, into target/release)
 #   LOAD_VENV         FastMCP's virtual environment (default target/fastmcp-venv)
@@ -30,12 +32,13 @@
 #                     the `example` requests; LOAD_FLEET_TOKEN is its bearer
 #                     token (default external-token). Nothing here starts it.
 #
-# Needs `wrk` (Debian: apt-get install wrk) and python3 for FastMCP.
+# Needs `wrk` (Debian: apt-get install wrk) and python3 (FastMCP, the tables).
 set -euo pipefail
 
 FASTMCP_VERSION="4.2.3"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-5}"
+rounds="${LOAD_ROUNDS:-3}"
 servers="${LOAD_SERVERS:-toolkit rmcp fastmcp example}"
 connections="${LOAD_CONNECTIONS:-1 16 256}"
 venv="${LOAD_VENV:-$root/target/fastmcp-venv}"
@@ -67,7 +70,8 @@ trap cleanup EXIT
 start() { # name, command...
     local name="$1"
     shift
-    "$@" >"$logs/$name.log" 2>&1 &
+    : >"$logs/$name.log"
+    "$@" >>"$logs/$name.log" 2>&1 &
     pid[$name]=$!
     for _ in $(seq 1 200); do
         url[$name]="$(sed -n 's/^listening on //p' "$logs/$name.log")"
@@ -160,7 +164,14 @@ rss_kib() { # server -> resident KiB now, or "-" when not ours
     awk '/^VmRSS/ {print $2}' "/proc/${pid[$1]}/status"
 }
 
-run_wrk() { # server request connections seconds -> "rps p50 p99 p999 errors"
+cpu_ticks() { # server -> user + system clock ticks so far, or "-" when not ours
+    [[ -n "${pid[$1]:-}" ]] || { echo "-"; return; }
+    # The fields after the command's closing parenthesis: utime is the 12th.
+    sed 's/.*) //' "/proc/${pid[$1]}/stat" | awk '{print $12 + $13}'
+}
+tick="$(getconf CLK_TCK)"
+
+run_wrk() { # server request connections seconds -> "rps p50 p99 p999 errors requests"
     local server="$1" request="$2" conns="$3" secs="$4" threads=2
     ((conns < 2)) && threads=1
     LOAD_BODY="${body[$request]}" LOAD_METHOD="${method[$request]}" LOAD_NAME="${name[$request]}" \
@@ -178,47 +189,74 @@ for server in $servers; do
     done
 done
 
-echo "load_bench: ${seconds}s per measurement; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "load_bench: ${rounds} rounds of ${seconds}s per measurement; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for request in sum pages list tasks tasks_list; do
     for conns in $connections; do
-        for server in $servers; do
-            [[ " $(requests_of "$server") " == *" $request "* ]] || continue
-            read -r rps p50 p99 p999 errors <<<"$(run_wrk "$server" "$request" "$conns" "$seconds")"
-            echo "$request $conns $server $rps $p50 $p99 $p999 $errors $(rss_kib "$server")" >>"$results"
-            echo "  $request c=$conns $server: $rps/s p50 ${p50}µs p99 ${p99}µs" >&2
+        for round in $(seq 1 "$rounds"); do
+            for server in $servers; do
+                [[ " $(requests_of "$server") " == *" $request "* ]] || continue
+                before="$(cpu_ticks "$server")"
+                read -r rps p50 p99 p999 errors count <<<"$(run_wrk "$server" "$request" "$conns" "$seconds")"
+                after="$(cpu_ticks "$server")"
+                cpu="-" # server CPU microseconds per request
+                [[ "$before" != "-" && "$count" -gt 0 ]] && cpu=$(((after - before) * 1000000 / tick / count))
+                echo "$request $conns $server $rps $p50 $p99 $p999 $errors $(rss_kib "$server") $cpu" >>"$results"
+                echo "  $request c=$conns round $round $server: $rps/s p50 ${p50}µs p99 ${p99}µs" >&2
+            done
         done
     done
 done
 for server in $servers; do
     check "$server" "$(requests_of "$server" | cut -d' ' -f1)"
 done
+echo "load_bench: done; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-echo
-echo "| request | connections | server | requests/s | p50 | p99 | p99.9 | errors | server RSS |"
-echo "|---|---:|---|---:|---:|---:|---:|---:|---:|"
-while read -r request conns server rps p50 p99 p999 errors rss; do
-    rss_mib="-"
-    [[ "$rss" != "-" ]] && rss_mib="$(awk -v k="$rss" 'BEGIN {printf "%.1f MiB", k / 1024}')"
-    printf '| %s | %s | %s | %.0f | %d µs | %d µs | %d µs | %s | %s |\n' \
-        "$(label_of "$request")" "$conns" "$server" "$rps" "$p50" "$p99" "$p999" "$errors" "$rss_mib"
-done <"$results"
+python3 - "$results" <<'PY'
+import statistics
+import sys
 
-echo
-echo "Ratios (same run): toolkit / rmcp throughput, rmcp p99 / toolkit p99 (goal >= 0.9 each); toolkit / FastMCP throughput (goal >= 10 at 16 connections)"
-echo
-echo "| request | connections | throughput vs rmcp | p99 vs rmcp | throughput vs FastMCP |"
-echo "|---|---:|---:|---:|---:|"
-awk '
-    { rps[$1" "$2" "$3] = $4; p99[$1" "$2" "$3] = $6; if (!seen[$1" "$2]++) order[n++] = $1" "$2 }
-    function ratio(a, b) { return (b > 0 && a != "") ? sprintf("%.2fx", a / b) : "-" }
-    END {
-        for (i = 0; i < n; i++) {
-            key = order[i]
-            if (!((key" toolkit") in rps)) continue
-            split(key, part, " ")
-            printf "| %s | %s | %s | %s | %s |\n", part[1], part[2],
-                ratio(rps[key" toolkit"], rps[key" rmcp"]),
-                ratio(p99[key" rmcp"], p99[key" toolkit"]),
-                ratio(rps[key" toolkit"], rps[key" fastmcp"])
-        }
-    }' "$results"
+labels = {
+    "sum": "`tools/call get_sum` (trivial)",
+    "pages": "`tools/call set_pages` (constrained)",
+    "list": "`tools/list` (2 tools)",
+    "tasks": "`tools/call get_tasks` (example server)",
+    "tasks_list": "`tools/list` (example server, 3 tools)",
+}
+rows = {}
+for line in open(sys.argv[1]):
+    request, conns, server, rps, p50, p99, p999, errors, rss, cpu = line.split()
+    row = rows.setdefault((request, int(conns), server), {"rps": [], "p50": [], "p99": [], "p999": [], "cpu": [], "errors": 0, "rss": 0})
+    if cpu != "-":
+        row["cpu"].append(float(cpu))
+    for key, value in (("rps", rps), ("p50", p50), ("p99", p99), ("p999", p999)):
+        row[key].append(float(value))
+    row["errors"] += int(errors)
+    if rss != "-":
+        row["rss"] = max(row["rss"], int(rss))
+median = {key: {k: statistics.median(v) if v else 0 for k, v in row.items() if isinstance(v, list)} for key, row in rows.items()}
+
+def us(value):
+    return f"{value / 1000:.1f} ms" if value >= 10000 else f"{value:.0f} µs"
+
+print("\nMedians over the rounds (each round: every server in turn).\n")
+print("| request | connections | server | requests/s | p50 | p99 | p99.9 | server CPU per request | errors | server RSS (max) |")
+print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+for (request, conns, server), row in rows.items():
+    m = median[(request, conns, server)]
+    rss = f"{row['rss'] / 1024:.1f} MiB" if row["rss"] else "-"
+    cpu = us(m["cpu"]) if m["cpu"] else "-"
+    print(f"| {labels[request]} | {conns} | {server} | {m['rps']:.0f} | {us(m['p50'])} | {us(m['p99'])} | {us(m['p999'])} | {cpu} | {row['errors']} | {rss} |")
+
+print("\nRatios of the medians: toolkit / rmcp requests/s and rmcp p99 / toolkit p99 (goal >= 0.9 each), toolkit / rmcp server CPU per request; toolkit / FastMCP requests/s (goal >= 10 at 16 connections).\n")
+print("| request | connections | requests/s vs rmcp | p99 vs rmcp | CPU per request vs rmcp | requests/s vs FastMCP |")
+print("|---|---:|---:|---:|---:|---:|")
+def ratio(a, b):
+    return f"{a / b:.2f}x" if a and b else "-"
+for (request, conns, server) in rows:
+    if server != "toolkit":
+        continue
+    t = median[(request, conns, "toolkit")]
+    r = median.get((request, conns, "rmcp"))
+    f = median.get((request, conns, "fastmcp"))
+    print(f"| {labels[request]} | {conns} | {ratio(t['rps'], r and r['rps'])} | {ratio(r and r['p99'], t['p99'])} | {ratio(t['cpu'], r and r['cpu'])} | {ratio(t['rps'], f and f['rps'])} |")
+PY

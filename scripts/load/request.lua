@@ -4,7 +4,7 @@
 --   LOAD_METHOD  its method (the Mcp-Method header)
 --   LOAD_NAME    the tool's name for tools/call (the Mcp-Name header), or empty
 --   LOAD_TOKEN   a bearer token, or empty
--- At the end it prints one line: `RESULT requests/s p50 p99 p99.9 errors`
+-- At the end it prints one line: `RESULT requests/s p50 p99 p99.9 errors requests`
 -- (latencies in microseconds; errors = socket errors + non-2xx answers).
 wrk.method = "POST"
 wrk.body = os.getenv("LOAD_BODY")
@@ -24,7 +24,8 @@ end
 function done(summary, latency, requests)
    local errors = summary.errors.connect + summary.errors.read + summary.errors.write
       + summary.errors.status + summary.errors.timeout
-   io.write(string.format("RESULT %.1f %d %d %d %d\n",
+   io.write(string.format("RESULT %.1f %d %d %d %d %d\n",
       summary.requests / (summary.duration / 1e6),
-      latency:percentile(50), latency:percentile(99), latency:percentile(99.9), errors))
+      latency:percentile(50), latency:percentile(99), latency:percentile(99.9), errors,
+      summary.requests))
 end
