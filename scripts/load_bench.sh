@@ -7,7 +7,9 @@
 #
 # Servers (all started here, on 127.0.0.1, and stopped at exit):
 #   toolkit  load_server toolkit: get_sum and set_pages as #[tool]s behind McpHttp
-#   rmcp     load_server rmcp: the same tools on rmcp alone (#[tool_router])
+#   rmcp     load_server rmcp: the same tools on rmcp alone (#[tool_router];
+#            #[tool_handler] builds the router per request, rmcp's default)
+#   rmcp-shared  load_server rmcp-shared: the same, the router built once
 #   fastmcp  scripts/load/fastmcp_server.py: the same tools on FastMCP (PyPI,
 #            pinned below, in a virtual environment under target/)
 #   example  the example server itself (mcp_server http): tools/call get_tasks
@@ -18,7 +20,7 @@
 # (interleaved), so ratios come from the same minutes of machine load.
 #
 # Environment:
-#   LOAD_SERVERS      which servers (default "toolkit rmcp fastmcp example")
+#   LOAD_SERVERS      which servers (default "toolkit rmcp rmcp-shared fastmcp example")
 #   LOAD_CONNECTIONS  connection counts (default "1 16 256")
 #   LOAD_ROUNDS       rounds per request and connection count (default 3); the
 #                     tables give each measure's median over the rounds
@@ -39,7 +41,7 @@ FASTMCP_VERSION="4.2.3"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-5}"
 rounds="${LOAD_ROUNDS:-3}"
-servers="${LOAD_SERVERS:-toolkit rmcp fastmcp example}"
+servers="${LOAD_SERVERS:-toolkit rmcp rmcp-shared fastmcp example}"
 connections="${LOAD_CONNECTIONS:-1 16 256}"
 venv="${LOAD_VENV:-$root/target/fastmcp-venv}"
 lua="$root/scripts/load/request.lua"
@@ -88,6 +90,7 @@ for server in $servers; do
     case "$server" in
         toolkit) start toolkit "$bin/load_server" toolkit; token[toolkit]=load-token ;;
         rmcp) start rmcp "$bin/load_server" rmcp; token[rmcp]="" ;;
+        rmcp-shared) start rmcp-shared "$bin/load_server" rmcp-shared; token[rmcp-shared]="" ;;
         fastmcp) start fastmcp "$venv/bin/python" "$root/scripts/load/fastmcp_server.py"; token[fastmcp]="" ;;
         example)
             MCP_TOKEN_INTERNAL=internal-token MCP_TOKEN_COPILOT=copilot-token MCP_TOKEN_EXTERNAL=external-token \
@@ -247,9 +250,9 @@ for (request, conns, server), row in rows.items():
     cpu = us(m["cpu"]) if m["cpu"] else "-"
     print(f"| {labels[request]} | {conns} | {server} | {m['rps']:.0f} | {us(m['p50'])} | {us(m['p99'])} | {us(m['p999'])} | {cpu} | {row['errors']} | {rss} |")
 
-print("\nRatios of the medians: toolkit / rmcp requests/s and rmcp p99 / toolkit p99 (goal >= 0.9 each), toolkit / rmcp server CPU per request; toolkit / FastMCP requests/s (goal >= 10 at 16 connections).\n")
-print("| request | connections | requests/s vs rmcp | p99 vs rmcp | CPU per request vs rmcp | requests/s vs FastMCP |")
-print("|---|---:|---:|---:|---:|---:|")
+print("\nRatios of the medians: toolkit / rmcp requests/s and rmcp p99 / toolkit p99 (goal >= 0.9 each), toolkit / rmcp server CPU per request; the same against rmcp with its router built once; toolkit / FastMCP requests/s (goal >= 10 at 16 connections).\n")
+print("| request | connections | requests/s vs rmcp | p99 vs rmcp | CPU per request vs rmcp | requests/s vs rmcp-shared | p99 vs rmcp-shared | CPU vs rmcp-shared | requests/s vs FastMCP |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 def ratio(a, b):
     return f"{a / b:.2f}x" if a and b else "-"
 for (request, conns, server) in rows:
@@ -257,6 +260,7 @@ for (request, conns, server) in rows:
         continue
     t = median[(request, conns, "toolkit")]
     r = median.get((request, conns, "rmcp"))
+    sh = median.get((request, conns, "rmcp-shared"))
     f = median.get((request, conns, "fastmcp"))
-    print(f"| {labels[request]} | {conns} | {ratio(t['rps'], r and r['rps'])} | {ratio(r and r['p99'], t['p99'])} | {ratio(t['cpu'], r and r['cpu'])} | {ratio(t['rps'], f and f['rps'])} |")
+    print(f"| {labels[request]} | {conns} | {ratio(t['rps'], r and r['rps'])} | {ratio(r and r['p99'], t['p99'])} | {ratio(t['cpu'], r and r['cpu'])} | {ratio(t['rps'], sh and sh['rps'])} | {ratio(sh and sh['p99'], t['p99'])} | {ratio(t['cpu'], sh and sh['cpu'])} | {ratio(t['rps'], f and f['rps'])} |")
 PY

@@ -9,10 +9,13 @@
 //!   assistant's tools; or
 //! - `rmcp`: the same tools written directly on rmcp (`#[tool_router]`,
 //!   `Parameters<T>`, the range checked by hand), served by rmcp's
-//!   `StreamableHttpService` with the same transport settings, no auth.
+//!   `StreamableHttpService` with the same transport settings, no auth; its
+//!   `#[tool_handler]` builds the tool router per request, as rmcp's own quick
+//!   example does;
+//! - `rmcp-shared`: the same, with the router built once and shared.
 //!
 //! ```text
-//! load_server toolkit|rmcp [--addr 127.0.0.1:0]
+//! load_server toolkit|rmcp|rmcp-shared [--addr 127.0.0.1:0]
 //! ```
 //!
 //! Once listening it prints `listening on http://ADDR/mcp` on stdout. The toolkit
@@ -21,6 +24,7 @@
 use std::io::Write as _;
 use std::sync::Arc;
 
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ServerCapabilities, ServerConfig};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -37,7 +41,7 @@ use toolkit::{Context, Scope};
 #[allow(unused_extern_crates)]
 extern crate example_assistant;
 
-const USAGE: &str = "usage: load_server toolkit|rmcp [--addr 127.0.0.1:0]";
+const USAGE: &str = "usage: load_server toolkit|rmcp|rmcp-shared [--addr 127.0.0.1:0]";
 
 /// The bearer token of the toolkit endpoint.
 const TOKEN: &str = "load-token";
@@ -89,8 +93,21 @@ struct Pages {
 }
 
 /// The same tools on rmcp alone.
-#[derive(Clone, Copy)]
-struct Bare;
+#[derive(Clone)]
+struct Bare {
+    /// The router built once for the process (`rmcp-shared`), or `None`: built
+    /// per request, as `#[tool_handler]` does by default (`rmcp`). Stateless
+    /// streamable HTTP asks the service factory for a server per request.
+    router: Option<Arc<ToolRouter<Bare>>>,
+}
+
+impl Bare {
+    fn router(&self) -> Arc<ToolRouter<Self>> {
+        self.router
+            .clone()
+            .unwrap_or_else(|| Arc::new(Self::tool_router()))
+    }
+}
 
 #[tool_router]
 impl Bare {
@@ -115,7 +132,7 @@ impl Bare {
     }
 }
 
-#[tool_handler]
+#[tool_handler(router = self.router())]
 impl ServerHandler for Bare {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -137,10 +154,13 @@ fn toolkit_router() -> axum::Router {
         .into_router()
 }
 
-fn rmcp_router() -> axum::Router {
+fn rmcp_router(shared: bool) -> axum::Router {
+    let bare = Bare {
+        router: shared.then(|| Arc::new(Bare::tool_router())),
+    };
     // The settings `McpHttp` uses: stateless, JSON responses, no keep-alive.
     let service = StreamableHttpService::new(
-        || Ok(Bare),
+        move || Ok(bare.clone()),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default()
             .with_legacy_session_mode(false)
@@ -160,7 +180,8 @@ async fn main() -> std::io::Result<()> {
         .map_or("127.0.0.1:0", String::as_str);
     let router = match arguments.first().map(String::as_str) {
         Some("toolkit") => toolkit_router(),
-        Some("rmcp") => rmcp_router(),
+        Some("rmcp") => rmcp_router(false),
+        Some("rmcp-shared") => rmcp_router(true),
         _ => {
             eprintln!("{USAGE}");
             std::process::exit(2)
