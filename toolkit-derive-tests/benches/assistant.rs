@@ -579,7 +579,13 @@ fn main() {
         "\n| tool | direct | registry | ratio | interleaved direct | registry | ratio | allocations direct | registry |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     let (mut log_sum, mut log_sum_interleaved) = (0.0, 0.0);
-    for (name, [direct, registry], [direct_median, registry_median], [allocs_direct, allocs_registry]) in &ratios {
+    for (
+        name,
+        [direct, registry],
+        [direct_median, registry_median],
+        [allocs_direct, allocs_registry],
+    ) in &ratios
+    {
         let ratio = registry / direct;
         let interleaved_ratio = registry_median / direct_median;
         log_sum += ratio.ln();
