@@ -1,7 +1,7 @@
 //! `cargo bench` entry of the load benchmark: runs `scripts/load_bench.sh` on the
 //! `load_server` and `mcp_server` binaries cargo just built with the bench profile.
 //!
-//! The script needs `wrk` (Debian's `wrk` package) and python3 (FastMCP is
+//! The script needs `wrk` (Debian's `wrk` package) and `python3` (`FastMCP` is
 //! installed from PyPI into `target/fastmcp-venv`). Without `wrk` this says so
 //! once and measures nothing, unless `CI=true`, where it fails.
 //! `LOAD_SECONDS` sets the seconds per measurement (default 5); the script's own

@@ -109,6 +109,8 @@ impl Bare {
     }
 }
 
+// rmcp's `#[tool]` methods take `&self`, whether or not a tool reads it.
+#[allow(clippy::unused_self)]
 #[tool_router]
 impl Bare {
     /// Get the sum of two numbers.
