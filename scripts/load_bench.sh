@@ -239,7 +239,7 @@ for line in open(sys.argv[1]):
 median = {key: {k: statistics.median(v) if v else 0 for k, v in row.items() if isinstance(v, list)} for key, row in rows.items()}
 
 def us(value):
-    return f"{value / 1000:.1f} ms" if value >= 10000 else f"{value:.0f} µs"
+    return f"{value / 1000:.1f} ms" if abs(value) >= 10000 else f"{value:.0f} µs"
 
 print("\nMedians over the rounds (each round: every server in turn).\n")
 print("| request | connections | server | requests/s | p50 | p99 | p99.9 | server CPU per request | errors | server RSS (max) |")
@@ -263,4 +263,15 @@ for (request, conns, server) in rows:
     sh = median.get((request, conns, "rmcp-shared"))
     f = median.get((request, conns, "fastmcp"))
     print(f"| {labels[request]} | {conns} | {ratio(t['rps'], r and r['rps'])} | {ratio(r and r['p99'], t['p99'])} | {ratio(t['cpu'], r and r['cpu'])} | {ratio(t['rps'], sh and sh['rps'])} | {ratio(sh and sh['p99'], t['p99'])} | {ratio(t['cpu'], sh and sh['cpu'])} | {ratio(t['rps'], f and f['rps'])} |")
+
+if any(server == "fleet" for (_, _, server) in rows):
+    print("\nThe fleet against one example server: fleet / example requests/s, fleet p99 - example p99 (what the balancer and the store add).\n")
+    print("| request | connections | requests/s | p99 added |")
+    print("|---|---:|---:|---:|")
+    for (request, conns, server) in rows:
+        e = median.get((request, conns, "example"))
+        if server != "fleet" or not e:
+            continue
+        fl = median[(request, conns, "fleet")]
+        print(f"| {labels[request]} | {conns} | {ratio(fl['rps'], e['rps'])} | {us(fl['p99'] - e['p99'])} |")
 PY
