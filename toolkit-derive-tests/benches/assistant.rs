@@ -13,12 +13,23 @@
 //! timing runs batches of 100 calls on a fresh, seeded state (built outside the
 //! timed part); reads and writes then see the same store sizes on both paths.
 //!
+//! Before criterion's measurements of a tool, the bench times both paths
+//! interleaved: 201 rounds, each one batch of direct calls then one through the
+//! registry, each on a fresh seeded state; the median per call of each path
+//! (both see the same moments of a shared machine's load).
+//!
 //! After criterion's rows the bench prints each tool's ratio of the middle
-//! estimates and their geometric mean, from this one run.
+//! estimates, the interleaved ratio, and their geometric means, from this one
+//! run, beside the heap
+//! allocations one call makes on each path (counted by a global allocator, on a
+//! fresh seeded state, before any timing; the counter is off while timing, so
+//! both timed paths pay the same one relaxed load per allocation).
 //!
 //! Run: `cargo bench -p toolkit-derive-tests --bench assistant`.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
@@ -35,6 +46,81 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use toolkit::{Context, State, ToolError};
+
+/// The system allocator, counting allocations (and reallocations) while
+/// [`COUNTING`] is on.
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(pointer, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(pointer, layout) };
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Heap allocations (and reallocations) per call of `call`, over [`BATCH`] calls
+/// on one fresh seeded state.
+#[allow(clippy::cast_precision_loss)] // a few hundred allocations
+fn allocations(mut call: impl FnMut(&AssistantState, &Context)) -> f64 {
+    let s = seeded();
+    let ctx = Context::new().with(s.clone());
+    ALLOCATIONS.store(0, Ordering::Relaxed);
+    COUNTING.store(true, Ordering::Relaxed);
+    for _ in 0..BATCH {
+        call(&s, &ctx);
+    }
+    COUNTING.store(false, Ordering::Relaxed);
+    ALLOCATIONS.load(Ordering::Relaxed) as f64 / BATCH as f64
+}
+
+/// Rounds of the interleaved measure: each times one batch of each path.
+const ROUNDS: usize = 201;
+
+/// The interleaved measure: [`ROUNDS`] rounds, each timing one batch of
+/// [`BATCH`] direct calls and then one batch through the registry, each on a
+/// fresh seeded state; the median per call of each path. Both paths see the same
+/// moments of a shared machine's load, which criterion's two separate
+/// measurements (seconds apart) do not.
+#[allow(clippy::cast_precision_loss)] // batch sizes
+fn interleaved(
+    mut direct: impl FnMut(&AssistantState, &Context),
+    mut registry: impl FnMut(&AssistantState, &Context),
+) -> [f64; 2] {
+    let mut samples = [Vec::with_capacity(ROUNDS), Vec::with_capacity(ROUNDS)];
+    for _ in 0..ROUNDS {
+        let direct_time = timed(BATCH, &mut direct);
+        let registry_time = timed(BATCH, &mut registry);
+        samples[0].push(direct_time.as_nanos() as f64 / BATCH as f64);
+        samples[1].push(registry_time.as_nanos() as f64 / BATCH as f64);
+    }
+    samples.map(|mut times| {
+        times.sort_by(f64::total_cmp);
+        times[ROUNDS / 2]
+    })
+}
 
 /// Calls in one timed batch on one fresh state.
 const BATCH: u64 = 100;
@@ -429,6 +515,7 @@ fn main() {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2))
         .configure_from_args();
+    let profiling = std::env::args().any(|argument| argument == "--profile-time");
     let mut ratios = Vec::new();
     for (name, arguments, direct) in cases() {
         let tool = registry.get(name).expect("an assistant tool");
@@ -450,6 +537,29 @@ fn main() {
             }
             other => panic!("{name}: {other:?}"),
         }
+        // Under criterion's profile mode (scripts/dispatch_instructions.sh runs
+        // one path of one tool under callgrind) only that path runs.
+        let (counts, medians) = if profiling {
+            ([f64::NAN; 2], [f64::NAN; 2])
+        } else {
+            let counts = [
+                allocations(|s, _| {
+                    black_box(block_on(async { direct(black_box(arguments), s) }));
+                }),
+                allocations(|_, ctx| {
+                    black_box(call(ctx));
+                }),
+            ];
+            let medians = interleaved(
+                |s, _| {
+                    black_box(block_on(async { direct(black_box(arguments), s) }));
+                },
+                |_, ctx| {
+                    black_box(call(ctx));
+                },
+            );
+            (counts, medians)
+        };
         let mut group = criterion.benchmark_group(format!("assistant/{name}"));
         let mut estimates = [0.0_f64; 2];
         group.bench_function("direct", |b| {
@@ -470,19 +580,36 @@ fn main() {
         for (slot, path) in estimates.iter_mut().zip(["direct", "registry"]) {
             *slot = estimate(&format!("assistant_{name}"), path).unwrap_or(f64::NAN);
         }
-        ratios.push((name, estimates[0], estimates[1]));
+        ratios.push((name, estimates, medians, counts));
     }
     criterion.final_summary();
-    println!("\n| tool | direct | registry | ratio |\n|---|---:|---:|---:|");
-    let mut log_sum = 0.0;
-    for (name, direct, registry) in &ratios {
+    println!(
+        "\n| tool | direct | registry | ratio | interleaved direct | registry | ratio | allocations direct | registry |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    let (mut log_sum, mut log_sum_interleaved) = (0.0, 0.0);
+    for (
+        name,
+        [direct, registry],
+        [direct_median, registry_median],
+        [allocs_direct, allocs_registry],
+    ) in &ratios
+    {
         let ratio = registry / direct;
+        let interleaved_ratio = registry_median / direct_median;
         log_sum += ratio.ln();
-        println!("| `{name}` | {direct:.0} ns | {registry:.0} ns | {ratio:.3}x |");
+        log_sum_interleaved += interleaved_ratio.ln();
+        println!(
+            "| `{name}` | {direct:.0} ns | {registry:.0} ns | {ratio:.3}x | {direct_median:.0} ns | {registry_median:.0} ns | {interleaved_ratio:.3}x | {allocs_direct:.2} | {allocs_registry:.2} |"
+        );
     }
     #[allow(clippy::cast_precision_loss)]
-    let mean = (log_sum / ratios.len() as f64).exp();
-    println!("\ngeometric mean of {} ratios: {mean:.3}x", ratios.len());
+    let count = ratios.len() as f64;
+    println!(
+        "\ngeometric mean of {} ratios: {:.3}x (criterion), {:.3}x (interleaved medians)",
+        ratios.len(),
+        (log_sum / count).exp(),
+        (log_sum_interleaved / count).exp()
+    );
 }
 
 /// Criterion's middle estimate of the mean (ns), from the files it just wrote.
