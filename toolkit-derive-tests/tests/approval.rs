@@ -78,8 +78,8 @@ fn approvals_with(
 ) -> Approvals {
     let clock = clock.0.clone();
     Approvals::new(ApprovalKey::new(*KEY), store)
-        .pending_ttl(Duration::from_secs(3600))
-        .approval_ttl(Duration::from_secs(600))
+        .pending_ttl(Duration::from_hours(1))
+        .approval_ttl(Duration::from_mins(10))
         .clock(move || UNIX_EPOCH + Duration::from_secs(clock.load(Ordering::SeqCst)))
 }
 

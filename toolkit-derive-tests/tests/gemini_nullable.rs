@@ -30,7 +30,7 @@ enum Hold {
 
 /// Set the day's hours.
 #[tool(scope = shared, tier = auto)]
-async fn set_slots(
+fn set_slots(
     /// One entry per hour; `null` for a free hour.
     slots: Vec<Option<Slot>>,
     /// How each hour is held; `null` where it is free.

@@ -218,7 +218,7 @@ impl Crate {
     fn owner(&self, path: &[String], hops: usize) -> Module {
         let split = (0..=path.len())
             .rev()
-            .find(|&k| self.modules.contains(&path[..k].to_vec()))
+            .find(|&k| self.modules.contains(&path[..k]))
             .unwrap_or(0);
         let (module, rest) = (path[..split].to_vec(), &path[split..]);
         if hops < 8

@@ -283,8 +283,8 @@ impl Approvals {
             key,
             store: Arc::new(store),
             approver: None,
-            pending_ttl: Duration::from_secs(24 * 60 * 60),
-            approval_ttl: Duration::from_secs(15 * 60),
+            pending_ttl: Duration::from_hours(24),
+            approval_ttl: Duration::from_mins(15),
             clock: Arc::new(SystemTime::now),
         }
     }
