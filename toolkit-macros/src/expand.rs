@@ -486,7 +486,7 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
             // Two calls, each spanned on its own type argument, so "not
             // Serialize" points at `T` and "not Display" at `E`.
             let error_private = respan(private.clone(), error);
-            let output_value = output_value(returned, value, &private, quote!(__toolkit_ok));
+            let output_value = output_value(returned, value, &private, &quote!(__toolkit_ok));
             let output_error = quote_spanned!(error=>
                 #error_private::Response::Error(
                     <_ as #error_private::diagnostics::ReportedToTheModel>::into_tool_error(__toolkit_error)
@@ -499,7 +499,7 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
                 }
             }
         }
-        Output::Value(span) => output_value(returned, span, &private, quote!(__toolkit_value)),
+        Output::Value(span) => output_value(returned, span, &private, &quote!(__toolkit_value)),
     };
     let body = quote! {
         let __toolkit_Arguments { #(#patterns,)* #confirmed_pattern } =
@@ -813,7 +813,7 @@ fn output_value(
     returned: Option<&Type>,
     span: Span,
     private: &TokenStream,
-    value: TokenStream,
+    value: &TokenStream,
 ) -> TokenStream {
     let private = respan(private.clone(), span);
     let parts = returned.and_then(|ty| {
@@ -842,11 +842,11 @@ fn output_value(
     });
     quote_spanned! {span=>
         {
-            #(#checks)*
             #[allow(unused_imports)]
             use #private::diagnostics::{
                 ExplainedByItsParts as _, ViaItsParts as _, ViaSerializeOutput as _,
             };
+            #(#checks)*
             (&#private::diagnostics::Probe::<#ty>::new())
                 .output_kind()
                 .to_response(&#value, ::core::marker::PhantomData::<#standard>)
@@ -873,7 +873,8 @@ fn standard_parts<'a>(ty: &'a Type, leaves: &mut Vec<&'a Type>) -> Option<TokenS
         }
         // serde implements tuples up to 16 elements.
         Type::Tuple(tuple) if !tuple.elems.is_empty() && tuple.elems.len() <= 16 => {
-            let elems: Vec<TokenStream> = tuple.elems.iter().map(|elem| part(elem, leaves)).collect();
+            let elems: Vec<TokenStream> =
+                tuple.elems.iter().map(|elem| part(elem, leaves)).collect();
             Some(quote!((#(#elems,)*)))
         }
         Type::Path(path) if path.qself.is_none() => {
@@ -884,17 +885,18 @@ fn standard_parts<'a>(ty: &'a Type, leaves: &mut Vec<&'a Type>) -> Option<TokenS
                 return None;
             }
             // (full path, items serialized, other parameters allowed after them)
-            let (full, items, extra): (TokenStream, usize, usize) = match last.ident.to_string().as_str() {
-                "Vec" => (quote!(::std::vec::Vec), 1, 0),
-                "VecDeque" => (quote!(::std::collections::VecDeque), 1, 0),
-                "Option" => (quote!(::core::option::Option), 1, 0),
-                "Box" => (quote!(::std::boxed::Box), 1, 0),
-                "BTreeSet" => (quote!(::std::collections::BTreeSet), 1, 0),
-                "HashSet" => (quote!(::std::collections::HashSet), 1, 1),
-                "BTreeMap" => (quote!(::std::collections::BTreeMap), 2, 0),
-                "HashMap" => (quote!(::std::collections::HashMap), 2, 1),
-                _ => return None,
-            };
+            let (full, items, extra): (TokenStream, usize, usize) =
+                match last.ident.to_string().as_str() {
+                    "Vec" => (quote!(::std::vec::Vec), 1, 0),
+                    "VecDeque" => (quote!(::std::collections::VecDeque), 1, 0),
+                    "Option" => (quote!(::core::option::Option), 1, 0),
+                    "Box" => (quote!(::std::boxed::Box), 1, 0),
+                    "BTreeSet" => (quote!(::std::collections::BTreeSet), 1, 0),
+                    "HashSet" => (quote!(::std::collections::HashSet), 1, 1),
+                    "BTreeMap" => (quote!(::std::collections::BTreeMap), 2, 0),
+                    "HashMap" => (quote!(::std::collections::HashMap), 2, 1),
+                    _ => return None,
+                };
             let PathArguments::AngleBracketed(arguments) = &last.arguments else {
                 return None;
             };
@@ -906,7 +908,10 @@ fn standard_parts<'a>(ty: &'a Type, leaves: &mut Vec<&'a Type>) -> Option<TokenS
                     _ => None,
                 })
                 .collect();
-            if types.len() != arguments.args.len() || types.len() < items || types.len() > items + extra {
+            if types.len() != arguments.args.len()
+                || types.len() < items
+                || types.len() > items + extra
+            {
                 return None;
             }
             let inner: Vec<TokenStream> = types

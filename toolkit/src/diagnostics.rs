@@ -354,8 +354,12 @@ takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11);
 takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12);
 takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13);
 takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14);
-takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15);
-takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16);
+takes_the_tools_parameters!(
+    A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15
+);
+takes_the_tools_parameters!(
+    A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16
+);
 
 /// A probe for the type of `value`, which generated code cannot name.
 #[must_use]
