@@ -267,8 +267,11 @@ impl Families {
                     };
                     // Of two tools the verb means equally, the words decide.
                     let better = pick.is_none_or(|(known, known_weight)| {
-                        weight > known_weight
-                            || (weight == known_weight && scores[member] > scores[known])
+                        match weight.total_cmp(&known_weight) {
+                            std::cmp::Ordering::Greater => true,
+                            std::cmp::Ordering::Equal => scores[member] > scores[known],
+                            std::cmp::Ordering::Less => false,
+                        }
                     });
                     if weight >= LIFT_MIN && allowed(member) && better {
                         pick = Some((member, weight));

@@ -677,7 +677,7 @@ const SEPARABLE: &[(&str, &str, &str)] = &[
 /// determiner comes before it ("what's on *my list*").
 pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
     let mut out: Vec<MessageWord> = Vec::new();
-    for sentence in text.split(|c: char| matches!(c, ',' | ';' | '.' | '!' | '?' | ':' | '\n')) {
+    for sentence in text.split([',', ';', '.', '!', '?', ':', '\n']) {
         let mut words = words(sentence);
         replace_phrases(&mut words);
         read_clauses(&words, &mut out);
