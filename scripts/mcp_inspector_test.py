@@ -27,6 +27,20 @@ def inspector(target, *arguments):
         if token:
             command += ["--header", f"Authorization: Bearer {token}"]
     done = subprocess.run(command + list(arguments), capture_output=True, text=True, timeout=120)
+    # Exit 5 with `tool_is_error`: the SDK accepted the result, an error result
+    # (most tools need arguments, and none are sent). Anything else, such as the
+    # SDK rejecting structured content that does not match the output schema,
+    # fails.
+    if done.returncode == 5:
+        try:
+            # The last line: a stdio server's own stderr comes first.
+            error = json.loads(done.stderr.strip().splitlines()[-1])["error"]
+        except (ValueError, KeyError, TypeError, IndexError):
+            error = None
+        if isinstance(error, dict) and error.get("code") == "tool_is_error":
+            result = json.loads(done.stdout)
+            assert result.get("isError") is True, result
+            return result
     if done.returncode != 0:
         raise RuntimeError(f"exit {done.returncode}: {done.stderr.strip() or done.stdout.strip()}")
     return json.loads(done.stdout)
@@ -57,7 +71,7 @@ for target in sys.argv[1:]:
 
         def calls(name=name):
             result = inspector(target, "--method", "tools/call", "--tool-name", name)
-            assert isinstance(result.get("content"), list), result
+            assert isinstance(result.get("content"), list) and result["content"], result
             if not result.get("isError") and "outputSchema" in listed[name]:
                 assert "structuredContent" in result, result
 

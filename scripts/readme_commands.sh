@@ -10,6 +10,7 @@
 # anyway and are only listed.
 #
 #   README_TIMEOUT  seconds each command may run (default 600, building included)
+#   README_ONLY     run only the commands containing this text
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,6 +35,9 @@ done < <(grep -o '`cargo run [^`]*`' "$readme" | tr -d '`')
 # Each command once, trimmed, in README order.
 mapfile -t commands < <(printf '%s\n' "${commands[@]}" | sed 's/[[:space:]]*$//' | awk 'NF && !seen[$0]++')
 ((${#commands[@]} > 0)) || { echo "no cargo run command found in README.md" >&2; exit 1; }
+if [[ -n "${README_ONLY:-}" ]]; then
+    mapfile -t commands < <(printf '%s\n' "${commands[@]}" | grep -F -- "$README_ONLY")
+fi
 
 failed=0
 for command in "${commands[@]}"; do

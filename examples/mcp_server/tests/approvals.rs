@@ -168,6 +168,45 @@ fn already_used() -> String {
     toolkit::ToolError::from(toolkit::approval::ApprovalError::AlreadyUsed).to_string()
 }
 
+/// A 2025-11-25 client over a transport that carries its answers (stdio here):
+/// the pending approval is asked of its user with `elicitation/create` in the same
+/// request, and the answer resumes the call through the signed, claimed path.
+#[tokio::test]
+async fn a_handshake_client_that_elicits_is_asked_in_the_same_request() {
+    for accepts in [true, false] {
+        let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+        let server = example_mcp_server::stdio_server(
+            "internal",
+            AssistantState::new(),
+            Settings::ephemeral().unwrap(),
+        );
+        tokio::spawn(async move {
+            if let Ok(running) = rmcp::ServiceExt::serve(server, server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = User { accepts }
+            .serve_with_lifecycle(client_io, ClientLifecycleMode::Initialize)
+            .await
+            .unwrap();
+        remember(&client).await;
+        let result = client.call_tool(forget()).await.unwrap();
+        let after = client
+            .call_tool(call("get_memories", json!({"id": 1})))
+            .await
+            .unwrap();
+        if accepts {
+            assert_eq!(result.is_error, Some(false), "{result:?}");
+            assert_eq!(result.structured_content, Some(json!({"deleted": [1]})));
+            assert_eq!(text(&after), "no memory with id 1");
+        } else {
+            assert_eq!(result.is_error, Some(true), "{result:?}");
+            assert_eq!(text(&result), common_denied());
+            assert_eq!(after.is_error, Some(false), "{after:?}");
+        }
+    }
+}
+
 fn common_denied() -> String {
     toolkit::ToolError::Denied {
         message: "the user declined the call".to_owned(),

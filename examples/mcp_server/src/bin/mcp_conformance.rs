@@ -129,7 +129,8 @@ async fn test_sampling(
     }))
     .map_err(|error| ToolError::failed(error.to_string()))?;
     let answer = request.create_message(params).await?;
-    let answer = serde_json::to_value(answer).map_err(|error| ToolError::failed(error.to_string()))?;
+    let answer =
+        serde_json::to_value(answer).map_err(|error| ToolError::failed(error.to_string()))?;
     let text = ["/content/text", "/message/content/text"]
         .iter()
         .find_map(|pointer| answer.pointer(pointer).and_then(Value::as_str))
@@ -157,7 +158,9 @@ async fn test_elicitation(
 
 /// Asks the user with a default for every primitive type.
 #[tool(scope = shared, tier = auto, group = "conformance")]
-async fn test_elicitation_sep1034_defaults(#[ctx] request: McpRequest) -> Result<String, ToolError> {
+async fn test_elicitation_sep1034_defaults(
+    #[ctx] request: McpRequest,
+) -> Result<String, ToolError> {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -168,7 +171,13 @@ async fn test_elicitation_sep1034_defaults(#[ctx] request: McpRequest) -> Result
             "verified": {"type": "boolean", "default": true},
         },
     });
-    elicited(&request, "Please review your profile".to_owned(), schema, "Elicitation completed").await
+    elicited(
+        &request,
+        "Please review your profile".to_owned(),
+        schema,
+        "Elicitation completed",
+    )
+    .await
 }
 
 /// Asks the user with each kind of enum.
@@ -193,7 +202,13 @@ async fn test_elicitation_sep1330_enums(#[ctx] request: McpRequest) -> Result<St
             ]}},
         },
     });
-    elicited(&request, "Pick your options".to_owned(), schema, "Elicitation completed").await
+    elicited(
+        &request,
+        "Pick your options".to_owned(),
+        schema,
+        "Elicitation completed",
+    )
+    .await
 }
 
 async fn elicited(
