@@ -12,6 +12,8 @@
 //! tools (`delete_memories`) wait for a human: over MCP the client's user accepts
 //! or declines (see [`toolkit::mcp::McpServer::approvals`]).
 
+use std::fmt::Write as _;
+
 use example_assistant::AssistantState;
 use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore, SqliteApprovalStore};
 use toolkit::mcp::{Caller, Grant, McpHttp, McpServer};
@@ -72,7 +74,11 @@ impl Settings {
 pub fn random_secret() -> Result<String, String> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|error| error.to_string())?;
-    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+    let mut hex = String::with_capacity(64);
+    for byte in bytes {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    Ok(hex)
 }
 
 /// The access hook: the caller's view and the context its calls run with, built

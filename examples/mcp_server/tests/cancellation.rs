@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
-use rmcp::{ClientServiceExt as _, ServiceExt as _};
 use tokio::io::AsyncWriteExt as _;
 use tokio::sync::Notify;
 use toolkit::mcp::{Caller, Grant, McpHttp, McpServer};
@@ -53,7 +53,7 @@ fn access(probe: Probe) -> impl Fn(&Caller<'_>) -> Result<Grant, String> + Send 
     }
 }
 
-async fn within<T>(what: &str, future: impl std::future::Future<Output = T>) -> T {
+async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
     tokio::time::timeout(Duration::from_secs(10), future)
         .await
         .unwrap_or_else(|_| panic!("timed out waiting for {what}"))

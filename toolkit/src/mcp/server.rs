@@ -514,7 +514,7 @@ fn call_result(response: Response) -> CallToolResult {
     };
     match response {
         Response::Result(value) => match crate::content::Contents::from_result(&value) {
-            Some((items, structured)) => rich_result(items, structured),
+            Some((items, structured)) => rich_result(&items, structured),
             None => CallToolResult::structured(value),
         },
         // The tool has not run: an error result saying so, with the pending
@@ -545,10 +545,10 @@ fn call_result(response: Response) -> CallToolResult {
 /// A [`Contents`](crate::content::Contents) result: its blocks as MCP content,
 /// its structured value (if any) as `structuredContent`.
 fn rich_result(
-    items: Vec<crate::content::Content>,
+    items: &[crate::content::Content],
     structured: Option<serde_json::Value>,
 ) -> CallToolResult {
-    let blocks = serde_json::to_value(&items)
+    let blocks = serde_json::to_value(items)
         .and_then(serde_json::from_value::<Vec<ContentBlock>>)
         .unwrap_or_else(|error| {
             vec![ContentBlock::text(format!(
