@@ -7,6 +7,7 @@ Each check prints `ok <name>` or `FAILED <name>: <why>`; the last line is
 
 import asyncio
 import json
+import logging
 import os
 import sys
 import traceback
@@ -24,6 +25,21 @@ TOKENS = {
 EXTERNAL_TOOLS = ["create_tasks", "get_tasks", "update_tasks"]
 
 results = []
+
+
+class Warnings(logging.Handler):
+    """What the SDK warns about (an unlisted tool's result, say): must be nothing."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+sdk_warnings = Warnings()
+logging.getLogger("mcp").addHandler(sdk_warnings)
 
 
 asked = []
@@ -107,6 +123,12 @@ async def main():
                 assert text(hidden) == "unknown tool `delete_tasks`", text(hidden)
                 assert text(missing) == "unknown tool `delete_tazks`", text(missing)
 
+        async def an_alias_names_the_tool_to_call():
+            async with client("internal", TOKENS["internal"], mode) as mcp:
+                by_alias = await mcp.call_tool("fetch_memory", {"id": 1})
+                assert by_alias.is_error, by_alias
+                assert text(by_alias) == "unknown tool `fetch_memory`; did you mean `get_memories`?", text(by_alias)
+
         async def a_wrong_token_is_refused():
             try:
                 async with client("external", "not-the-token", mode) as mcp:
@@ -138,7 +160,9 @@ async def main():
                     # No input-required results before 2026-07-28: the pending
                     # approval is the result, for the application to resume.
                     assert asked == [], asked
-                    pending = deleted.structured_content["pending_approval"]
+                    # Not structured content: that must match the output schema.
+                    assert deleted.structured_content is None, deleted
+                    pending = deleted.meta["toolkit/pending_approval"]
                     assert pending["tool"] == "delete_memories", pending
                     assert pending["arguments"] == {"ids": [memory]}, pending
                 else:
@@ -154,9 +178,15 @@ async def main():
             calls_a_tool,
             bad_arguments_are_a_tool_error,
             a_tool_outside_the_view_is_unknown,
+            an_alias_names_the_tool_to_call,
             a_wrong_token_is_refused,
         ]:
             await check(f"{body.__name__} [{mode}]", body)
+
+    async def the_sdk_warned_about_nothing():
+        assert sdk_warnings.messages == [], sdk_warnings.messages
+
+    await check("the_sdk_warned_about_nothing", the_sdk_warned_about_nothing)
 
     failed = sum(1 for _, detail in results if detail is not None)
     print(f"python mcp client: {len(results) - failed} passed, {failed} failed")

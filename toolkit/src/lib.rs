@@ -68,6 +68,7 @@
 pub mod approval;
 pub mod binding;
 pub mod catalog;
+pub mod content;
 mod context;
 pub mod diagnostics;
 mod dispatch;
@@ -78,6 +79,7 @@ mod error;
 pub mod mcp;
 mod observe;
 mod preview;
+mod progress;
 pub mod prompt;
 mod registry;
 mod render;
@@ -104,6 +106,7 @@ pub mod __private;
 pub use binding::Binding;
 pub use context::{Context, State};
 pub use preview::Preview;
+pub use progress::{Progress, ProgressUpdate};
 pub use tool::{Scope, Tier, Tool};
 #[doc(inline)]
 #[doc = include_str!("tool_attribute.md")]

@@ -12,6 +12,8 @@
 //! tools (`delete_memories`) wait for a human: over MCP the client's user accepts
 //! or declines (see [`toolkit::mcp::McpServer::approvals`]).
 
+use std::fmt::Write as _;
+
 use example_assistant::AssistantState;
 use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore, SqliteApprovalStore};
 use toolkit::mcp::{Caller, Grant, McpHttp, McpServer};
@@ -57,16 +59,26 @@ impl Settings {
         })
     }
 
-    /// Demo keys and an in-memory store: for tests and trying things out.
-    #[must_use]
-    pub fn demo() -> Self {
+    /// Random keys of this process and an in-memory store: for tests and trying
+    /// things out. Nothing is ever signed with a key anyone else knows.
+    pub fn ephemeral() -> Result<Self, String> {
         Self::new(
-            b"demo approval key, at least 32 bytes long",
-            b"demo request-state key, 32 bytes or more",
+            random_secret()?.as_bytes(),
+            random_secret()?.as_bytes(),
             None,
         )
-        .unwrap_or_else(|error| unreachable!("an in-memory store can't fail: {error}"))
     }
+}
+
+/// 32 random bytes from the operating system, as 64 hex digits: a key or a token.
+pub fn random_secret() -> Result<String, String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|error| error.to_string())?;
+    let mut hex = String::with_capacity(64);
+    for byte in bytes {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    Ok(hex)
 }
 
 /// The access hook: the caller's view and the context its calls run with, built

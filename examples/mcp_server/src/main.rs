@@ -6,14 +6,18 @@
 //! ```
 //!
 //! Over HTTP each client kind has its endpoint and bearer token; the tokens come
-//! from `MCP_TOKEN_INTERNAL`, `MCP_TOKEN_COPILOT` and `MCP_TOKEN_EXTERNAL`
-//! (demo defaults `internal-token`, `copilot-token`, `external-token`). Once
+//! from `MCP_TOKEN_INTERNAL`, `MCP_TOKEN_COPILOT` and `MCP_TOKEN_EXTERNAL`. An
+//! unset one is generated at random for this run and printed on stderr (there are
+//! no default tokens: a known token would open the server to anyone). Once
 //! listening, the server prints `listening on http://ADDR` on stdout.
 //!
 //! Approvals are signed with `MCP_APPROVAL_KEY` and sealed into MCP `requestState`
-//! with `MCP_REQUEST_STATE_KEY` (demo defaults; each at least 32 bytes). Processes
-//! that share these keys and `--approvals-db` serve the same endpoints: an approval
-//! asked for by one is resumed by any, and runs once.
+//! with `MCP_REQUEST_STATE_KEY` (each at least 32 bytes; `openssl rand -hex 32`
+//! makes one). Unset, each is a random key of this process, said on stderr: its
+//! approvals can't outlive it. Processes that share these keys and
+//! `--approvals-db` serve the same endpoints (an approval asked for by one is
+//! resumed by any, and runs once), so `--approvals-db` refuses to start without
+//! both keys.
 
 use std::io::Write as _;
 
@@ -54,15 +58,26 @@ async fn main() {
 }
 
 fn settings(store: Option<&str>) -> Settings {
-    let key = |name: &str, demo: &str| std::env::var(name).unwrap_or_else(|_| demo.to_owned());
-    let approval_key = key(
-        "MCP_APPROVAL_KEY",
-        "demo approval key, at least 32 bytes long",
-    );
-    let request_state_key = key(
-        "MCP_REQUEST_STATE_KEY",
-        "demo request-state key, 32 bytes or more",
-    );
+    let key = |name: &str| match std::env::var(name) {
+        Ok(key) if key.len() >= 32 => key,
+        Ok(_) => fail(&format!(
+            "mcp_server: {name} is shorter than 32 bytes; `openssl rand -hex 32` makes a key"
+        )),
+        // Other processes sharing the store could not verify what this one signs.
+        Err(_) if store.is_some() => fail(&format!(
+            "mcp_server: --approvals-db needs {name}, the same in every process sharing the \
+             store (at least 32 bytes; `openssl rand -hex 32` makes one)"
+        )),
+        Err(_) => {
+            eprintln!(
+                "mcp_server: {name} is not set: using a random key for this process; \
+                 its pending approvals can't be resumed by another process or after a restart"
+            );
+            random_secret()
+        }
+    };
+    let approval_key = key("MCP_APPROVAL_KEY");
+    let request_state_key = key("MCP_REQUEST_STATE_KEY");
     Settings::new(
         approval_key.as_bytes(),
         request_state_key.as_bytes(),
@@ -71,10 +86,23 @@ fn settings(store: Option<&str>) -> Settings {
     .unwrap_or_else(|error| fail(&format!("mcp_server: the approval store: {error}")))
 }
 
+/// 32 random bytes from the operating system, as hex.
+fn random_secret() -> String {
+    example_mcp_server::random_secret()
+        .unwrap_or_else(|error| fail(&format!("mcp_server: no randomness: {error}")))
+}
+
 async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
     let token = |kind: &str| {
-        std::env::var(format!("MCP_TOKEN_{}", kind.to_uppercase()))
-            .unwrap_or_else(|_| format!("{kind}-token"))
+        let name = format!("MCP_TOKEN_{}", kind.to_uppercase());
+        std::env::var(&name).unwrap_or_else(|_| {
+            let token = random_secret();
+            eprintln!(
+                "mcp_server: {name} is not set: the `{kind}` endpoint's token for this run is \
+                 {token} (set {name} to choose it)"
+            );
+            token
+        })
     };
     let tokens = CLIENTS.map(|(kind, _)| token(kind));
     let router = http_router(

@@ -80,7 +80,7 @@ fn stateless() -> ClientLifecycleMode {
 async fn serve_in_process() -> String {
     let router = example_mcp_server::http_router(
         AssistantState::new(),
-        Settings::demo(),
+        Settings::ephemeral().unwrap(),
         ["internal-token", "copilot-token", "external-token"],
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -168,6 +168,45 @@ fn already_used() -> String {
     toolkit::ToolError::from(toolkit::approval::ApprovalError::AlreadyUsed).to_string()
 }
 
+/// A 2025-11-25 client over a transport that carries its answers (stdio here):
+/// the pending approval is asked of its user with `elicitation/create` in the same
+/// request, and the answer resumes the call through the signed, claimed path.
+#[tokio::test]
+async fn a_handshake_client_that_elicits_is_asked_in_the_same_request() {
+    for accepts in [true, false] {
+        let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+        let server = example_mcp_server::stdio_server(
+            "internal",
+            AssistantState::new(),
+            Settings::ephemeral().unwrap(),
+        );
+        tokio::spawn(async move {
+            if let Ok(running) = rmcp::ServiceExt::serve(server, server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = User { accepts }
+            .serve_with_lifecycle(client_io, ClientLifecycleMode::Initialize)
+            .await
+            .unwrap();
+        remember(&client).await;
+        let result = client.call_tool(forget()).await.unwrap();
+        let after = client
+            .call_tool(call("get_memories", json!({"id": 1})))
+            .await
+            .unwrap();
+        if accepts {
+            assert_eq!(result.is_error, Some(false), "{result:?}");
+            assert_eq!(result.structured_content, Some(json!({"deleted": [1]})));
+            assert_eq!(text(&after), "no memory with id 1");
+        } else {
+            assert_eq!(result.is_error, Some(true), "{result:?}");
+            assert_eq!(text(&result), common_denied());
+            assert_eq!(after.is_error, Some(false), "{after:?}");
+        }
+    }
+}
+
 fn common_denied() -> String {
     toolkit::ToolError::Denied {
         message: "the user declined the call".to_owned(),
@@ -227,10 +266,13 @@ async fn an_older_client_gets_the_pending_approval_as_the_result() {
         tool: "delete_memories".to_owned(),
     };
     assert_eq!(text(&pending), required.to_string());
-    let body = pending.structured_content.unwrap();
-    assert_eq!(body["pending_approval"]["tool"], "delete_memories");
-    assert_eq!(body["pending_approval"]["principal"], "internal");
-    assert_eq!(body["pending_approval"]["arguments"], json!({"ids": [1]}));
+    // No structured content: it would have to match the tool's output schema.
+    assert_eq!(pending.structured_content, None);
+    let meta = pending.meta.unwrap();
+    let body = &meta.0[toolkit::mcp::META_PENDING_APPROVAL];
+    assert_eq!(body["tool"], "delete_memories");
+    assert_eq!(body["principal"], "internal");
+    assert_eq!(body["arguments"], json!({"ids": [1]}));
 }
 
 /// A server process of the example, killed when dropped.
@@ -246,11 +288,44 @@ impl Drop for Server {
     }
 }
 
+/// The keys every process sharing a store is given (test values).
+const SHARED_APPROVAL_KEY: &str = "approval key shared by the test processes";
+const SHARED_REQUEST_STATE_KEY: &str = "request-state key shared by the test processes";
+
+#[test]
+fn a_shared_store_without_shared_keys_refuses_to_start() {
+    let store = std::env::temp_dir().join(format!("mcp-no-keys-{}.sqlite3", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp_server"))
+        .args(["http", "--addr", "127.0.0.1:0", "--approvals-db"])
+        .arg(&store)
+        .env("MCP_TOKEN_INTERNAL", "internal-token")
+        .env_remove("MCP_APPROVAL_KEY")
+        .env("MCP_REQUEST_STATE_KEY", SHARED_REQUEST_STATE_KEY)
+        .output()
+        .expect("the example binary runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr).trim_end(),
+        "mcp_server: --approvals-db needs MCP_APPROVAL_KEY, the same in every process sharing \
+         the store (at least 32 bytes; `openssl rand -hex 32` makes one)"
+    );
+    assert!(output.stdout.is_empty());
+    let short = Command::new(env!("CARGO_BIN_EXE_mcp_server"))
+        .args(["stdio"])
+        .env("MCP_APPROVAL_KEY", "short")
+        .output()
+        .expect("the example binary runs");
+    assert_eq!(short.status.code(), Some(2));
+    let _ = std::fs::remove_file(&store);
+}
+
 fn start_process(store: &std::path::Path) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp_server"))
         .args(["http", "--addr", "127.0.0.1:0", "--approvals-db"])
         .arg(store)
         .env("MCP_TOKEN_INTERNAL", "internal-token")
+        .env("MCP_APPROVAL_KEY", SHARED_APPROVAL_KEY)
+        .env("MCP_REQUEST_STATE_KEY", SHARED_REQUEST_STATE_KEY)
         .stdout(Stdio::piped())
         .spawn()
         .expect("the example binary starts");

@@ -19,7 +19,7 @@ const TOKENS: [&str; 3] = ["internal-secret", "copilot-secret", "external-secret
 async fn serve() -> std::net::SocketAddr {
     let router = example_mcp_server::http_router(
         AssistantState::new(),
-        example_mcp_server::Settings::demo(),
+        example_mcp_server::Settings::ephemeral().unwrap(),
         TOKENS,
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -94,9 +94,8 @@ async fn calls_dispatch_through_the_view() {
         .await
         .unwrap();
     assert_eq!(created.is_error, Some(false), "{created:?}");
-    // An alias of a tool in the view works like its name.
     let read = external
-        .call_tool(call("get_task", json!({"id": 1})))
+        .call_tool(call("get_tasks", json!({"id": 1})))
         .await
         .unwrap();
     assert_eq!(
@@ -153,9 +152,40 @@ async fn a_tool_outside_the_view_is_answered_like_an_unknown_tool() {
     assert!(names(&tools).contains(&"delete_tasks"));
 }
 
+#[tokio::test]
+async fn an_alias_is_neither_listed_nor_run_and_names_the_tool_to_call() {
+    let addr = serve().await;
+    for lifecycle in [ClientLifecycleMode::Initialize, stateless()] {
+        let internal = connect(addr, "internal", TOKENS[0], lifecycle).await;
+        let tools = internal.list_all_tools().await.unwrap();
+        assert!(names(&tools).contains(&"get_memories"));
+        assert!(!names(&tools).contains(&"fetch_memory"));
+        let by_alias = internal
+            .call_tool(call("fetch_memory", json!({"id": 1})))
+            .await
+            .unwrap();
+        assert_eq!(by_alias.is_error, Some(true));
+        assert_eq!(
+            text(&by_alias),
+            "unknown tool `fetch_memory`; did you mean `get_memories`?"
+        );
+        assert_eq!(by_alias.structured_content, None);
+    }
+}
+
 /// Sends one raw `tools/list` POST and gives the status line.
 async fn raw_status(addr: std::net::SocketAddr, path: &str, authorization: Option<&str>) -> String {
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    raw_post(addr, path, authorization, body).await.0
+}
+
+/// Sends one raw POST; gives the status line and the body.
+async fn raw_post(
+    addr: std::net::SocketAddr,
+    path: &str,
+    authorization: Option<&str>,
+    body: &str,
+) -> (String, String) {
     let authorization =
         authorization.map_or(String::new(), |value| format!("Authorization: {value}\r\n"));
     let request = format!(
@@ -168,7 +198,67 @@ async fn raw_status(addr: std::net::SocketAddr, path: &str, authorization: Optio
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).await.unwrap();
-    response.lines().next().unwrap_or_default().to_owned()
+    let status = response.lines().next().unwrap_or_default().to_owned();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, body)| body)
+        .to_owned();
+    (status, body)
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_one_json_rpc_message_is_400_with_a_json_rpc_error() {
+    let addr = serve().await;
+    let auth = Some("Bearer internal-secret");
+    let error = |body: &str| serde_json::from_str::<serde_json::Value>(body).unwrap();
+    let (status, body) = raw_post(addr, "/mcp/internal", auth, "{not json").await;
+    assert_eq!(status, "HTTP/1.1 400 Bad Request");
+    let body = error(&body);
+    assert_eq!(body["jsonrpc"], "2.0");
+    assert_eq!(body["id"], json!(null));
+    assert_eq!(body["error"]["code"], -32700);
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Parse error: key must be a string"),
+        "{body}"
+    );
+    let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#;
+    let (status, body) = raw_post(addr, "/mcp/internal", auth, batch).await;
+    assert_eq!(status, "HTTP/1.1 400 Bad Request");
+    assert_eq!(
+        error(&body),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600,
+            "message": "Invalid Request: batch requests are not supported"}})
+    );
+    let (status, body) = raw_post(addr, "/mcp/internal", auth, r#"{"id": 1}"#).await;
+    assert_eq!(status, "HTTP/1.1 400 Bad Request");
+    assert_eq!(error(&body)["error"]["code"], -32600);
+    // The token is still checked first.
+    let (status, _) = raw_post(addr, "/mcp/internal", None, "{not json").await;
+    assert_eq!(status, "HTTP/1.1 401 Unauthorized");
+}
+
+#[tokio::test]
+async fn a_call_without_a_name_is_invalid_params() {
+    let addr = serve().await;
+    let auth = Some("Bearer internal-secret");
+    let request = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{}}}"#;
+    let (status, body) = raw_post(addr, "/mcp/internal", auth, request).await;
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["id"], 7);
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    assert_eq!(
+        body["error"]["message"],
+        "invalid params for `tools/call`: missing field `name`"
+    );
+    // A method the protocol does not have is still "method not found".
+    let request = r#"{"jsonrpc":"2.0","id":8,"method":"tools/frobnicate","params":{}}"#;
+    let (_, body) = raw_post(addr, "/mcp/internal", auth, request).await;
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["error"]["code"], -32601, "{body}");
 }
 
 #[tokio::test]

@@ -55,6 +55,11 @@ impl Grant {
         self.tools.as_ref()
     }
 
+    /// The context, to add what the transport knows of the request.
+    pub(crate) fn context_mut(&mut self) -> &mut Context {
+        &mut self.context
+    }
+
     /// The context calls run with.
     #[must_use]
     pub fn context(&self) -> &Context {
@@ -104,6 +109,13 @@ pub trait ToolSet: Send + Sync {
     /// does not exist, with suggestions only from the set.
     fn call<'a>(&'a self, name: &'a str, arguments: &'a str, ctx: &'a Context) -> CallFuture<'a>;
 
+    /// The tool `name` (or an alias of it) refers to, if it is in the set. The
+    /// default looks through [`ToolSet::tools`].
+    fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        self.tools()
+            .find(|tool| tool.name == name || tool.aliases.contains(&name))
+    }
+
     /// Who approvals are bound to, when the set takes approvals.
     fn principal(&self) -> Option<&str> {
         None
@@ -132,6 +144,10 @@ pub trait ToolSet: Send + Sync {
 impl ToolSet for View<'static> {
     fn tools(&self) -> Box<dyn Iterator<Item = &RegisteredTool> + '_> {
         Box::new(self.iter())
+    }
+
+    fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        View::get(self, name)
     }
 
     fn call<'a>(&'a self, name: &'a str, arguments: &'a str, ctx: &'a Context) -> CallFuture<'a> {

@@ -381,10 +381,19 @@ fn response(result: CallToolResult) -> Response {
             .join("\n")
     };
     if result.is_error == Some(true) {
+        // A toolkit server's error: its message from `_meta` (from
+        // `structuredContent` in servers before that), else the text blocks.
         let message = result
-            .structured_content
+            .meta
             .as_ref()
-            .and_then(|content| content.pointer("/error/message"))
+            .and_then(|meta| meta.0.get(super::META_ERROR))
+            .and_then(|error| error.get("message"))
+            .or_else(|| {
+                result
+                    .structured_content
+                    .as_ref()
+                    .and_then(|content| content.pointer("/error/message"))
+            })
             .and_then(Value::as_str)
             .map_or_else(text, str::to_owned);
         return Response::Error(ToolError::failed(message).with_nonempty_message());
@@ -737,8 +746,16 @@ mod tests {
             Response::Error(ToolError::failed("no such page"))
         );
         // A toolkit server's error JSON: its message, not the text block.
-        error.structured_content = Some(json!({"error": {"kind": "failed", "message": "gone"}}));
-        assert_eq!(response(error), Response::Error(ToolError::failed("gone")));
+        let mut older = error.clone();
+        older.structured_content = Some(json!({"error": {"kind": "failed", "message": "gone"}}));
+        assert_eq!(response(older), Response::Error(ToolError::failed("gone")));
+        let mut meta = Map::new();
+        meta.insert(
+            crate::mcp::META_ERROR.to_owned(),
+            json!({"kind": "failed", "message": "went"}),
+        );
+        error.meta = Some(rmcp::model::MetaObject(meta));
+        assert_eq!(response(error), Response::Error(ToolError::failed("went")));
     }
 
     #[test]

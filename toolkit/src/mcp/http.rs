@@ -95,6 +95,9 @@ impl McpHttp {
                 endpoint.client,
                 Arc::clone(&self.access),
                 self.request_state.clone(),
+                // Stateless: a client's answer to a request sent mid-call would
+                // arrive as a new HTTP request, with no call to return to.
+                false,
             );
             let service = StreamableHttpService::new(
                 move || Ok(server.clone()),
@@ -102,8 +105,12 @@ impl McpHttp {
                 self.config.clone(),
             );
             let token = endpoint.token;
+            let limit = self.config.max_request_body_bytes;
             let guarded = Router::new()
                 .fallback_service(service)
+                .layer(axum::middleware::from_fn(
+                    move |request: Request, next: Next| json_rpc_errors(limit, request, next),
+                ))
                 .layer(axum::middleware::from_fn(
                     move |request: Request, next: Next| {
                         let token = Arc::clone(&token);
@@ -144,6 +151,67 @@ async fn require_token(expected: &str, request: Request, next: Next) -> Response
         )
             .into_response()
     }
+}
+
+/// Answers a POST body that is not one JSON-RPC message with HTTP 400 and a
+/// JSON-RPC error, as the transport specifies: `-32700 parse error` for text that
+/// is not JSON, `-32600 invalid request` for a batch (an array: the protocol has
+/// had none since 2025-06-18) or an object that is not a JSON-RPC message. rmcp
+/// answers all three with `415` and plain text; its answer is replaced only then,
+/// so a well-formed request is parsed once, by rmcp.
+async fn json_rpc_errors(limit: usize, request: Request, next: Next) -> Response {
+    let is_json = request
+        .headers()
+        .get(::http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            value
+                .split(';')
+                .next()
+                .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+        });
+    if request.method() != ::http::Method::POST || !is_json {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+        return (
+            ::http::StatusCode::PAYLOAD_TOO_LARGE,
+            format!("Payload Too Large: request body exceeds {limit} bytes"),
+        )
+            .into_response();
+    };
+    let response = next
+        .run(Request::from_parts(
+            parts,
+            axum::body::Body::from(bytes.clone()),
+        ))
+        .await;
+    if response.status() != ::http::StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return response;
+    }
+    let (code, message) = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Err(error) => (-32700, format!("Parse error: {error}")),
+        Ok(serde_json::Value::Array(_)) => (
+            -32600,
+            "Invalid Request: batch requests are not supported".to_owned(),
+        ),
+        Ok(_) => (
+            -32600,
+            "Invalid Request: not a JSON-RPC 2.0 request, notification or response".to_owned(),
+        ),
+    };
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": code, "message": message},
+    });
+    (
+        ::http::StatusCode::BAD_REQUEST,
+        [(::http::header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 /// The token of an `Authorization: Bearer <token>` header.

@@ -45,6 +45,7 @@ mod access;
 #[cfg(feature = "mcp-client")]
 mod external;
 mod http;
+mod request;
 mod server;
 
 pub use access::{Access, Caller, Grant, Selection, ToolSet};
@@ -55,7 +56,8 @@ pub use external::{
     unescape,
 };
 pub use http::McpHttp;
-pub use server::McpServer;
+pub use request::McpRequest;
+pub use server::{META_ERROR, META_PENDING_APPROVAL, META_PREVIEW, McpServer};
 
 /// The rmcp crate this module is built on, for applications that need its types
 /// (a custom transport, the client).

@@ -44,19 +44,24 @@ struct Inner {
     /// Seals pending approvals into `requestState`; `None`: approvals are returned
     /// as results for the application to resume out of band.
     request_state: Option<Arc<RequestStateCodec>>,
+    /// Whether the transport carries a client's answer to a request this server
+    /// sends during a call (stdio, HTTP with sessions); the stateless HTTP
+    /// endpoints do not.
+    server_requests: bool,
 }
 
 impl McpServer {
     /// A server for clients of kind `client` (`internal`, `copilot`, ...) whose
     /// tools and context come from `access`, per request.
     pub fn new(client: impl Into<Arc<str>>, access: impl Access) -> Self {
-        Self::with_access(client.into(), Arc::new(access), None)
+        Self::with_access(client.into(), Arc::new(access), None, true)
     }
 
     pub(crate) fn with_access(
         client: Arc<str>,
         access: Arc<dyn Access>,
         request_state: Option<Arc<RequestStateCodec>>,
+        server_requests: bool,
     ) -> Self {
         McpServer {
             inner: Arc::new(Inner {
@@ -65,6 +70,7 @@ impl McpServer {
                 implementation: Implementation::new("toolkit", env!("CARGO_PKG_VERSION")),
                 entries: RwLock::default(),
                 request_state,
+                server_requests,
             }),
         }
     }
@@ -88,6 +94,7 @@ impl McpServer {
             Arc::clone(&self.inner.client),
             Arc::clone(&self.inner.access),
             Some(codec),
+            self.inner.server_requests,
         ))
     }
 
@@ -144,6 +151,14 @@ impl McpServer {
         let entry = match tool.render(Dialect::Mcp) {
             Ok(value) => serde_json::from_value(value)
                 .map(|mut entry: rmcp::model::Tool| {
+                    // A rich result is content blocks, not one JSON shape.
+                    if entry
+                        .output_schema
+                        .as_deref()
+                        .is_some_and(crate::content::is_contents_schema)
+                    {
+                        entry.output_schema = None;
+                    }
                     // The definition's strings live as long as the process (a
                     // `#[tool]`'s, or an interned runtime tool's): borrowed, the
                     // clone every `tools/list` makes copies no text.
@@ -171,6 +186,143 @@ impl McpServer {
             .unwrap_or_else(PoisonError::into_inner)
             .insert(key, entry.clone());
         entry
+    }
+}
+
+impl McpServer {
+    /// Puts what the transport knows of this request in the call's context: the
+    /// client's progress token as a [`Progress`](crate::Progress), and the request
+    /// itself as an [`McpRequest`](super::McpRequest).
+    fn equip(&self, grant: &mut Grant, context: &RequestContext<RoleServer>) {
+        let can_ask = self.inner.server_requests && !is_stateless_revision(context);
+        if let Some(token) = context.meta.get_progress_token() {
+            let peer = context.peer.clone();
+            grant
+                .context_mut()
+                .insert(crate::Progress::from_async(move |update| {
+                    let peer = peer.clone();
+                    let mut param =
+                        rmcp::model::ProgressNotificationParam::new(token.clone(), update.progress);
+                    param.total = update.total;
+                    param.message = update.message;
+                    async move {
+                        if let Err(error) = peer.notify_progress(param).await {
+                            tracing::debug!(%error, "a progress notification was not sent");
+                        }
+                    }
+                }));
+        }
+        grant.context_mut().insert(super::McpRequest {
+            peer: context.peer.clone(),
+            can_ask,
+        });
+    }
+
+    /// Runs one `tools/call`: resumes a sealed approval, refuses an alias, or
+    /// dispatches; a call left pending asks for approval where the client can
+    /// answer.
+    async fn dispatch(
+        &self,
+        grant: &Grant,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // Arguments built in code may nest deeper than the stack: refused before
+        // serializing them (whatever came as JSON text is within this bound).
+        if let Some(arguments) = &request.arguments
+            && let Err(error) = crate::dispatch::limits::check_members(
+                arguments,
+                crate::dispatch::limits::TEXT_DEPTH,
+            )
+        {
+            return Ok(CallToolResponse::Complete(call_result(Response::Error(
+                error,
+            ))));
+        }
+        let arguments = match &request.arguments {
+            Some(arguments) => serde_json::to_string(arguments)
+                .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?,
+            None => String::new(),
+        };
+        let response = match &request.request_state {
+            Some(sealed) => self.resume(grant, request, sealed).await?,
+            // An alias is not listed, and not run over MCP: a host asks its user
+            // for permission per listed name, and checks results against the
+            // listed output schema, so a call by an unlisted name would bypass
+            // both. The error names the tool to call.
+            None if is_alias(grant.tools(), &request.name) => {
+                Response::Error(crate::ToolError::UnknownTool {
+                    name: request.name.to_string(),
+                    suggestion: grant
+                        .tools()
+                        .get(&request.name)
+                        .map(|tool| tool.name.to_owned()),
+                })
+            }
+            None => {
+                let response = grant
+                    .tools()
+                    .call(&request.name, &arguments, grant.context())
+                    .await;
+                match response {
+                    Response::Pending(pending) => {
+                        if let Some(input) =
+                            self.ask_for_approval(grant, request, &pending, context)
+                        {
+                            tracing::Span::current().record("outcome", "input_required");
+                            return Ok(CallToolResponse::InputRequired(input));
+                        }
+                        self.elicit_approval(grant, pending, context).await
+                    }
+                    other => other,
+                }
+            }
+        };
+        tracing::Span::current().record("outcome", outcome(&response));
+        Ok(CallToolResponse::Complete(call_result(response)))
+    }
+
+    /// A pending approval asked of a 2025-11-25 client's user with
+    /// `elicitation/create` in the same request, when the client can elicit and
+    /// the transport carries its answer back; else the pending approval itself.
+    /// The decision goes through the same signed, claimed resume as every other
+    /// path: the tool runs at most once.
+    async fn elicit_approval(
+        &self,
+        grant: &Grant,
+        pending: Box<PendingApproval>,
+        context: &RequestContext<RoleServer>,
+    ) -> Response {
+        let elicits = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        let Some(request) = grant.context().get::<super::McpRequest>() else {
+            return Response::Pending(pending);
+        };
+        if !elicits || !request.can_ask() {
+            return Response::Pending(pending);
+        }
+        let answer = request
+            .elicit(
+                approval_question(&pending),
+                serde_json::json!({"type": "object", "properties": {}}),
+            )
+            .await;
+        let decision = match answer.map(|answer| answer.action) {
+            Ok(rmcp::model::ElicitationAction::Accept) => Decision::Approve,
+            Ok(rmcp::model::ElicitationAction::Decline) => {
+                Decision::Deny("the user declined the call".to_owned())
+            }
+            Ok(_) => Decision::Deny("the user dismissed the approval request".to_owned()),
+            Err(error) => {
+                tracing::info!(%error, "the approval could not be elicited; answered as pending");
+                return Response::Pending(pending);
+            }
+        };
+        grant
+            .tools()
+            .resume(&pending, decision, grant.context())
+            .await
     }
 }
 
@@ -205,11 +357,7 @@ impl McpServer {
             )
             .map_err(|error| tracing::error!(%error, "could not seal a pending approval"))
             .ok()?;
-        let message = format!(
-            "Allow `{}` to run with {}? It has not run yet.",
-            pending.tool,
-            crate::approval::canonical_json(&pending.arguments)
-        );
+        let message = approval_question(pending);
         let schema =
             serde_json::from_value(serde_json::json!({"type": "object", "properties": {}}))
                 .map_err(|error| tracing::error!(%error, "could not build the approval form"))
@@ -291,6 +439,39 @@ impl McpServer {
     }
 }
 
+/// The request methods of the protocol: rmcp parses their params into typed
+/// requests, so one that reaches [`ServerHandler::on_custom_request`] has params
+/// that don't fit.
+const PROTOCOL_METHODS: [&str; 13] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+];
+
+/// What the user is asked about a pending approval.
+fn approval_question(pending: &PendingApproval) -> String {
+    format!(
+        "Allow `{}` to run with {}? It has not run yet.",
+        pending.tool,
+        crate::approval::canonical_json(&pending.arguments)
+    )
+}
+
+/// Whether `name` is an alias (not the name) of a tool in `tools`.
+fn is_alias(tools: &dyn super::ToolSet, name: &str) -> bool {
+    tools.get(name).is_some_and(|tool| tool.name != name)
+}
+
 /// The outcome a span records: `ok`, `pending_approval`, or the error's kind.
 fn outcome(response: &Response) -> &'static str {
     match response {
@@ -317,45 +498,142 @@ fn is_stateless_revision(context: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
+/// The `_meta` key of an error result's error (`{"kind", "message"}`).
+pub const META_ERROR: &str = "toolkit/error";
+/// The `_meta` key of a `confirm` tool's preview (the call did not act).
+pub const META_PREVIEW: &str = "toolkit/preview";
+/// The `_meta` key of a pending approval (the call waits for a human).
+pub const META_PENDING_APPROVAL: &str = "toolkit/pending_approval";
+
 /// The MCP result of a toolkit response: a result as structured content plus its
-/// JSON text; a tool error as `isError: true` with the message the model reads.
+/// JSON text; anything else as `isError: true` with the text the model reads.
+///
+/// An error, a preview and a pending approval carry no `structuredContent`: a
+/// tool's `outputSchema` describes what it returns when it runs, and clients check
+/// structured content against it even on error results (the TypeScript SDK
+/// rejects the whole result when it does not match, so the model would never see
+/// the message). The specification asks structured content to conform to the
+/// output schema and puts no such rule on `_meta`, so the machine-readable detail
+/// goes there, under [`META_ERROR`], [`META_PREVIEW`] and
+/// [`META_PENDING_APPROVAL`].
 fn call_result(response: Response) -> CallToolResult {
+    let flagged = |text: String, key: &str, detail: serde_json::Value| {
+        let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
+        let mut meta = serde_json::Map::new();
+        meta.insert(key.to_owned(), detail);
+        result.meta = Some(rmcp::model::MetaObject(meta));
+        result
+    };
     match response {
-        Response::Result(value) => CallToolResult::structured(value),
-        // The tool has not run, so its output schema does not apply (clients check
-        // it on results): an error result saying so, with the pending approval for
-        // an application that resumes it out of band.
+        Response::Result(value) => match crate::content::Contents::from_result(&value) {
+            Some((items, structured)) => rich_result(&items, structured),
+            None => CallToolResult::structured(value),
+        },
+        // The tool has not run: an error result saying so, with the pending
+        // approval for an application that resumes it out of band.
         Response::Pending(pending) => {
             let message = crate::ToolError::ApprovalRequired {
                 tool: pending.tool.clone(),
             }
             .to_string();
-            let mut result = CallToolResult::error(vec![ContentBlock::text(message)]);
-            result.structured_content = Some(Response::Pending(pending).to_json());
-            result
+            let detail = unwrap_json(Response::Pending(pending).into_json());
+            flagged(message, META_PENDING_APPROVAL, detail)
         }
         Response::Error(error) => {
-            let mut result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
-            result.structured_content = Some(Response::Error(error).to_json());
-            result
+            let message = error.to_string();
+            let detail = unwrap_json(Response::Error(error).into_json());
+            flagged(message, META_ERROR, detail)
         }
         // A `confirm` tool called without `confirmed: true` has not acted either:
-        // like a pending approval, its preview does not fit the output schema that
-        // clients check results against, so it is flagged, with the preview (message
-        // and items) as the text the model reads and as structured content.
+        // flagged, with the preview (message and items) as the text the model
+        // reads.
         Response::Preview(preview) => {
             let json = preview.to_json();
-            let mut result = CallToolResult::error(vec![ContentBlock::text(json.to_string())]);
-            result.structured_content = Some(json);
-            result
+            flagged(json.to_string(), META_PREVIEW, json)
         }
     }
 }
 
+/// A [`Contents`](crate::content::Contents) result: its blocks as MCP content,
+/// its structured value (if any) as `structuredContent`.
+fn rich_result(
+    items: &[crate::content::Content],
+    structured: Option<serde_json::Value>,
+) -> CallToolResult {
+    let blocks = serde_json::to_value(items)
+        .and_then(serde_json::from_value::<Vec<ContentBlock>>)
+        .unwrap_or_else(|error| {
+            vec![ContentBlock::text(format!(
+                "the tool's content could not be sent: {error}"
+            ))]
+        });
+    let mut result = CallToolResult::success(blocks);
+    result.structured_content = structured;
+    result
+}
+
+/// The body of a one-key object (`{"error": body}` -> `body`).
+fn unwrap_json(json: serde_json::Value) -> serde_json::Value {
+    match json {
+        serde_json::Value::Object(object) if object.len() == 1 => object
+            .into_iter()
+            .next()
+            .map_or(serde_json::Value::Null, |(_, body)| body),
+        other => other,
+    }
+}
+
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // logging: see `McpRequest`
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(self.inner.implementation.clone())
+        // Logging: tools send `notifications/message` through `McpRequest::log`.
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build(),
+        )
+        .with_server_info(self.inner.implementation.clone())
+    }
+
+    /// Accepted; the level is the client's to filter by (each request is served
+    /// on its own, so no level is kept between requests).
+    #[allow(deprecated)] // logging: see `McpRequest`
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Ok(())
+    }
+
+    /// rmcp hands over a request whose params don't fit the method's type as a
+    /// custom request: a method of the protocol with bad params is `-32602 invalid
+    /// params` (JSON-RPC's code for it), not `-32601 method not found`.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        if !PROTOCOL_METHODS.contains(&request.method.as_str()) {
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ));
+        }
+        let problem = match request.method.as_str() {
+            "tools/call" => request
+                .params_as::<CallToolRequestParams>()
+                .err()
+                .map(|error| error.to_string()),
+            _ => None,
+        };
+        let message = match problem {
+            Some(problem) => format!("invalid params for `{}`: {problem}", request.method),
+            None => format!("invalid params for `{}`", request.method),
+        };
+        Err(ErrorData::invalid_params(message, None))
     }
 
     async fn list_tools(
@@ -399,49 +677,31 @@ impl ServerHandler for McpServer {
             duration_us = tracing::field::Empty,
         );
         async {
-            let (grant, _) = self.grant(&context)?;
-            // Arguments built in code may nest deeper than the stack: refused before
-            // serializing them (whatever came as JSON text is within this bound).
-            if let Some(arguments) = &request.arguments
-                && let Err(error) = crate::dispatch::limits::check_members(
-                    arguments,
-                    crate::dispatch::limits::TEXT_DEPTH,
-                )
-            {
-                return Ok(CallToolResponse::Complete(call_result(Response::Error(
-                    error,
-                ))));
-            }
-            let arguments = match &request.arguments {
-                Some(arguments) => serde_json::to_string(arguments)
-                    .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?,
-                None => String::new(),
-            };
+            let (mut grant, _) = self.grant(&context)?;
+            self.equip(&mut grant, &context);
             let started = Instant::now();
-            let response = match &request.request_state {
-                Some(sealed) => self.resume(&grant, &request, sealed).await?,
-                None => {
-                    let response = grant
-                        .tools()
-                        .call(&request.name, &arguments, grant.context())
-                        .await;
-                    if let Response::Pending(pending) = &response
-                        && let Some(input) =
-                            self.ask_for_approval(&grant, &request, pending, &context)
-                    {
-                        tracing::Span::current().record("outcome", "input_required");
-                        return Ok(CallToolResponse::InputRequired(input));
-                    }
-                    response
+            let work = std::pin::pin!(self.dispatch(&grant, &request, &context));
+            let cancelled = std::pin::pin!(context.ct.cancelled());
+            let answer = match futures_util::future::select(work, cancelled).await {
+                futures_util::future::Either::Left((answer, _)) => answer,
+                // The client cancelled (`notifications/cancelled`) or went away:
+                // the tool's future is dropped here, at the await it was
+                // suspended on, so its destructors run and nothing after that
+                // point happens.
+                futures_util::future::Either::Right(((), _)) => {
+                    tracing::Span::current().record("outcome", "cancelled");
+                    Err(ErrorData::new(
+                        rmcp::model::ErrorCode(-32800),
+                        "the request was cancelled",
+                        None,
+                    ))
                 }
             };
-            let span = tracing::Span::current();
-            span.record("outcome", outcome(&response));
-            span.record(
+            tracing::Span::current().record(
                 "duration_us",
                 u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
             );
-            Ok(CallToolResponse::Complete(call_result(response)))
+            answer
         }
         .instrument(span)
         .await
@@ -476,8 +736,25 @@ mod tests {
             json!({
                 "resultType": "complete",
                 "content": [{"type": "text", "text": "no task with id 7"}],
-                "structuredContent": {"error": {"kind": "failed", "message": "no task with id 7"}},
                 "isError": true,
+                "_meta": {"toolkit/error": {"kind": "failed", "message": "no task with id 7"}},
+            })
+        );
+    }
+
+    #[test]
+    fn a_preview_is_flagged_and_carries_no_structured_content() {
+        let mut preview = crate::Preview::new("Delete 1 task?");
+        preview.items.push(json!({"id": 7}));
+        let result = call_result(Response::Preview(preview));
+        let body = json!({"requires_confirmation": true, "message": "Delete 1 task?", "items": [{"id": 7}]});
+        assert_eq!(
+            serde_json::to_value(&result).unwrap(),
+            json!({
+                "resultType": "complete",
+                "content": [{"type": "text", "text": body.to_string()}],
+                "isError": true,
+                "_meta": {"toolkit/preview": body},
             })
         );
     }

@@ -208,7 +208,7 @@ fn get_tasks() -> CallToolRequestParams {
 async fn main() {
     let toolkit_router = example_mcp_server::http_router(
         AssistantState::new(),
-        Settings::demo(),
+        Settings::ephemeral().expect("random keys"),
         ["internal-token", "copilot-token", "external-token"],
     );
     let toolkit_addr = serve(toolkit_router).await;

@@ -1,0 +1,304 @@
+//! The tools the official MCP conformance suite (`@modelcontextprotocol/conformance`)
+//! calls, written with `#[tool]` and served by `toolkit::mcp::McpServer`.
+//!
+//! ```text
+//! mcp_conformance http [--addr 127.0.0.1:0]   # streamable HTTP with sessions, at /mcp
+//! mcp_conformance stdio
+//! ```
+//!
+//! Over HTTP it serves rmcp's streamable HTTP transport with sessions (not
+//! `McpHttp`'s stateless endpoints): sampling and elicitation are requests to the
+//! client in the middle of a call, and only a session carries the client's
+//! answer back to that call. It has no bearer token (the suite can't send one)
+//! and accepts loopback `Host` names only; it prints `listening on
+//! http://ADDR/mcp` once listening. `tests/conformance.rs` runs the suite against
+//! it.
+
+#![allow(deprecated)] // Sampling and logging: deprecated for 2026-07-28, part of 2025-11-25.
+
+use std::io::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{CreateMessageRequestParams, LoggingLevel};
+use rmcp::transport::StreamableHttpServerConfig;
+use rmcp::transport::streamable_http_server::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde_json::{Value, json};
+use toolkit::content::{Audio, Contents, EmbeddedResource, Image};
+use toolkit::mcp::{Caller, Grant, McpRequest, McpServer};
+use toolkit::{Context, Progress, Scope, ToolError, tool};
+
+/// A 1x1 red PNG.
+const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+/// A WAV file with no samples (8 kHz, 8-bit mono).
+const EMPTY_WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+
+/// Returns a fixed text.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+fn test_simple_text() -> Contents {
+    Contents::new().text("This is a simple text response for testing.")
+}
+
+/// Returns a 1x1 red PNG image.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+fn test_image_content() -> Contents {
+    Contents::new().image(Image::new(RED_PIXEL_PNG, "image/png"))
+}
+
+/// Returns a short WAV sound.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+fn test_audio_content() -> Contents {
+    Contents::new().audio(Audio::new(EMPTY_WAV, "audio/wav"))
+}
+
+/// Returns an embedded text resource.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+fn test_embedded_resource() -> Contents {
+    Contents::new().resource(EmbeddedResource::text(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    ))
+}
+
+/// Returns text, an image and an embedded resource.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+fn test_multiple_content_types() -> Contents {
+    Contents::new()
+        .text("Multiple content types test:")
+        .image(Image::new(RED_PIXEL_PNG, "image/png"))
+        .resource(EmbeddedResource::text(
+            "test://mixed-content-resource",
+            "application/json",
+            r#"{"test":"data","value":123}"#,
+        ))
+}
+
+/// Sends three log messages to the client while it runs.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_tool_with_logging(#[ctx] request: McpRequest) -> Result<String, ToolError> {
+    for (at, message) in [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if at > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        request.log(LoggingLevel::Info, json!(message)).await?;
+    }
+    Ok("Tool with logging executed successfully".to_owned())
+}
+
+/// Always fails.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+fn test_error_handling() -> Result<String, ToolError> {
+    Err(ToolError::failed(
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// Reports progress 0, 50 and 100 of 100, 50 ms apart.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_tool_with_progress(#[ctx] progress: Progress) -> String {
+    for done in [0.0, 50.0, 100.0] {
+        if done > 0.0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        progress
+            .report(done, Some(100.0), Some(&format!("{done}% done")))
+            .await;
+    }
+    "Tool with progress executed successfully".to_owned()
+}
+
+/// Asks the client's model to answer a prompt.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_sampling(
+    /// What to ask the model.
+    prompt: String,
+    #[ctx] request: McpRequest,
+) -> Result<String, ToolError> {
+    let params: CreateMessageRequestParams = serde_json::from_value(json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
+        "maxTokens": 100,
+    }))
+    .map_err(|error| ToolError::failed(error.to_string()))?;
+    let answer = request.create_message(params).await?;
+    let answer =
+        serde_json::to_value(answer).map_err(|error| ToolError::failed(error.to_string()))?;
+    let text = ["/content/text", "/message/content/text"]
+        .iter()
+        .find_map(|pointer| answer.pointer(pointer).and_then(Value::as_str))
+        .unwrap_or_default();
+    Ok(format!("LLM response: {text}"))
+}
+
+/// Asks the client's user for a username and an email.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_elicitation(
+    /// What to tell the user.
+    message: String,
+    #[ctx] request: McpRequest,
+) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"},
+        },
+        "required": ["username", "email"],
+    });
+    elicited(&request, message, schema, "User response").await
+}
+
+/// Asks the user with a default for every primitive type.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_elicitation_sep1034_defaults(
+    #[ctx] request: McpRequest,
+) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 95.5},
+            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "default": true},
+        },
+    });
+    elicited(
+        &request,
+        "Please review your profile".to_owned(),
+        schema,
+        "Elicitation completed",
+    )
+    .await
+}
+
+/// Asks the user with each kind of enum.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_elicitation_sep1330_enums(#[ctx] request: McpRequest) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": [
+                {"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"},
+                {"const": "value3", "title": "Third Option"},
+            ]},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": [
+                {"const": "value1", "title": "First Choice"},
+                {"const": "value2", "title": "Second Choice"},
+                {"const": "value3", "title": "Third Choice"},
+            ]}},
+        },
+    });
+    elicited(
+        &request,
+        "Pick your options".to_owned(),
+        schema,
+        "Elicitation completed",
+    )
+    .await
+}
+
+async fn elicited(
+    request: &McpRequest,
+    message: String,
+    schema: Value,
+    label: &str,
+) -> Result<String, ToolError> {
+    let answer = request.elicit(message, schema).await?;
+    let action = serde_json::to_value(answer.action).unwrap_or_default();
+    let content = answer.content.unwrap_or(Value::Null);
+    Ok(format!(
+        "{label}: action={}, content={content}",
+        action.as_str().unwrap_or_default()
+    ))
+}
+
+/// A street address.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Address {
+    street: Option<String>,
+    city: Option<String>,
+}
+
+/// Tool with JSON Schema 2020-12 features
+#[tool(scope = shared, tier = auto, group = "conformance")]
+fn json_schema_2020_12_tool(
+    /// A name.
+    name: Option<String>,
+    /// An address.
+    address: Option<Address>,
+) -> String {
+    let city = address.and_then(|address| address.city.or(address.street));
+    format!(
+        "name={}, city={}",
+        name.unwrap_or_default(),
+        city.unwrap_or_default()
+    )
+}
+
+/// Every conformance tool, for every caller.
+fn access(_caller: &Caller<'_>) -> Result<Grant, String> {
+    let view = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .allow(["@conformance"])
+        .build()
+        .map_err(|error| error.to_string())?;
+    Ok(Grant::new(view, Context::new()))
+}
+
+const USAGE: &str = "usage: mcp_conformance http [--addr 127.0.0.1:0] | mcp_conformance stdio";
+
+#[tokio::main]
+async fn main() {
+    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    let outcome = match arguments.first().map(String::as_str) {
+        Some("stdio") => McpServer::new("conformance", access).serve_stdio().await,
+        Some("http") => {
+            let addr = arguments
+                .iter()
+                .position(|argument| argument == "--addr")
+                .and_then(|at| arguments.get(at + 1))
+                .map_or("127.0.0.1:0", String::as_str);
+            serve_http(addr).await
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            std::process::exit(2)
+        }
+    };
+    if let Err(error) = outcome {
+        eprintln!("mcp_conformance: {error}");
+        std::process::exit(1)
+    }
+}
+
+async fn serve_http(addr: &str) -> std::io::Result<()> {
+    let server = McpServer::new("conformance", access);
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default().with_legacy_session_mode(true),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    let mut stdout = std::io::stdout();
+    writeln!(stdout, "listening on http://{local}/mcp")?;
+    stdout.flush()?;
+    axum::serve(listener, router).await
+}

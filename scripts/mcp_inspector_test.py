@@ -1,0 +1,82 @@
+"""Drives the MCP Inspector CLI (run by scripts/mcp_inspector_test.sh).
+
+Each argument is a server: `stdio:COMMAND ARGS...` or `http:URL:TOKEN` (an empty
+token sends no header). For each: `tools/list`, then `tools/call` of every
+listed tool with no arguments. Prints `ok ...` / `FAILED ...` per check and
+`N passed, N failed` last; exits 1 when anything failed.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+NODE = os.environ["INSPECTOR_NODE"]
+CLI = os.environ["INSPECTOR_CLI"]
+results = []
+
+
+def inspector(target, *arguments):
+    """Runs the CLI; gives its parsed JSON output or raises with its stderr."""
+    command = [NODE, CLI, "--cli"]
+    if target.startswith("stdio:"):
+        command += target[len("stdio:"):].split()
+    else:
+        url, _, token = target[len("http:"):].rpartition(":")
+        command += [url, "--transport", "http"]
+        if token:
+            command += ["--header", f"Authorization: Bearer {token}"]
+    done = subprocess.run(command + list(arguments), capture_output=True, text=True, timeout=120)
+    # Exit 5 with `tool_is_error`: the SDK accepted the result, an error result
+    # (most tools need arguments, and none are sent). Anything else, such as the
+    # SDK rejecting structured content that does not match the output schema,
+    # fails.
+    if done.returncode == 5:
+        try:
+            # The last line: a stdio server's own stderr comes first.
+            error = json.loads(done.stderr.strip().splitlines()[-1])["error"]
+        except (ValueError, KeyError, TypeError, IndexError):
+            error = None
+        if isinstance(error, dict) and error.get("code") == "tool_is_error":
+            result = json.loads(done.stdout)
+            assert result.get("isError") is True, result
+            return result
+    if done.returncode != 0:
+        raise RuntimeError(f"exit {done.returncode}: {done.stderr.strip() or done.stdout.strip()}")
+    return json.loads(done.stdout)
+
+
+def check(name, body):
+    try:
+        body()
+    except Exception as error:  # noqa: BLE001 - every failure is reported
+        results.append((name, str(error)))
+        print(f"FAILED {name}: {error}", flush=True)
+    else:
+        results.append((name, None))
+        print(f"ok {name}", flush=True)
+
+
+for target in sys.argv[1:]:
+    label = target.split(":")[0] + " " + (target.split()[0].rsplit("/", 1)[-1] if target.startswith("stdio:") else target.split(":", 1)[1].rsplit(":", 1)[0])
+    listed = {}
+
+    def lists():
+        tools = inspector(target, "--method", "tools/list")["tools"]
+        assert tools, "no tools listed"
+        listed.update({tool["name"]: tool for tool in tools})
+
+    check(f"tools/list [{label}]", lists)
+    for name in sorted(listed):
+
+        def calls(name=name):
+            result = inspector(target, "--method", "tools/call", "--tool-name", name)
+            assert isinstance(result.get("content"), list) and result["content"], result
+            if not result.get("isError") and "outputSchema" in listed[name]:
+                assert "structuredContent" in result, result
+
+        check(f"tools/call {name} [{label}]", calls)
+
+failed = sum(1 for _, detail in results if detail is not None)
+print(f"inspector: {len(results) - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

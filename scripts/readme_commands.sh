@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Runs every `cargo run` command README.md gives, as written, so a command that no
+# longer works (a package with several binaries and no `--bin`, a renamed binary)
+# fails CI instead of the reader.
+#
+# Commands come from the README's ```sh blocks and from inline code spans
+# (`cargo run ...`). Each runs from the repository root with a time limit; a
+# command that serves (it is still running when the limit is reached) passes when
+# it printed `listening on`. `cargo test` / `cargo build` lines are what CI runs
+# anyway and are only listed.
+#
+#   README_TIMEOUT  seconds each command may run (default 600, building included)
+#   README_ONLY     run only the commands containing this text
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readme="$root/README.md"
+limit="${README_TIMEOUT:-600}"
+cd "$root"
+
+commands=()
+in_sh=0
+while IFS= read -r line; do
+    if [[ "$line" =~ ^\`\`\`(sh|bash|console)$ ]]; then in_sh=1; continue; fi
+    if [[ "$line" == '```' ]]; then in_sh=0; continue; fi
+    if ((in_sh)) && [[ "$line" =~ ^cargo\ run ]]; then
+        commands+=("${line%%#*}")
+    fi
+done <"$readme"
+# Inline spans: `cargo run ...`
+while IFS= read -r span; do
+    commands+=("$span")
+done < <(grep -o '`cargo run [^`]*`' "$readme" | tr -d '`')
+
+# Each command once, trimmed, in README order.
+mapfile -t commands < <(printf '%s\n' "${commands[@]}" | sed 's/[[:space:]]*$//' | awk 'NF && !seen[$0]++')
+((${#commands[@]} > 0)) || { echo "no cargo run command found in README.md" >&2; exit 1; }
+if [[ -n "${README_ONLY:-}" ]]; then
+    mapfile -t commands < <(printf '%s\n' "${commands[@]}" | grep -F -- "$README_ONLY")
+fi
+
+failed=0
+for command in "${commands[@]}"; do
+    log="$(mktemp)"
+    # Servers get a port of their own so they never collide with anything.
+    run="${command/--addr 127.0.0.1:8080/--addr 127.0.0.1:0}"
+    set +e
+    # The example server generates its tokens and keys when none are set (it says
+    # so); no secret is needed to try it.
+    # Its own process group, so the server under `cargo run` stops with it.
+    setsid timeout --kill-after=10 "$limit" bash -c "$run" >"$log" 2>&1 </dev/null &
+    pid=$!
+    status=""
+    for _ in $(seq 1 $((limit * 10))); do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            wait "$pid"; status=$?; break
+        fi
+        if grep -q '^listening on ' "$log"; then
+            status=serving; kill -- -"$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+            break
+        fi
+        sleep 0.1
+    done
+    set -e
+    if [[ "$status" == 0 || "$status" == serving ]]; then
+        echo "ok   $command"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $command (status ${status:-timeout})"
+        tail -n 30 "$log" | sed 's/^/     /'
+    fi
+    rm -f "$log"
+done
+
+echo "README commands: $((${#commands[@]} - failed)) passed, $failed failed"
+((failed == 0))
