@@ -320,13 +320,13 @@ async fn every_hostile_token_is_refused_before_anything_is_listed_or_run() {
         assert_eq!(answer, invalid(&resource, &reason), "{name}");
     }
 
-    // No token: the challenge points at the metadata and names the scope.
+    // No token: the challenge points at the metadata.
     let answer = raw_call(&resource, None).await;
     assert_eq!(
         answer,
         (
             401,
-            format!("Bearer scope=\"mcp\", resource_metadata=\"{}\"", metadata_url(&resource)),
+            format!("Bearer resource_metadata=\"{}\"", metadata_url(&resource)),
             "a bearer access token is required".to_owned()
         )
     );

@@ -42,7 +42,7 @@
 //!
 //! // JWTs signed by the issuer's keys, found through its discovery document.
 //! let verifier = JwtVerifier::discover(issuer, resource).await?;
-//! let auth = ResourceServer::new(resource, verifier)
+//! let auth = ResourceServer::new(resource, verifier)?
 //!     .authorization_server(issuer)
 //!     .scopes_supported(["tasks:read", "tasks:write"])
 //!     // Every request needs at least this scope, or gets 403 insufficient_scope.
@@ -54,6 +54,7 @@
 //!     .scope("tasks:write", ["@tasks"]);
 //! let access = move |caller: &Caller<'_>| -> Result<Grant, String> {
 //!     let token = caller.token().ok_or("no verified token")?;
+//!     // No mapped scope: `allow` with no entries, an empty view.
 //!     let view = toolkit::registry()
 //!         .view()
 //!         .allow(scopes.entries(token))

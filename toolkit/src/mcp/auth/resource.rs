@@ -43,7 +43,7 @@ pub struct ProtectedResourceMetadata {
 /// | request | answer |
 /// |---|---|
 /// | `access_token` in the query string | `400`, `error="invalid_request"` |
-/// | no `Authorization: Bearer` header | `401`, `Bearer resource_metadata="…"` (and `scope` when scopes are required) |
+/// | no `Authorization: Bearer` header | `401`, `Bearer resource_metadata="…"` |
 /// | the verifier refuses the token | `401`, `error="invalid_token"` and the reason |
 /// | the token lacks a [required scope](Self::required_scopes) | `403`, `error="insufficient_scope"`, `scope="…"` |
 /// | the authorization server can't be reached | `503` |
@@ -198,7 +198,7 @@ pub(crate) fn metadata_path(resource: &str) -> Result<String, AuthError> {
 /// `text` made fit for a quoted-string of a challenge: RFC 6750 §3 allows
 /// printable ASCII except `"` and `\` in error descriptions; anything else
 /// becomes a space.
-fn quoted(text: &str) -> String {
+pub(super) fn quoted(text: &str) -> String {
     text.chars()
         .map(|c| match c {
             ' '..='~' if c != '"' && c != '\\' => c,
@@ -208,7 +208,7 @@ fn quoted(text: &str) -> String {
 }
 
 /// Whether the query string carries an `access_token` parameter.
-fn token_in_query(query: Option<&str>) -> bool {
+pub(super) fn token_in_query(query: Option<&str>) -> bool {
     query.is_some_and(|query| {
         query.split('&').any(|pair| {
             let name = pair.split_once('=').map_or(pair, |(name, _)| name);
@@ -239,13 +239,12 @@ pub(crate) async fn require_verified_token(
     let required = auth.required_scopes.join(" ");
     let Some(token) = crate::mcp::http::bearer_token(request.headers()) else {
         tracing::info!(%path, "MCP request refused: no bearer token");
-        let mut parameters = Vec::new();
-        if !required.is_empty() {
-            parameters.push(("scope", required.as_str()));
-        }
+        // No `scope` here: MCP clients request the challenge's scope when there
+        // is one, else `scopes_supported`, and the view depends on more than the
+        // scopes every request needs.
         return auth.refuse(
             StatusCode::UNAUTHORIZED,
-            &parameters,
+            &[],
             "a bearer access token is required",
         );
     };
