@@ -153,10 +153,16 @@ impl ResourceServer {
         HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static("Bearer"))
     }
 
+    /// A refusal. The request's body is left unread, so the connection is closed
+    /// (`Connection: close`): a client that reused it for its next request would
+    /// otherwise see it dropped mid-request.
     fn refuse(&self, status: StatusCode, parameters: &[(&str, &str)], body: &str) -> Response {
         (
             status,
-            [(header::WWW_AUTHENTICATE, self.challenge(parameters))],
+            [
+                (header::WWW_AUTHENTICATE, self.challenge(parameters)),
+                (header::CONNECTION, HeaderValue::from_static("close")),
+            ],
             body.to_owned(),
         )
             .into_response()
@@ -284,7 +290,7 @@ pub(crate) async fn require_verified_token(
             tracing::warn!(%path, %reason, "MCP request refused: the token could not be checked");
             (
                 StatusCode::SERVICE_UNAVAILABLE,
-                [(header::RETRY_AFTER, "5")],
+                [(header::RETRY_AFTER, "5"), (header::CONNECTION, "close")],
                 "the access token could not be checked; try again",
             )
                 .into_response()
@@ -293,6 +299,7 @@ pub(crate) async fn require_verified_token(
             tracing::error!(%path, %reason, "MCP request refused: the verifier is misconfigured");
             (
                 StatusCode::INTERNAL_SERVER_ERROR,
+                [(header::CONNECTION, "close")],
                 "the access token could not be checked",
             )
                 .into_response()
