@@ -77,7 +77,7 @@ resource="http://127.0.0.1:$port/mcp"
 "$server" http --addr "127.0.0.1:$port" --oauth-issuer "$issuer" --resource "$resource" >"$work/server.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 100); do
-    grep -q '^listening on ' "$work/server.log" && break
+    grep -q '^listening on ' "$work/server.log" 2>/dev/null && break
     kill -0 "${pids[1]}" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
     sleep 0.1
 done

@@ -152,8 +152,8 @@ async fn send(request: reqwest::RequestBuilder, url: &str) -> Result<serde_json:
         .map_err(|error| AuthError::unavailable(format!("{url} answered no JSON: {error}")))
 }
 
-/// The issuer's metadata: RFC 8414 authorization server metadata, else OpenID
-/// Connect discovery, each at the path-inserted and (for OpenID) the appended
+/// The issuer's metadata: RFC 8414 authorization server metadata, else `OpenID`
+/// Connect discovery, each at the path-inserted and (for `OpenID`) the appended
 /// location. The document's `issuer` must equal `issuer` (RFC 8414 §3.3), or a
 /// server could vouch for another's tokens.
 pub(super) async fn discover(

@@ -133,7 +133,7 @@ impl JwtVerifier {
 
     /// A verifier whose `jwks_uri` comes from the issuer's metadata: OAuth
     /// authorization server metadata (RFC 8414,
-    /// `/.well-known/oauth-authorization-server`), else OpenID Connect discovery
+    /// `/.well-known/oauth-authorization-server`), else `OpenID` Connect discovery
     /// (`/.well-known/openid-configuration`). The document's `issuer` must equal
     /// `issuer`.
     pub async fn discover(

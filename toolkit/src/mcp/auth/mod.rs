@@ -107,6 +107,7 @@ pub struct VerifiedToken {
 impl VerifiedToken {
     /// A verified token for `subject` with `scopes` and no other claims: for
     /// verifiers of your own and for tests.
+    #[must_use]
     pub fn new(
         subject: impl Into<String>,
         scopes: impl IntoIterator<Item = impl Into<String>>,

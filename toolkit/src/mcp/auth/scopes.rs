@@ -84,6 +84,7 @@ impl ScopeMap {
     }
 
     /// The mapped values, for [`ResourceServer::scopes_supported`](super::ResourceServer::scopes_supported).
+    #[must_use = "the values are returned, not used"]
     pub fn values_mapped(&self) -> impl Iterator<Item = &str> {
         self.rules.iter().map(|(value, _)| value.as_str())
     }
