@@ -60,7 +60,10 @@ fn list_request(path: &str, token: &str) -> http::Request<Body> {
 }
 
 fn verifier() -> JwtVerifier {
-    JwtVerifier::builder(ISSUER, RESOURCE).jwks(jwks()).build().unwrap()
+    JwtVerifier::builder(ISSUER, RESOURCE)
+        .jwks(jwks())
+        .build()
+        .unwrap()
 }
 
 fn requests(c: &mut Criterion) {

@@ -147,7 +147,11 @@ pub fn oauth_access(
 /// The HTTP router of the OAuth mode: one endpoint, `/mcp`, whose callers are
 /// known by the access tokens `auth` verifies, each served the view its scopes
 /// choose (see [`oauth_access`]).
-pub fn oauth_router(state: AssistantState, settings: Settings, auth: ResourceServer) -> axum::Router {
+pub fn oauth_router(
+    state: AssistantState,
+    settings: Settings,
+    auth: ResourceServer,
+) -> axum::Router {
     McpHttp::new(oauth_access(state, settings))
         .approvals(settings.request_state_key)
         .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
@@ -158,7 +162,10 @@ pub fn oauth_router(state: AssistantState, settings: Settings, auth: ResourceSer
 /// The resource server of the OAuth mode: tokens from `issuer` (keys found by
 /// discovery) for the canonical URL `resource` (like `http://127.0.0.1:8080/mcp`),
 /// each needing [`OAUTH_REQUIRED_SCOPE`].
-pub async fn oauth_resource_server(issuer: &str, resource: &str) -> Result<ResourceServer, AuthError> {
+pub async fn oauth_resource_server(
+    issuer: &str,
+    resource: &str,
+) -> Result<ResourceServer, AuthError> {
     let verifier = JwtVerifier::discover(issuer, resource).await?;
     Ok(ResourceServer::new(resource, verifier)?
         .authorization_server(issuer)

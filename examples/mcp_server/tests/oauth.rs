@@ -40,7 +40,8 @@ struct Issuer {
 }
 
 fn jwk(der: &[u8], kid: &str) -> Jwk {
-    let mut jwk = Jwk::from_encoding_key(&EncodingKey::from_rsa_der(der), Algorithm::RS256).unwrap();
+    let mut jwk =
+        Jwk::from_encoding_key(&EncodingKey::from_rsa_der(der), Algorithm::RS256).unwrap();
     jwk.common.key_id = Some(kid.to_owned());
     jwk
 }
@@ -143,13 +144,17 @@ impl ClientHandler for User {
 }
 
 async fn connect(resource: &str, token: &str) -> RunningService<RoleClient, User> {
-    let config = StreamableHttpClientTransportConfig::with_uri(resource.to_owned()).auth_header(token);
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(resource.to_owned()).auth_header(token);
     let lifecycle = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
     };
-    User.serve_with_lifecycle(StreamableHttpClientTransport::from_config(config), lifecycle)
-        .await
-        .unwrap()
+    User.serve_with_lifecycle(
+        StreamableHttpClientTransport::from_config(config),
+        lifecycle,
+    )
+    .await
+    .unwrap()
 }
 
 /// A raw `tools/call` of `create_tasks` (a tool with an effect) with `token`:
@@ -229,32 +234,57 @@ async fn the_metadata_names_the_resource_its_issuer_and_scopes() {
 async fn scopes_choose_the_view_and_the_subject_is_the_principal() {
     let issuer = issuer().await;
     let (resource, _) = serve(&issuer).await;
-    let external = sign(ISSUER_KEY, "issuer-1", &claims(&issuer, &resource, "ext-app", "mcp external"));
+    let external = sign(
+        ISSUER_KEY,
+        "issuer-1",
+        &claims(&issuer, &resource, "ext-app", "mcp external"),
+    );
     let client = connect(&resource, &external).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| &*tool.name).collect();
     assert_eq!(names, EXTERNAL_TOOLS);
     // Outside the view is the same as nonexistent, under any name.
     for name in ["delete_memories", "get_memories", "DELETE_MEMORIES"] {
-        let refused = client.call_tool(call(name, json!({"ids": [1]}))).await.unwrap();
+        let refused = client
+            .call_tool(call(name, json!({"ids": [1]})))
+            .await
+            .unwrap();
         assert_eq!(refused.is_error, Some(true), "{name}");
-        assert!(text(&refused).starts_with(&format!("unknown tool `{name}`")), "{}", text(&refused));
+        assert!(
+            text(&refused).starts_with(&format!("unknown tool `{name}`")),
+            "{}",
+            text(&refused)
+        );
     }
     let created = client
-        .call_tool(call("create_tasks", json!({"tasks": [{"title": "file the report"}]})))
+        .call_tool(call(
+            "create_tasks",
+            json!({"tasks": [{"title": "file the report"}]}),
+        ))
         .await
         .unwrap();
     assert_eq!(created.is_error, Some(false), "{created:?}");
 
-    let internal = sign(ISSUER_KEY, "issuer-1", &claims(&issuer, &resource, "alice", "mcp internal"));
+    let internal = sign(
+        ISSUER_KEY,
+        "issuer-1",
+        &claims(&issuer, &resource, "alice", "mcp internal"),
+    );
     let client = connect(&resource, &internal).await;
     assert_eq!(client.list_all_tools().await.unwrap().len(), 23);
 
     // The door's scope alone opens an empty view.
-    let bare = sign(ISSUER_KEY, "issuer-1", &claims(&issuer, &resource, "carol", "mcp"));
+    let bare = sign(
+        ISSUER_KEY,
+        "issuer-1",
+        &claims(&issuer, &resource, "carol", "mcp"),
+    );
     let client = connect(&resource, &bare).await;
     assert!(client.list_all_tools().await.unwrap().is_empty());
-    let refused = client.call_tool(call("get_tasks", json!({}))).await.unwrap();
+    let refused = client
+        .call_tool(call("get_tasks", json!({})))
+        .await
+        .unwrap();
     assert_eq!(refused.is_error, Some(true));
     assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
 }
@@ -299,20 +329,84 @@ async fn every_hostile_token_is_refused_before_anything_is_listed_or_run() {
     );
 
     let cases: Vec<(&str, String, String)> = vec![
-        ("expired", sign(ISSUER_KEY, "issuer-1", &with(json!({"exp": now() - 120}))), "the token has expired".into()),
-        ("not yet valid", sign(ISSUER_KEY, "issuer-1", &with(json!({"nbf": now() + 120}))), "the token is not valid yet (`nbf`)".into()),
-        ("wrong issuer", sign(ISSUER_KEY, "issuer-1", &with(json!({"iss": "https://evil.example"}))), "the token is from another issuer".into()),
-        ("wrong audience", sign(ISSUER_KEY, "issuer-1", &with(json!({"aud": "https://other.example/mcp"}))), "the token is not for this resource (`aud`)".into()),
-        ("no audience", sign(ISSUER_KEY, "issuer-1", &with(json!({"aud": null}))), "the token has no `aud` claim".into()),
-        ("no subject", sign(ISSUER_KEY, "issuer-1", &with(json!({"sub": null}))), "the token has no `sub` claim".into()),
-        ("alg none", none, "the token header is malformed or names an unknown algorithm".into()),
-        ("HS256 with the public key", hs256, "the signing algorithm HS256 is not accepted".into()),
-        ("unknown kid", sign(ATTACKER_KEY, "attacker-1", &good), "the token's key id (`kid`) is not one of the issuer's keys".into()),
-        ("another key under the issuer's kid", sign(ATTACKER_KEY, "issuer-1", &good), "the signature does not verify".into()),
-        ("tampered payload", tampered_payload, "the signature does not verify".into()),
-        ("tampered header", tampered_header, "the signing algorithm RS512 does not match the key".into()),
-        ("truncated", valid[..valid.len() - 21].to_owned(), "the token is malformed".into()),
-        ("two parts", format!("{header}.{payload}"), "the token header is malformed or names an unknown algorithm".into()),
+        (
+            "expired",
+            sign(ISSUER_KEY, "issuer-1", &with(json!({"exp": now() - 120}))),
+            "the token has expired".into(),
+        ),
+        (
+            "not yet valid",
+            sign(ISSUER_KEY, "issuer-1", &with(json!({"nbf": now() + 120}))),
+            "the token is not valid yet (`nbf`)".into(),
+        ),
+        (
+            "wrong issuer",
+            sign(
+                ISSUER_KEY,
+                "issuer-1",
+                &with(json!({"iss": "https://evil.example"})),
+            ),
+            "the token is from another issuer".into(),
+        ),
+        (
+            "wrong audience",
+            sign(
+                ISSUER_KEY,
+                "issuer-1",
+                &with(json!({"aud": "https://other.example/mcp"})),
+            ),
+            "the token is not for this resource (`aud`)".into(),
+        ),
+        (
+            "no audience",
+            sign(ISSUER_KEY, "issuer-1", &with(json!({"aud": null}))),
+            "the token has no `aud` claim".into(),
+        ),
+        (
+            "no subject",
+            sign(ISSUER_KEY, "issuer-1", &with(json!({"sub": null}))),
+            "the token has no `sub` claim".into(),
+        ),
+        (
+            "alg none",
+            none,
+            "the token header is malformed or names an unknown algorithm".into(),
+        ),
+        (
+            "HS256 with the public key",
+            hs256,
+            "the signing algorithm HS256 is not accepted".into(),
+        ),
+        (
+            "unknown kid",
+            sign(ATTACKER_KEY, "attacker-1", &good),
+            "the token's key id (`kid`) is not one of the issuer's keys".into(),
+        ),
+        (
+            "another key under the issuer's kid",
+            sign(ATTACKER_KEY, "issuer-1", &good),
+            "the signature does not verify".into(),
+        ),
+        (
+            "tampered payload",
+            tampered_payload,
+            "the signature does not verify".into(),
+        ),
+        (
+            "tampered header",
+            tampered_header,
+            "the signing algorithm RS512 does not match the key".into(),
+        ),
+        (
+            "truncated",
+            valid[..valid.len() - 21].to_owned(),
+            "the token is malformed".into(),
+        ),
+        (
+            "two parts",
+            format!("{header}.{payload}"),
+            "the token header is malformed or names an unknown algorithm".into(),
+        ),
     ];
     let count = cases.len();
     for (name, token, reason) in cases {
@@ -373,28 +467,47 @@ async fn every_hostile_token_is_refused_before_anything_is_listed_or_run() {
 async fn one_principals_pending_approval_is_refused_to_another() {
     let issuer = issuer().await;
     let (resource, state) = serve(&issuer).await;
-    let token = |subject: &str| sign(ISSUER_KEY, "issuer-1", &claims(&issuer, &resource, subject, "mcp internal"));
+    let token = |subject: &str| {
+        sign(
+            ISSUER_KEY,
+            "issuer-1",
+            &claims(&issuer, &resource, subject, "mcp internal"),
+        )
+    };
     let alice = connect(&resource, &token("alice")).await;
     let created = alice
-        .call_tool(call("create_memories", json!({"memories": [{"content": "Ada takes her tea black"}]})))
+        .call_tool(call(
+            "create_memories",
+            json!({"memories": [{"content": "Ada takes her tea black"}]}),
+        ))
         .await
         .unwrap();
     assert_eq!(created.is_error, Some(false), "{created:?}");
     let forget = call("delete_memories", json!({"ids": [1]}));
-    let CallToolResponse::InputRequired(input) = alice.call_tool_once(forget.clone()).await.unwrap() else {
+    let CallToolResponse::InputRequired(input) =
+        alice.call_tool_once(forget.clone()).await.unwrap()
+    else {
         panic!("an approve tool asks first");
     };
     let mut retry = forget;
     retry.request_state.clone_from(&input.request_state);
-    retry.input_responses = Some(BTreeMap::from([("approval".to_owned(), json!({"action": "accept"}))]));
+    retry.input_responses = Some(BTreeMap::from([(
+        "approval".to_owned(),
+        json!({"action": "accept"}),
+    )]));
 
     let mallory = connect(&resource, &token("mallory")).await;
     let refused = mallory.call_tool_once(retry.clone()).await.unwrap_err();
     assert!(
-        refused.to_string().contains("the requestState is not valid here"),
+        refused
+            .to_string()
+            .contains("the requestState is not valid here"),
         "{refused}"
     );
-    let kept = alice.call_tool(call("get_memories", json!({"id": 1}))).await.unwrap();
+    let kept = alice
+        .call_tool(call("get_memories", json!({"id": 1})))
+        .await
+        .unwrap();
     assert_eq!(kept.is_error, Some(false), "{kept:?}");
     assert!(state.snapshot().contains("Ada takes her tea black"));
     // Alice's own answer runs it.
@@ -402,7 +515,10 @@ async fn one_principals_pending_approval_is_refused_to_another() {
         panic!("the retry completes");
     };
     assert_eq!(done.is_error, Some(false), "{done:?}");
-    let gone = alice.call_tool(call("get_memories", json!({"id": 1}))).await.unwrap();
+    let gone = alice
+        .call_tool(call("get_memories", json!({"id": 1})))
+        .await
+        .unwrap();
     assert_eq!(text(&gone), "no memory with id 1");
 }
 
@@ -431,7 +547,10 @@ async fn a_flood_of_unknown_kids_is_one_jwks_fetch() {
                 .collect()
         })
         .collect();
-    let verified = verifier.verify(&sign(ISSUER_KEY, "issuer-1", &good)).await.unwrap();
+    let verified = verifier
+        .verify(&sign(ISSUER_KEY, "issuer-1", &good))
+        .await
+        .unwrap();
     assert_eq!(verified.subject, "alice");
     assert_eq!(verified.scopes, ["mcp"]);
     assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
@@ -466,7 +585,10 @@ async fn a_flood_of_unknown_kids_is_one_jwks_fetch() {
     }
     assert_eq!(verifier.jwks_fetches(), 2);
     // The known key still works, from the cache.
-    verifier.verify(&sign(ISSUER_KEY, "issuer-1", &good)).await.unwrap();
+    verifier
+        .verify(&sign(ISSUER_KEY, "issuer-1", &good))
+        .await
+        .unwrap();
     assert_eq!(issuer.fetches.load(Ordering::SeqCst), 2);
 }
 
@@ -480,11 +602,22 @@ async fn a_rotated_key_is_fetched_once_its_kid_appears() {
         .build()
         .unwrap();
     let good = claims(&issuer, resource, "alice", "mcp");
-    verifier.verify(&sign(ISSUER_KEY, "issuer-1", &good)).await.unwrap();
+    verifier
+        .verify(&sign(ISSUER_KEY, "issuer-1", &good))
+        .await
+        .unwrap();
     // The issuer rotates to a new key.
-    issuer.jwks.write().unwrap().keys.push(jwk(ATTACKER_KEY, "issuer-2"));
+    issuer
+        .jwks
+        .write()
+        .unwrap()
+        .keys
+        .push(jwk(ATTACKER_KEY, "issuer-2"));
     tokio::time::sleep(Duration::from_millis(60)).await;
-    let verified = verifier.verify(&sign(ATTACKER_KEY, "issuer-2", &good)).await.unwrap();
+    let verified = verifier
+        .verify(&sign(ATTACKER_KEY, "issuer-2", &good))
+        .await
+        .unwrap();
     assert_eq!(verified.subject, "alice");
     assert_eq!(issuer.fetches.load(Ordering::SeqCst), 2);
 }
@@ -493,7 +626,9 @@ async fn a_rotated_key_is_fetched_once_its_kid_appears() {
 async fn discovery_refuses_metadata_naming_another_issuer() {
     let issuer = issuer().await;
     let claimed = issuer.url.replace("127.0.0.1", "localhost");
-    let refused = JwtVerifier::discover(&claimed, "https://tools.example/mcp").await.unwrap_err();
+    let refused = JwtVerifier::discover(&claimed, "https://tools.example/mcp")
+        .await
+        .unwrap_err();
     let AuthError::Unavailable(message) = refused else {
         panic!("{refused:?}");
     };
@@ -510,7 +645,8 @@ async fn a_verifier_never_allows_hmac() {
     assert_eq!(
         refused,
         AuthError::Config(
-            "HS256 is an HMAC algorithm: a resource server verifies with public keys only".to_owned()
+            "HS256 is an HMAC algorithm: a resource server verifies with public keys only"
+                .to_owned()
         )
     );
     let refused = JwtVerifier::builder("https://auth.example", "https://tools.example/mcp")
@@ -523,5 +659,12 @@ async fn a_verifier_never_allows_hmac() {
             "`http://auth.example/jwks` must be an https URL (plain http is accepted for loopback hosts only)".to_owned()
         )
     );
-    let _ = ResourceServer::new("not a url", JwtVerifier::builder("a", "b").jwks(JwkSet { keys: vec![] }).build().unwrap()).unwrap_err();
+    let _ = ResourceServer::new(
+        "not a url",
+        JwtVerifier::builder("a", "b")
+            .jwks(JwkSet { keys: vec![] })
+            .build()
+            .unwrap(),
+    )
+    .unwrap_err();
 }

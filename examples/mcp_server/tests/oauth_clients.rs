@@ -36,6 +36,9 @@ fn real_clients_get_tokens_from_a_real_authorization_server() {
         "ok inspector_lists_the_tokens_view",
         "ok inspector_without_a_token_is_refused",
     ] {
-        assert!(stdout.lines().any(|printed| printed == line), "missing: {line}");
+        assert!(
+            stdout.lines().any(|printed| printed == line),
+            "missing: {line}"
+        );
     }
 }

@@ -166,7 +166,10 @@ pub(super) async fn discover(
     let candidates = [
         format!("{origin}/.well-known/oauth-authorization-server{path}"),
         format!("{origin}/.well-known/openid-configuration{path}"),
-        format!("{}/.well-known/openid-configuration", issuer.trim_end_matches('/')),
+        format!(
+            "{}/.well-known/openid-configuration",
+            issuer.trim_end_matches('/')
+        ),
     ];
     let mut last_error = AuthError::unavailable("no metadata location was tried");
     for candidate in candidates {

@@ -25,7 +25,10 @@ pub struct IntrospectionVerifier {
 impl IntrospectionVerifier {
     /// Asks `endpoint` about tokens, accepting those whose audience includes
     /// `audience` (this server's canonical resource URL).
-    pub fn new(endpoint: impl Into<String>, audience: impl Into<String>) -> Result<Self, AuthError> {
+    pub fn new(
+        endpoint: impl Into<String>,
+        audience: impl Into<String>,
+    ) -> Result<Self, AuthError> {
         let endpoint = endpoint.into();
         fetch::check_url(&endpoint)?;
         Ok(IntrospectionVerifier {
@@ -82,13 +85,17 @@ impl IntrospectionVerifier {
         )
         .await?;
         let serde_json::Value::Object(claims) = answer else {
-            return Err(AuthError::unavailable("the introspection answer is not an object"));
+            return Err(AuthError::unavailable(
+                "the introspection answer is not an object",
+            ));
         };
         if claims.get("active") != Some(&serde_json::Value::Bool(true)) {
             return Err(AuthError::invalid("the token is not active"));
         }
         if !audiences(&claims).contains(&self.audience.as_str()) {
-            return Err(AuthError::invalid("the token is not for this resource (`aud`)"));
+            return Err(AuthError::invalid(
+                "the token is not for this resource (`aud`)",
+            ));
         }
         if let Some(issuer) = &self.issuer
             && claims.get("iss").and_then(serde_json::Value::as_str) != Some(issuer)

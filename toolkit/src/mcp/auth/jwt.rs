@@ -173,7 +173,9 @@ impl JwtVerifier {
         }
         let key = self.key(header.kid.as_deref()).await?;
         if key.decoding.family() != header.alg.family()
-            || key.algorithm.is_some_and(|algorithm| algorithm != header.alg)
+            || key
+                .algorithm
+                .is_some_and(|algorithm| algorithm != header.alg)
         {
             return Err(AuthError::invalid(format!(
                 "the signing algorithm {:?} does not match the key",
@@ -385,9 +387,7 @@ impl JwtVerifierBuilder {
         let jwks_uri = metadata
             .get("jwks_uri")
             .and_then(serde_json::Value::as_str)
-            .ok_or_else(|| {
-                AuthError::unavailable("the issuer's metadata names no `jwks_uri`")
-            })?;
+            .ok_or_else(|| AuthError::unavailable("the issuer's metadata names no `jwks_uri`"))?;
         self.jwks_uri = Some(jwks_uri.to_owned());
         self.http = Some(http);
         self.build()
@@ -397,7 +397,9 @@ impl JwtVerifierBuilder {
     /// none at all) is allowed.
     pub fn build(self) -> Result<JwtVerifier, AuthError> {
         if self.algorithms.is_empty() {
-            return Err(AuthError::Config("no signing algorithm is allowed".to_owned()));
+            return Err(AuthError::Config(
+                "no signing algorithm is allowed".to_owned(),
+            ));
         }
         if let Some(hmac) = self
             .algorithms

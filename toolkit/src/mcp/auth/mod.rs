@@ -146,7 +146,8 @@ impl VerifiedToken {
 /// The scopes of a claims set: `scope` as a space-separated string (RFC 9068,
 /// RFC 7662), or `scp` as a string or an array (Azure AD, Okta).
 fn scopes_of(claims: &serde_json::Map<String, serde_json::Value>) -> Vec<String> {
-    let words = |text: &str| -> Vec<String> { text.split_whitespace().map(str::to_owned).collect() };
+    let words =
+        |text: &str| -> Vec<String> { text.split_whitespace().map(str::to_owned).collect() };
     match claims.get("scope").or_else(|| claims.get("scp")) {
         Some(serde_json::Value::String(text)) => words(text),
         Some(serde_json::Value::Array(items)) => items
@@ -201,7 +202,8 @@ impl fmt::Display for AuthError {
 impl std::error::Error for AuthError {}
 
 /// What [`TokenVerifier::verify`] returns.
-pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<VerifiedToken, AuthError>> + Send + 'a>>;
+pub type VerifyFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<VerifiedToken, AuthError>> + Send + 'a>>;
 
 /// Checks a bearer access token. Implemented by [`JwtVerifier`] and
 /// [`IntrospectionVerifier`]; implement it to bring your own (a session store, a
@@ -235,7 +237,9 @@ impl<'a> super::Caller<'a> {
 pub(crate) fn audiences(claims: &serde_json::Map<String, serde_json::Value>) -> Vec<&str> {
     match claims.get("aud") {
         Some(serde_json::Value::String(one)) => vec![one.as_str()],
-        Some(serde_json::Value::Array(many)) => many.iter().filter_map(serde_json::Value::as_str).collect(),
+        Some(serde_json::Value::Array(many)) => {
+            many.iter().filter_map(serde_json::Value::as_str).collect()
+        }
         _ => Vec::new(),
     }
 }

@@ -65,7 +65,10 @@ impl ResourceServer {
     /// like `https://tools.example.com/mcp`), whose tokens `verifier` checks. The
     /// metadata is served at `/.well-known/oauth-protected-resource` followed by
     /// the URL's path.
-    pub fn new(resource: impl Into<String>, verifier: impl TokenVerifier) -> Result<Self, AuthError> {
+    pub fn new(
+        resource: impl Into<String>,
+        verifier: impl TokenVerifier,
+    ) -> Result<Self, AuthError> {
         let resource = resource.into();
         let parsed = reqwest::Url::parse(&resource)
             .map_err(|error| AuthError::Config(format!("`{resource}` is not a URL: {error}")))?;
@@ -198,7 +201,10 @@ impl fmt::Debug for ResourceServer {
 pub(crate) fn metadata_path(resource: &str) -> Result<String, AuthError> {
     let parsed = reqwest::Url::parse(resource)
         .map_err(|error| AuthError::Config(format!("`{resource}` is not a URL: {error}")))?;
-    Ok(format!("{WELL_KNOWN}{}", parsed.path().trim_end_matches('/')))
+    Ok(format!(
+        "{WELL_KNOWN}{}",
+        parsed.path().trim_end_matches('/')
+    ))
 }
 
 /// `text` made fit for a quoted-string of a challenge: RFC 6750 §3 allows
@@ -237,7 +243,10 @@ pub(crate) async fn require_verified_token(
             StatusCode::BAD_REQUEST,
             &[
                 ("error", "invalid_request"),
-                ("error_description", "access tokens are accepted in the Authorization header only"),
+                (
+                    "error_description",
+                    "access tokens are accepted in the Authorization header only",
+                ),
             ],
             "access tokens are accepted in the Authorization header only",
         );

@@ -13,7 +13,8 @@ fn claims(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value
 
 #[test]
 fn scopes_come_from_scope_or_scp() {
-    let token = VerifiedToken::from_claims(claims(json!({"sub": "a", "scope": "x  y\tz"}))).unwrap();
+    let token =
+        VerifiedToken::from_claims(claims(json!({"sub": "a", "scope": "x  y\tz"}))).unwrap();
     assert_eq!(token.scopes, ["x", "y", "z"]);
     let token = VerifiedToken::from_claims(claims(json!({"sub": "a", "scp": ["x", "y"]}))).unwrap();
     assert_eq!(token.scopes, ["x", "y"]);
@@ -26,7 +27,9 @@ fn a_token_without_a_subject_is_refused() {
     for claims_without in [json!({}), json!({"sub": ""}), json!({"sub": 12})] {
         assert_eq!(
             VerifiedToken::from_claims(claims(claims_without)),
-            Err(AuthError::InvalidToken("the token has no subject (`sub`)".to_owned()))
+            Err(AuthError::InvalidToken(
+                "the token has no subject (`sub`)".to_owned()
+            ))
         );
     }
 }
@@ -83,7 +86,9 @@ fn plain_http_is_for_loopback_only() {
 #[test]
 fn a_scope_map_can_read_another_claim() {
     let mut token = VerifiedToken::new("a", ["tasks"]);
-    token.claims.insert("roles".to_owned(), json!(["admin", "ops"]));
+    token
+        .claims
+        .insert("roles".to_owned(), json!(["admin", "ops"]));
     let map = ScopeMap::new()
         .claim("roles")
         .scope("ops", ["@ops"])
