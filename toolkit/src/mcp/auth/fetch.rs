@@ -61,7 +61,12 @@ pub(super) fn form_encode(text: &str) -> String {
                 encoded.push(char::from(byte));
             }
             b' ' => encoded.push('+'),
-            _ => encoded.push_str(&format!("%{byte:02X}")),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                encoded.push('%');
+                encoded.push(char::from(HEX[usize::from(byte >> 4)]));
+                encoded.push(char::from(HEX[usize::from(byte & 0xF)]));
+            }
         }
     }
     encoded

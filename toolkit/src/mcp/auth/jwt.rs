@@ -220,10 +220,11 @@ impl JwtVerifier {
         if let Some(key) = self.lookup(kid) {
             return Ok(key);
         }
-        if matches!(self.source, KeySource::Remote { .. }) && self.refresh().await? {
-            if let Some(key) = self.lookup(kid) {
-                return Ok(key);
-            }
+        if matches!(self.source, KeySource::Remote { .. })
+            && self.refresh().await?
+            && let Some(key) = self.lookup(kid)
+        {
+            return Ok(key);
         }
         Err(AuthError::invalid(match kid {
             Some(_) => "the token's key id (`kid`) is not one of the issuer's keys",
@@ -345,7 +346,7 @@ impl JwtVerifierBuilder {
     }
 
     /// The accepted signature algorithms (default: RS256/384/512, PS256/384/512,
-    /// ES256/384, EdDSA). HMAC algorithms are refused by [`build`](Self::build).
+    /// ES256/384, `EdDSA`). HMAC algorithms are refused by [`build`](Self::build).
     pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = Algorithm>) -> Self {
         self.algorithms = algorithms.into_iter().collect();
         self

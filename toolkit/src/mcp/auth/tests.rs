@@ -1,6 +1,6 @@
 //! The parts of the resource server that need no network: claims, challenges,
 //! paths, scope maps. The verifiers against an authorization server are tested in
-//! examples/mcp_server/tests/oauth.rs.
+//! `examples/mcp_server/tests/oauth.rs`.
 
 use serde_json::json;
 
@@ -8,7 +8,10 @@ use super::resource::{metadata_path, quoted, token_in_query};
 use super::{AuthError, ScopeMap, VerifiedToken, fetch};
 
 fn claims(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
-    value.as_object().unwrap().clone()
+    match value {
+        serde_json::Value::Object(map) => map,
+        other => panic!("claims are an object: {other}"),
+    }
 }
 
 #[test]
