@@ -7,6 +7,11 @@
 //! | `copilot` | `/mcp/copilot` | the `shared` tools that need no human approval |
 //! | `external` | `/mcp/external` | the `tasks` group's `auto` tools |
 //!
+//! With `--oauth-issuer` (see [`oauth_router`]) there is one endpoint, `/mcp`,
+//! an OAuth 2.1 resource server: the access token's scopes choose the view
+//! (`internal`, `copilot` or `external`, plus `mcp` on every token) and its
+//! subject is the principal approvals bind to.
+//!
 //! Every request gets its view and its tool context from [`access`], built from
 //! the client kind; the stores ([`AssistantState`]) are the process's own. `approve`
 //! tools (`delete_memories`) wait for a human: over MCP the client's user accepts
@@ -16,6 +21,7 @@ use std::fmt::Write as _;
 
 use example_assistant::AssistantState;
 use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore, SqliteApprovalStore};
+use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer};
 use toolkit::mcp::{Caller, Grant, McpHttp, McpServer};
 use toolkit::{Context, Scope, Tier};
 
@@ -89,19 +95,7 @@ pub fn access(
     settings: Settings,
 ) -> impl Fn(&Caller<'_>) -> Result<Grant, String> + Send + Sync + 'static {
     move |caller: &Caller<'_>| {
-        let view = toolkit::registry().view();
-        let view = match caller.client {
-            "internal" => view.scopes([Scope::Shared, Scope::Assistant]),
-            "copilot" => view
-                .scopes([Scope::Shared])
-                .permit(|tool| tool.tier != Tier::Approve),
-            "external" => view
-                .scopes([Scope::Shared])
-                .allow(["@tasks"])
-                .permit(|tool| tool.tier == Tier::Auto),
-            _ => view.scopes([]),
-        };
-        let view = view
+        let view = kind_view(caller.client)
             .approvals(settings.approvals, caller.client)
             // The client kind names the view in every dispatch span.
             .label(caller.client.to_owned())
@@ -109,6 +103,87 @@ pub fn access(
             .map_err(|error| error.to_string())?;
         Ok(Grant::new(view, Context::new().with(state.clone())))
     }
+}
+
+/// The view of a client kind (`internal`, `copilot`, `external`; any other
+/// kind sees nothing).
+fn kind_view(kind: &str) -> toolkit::ViewBuilder<'static> {
+    let view = toolkit::registry().view();
+    match kind {
+        "internal" => view.scopes([Scope::Shared, Scope::Assistant]),
+        "copilot" => view
+            .scopes([Scope::Shared])
+            .permit(|tool| tool.tier != Tier::Approve),
+        "external" => view
+            .scopes([Scope::Shared])
+            .allow(["@tasks"])
+            .permit(|tool| tool.tier == Tier::Auto),
+        _ => view.scopes([]),
+    }
+}
+
+/// The scope every OAuth request needs (else `403 insufficient_scope`).
+pub const OAUTH_REQUIRED_SCOPE: &str = "mcp";
+
+/// The scopes of the OAuth mode: [`OAUTH_REQUIRED_SCOPE`], then one per client
+/// kind, most capable first. A token's view is that of the most capable kind
+/// among its scopes; with none of them, the view is empty.
+pub const OAUTH_SCOPES: [&str; 4] = [OAUTH_REQUIRED_SCOPE, "internal", "copilot", "external"];
+
+/// The access hook of the OAuth mode: the view is chosen by the verified token's
+/// scopes (see [`OAUTH_SCOPES`]) and approvals bind to its subject, the user the
+/// token speaks for, so one user's pending approval can't be resumed by another.
+pub fn oauth_access(
+    state: AssistantState,
+    settings: Settings,
+) -> impl Fn(&Caller<'_>) -> Result<Grant, String> + Send + Sync + 'static {
+    move |caller: &Caller<'_>| {
+        // The endpoint let the request through, so it carries a verified token.
+        let token = caller
+            .token()
+            .ok_or("the OAuth endpoint passed a request without a verified token")?;
+        let kind = OAUTH_SCOPES[1..]
+            .iter()
+            .copied()
+            .find(|kind| token.has_scope(kind))
+            .unwrap_or("none");
+        let view = kind_view(kind)
+            .approvals(settings.approvals, token.subject.clone())
+            .label(kind.to_owned())
+            .build()
+            .map_err(|error| error.to_string())?;
+        Ok(Grant::new(view, Context::new().with(state.clone())))
+    }
+}
+
+/// The HTTP router of the OAuth mode: one endpoint, `/mcp`, whose callers are
+/// known by the access tokens `auth` verifies, each served the view its scopes
+/// choose (see [`oauth_access`]).
+pub fn oauth_router(
+    state: AssistantState,
+    settings: Settings,
+    auth: ResourceServer,
+) -> axum::Router {
+    McpHttp::new(oauth_access(state, settings))
+        .approvals(settings.request_state_key)
+        .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
+        .oauth_endpoint("oauth", "/mcp", auth)
+        .into_router()
+}
+
+/// The resource server of the OAuth mode: tokens from `issuer` (keys found by
+/// discovery) for the canonical URL `resource` (like `http://127.0.0.1:8080/mcp`),
+/// each needing [`OAUTH_REQUIRED_SCOPE`].
+pub async fn oauth_resource_server(
+    issuer: &str,
+    resource: &str,
+) -> Result<ResourceServer, AuthError> {
+    let verifier = JwtVerifier::discover(issuer, resource).await?;
+    Ok(ResourceServer::new(resource, verifier)?
+        .authorization_server(issuer)
+        .scopes_supported(OAUTH_SCOPES)
+        .required_scopes([OAUTH_REQUIRED_SCOPE])
+        .resource_name("toolkit example MCP server"))
 }
 
 /// The stdio server: one client, of kind `client`.

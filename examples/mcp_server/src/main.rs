@@ -3,7 +3,14 @@
 //! ```text
 //! mcp_server stdio [--client internal|copilot|external]
 //! mcp_server http [--addr 127.0.0.1:8080] [--approvals-db approvals.sqlite3]
+//!                  [--oauth-issuer URL --resource URL]
 //! ```
+//!
+//! With `--oauth-issuer` the server is an OAuth 2.1 resource server instead
+//! (static tokens are the development mode): one endpoint, `/mcp`, taking access
+//! tokens (JWTs) from that issuer whose audience is `--resource` (the URL
+//! clients connect to, like `http://127.0.0.1:8080/mcp`); the token's scopes
+//! choose the view (see `example_mcp_server::oauth_access`).
 //!
 //! Over HTTP each client kind has its endpoint and bearer token; the tokens come
 //! from `MCP_TOKEN_INTERNAL`, `MCP_TOKEN_COPILOT` and `MCP_TOKEN_EXTERNAL`. An
@@ -22,9 +29,11 @@
 use std::io::Write as _;
 
 use example_assistant::AssistantState;
-use example_mcp_server::{CLIENTS, Settings, http_router, stdio_server};
+use example_mcp_server::{
+    CLIENTS, Settings, http_router, oauth_resource_server, oauth_router, stdio_server,
+};
 
-const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH]";
+const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH] [--oauth-issuer URL --resource URL]";
 
 #[tokio::main]
 async fn main() {
@@ -48,7 +57,16 @@ async fn main() {
         }
         Some("http") => {
             let settings = settings(option("--approvals-db"));
-            serve_http(option("--addr").unwrap_or("127.0.0.1:8080"), settings).await
+            let addr = option("--addr").unwrap_or("127.0.0.1:8080");
+            match (option("--oauth-issuer"), option("--resource")) {
+                (None, None) => serve_http(addr, settings).await,
+                (Some(issuer), Some(resource)) => {
+                    serve_oauth(addr, settings, issuer, resource).await
+                }
+                _ => fail(&format!(
+                    "--oauth-issuer and --resource go together\n{USAGE}"
+                )),
+            }
         }
         _ => fail(USAGE),
     };
@@ -110,6 +128,24 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
         settings,
         [&tokens[0], &tokens[1], &tokens[2]].map(String::as_str),
     );
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    let mut stdout = std::io::stdout();
+    writeln!(stdout, "listening on http://{local}")?;
+    stdout.flush()?;
+    axum::serve(listener, router).await
+}
+
+async fn serve_oauth(
+    addr: &str,
+    settings: Settings,
+    issuer: &str,
+    resource: &str,
+) -> std::io::Result<()> {
+    let auth = oauth_resource_server(issuer, resource)
+        .await
+        .unwrap_or_else(|error| fail(&format!("mcp_server: the authorization server: {error}")));
+    let router = oauth_router(AssistantState::new(), settings, auth);
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let mut stdout = std::io::stdout();

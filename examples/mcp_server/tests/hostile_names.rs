@@ -49,7 +49,7 @@ fn hostile_names() -> Vec<(String, String)> {
 async fn every_path_echoes_a_hostile_name_cut_and_escaped() {
     let router = example_mcp_server::http_router(
         AssistantState::new(),
-        example_mcp_server::Settings::demo(),
+        example_mcp_server::Settings::ephemeral().unwrap(),
         TOKENS,
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -19,6 +19,9 @@ pub struct Caller<'a> {
     pub bearer: Option<&'a str>,
     /// The HTTP request's headers; `None` over stdio.
     pub headers: Option<&'a ::http::HeaderMap>,
+    /// The HTTP request's extensions (what middleware attached, like the verified
+    /// access token of [`Caller::token`]); `None` over stdio.
+    pub extensions: Option<&'a ::http::Extensions>,
 }
 
 impl<'a> Caller<'a> {
@@ -29,6 +32,7 @@ impl<'a> Caller<'a> {
             client,
             bearer: None,
             headers: None,
+            extensions: None,
         }
     }
 }

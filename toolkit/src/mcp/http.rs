@@ -34,7 +34,16 @@ pub struct McpHttp {
 struct Endpoint {
     client: Arc<str>,
     path: String,
-    token: Arc<str>,
+    guard: Guard,
+}
+
+/// How an endpoint knows its callers.
+enum Guard {
+    /// One static bearer token (development mode).
+    Token(Arc<str>),
+    /// OAuth access tokens checked by a resource server.
+    #[cfg(feature = "oauth")]
+    OAuth(Arc<super::auth::ResourceServer>),
 }
 
 impl McpHttp {
@@ -61,7 +70,30 @@ impl McpHttp {
         self.endpoints.push(Endpoint {
             client: client.into(),
             path: path.into(),
-            token: token.into(),
+            guard: Guard::Token(token.into()),
+        });
+        self
+    }
+
+    /// Serves clients of kind `client` at `path` as an OAuth 2.1 resource server
+    /// (feature `oauth`): each request's access token is checked by `auth`, and
+    /// the [`VerifiedToken`](super::auth::VerifiedToken) reaches the [`Access`]
+    /// hook as [`Caller::token`](super::Caller::token). The router also serves
+    /// `auth`'s protected resource metadata (at
+    /// `/.well-known/oauth-protected-resource` followed by the resource URL's
+    /// path, and at `/.well-known/oauth-protected-resource` itself for the first
+    /// such endpoint). See [`auth`](super::auth).
+    #[cfg(feature = "oauth")]
+    pub fn oauth_endpoint(
+        mut self,
+        client: impl Into<Arc<str>>,
+        path: impl Into<String>,
+        auth: super::auth::ResourceServer,
+    ) -> Self {
+        self.endpoints.push(Endpoint {
+            client: client.into(),
+            path: path.into(),
+            guard: Guard::OAuth(Arc::new(auth)),
         });
         self
     }
@@ -90,6 +122,8 @@ impl McpHttp {
     /// The router, to serve with `axum::serve` or nest in a larger app.
     pub fn into_router(self) -> Router {
         let mut router = Router::new();
+        #[cfg(feature = "oauth")]
+        let mut metadata_routes: Vec<String> = Vec::new();
         for endpoint in self.endpoints {
             let server = McpServer::with_access(
                 endpoint.client,
@@ -104,19 +138,42 @@ impl McpHttp {
                 Arc::new(LocalSessionManager::default()),
                 self.config.clone(),
             );
-            let token = endpoint.token;
             let limit = self.config.max_request_body_bytes;
             let guarded = Router::new()
                 .fallback_service(service)
                 .layer(axum::middleware::from_fn(
                     move |request: Request, next: Next| json_rpc_errors(limit, request, next),
-                ))
-                .layer(axum::middleware::from_fn(
+                ));
+            let guarded = match endpoint.guard {
+                Guard::Token(token) => guarded.layer(axum::middleware::from_fn(
                     move |request: Request, next: Next| {
                         let token = Arc::clone(&token);
                         async move { require_token(&token, request, next).await }
                     },
-                ));
+                )),
+                #[cfg(feature = "oauth")]
+                Guard::OAuth(auth) => {
+                    // RFC 9728 §3.1: the path-inserted location; the bare one
+                    // too, for clients that only try it (first endpoint wins).
+                    let bare = "/.well-known/oauth-protected-resource".to_owned();
+                    for route in [auth.metadata_route().to_owned(), bare] {
+                        if !metadata_routes.contains(&route) {
+                            let auth = Arc::clone(&auth);
+                            router = router.route(
+                                &route,
+                                axum::routing::get(move || async move { auth.metadata_response() }),
+                            );
+                            metadata_routes.push(route);
+                        }
+                    }
+                    guarded.layer(axum::middleware::from_fn(
+                        move |request: Request, next: Next| {
+                            let auth = Arc::clone(&auth);
+                            super::auth::require_verified_token(auth, request, next)
+                        },
+                    ))
+                }
+            };
             router = router.nest_service(&endpoint.path, guarded);
         }
         router

@@ -42,6 +42,8 @@
 //! like local ones, over both transports.
 
 mod access;
+#[cfg(feature = "oauth")]
+pub mod auth;
 #[cfg(feature = "mcp-client")]
 mod external;
 mod http;

@@ -124,6 +124,7 @@ impl McpServer {
             client: &self.inner.client,
             bearer,
             headers,
+            extensions: parts.map(|parts| &parts.extensions),
         };
         let grant = self.inner.access.grant(&caller).map_err(|message| {
             tracing::error!(client = %self.inner.client, %message, "the access hook failed");

@@ -1,0 +1,445 @@
+//! JWT access tokens checked against the issuer's JWKS (with `jsonwebtoken`).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::{Duration, Instant};
+
+use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, JwkSet, PublicKeyUse};
+use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, Validation};
+
+use super::fetch::{self, HttpClient};
+use super::{AuthError, TokenVerifier, VerifiedToken, VerifyFuture};
+
+/// The clock skew tolerated on `exp` and `nbf`: 30 seconds. A token expired 29
+/// seconds ago still passes; one expired 31 seconds ago does not.
+pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
+
+/// The longest token looked at; longer ones are refused unread.
+const MAX_TOKEN_LEN: usize = 16 * 1024;
+
+/// The signature algorithms accepted unless [`JwtVerifierBuilder::algorithms`]
+/// says otherwise: the asymmetric ones. HMAC is never accepted (a JWKS holds
+/// public keys; an HMAC "verified" with a public key is forged by anyone), and
+/// `none` is not an algorithm `jsonwebtoken` knows.
+const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::EdDSA,
+];
+
+/// Verifies JWT access tokens (RFC 9068 style) issued by one authorization server.
+///
+/// - The signature is checked with the key named by the token's `kid` from the
+///   issuer's JWKS, fetched from `jwks_uri` (configured, or found by
+///   [`discover`](Self::discover)) or given directly. Keys are cached; a `kid`
+///   not in the cache refetches the JWKS, at most once per
+///   [`min_refresh_interval`](JwtVerifierBuilder::min_refresh_interval) (default
+///   30 s), so a flood of made-up `kid`s is not a flood of fetches. The cache is
+///   refreshed after [`max_key_age`](JwtVerifierBuilder::max_key_age) (default 1 h),
+///   so keys the issuer withdrew stop working. Header parameters that point at
+///   keys (`jku`, `jwk`, `x5u`) are ignored.
+/// - The algorithm is the header's, and must be in the allowlist (asymmetric
+///   algorithms only; `none` and HMAC are refused) and match the key's type (and
+///   the key's `alg`, when the JWKS states one).
+/// - `iss` must equal the issuer, `aud` must contain the resource (this server's
+///   canonical URL, RFC 8707), `exp` must be in the future and `nbf` (when
+///   present) in the past, each with [`DEFAULT_LEEWAY`] unless configured; `sub`
+///   must be present (it is the principal).
+#[derive(Debug)]
+pub struct JwtVerifier {
+    issuer: String,
+    audience: String,
+    algorithms: Vec<Algorithm>,
+    leeway: Duration,
+    source: KeySource,
+    keys: RwLock<KeyCache>,
+    /// When the JWKS was last fetched (or attempted); held while fetching, so
+    /// concurrent requests with unknown keys wait for one fetch, not make many.
+    last_fetch: tokio::sync::Mutex<Option<Instant>>,
+    min_refresh_interval: Duration,
+    max_key_age: Duration,
+    fetches: AtomicU64,
+}
+
+#[derive(Debug)]
+enum KeySource {
+    Fixed,
+    Remote { jwks_uri: String, http: HttpClient },
+}
+
+#[derive(Debug, Default)]
+struct KeyCache {
+    by_kid: HashMap<String, Arc<Key>>,
+    /// Keys without a `kid`: usable by tokens without one when there is exactly one.
+    unnamed: Vec<Arc<Key>>,
+    fetched_at: Option<Instant>,
+}
+
+struct Key {
+    decoding: DecodingKey,
+    /// The key's own `alg`, when the JWKS states it.
+    algorithm: Option<Algorithm>,
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Key")
+            .field("family", &self.decoding.family())
+            .field("algorithm", &self.algorithm)
+            .finish()
+    }
+}
+
+/// Configures a [`JwtVerifier`]; see [`JwtVerifier::builder`].
+#[derive(Debug)]
+#[must_use]
+pub struct JwtVerifierBuilder {
+    issuer: String,
+    audience: String,
+    jwks_uri: Option<String>,
+    jwks: Option<JwkSet>,
+    algorithms: Vec<Algorithm>,
+    leeway: Duration,
+    min_refresh_interval: Duration,
+    max_key_age: Duration,
+    http: Option<HttpClient>,
+}
+
+impl JwtVerifier {
+    /// A verifier for tokens issued by `issuer` (the exact `iss` value) for
+    /// `audience` (this server's canonical resource URL, the exact `aud` value).
+    /// Give it keys with [`jwks_uri`](JwtVerifierBuilder::jwks_uri) or
+    /// [`jwks`](JwtVerifierBuilder::jwks).
+    pub fn builder(issuer: impl Into<String>, audience: impl Into<String>) -> JwtVerifierBuilder {
+        JwtVerifierBuilder {
+            issuer: issuer.into(),
+            audience: audience.into(),
+            jwks_uri: None,
+            jwks: None,
+            algorithms: DEFAULT_ALGORITHMS.to_vec(),
+            leeway: DEFAULT_LEEWAY,
+            min_refresh_interval: Duration::from_secs(30),
+            max_key_age: Duration::from_secs(3600),
+            http: None,
+        }
+    }
+
+    /// A verifier whose `jwks_uri` comes from the issuer's metadata: OAuth
+    /// authorization server metadata (RFC 8414,
+    /// `/.well-known/oauth-authorization-server`), else `OpenID` Connect discovery
+    /// (`/.well-known/openid-configuration`). The document's `issuer` must equal
+    /// `issuer`.
+    pub async fn discover(
+        issuer: impl Into<String>,
+        audience: impl Into<String>,
+    ) -> Result<Self, AuthError> {
+        Self::builder(issuer, audience).discover().await
+    }
+
+    /// How many times the JWKS was fetched (including failed attempts): for
+    /// monitoring, and for checking the refetch limit.
+    #[must_use]
+    pub fn jwks_fetches(&self) -> u64 {
+        self.fetches.load(Ordering::Relaxed)
+    }
+
+    /// The issuer tokens must name.
+    #[must_use]
+    pub fn issuer(&self) -> &str {
+        &self.issuer
+    }
+
+    async fn check(&self, token: &str) -> Result<VerifiedToken, AuthError> {
+        if token.len() > MAX_TOKEN_LEN {
+            return Err(AuthError::invalid("the token is too long"));
+        }
+        // `none` (and any name jsonwebtoken doesn't know) fails here: the header
+        // does not parse into a known algorithm.
+        let header = jsonwebtoken::decode_header(token).map_err(|_| {
+            AuthError::invalid("the token header is malformed or names an unknown algorithm")
+        })?;
+        if !self.algorithms.contains(&header.alg) {
+            return Err(AuthError::invalid(format!(
+                "the signing algorithm {:?} is not accepted",
+                header.alg
+            )));
+        }
+        let key = self.key(header.kid.as_deref()).await?;
+        if key.decoding.family() != header.alg.family()
+            || key
+                .algorithm
+                .is_some_and(|algorithm| algorithm != header.alg)
+        {
+            return Err(AuthError::invalid(format!(
+                "the signing algorithm {:?} does not match the key",
+                header.alg
+            )));
+        }
+        let mut validation = Validation::new(header.alg);
+        validation.algorithms = vec![header.alg];
+        validation.leeway = self.leeway.as_secs();
+        validation.validate_exp = true;
+        validation.validate_nbf = true;
+        validation.validate_aud = true;
+        validation.set_issuer(&[&self.issuer]);
+        validation.set_audience(&[&self.audience]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        let data = jsonwebtoken::decode::<serde_json::Map<String, serde_json::Value>>(
+            token,
+            &key.decoding,
+            &validation,
+        )
+        .map_err(|error| AuthError::invalid(describe(&error)))?;
+        VerifiedToken::from_claims(data.claims)
+    }
+
+    /// The key for `kid`, refetching the JWKS (rate-limited) when it is unknown
+    /// or the cache is old.
+    async fn key(&self, kid: Option<&str>) -> Result<Arc<Key>, AuthError> {
+        let stale = self
+            .read_cache()
+            .fetched_at
+            .is_none_or(|at| at.elapsed() >= self.max_key_age);
+        if stale && matches!(self.source, KeySource::Remote { .. }) {
+            // A failed refresh keeps the old keys: the issuer being briefly
+            // unreachable should not lock everyone out.
+            if let Err(error) = self.refresh().await {
+                if self.read_cache().fetched_at.is_none() {
+                    return Err(error);
+                }
+                tracing::warn!(%error, "the JWKS could not be refreshed; using the cached keys");
+            }
+        }
+        if let Some(key) = self.lookup(kid) {
+            return Ok(key);
+        }
+        if matches!(self.source, KeySource::Remote { .. })
+            && self.refresh().await?
+            && let Some(key) = self.lookup(kid)
+        {
+            return Ok(key);
+        }
+        Err(AuthError::invalid(match kid {
+            Some(_) => "the token's key id (`kid`) is not one of the issuer's keys",
+            None => "the token names no key (`kid`) and the issuer has several",
+        }))
+    }
+
+    fn lookup(&self, kid: Option<&str>) -> Option<Arc<Key>> {
+        let cache = self.read_cache();
+        match kid {
+            Some(kid) => cache.by_kid.get(kid).cloned(),
+            None => match (cache.unnamed.as_slice(), cache.by_kid.len()) {
+                ([only], 0) => Some(Arc::clone(only)),
+                ([], 1) => cache.by_kid.values().next().cloned(),
+                _ => None,
+            },
+        }
+    }
+
+    fn read_cache(&self) -> std::sync::RwLockReadGuard<'_, KeyCache> {
+        self.keys.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Fetches the JWKS unless it was fetched less than `min_refresh_interval`
+    /// ago. Returns whether it fetched.
+    async fn refresh(&self) -> Result<bool, AuthError> {
+        let KeySource::Remote { jwks_uri, http } = &self.source else {
+            return Ok(false);
+        };
+        let mut last = self.last_fetch.lock().await;
+        if last.is_some_and(|at| at.elapsed() < self.min_refresh_interval) {
+            return Ok(false);
+        }
+        *last = Some(Instant::now());
+        self.fetches.fetch_add(1, Ordering::Relaxed);
+        let document = fetch::get_json(http, jwks_uri).await?;
+        let set: JwkSet = serde_json::from_value(document)
+            .map_err(|error| AuthError::unavailable(format!("the JWKS is malformed: {error}")))?;
+        let cache = key_cache(&set);
+        tracing::debug!(keys = cache.by_kid.len() + cache.unnamed.len(), %jwks_uri, "JWKS fetched");
+        *self.keys.write().unwrap_or_else(PoisonError::into_inner) = cache;
+        Ok(true)
+    }
+}
+
+impl TokenVerifier for JwtVerifier {
+    fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
+        Box::pin(self.check(token))
+    }
+}
+
+/// The usable signature keys of `set`: public keys only (`oct` keys are HMAC
+/// secrets and never belong in a JWKS), not marked for encryption.
+fn key_cache(set: &JwkSet) -> KeyCache {
+    let mut cache = KeyCache {
+        fetched_at: Some(Instant::now()),
+        ..KeyCache::default()
+    };
+    for jwk in &set.keys {
+        let Some(key) = usable_key(jwk) else {
+            continue;
+        };
+        let key = Arc::new(key);
+        match &jwk.common.key_id {
+            Some(kid) => {
+                cache.by_kid.insert(kid.clone(), key);
+            }
+            None => cache.unnamed.push(key),
+        }
+    }
+    cache
+}
+
+fn usable_key(jwk: &Jwk) -> Option<Key> {
+    if matches!(jwk.algorithm, AlgorithmParameters::OctetKey(_)) {
+        return None;
+    }
+    if matches!(jwk.common.public_key_use, Some(ref used) if *used != PublicKeyUse::Signature) {
+        return None;
+    }
+    let algorithm = match jwk.common.key_algorithm {
+        Some(algorithm) => Some(algorithm.to_string().parse::<Algorithm>().ok()?),
+        None => None,
+    };
+    let decoding = DecodingKey::from_jwk(jwk).ok()?;
+    (decoding.family() != AlgorithmFamily::Hmac).then_some(Key {
+        decoding,
+        algorithm,
+    })
+}
+
+/// What failed, in words safe to send back.
+fn describe(error: &jsonwebtoken::errors::Error) -> String {
+    use jsonwebtoken::errors::ErrorKind;
+    match error.kind() {
+        ErrorKind::ExpiredSignature => "the token has expired".to_owned(),
+        ErrorKind::ImmatureSignature => "the token is not valid yet (`nbf`)".to_owned(),
+        ErrorKind::InvalidIssuer => "the token is from another issuer".to_owned(),
+        ErrorKind::InvalidAudience => "the token is not for this resource (`aud`)".to_owned(),
+        ErrorKind::InvalidSignature => "the signature does not verify".to_owned(),
+        ErrorKind::InvalidAlgorithm => "the signing algorithm does not match the key".to_owned(),
+        ErrorKind::MissingRequiredClaim(claim) => format!("the token has no `{claim}` claim"),
+        ErrorKind::InvalidClaimFormat(claim) => format!("the token's `{claim}` claim is malformed"),
+        _ => "the token is malformed".to_owned(),
+    }
+}
+
+impl JwtVerifierBuilder {
+    /// Where the issuer publishes its keys (a JWK Set URL).
+    pub fn jwks_uri(mut self, uri: impl Into<String>) -> Self {
+        self.jwks_uri = Some(uri.into());
+        self
+    }
+
+    /// Fixed keys instead of fetched ones (never refetched).
+    pub fn jwks(mut self, set: JwkSet) -> Self {
+        self.jwks = Some(set);
+        self
+    }
+
+    /// The accepted signature algorithms (default: RS256/384/512, PS256/384/512,
+    /// ES256/384, `EdDSA`). HMAC algorithms are refused by [`build`](Self::build).
+    pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = Algorithm>) -> Self {
+        self.algorithms = algorithms.into_iter().collect();
+        self
+    }
+
+    /// The clock skew tolerated on `exp` and `nbf` (default [`DEFAULT_LEEWAY`]).
+    pub fn leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// The shortest time between two JWKS fetches (default 30 s): an unknown
+    /// `kid` within it is refused without a fetch.
+    pub fn min_refresh_interval(mut self, interval: Duration) -> Self {
+        self.min_refresh_interval = interval;
+        self
+    }
+
+    /// How long fetched keys are used before the JWKS is fetched again (default
+    /// one hour).
+    pub fn max_key_age(mut self, age: Duration) -> Self {
+        self.max_key_age = age;
+        self
+    }
+
+    /// The HTTP client for discovery and the JWKS (default: one with a 10 s
+    /// timeout). HTTPS needs a client with TLS: the `oauth-rustls` feature, or
+    /// `reqwest` with a TLS feature in your own dependencies.
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        self.http = Some(HttpClient(client));
+        self
+    }
+
+    /// Finds `jwks_uri` in the issuer's metadata (see [`JwtVerifier::discover`]),
+    /// then builds.
+    pub async fn discover(mut self) -> Result<JwtVerifier, AuthError> {
+        let http = self.http.clone().unwrap_or_else(HttpClient::default_client);
+        let metadata = fetch::discover(&http, &self.issuer).await?;
+        let jwks_uri = metadata
+            .get("jwks_uri")
+            .and_then(serde_json::Value::as_str)
+            .ok_or_else(|| AuthError::unavailable("the issuer's metadata names no `jwks_uri`"))?;
+        self.jwks_uri = Some(jwks_uri.to_owned());
+        self.http = Some(http);
+        self.build()
+    }
+
+    /// The verifier. Fails when no keys were given, or an HMAC algorithm (or
+    /// none at all) is allowed.
+    pub fn build(self) -> Result<JwtVerifier, AuthError> {
+        if self.algorithms.is_empty() {
+            return Err(AuthError::Config(
+                "no signing algorithm is allowed".to_owned(),
+            ));
+        }
+        if let Some(hmac) = self
+            .algorithms
+            .iter()
+            .find(|algorithm| algorithm.family() == AlgorithmFamily::Hmac)
+        {
+            return Err(AuthError::Config(format!(
+                "{hmac:?} is an HMAC algorithm: a resource server verifies with public keys only"
+            )));
+        }
+        if self.issuer.is_empty() || self.audience.is_empty() {
+            return Err(AuthError::Config(
+                "the issuer and the audience must not be empty".to_owned(),
+            ));
+        }
+        let (source, keys) = match (self.jwks, self.jwks_uri) {
+            (Some(set), None) => (KeySource::Fixed, key_cache(&set)),
+            (None, Some(jwks_uri)) => {
+                fetch::check_url(&jwks_uri)?;
+                let http = self.http.unwrap_or_else(HttpClient::default_client);
+                (KeySource::Remote { jwks_uri, http }, KeyCache::default())
+            }
+            _ => {
+                return Err(AuthError::Config(
+                    "give exactly one of `jwks_uri` and `jwks`".to_owned(),
+                ));
+            }
+        };
+        Ok(JwtVerifier {
+            issuer: self.issuer,
+            audience: self.audience,
+            algorithms: self.algorithms,
+            leeway: self.leeway,
+            source,
+            keys: RwLock::new(keys),
+            last_fetch: tokio::sync::Mutex::new(None),
+            min_refresh_interval: self.min_refresh_interval,
+            max_key_age: self.max_key_age,
+            fetches: AtomicU64::new(0),
+        })
+    }
+}
