@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # crates.io readiness of the two published crates, toolkit-macros and toolkit.
 #
-# 1. `cargo package --workspace` packages every publishable member together
+# 1. `cargo package -p toolkit-macros -p toolkit` packages both together
 #    (cargo 1.90+): toolkit's dependency on toolkit-macros is resolved against the
 #    freshly packaged toolkit-macros through a local registry overlay, and each
 #    .crate is unpacked and built on its own (the packaged sources, without the
 #    workspace around them), so a missing file or a path-only dependency fails
-#    here. Members with `publish = false` (tests, examples, benches) are skipped.
+#    here. The crates are named: `cargo package --workspace` also packages the
+#    members marked `publish = false` (examples, tests) and fails on their
+#    path-only dependencies.
 # 2. `cargo publish --dry-run -p toolkit-macros`: the crate that must go first
 #    passes every check of a real upload but the upload itself.
-# 3. `cargo publish --dry-run --workspace`: the same for both, in publishing
+# 3. `cargo publish --dry-run -p toolkit-macros -p toolkit`: the same for both, in publishing
 #    order, toolkit against the toolkit-macros just packaged.
 # 4. The licence files and the README are inside both .crate files.
 #
@@ -19,14 +21,14 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-echo "== cargo package --workspace"
-cargo package --workspace "$@"
+echo "== cargo package -p toolkit-macros -p toolkit"
+cargo package -p toolkit-macros -p toolkit "$@"
 
 echo "== cargo publish --dry-run -p toolkit-macros"
 cargo publish --dry-run -p toolkit-macros "$@"
 
-echo "== cargo publish --dry-run --workspace"
-cargo publish --dry-run --workspace "$@"
+echo "== cargo publish --dry-run -p toolkit-macros -p toolkit"
+cargo publish --dry-run -p toolkit-macros -p toolkit "$@"
 
 version="$(cargo metadata --format-version 1 --no-deps \
     | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "toolkit"))')"

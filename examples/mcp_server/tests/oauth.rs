@@ -547,12 +547,12 @@ async fn a_flood_of_unknown_kids_is_one_jwks_fetch() {
                 .collect()
         })
         .collect();
-    let verified = verifier
+    let alice = verifier
         .verify(&sign(ISSUER_KEY, "issuer-1", &good))
         .await
         .unwrap();
-    assert_eq!(verified.subject, "alice");
-    assert_eq!(verified.scopes, ["mcp"]);
+    assert_eq!(alice.subject, "alice");
+    assert_eq!(alice.scopes, ["mcp"]);
     assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
 
     let flood = |round: usize| {
@@ -614,11 +614,11 @@ async fn a_rotated_key_is_fetched_once_its_kid_appears() {
         .keys
         .push(jwk(ATTACKER_KEY, "issuer-2"));
     tokio::time::sleep(Duration::from_millis(60)).await;
-    let verified = verifier
+    let rotated = verifier
         .verify(&sign(ATTACKER_KEY, "issuer-2", &good))
         .await
         .unwrap();
-    assert_eq!(verified.subject, "alice");
+    assert_eq!(rotated.subject, "alice");
     assert_eq!(issuer.fetches.load(Ordering::SeqCst), 2);
 }
 
