@@ -36,7 +36,7 @@ impl Drop for Running {
 async fn get_reports(#[ctx] probe: State<Probe>) -> String {
     let running = Running(probe.0.clone());
     running.0.started.notify_one();
-    tokio::time::sleep(Duration::from_secs(60)).await;
+    tokio::time::sleep(Duration::from_mins(1)).await;
     running.0.finished.store(true, Ordering::SeqCst);
     "the report".to_owned()
 }

@@ -126,7 +126,7 @@ impl JwtVerifier {
             algorithms: DEFAULT_ALGORITHMS.to_vec(),
             leeway: DEFAULT_LEEWAY,
             min_refresh_interval: Duration::from_secs(30),
-            max_key_age: Duration::from_secs(3600),
+            max_key_age: Duration::from_hours(1),
             http: None,
         }
     }
