@@ -51,6 +51,8 @@ mod context;
 pub mod diagnostics;
 mod dispatch;
 mod error;
+#[cfg(feature = "inbox")]
+pub mod inbox;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod observe;

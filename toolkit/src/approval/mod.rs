@@ -392,6 +392,14 @@ impl Approvals {
         to_hex(&mac.finalize().into_bytes())
     }
 
+    /// A key for another purpose (`purpose` names it), derived from the approval
+    /// key with HMAC-SHA256: every process holding the approval key derives the
+    /// same one, and neither key can be found from the other.
+    #[cfg(feature = "inbox")]
+    pub(crate) fn derive_key(&self, purpose: &str) -> Vec<u8> {
+        self.sign(purpose).into_bytes()
+    }
+
     fn now(&self) -> u64 {
         (self.clock)()
             .duration_since(UNIX_EPOCH)
@@ -506,7 +514,7 @@ pub fn digest(arguments: &Value) -> String {
     )
 }
 
-fn to_hex(bytes: &[u8]) -> String {
+pub(crate) fn to_hex(bytes: &[u8]) -> String {
     use fmt::Write as _;
     bytes.iter().fold(String::new(), |mut out, byte| {
         let _ = write!(out, "{byte:02x}");
@@ -514,7 +522,7 @@ fn to_hex(bytes: &[u8]) -> String {
     })
 }
 
-fn from_hex(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn from_hex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) || !text.is_ascii() {
         return None;
     }
