@@ -39,6 +39,7 @@
 
 pub mod consumers;
 pub mod context;
+pub mod inbox;
 pub mod schedule;
 mod store;
 pub mod time;

@@ -10,6 +10,10 @@
 //! (demo defaults `internal-token`, `copilot-token`, `external-token`). Once
 //! listening, the server prints `listening on http://ADDR` on stdout.
 //!
+//! People decide `approve` calls in the approval inbox at `/approvals`, signed in
+//! with `MCP_INBOX_TOKEN` (demo default `inbox-token`) as a bearer token or an
+//! `inbox_token` cookie.
+//!
 //! Approvals are signed with `MCP_APPROVAL_KEY` and sealed into MCP `requestState`
 //! with `MCP_REQUEST_STATE_KEY` (demo defaults; each at least 32 bytes). Processes
 //! that share these keys and `--approvals-db` serve the same endpoints: an approval
@@ -18,7 +22,7 @@
 use std::io::Write as _;
 
 use example_assistant::AssistantState;
-use example_mcp_server::{CLIENTS, Settings, http_router, stdio_server};
+use example_mcp_server::{CLIENTS, Settings, http_router, inbox, stdio_server};
 
 const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH]";
 
@@ -77,11 +81,13 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
             .unwrap_or_else(|_| format!("{kind}-token"))
     };
     let tokens = CLIENTS.map(|(kind, _)| token(kind));
+    let inbox_token = std::env::var("MCP_INBOX_TOKEN").unwrap_or_else(|_| "inbox-token".to_owned());
     let router = http_router(
         AssistantState::new(),
         settings,
         [&tokens[0], &tokens[1], &tokens[2]].map(String::as_str),
-    );
+    )
+    .nest("/approvals", inbox(settings, &inbox_token).router());
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let mut stdout = std::io::stdout();

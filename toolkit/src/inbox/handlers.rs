@@ -49,7 +49,7 @@ pub(super) fn router(inbox: Inbox) -> Router {
         .max_argument_bytes
         .saturating_mul(8)
         .saturating_add(64 * 1024);
-    let csrf = Csrf::new(inbox.approvals.derive_key("toolkit.inbox.csrf-key.v1"));
+    let csrf = Csrf::new(inbox.approvals().derive_key("toolkit.inbox.csrf-key.v1"));
     let shared = Arc::new(Shared { inbox, csrf });
     Router::new()
         .route("/", get(list))
@@ -279,7 +279,7 @@ async fn waiting(shared: &Shared, approver: &Identity) -> Result<(Vec<PendingApp
     let query = PendingQuery::new().limit(MAX_QUERY_LIMIT);
     let listed = shared
         .inbox
-        .approvals
+        .approvals()
         .pending(&query)
         .await
         .map_err(|error| Failure::from_approval(&error))?;
@@ -305,7 +305,7 @@ fn card<'a>(shared: &'a Shared, pending: &'a PendingApproval, tool: &'a Register
             .and_then(|preview| preview(pending)),
         refused: shared
             .inbox
-            .approvals
+            .approvals()
             .verify_pending(pending)
             .err()
             .filter(|error| !matches!(error, ApprovalError::Expired { .. }))
@@ -316,7 +316,7 @@ fn card<'a>(shared: &'a Shared, pending: &'a PendingApproval, tool: &'a Register
 async fn store_now(shared: &Shared) -> Result<u64, Failure> {
     shared
         .inbox
-        .approvals
+        .approvals()
         .store()
         .now()
         .await
@@ -481,7 +481,7 @@ async fn decide(State(shared): State<Arc<Shared>>, parts: Parts, Form(form): For
 async fn record(shared: &Shared, approver: &Approver, pending: &PendingApproval, decision: Decision) -> Result<Approval, Failure> {
     let approval = shared
         .inbox
-        .approvals
+        .approvals()
         .decide_as(shared.inbox.registry, pending, decision, &approver.identity.subject)
         .await
         .map_err(|error| Failure::from_approval(&error))?;
@@ -495,7 +495,7 @@ async fn record(shared: &Shared, approver: &Approver, pending: &PendingApproval,
 async fn decided(shared: &Shared, approver: &Identity) -> Result<Vec<DecisionRecord>, Failure> {
     let mut records = shared
         .inbox
-        .approvals
+        .approvals()
         .decisions(&DecisionQuery::new().limit(MAX_QUERY_LIMIT))
         .await
         .map_err(|error| Failure::from_approval(&error))?;

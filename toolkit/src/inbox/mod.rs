@@ -77,6 +77,7 @@ mod identity;
 mod page;
 mod policy;
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -96,7 +97,7 @@ type DecisionHook = Arc<dyn Fn(&Approval) + Send + Sync>;
 /// the [`Router`] to mount. See the [module docs](self).
 #[derive(Clone)]
 pub struct Inbox {
-    approvals: Arc<Approvals>,
+    approvals: Arc<dyn Borrow<Approvals> + Send + Sync>,
     registry: &'static Registry,
     authenticate: Arc<dyn Authenticate>,
     policy: Arc<dyn Policy>,
@@ -106,16 +107,17 @@ pub struct Inbox {
 }
 
 impl Inbox {
-    /// The inbox of the approvals in `approvals`' store, for the approvers
-    /// `authenticate` finds, deciding what `policy` lets them. The tools are those of
-    /// [`crate::registry()`] (see [`Inbox::registry`]).
+    /// The inbox of the approvals in `approvals`' store (an `Arc<Approvals>`, or a
+    /// `&'static Approvals`), for the approvers `authenticate` finds, deciding what
+    /// `policy` lets them. The tools are those of [`crate::registry()`] (see
+    /// [`Inbox::registry`]).
     pub fn new(
-        approvals: Arc<Approvals>,
+        approvals: impl Borrow<Approvals> + Send + Sync + 'static,
         authenticate: impl Authenticate,
         policy: impl Policy,
     ) -> Self {
         Inbox {
-            approvals,
+            approvals: Arc::new(approvals),
             registry: crate::registry(),
             authenticate: Arc::new(authenticate),
             policy: Arc::new(policy),
@@ -178,5 +180,11 @@ impl fmt::Debug for Inbox {
             .field("previews", &self.previews.keys().collect::<Vec<_>>())
             .field("on_decision", &self.on_decision.is_some())
             .finish_non_exhaustive()
+    }
+}
+
+impl Inbox {
+    fn approvals(&self) -> &Approvals {
+        (*self.approvals).borrow()
     }
 }

@@ -157,7 +157,7 @@ fn pending_card(frame: &Frame<'_>, card: &Card<'_>, now: u64) -> Markup {
     let schema = card.tool.schema();
     html! {
         section.card.pending data-call-id=(pending.call_id) data-tool=(pending.tool) {
-            h2 { (tool.title.unwrap_or(tool.name)) code { (tool.name) } }
+            (tool_heading(tool))
             (meta(pending, card.view, now))
             p.description { (tool.description) }
             (arguments(schema, &form::fields(card.tool), &pending.arguments))
@@ -186,6 +186,15 @@ fn pending_card(frame: &Frame<'_>, card: &Card<'_>, now: u64) -> Markup {
                     }
                 }
             }
+        }
+    }
+}
+
+/// The tool's title and name, or its name alone.
+fn tool_heading(tool: &crate::Tool) -> Markup {
+    html! {
+        h2 {
+            @if let Some(title) = tool.title { (title) " " code { (tool.name) } } @else { code { (tool.name) } }
         }
     }
 }
@@ -315,7 +324,7 @@ pub(crate) fn edit_page(
         (layout(frame, "Edit and approve", &html! {
             h1 { "Edit and approve" }
             section.card {
-                h2 { (tool.title.unwrap_or(tool.name)) code { (tool.name) } }
+                (tool_heading(tool))
                 (meta(pending, card.view, now))
                 p.description { (tool.description) }
                 @if !problems.is_empty() {
