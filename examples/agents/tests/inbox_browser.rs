@@ -422,7 +422,7 @@ async fn hostile_arguments_render_as_text() {
 
     client.goto(&format!("{base}/login?as=olivia")).await.expect("signed in");
     let card = r#"section.pending[data-call-id="call_hostile"]"#;
-    let shown = text(client, &format!(r#"{card} dd[data-param="schedules"] .text"#)).await;
+    let shown = text(client, &format!(r#"{card} dd[data-key="prompt"] > .text"#)).await;
     // Every character is there as text; the hidden ones as their code points.
     assert_eq!(
         shown,
@@ -441,7 +441,8 @@ async fn hostile_arguments_render_as_text() {
     );
     // The 1 MiB string is cut on the list, with how much there is.
     let cut = text(client, r#"section.pending[data-call-id="call_huge"] .cut"#).await;
-    assert_eq!(cut, "… and 1046576 more characters (1048576 in all); edit the call to see every one");
+    // `white-space: pre-wrap` keeps the space before the note.
+    assert_eq!(cut, " … and 1046576 more characters (1048576 in all); edit the call to see every one");
     screenshot(client, "7-hostile").await;
 
     // The edit form holds the exact text, every character, to approve or change.

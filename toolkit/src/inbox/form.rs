@@ -125,9 +125,6 @@ pub(crate) fn initial_text(kind: &Kind, value: Option<&Value>) -> String {
     }
 }
 
-/// What the approver typed, for each field, to show again beside its problems.
-pub(crate) type Entered = Vec<(String, String)>;
-
 /// The arguments the form describes, or the problems of each field.
 ///
 /// An empty optional field is left out. A number field that does not hold a number,

@@ -72,7 +72,7 @@
 
 mod csrf;
 mod form;
-// mod handlers; (TEMP)
+mod handlers;
 mod identity;
 mod page;
 mod policy;
@@ -169,7 +169,7 @@ impl Inbox {
     /// path) or [`Router::merge`].
     #[must_use]
     pub fn router(self) -> Router {
-        todo!("TEMP")
+        handlers::router(self)
     }
 }
 

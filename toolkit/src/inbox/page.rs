@@ -22,7 +22,7 @@ pub(crate) const STYLE: &str = "\
 :root{color-scheme:light;font-family:system-ui,sans-serif;font-size:15px;line-height:1.45}\
 body{margin:0;background:#f4f5f7;color:#1d2330}\
 header{background:#1d2330;color:#fff;padding:.7rem 1.5rem;display:flex;gap:1.5rem;align-items:baseline}\
-header a{color:#cfd8ff}header .who{margin-left:auto;font-size:.9rem}\
+header a{color:#cfd8ff}header .who{margin-left:auto;font-size:.9rem}header .who .text{background:none;font-weight:600}\
 main{max-width:60rem;margin:0 auto;padding:1rem 1.5rem}\
 .card{background:#fff;border:1px solid #d6d9e0;border-radius:8px;padding:1rem 1.2rem;margin:0 0 1rem}\
 .card h2{margin:0;font-size:1.15rem}.card h2 code{font-size:.85rem;color:#555;margin-left:.4rem}\
@@ -263,7 +263,7 @@ fn value(root: &Value, schema: &Value, value_: &Value) -> Markup {
                     @for (name, member) in members {
                         @let member_schema = properties.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
                         dt { span.text { (visible(name, 200)) } }
-                        dd {
+                        dd data-key=(name) {
                             (value(root, member_schema, member))
                             @if let Some(doc) = form::resolve(root, member_schema).get("description").and_then(Value::as_str) {
                                 div.param-doc { (doc) }
@@ -392,7 +392,7 @@ fn edit_field(field: &Field, pending: &PendingApproval, entered: &[(String, Stri
                 _ => {
                     // The parser drops one newline right after `<textarea>`: give it one,
                     // so a value that starts with a newline keeps it.
-                    textarea id=(id) name=(name) rows="6" aria-describedby=(problem_id) { "\n" (text) }
+                    textarea id=(id) name=(name) rows=(text.lines().count().clamp(4, 24)) aria-describedby=(problem_id) { "\n" (text) }
                 }
             }
             div.problems id=(problem_id) {
