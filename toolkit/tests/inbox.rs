@@ -9,16 +9,16 @@ use axum::Router;
 use axum::body::Body;
 use http::{Request, StatusCode, header};
 use serde_json::{Value, json};
-use tower::ServiceExt as _;
 use toolkit::approval::{
     Approval, ApprovalKey, Approvals, DecisionQuery, MemoryApprovalStore, PendingApproval, Verdict,
 };
 use toolkit::inbox::{Identity, Inbox, PendingCall};
 use toolkit::{CallId, Context, Response, Scope, tool};
+use tower::ServiceExt as _;
 
 /// Release a phone number the organization owns.
 #[tool(scope = shared, tier = approve, group = "phone", title = "Release a phone number")]
-async fn delete_phone_numbers(
+fn delete_phone_numbers(
     /// The number, in E.164 form.
     number: String,
     /// Release it after this many days.
@@ -44,7 +44,11 @@ fn setup() -> Setup {
         |parts: &http::request::Parts| {
             let user = parts.headers.get("x-user")?.to_str().ok()?;
             let identity = Identity::new(user);
-            Some(if user == "root" { identity.with_role("admin") } else { identity })
+            Some(if user == "root" {
+                identity.with_role("admin")
+            } else {
+                identity
+            })
         },
         |who: &Identity, call: &PendingCall<'_>| {
             who.has_role("admin") || call.principal == format!("user:{}", who.subject)
@@ -58,7 +62,12 @@ fn setup() -> Setup {
     }
 }
 
-async fn ask(approvals: &Approvals, principal: &str, call_id: &str, number: &str) -> PendingApproval {
+async fn ask(
+    approvals: &Approvals,
+    principal: &str,
+    call_id: &str,
+    number: &str,
+) -> PendingApproval {
     let view = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
@@ -91,7 +100,9 @@ async fn send(router: &Router, request: Request<Body>) -> Answer {
     let response = router.clone().oneshot(request).await.unwrap();
     let status = response.status();
     let headers = response.headers().clone();
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
     Answer {
         status,
         headers,
@@ -200,7 +211,11 @@ async fn an_approval_is_recorded_once_handed_on_and_runs_once() {
     let pending = ask(&setup.approvals, "user:alice", "call_1", "+15550100").await;
     let text = serde_json::to_string(&pending).unwrap();
     let token = token(&setup.router, "alice").await;
-    let answer = send(&setup.router, post_form("/decide", "alice", &form(&token, &text, "approve"))).await;
+    let answer = send(
+        &setup.router,
+        post_form("/decide", "alice", &form(&token, &text, "approve")),
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::SEE_OTHER);
     assert_eq!(answer.headers[header::LOCATION], "/?done=approved");
     let approval = {
@@ -209,25 +224,54 @@ async fn an_approval_is_recorded_once_handed_on_and_runs_once() {
         decided[0].clone()
     };
     assert_eq!(approval.verdict, Verdict::Approved);
-    let records = setup.approvals.decisions(&DecisionQuery::new()).await.unwrap();
+    let records = setup
+        .approvals
+        .decisions(&DecisionQuery::new())
+        .await
+        .unwrap();
     assert_eq!(records.len(), 1);
-    assert_eq!((records[0].decided_by.as_str(), records[0].call_id.as_str()), ("alice", "call_1"));
+    assert_eq!(
+        (records[0].decided_by.as_str(), records[0].call_id.as_str()),
+        ("alice", "call_1")
+    );
     // The call left the list.
     assert!(call_ids(&send(&setup.router, get("/api/pending", Some("alice"))).await).is_empty());
     // The worker resumes it: it runs once.
-    let view = toolkit::registry().view().scopes([Scope::Shared]).approvals(&*setup.approvals, "user:alice").build().unwrap();
+    let view = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .approvals(&setup.approvals, "user:alice")
+        .build()
+        .unwrap();
     let ran = view.resume(&approval, &Context::new()).await;
     assert_eq!(ran.result(), Some(&json!("released +15550100 in 0 days")));
     // The same form again (a second tab, a double click): told, nothing more.
-    let again = send(&setup.router, post_form("/decide", "alice", &form(&token, &text, "approve"))).await;
+    let again = send(
+        &setup.router,
+        post_form("/decide", "alice", &form(&token, &text, "approve")),
+    )
+    .await;
     assert_eq!(again.status, StatusCode::CONFLICT);
-    assert!(again.body.contains("another approver was first: alice decided it (approved) at "), "{}", again.body);
+    assert!(
+        again
+            .body
+            .contains("another approver was first: alice decided it (approved) at "),
+        "{}",
+        again.body
+    );
     assert_eq!(setup.decided.lock().unwrap().len(), 1);
     // The audit list says who decided.
-    let audit = send(&setup.router, get("/api/decisions", Some("alice"))).await.json();
+    let audit = send(&setup.router, get("/api/decisions", Some("alice")))
+        .await
+        .json();
     assert_eq!(audit["decisions"][0]["decided_by"], "alice");
     assert_eq!(audit["decisions"][0]["verdict"], "approved");
-    assert_eq!(send(&setup.router, get("/api/decisions", Some("bob"))).await.json()["decisions"], json!([]));
+    assert_eq!(
+        send(&setup.router, get("/api/decisions", Some("bob")))
+            .await
+            .json()["decisions"],
+        json!([])
+    );
 }
 
 #[tokio::test]
@@ -238,13 +282,23 @@ async fn of_two_approvers_at_once_one_wins_and_the_other_is_told() {
     let alice = token(&setup.router, "alice").await;
     let root = token(&setup.router, "root").await;
     let (first, second) = tokio::join!(
-        send(&setup.router, post_form("/decide", "alice", &form(&alice, &text, "approve"))),
-        send(&setup.router, post_form("/decide", "root", &form(&root, &text, "approve"))),
+        send(
+            &setup.router,
+            post_form("/decide", "alice", &form(&alice, &text, "approve"))
+        ),
+        send(
+            &setup.router,
+            post_form("/decide", "root", &form(&root, &text, "approve"))
+        ),
     );
     let mut statuses = [first.status, second.status];
     statuses.sort();
     assert_eq!(statuses, [StatusCode::SEE_OTHER, StatusCode::CONFLICT]);
-    let loser = if first.status == StatusCode::CONFLICT { &first } else { &second };
+    let loser = if first.status == StatusCode::CONFLICT {
+        &first
+    } else {
+        &second
+    };
     assert!(loser.body.contains("Already decided"), "{}", loser.body);
     assert_eq!(setup.decided.lock().unwrap().len(), 1);
 }
@@ -269,17 +323,29 @@ async fn a_decision_without_the_approvers_token_or_from_another_site_is_refused(
     cross_site
         .headers_mut()
         .insert("sec-fetch-site", "cross-site".parse().unwrap());
-    assert_eq!(send(&setup.router, cross_site).await.status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        send(&setup.router, cross_site).await.status,
+        StatusCode::FORBIDDEN
+    );
     let api = Request::post("/api/decide")
         .header("x-user", "alice")
         .header(header::CONTENT_TYPE, "application/json")
-        .body(Body::from(json!({"pending": pending, "decision": "approve"}).to_string()))
+        .body(Body::from(
+            json!({"pending": pending, "decision": "approve"}).to_string(),
+        ))
         .unwrap();
     let answer = send(&setup.router, api).await;
     assert_eq!(answer.status, StatusCode::FORBIDDEN);
     assert_eq!(answer.json()["error"]["kind"], "bad_csrf_token");
     assert!(setup.decided.lock().unwrap().is_empty());
-    assert!(setup.approvals.decisions(&DecisionQuery::new()).await.unwrap().is_empty());
+    assert!(
+        setup
+            .approvals
+            .decisions(&DecisionQuery::new())
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[tokio::test]
@@ -289,22 +355,35 @@ async fn a_call_outside_the_policy_cannot_be_seen_or_decided_by_any_url() {
     let text = serde_json::to_string(&bobs).unwrap();
     let alice = token(&setup.router, "alice").await;
     for path in ["/decide", "/edit"] {
-        let answer = send(&setup.router, post_form(path, "alice", &form(&alice, &text, "approve"))).await;
+        let answer = send(
+            &setup.router,
+            post_form(path, "alice", &form(&alice, &text, "approve")),
+        )
+        .await;
         assert_eq!(answer.status, StatusCode::NOT_FOUND, "{path}");
-        assert!(answer.body.contains("No such call is waiting for you"), "{}", answer.body);
+        assert!(
+            answer.body.contains("No such call is waiting for you"),
+            "{}",
+            answer.body
+        );
         assert!(!answer.body.contains("+15550101"), "{path} shows the call");
     }
     let api = Request::post("/api/decide")
         .header("x-user", "alice")
         .header("x-csrf-token", &alice)
         .header(header::CONTENT_TYPE, "application/json")
-        .body(Body::from(json!({"pending": bobs, "decision": {"deny": "no"}}).to_string()))
+        .body(Body::from(
+            json!({"pending": bobs, "decision": {"deny": "no"}}).to_string(),
+        ))
         .unwrap();
     let answer = send(&setup.router, api).await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND);
     assert_eq!(answer.json()["error"]["kind"], "not_found");
     assert!(setup.decided.lock().unwrap().is_empty());
-    assert_eq!(call_ids(&send(&setup.router, get("/api/pending", Some("bob"))).await), ["call_bob"]);
+    assert_eq!(
+        call_ids(&send(&setup.router, get("/api/pending", Some("bob"))).await),
+        ["call_bob"]
+    );
 }
 
 #[tokio::test]
@@ -323,15 +402,31 @@ async fn a_tampered_pending_approval_says_why_and_runs_nothing() {
         (&forged, "its signature does not match (forged or altered)"),
     ] {
         let text = serde_json::to_string(tampered).unwrap();
-        let answer = send(&setup.router, post_form("/decide", "alice", &form(&alice, &text, "approve"))).await;
+        let answer = send(
+            &setup.router,
+            post_form("/decide", "alice", &form(&alice, &text, "approve")),
+        )
+        .await;
         assert_eq!(answer.status, StatusCode::BAD_REQUEST);
-        assert!(answer.body.contains(&format!("{expected}; nothing ran")), "{}", answer.body);
+        assert!(
+            answer.body.contains(&format!("{expected}; nothing ran")),
+            "{}",
+            answer.body
+        );
     }
     // Moved to another principal: not alice's to decide, whatever its signature.
     let text = serde_json::to_string(&stolen).unwrap();
-    let answer = send(&setup.router, post_form("/decide", "alice", &form(&alice, &text, "approve"))).await;
+    let answer = send(
+        &setup.router,
+        post_form("/decide", "alice", &form(&alice, &text, "approve")),
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND);
-    let answer = send(&setup.router, post_form("/decide", "alice", &form(&alice, "{not json", "approve"))).await;
+    let answer = send(
+        &setup.router,
+        post_form("/decide", "alice", &form(&alice, "{not json", "approve")),
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
     assert!(setup.decided.lock().unwrap().is_empty());
 }
@@ -349,7 +444,11 @@ async fn an_expired_pending_approval_says_so_and_runs_nothing() {
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     let alice = token(&setup.router, "alice").await;
     let text = serde_json::to_string(&pending).unwrap();
-    let answer = send(&setup.router, post_form("/decide", "alice", &form(&alice, &text, "approve"))).await;
+    let answer = send(
+        &setup.router,
+        post_form("/decide", "alice", &form(&alice, &text, "approve")),
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::GONE);
     assert!(answer.body.contains("Too late"), "{}", answer.body);
     assert!(answer.body.contains("nothing ran"), "{}", answer.body);
@@ -363,10 +462,25 @@ async fn edits_are_checked_like_the_call_and_each_problem_sits_beside_its_field(
     let text = serde_json::to_string(&pending).unwrap();
     let alice = token(&setup.router, "alice").await;
     // The edit form: one field per parameter, filled with the arguments.
-    let edit = send(&setup.router, post_form("/edit", "alice", &form(&alice, &text, "edit"))).await;
+    let edit = send(
+        &setup.router,
+        post_form("/edit", "alice", &form(&alice, &text, "edit")),
+    )
+    .await;
     assert_eq!(edit.status, StatusCode::OK);
-    assert!(edit.body.contains(r#"<input type="text" id="field-number" name="arg.number" value="+15550100""#), "{}", edit.body);
-    assert!(edit.body.contains(r#"id="field-after_days" name="arg.after_days" value="""#), "{}", edit.body);
+    assert!(
+        edit.body.contains(
+            r#"<input type="text" id="field-number" name="arg.number" value="+15550100""#
+        ),
+        "{}",
+        edit.body
+    );
+    assert!(
+        edit.body
+            .contains(r#"id="field-after_days" name="arg.after_days" value="""#),
+        "{}",
+        edit.body
+    );
     let mut pairs = form(&alice, &text, "approve_with");
     pairs.extend([("arg.number", "+15550199"), ("arg.after_days", "soon")]);
     let answer = send(&setup.router, post_form("/decide", "alice", &pairs)).await;
@@ -377,7 +491,10 @@ async fn edits_are_checked_like_the_call_and_each_problem_sits_beside_its_field(
         .nth(1)
         .unwrap_or_else(|| panic!("no problem beside after_days: {}", answer.body));
     let field = &field[..field.find(r#"<div class="field"#).unwrap_or(field.len())];
-    assert!(field.contains(r#"<p class="problem"><code>after_days</code>: "#), "{field}");
+    assert!(
+        field.contains(r#"<p class="problem"><code>after_days</code>: "#),
+        "{field}"
+    );
     // What was typed stays in the form.
     assert!(field.contains(r#"value="soon""#), "{field}");
     assert!(answer.body.contains(r#"value="+15550199""#));
@@ -387,10 +504,16 @@ async fn edits_are_checked_like_the_call_and_each_problem_sits_beside_its_field(
     pairs.extend([("arg.number", "+15550199"), ("arg.after_days", "3")]);
     let answer = send(&setup.router, post_form("/decide", "alice", &pairs)).await;
     assert_eq!(answer.status, StatusCode::SEE_OTHER);
-    assert_eq!(answer.headers[header::LOCATION], "/?done=approved_with_edits");
+    assert_eq!(
+        answer.headers[header::LOCATION],
+        "/?done=approved_with_edits"
+    );
     let decided = setup.decided.lock().unwrap();
     assert_eq!(decided[0].verdict, Verdict::ApprovedWithEdits);
-    assert_eq!(decided[0].arguments, json!({"number": "+15550199", "after_days": 3}));
+    assert_eq!(
+        decided[0].arguments,
+        json!({"number": "+15550199", "after_days": 3})
+    );
 }
 
 #[tokio::test]
@@ -425,18 +548,34 @@ async fn the_json_api_decides_with_the_same_checks() {
             .header("x-user", "alice")
             .header("x-csrf-token", &alice)
             .header(header::CONTENT_TYPE, "application/json")
-            .body(Body::from(json!({"pending": pending, "decision": decision}).to_string()))
+            .body(Body::from(
+                json!({"pending": pending, "decision": decision}).to_string(),
+            ))
             .unwrap()
     };
-    let invalid = send(&setup.router, decide(json!({"approve_with": {"number": 5}}))).await;
+    let invalid = send(
+        &setup.router,
+        decide(json!({"approve_with": {"number": 5}})),
+    )
+    .await;
     assert_eq!(invalid.status, StatusCode::UNPROCESSABLE_ENTITY);
     let error = &invalid.json()["error"];
     assert_eq!(error["kind"], "invalid_arguments");
     assert_eq!(error["problems"][0]["path"], "number");
-    let approved = send(&setup.router, decide(json!({"approve_with": {"number": "+15550111"}}))).await;
+    let approved = send(
+        &setup.router,
+        decide(json!({"approve_with": {"number": "+15550111"}})),
+    )
+    .await;
     assert_eq!(approved.status, StatusCode::OK, "{}", approved.body);
-    assert_eq!(approved.json()["approval"]["verdict"], "approved_with_edits");
-    assert_eq!(approved.json()["approval"]["arguments"], json!({"number": "+15550111"}));
+    assert_eq!(
+        approved.json()["approval"]["verdict"],
+        "approved_with_edits"
+    );
+    assert_eq!(
+        approved.json()["approval"]["arguments"],
+        json!({"number": "+15550111"})
+    );
     let again = send(&setup.router, decide(json!("approve"))).await;
     assert_eq!(again.status, StatusCode::CONFLICT);
     assert_eq!(again.json()["error"]["kind"], "already_decided");
@@ -445,7 +584,12 @@ async fn the_json_api_decides_with_the_same_checks() {
 #[tokio::test]
 async fn every_answer_forbids_scripts_and_framing() {
     let setup = setup();
-    for (path, user) in [("/", Some("alice")), ("/", None), ("/api/pending", Some("alice")), ("/inbox.css", None)] {
+    for (path, user) in [
+        ("/", Some("alice")),
+        ("/", None),
+        ("/api/pending", Some("alice")),
+        ("/inbox.css", None),
+    ] {
         let answer = send(&setup.router, get(path, user)).await;
         assert_eq!(
             answer.headers[header::CONTENT_SECURITY_POLICY],
@@ -472,11 +616,24 @@ async fn links_and_forms_follow_the_path_the_inbox_is_mounted_at() {
     ] {
         assert!(page.body.contains(expected), "missing {expected}");
     }
-    let token = send(&app, get("/approvals/api/pending", Some("alice"))).await.json()["csrf_token"]
+    let token = send(&app, get("/approvals/api/pending", Some("alice")))
+        .await
+        .json()["csrf_token"]
         .as_str()
         .unwrap()
         .to_owned();
-    let pending = send(&app, get("/approvals/api/pending", Some("alice"))).await.json()["pending"][0]["pending"].to_string();
-    let answer = send(&app, post_form("/approvals/decide", "alice", &form(&token, &pending, "approve"))).await;
+    let pending = send(&app, get("/approvals/api/pending", Some("alice")))
+        .await
+        .json()["pending"][0]["pending"]
+        .to_string();
+    let answer = send(
+        &app,
+        post_form(
+            "/approvals/decide",
+            "alice",
+            &form(&token, &pending, "approve"),
+        ),
+    )
+    .await;
     assert_eq!(answer.headers[header::LOCATION], "/approvals?done=approved");
 }

@@ -62,7 +62,10 @@ impl Outcomes {
     }
 
     fn push(&self, call_id: &str, response: Value) {
-        self.lock().entry(call_id.to_owned()).or_default().push(response);
+        self.lock()
+            .entry(call_id.to_owned())
+            .or_default()
+            .push(response);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Vec<Value>>> {
@@ -73,7 +76,10 @@ impl Outcomes {
 /// The principal of an agent, as the org's stored permissions make it.
 #[must_use]
 pub fn agent_principal() -> Principal {
-    Principal::agent(SALES_AGENT, &["contacts.read", "messages.write", "sales.read"])
+    Principal::agent(
+        SALES_AGENT,
+        &["contacts.read", "messages.write", "sales.read"],
+    )
 }
 
 /// Who the request comes from: the demo session cookie (a real application looks
@@ -106,7 +112,11 @@ fn schedule_preview(pending: &toolkit::approval::PendingApproval) -> Option<Prev
             "The sales agent will wake {} time(s) and act on its own instruction.",
             schedules.len()
         ))
-        .items(schedules.iter().filter_map(|schedule| schedule.get("recurrence").cloned())),
+        .items(
+            schedules
+                .iter()
+                .filter_map(|schedule| schedule.get("recurrence").cloned()),
+        ),
     )
 }
 

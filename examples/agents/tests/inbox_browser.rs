@@ -50,7 +50,10 @@ fn browser_paths() -> Option<(String, String)> {
         println!("skipped: {}", stderr.trim());
         return None;
     }
-    assert!(output.status.success(), "scripts/browser.sh failed: {stderr}");
+    assert!(
+        output.status.success(),
+        "scripts/browser.sh failed: {stderr}"
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let value = |key: &str| {
         stdout
@@ -105,7 +108,9 @@ async fn browser() -> Option<Browser> {
             ]
         }
     });
-    let Value::Object(capabilities) = capabilities else { unreachable!() };
+    let Value::Object(capabilities) = capabilities else {
+        unreachable!()
+    };
     let started = Instant::now();
     let client = loop {
         let connector = hyper_util::client::legacy::connect::HttpConnector::new();
@@ -150,7 +155,9 @@ async fn screenshot(client: &Client, name: &str) {
 
 /// The app on a loopback port: its base URL.
 async fn serve(org: &Org, approvals: &Arc<Approvals>, outcomes: &Outcomes) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
     let addr = listener.local_addr().expect("its address");
     let router = app(org.clone(), approvals.clone(), outcomes.clone());
     tokio::spawn(async move { axum::serve(listener, router).await });
@@ -169,7 +176,12 @@ fn follow_up(prompt: &str, at: &str) -> Value {
 
 /// The sales agent, answering Ada's text, asks for a call-back: a pending approval
 /// (stored by the view, for the inbox to find).
-async fn agent_asks(org: &Org, approvals: &Approvals, call_id: &str, arguments: &Value) -> PendingApproval {
+async fn agent_asks(
+    org: &Org,
+    approvals: &Approvals,
+    call_id: &str,
+    arguments: &Value,
+) -> PendingApproval {
     let principal = agent_principal();
     let sales = org.agent(SALES_AGENT).expect("the sales agent");
     let request = Request {
@@ -177,7 +189,8 @@ async fn agent_asks(org: &Org, approvals: &Approvals, call_id: &str, arguments: 
         flags: &[],
         page: None,
     };
-    let view = agent_view(registry(), approvals, &sales, &request, true).expect("the agent's live view");
+    let view =
+        agent_view(registry(), approvals, &sales, &request, true).expect("the agent's live view");
     let ctx = Context::new()
         .with(org.clone())
         .with(CallerThread(SALES_AGENT))
@@ -230,53 +243,109 @@ async fn click(client: &Client, css: &str) {
 }
 
 async fn type_into(client: &Client, css: &str, text: &str) {
-    let element = client.find(Locator::Css(css)).await.expect("the field");
+    let element = client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(css))
+        .await
+        .unwrap_or_else(|error| panic!("no `{css}` on the page: {error}"));
     element.clear().await.expect("cleared");
     element.send_keys(text).await.expect("typed");
 }
 
+/// Waits until the page (the next one, after a click) has `css`.
+async fn present(client: &Client, css: &str) {
+    client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(css))
+        .await
+        .unwrap_or_else(|error| panic!("no `{css}` on the page: {error}"));
+}
+
 async fn script(client: &Client, source: &str) -> Value {
-    client.execute(source, Vec::new()).await.expect("the script runs")
+    client
+        .execute(source, Vec::new())
+        .await
+        .expect("the script runs")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_once() {
     let _one = one_browser();
-    let Some(browser) = browser().await else { return };
+    let Some(browser) = browser().await else {
+        return;
+    };
     let client = &browser.client;
     let org = Org::sample();
     let approvals = org_approvals();
     let outcomes = Outcomes::default();
     let base = serve(&org, &approvals, &outcomes).await;
-    agent_asks(&org, &approvals, "call_follow_up", &follow_up("Call Ada back about the quote.", "2026-11-24T10:00Z")).await;
+    agent_asks(
+        &org,
+        &approvals,
+        "call_follow_up",
+        &follow_up("Call Ada back about the quote.", "2026-11-24T10:00Z"),
+    )
+    .await;
 
-    client.goto(&format!("{base}/login?as=olivia")).await.expect("signed in");
+    client
+        .goto(&format!("{base}/login?as=olivia"))
+        .await
+        .expect("signed in");
     let card = r#"section.pending[data-call-id="call_follow_up"]"#;
-    assert_eq!(text(client, &format!("{card} h2")).await, "create_schedules");
+    assert_eq!(
+        text(client, &format!("{card} h2")).await,
+        "create_schedules"
+    );
     let meta = text(client, &format!("{card} .meta")).await;
-    assert!(meta.contains("For agent:5a1e5000-0000-0000-0000-000000000001"), "{meta}");
+    assert!(
+        meta.contains("For agent:5a1e5000-0000-0000-0000-000000000001"),
+        "{meta}"
+    );
     assert!(meta.contains("expires "), "{meta}");
     let description = text(client, &format!("{card} .description")).await;
-    assert!(description.starts_with("Schedule wake-ups for yourself"), "{description}");
+    assert!(
+        description.starts_with("Schedule wake-ups for yourself"),
+        "{description}"
+    );
     // The arguments by the schema: the parameter, its doc, the nested fields' docs.
     let arguments = text(client, &format!(r#"{card} dd[data-param="schedules"]"#)).await;
-    for expected in ["Call Ada back about the quote.", "The schedules to create.", "What to do when woken, as an instruction to yourself.", "2026-11-24T10:00Z"] {
-        assert!(arguments.contains(expected), "missing {expected:?} in {arguments}");
+    for expected in [
+        "Call Ada back about the quote.",
+        "The schedules to create.",
+        "What to do when woken, as an instruction to yourself.",
+        "2026-11-24T10:00Z",
+    ] {
+        assert!(
+            arguments.contains(expected),
+            "missing {expected:?} in {arguments}"
+        );
     }
     let preview = text(client, &format!("{card} .preview")).await;
-    assert!(preview.starts_with("Preview: The sales agent will wake 1 time(s)"), "{preview}");
+    assert!(
+        preview.starts_with("Preview: The sales agent will wake 1 time(s)"),
+        "{preview}"
+    );
     screenshot(client, "1-waiting").await;
 
     // Edit the time to something that is not a time: refused, beside the field.
     click(client, &format!("{card} button.edit")).await;
     let edited = |at: &str| {
-        serde_json::to_string_pretty(&follow_up("Call Ada back about the quote.", at)["schedules"]).unwrap()
+        serde_json::to_string_pretty(&follow_up("Call Ada back about the quote.", at)["schedules"])
+            .unwrap()
     };
     type_into(client, "#field-schedules", &edited("tomorrow at ten")).await;
     click(client, "form.edit button.approve").await;
     let problem = text(client, r#".field[data-field="schedules"] .problem"#).await;
-    assert!(problem.starts_with("schedules[0].recurrence.at: "), "{problem}");
-    assert_eq!(text(client, "div.refusal").await, "Nothing was approved: fix the arguments marked below.");
+    assert!(
+        problem.starts_with("schedules[0].recurrence.at: "),
+        "{problem}"
+    );
+    assert_eq!(
+        text(client, "div.refusal").await,
+        "Nothing was approved: fix the arguments marked below."
+    );
     screenshot(client, "2-invalid-edit").await;
     assert_eq!(org.schedules(SALES_AGENT), []);
     assert!(outcomes.of("call_follow_up").is_empty());
@@ -302,10 +371,19 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     );
     assert_eq!(org.schedules(SALES_AGENT).len(), 1);
     // Decided calls leave the list, and the audit list says who decided.
-    assert_eq!(text(client, "main p.empty").await, "Nothing is waiting for you.");
-    client.goto(&format!("{base}/approvals/decisions")).await.expect("the audit list");
+    assert_eq!(
+        text(client, "main p.empty").await,
+        "Nothing is waiting for you."
+    );
+    client
+        .goto(&format!("{base}/approvals/decisions"))
+        .await
+        .expect("the audit list");
     let row = text(client, r#"tr[data-call-id="call_follow_up"]"#).await;
-    assert!(row.contains("olivia approved_with_edits create_schedules"), "{row}");
+    assert!(
+        row.contains("olivia approved_with_edits create_schedules"),
+        "{row}"
+    );
     screenshot(client, "3-decided").await;
     // Nothing ran a second time.
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -314,26 +392,53 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a_denial_reaches_the_agent() {
+async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a_denial_reaches_the_agent()
+ {
     let _one = one_browser();
-    let Some(browser) = browser().await else { return };
+    let Some(browser) = browser().await else {
+        return;
+    };
     let client = &browser.client;
     let org = Org::sample();
     let approvals = org_approvals();
     let outcomes = Outcomes::default();
     let base = serve(&org, &approvals, &outcomes).await;
-    let raced = agent_asks(&org, &approvals, "call_raced", &follow_up("Send Ada the quote.", "2026-11-24T12:00Z")).await;
-    let denied = agent_asks(&org, &approvals, "call_denied", &follow_up("Call Ada on Sunday.", "2026-11-29T10:00Z")).await;
+    let raced = agent_asks(
+        &org,
+        &approvals,
+        "call_raced",
+        &follow_up("Send Ada the quote.", "2026-11-24T12:00Z"),
+    )
+    .await;
+    let denied = agent_asks(
+        &org,
+        &approvals,
+        "call_denied",
+        &follow_up("Call Ada on Sunday.", "2026-11-29T10:00Z"),
+    )
+    .await;
 
     // Max is a member: the agent's calls are not his to see or decide, by any URL.
-    client.goto(&format!("{base}/login?as=max")).await.expect("signed in");
-    assert_eq!(text(client, "main p.empty").await, "Nothing is waiting for you.");
-    client.goto(&format!("{base}/approvals/api/pending")).await.expect("the API");
+    client
+        .goto(&format!("{base}/login?as=max"))
+        .await
+        .expect("signed in");
+    assert_eq!(
+        text(client, "main p.empty").await,
+        "Nothing is waiting for you."
+    );
+    client
+        .goto(&format!("{base}/approvals/api/pending"))
+        .await
+        .expect("the API");
     let api: Value = serde_json::from_str(&text(client, "body").await).expect("JSON");
     assert_eq!(api["pending"], json!([]));
     let token = api["csrf_token"].as_str().expect("a token").to_owned();
     // A well-formed decision, with Max's own valid token, from an inbox page.
-    client.goto(&format!("{base}/approvals/decisions")).await.expect("a page of the inbox");
+    client
+        .goto(&format!("{base}/approvals/decisions"))
+        .await
+        .expect("a page of the inbox");
     let forged = json!([token, serde_json::to_string(&denied).unwrap()]);
     client
         .execute(
@@ -358,45 +463,90 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
     assert!(outcomes.of("call_denied").is_empty());
 
     // Olivia's page shows both; meanwhile another owner decides one elsewhere.
-    client.goto(&format!("{base}/login?as=olivia")).await.expect("signed in");
+    client
+        .goto(&format!("{base}/login?as=olivia"))
+        .await
+        .expect("signed in");
     text(client, r#"section.pending[data-call-id="call_raced"] h2"#).await;
     approvals
         .decide_as(registry(), &raced, Decision::Approve, "ada")
         .await
         .expect("ada decides first");
-    click(client, r#"section.pending[data-call-id="call_raced"] button.approve"#).await;
+    click(
+        client,
+        r#"section.pending[data-call-id="call_raced"] button.approve"#,
+    )
+    .await;
     let told = text(client, "div.refusal").await;
     assert!(
-        told.starts_with("Already decided: another approver was first: ada decided it (approved) at "),
+        told.starts_with(
+            "Already decided: another approver was first: ada decided it (approved) at "
+        ),
         "{told}"
     );
-    assert!(told.ends_with("; your decision was not recorded and nothing more ran"), "{told}");
+    assert!(
+        told.ends_with("; your decision was not recorded and nothing more ran"),
+        "{told}"
+    );
     screenshot(client, "5-already-decided").await;
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(outcomes.of("call_raced").is_empty(), "the loser's click resumed nothing");
+    assert!(
+        outcomes.of("call_raced").is_empty(),
+        "the loser's click resumed nothing"
+    );
 
     // Deny with a reason: the agent's worker reads it.
-    client.goto(&format!("{base}/approvals")).await.expect("the inbox");
+    client
+        .goto(&format!("{base}/approvals"))
+        .await
+        .expect("the inbox");
     let deny_form = r#"section.pending[data-call-id="call_denied"] form.deny"#;
-    type_into(client, &format!("{deny_form} input[name=reason]"), "Ada asked us never to call on Sundays.").await;
+    type_into(
+        client,
+        &format!("{deny_form} input[name=reason]"),
+        "Ada asked us never to call on Sundays.",
+    )
+    .await;
     click(client, &format!("{deny_form} button.deny")).await;
-    assert_eq!(text(client, ".notice").await, "Denied: nothing ran, and the model reads your reason.");
+    assert_eq!(
+        text(client, ".notice").await,
+        "Denied: nothing ran, and the model reads your reason."
+    );
     assert_eq!(
         outcome(&outcomes, "call_denied").await,
         [json!({"error": {"kind": "denied", "message": "Ada asked us never to call on Sundays."}})]
     );
     assert_eq!(org.schedules(SALES_AGENT), []);
-    client.goto(&format!("{base}/approvals/decisions")).await.expect("the audit list");
+    client
+        .goto(&format!("{base}/approvals/decisions"))
+        .await
+        .expect("the audit list");
     let row = text(client, r#"tr[data-call-id="call_denied"]"#).await;
     assert!(row.contains("olivia denied create_schedules"), "{row}");
-    assert!(row.ends_with("Ada asked us never to call on Sundays."), "{row}");
-    assert!(text(client, r#"tr[data-call-id="call_raced"]"#).await.contains("ada approved"));
+    assert!(
+        row.ends_with("Ada asked us never to call on Sundays."),
+        "{row}"
+    );
+    assert!(
+        text(client, r#"tr[data-call-id="call_raced"]"#)
+            .await
+            .contains("ada approved")
+    );
     screenshot(client, "6-audit").await;
 
     // And Max sees none of these decisions either.
-    client.goto(&format!("{base}/login?as=max")).await.expect("signed in");
-    client.goto(&format!("{base}/approvals/decisions")).await.expect("the audit list");
-    assert_eq!(text(client, "main p.empty").await, "Nothing you may see was decided yet.");
+    client
+        .goto(&format!("{base}/login?as=max"))
+        .await
+        .expect("signed in");
+    client
+        .goto(&format!("{base}/approvals/decisions"))
+        .await
+        .expect("the audit list");
+    assert_eq!(
+        text(client, "main p.empty").await,
+        "Nothing you may see was decided yet."
+    );
 }
 
 /// What a model might write to break out of the page or deceive the approver.
@@ -405,7 +555,9 @@ const HOSTILE: &str = "<script>window.__pwned = 1</script>\" onmouseover=\"windo
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_arguments_render_as_text() {
     let _one = one_browser();
-    let Some(browser) = browser().await else { return };
+    let Some(browser) = browser().await else {
+        return;
+    };
     let client = &browser.client;
     // Room for a 1 MiB string and the JSON around it.
     registry().set_limits(Limits {
@@ -416,11 +568,26 @@ async fn hostile_arguments_render_as_text() {
     let approvals = org_approvals();
     let outcomes = Outcomes::default();
     let base = serve(&org, &approvals, &outcomes).await;
-    agent_asks(&org, &approvals, "call_hostile", &follow_up(HOSTILE, "2026-11-24T10:00Z")).await;
+    agent_asks(
+        &org,
+        &approvals,
+        "call_hostile",
+        &follow_up(HOSTILE, "2026-11-24T10:00Z"),
+    )
+    .await;
     let huge = "A".repeat(1024 * 1024);
-    agent_asks(&org, &approvals, "call_huge", &follow_up(&huge, "2026-11-24T10:00Z")).await;
+    agent_asks(
+        &org,
+        &approvals,
+        "call_huge",
+        &follow_up(&huge, "2026-11-24T10:00Z"),
+    )
+    .await;
 
-    client.goto(&format!("{base}/login?as=olivia")).await.expect("signed in");
+    client
+        .goto(&format!("{base}/login?as=olivia"))
+        .await
+        .expect("signed in");
     let card = r#"section.pending[data-call-id="call_hostile"]"#;
     let shown = text(client, &format!(r#"{card} dd[data-key="prompt"] > .text"#)).await;
     // Every character is there as text; the hidden ones as their code points.
@@ -432,7 +599,11 @@ async fn hostile_arguments_render_as_text() {
             .replace('\u{200B}', "U+200B")
             .replace('\u{FEFF}', "U+FEFF")
     );
-    let marks = script(client, "return [...document.querySelectorAll('.invisible')].map(e => e.textContent)").await;
+    let marks = script(
+        client,
+        "return [...document.querySelectorAll('.invisible')].map(e => e.textContent)",
+    )
+    .await;
     assert_eq!(marks, json!(["U+202E", "U+202C", "U+200B", "U+FEFF"]));
     // Nothing became markup, nothing ran.
     assert_eq!(
@@ -442,21 +613,47 @@ async fn hostile_arguments_render_as_text() {
     // The 1 MiB string is cut on the list, with how much there is.
     let cut = text(client, r#"section.pending[data-call-id="call_huge"] .cut"#).await;
     // `white-space: pre-wrap` keeps the space before the note.
-    assert_eq!(cut, " … and 1046576 more characters (1048576 in all); edit the call to see every one");
+    assert_eq!(
+        cut,
+        " … and 1047976 more characters (1048576 in all); edit the call to see every one"
+    );
+    script(
+        client,
+        "document.querySelector('section.pending[data-call-id=call_hostile]').scrollIntoView()",
+    )
+    .await;
     screenshot(client, "7-hostile").await;
 
     // The edit form holds the exact text, every character, to approve or change.
     click(client, &format!("{card} button.edit")).await;
-    let value = script(client, "return document.querySelector('#field-schedules').value").await;
-    let edited: Value = serde_json::from_str(value.as_str().expect("text")).expect("the field holds JSON");
+    present(client, "#field-schedules").await;
+    let value = script(
+        client,
+        "return document.querySelector('#field-schedules').value",
+    )
+    .await;
+    let edited: Value =
+        serde_json::from_str(value.as_str().expect("text")).expect("the field holds JSON");
     assert_eq!(edited[0]["prompt"], json!(HOSTILE));
     assert_eq!(
         script(client, "return [document.querySelectorAll('script, img, [onmouseover], [onerror]').length, typeof window.__pwned]").await,
         json!([0, "undefined"])
     );
-    client.goto(&format!("{base}/approvals")).await.expect("the inbox");
-    click(client, r#"section.pending[data-call-id="call_huge"] button.edit"#).await;
-    let length = script(client, "return JSON.parse(document.querySelector('#field-schedules').value)[0].prompt.length").await;
+    client
+        .goto(&format!("{base}/approvals"))
+        .await
+        .expect("the inbox");
+    click(
+        client,
+        r#"section.pending[data-call-id="call_huge"] button.edit"#,
+    )
+    .await;
+    present(client, "#field-schedules").await;
+    let length = script(
+        client,
+        "return JSON.parse(document.querySelector('#field-schedules').value)[0].prompt.length",
+    )
+    .await;
     assert_eq!(length, json!(1024 * 1024));
     registry().set_limits(Limits::DEFAULT);
 }

@@ -15,9 +15,15 @@ async fn get(router: &axum::Router, path: &str, bearer: Option<&str>) -> (Status
     if let Some(token) = bearer {
         request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
     }
-    let response = router.clone().oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
+    let response = router
+        .clone()
+        .oneshot(request.body(Body::empty()).unwrap())
+        .await
+        .unwrap();
     let status = response.status();
-    let body = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
     (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
 }
 
@@ -35,7 +41,9 @@ async fn a_pending_approval_of_the_mcp_views_waits_in_the_inbox_for_the_operator
         .build()
         .unwrap();
     let ctx = Context::new().with(state).with(CallId::new("call_forget"));
-    let response = view.call_value("delete_memories", &json!({"ids": [1]}), &ctx).await;
+    let response = view
+        .call_value("delete_memories", &json!({"ids": [1]}), &ctx)
+        .await;
     assert!(matches!(response, Response::Pending(_)), "{response:?}");
 
     let (status, listed) = get(&router, "/approvals/api/pending", Some("the inbox token")).await;

@@ -125,13 +125,28 @@ mod tests {
         // One flipped digit of the signature.
         let flipped: String = signature
             .char_indices()
-            .map(|(i, c)| if i == 0 { if c == '0' { '1' } else { '0' } } else { c })
+            .map(|(i, c)| {
+                if i == 0 {
+                    if c == '0' { '1' } else { '0' }
+                } else {
+                    c
+                }
+            })
             .collect();
         assert!(!csrf.verify_at("alice", &format!("{time}.{flipped}"), NOW));
         // Another key's token.
         let other = Csrf::new(b"another key, also thirty-two byte".to_vec()).issue_at("alice", NOW);
         assert!(!csrf.verify_at("alice", &other, NOW));
-        for junk in ["", ".", "abc", "1.", ".00", "x.00", "1.zz", "99999999999999999999999.00"] {
+        for junk in [
+            "",
+            ".",
+            "abc",
+            "1.",
+            ".00",
+            "x.00",
+            "1.zz",
+            "99999999999999999999999.00",
+        ] {
             assert!(!csrf.verify_at("alice", junk, NOW), "{junk:?}");
         }
     }

@@ -131,7 +131,10 @@ pub(crate) fn initial_text(kind: &Kind, value: Option<&Value>) -> String {
 /// a boolean that is neither `true` nor `false`, is passed on as the text typed, so
 /// the schema check names the problem in the same words it uses for a model. A
 /// JSON field that is not JSON is a problem of its own.
-pub(crate) fn arguments_from_form(fields: &[Field], form: &[(String, String)]) -> Result<Value, Vec<Problem>> {
+pub(crate) fn arguments_from_form(
+    fields: &[Field],
+    form: &[(String, String)],
+) -> Result<Value, Vec<Problem>> {
     let mut arguments = Map::new();
     let mut problems = Vec::new();
     for field in fields {
@@ -189,7 +192,11 @@ pub(crate) fn arguments_from_form(fields: &[Field], form: &[(String, String)]) -
 
 /// Checks edited arguments exactly as dispatch will (limits, schema, typed parse):
 /// the problems, each with its path.
-pub(crate) fn check(registry: &Registry, tool: &RegisteredTool, arguments: &Value) -> Result<(), Vec<Problem>> {
+pub(crate) fn check(
+    registry: &Registry,
+    tool: &RegisteredTool,
+    arguments: &Value,
+) -> Result<(), Vec<Problem>> {
     tool.check_arguments_with_limits(&canonical_json(arguments), &registry.limits())
         .map_err(problems_of)
 }
@@ -249,7 +256,10 @@ mod tests {
     fn kinds_follow_the_schema() {
         let root = json!({"$defs": {"Level": {"enum": ["low", "high"]}}});
         assert_eq!(kind(&root, &json!({"type": "string"})), Kind::Text);
-        assert_eq!(kind(&root, &json!({"type": ["integer", "null"]})), Kind::Integer);
+        assert_eq!(
+            kind(&root, &json!({"type": ["integer", "null"]})),
+            Kind::Integer
+        );
         assert_eq!(kind(&root, &json!({"type": "number"})), Kind::Number);
         assert_eq!(kind(&root, &json!({"type": "boolean"})), Kind::Boolean);
         assert_eq!(
@@ -260,8 +270,14 @@ mod tests {
             kind(&root, &json!({"oneOf": [{"const": "a"}, {"const": "b"}]})),
             Kind::Choice(vec!["a".to_owned(), "b".to_owned()])
         );
-        assert_eq!(kind(&root, &json!({"type": "array", "items": {}})), Kind::Json);
-        assert_eq!(kind(&root, &json!({"type": ["string", "integer"]})), Kind::Json);
+        assert_eq!(
+            kind(&root, &json!({"type": "array", "items": {}})),
+            Kind::Json
+        );
+        assert_eq!(
+            kind(&root, &json!({"type": ["string", "integer"]})),
+            Kind::Json
+        );
         assert_eq!(kind(&root, &json!({"$ref": "#/$defs/Missing"})), Kind::Json);
     }
 
@@ -290,35 +306,64 @@ mod tests {
         );
         assert_eq!(
             arguments,
-            Ok(json!({"title": " <b>Hi</b> ", "count": 12, "ratio": 0.5, "done": false, "tags": ["a", "b"]}))
+            Ok(
+                json!({"title": " <b>Hi</b> ", "count": 12, "ratio": 0.5, "done": false, "tags": ["a", "b"]})
+            )
         );
     }
 
     #[test]
     fn text_that_is_not_a_number_is_left_for_the_schema_check_to_name() {
-        let fields = [field("count", true, Kind::Integer), field("done", true, Kind::Boolean)];
+        let fields = [
+            field("count", true, Kind::Integer),
+            field("done", true, Kind::Boolean),
+        ];
         assert_eq!(
-            arguments_from_form(&fields, &form(&[("arg.count", "twelve"), ("arg.done", "yes")])),
+            arguments_from_form(
+                &fields,
+                &form(&[("arg.count", "twelve"), ("arg.done", "yes")])
+            ),
             Ok(json!({"count": "twelve", "done": "yes"}))
         );
     }
 
     #[test]
     fn json_that_does_not_parse_is_a_problem_of_its_field() {
-        let fields = [field("tags", true, Kind::Json), field("more", true, Kind::Json)];
-        let problems = arguments_from_form(&fields, &form(&[("arg.tags", "[1,"), ("arg.more", "{")])).unwrap_err();
+        let fields = [
+            field("tags", true, Kind::Json),
+            field("more", true, Kind::Json),
+        ];
+        let problems =
+            arguments_from_form(&fields, &form(&[("arg.tags", "[1,"), ("arg.more", "{")]))
+                .unwrap_err();
         assert_eq!(
-            problems.iter().map(|problem| problem.path.as_str()).collect::<Vec<_>>(),
+            problems
+                .iter()
+                .map(|problem| problem.path.as_str())
+                .collect::<Vec<_>>(),
             ["tags", "more"]
         );
-        assert!(problems[0].message.starts_with("not valid JSON: "), "{problems:?}");
+        assert!(
+            problems[0].message.starts_with("not valid JSON: "),
+            "{problems:?}"
+        );
     }
 
     #[test]
     fn problems_land_on_the_parameter_their_path_starts_with() {
-        let fields = [field("schedules", true, Kind::Json), field("at", true, Kind::Text)];
+        let fields = [
+            field("schedules", true, Kind::Json),
+            field("at", true, Kind::Text),
+        ];
         let on = |path: &str| {
-            field_of(&fields, &Problem { path: path.to_owned(), message: String::new() }).map(|field| field.name)
+            field_of(
+                &fields,
+                &Problem {
+                    path: path.to_owned(),
+                    message: String::new(),
+                },
+            )
+            .map(|field| field.name)
         };
         assert_eq!(on("schedules[0].recurrence.at"), Some("schedules"));
         assert_eq!(on("at"), Some("at"));
@@ -328,7 +373,10 @@ mod tests {
 
     #[test]
     fn initial_text_shows_the_argument_as_it_is() {
-        assert_eq!(initial_text(&Kind::Text, Some(&json!("\"quoted\""))), "\"quoted\"");
+        assert_eq!(
+            initial_text(&Kind::Text, Some(&json!("\"quoted\""))),
+            "\"quoted\""
+        );
         assert_eq!(initial_text(&Kind::Integer, Some(&json!(7))), "7");
         assert_eq!(initial_text(&Kind::Boolean, Some(&json!(true))), "true");
         assert_eq!(initial_text(&Kind::Text, None), "");

@@ -71,15 +71,25 @@ async fn secure_headers(mut response: Response) -> Response {
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(CONTENT_SECURITY_POLICY),
     );
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }
 
 async fn style() -> Response {
-    ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], page::STYLE).into_response()
+    (
+        [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
+        page::STYLE,
+    )
+        .into_response()
 }
 
 /// The approver of a request, where the inbox is mounted, and their form token.
@@ -110,7 +120,12 @@ struct Failure {
 }
 
 impl Failure {
-    fn new(status: StatusCode, kind: &'static str, heading: &'static str, message: impl Into<String>) -> Self {
+    fn new(
+        status: StatusCode,
+        kind: &'static str,
+        heading: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
         Failure {
             status,
             kind,
@@ -151,18 +166,24 @@ impl Failure {
 
     fn from_approval(error: &ApprovalError) -> Self {
         let (status, kind, heading) = match error {
-            ApprovalError::BadSignature | ApprovalError::ArgumentsAltered => {
-                (StatusCode::BAD_REQUEST, "tampered", "Refused: not the call that was asked")
-            }
+            ApprovalError::BadSignature | ApprovalError::ArgumentsAltered => (
+                StatusCode::BAD_REQUEST,
+                "tampered",
+                "Refused: not the call that was asked",
+            ),
             ApprovalError::Expired { .. } => (StatusCode::GONE, "expired", "Too late"),
             ApprovalError::AlreadyDecided { .. } | ApprovalError::AlreadyUsed => {
                 (StatusCode::CONFLICT, "already_decided", "Already decided")
             }
-            ApprovalError::InvalidArguments(_) => {
-                (StatusCode::UNPROCESSABLE_ENTITY, "invalid_arguments", "The arguments are not valid")
-            }
+            ApprovalError::InvalidArguments(_) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_arguments",
+                "The arguments are not valid",
+            ),
             ApprovalError::UnknownTool(_) => return Failure::not_yours(),
-            ApprovalError::Store(_) => (StatusCode::SERVICE_UNAVAILABLE, "store_failed", "Try again"),
+            ApprovalError::Store(_) => {
+                (StatusCode::SERVICE_UNAVAILABLE, "store_failed", "Try again")
+            }
             _ => (StatusCode::BAD_REQUEST, "refused", "Refused"),
         };
         let message = match error {
@@ -196,7 +217,9 @@ impl Failure {
 
     fn page(&self, shared: &Shared, approver: Option<&Approver>) -> Response {
         let markup = match approver {
-            Some(approver) => page::message_page(&approver.frame(shared), self.heading, &self.message),
+            Some(approver) => {
+                page::message_page(&approver.frame(shared), self.heading, &self.message)
+            }
             None => page::message_page(
                 &Frame {
                     base: "",
@@ -245,7 +268,12 @@ async fn authenticate(shared: &Shared, parts: &Parts) -> Result<Approver, Failur
 }
 
 /// A POST must carry the approver's token, and must not come from another site.
-fn check_post(shared: &Shared, approver: &Approver, headers: &HeaderMap, token: Option<&str>) -> Result<(), Failure> {
+fn check_post(
+    shared: &Shared,
+    approver: &Approver,
+    headers: &HeaderMap,
+    token: Option<&str>,
+) -> Result<(), Failure> {
     if let Some(site) = headers.get("sec-fetch-site")
         && !matches!(site.as_bytes(), b"same-origin" | b"none")
     {
@@ -259,7 +287,13 @@ fn check_post(shared: &Shared, approver: &Approver, headers: &HeaderMap, token: 
 
 /// The tool of a call, if the approver may see it: otherwise the call does not
 /// exist for them.
-fn allowed<'r>(shared: &'r Shared, approver: &Identity, tool: &str, principal: &str, call_id: &str) -> Option<&'r RegisteredTool> {
+fn allowed<'r>(
+    shared: &'r Shared,
+    approver: &Identity,
+    tool: &str,
+    principal: &str,
+    call_id: &str,
+) -> Option<&'r RegisteredTool> {
     let registered = shared
         .inbox
         .registry
@@ -270,12 +304,19 @@ fn allowed<'r>(shared: &'r Shared, approver: &Identity, tool: &str, principal: &
         principal,
         call_id,
     };
-    shared.inbox.policy.may_decide(approver, &call).then_some(registered)
+    shared
+        .inbox
+        .policy
+        .may_decide(approver, &call)
+        .then_some(registered)
 }
 
 /// The pending approvals the approver may decide, newest first (at most
 /// [`SHOWN`]), and whether more may be waiting beyond those looked at.
-async fn waiting(shared: &Shared, approver: &Identity) -> Result<(Vec<PendingApproval>, bool), Failure> {
+async fn waiting(
+    shared: &Shared,
+    approver: &Identity,
+) -> Result<(Vec<PendingApproval>, bool), Failure> {
     let query = PendingQuery::new().limit(MAX_QUERY_LIMIT);
     let listed = shared
         .inbox
@@ -286,14 +327,27 @@ async fn waiting(shared: &Shared, approver: &Identity) -> Result<(Vec<PendingApp
     let more = listed.len() >= MAX_QUERY_LIMIT;
     let mut shown: Vec<PendingApproval> = listed
         .into_iter()
-        .filter(|pending| allowed(shared, approver, &pending.tool, &pending.principal, &pending.call_id).is_some())
+        .filter(|pending| {
+            allowed(
+                shared,
+                approver,
+                &pending.tool,
+                &pending.principal,
+                &pending.call_id,
+            )
+            .is_some()
+        })
         .collect();
     let more = more || shown.len() > SHOWN;
     shown.truncate(SHOWN);
     Ok((shown, more))
 }
 
-fn card<'a>(shared: &'a Shared, pending: &'a PendingApproval, tool: &'a RegisteredTool) -> Card<'a> {
+fn card<'a>(
+    shared: &'a Shared,
+    pending: &'a PendingApproval,
+    tool: &'a RegisteredTool,
+) -> Card<'a> {
     Card {
         pending,
         tool,
@@ -328,7 +382,9 @@ fn notice(parts: &Parts) -> Option<&'static str> {
     let query = parts.uri.query()?;
     query.split('&').find_map(|pair| match pair {
         "done=approved" => Some("Approved: the call runs once, as asked."),
-        "done=approved_with_edits" => Some("Approved with your edits: the call runs once, with them."),
+        "done=approved_with_edits" => {
+            Some("Approved with your edits: the call runs once, with them.")
+        }
         "done=denied" => Some("Denied: nothing ran, and the model reads your reason."),
         _ => None,
     })
@@ -371,7 +427,11 @@ fn field<'f>(form: &'f [(String, String)], name: &str) -> Option<&'f str> {
 
 /// The pending approval a form carries (signed: checked when deciding), if the
 /// approver may see it.
-fn posted_pending<'s>(shared: &'s Shared, approver: &Approver, form: &[(String, String)]) -> Result<(PendingApproval, &'s RegisteredTool), Failure> {
+fn posted_pending<'s>(
+    shared: &'s Shared,
+    approver: &Approver,
+    form: &[(String, String)],
+) -> Result<(PendingApproval, &'s RegisteredTool), Failure> {
     let pending: PendingApproval = field(form, "pending")
         .and_then(|text| serde_json::from_str(text).ok())
         .ok_or_else(|| {
@@ -382,12 +442,22 @@ fn posted_pending<'s>(shared: &'s Shared, approver: &Approver, form: &[(String, 
                 "the form does not carry a readable pending approval; reload the inbox. Nothing ran",
             )
         })?;
-    let tool = allowed(shared, &approver.identity, &pending.tool, &pending.principal, &pending.call_id)
-        .ok_or_else(Failure::not_yours)?;
+    let tool = allowed(
+        shared,
+        &approver.identity,
+        &pending.tool,
+        &pending.principal,
+        &pending.call_id,
+    )
+    .ok_or_else(Failure::not_yours)?;
     Ok((pending, tool))
 }
 
-async fn edit(State(shared): State<Arc<Shared>>, parts: Parts, Form(form): Form<Vec<(String, String)>>) -> Response {
+async fn edit(
+    State(shared): State<Arc<Shared>>,
+    parts: Parts,
+    Form(form): Form<Vec<(String, String)>>,
+) -> Response {
     let approver = match authenticate(&shared, &parts).await {
         Ok(approver) => approver,
         Err(failure) => return failure.page(&shared, None),
@@ -402,13 +472,20 @@ async fn edit(State(shared): State<Arc<Shared>>, parts: Parts, Form(form): Form<
     match result {
         Ok((pending, tool, now)) => {
             let card = card(&shared, &pending, tool);
-            html(StatusCode::OK, page::edit_page(&approver.frame(&shared), &card, &[], &[], now))
+            html(
+                StatusCode::OK,
+                page::edit_page(&approver.frame(&shared), &card, &[], &[], now),
+            )
         }
         Err(failure) => failure.page(&shared, Some(&approver)),
     }
 }
 
-async fn decide(State(shared): State<Arc<Shared>>, parts: Parts, Form(form): Form<Vec<(String, String)>>) -> Response {
+async fn decide(
+    State(shared): State<Arc<Shared>>,
+    parts: Parts,
+    Form(form): Form<Vec<(String, String)>>,
+) -> Response {
     let approver = match authenticate(&shared, &parts).await {
         Ok(approver) => approver,
         Err(failure) => return failure.page(&shared, None),
@@ -448,8 +525,9 @@ async fn decide(State(shared): State<Arc<Shared>>, parts: Parts, Form(form): For
         },
         Some("approve_with") => {
             let fields = form::fields(tool);
-            let checked = form::arguments_from_form(&fields, &form)
-                .and_then(|arguments| form::check(shared.inbox.registry, tool, &arguments).map(|()| arguments));
+            let checked = form::arguments_from_form(&fields, &form).and_then(|arguments| {
+                form::check(shared.inbox.registry, tool, &arguments).map(|()| arguments)
+            });
             match checked {
                 Ok(arguments) => Decision::ApproveWith(arguments),
                 Err(problems) => {
@@ -459,8 +537,13 @@ async fn decide(State(shared): State<Arc<Shared>>, parts: Parts, Form(form): For
             }
         }
         _ => {
-            return Failure::new(StatusCode::BAD_REQUEST, "malformed", "Refused", "the form names no decision; nothing ran")
-                .page(&shared, Some(&approver));
+            return Failure::new(
+                StatusCode::BAD_REQUEST,
+                "malformed",
+                "Refused",
+                "the form names no decision; nothing ran",
+            )
+            .page(&shared, Some(&approver));
         }
     };
     match record(&shared, &approver, &pending, decision).await {
@@ -469,7 +552,9 @@ async fn decide(State(shared): State<Arc<Shared>>, parts: Parts, Form(form): For
             let location = format!("{}?done={}", frame.home(), approval.verdict.as_str());
             (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response()
         }
-        Err(failure) if !failure.problems.is_empty() && field(&form, "action") == Some("approve_with") => {
+        Err(failure)
+            if !failure.problems.is_empty() && field(&form, "action") == Some("approve_with") =>
+        {
             let now = store_now(&shared).await.unwrap_or(0);
             edit_again(failure.problems, now)
         }
@@ -478,11 +563,21 @@ async fn decide(State(shared): State<Arc<Shared>>, parts: Parts, Form(form): For
 }
 
 /// Records the decision (THE decision, or why not) and hands the approval on.
-async fn record(shared: &Shared, approver: &Approver, pending: &PendingApproval, decision: Decision) -> Result<Approval, Failure> {
+async fn record(
+    shared: &Shared,
+    approver: &Approver,
+    pending: &PendingApproval,
+    decision: Decision,
+) -> Result<Approval, Failure> {
     let approval = shared
         .inbox
         .approvals()
-        .decide_as(shared.inbox.registry, pending, decision, &approver.identity.subject)
+        .decide_as(
+            shared.inbox.registry,
+            pending,
+            decision,
+            &approver.identity.subject,
+        )
         .await
         .map_err(|error| Failure::from_approval(&error))?;
     if let Some(hook) = &shared.inbox.on_decision {
@@ -499,7 +594,16 @@ async fn decided(shared: &Shared, approver: &Identity) -> Result<Vec<DecisionRec
         .decisions(&DecisionQuery::new().limit(MAX_QUERY_LIMIT))
         .await
         .map_err(|error| Failure::from_approval(&error))?;
-    records.retain(|record| allowed(shared, approver, &record.tool, &record.principal, &record.call_id).is_some());
+    records.retain(|record| {
+        allowed(
+            shared,
+            approver,
+            &record.tool,
+            &record.principal,
+            &record.call_id,
+        )
+        .is_some()
+    });
     records.truncate(SHOWN);
     Ok(records)
 }
@@ -525,7 +629,10 @@ async fn audit(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
             message: record.message.as_deref(),
         })
         .collect();
-    html(StatusCode::OK, page::audit_page(&approver.frame(&shared), &rows))
+    html(
+        StatusCode::OK,
+        page::audit_page(&approver.frame(&shared), &rows),
+    )
 }
 
 async fn api_pending(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
@@ -587,12 +694,19 @@ enum ApiDecision {
     Deny(String),
 }
 
-async fn api_decide(State(shared): State<Arc<Shared>>, parts: Parts, body: axum::body::Bytes) -> Response {
+async fn api_decide(
+    State(shared): State<Arc<Shared>>,
+    parts: Parts,
+    body: axum::body::Bytes,
+) -> Response {
     let approver = match authenticate(&shared, &parts).await {
         Ok(approver) => approver,
         Err(failure) => return failure.json(),
     };
-    let token = parts.headers.get(CSRF_HEADER).and_then(|token| token.to_str().ok());
+    let token = parts
+        .headers
+        .get(CSRF_HEADER)
+        .and_then(|token| token.to_str().ok());
     if let Err(failure) = check_post(&shared, &approver, &parts.headers, token) {
         return failure.json();
     }
@@ -609,12 +723,20 @@ async fn api_decide(State(shared): State<Arc<Shared>>, parts: Parts, body: axum:
         }
     };
     let pending = request.pending;
-    let Some(tool) = allowed(&shared, &approver.identity, &pending.tool, &pending.principal, &pending.call_id) else {
+    let Some(tool) = allowed(
+        &shared,
+        &approver.identity,
+        &pending.tool,
+        &pending.principal,
+        &pending.call_id,
+    ) else {
         return Failure::not_yours().json();
     };
     let decision = match request.decision {
         ApiDecision::Approve => Decision::Approve,
-        ApiDecision::Deny(reason) if !reason.trim().is_empty() => Decision::Deny(reason.trim().to_owned()),
+        ApiDecision::Deny(reason) if !reason.trim().is_empty() => {
+            Decision::Deny(reason.trim().to_owned())
+        }
         ApiDecision::Deny(_) => {
             return Failure::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
@@ -629,7 +751,7 @@ async fn api_decide(State(shared): State<Arc<Shared>>, parts: Parts, body: axum:
                 let mut failure = Failure::from_approval(&ApprovalError::InvalidArguments(
                     crate::ToolError::InvalidArguments { problems },
                 ));
-                failure.message = "the edited arguments are not valid; nothing was decided".to_owned();
+                "the edited arguments are not valid; nothing was decided".clone_into(&mut failure.message);
                 return failure.json();
             }
             Decision::ApproveWith(arguments)

@@ -167,7 +167,6 @@ impl Inbox {
 
     /// The router: mount it with [`Router::nest`] (its links follow the nesting
     /// path) or [`Router::merge`].
-    #[must_use]
     pub fn router(self) -> Router {
         handlers::router(self)
     }

@@ -14,7 +14,7 @@ use crate::{Preview, Problem, RegisteredTool};
 use super::form::{self, Field, Kind};
 
 /// How many characters of one string the list shows; the edit form holds all.
-pub(crate) const SHOWN_CHARS: usize = 2_000;
+pub(crate) const SHOWN_CHARS: usize = 600;
 
 /// The page's style sheet, served beside the pages so the Content-Security-Policy
 /// can forbid inline styles and every script.
@@ -349,16 +349,18 @@ pub(crate) fn edit_page(
     }
 }
 
-fn edit_field(field: &Field, pending: &PendingApproval, entered: &[(String, String)], problems: &[Problem]) -> Markup {
+fn edit_field(
+    field: &Field,
+    pending: &PendingApproval,
+    entered: &[(String, String)],
+    problems: &[Problem],
+) -> Markup {
     let name = form::input_name(field.name);
     let id = format!("field-{}", field.name);
-    let text = entered
-        .iter()
-        .find(|(key, _)| *key == name)
-        .map_or_else(
-            || form::initial_text(&field.kind, pending.arguments.get(field.name)),
-            |(_, text)| text.clone(),
-        );
+    let text = entered.iter().find(|(key, _)| *key == name).map_or_else(
+        || form::initial_text(&field.kind, pending.arguments.get(field.name)),
+        |(_, text)| text.clone(),
+    );
     let own: Vec<&Problem> = problems
         .iter()
         .filter(|problem| form::field_of(std::slice::from_ref(field), problem).is_some())
@@ -535,7 +537,8 @@ fn civil(seconds: u64) -> (i64, u32, u32, u64, u64, u64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let day_of_era = z.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let mp = (5 * day_of_year + 2) / 153;
     let day = u32::try_from(day_of_year - (153 * mp + 2) / 5 + 1).unwrap_or(1);
@@ -550,7 +553,11 @@ mod tests {
 
     #[test]
     fn hostile_text_is_escaped_and_hidden_characters_are_shown() {
-        let html = visible("<script>alert(\"x\")</script> & '\u{202E}gpj.exe\u{200B}", 100).into_string();
+        let html = visible(
+            "<script>alert(\"x\")</script> & '\u{202E}gpj.exe\u{200B}",
+            100,
+        )
+        .into_string();
         assert_eq!(
             html,
             "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; '\
