@@ -19,10 +19,13 @@ use toolkit::{CallId, Context, Response, Scope, State, ToolError, View, tool};
 pub(crate) trait Backend: Send + Sync {
     /// A store (a new connection, where the store has connections) whose clock is
     /// moved by `clock`.
-    fn open(&self, clock: &Clock) -> Arc<dyn ApprovalStore>;
+    fn open<'a>(&'a self, clock: &'a Clock) -> Opening<'a>;
     /// Whether a store opened again sees what an earlier one recorded.
     fn survives_restart(&self) -> bool;
 }
+
+/// A store being opened.
+pub(crate) type Opening<'a> = Pin<Box<dyn Future<Output = Arc<dyn ApprovalStore>> + 'a>>;
 
 /// One contract test.
 pub(crate) type Test = fn(Arc<dyn Backend>) -> Pin<Box<dyn Future<Output = ()>>>;
@@ -156,7 +159,7 @@ async fn resume(view: &View<'_>, approval: &Approval, released: &Released) -> Re
 /// restarted store, it runs nothing.
 pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn Backend>) {
     let clock = Clock::default();
-    let approvals = approvals(backend.open(&clock), &clock, 0);
+    let approvals = approvals(backend.open(&clock).await, &clock, 0);
     let view = view(&approvals, "user:7");
     let released = Released::default();
     let pending = release(&view, &context(&released, "call_1")).await;
@@ -199,7 +202,7 @@ pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn 
     );
 
     if backend.survives_restart() {
-        let restarted = self::approvals(backend.open(&clock), &clock, 0);
+        let restarted = self::approvals(backend.open(&clock).await, &clock, 0);
         let view = self::view(&restarted, "user:7");
         clock.advance(20 * HOUR);
         let late = restarted
@@ -216,7 +219,7 @@ pub(crate) async fn records_are_kept_until_nothing_signed_can_reach_them(
     backend: Arc<dyn Backend>,
 ) {
     let clock = Clock::default();
-    let approvals = approvals(backend.open(&clock), &clock, 0);
+    let approvals = approvals(backend.open(&clock).await, &clock, 0);
     let view = view(&approvals, "user:7");
     let released = Released::default();
     let pending = release(&view, &context(&released, "call_kept")).await;
@@ -256,7 +259,7 @@ pub(crate) async fn records_are_kept_until_nothing_signed_can_reach_them(
 /// decisions on one pending approval, one is recorded.
 pub(crate) async fn concurrent_claims_and_decisions_have_one_winner(backend: Arc<dyn Backend>) {
     let clock = Clock::default();
-    let stores: Vec<_> = (0..4).map(|_| backend.open(&clock)).collect();
+    let stores: Vec<_> = join_all((0..4).map(|_| backend.open(&clock))).await;
     let keep_until = clock.reader()() + 3600;
     let claims =
         join_all((0..16).map(|i| stores[i % stores.len()].claim("the key", keep_until))).await;
@@ -327,7 +330,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
     backend: Arc<dyn Backend>,
 ) {
     let clock = Clock::default();
-    let approvals = approvals(backend.open(&clock), &clock, 0);
+    let approvals = approvals(backend.open(&clock).await, &clock, 0);
     let released = Released::default();
     let start = clock.reader()();
     let mut made = Vec::new();
@@ -460,7 +463,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
 /// ahead) makes, decides and resumes approvals exactly as one whose clock is right.
 pub(crate) async fn the_store_clock_decides_expiry(backend: Arc<dyn Backend>) {
     let clock = Clock::default();
-    let store = backend.open(&clock);
+    let store = backend.open(&clock).await;
     let behind = approvals(store.clone(), &clock, -2 * HOUR);
     let ahead = approvals(store, &clock, 2 * HOUR);
     let released = Released::default();
@@ -511,7 +514,7 @@ pub(crate) async fn rotated_keys_still_verify_what_the_previous_key_signed(
     backend: Arc<dyn Backend>,
 ) {
     let clock = Clock::default();
-    let store = backend.open(&clock);
+    let store = backend.open(&clock).await;
     let old = approvals(store.clone(), &clock, 0);
     let released = Released::default();
     let pending = release(&view(&old, "user:7"), &context(&released, "call_rotate")).await;

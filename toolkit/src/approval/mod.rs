@@ -64,6 +64,9 @@ mod store;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
+#[cfg(feature = "postgres")]
+mod postgres;
+
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -78,6 +81,8 @@ use sha2::{Digest, Sha256};
 
 use crate::{Context, RegisteredTool, Registry, Response, ToolError, View};
 
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresApprovalStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteApprovalStore;
 pub use store::{
