@@ -43,7 +43,7 @@ impl Settings {
         request_state_key: &[u8],
         store: Option<&std::path::Path>,
     ) -> Result<Self, String> {
-        let key = ApprovalKey::new(approval_key.to_vec());
+        let key = ApprovalKey::new(approval_key.to_vec()).map_err(|error| error.to_string())?;
         let approvals = match store {
             Some(path) => Approvals::new(
                 key,
