@@ -1,5 +1,5 @@
 //! The approval inbox in a real browser: Debian's Chromium, headless, driven over
-//! WebDriver (chromium-driver) with fantoccini. `scripts/browser.sh` installs both
+//! `WebDriver` (chromium-driver) with fantoccini. `scripts/browser.sh` installs both
 //! when missing; under `CI=true` these tests never skip. Screenshots go to
 //! `target/inbox-screenshots/`.
 //!
@@ -10,7 +10,7 @@
 use std::net::TcpListener as StdListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use example_agents::consumers::{Request, agent_view, approvals};
@@ -22,17 +22,13 @@ use toolkit::approval::{ApprovalKey, Approvals, Decision, PendingApproval};
 use toolkit::{CallId, Context, Limits, Response, registry};
 
 /// One browser at a time: the machine is small, and Chromium is not.
-static ONE_BROWSER: Mutex<()> = Mutex::new(());
-
-fn one_browser() -> MutexGuard<'static, ()> {
-    ONE_BROWSER.lock().unwrap_or_else(PoisonError::into_inner)
-}
+static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Where Chromium and its WebDriver are, from `scripts/browser.sh` (which installs
+/// Where Chromium and its `WebDriver` are, from `scripts/browser.sh` (which installs
 /// them when it can); `None`, with one message, on a machine that has neither and
 /// can't install them, unless `CI=true`.
 fn browser_paths() -> Option<(String, String)> {
@@ -59,8 +55,10 @@ fn browser_paths() -> Option<(String, String)> {
         stdout
             .lines()
             .find_map(|line| line.strip_prefix(&format!("{key}=")))
-            .map(str::to_owned)
-            .unwrap_or_else(|| panic!("scripts/browser.sh printed no {key}: {stdout}"))
+            .map_or_else(
+                || panic!("scripts/browser.sh printed no {key}: {stdout}"),
+                str::to_owned,
+            )
     };
     Some((value("chromium"), value("chromedriver")))
 }
@@ -272,7 +270,7 @@ async fn script(client: &Client, source: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_once() {
-    let _one = one_browser();
+    let _one = ONE_BROWSER.lock().await;
     let Some(browser) = browser().await else {
         return;
     };
@@ -394,7 +392,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a_denial_reaches_the_agent()
  {
-    let _one = one_browser();
+    let _one = ONE_BROWSER.lock().await;
     let Some(browser) = browser().await else {
         return;
     };
@@ -554,7 +552,7 @@ const HOSTILE: &str = "<script>window.__pwned = 1</script>\" onmouseover=\"windo
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_arguments_render_as_text() {
-    let _one = one_browser();
+    let _one = ONE_BROWSER.lock().await;
     let Some(browser) = browser().await else {
         return;
     };

@@ -751,7 +751,8 @@ async fn api_decide(
                 let mut failure = Failure::from_approval(&ApprovalError::InvalidArguments(
                     crate::ToolError::InvalidArguments { problems },
                 ));
-                "the edited arguments are not valid; nothing was decided".clone_into(&mut failure.message);
+                "the edited arguments are not valid; nothing was decided"
+                    .clone_into(&mut failure.message);
                 return failure.json();
             }
             Decision::ApproveWith(arguments)
