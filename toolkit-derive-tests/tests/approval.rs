@@ -70,14 +70,37 @@ impl Clock {
     fn advance(&self, seconds: u64) {
         self.0.fetch_add(seconds, Ordering::SeqCst);
     }
+
+    fn reader(&self) -> impl Fn() -> u64 + Send + Sync + 'static {
+        let clock = self.0.clone();
+        move || clock.load(Ordering::SeqCst)
+    }
+}
+
+/// A store reading the test's clock.
+trait TestClock {
+    fn test_clock(self, clock: &Clock) -> Self;
+}
+
+impl TestClock for MemoryApprovalStore {
+    fn test_clock(self, clock: &Clock) -> Self {
+        self.clock(clock.reader())
+    }
+}
+
+impl TestClock for SqliteApprovalStore {
+    fn test_clock(self, clock: &Clock) -> Self {
+        self.clock(clock.reader())
+    }
 }
 
 fn approvals_with(
-    store: impl toolkit::approval::ApprovalStore + 'static,
+    store: impl toolkit::approval::ApprovalStore + TestClock + 'static,
     clock: &Clock,
 ) -> Approvals {
+    let store = store.test_clock(clock);
     let clock = clock.0.clone();
-    Approvals::new(ApprovalKey::new(*KEY), store)
+    Approvals::new(ApprovalKey::new(*KEY).expect("32 bytes"), store)
         .pending_ttl(Duration::from_hours(1))
         .approval_ttl(Duration::from_mins(10))
         .clock(move || UNIX_EPOCH + Duration::from_secs(clock.load(Ordering::SeqCst)))
@@ -349,7 +372,7 @@ fn forged_and_altered_approvals_run_nothing() {
     assert_eq!(block_on(view.resume(&flipped, &ctx)), bad_signature);
     // Signed with another key.
     let other_key = Approvals::new(
-        ApprovalKey::new(*b"another key, also 32 bytes long!"),
+        ApprovalKey::new(*b"another key, also 32 bytes long!").expect("32 bytes"),
         MemoryApprovalStore::new(),
     );
     let foreign = other_key

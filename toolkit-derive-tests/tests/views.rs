@@ -709,7 +709,7 @@ fn views_and_their_calls_cross_threads() {
     send(&call);
     assert_eq!(block_on(call), Response::Result(json!([])));
     let approvals = toolkit::approval::Approvals::new(
-        toolkit::approval::ApprovalKey::new([7; 32]),
+        toolkit::approval::ApprovalKey::new([7; 32]).expect("32 bytes"),
         toolkit::approval::MemoryApprovalStore::new(),
     );
     send_sync(&approvals);

@@ -74,6 +74,8 @@ pub mod diagnostics;
 mod dispatch;
 mod echo;
 mod error;
+#[cfg(feature = "inbox")]
+pub mod inbox;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;

@@ -133,7 +133,7 @@ fn a_runtime_tool_refuses_a_deep_schema_without_recursing() {
 fn edited_arguments_of_an_approval_are_refused_without_recursing() {
     let registry = Registry::with_runtime([], [echo(Tier::Approve)]).unwrap();
     let approvals = Approvals::new(
-        ApprovalKey::new(*b"an application secret of 32 bytes"),
+        ApprovalKey::new(*b"an application secret of 32 bytes").unwrap(),
         MemoryApprovalStore::new(),
     );
     let view = registry

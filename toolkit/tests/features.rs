@@ -63,7 +63,7 @@ fn the_default_build_leaves_preserve_order_off() {
 
 #[test]
 fn the_mcp_and_sqlite_integrations_leave_preserve_order_off() {
-    let features = ["mcp", "mcp-client", "sqlite"];
+    let features = ["mcp", "mcp-client", "sqlite", "inbox"];
     assert!(!features_of("serde_json", &features).contains("preserve_order"));
     assert!(!features_of("schemars", &features).contains("preserve_order"));
 }

@@ -11,7 +11,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use toolkit::approval::{
-    ApprovalKey, Approvals, Approver, Decision, MemoryApprovalStore, PendingApproval,
+    ApprovalKey, ApprovalStore, Approvals, Approver, Decision, MemoryApprovalStore, PendingApproval,
 };
 use toolkit::{Binding, Context, Preset, Registry, Scope, Tool, View, ViewError};
 
@@ -206,5 +206,12 @@ impl Approver for TrustPolicy {
 /// memory, decided inline by the [`TrustPolicy`] where it can.
 #[must_use]
 pub fn approvals(key: ApprovalKey) -> Approvals {
-    Approvals::new(key, MemoryApprovalStore::new()).approver(TrustPolicy)
+    approvals_in(key, MemoryApprovalStore::new())
+}
+
+/// The org's approval set-up with the life of its approvals kept in `store` (a
+/// shared database in a fleet; a store with a pinned clock in tests).
+#[must_use]
+pub fn approvals_in(key: ApprovalKey, store: impl ApprovalStore + 'static) -> Approvals {
+    Approvals::new(key, store).approver(TrustPolicy)
 }

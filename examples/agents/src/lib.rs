@@ -20,7 +20,7 @@
 //! use toolkit::Context;
 //!
 //! // Once, at start-up.
-//! let approvals = approvals(ApprovalKey::new(*b"an application secret, 32 bytes!"));
+//! let approvals = approvals(ApprovalKey::new(*b"an application secret, 32 bytes!").expect("32 bytes"));
 //! let org = Org::sample();
 //!
 //! // Per request: the agent's stored row, its principal, the org's flags.
@@ -39,6 +39,7 @@
 
 pub mod consumers;
 pub mod context;
+pub mod inbox;
 pub mod schedule;
 mod store;
 pub mod time;

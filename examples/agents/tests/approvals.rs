@@ -5,21 +5,26 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use example_agents::consumers::{Request, agent_view, approvals};
+use example_agents::consumers::{Request, agent_view, approvals_in};
 use example_agents::{
     CallerThread, ChannelKind, LiveMessage, Org, Principal, SALES_AGENT, Trigger,
 };
 use futures_executor::block_on;
 use serde_json::{Value, json};
-use toolkit::approval::{Approval, ApprovalKey, Approvals, Decision, PendingApproval};
+use toolkit::approval::{
+    Approval, ApprovalKey, Approvals, Decision, MemoryApprovalStore, PendingApproval,
+};
 use toolkit::{CallId, Context, Response, View, registry};
 
 /// 2026-11-23T09:00Z, the sample org's clock, in Unix seconds.
 const NOW: u64 = 1_795_424_400;
 
 fn org_approvals() -> Approvals {
-    approvals(ApprovalKey::new(*b"the example org's approval key!!"))
-        .clock(|| UNIX_EPOCH + Duration::from_secs(NOW))
+    approvals_in(
+        ApprovalKey::new(*b"the example org's approval key!!").expect("32 bytes"),
+        MemoryApprovalStore::new().clock(|| NOW),
+    )
+    .clock(|| UNIX_EPOCH + Duration::from_secs(NOW))
 }
 
 fn principal() -> Principal {

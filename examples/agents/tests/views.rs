@@ -19,7 +19,7 @@ const ALL_FLAGS: &[&str] = &[
 ];
 
 fn key() -> ApprovalKey {
-    ApprovalKey::new(*b"the example org's approval key!!")
+    ApprovalKey::new(*b"the example org's approval key!!").expect("32 bytes")
 }
 
 fn names(view: &View<'_>) -> Vec<&'static str> {

@@ -51,7 +51,7 @@ impl Settings {
         request_state_key: &[u8],
         store: Option<&std::path::Path>,
     ) -> Result<Self, String> {
-        let key = ApprovalKey::new(approval_key.to_vec());
+        let key = ApprovalKey::new(approval_key.to_vec()).map_err(|error| error.to_string())?;
         let approvals = match store {
             Some(path) => Approvals::new(
                 key,
@@ -192,6 +192,43 @@ pub fn stdio_server(client: &str, state: AssistantState, settings: Settings) -> 
     McpServer::new(client, access(state, settings))
         .approvals(settings.request_state_key)
         .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
+}
+
+/// The approval inbox for this server's `approve` calls (mount it with
+/// `.nest("/approvals", inbox(..).router())`): whoever presents the inbox token,
+/// as `Authorization: Bearer TOKEN` or in the `inbox_token` cookie, is the
+/// `operator` and decides every call. A real deployment identifies people with its
+/// own sign-in (or the OAuth verifier of its MCP endpoints) and writes a policy.
+#[must_use]
+pub fn inbox(settings: Settings, token: &str) -> toolkit::inbox::Inbox {
+    use toolkit::inbox::{Identity, Inbox, PendingCall};
+    let token = token.to_owned();
+    Inbox::new(
+        settings.approvals,
+        move |parts: &http::request::Parts| {
+            let bearer = parts
+                .headers
+                .get(http::header::AUTHORIZATION)
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| value.strip_prefix("Bearer "));
+            let cookie = parts
+                .headers
+                .get_all(http::header::COOKIE)
+                .iter()
+                .filter_map(|value| value.to_str().ok())
+                .flat_map(|cookies| cookies.split(';'))
+                .find_map(|cookie| cookie.trim().strip_prefix("inbox_token="));
+            let presented = bearer.or(cookie)?;
+            // Compared as digests, so the comparison's time says nothing about the token.
+            (digest(presented) == digest(&token)).then(|| Identity::new("operator"))
+        },
+        |_: &Identity, _: &PendingCall<'_>| true,
+    )
+    .title("MCP server approvals")
+}
+
+fn digest(text: &str) -> String {
+    toolkit::approval::digest(&serde_json::Value::String(text.to_owned()))
 }
 
 /// The HTTP router: one endpoint per client kind, each behind its token

@@ -18,6 +18,10 @@
 //! no default tokens: a known token would open the server to anyone). Once
 //! listening, the server prints `listening on http://ADDR` on stdout.
 //!
+//! People decide `approve` calls in the approval inbox at `/approvals`, signed in
+//! with `MCP_INBOX_TOKEN` as a bearer token or an `inbox_token` cookie (unset, a
+//! random one for this run is printed on stderr).
+//!
 //! Approvals are signed with `MCP_APPROVAL_KEY` and sealed into MCP `requestState`
 //! with `MCP_REQUEST_STATE_KEY` (each at least 32 bytes; `openssl rand -hex 32`
 //! makes one). Unset, each is a random key of this process, said on stderr: its
@@ -30,7 +34,7 @@ use std::io::Write as _;
 
 use example_assistant::AssistantState;
 use example_mcp_server::{
-    CLIENTS, Settings, http_router, oauth_resource_server, oauth_router, stdio_server,
+    CLIENTS, Settings, http_router, inbox, oauth_resource_server, oauth_router, stdio_server,
 };
 
 const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH] [--oauth-issuer URL --resource URL]";
@@ -123,11 +127,20 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
         })
     };
     let tokens = CLIENTS.map(|(kind, _)| token(kind));
+    let inbox_token = std::env::var("MCP_INBOX_TOKEN").unwrap_or_else(|_| {
+        let token = random_secret();
+        eprintln!(
+            "mcp_server: MCP_INBOX_TOKEN is not set: the approval inbox's token for this run is \
+             {token} (set MCP_INBOX_TOKEN to choose it)"
+        );
+        token
+    });
     let router = http_router(
         AssistantState::new(),
         settings,
         [&tokens[0], &tokens[1], &tokens[2]].map(String::as_str),
-    );
+    )
+    .nest("/approvals", inbox(settings, &inbox_token).router());
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let mut stdout = std::io::stdout();

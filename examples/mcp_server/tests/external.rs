@@ -172,7 +172,7 @@ async fn external_tools_join_views_render_route_and_forward() {
     );
     // With approvals, it waits for a human, then runs on the server once.
     let approvals = Approvals::new(
-        ApprovalKey::new(*b"an application secret of 32 bytes"),
+        ApprovalKey::new(*b"an application secret of 32 bytes").expect("32 bytes"),
         MemoryApprovalStore::new(),
     );
     let approving = registry

@@ -212,7 +212,7 @@ async fn an_approved_resume_has_its_span() {
     let capture = Capture::new(true);
     let _default = tracing::subscriber::set_default(capture.clone());
     let approvals = Approvals::new(
-        ApprovalKey::new(*b"an application secret of 32 bytes"),
+        ApprovalKey::new(*b"an application secret of 32 bytes").expect("32 bytes"),
         MemoryApprovalStore::new(),
     );
     let ctx = Context::new()

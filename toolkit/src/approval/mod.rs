@@ -14,9 +14,14 @@
 //! (SHA-256 of their canonical JSON: sorted keys, no whitespace) and the call id; it
 //! expires; it is signed with HMAC-SHA256 under a key only the application holds. A
 //! forged, altered, expired, misdirected or already-used approval runs nothing and
-//! says why ([`ToolError::ApprovalRejected`]). "Already used" is recorded in an
-//! [`ApprovalStore`]: [`MemoryApprovalStore`] for one process,
-//! `SqliteApprovalStore` (feature `sqlite`) for several processes sharing a file.
+//! says why ([`ToolError::ApprovalRejected`]).
+//!
+//! The life of every approval (pending, decided, used) is kept in an
+//! [`ApprovalStore`], whose clock decides expiry: [`MemoryApprovalStore`] for one
+//! process, `SqliteApprovalStore` (feature `sqlite`) for several processes sharing
+//! a file, `PostgresApprovalStore` (feature `postgres`) for a fleet of replicas.
+//! [`Approvals`] says what exactly-once means and for how long, and how keys
+//! rotate.
 //!
 //! ```
 //! use toolkit::approval::{ApprovalKey, Approvals, Decision, MemoryApprovalStore};
@@ -33,7 +38,7 @@
 //!
 //! # futures_executor::block_on(async {
 //! // Once, at start-up: the key and the store every process shares.
-//! let approvals = Approvals::new(ApprovalKey::new(*b"an application secret of 32 bytes"), MemoryApprovalStore::new());
+//! let approvals = Approvals::new(ApprovalKey::new(*b"an application secret of 32 bytes")?, MemoryApprovalStore::new());
 //!
 //! // Per request: the view of the user the request acts for.
 //! let view = toolkit::registry().view().scopes([Scope::Shared]).approvals(&approvals, "user:7").build()?;
@@ -59,6 +64,9 @@ mod store;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
+#[cfg(feature = "postgres")]
+mod postgres;
+
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -73,10 +81,15 @@ use sha2::{Digest, Sha256};
 
 use crate::{Context, RegisteredTool, Registry, Response, ToolError, View};
 
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresApprovalStore;
 #[cfg(feature = "sqlite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use sqlite::SqliteApprovalStore;
-pub use store::{ApprovalStore, MemoryApprovalStore, StoreError, StoreFuture};
+pub use store::{
+    ApprovalStore, CLOCK_SKEW_SECONDS, DecisionOutcome, DecisionQuery, DecisionRecord,
+    MAX_QUERY_LIMIT, MAX_QUERY_VALUES, MemoryApprovalStore, PendingQuery, StoreError, StoreFuture,
+};
 
 /// The id of the model's tool call (`call_...` in OpenAI, `toolu_...` in Anthropic),
 /// put in the [`Context`] so a pending approval carries it. Without one, an id is
@@ -91,18 +104,59 @@ impl CallId {
     }
 }
 
-/// The secret that signs pending approvals and approvals: at least 32 random bytes,
-/// held by the application (never sent to a model or a client), the same in every
-/// process that resumes approvals.
+/// The secret that signs pending approvals and approvals: at least
+/// [`ApprovalKey::MIN_LEN`] random bytes, held by the application (never sent to a
+/// model or a client), the same in every process that resumes approvals.
+///
+/// Keys rotate: [`Approvals::previous_keys`] lists keys that still verify (but no
+/// longer sign), so a fleet rolls a new key without refusing approvals in flight.
 #[derive(Clone)]
 pub struct ApprovalKey(Vec<u8>);
 
 impl ApprovalKey {
-    /// A key of these bytes.
-    pub fn new(bytes: impl Into<Vec<u8>>) -> Self {
-        ApprovalKey(bytes.into())
+    /// The fewest bytes a key may have: HMAC-SHA256's output size, so guessing the
+    /// key is never easier than forging a signature.
+    pub const MIN_LEN: usize = 32;
+
+    /// A key of these bytes (`openssl rand -hex 32` makes a good one).
+    ///
+    /// # Errors
+    /// [`ApprovalKeyError`] when there are fewer than [`Self::MIN_LEN`] bytes.
+    pub fn new(bytes: impl Into<Vec<u8>>) -> Result<Self, ApprovalKeyError> {
+        let bytes = bytes.into();
+        if bytes.len() < Self::MIN_LEN {
+            return Err(ApprovalKeyError { len: bytes.len() });
+        }
+        Ok(ApprovalKey(bytes))
+    }
+
+    fn mac(&self) -> Hmac<Sha256> {
+        // HMAC takes keys of any length; `new_from_slice` cannot fail for it.
+        <Hmac<Sha256> as Mac>::new_from_slice(&self.0)
+            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of every length"))
     }
 }
+
+/// An [`ApprovalKey`] was too short.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApprovalKeyError {
+    /// How many bytes it had.
+    pub len: usize,
+}
+
+impl fmt::Display for ApprovalKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "an approval key needs at least {} random bytes, this one has {} \
+             (make one with `openssl rand -hex 32`)",
+            ApprovalKey::MIN_LEN,
+            self.len
+        )
+    }
+}
+
+impl std::error::Error for ApprovalKeyError {}
 
 impl fmt::Debug for ApprovalKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -155,6 +209,30 @@ pub enum Verdict {
     Denied,
 }
 
+impl Verdict {
+    /// The verdict's name as serialized: `approved`, `approved_with_edits`, `denied`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Approved => "approved",
+            Verdict::ApprovedWithEdits => "approved_with_edits",
+            Verdict::Denied => "denied",
+        }
+    }
+
+    /// The verdict named `name` (see [`Verdict::as_str`]).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        [
+            Verdict::Approved,
+            Verdict::ApprovedWithEdits,
+            Verdict::Denied,
+        ]
+        .into_iter()
+        .find(|verdict| verdict.as_str() == name)
+    }
+}
+
 /// A signed decision, to hand to [`View::resume`]. Serializable: an approval made in
 /// one process (an admin UI) is resumed in another (the agent's worker).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -195,6 +273,15 @@ pub enum ApprovalError {
     },
     /// Already used: an approved call runs once.
     AlreadyUsed,
+    /// Another decision on this pending approval was recorded first.
+    AlreadyDecided {
+        /// Who made it.
+        decided_by: String,
+        /// When, in Unix seconds.
+        decided_at: u64,
+        /// What it was.
+        verdict: Verdict,
+    },
     /// Issued for another principal than the view's.
     WrongPrincipal,
     /// The arguments don't match the signed digest.
@@ -221,6 +308,15 @@ impl fmt::Display for ApprovalError {
             ApprovalError::AlreadyUsed => {
                 f.write_str("it was already used, and an approved call runs once")
             }
+            ApprovalError::AlreadyDecided {
+                decided_by,
+                decided_at,
+                verdict,
+            } => write!(
+                f,
+                "it was already decided ({}) by {decided_by} at {decided_at} (Unix seconds)",
+                verdict.as_str()
+            ),
             ApprovalError::WrongPrincipal => f.write_str("it was issued for another principal"),
             ApprovalError::ArgumentsAltered => {
                 f.write_str("the arguments do not match the approved digest")
@@ -232,7 +328,10 @@ impl fmt::Display for ApprovalError {
             ApprovalError::NotConfigured => {
                 f.write_str("this view was built without approvals, so it cannot check one")
             }
-            ApprovalError::Store(error) => write!(f, "the approval store failed: {error}"),
+            ApprovalError::Store(error) => write!(
+                f,
+                "the approval store failed, nothing ran; try again: {error}"
+            ),
         }
     }
 }
@@ -264,10 +363,35 @@ pub trait Approver: Send + Sync {
 type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
 /// The application's approval set-up, made once at start-up and shared by every
-/// view: the signing key, the used-approval store, the expiries, optionally an
-/// [`Approver`]. See the [module docs](crate::approval).
+/// view: the signing keys, the [`ApprovalStore`] that keeps the life of every
+/// approval, the expiries, optionally an [`Approver`]. See the
+/// [module docs](crate::approval).
+///
+/// # Exactly once, and for how long
+///
+/// An approved call runs at most once per principal and call id: resuming claims
+/// the pair in the store (one atomic insert) before the tool runs. The claim, and
+/// the decision, are kept until the last moment any approval of that call could be
+/// valid (the pending's expiry, then the approval TTL) plus
+/// [`CLOCK_SKEW_SECONDS`]; after that everything signed for the call has expired.
+/// A second decision, an edit, a purge or a store restart never runs it again, as
+/// long as every process shares the store and uses TTLs no longer than this one's.
+///
+/// # Time
+///
+/// Expiry is checked against the store's clock ([`ApprovalStore::now`]): processes
+/// whose clocks differ agree. Only the synchronous [`Approvals::decide`] and
+/// [`Approvals::verify_pending`] read this process's clock ([`Approvals::clock`]).
+///
+/// # Key rotation
+///
+/// Sign with the current key, verify with it and the [previous
+/// ones](Approvals::previous_keys): deploy the new key as current with the old one
+/// listed as previous, everywhere; once every replica runs it and the longest TTL
+/// (pending plus approval) has passed, drop the old key.
 pub struct Approvals {
     key: ApprovalKey,
+    previous_keys: Vec<ApprovalKey>,
     store: Arc<dyn ApprovalStore>,
     approver: Option<Arc<dyn Approver>>,
     pending_ttl: Duration,
@@ -276,17 +400,32 @@ pub struct Approvals {
 }
 
 impl Approvals {
-    /// Approvals signed with `key`, used-approval records in `store`. A human has
-    /// 24 hours to decide, and an approval must be resumed within 15 minutes.
+    /// Approvals signed with `key`, their life kept in `store`. A human has 24 hours
+    /// to decide, and an approval must be resumed within 15 minutes.
     pub fn new(key: ApprovalKey, store: impl ApprovalStore + 'static) -> Self {
+        Self::with_store(key, Arc::new(store))
+    }
+
+    /// Like [`Approvals::new`], with a store shared with other parts of the
+    /// application.
+    pub fn with_store(key: ApprovalKey, store: Arc<dyn ApprovalStore>) -> Self {
         Approvals {
             key,
-            store: Arc::new(store),
+            previous_keys: Vec::new(),
+            store,
             approver: None,
             pending_ttl: Duration::from_hours(24),
             approval_ttl: Duration::from_mins(15),
             clock: Arc::new(SystemTime::now),
         }
+    }
+
+    /// Keys that still verify pending approvals and approvals (signed before a
+    /// rotation) but no longer sign.
+    #[must_use]
+    pub fn previous_keys(mut self, keys: impl IntoIterator<Item = ApprovalKey>) -> Self {
+        self.previous_keys = keys.into_iter().collect();
+        self
     }
 
     /// Decides approvals inline with `approver`.
@@ -310,18 +449,29 @@ impl Approvals {
         self
     }
 
-    /// The clock (tests pin it).
+    /// The process clock of the synchronous [`Approvals::decide`] and
+    /// [`Approvals::verify_pending`] (tests pin it); everything else reads the
+    /// store's clock.
     #[must_use]
     pub fn clock(mut self, clock: impl Fn() -> SystemTime + Send + Sync + 'static) -> Self {
         self.clock = Arc::new(clock);
         self
     }
 
-    /// Checks a pending approval's signature and expiry (before showing it to a
-    /// human, say).
+    /// The store.
+    #[must_use]
+    pub fn store(&self) -> &Arc<dyn ApprovalStore> {
+        &self.store
+    }
+
+    /// Checks a pending approval's signature and expiry against this process's
+    /// clock (before showing it to a human, say).
     pub fn verify_pending(&self, pending: &PendingApproval) -> Result<(), ApprovalError> {
+        self.verify_pending_at(pending, self.local_now())
+    }
+
+    fn verify_pending_at(&self, pending: &PendingApproval, now: u64) -> Result<(), ApprovalError> {
         self.verify(&pending_payload(pending), &pending.signature)?;
-        let now = self.now();
         if now > pending.expires_at {
             return Err(ApprovalError::Expired {
                 expired_at: pending.expires_at,
@@ -333,15 +483,96 @@ impl Approvals {
         Ok(())
     }
 
-    /// A human's decision on `pending`, signed. Checks the pending approval first;
-    /// edited arguments are validated against the tool in `registry`.
+    /// A human's decision on `pending`, signed, checked against this process's clock
+    /// and not recorded in the store: prefer [`Approvals::decide_as`], which records
+    /// THE decision. Edited arguments are validated against the tool in `registry`.
+    /// Deciding twice gives two approvals, but the call runs once: resuming claims
+    /// it in the store.
     pub fn decide(
         &self,
         registry: &Registry,
         pending: &PendingApproval,
         decision: Decision,
     ) -> Result<Approval, ApprovalError> {
-        self.verify_pending(pending)?;
+        let now = self.local_now();
+        self.verify_pending_at(pending, now)?;
+        self.approval(registry, pending, decision, now)
+    }
+
+    /// A human's decision on `pending`, recorded in the store as THE decision and
+    /// signed. Checks the pending approval against the store's clock; validates
+    /// edited arguments against the tool in `registry` (the error is
+    /// [`ApprovalError::InvalidArguments`] with the problem's path); fails with
+    /// [`ApprovalError::AlreadyDecided`] when another decision was recorded first.
+    /// `decided_by` names the approver, for the audit trail.
+    pub async fn decide_as(
+        &self,
+        registry: &Registry,
+        pending: &PendingApproval,
+        decision: Decision,
+        decided_by: &str,
+    ) -> Result<Approval, ApprovalError> {
+        let now = self.store_now().await?;
+        self.verify_pending_at(pending, now)?;
+        let approval = self.approval(registry, pending, decision, now)?;
+        let record = DecisionRecord {
+            call_id: approval.call_id.clone(),
+            principal: approval.principal.clone(),
+            tool: approval.tool.clone(),
+            verdict: approval.verdict,
+            digest: approval.digest.clone(),
+            message: approval.message.clone(),
+            decided_by: decided_by.to_owned(),
+            decided_at: now,
+        };
+        let keep_until = pending
+            .expires_at
+            .saturating_add(self.approval_ttl.as_secs())
+            .saturating_add(CLOCK_SKEW_SECONDS);
+        match self
+            .store
+            .record_decision(&record, keep_until)
+            .await
+            .map_err(ApprovalError::Store)?
+        {
+            DecisionOutcome::Recorded => Ok(approval),
+            DecisionOutcome::AlreadyDecided(winner) => Err(ApprovalError::AlreadyDecided {
+                decided_by: winner.decided_by,
+                decided_at: winner.decided_at,
+                verdict: winner.verdict,
+            }),
+        }
+    }
+
+    /// Undecided pending approvals that have not expired, newest first.
+    pub async fn pending(
+        &self,
+        query: &PendingQuery,
+    ) -> Result<Vec<PendingApproval>, ApprovalError> {
+        self.store
+            .list_pending(query)
+            .await
+            .map_err(ApprovalError::Store)
+    }
+
+    /// Recorded decisions (the audit trail), newest first.
+    pub async fn decisions(
+        &self,
+        query: &DecisionQuery,
+    ) -> Result<Vec<DecisionRecord>, ApprovalError> {
+        self.store
+            .decisions(query)
+            .await
+            .map_err(ApprovalError::Store)
+    }
+
+    fn approval(
+        &self,
+        registry: &Registry,
+        pending: &PendingApproval,
+        decision: Decision,
+        now: u64,
+    ) -> Result<Approval, ApprovalError> {
         let (arguments, verdict, message) = match decision {
             Decision::Approve => (pending.arguments.clone(), Verdict::Approved, None),
             Decision::ApproveWith(arguments) => {
@@ -362,7 +593,6 @@ impl Approvals {
             }
             Decision::Deny(message) => (pending.arguments.clone(), Verdict::Denied, Some(message)),
         };
-        let now = self.now();
         let mut approval = Approval {
             call_id: pending.call_id.clone(),
             principal: pending.principal.clone(),
@@ -379,42 +609,71 @@ impl Approvals {
         Ok(approval)
     }
 
+    /// Checks `signature` with the current key, then each previous one.
     fn verify(&self, payload: &str, signature: &str) -> Result<(), ApprovalError> {
         let Some(signature) = from_hex(signature) else {
             return Err(ApprovalError::BadSignature);
         };
-        let mut mac = self.mac();
-        mac.update(payload.as_bytes());
-        mac.verify_slice(&signature)
-            .map_err(|_| ApprovalError::BadSignature)
-    }
-
-    fn mac(&self) -> Hmac<Sha256> {
-        // HMAC takes keys of any length; `new_from_slice` cannot fail for it.
-        <Hmac<Sha256> as Mac>::new_from_slice(&self.key.0)
-            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of every length"))
+        let verifies = |key: &ApprovalKey| {
+            let mut mac = key.mac();
+            mac.update(payload.as_bytes());
+            mac.verify_slice(&signature).is_ok()
+        };
+        if verifies(&self.key) || self.previous_keys.iter().any(verifies) {
+            Ok(())
+        } else {
+            Err(ApprovalError::BadSignature)
+        }
     }
 
     fn sign(&self, payload: &str) -> String {
-        let mut mac = self.mac();
+        let mut mac = self.key.mac();
         mac.update(payload.as_bytes());
         to_hex(&mac.finalize().into_bytes())
     }
 
-    fn now(&self) -> u64 {
+    /// A key for another purpose (`purpose` names it), derived from the approval
+    /// key with HMAC-SHA256: every process holding the approval key derives the
+    /// same one, and neither key can be found from the other.
+    #[cfg(feature = "inbox")]
+    pub(crate) fn derive_key(&self, purpose: &str) -> Vec<u8> {
+        self.sign(purpose).into_bytes()
+    }
+
+    fn local_now(&self) -> u64 {
         (self.clock)()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |since| since.as_secs())
     }
 
-    fn pending(
+    async fn store_now(&self) -> Result<u64, ApprovalError> {
+        self.store.now().await.map_err(ApprovalError::Store)
+    }
+
+    /// How long a claim is kept: past the last moment any approval of the call could
+    /// be valid. The pending is unknown here, but it was decided at or after it was
+    /// requested, so it expired at most the pending TTL after this approval's
+    /// decision, and any other approval of it at most an approval TTL later.
+    fn claim_keep_until(&self, approval: &Approval) -> u64 {
+        approval
+            .expires_at
+            .max(
+                approval
+                    .decided_at
+                    .saturating_add(self.approval_ttl.as_secs()),
+            )
+            .saturating_add(self.pending_ttl.as_secs())
+            .saturating_add(CLOCK_SKEW_SECONDS)
+    }
+
+    fn make_pending(
         &self,
         principal: &str,
         tool: &str,
         call_id: String,
         arguments: Value,
+        now: u64,
     ) -> PendingApproval {
-        let now = self.now();
         let mut pending = PendingApproval {
             call_id,
             principal: principal.to_owned(),
@@ -435,6 +694,7 @@ impl fmt::Debug for Approvals {
         f.debug_struct("Approvals")
             .field("pending_ttl", &self.pending_ttl)
             .field("approval_ttl", &self.approval_ttl)
+            .field("previous_keys", &self.previous_keys.len())
             .field("approver", &self.approver.is_some())
             .finish_non_exhaustive()
     }
@@ -515,7 +775,7 @@ pub fn digest(arguments: &Value) -> String {
     )
 }
 
-fn to_hex(bytes: &[u8]) -> String {
+pub(crate) fn to_hex(bytes: &[u8]) -> String {
     use fmt::Write as _;
     bytes.iter().fold(String::new(), |mut out, byte| {
         let _ = write!(out, "{byte:02x}");
@@ -523,7 +783,7 @@ fn to_hex(bytes: &[u8]) -> String {
     })
 }
 
-fn from_hex(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn from_hex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) || !text.is_ascii() {
         return None;
     }
@@ -579,6 +839,9 @@ fn used_key(principal: &str, call_id: &str) -> String {
     ))
 }
 
+/// Who an inline [`Approver`]'s decisions are recorded as made by.
+const INLINE_APPROVER: &str = "approver";
+
 /// `View::call` for an `approve` tool.
 pub(crate) async fn request(
     view: &View<'_>,
@@ -602,14 +865,26 @@ pub(crate) async fn request(
         Some(CallId(id)) => id.clone(),
         None => made_up_call_id(principal, tool.name, &digest(&arguments)),
     };
-    let pending = approvals.pending(principal, tool.name, call_id, arguments);
+    let now = match approvals.store_now().await {
+        Ok(now) => now,
+        Err(error) => return Response::Error(error.into()),
+    };
+    let pending = approvals.make_pending(principal, tool.name, call_id, arguments, now);
+    // Stored before anyone sees it, so an inbox lists what waits; a second call with
+    // the same call id keeps the first pending approval.
+    if let Err(error) = approvals.store.save_pending(&pending).await {
+        return Response::Error(ApprovalError::Store(error).into());
+    }
     let Some(approver) = &approvals.approver else {
         return Response::Pending(Box::new(pending));
     };
     let Some(decision) = approver.decide(&pending, ctx).await else {
         return Response::Pending(Box::new(pending));
     };
-    match approvals.decide(view.registry(), &pending, decision) {
+    match approvals
+        .decide_as(view.registry(), &pending, decision, INLINE_APPROVER)
+        .await
+    {
         Ok(approval) => resume(view, &approval, ctx).await,
         Err(error) => Response::Error(error.into()),
     }
@@ -643,7 +918,7 @@ async fn check<'r>(
         .get(&approval.tool)
         .filter(|tool| tool.name == approval.tool)
         .ok_or_else(|| view.unknown_tool(&approval.tool))?;
-    let now = approvals.now();
+    let now = approvals.store_now().await?;
     if now > approval.expires_at {
         return Err(ApprovalError::Expired {
             expired_at: approval.expires_at,
@@ -661,7 +936,11 @@ async fn check<'r>(
     let arguments = canonical_json(&approval.arguments);
     check_arguments(view.registry(), tool, &arguments)?;
     let key = used_key(&approval.principal, &approval.call_id);
-    match approvals.store.claim(&key, approval.expires_at, now).await {
+    match approvals
+        .store
+        .claim(&key, approvals.claim_keep_until(approval))
+        .await
+    {
         Ok(true) => Ok((tool, arguments)),
         Ok(false) => Err(ApprovalError::AlreadyUsed.into()),
         Err(error) => Err(ApprovalError::Store(error).into()),

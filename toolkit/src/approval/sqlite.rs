@@ -1,66 +1,118 @@
-//! Used approvals in a `SQLite` file, shared by every process that opens it.
+//! The life of approvals in a `SQLite` file, shared by every process that opens it.
 
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
-use super::store::{ApprovalStore, GRACE_SECONDS, StoreError, StoreFuture};
+use super::store::{
+    ApprovalStore, CLOCK_SKEW_SECONDS, DecisionOutcome, DecisionQuery, DecisionRecord,
+    PendingQuery, StoreClock, StoreError, StoreFuture, system_clock,
+};
+use super::{PendingApproval, Verdict};
 
 /// How long a store waits for another process holding the database.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Used approvals in a `SQLite` database (feature `sqlite`; `SQLite` is compiled in).
-/// Processes that open the same file share it: a claim is one `INSERT` on a primary
-/// key, so of two processes resuming one approval exactly one runs the call.
+/// The schema, one entry per version (`PRAGMA user_version` says which ran).
+const MIGRATIONS: [&str; 2] = [
+    "CREATE TABLE IF NOT EXISTS toolkit_used_approvals (
+         key TEXT PRIMARY KEY NOT NULL,
+         expires_at INTEGER NOT NULL
+     );",
+    // `expires_at` of a used approval now means "kept until".
+    "CREATE TABLE toolkit_pending_approvals (
+         principal TEXT NOT NULL,
+         call_id TEXT NOT NULL,
+         tool TEXT NOT NULL,
+         arguments TEXT NOT NULL,
+         digest TEXT NOT NULL,
+         requested_at INTEGER NOT NULL,
+         expires_at INTEGER NOT NULL,
+         signature TEXT NOT NULL,
+         keep_until INTEGER NOT NULL,
+         PRIMARY KEY (principal, call_id)
+     );
+     CREATE INDEX toolkit_pending_approvals_requested ON toolkit_pending_approvals (requested_at);
+     CREATE TABLE toolkit_approval_decisions (
+         principal TEXT NOT NULL,
+         call_id TEXT NOT NULL,
+         tool TEXT NOT NULL,
+         verdict TEXT NOT NULL,
+         digest TEXT NOT NULL,
+         message TEXT,
+         decided_by TEXT NOT NULL,
+         decided_at INTEGER NOT NULL,
+         keep_until INTEGER NOT NULL,
+         PRIMARY KEY (principal, call_id)
+     );
+     CREATE INDEX toolkit_approval_decisions_decided ON toolkit_approval_decisions (decided_at);",
+];
+
+/// The life of approvals in a `SQLite` database (feature `sqlite`; `SQLite` is
+/// compiled in). Processes that open the same file share it: a decision and a claim
+/// are each one `INSERT` on a primary key, so of two processes deciding or resuming
+/// one approval exactly one wins. Its clock is the process's (one host, one clock);
+/// the tables are created and migrated on open (versioned with `user_version`).
 ///
 /// ```no_run
 /// # #[cfg(feature = "sqlite")] {
 /// use toolkit::approval::{ApprovalKey, Approvals, SqliteApprovalStore};
 ///
 /// let store = SqliteApprovalStore::open("/var/lib/app/approvals.sqlite3")?;
-/// let approvals = Approvals::new(ApprovalKey::new(std::env::var("APPROVAL_KEY")?), store);
+/// let approvals = Approvals::new(ApprovalKey::new(std::env::var("APPROVAL_KEY")?)?, store);
 /// # }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug)]
 pub struct SqliteApprovalStore {
     connection: Mutex<Connection>,
+    clock: StoreClock,
+}
+
+impl std::fmt::Debug for SqliteApprovalStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteApprovalStore")
+            .finish_non_exhaustive()
+    }
+}
+
+fn to_sql(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn from_sql(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(error, rusqlite::Error::SqliteFailure(error, _)
+    if matches!(
+        error.code,
+        rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+    ))
 }
 
 impl SqliteApprovalStore {
-    /// Opens (or creates) the database at `path` and its table
-    /// `toolkit_used_approvals`.
+    /// Opens (or creates) the database at `path` and its tables.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         Self::from_connection(Connection::open(path).map_err(StoreError::new)?)
     }
 
     /// Uses an open connection (an in-memory database in tests, say).
-    pub fn from_connection(connection: Connection) -> Result<Self, StoreError> {
+    pub fn from_connection(mut connection: Connection) -> Result<Self, StoreError> {
         // Concurrent writers wait for each other instead of failing at once.
         connection
             .busy_timeout(BUSY_TIMEOUT)
             .map_err(StoreError::new)?;
         // Two processes creating the same new file race for the switch to WAL and
-        // the table; `SQLite` answers "busy" at once where waiting could deadlock,
+        // the tables; `SQLite` answers "busy" at once where waiting could deadlock,
         // without the busy handler, so the set-up is tried again for as long.
         let deadline = Instant::now() + BUSY_TIMEOUT;
         loop {
-            match connection.execute_batch(
-                "PRAGMA journal_mode = WAL;
-                 CREATE TABLE IF NOT EXISTS toolkit_used_approvals (
-                     key TEXT PRIMARY KEY NOT NULL,
-                     expires_at INTEGER NOT NULL
-                 );",
-            ) {
+            match migrate(&mut connection) {
                 Ok(()) => break,
-                Err(rusqlite::Error::SqliteFailure(error, _))
-                    if matches!(
-                        error.code,
-                        rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
-                    ) && Instant::now() < deadline =>
-                {
+                Err(error) if is_busy(&error) && Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(5));
                 }
                 Err(error) => return Err(StoreError::new(error)),
@@ -68,35 +120,293 @@ impl SqliteApprovalStore {
         }
         Ok(SqliteApprovalStore {
             connection: Mutex::new(connection),
+            clock: system_clock(),
         })
     }
 
-    fn claim_now(&self, key: &str, expires_at: u64, now: u64) -> Result<bool, StoreError> {
+    /// Reads the time (Unix seconds) from `clock` instead of the process's clock
+    /// (tests move time with it).
+    #[must_use]
+    pub fn clock(mut self, clock: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
+        self.clock = std::sync::Arc::new(clock);
+        self
+    }
+
+    fn with<T>(
+        &self,
+        run: impl FnOnce(&Connection, u64) -> rusqlite::Result<T>,
+    ) -> Result<T, StoreError> {
         let connection = self
             .connection
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let expires_at = i64::try_from(expires_at).unwrap_or(i64::MAX);
-        let forget_before = i64::try_from(now.saturating_sub(GRACE_SECONDS)).unwrap_or(i64::MAX);
-        connection
-            .execute(
-                "DELETE FROM toolkit_used_approvals WHERE expires_at < ?1",
-                params![forget_before],
+        run(&connection, (self.clock)()).map_err(StoreError::new)
+    }
+}
+
+/// Runs the migrations this file has not seen, in one immediate transaction, so
+/// that processes opening it together run each once.
+fn migrate(connection: &mut Connection) -> rusqlite::Result<()> {
+    connection.pragma_update(None, "journal_mode", "WAL")?;
+    let transaction =
+        connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let version: i64 = transaction.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    let start = usize::try_from(version).unwrap_or(0);
+    for migration in MIGRATIONS.iter().skip(start) {
+        transaction.execute_batch(migration)?;
+    }
+    transaction.pragma_update(None, "user_version", MIGRATIONS.len())?;
+    transaction.commit()
+}
+
+fn purge_at(connection: &Connection, now: u64) -> rusqlite::Result<u64> {
+    let now = to_sql(now);
+    let mut purged = 0;
+    for table in [
+        "DELETE FROM toolkit_used_approvals WHERE expires_at < ?1",
+        "DELETE FROM toolkit_pending_approvals WHERE keep_until < ?1",
+        "DELETE FROM toolkit_approval_decisions WHERE keep_until < ?1",
+    ] {
+        purged += connection.execute(table, params![now])?;
+    }
+    Ok(purged as u64)
+}
+
+fn decision_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<DecisionRecord> {
+    let verdict: String = row.get(3)?;
+    Ok(DecisionRecord {
+        principal: row.get(0)?,
+        call_id: row.get(1)?,
+        tool: row.get(2)?,
+        verdict: Verdict::from_name(&verdict).ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                3,
+                rusqlite::types::Type::Text,
+                format!("unknown verdict `{verdict}`").into(),
             )
-            .map_err(StoreError::new)?;
-        let inserted = connection
-            .execute(
-                "INSERT INTO toolkit_used_approvals (key, expires_at) VALUES (?1, ?2)
-                 ON CONFLICT (key) DO NOTHING",
-                params![key, expires_at],
-            )
-            .map_err(StoreError::new)?;
-        Ok(inserted == 1)
+        })?,
+        digest: row.get(4)?,
+        message: row.get(5)?,
+        decided_by: row.get(6)?,
+        decided_at: from_sql(row.get(7)?),
+    })
+}
+
+fn pending_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<PendingApproval> {
+    let arguments: String = row.get(3)?;
+    Ok(PendingApproval {
+        principal: row.get(0)?,
+        call_id: row.get(1)?,
+        tool: row.get(2)?,
+        arguments: serde_json::from_str(&arguments).map_err(|error| {
+            rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, error.into())
+        })?,
+        digest: row.get(4)?,
+        requested_at: from_sql(row.get(5)?),
+        expires_at: from_sql(row.get(6)?),
+        signature: row.get(7)?,
+    })
+}
+
+/// `column IN (?, ?, ...)` for `values`, or nothing when there are none.
+fn any_of(
+    column: &str,
+    values: &[String],
+    sql: &mut String,
+    bound: &mut Vec<rusqlite::types::Value>,
+) {
+    if values.is_empty() {
+        return;
+    }
+    sql.push_str(" AND ");
+    sql.push_str(column);
+    sql.push_str(" IN (");
+    for (i, value) in values.iter().enumerate() {
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push('?');
+        bound.push(rusqlite::types::Value::Text(value.clone()));
+    }
+    sql.push(')');
+}
+
+fn time_bound(
+    condition: &str,
+    value: Option<u64>,
+    sql: &mut String,
+    bound: &mut Vec<rusqlite::types::Value>,
+) {
+    if let Some(value) = value {
+        sql.push_str(condition);
+        bound.push(rusqlite::types::Value::Integer(to_sql(value)));
     }
 }
 
 impl ApprovalStore for SqliteApprovalStore {
-    fn claim<'a>(&'a self, key: &'a str, expires_at: u64, now: u64) -> StoreFuture<'a> {
-        Box::pin(std::future::ready(self.claim_now(key, expires_at, now)))
+    fn now(&self) -> StoreFuture<'_, u64> {
+        Box::pin(std::future::ready(Ok((self.clock)())))
+    }
+
+    fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool> {
+        let saved = self.with(|connection, _| {
+            let inserted = connection.execute(
+                "INSERT INTO toolkit_pending_approvals (principal, call_id, tool, arguments,
+                     digest, requested_at, expires_at, signature, keep_until)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                 ON CONFLICT (principal, call_id) DO NOTHING",
+                params![
+                    pending.principal,
+                    pending.call_id,
+                    pending.tool,
+                    pending.arguments.to_string(),
+                    pending.digest,
+                    to_sql(pending.requested_at),
+                    to_sql(pending.expires_at),
+                    pending.signature,
+                    to_sql(pending.expires_at.saturating_add(CLOCK_SKEW_SECONDS)),
+                ],
+            )?;
+            Ok(inserted == 1)
+        });
+        Box::pin(std::future::ready(saved))
+    }
+
+    fn list_pending<'a>(
+        &'a self,
+        query: &'a PendingQuery,
+    ) -> StoreFuture<'a, Vec<PendingApproval>> {
+        let listed = query.bounded_limit().and_then(|limit| {
+            self.with(|connection, now| {
+                let mut sql = String::from(
+                    "SELECT p.principal, p.call_id, p.tool, p.arguments, p.digest,
+                            p.requested_at, p.expires_at, p.signature
+                     FROM toolkit_pending_approvals p
+                     WHERE p.expires_at >= ?
+                       AND NOT EXISTS (SELECT 1 FROM toolkit_approval_decisions d
+                                       WHERE d.principal = p.principal AND d.call_id = p.call_id)",
+                );
+                let mut bound = vec![rusqlite::types::Value::Integer(to_sql(now))];
+                any_of("p.principal", &query.principals, &mut sql, &mut bound);
+                any_of("p.tool", &query.tools, &mut sql, &mut bound);
+                time_bound(
+                    " AND p.requested_at >= ?",
+                    query.requested_after,
+                    &mut sql,
+                    &mut bound,
+                );
+                time_bound(
+                    " AND p.requested_at < ?",
+                    query.requested_before,
+                    &mut sql,
+                    &mut bound,
+                );
+                sql.push_str(
+                    " ORDER BY p.requested_at DESC, p.principal DESC, p.call_id DESC LIMIT ?",
+                );
+                bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
+                let mut statement = connection.prepare(&sql)?;
+                let rows =
+                    statement.query_map(rusqlite::params_from_iter(bound), pending_from_row)?;
+                rows.collect()
+            })
+        });
+        Box::pin(std::future::ready(listed))
+    }
+
+    fn record_decision<'a>(
+        &'a self,
+        record: &'a DecisionRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, DecisionOutcome> {
+        let outcome = self.with(|connection, _| {
+            let inserted = connection.execute(
+                "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
+                     digest, message, decided_by, decided_at, keep_until)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                 ON CONFLICT (principal, call_id) DO NOTHING",
+                params![
+                    record.principal,
+                    record.call_id,
+                    record.tool,
+                    record.verdict.as_str(),
+                    record.digest,
+                    record.message,
+                    record.decided_by,
+                    to_sql(record.decided_at),
+                    to_sql(keep_until),
+                ],
+            )?;
+            if inserted == 1 {
+                return Ok(DecisionOutcome::Recorded);
+            }
+            let winner = connection
+                .query_row(
+                    "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
+                            decided_at
+                     FROM toolkit_approval_decisions WHERE principal = ?1 AND call_id = ?2",
+                    params![record.principal, record.call_id],
+                    decision_from_row,
+                )
+                .optional()?;
+            Ok(match winner {
+                Some(winner) => DecisionOutcome::AlreadyDecided(Box::new(winner)),
+                // Purged between the two statements: only possible past its
+                // retention, when nothing signed for the call is valid any more.
+                None => DecisionOutcome::AlreadyDecided(Box::new(record.clone())),
+            })
+        });
+        Box::pin(std::future::ready(outcome))
+    }
+
+    fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
+        let listed = query.bounded_limit().and_then(|limit| {
+            self.with(|connection, _| {
+                let mut sql = String::from(
+                    "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
+                            decided_at
+                     FROM toolkit_approval_decisions WHERE 1 = 1",
+                );
+                let mut bound = Vec::new();
+                any_of("principal", &query.principals, &mut sql, &mut bound);
+                any_of("tool", &query.tools, &mut sql, &mut bound);
+                time_bound(
+                    " AND decided_at >= ?",
+                    query.decided_after,
+                    &mut sql,
+                    &mut bound,
+                );
+                time_bound(
+                    " AND decided_at < ?",
+                    query.decided_before,
+                    &mut sql,
+                    &mut bound,
+                );
+                sql.push_str(" ORDER BY decided_at DESC, principal DESC, call_id DESC LIMIT ?");
+                bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
+                let mut statement = connection.prepare(&sql)?;
+                let rows =
+                    statement.query_map(rusqlite::params_from_iter(bound), decision_from_row)?;
+                rows.collect()
+            })
+        });
+        Box::pin(std::future::ready(listed))
+    }
+
+    fn claim<'a>(&'a self, key: &'a str, keep_until: u64) -> StoreFuture<'a> {
+        let claimed = self.with(|connection, now| {
+            purge_at(connection, now)?;
+            let inserted = connection.execute(
+                "INSERT INTO toolkit_used_approvals (key, expires_at) VALUES (?1, ?2)
+                 ON CONFLICT (key) DO NOTHING",
+                params![key, to_sql(keep_until)],
+            )?;
+            Ok(inserted == 1)
+        });
+        Box::pin(std::future::ready(claimed))
+    }
+
+    fn purge(&self) -> StoreFuture<'_, u64> {
+        Box::pin(std::future::ready(self.with(purge_at)))
     }
 }

@@ -1,32 +1,335 @@
-//! Where used approvals are recorded, so an approved call runs once.
+//! Where the life of an approval is kept: pending approvals, the decision on each,
+//! and the record that an approved call ran, so that it runs once.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::{PendingApproval, Verdict};
 
 /// The future an [`ApprovalStore`] returns.
-pub type StoreFuture<'a> = Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>>;
+pub type StoreFuture<'a, T = bool> =
+    Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
-/// Records which approvals were used. Shared by every process that resumes
-/// approvals, so that one approval runs its call exactly once even when two
-/// processes race to resume it.
+/// How far apart (in seconds) the clocks of a store and the processes using it may
+/// be without a used approval ever looking new: every record is kept this much
+/// longer than the last moment anything signed that could reach it is valid.
+pub const CLOCK_SKEW_SECONDS: u64 = 60 * 60;
+
+/// The most rows one [`PendingQuery`] or [`DecisionQuery`] returns, whatever its
+/// limit says.
+pub const MAX_QUERY_LIMIT: usize = 500;
+
+/// The most principals, or tools, one query may name.
+pub const MAX_QUERY_VALUES: usize = 100;
+
+/// The whole life of an approval, shared by every process (replica) that creates,
+/// decides or resumes approvals:
 ///
-/// `claim` must be atomic: of any number of concurrent claims of one key, exactly one
-/// returns `Ok(true)`.
+/// - the pending approvals [`View::call`](crate::View::call) creates
+///   ([`save_pending`](Self::save_pending)), listed by an inbox
+///   ([`list_pending`](Self::list_pending));
+/// - THE decision on each ([`record_decision`](Self::record_decision): first writer
+///   wins), and the audit list of decisions ([`decisions`](Self::decisions));
+/// - the record that an approved call ran ([`claim`](Self::claim)): of any number of
+///   concurrent claims of one key, exactly one returns `Ok(true)`, ever, as long as
+///   the record is kept.
+///
+/// # Time and retention
+///
+/// [`now`](Self::now) is the store's clock (a database's `now()`); expiry is
+/// checked against it and purging uses it, so processes whose clocks differ agree.
+/// Every record carries a `keep_until` (Unix seconds, store time), and
+/// [`purge`](Self::purge) drops only records past it:
+///
+/// - a pending approval is kept until its `expires_at` plus
+///   [`CLOCK_SKEW_SECONDS`];
+/// - a decision and a claim are kept until the `keep_until` given by
+///   [`Approvals`](super::Approvals): the last moment an approval of that call could
+///   still be valid (the pending's expiry plus the approval TTL) plus
+///   [`CLOCK_SKEW_SECONDS`]. Until then, no second decision, edit or replay runs the
+///   call again; after it, anything signed for that call has expired.
+///
+/// Implementations must make `record_decision` and `claim` one atomic operation each
+/// (a primary-key insert), never a read followed by a write. Run the contract suite
+/// of `toolkit-derive-tests` (`tests/approval_store.rs`) against your own store.
 pub trait ApprovalStore: Send + Sync {
+    /// The store's clock, in Unix seconds.
+    fn now(&self) -> StoreFuture<'_, u64>;
+
+    /// Stores a pending approval; `Ok(false)` if one with this principal and call id
+    /// was already stored (it is left as it was).
+    fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool>;
+
+    /// Undecided pending approvals that have not expired (store time), newest first.
+    fn list_pending<'a>(&'a self, query: &'a PendingQuery)
+    -> StoreFuture<'a, Vec<PendingApproval>>;
+
+    /// Records the decision on a pending approval, atomically: the first decision on
+    /// a principal and call id wins and [`DecisionOutcome::Recorded`] is returned;
+    /// every later one gets [`DecisionOutcome::AlreadyDecided`] with the winner.
+    fn record_decision<'a>(
+        &'a self,
+        record: &'a DecisionRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, DecisionOutcome>;
+
+    /// Recorded decisions, newest first.
+    fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>>;
+
     /// Marks `key` used and returns `Ok(true)`, or returns `Ok(false)` if it already
-    /// was. `expires_at` (Unix seconds) is when the approval stops being valid
-    /// anyway, after which the record may be dropped; `now` is the caller's clock.
-    fn claim<'a>(&'a self, key: &'a str, expires_at: u64, now: u64) -> StoreFuture<'a>;
+    /// was. The record is kept until `keep_until` (Unix seconds, store time).
+    fn claim<'a>(&'a self, key: &'a str, keep_until: u64) -> StoreFuture<'a>;
+
+    /// Drops every record whose `keep_until` has passed (store time); returns how
+    /// many. Stores also purge on their own from time to time.
+    fn purge(&self) -> StoreFuture<'_, u64>;
 }
 
-/// Records are kept this long past their approval's expiry, so that clocks a little
-/// apart between processes never make a used approval look new.
-pub(crate) const GRACE_SECONDS: u64 = 60 * 60;
+/// The decision on a pending approval, as the store keeps it (the audit trail).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecisionRecord {
+    /// The call id of the pending approval.
+    pub call_id: String,
+    /// Who the call acts for.
+    pub principal: String,
+    /// The tool's name.
+    pub tool: String,
+    /// What was decided.
+    pub verdict: Verdict,
+    /// The digest of the arguments the call runs with (the edited ones, if edited).
+    pub digest: String,
+    /// The approver's message (a denial's reason).
+    pub message: Option<String>,
+    /// Who decided (the approver's identity, as the application names it).
+    pub decided_by: String,
+    /// When, in Unix seconds (store time).
+    pub decided_at: u64,
+}
 
-/// The store could not record or read a claim; the call did not run.
+/// What [`ApprovalStore::record_decision`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecisionOutcome {
+    /// This decision is THE decision.
+    Recorded,
+    /// Another decision was recorded first; here it is.
+    AlreadyDecided(Box<DecisionRecord>),
+}
+
+/// Which pending approvals to list: every filter left empty matches everything; the
+/// result is bounded by [`limit`](Self::limit) (at most [`MAX_QUERY_LIMIT`]).
+///
+/// ```
+/// use toolkit::approval::PendingQuery;
+/// let query = PendingQuery::new().principal("user:7").tool("delete_phone_numbers").limit(20);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PendingQuery {
+    /// Only these principals (any, if empty).
+    pub principals: Vec<String>,
+    /// Only these tools (any, if empty).
+    pub tools: Vec<String>,
+    /// Only those requested at or after this time (Unix seconds).
+    pub requested_after: Option<u64>,
+    /// Only those requested before this time (Unix seconds).
+    pub requested_before: Option<u64>,
+    /// At most this many (capped at [`MAX_QUERY_LIMIT`]).
+    pub limit: usize,
+}
+
+impl Default for PendingQuery {
+    fn default() -> Self {
+        PendingQuery {
+            principals: Vec::new(),
+            tools: Vec::new(),
+            requested_after: None,
+            requested_before: None,
+            limit: 50,
+        }
+    }
+}
+
+impl PendingQuery {
+    /// Every pending approval, 50 at most.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Also those of `principal`.
+    #[must_use]
+    pub fn principal(mut self, principal: impl Into<String>) -> Self {
+        self.principals.push(principal.into());
+        self
+    }
+
+    /// Also those of `tool`.
+    #[must_use]
+    pub fn tool(mut self, tool: impl Into<String>) -> Self {
+        self.tools.push(tool.into());
+        self
+    }
+
+    /// Only those requested at or after `time` (Unix seconds).
+    #[must_use]
+    pub fn requested_after(mut self, time: u64) -> Self {
+        self.requested_after = Some(time);
+        self
+    }
+
+    /// Only those requested before `time` (Unix seconds): older than an age.
+    #[must_use]
+    pub fn requested_before(mut self, time: u64) -> Self {
+        self.requested_before = Some(time);
+        self
+    }
+
+    /// At most `limit` (capped at [`MAX_QUERY_LIMIT`]).
+    #[must_use]
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Refuses a query naming too many values; the limit a store applies.
+    ///
+    /// # Errors
+    /// More than [`MAX_QUERY_VALUES`] principals or tools.
+    pub fn bounded_limit(&self) -> Result<usize, StoreError> {
+        check_values(&self.principals, &self.tools)?;
+        Ok(self.limit.min(MAX_QUERY_LIMIT))
+    }
+
+    /// Whether `pending` passes the filters (not the limit, nor expiry).
+    #[must_use]
+    pub fn matches(&self, pending: &PendingApproval) -> bool {
+        (self.principals.is_empty() || self.principals.contains(&pending.principal))
+            && (self.tools.is_empty() || self.tools.contains(&pending.tool))
+            && self
+                .requested_after
+                .is_none_or(|after| pending.requested_at >= after)
+            && self
+                .requested_before
+                .is_none_or(|before| pending.requested_at < before)
+    }
+}
+
+/// Which decisions to list (the audit trail): every filter left empty matches
+/// everything; the result is bounded by [`limit`](Self::limit).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DecisionQuery {
+    /// Only these principals (any, if empty).
+    pub principals: Vec<String>,
+    /// Only these tools (any, if empty).
+    pub tools: Vec<String>,
+    /// Only those decided at or after this time (Unix seconds).
+    pub decided_after: Option<u64>,
+    /// Only those decided before this time (Unix seconds).
+    pub decided_before: Option<u64>,
+    /// At most this many (capped at [`MAX_QUERY_LIMIT`]).
+    pub limit: usize,
+}
+
+impl Default for DecisionQuery {
+    fn default() -> Self {
+        DecisionQuery {
+            principals: Vec::new(),
+            tools: Vec::new(),
+            decided_after: None,
+            decided_before: None,
+            limit: 50,
+        }
+    }
+}
+
+impl DecisionQuery {
+    /// Every decision, 50 at most.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Also those on calls of `principal`.
+    #[must_use]
+    pub fn principal(mut self, principal: impl Into<String>) -> Self {
+        self.principals.push(principal.into());
+        self
+    }
+
+    /// Also those on calls of `tool`.
+    #[must_use]
+    pub fn tool(mut self, tool: impl Into<String>) -> Self {
+        self.tools.push(tool.into());
+        self
+    }
+
+    /// Only those decided at or after `time` (Unix seconds).
+    #[must_use]
+    pub fn decided_after(mut self, time: u64) -> Self {
+        self.decided_after = Some(time);
+        self
+    }
+
+    /// Only those decided before `time` (Unix seconds).
+    #[must_use]
+    pub fn decided_before(mut self, time: u64) -> Self {
+        self.decided_before = Some(time);
+        self
+    }
+
+    /// At most `limit` (capped at [`MAX_QUERY_LIMIT`]).
+    #[must_use]
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Refuses a query naming too many values; the limit a store applies.
+    ///
+    /// # Errors
+    /// More than [`MAX_QUERY_VALUES`] principals or tools.
+    pub fn bounded_limit(&self) -> Result<usize, StoreError> {
+        check_values(&self.principals, &self.tools)?;
+        Ok(self.limit.min(MAX_QUERY_LIMIT))
+    }
+
+    /// Whether `record` passes the filters (not the limit).
+    #[must_use]
+    pub fn matches(&self, record: &DecisionRecord) -> bool {
+        (self.principals.is_empty() || self.principals.contains(&record.principal))
+            && (self.tools.is_empty() || self.tools.contains(&record.tool))
+            && self
+                .decided_after
+                .is_none_or(|after| record.decided_at >= after)
+            && self
+                .decided_before
+                .is_none_or(|before| record.decided_at < before)
+    }
+}
+
+fn check_values(principals: &[String], tools: &[String]) -> Result<(), StoreError> {
+    if principals.len() > MAX_QUERY_VALUES {
+        return Err(StoreError::new(format_args!(
+            "a query may name at most {MAX_QUERY_VALUES} principals, not {}",
+            principals.len()
+        )));
+    }
+    if tools.len() > MAX_QUERY_VALUES {
+        return Err(StoreError::new(format_args!(
+            "a query may name at most {MAX_QUERY_VALUES} tools, not {}",
+            tools.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The store could not record or read; nothing ran. Worth retrying: the call was
+/// not claimed, or (if the failure came after the claim) it is reported as used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreError {
     /// What failed.
@@ -50,11 +353,62 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
-/// Used approvals in this process's memory: enough for one process; several
-/// processes need a shared store (`SqliteApprovalStore`, feature `sqlite`).
-#[derive(Debug, Default)]
+/// A clock a store reads: the process's, or one a test injects.
+pub(crate) type StoreClock = Arc<dyn Fn() -> u64 + Send + Sync>;
+
+pub(crate) fn system_clock() -> StoreClock {
+    Arc::new(|| {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs())
+    })
+}
+
+/// The store key of a pending approval or a decision.
+type CallKey = (String, String);
+
+#[derive(Default)]
+struct MemoryRecords {
+    used: HashMap<String, u64>,
+    pending: HashMap<CallKey, (PendingApproval, u64)>,
+    decisions: HashMap<CallKey, (DecisionRecord, u64)>,
+}
+
+impl MemoryRecords {
+    fn purge(&mut self, now: u64) -> u64 {
+        let before = self.used.len() + self.pending.len() + self.decisions.len();
+        self.used.retain(|_, keep_until| *keep_until >= now);
+        self.pending.retain(|_, (_, keep_until)| *keep_until >= now);
+        self.decisions
+            .retain(|_, (_, keep_until)| *keep_until >= now);
+        let after = self.used.len() + self.pending.len() + self.decisions.len();
+        (before - after) as u64
+    }
+}
+
+/// The life of approvals in this process's memory: enough for one process; several
+/// processes need a shared store (`SqliteApprovalStore`, feature `sqlite`;
+/// `PostgresApprovalStore`, feature `postgres`). Its clock is the process's.
 pub struct MemoryApprovalStore {
-    used: Mutex<HashMap<String, u64>>,
+    records: Mutex<MemoryRecords>,
+    clock: StoreClock,
+}
+
+impl Default for MemoryApprovalStore {
+    fn default() -> Self {
+        MemoryApprovalStore {
+            records: Mutex::default(),
+            clock: system_clock(),
+        }
+    }
+}
+
+impl fmt::Debug for MemoryApprovalStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryApprovalStore")
+            .field("used", &self.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl MemoryApprovalStore {
@@ -64,35 +418,142 @@ impl MemoryApprovalStore {
         Self::default()
     }
 
+    /// Reads the time (Unix seconds) from `clock` instead of the process's clock
+    /// (tests move time with it).
+    #[must_use]
+    pub fn clock(mut self, clock: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
     /// How many used approvals are recorded.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.lock().used.len()
     }
 
     /// Whether none is.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.lock().is_empty()
+        self.lock().used.is_empty()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, u64>> {
-        self.used
+    fn lock(&self) -> std::sync::MutexGuard<'_, MemoryRecords> {
+        self.records
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
+fn ready<'a, T: Send + 'a>(value: Result<T, StoreError>) -> StoreFuture<'a, T> {
+    Box::pin(std::future::ready(value))
+}
+
 impl ApprovalStore for MemoryApprovalStore {
-    fn claim<'a>(&'a self, key: &'a str, expires_at: u64, now: u64) -> StoreFuture<'a> {
-        let mut used = self.lock();
-        used.retain(|_, &mut expiry| expiry.saturating_add(GRACE_SECONDS) >= now);
-        let claimed = if used.contains_key(key) {
+    fn now(&self) -> StoreFuture<'_, u64> {
+        ready(Ok((self.clock)()))
+    }
+
+    fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool> {
+        let now = (self.clock)();
+        let mut records = self.lock();
+        records.purge(now);
+        let key = (pending.principal.clone(), pending.call_id.clone());
+        let saved = match records.pending.entry(key) {
+            std::collections::hash_map::Entry::Occupied(_) => false,
+            std::collections::hash_map::Entry::Vacant(entry) => {
+                let keep_until = pending.expires_at.saturating_add(CLOCK_SKEW_SECONDS);
+                entry.insert((pending.clone(), keep_until));
+                true
+            }
+        };
+        ready(Ok(saved))
+    }
+
+    fn list_pending<'a>(
+        &'a self,
+        query: &'a PendingQuery,
+    ) -> StoreFuture<'a, Vec<PendingApproval>> {
+        let limit = match query.bounded_limit() {
+            Ok(limit) => limit,
+            Err(error) => return ready(Err(error)),
+        };
+        let now = (self.clock)();
+        let records = self.lock();
+        let mut found: Vec<PendingApproval> = records
+            .pending
+            .iter()
+            .filter(|(key, (pending, _))| {
+                pending.expires_at >= now
+                    && !records.decisions.contains_key(*key)
+                    && query.matches(pending)
+            })
+            .map(|(_, (pending, _))| pending.clone())
+            .collect();
+        found.sort_by(|a, b| {
+            (b.requested_at, &b.principal, &b.call_id).cmp(&(
+                a.requested_at,
+                &a.principal,
+                &a.call_id,
+            ))
+        });
+        found.truncate(limit);
+        ready(Ok(found))
+    }
+
+    fn record_decision<'a>(
+        &'a self,
+        record: &'a DecisionRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, DecisionOutcome> {
+        let now = (self.clock)();
+        let mut records = self.lock();
+        records.purge(now);
+        let key = (record.principal.clone(), record.call_id.clone());
+        let outcome = match records.decisions.get(&key) {
+            Some((winner, _)) => DecisionOutcome::AlreadyDecided(Box::new(winner.clone())),
+            None => {
+                records.decisions.insert(key, (record.clone(), keep_until));
+                DecisionOutcome::Recorded
+            }
+        };
+        ready(Ok(outcome))
+    }
+
+    fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
+        let limit = match query.bounded_limit() {
+            Ok(limit) => limit,
+            Err(error) => return ready(Err(error)),
+        };
+        let records = self.lock();
+        let mut found: Vec<DecisionRecord> = records
+            .decisions
+            .values()
+            .filter(|(record, _)| query.matches(record))
+            .map(|(record, _)| record.clone())
+            .collect();
+        found.sort_by(|a, b| {
+            (b.decided_at, &b.principal, &b.call_id).cmp(&(a.decided_at, &a.principal, &a.call_id))
+        });
+        found.truncate(limit);
+        ready(Ok(found))
+    }
+
+    fn claim<'a>(&'a self, key: &'a str, keep_until: u64) -> StoreFuture<'a> {
+        let now = (self.clock)();
+        let mut records = self.lock();
+        records.purge(now);
+        let claimed = if records.used.contains_key(key) {
             false
         } else {
-            used.insert(key.to_owned(), expires_at);
+            records.used.insert(key.to_owned(), keep_until);
             true
         };
-        Box::pin(std::future::ready(Ok(claimed)))
+        ready(Ok(claimed))
+    }
+
+    fn purge(&self) -> StoreFuture<'_, u64> {
+        let now = (self.clock)();
+        ready(Ok(self.lock().purge(now)))
     }
 }

@@ -33,7 +33,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!();
 
     // Start-up: the key that signs approvals (from a secret store in a real server).
-    let approvals = approvals(ApprovalKey::new(*b"the example org's approval key!!"));
+    let approvals =
+        approvals(ApprovalKey::new(*b"the example org's approval key!!").expect("32 bytes"));
     let org = Org::sample();
     let flags = ["knowledge_base_enabled"];
 

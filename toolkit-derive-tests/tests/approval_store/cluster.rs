@@ -1,0 +1,109 @@
+//! One throwaway `PostgreSQL` cluster per test binary, started by
+//! `scripts/postgres.sh` (which installs Debian's `postgresql` where it is missing
+//! and stops the cluster when this process exits). Under `CI=true` a missing
+//! `PostgreSQL` fails the test; elsewhere it is said once and the test does nothing.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A running cluster.
+pub(crate) struct Cluster {
+    /// Its directory (data, log, socket).
+    pub(crate) dir: String,
+    /// `postgres://postgres@127.0.0.1:<port>/postgres`.
+    pub(crate) url: String,
+}
+
+/// The repository's `scripts/` folder, found upwards from the crate being tested.
+pub(crate) fn scripts() -> PathBuf {
+    let mut dir = Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf();
+    loop {
+        if dir.join("scripts/postgres.sh").is_file() {
+            return dir.join("scripts");
+        }
+        assert!(dir.pop(), "scripts/postgres.sh not found above the crate");
+    }
+}
+
+/// The cluster, started on first use; `None` (said once) on a machine without
+/// `PostgreSQL` and without root, outside CI.
+pub(crate) fn cluster() -> Option<&'static Cluster> {
+    static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
+    CLUSTER
+        .get_or_init(|| {
+            let output = Command::new(scripts().join("postgres.sh"))
+                .arg("start")
+                .arg(std::process::id().to_string())
+                .output()
+                .expect("runs scripts/postgres.sh");
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            if output.status.code() == Some(3) {
+                assert!(
+                    std::env::var("CI").as_deref() != Ok("true"),
+                    "PostgreSQL is required in CI: {stderr}"
+                );
+                eprintln!("skipping the PostgreSQL tests: {stderr}");
+                return None;
+            }
+            assert!(
+                output.status.success(),
+                "scripts/postgres.sh start failed: {stderr}"
+            );
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            let field = |name: &str| {
+                stdout
+                    .lines()
+                    .find_map(|line| line.strip_prefix(name))
+                    .unwrap_or_else(|| panic!("no {name} in {stdout}"))
+                    .to_owned()
+            };
+            Some(Cluster {
+                dir: field("DIR="),
+                url: field("URL="),
+            })
+        })
+        .as_ref()
+}
+
+impl Cluster {
+    /// A new, empty database; its URL.
+    pub(crate) fn database(&self) -> String {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let name = format!("test_{}", NEXT.fetch_add(1, Ordering::SeqCst));
+        self.psql(&format!("CREATE DATABASE {name}"));
+        format!("{}/{name}", self.url.trim_end_matches("/postgres"))
+    }
+
+    /// Runs `sql` with `psql` on the `postgres` database; its output.
+    pub(crate) fn psql(&self, sql: &str) -> String {
+        self.psql_on(&self.url, sql)
+    }
+
+    /// Runs `sql` with `psql` on the database at `url`; its output.
+    pub(crate) fn psql_on(&self, url: &str, sql: &str) -> String {
+        let bin = std::fs::read_to_string(Path::new(&self.dir).join("bin")).expect("bin");
+        let output = Command::new(Path::new(bin.trim()).join("psql"))
+            .args([url, "-v", "ON_ERROR_STOP=1", "-tAc", sql])
+            .output()
+            .expect("runs psql");
+        assert!(
+            output.status.success(),
+            "psql {sql}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    }
+
+    /// Stops and starts the server again (same port, same data).
+    pub(crate) fn restart(&self) {
+        let status = Command::new(scripts().join("postgres.sh"))
+            .args(["restart", &self.dir])
+            .status()
+            .expect("runs scripts/postgres.sh");
+        assert!(status.success(), "restart failed");
+    }
+}

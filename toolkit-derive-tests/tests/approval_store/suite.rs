@@ -1,0 +1,626 @@
+//! The approval-store contract, as async tests over a [`Backend`] (a way to open
+//! the store under test); `contract_tests!(run)` makes one `#[test]` of each.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use futures_util::future::join_all;
+use serde_json::{Value, json};
+use toolkit::approval::{
+    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Decision, DecisionQuery,
+    PendingApproval, PendingQuery, Verdict,
+};
+use toolkit::{CallId, Context, Response, Scope, State, ToolError, View, tool};
+
+/// Opens the store under test.
+pub(crate) trait Backend: Send + Sync {
+    /// A store (a new connection, where the store has connections) whose clock is
+    /// moved by `clock`.
+    fn open<'a>(&'a self, clock: &'a Clock) -> Opening<'a>;
+    /// Whether a store opened again sees what an earlier one recorded.
+    fn survives_restart(&self) -> bool;
+}
+
+/// A store being opened.
+pub(crate) type Opening<'a> = Pin<Box<dyn Future<Output = Arc<dyn ApprovalStore>> + 'a>>;
+
+/// One contract test.
+pub(crate) type Test = fn(Arc<dyn Backend>) -> Pin<Box<dyn Future<Output = ()>>>;
+
+/// The test's time: seconds added to the real clock (the store's and, unless a
+/// test says otherwise, the process's).
+#[derive(Clone, Default)]
+pub(crate) struct Clock(Arc<AtomicI64>);
+
+impl Clock {
+    pub(crate) fn advance(&self, seconds: i64) {
+        self.0.fetch_add(seconds, Ordering::SeqCst);
+    }
+
+    /// How far the test moved time, in seconds.
+    pub(crate) fn shift(&self) -> impl Fn() -> i64 + Send + Sync + 'static {
+        let shift = self.0.clone();
+        move || shift.load(Ordering::SeqCst)
+    }
+
+    /// The moved time, in Unix seconds.
+    pub(crate) fn reader(&self) -> impl Fn() -> u64 + Send + Sync + 'static {
+        let shift = self.shift();
+        move || real_now().saturating_add_signed(shift())
+    }
+}
+
+fn real_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
+}
+
+/// How many numbers were released: each run of the tool adds one.
+#[derive(Clone, Default)]
+struct Released(Arc<AtomicUsize>);
+
+impl Released {
+    fn count(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Release phone numbers the organization owns.
+#[tool(scope = shared, tier = approve)]
+async fn delete_phone_numbers(
+    #[ctx] released: State<Released>,
+    /// The numbers, in E.164 form.
+    numbers: Vec<String>,
+) -> Value {
+    released.0.0.fetch_add(1, Ordering::SeqCst);
+    json!({ "released": numbers })
+}
+
+/// Archive a project.
+#[tool(scope = shared, tier = approve)]
+async fn delete_projects(
+    #[ctx] released: State<Released>,
+    /// The project's id.
+    id: u32,
+) -> Value {
+    released.0.0.fetch_add(1, Ordering::SeqCst);
+    json!({ "archived": id })
+}
+
+const KEY: &[u8; 32] = b"0123456789abcdef0123456789abcdef";
+const NEW_KEY: &[u8; 40] = b"a rotated key, forty bytes long, random!";
+const HOUR: i64 = 60 * 60;
+
+fn key(bytes: &[u8]) -> ApprovalKey {
+    ApprovalKey::new(bytes.to_vec()).expect("32 bytes or more")
+}
+
+/// Approvals on `store`, whose process clock is the test's clock shifted by
+/// `skew` seconds (a host whose clock is off).
+fn approvals(store: Arc<dyn ApprovalStore>, clock: &Clock, skew: i64) -> Approvals {
+    let shift = clock.shift();
+    Approvals::with_store(key(KEY), store)
+        .pending_ttl(Duration::from_secs(24 * 3600))
+        .approval_ttl(Duration::from_secs(15 * 60))
+        .clock(move || {
+            UNIX_EPOCH + Duration::from_secs(real_now().saturating_add_signed(shift() + skew))
+        })
+}
+
+fn view<'a>(approvals: &'a Approvals, principal: &str) -> View<'a> {
+    toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .approvals(approvals, principal)
+        .build()
+        .expect("view")
+}
+
+fn context(released: &Released, call_id: &str) -> Context {
+    Context::new()
+        .with(released.clone())
+        .with(CallId::new(call_id))
+}
+
+async fn pending(view: &View<'_>, ctx: &Context, tool: &str, arguments: &str) -> PendingApproval {
+    match view.call(tool, arguments, ctx).await {
+        Response::Pending(pending) => *pending,
+        other => panic!("expected a pending approval, got {other:?}"),
+    }
+}
+
+async fn release(view: &View<'_>, ctx: &Context) -> PendingApproval {
+    pending(
+        view,
+        ctx,
+        "delete_phone_numbers",
+        r#"{"numbers": ["+15550100"]}"#,
+    )
+    .await
+}
+
+fn already_used() -> Response {
+    Response::Error(ToolError::ApprovalRejected {
+        reason: "it was already used, and an approved call runs once".to_owned(),
+    })
+}
+
+async fn resume(view: &View<'_>, approval: &Approval, released: &Released) -> Response {
+    view.resume(approval, &Context::new().with(released.clone()))
+        .await
+}
+
+/// A decided pending approval runs once for its whole life: decided again two hours
+/// later (past the approval's TTL plus an hour), edited, after a purge, and from a
+/// restarted store, it runs nothing.
+pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn Backend>) {
+    let clock = Clock::default();
+    let approvals = approvals(backend.open(&clock).await, &clock, 0);
+    let view = view(&approvals, "user:7");
+    let released = Released::default();
+    let pending = release(&view, &context(&released, "call_1")).await;
+    let first = approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    assert!(resume(&view, &first, &released).await.is_success());
+    assert_eq!(resume(&view, &first, &released).await, already_used());
+
+    clock.advance(2 * HOUR);
+    assert_eq!(
+        approvals.store().purge().await.expect("purges"),
+        0,
+        "nothing of a live call is purged"
+    );
+    // The synchronous decision records nothing, so only the claim stands between a
+    // second approval and a second run.
+    let second = approvals
+        .decide(toolkit::registry(), &pending, Decision::Approve)
+        .expect("a pending approval can be decided while it is valid");
+    assert_eq!(resume(&view, &second, &released).await, already_used());
+    let edited = approvals
+        .decide(
+            toolkit::registry(),
+            &pending,
+            Decision::ApproveWith(json!({"numbers": ["+15550199"]})),
+        )
+        .expect("edited");
+    assert_eq!(edited.verdict, Verdict::ApprovedWithEdits);
+    assert_eq!(resume(&view, &edited, &released).await, already_used());
+    // A second recorded decision is refused, saying who decided first.
+    let refused = approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:2")
+        .await
+        .expect_err("decided already");
+    assert!(
+        matches!(&refused, ApprovalError::AlreadyDecided { decided_by, verdict: Verdict::Approved, .. } if decided_by == "admin:1"),
+        "{refused:?}"
+    );
+
+    if backend.survives_restart() {
+        let restarted = self::approvals(backend.open(&clock).await, &clock, 0);
+        let view = self::view(&restarted, "user:7");
+        clock.advance(20 * HOUR);
+        let late = restarted
+            .decide(toolkit::registry(), &pending, Decision::Approve)
+            .expect("still within the pending's 24 hours");
+        assert_eq!(resume(&view, &late, &released).await, already_used());
+    }
+    assert_eq!(released.count(), 1);
+}
+
+/// Records are kept until everything signed for the call has expired (plus the
+/// stated skew), and purged after.
+pub(crate) async fn records_are_kept_until_nothing_signed_can_reach_them(
+    backend: Arc<dyn Backend>,
+) {
+    let clock = Clock::default();
+    let approvals = approvals(backend.open(&clock).await, &clock, 0);
+    let view = view(&approvals, "user:7");
+    let released = Released::default();
+    let pending = release(&view, &context(&released, "call_kept")).await;
+    let approval = approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    assert!(resume(&view, &approval, &released).await.is_success());
+    // The last approval of the call could be made at the pending's expiry (24 h) and
+    // resumed 15 minutes later; one more hour of skew.
+    clock.advance(24 * HOUR + 15 * 60 + HOUR - 60);
+    assert_eq!(
+        approvals.store().purge().await.expect("purges"),
+        1,
+        "the pending approval, kept an hour past its expiry"
+    );
+    let decisions = approvals
+        .decisions(&DecisionQuery::new().principal("user:7"))
+        .await
+        .expect("lists");
+    assert_eq!(decisions.len(), 1, "the decision is still kept");
+    clock.advance(24 * HOUR);
+    let purged = approvals.store().purge().await.expect("purges");
+    assert_eq!(purged, 2, "the decision and the claim");
+    // Whatever was signed for the call has expired by now.
+    let late = resume(&view, &approval, &released).await;
+    assert_eq!(late.error().map(ToolError::kind), Some("approval_rejected"));
+    assert!(
+        late.to_json().to_string().contains("it expired at"),
+        "{}",
+        late.to_json()
+    );
+    assert_eq!(released.count(), 1);
+}
+
+/// Of any number of concurrent claims of one key, one wins; of concurrent
+/// decisions on one pending approval, one is recorded.
+pub(crate) async fn concurrent_claims_and_decisions_have_one_winner(backend: Arc<dyn Backend>) {
+    let clock = Clock::default();
+    let stores: Vec<_> = join_all((0..4).map(|_| backend.open(&clock))).await;
+    let keep_until = clock.reader()() + 3600;
+    let claims =
+        join_all((0..16).map(|i| stores[i % stores.len()].claim("the key", keep_until))).await;
+    let won = claims
+        .iter()
+        .filter(|claim| matches!(claim, Ok(true)))
+        .count();
+    assert_eq!(won, 1, "{claims:?}");
+    assert!(claims.iter().all(Result::is_ok), "{claims:?}");
+    assert_eq!(stores[0].claim("another key", keep_until).await, Ok(true));
+
+    let all: Vec<Approvals> = stores
+        .iter()
+        .map(|store| approvals(store.clone(), &clock, 0))
+        .collect();
+    let released = Released::default();
+    let pending = release(&view(&all[0], "user:7"), &context(&released, "call_race")).await;
+    let decisions = join_all(all.iter().enumerate().map(|(i, approvals)| {
+        let decision = if i % 2 == 0 {
+            Decision::Approve
+        } else {
+            Decision::Deny("no".to_owned())
+        };
+        let pending = &pending;
+        async move {
+            approvals
+                .decide_as(
+                    toolkit::registry(),
+                    pending,
+                    decision,
+                    &format!("admin:{i}"),
+                )
+                .await
+        }
+    }))
+    .await;
+    assert_eq!(
+        decisions.iter().filter(|decision| decision.is_ok()).count(),
+        1,
+        "{decisions:?}"
+    );
+    let recorded = all[1]
+        .decisions(&DecisionQuery::new())
+        .await
+        .expect("lists");
+    assert_eq!(recorded.len(), 1);
+    let winner = decisions
+        .iter()
+        .find_map(|decision| decision.as_ref().ok())
+        .expect("a winner");
+    assert_eq!(recorded[0].verdict, winner.verdict);
+    assert_eq!(recorded[0].digest, winner.digest);
+    assert_eq!(recorded[0].call_id, "call_race");
+    for lost in decisions
+        .iter()
+        .filter_map(|decision| decision.as_ref().err())
+    {
+        assert!(
+            matches!(lost, ApprovalError::AlreadyDecided { decided_by, .. } if *decided_by == recorded[0].decided_by),
+            "{lost:?}"
+        );
+    }
+}
+
+/// Pending approvals are stored, listed newest first by principal, tool and age,
+/// bounded; decided and expired ones are not listed.
+pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
+    backend: Arc<dyn Backend>,
+) {
+    let clock = Clock::default();
+    let approvals = approvals(backend.open(&clock).await, &clock, 0);
+    let released = Released::default();
+    let start = clock.reader()();
+    let mut made = Vec::new();
+    for (i, (principal, tool, arguments)) in [
+        ("user:1", "delete_phone_numbers", r#"{"numbers": ["+1"]}"#),
+        ("user:2", "delete_phone_numbers", r#"{"numbers": ["+2"]}"#),
+        ("user:1", "delete_projects", r#"{"id": 3}"#),
+        ("user:2", "delete_projects", r#"{"id": 4}"#),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let view = view(&approvals, principal);
+        made.push(
+            pending(
+                &view,
+                &context(&released, &format!("call_{i}")),
+                tool,
+                arguments,
+            )
+            .await,
+        );
+        clock.advance(600);
+    }
+    // The same call id again keeps the first pending approval.
+    let again = pending(
+        &view(&approvals, "user:1"),
+        &context(&released, "call_0"),
+        "delete_phone_numbers",
+        r#"{"numbers": ["+1"]}"#,
+    )
+    .await;
+    assert!(!approvals.store().save_pending(&again).await.expect("saves"));
+
+    let shared = &approvals;
+    let list = move |query: PendingQuery| async move {
+        let listed = shared.pending(&query).await.expect("lists");
+        listed
+            .into_iter()
+            .map(|pending| pending.call_id)
+            .collect::<Vec<String>>()
+    };
+    assert_eq!(
+        list(PendingQuery::new()).await,
+        ["call_3", "call_2", "call_1", "call_0"]
+    );
+    assert_eq!(
+        list(PendingQuery::new().principal("user:1")).await,
+        ["call_2", "call_0"]
+    );
+    assert_eq!(
+        list(PendingQuery::new().tool("delete_projects")).await,
+        ["call_3", "call_2"]
+    );
+    assert_eq!(
+        list(
+            PendingQuery::new()
+                .principal("user:2")
+                .tool("delete_phone_numbers")
+        )
+        .await,
+        ["call_1"]
+    );
+    assert_eq!(
+        list(PendingQuery::new().requested_before(start + 1200)).await,
+        ["call_1", "call_0"]
+    );
+    assert_eq!(
+        list(PendingQuery::new().requested_after(start + 600)).await,
+        ["call_3", "call_2", "call_1"]
+    );
+    assert_eq!(
+        list(PendingQuery::new().limit(2)).await,
+        ["call_3", "call_2"]
+    );
+    let listed = approvals
+        .pending(&PendingQuery::new().limit(1))
+        .await
+        .expect("lists");
+    assert_eq!(
+        listed,
+        [made[3].clone()],
+        "stored as made, signature and all"
+    );
+
+    // Decided: no longer waiting.
+    approvals
+        .decide_as(
+            toolkit::registry(),
+            &made[2],
+            Decision::Deny("keep it".to_owned()),
+            "admin:1",
+        )
+        .await
+        .expect("denied");
+    assert_eq!(
+        list(PendingQuery::new()).await,
+        ["call_3", "call_1", "call_0"]
+    );
+    let denied = approvals
+        .decisions(&DecisionQuery::new())
+        .await
+        .expect("lists");
+    assert_eq!(denied.len(), 1);
+    assert_eq!(denied[0].verdict, Verdict::Denied);
+    assert_eq!(denied[0].message.as_deref(), Some("keep it"));
+    assert_eq!(denied[0].decided_by, "admin:1");
+    assert_eq!(denied[0].tool, "delete_projects");
+
+    // Expired: no longer waiting (store time).
+    clock.advance(24 * HOUR - 900);
+    assert_eq!(list(PendingQuery::new()).await, ["call_3"]);
+
+    // A hostile query is refused, not run.
+    let huge = (0..=toolkit::approval::MAX_QUERY_VALUES).fold(PendingQuery::new(), |query, i| {
+        query.principal(format!("user:{i}"))
+    });
+    let refused = approvals
+        .pending(&huge)
+        .await
+        .expect_err("too many principals");
+    assert_eq!(
+        refused.to_string(),
+        "the approval store failed, nothing ran; try again: a query may name at most 100 principals, not 101"
+    );
+    assert_eq!(released.count(), 0);
+}
+
+/// Expiry follows the store's clock: a process whose clock is two hours behind (or
+/// ahead) makes, decides and resumes approvals exactly as one whose clock is right.
+pub(crate) async fn the_store_clock_decides_expiry(backend: Arc<dyn Backend>) {
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let behind = approvals(store.clone(), &clock, -2 * HOUR);
+    let ahead = approvals(store, &clock, 2 * HOUR);
+    let released = Released::default();
+    let store_now = clock.reader()();
+    let pending = release(&view(&behind, "user:7"), &context(&released, "call_skew")).await;
+    assert!(
+        pending.requested_at.abs_diff(store_now) <= 2,
+        "store time, not the process's"
+    );
+    let approval = ahead
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    assert!(approval.decided_at.abs_diff(store_now) <= 2);
+    assert_eq!(approval.expires_at, approval.decided_at + 15 * 60);
+    // Twenty minutes on: expired for the store, though the process behind thinks it
+    // is still an hour and forty minutes early.
+    clock.advance(20 * 60);
+    let late = resume(&view(&behind, "user:7"), &approval, &released).await;
+    assert_eq!(
+        late,
+        Response::Error(ToolError::ApprovalRejected {
+            reason: format!("it expired at {} (Unix seconds)", approval.expires_at)
+        })
+    );
+    // A fresh approval resumes from the process ahead, which thinks it expired.
+    let released_too = Released::default();
+    let pending = release(
+        &view(&ahead, "user:7"),
+        &context(&released_too, "call_skew_2"),
+    )
+    .await;
+    let approval = behind
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    assert!(
+        resume(&view(&ahead, "user:7"), &approval, &released_too)
+            .await
+            .is_success()
+    );
+    assert_eq!(released.count() + released_too.count(), 1);
+}
+
+/// Keys rotate: approvals signed with the previous key still verify where it is
+/// listed as previous, and nowhere else.
+pub(crate) async fn rotated_keys_still_verify_what_the_previous_key_signed(
+    backend: Arc<dyn Backend>,
+) {
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let old = approvals(store.clone(), &clock, 0);
+    let released = Released::default();
+    let pending = release(&view(&old, "user:7"), &context(&released, "call_rotate")).await;
+    let approval = old
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    let new_only = Approvals::with_store(key(NEW_KEY), store.clone());
+    assert_eq!(
+        resume(&view(&new_only, "user:7"), &approval, &released).await,
+        Response::Error(ToolError::ApprovalRejected {
+            reason: "its signature does not match (forged or altered)".to_owned()
+        })
+    );
+    let rotated = Approvals::with_store(key(NEW_KEY), store).previous_keys([key(KEY)]);
+    assert!(
+        resume(&view(&rotated, "user:7"), &approval, &released)
+            .await
+            .is_success()
+    );
+    // A pending signed with the old key is decided under the new one...
+    let pending = release(&view(&old, "user:7"), &context(&released, "call_rotate_2")).await;
+    let approval = rotated
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    // ... and signed with the new key only: the old set-up refuses it.
+    assert_eq!(
+        resume(&view(&old, "user:7"), &approval, &released).await,
+        Response::Error(ToolError::ApprovalRejected {
+            reason: "its signature does not match (forged or altered)".to_owned()
+        })
+    );
+    assert!(
+        resume(&view(&new_only, "user:7"), &approval, &released)
+            .await
+            .is_success()
+    );
+    assert_eq!(released.count(), 2);
+}
+
+/// Keys under 32 bytes are refused with a clear error, the empty key too.
+pub(crate) async fn short_keys_are_refused(_backend: Arc<dyn Backend>) {
+    for len in [0, 1, 31] {
+        let error = ApprovalKey::new(vec![7; len]).expect_err("too short");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "an approval key needs at least 32 random bytes, this one has {len} \
+                 (make one with `openssl rand -hex 32`)"
+            )
+        );
+    }
+    assert!(ApprovalKey::new(vec![7; 32]).is_ok());
+}
+
+/// One `#[test]` per contract test, each run by `$run` (a `fn(Test)`).
+macro_rules! contract_tests {
+    ($run:ident) => {
+        #[test]
+        fn decided_twice_runs_once_for_its_whole_life() {
+            $run(|backend| Box::pin(suite::decided_twice_runs_once_for_its_whole_life(backend)));
+        }
+
+        #[test]
+        fn records_are_kept_until_nothing_signed_can_reach_them() {
+            $run(|backend| {
+                Box::pin(suite::records_are_kept_until_nothing_signed_can_reach_them(
+                    backend,
+                ))
+            });
+        }
+
+        #[test]
+        fn concurrent_claims_and_decisions_have_one_winner() {
+            $run(|backend| {
+                Box::pin(suite::concurrent_claims_and_decisions_have_one_winner(
+                    backend,
+                ))
+            });
+        }
+
+        #[test]
+        fn pending_approvals_are_listed_by_principal_tool_and_age() {
+            $run(|backend| {
+                Box::pin(suite::pending_approvals_are_listed_by_principal_tool_and_age(backend))
+            });
+        }
+
+        #[test]
+        fn the_store_clock_decides_expiry() {
+            $run(|backend| Box::pin(suite::the_store_clock_decides_expiry(backend)));
+        }
+
+        #[test]
+        fn rotated_keys_still_verify_what_the_previous_key_signed() {
+            $run(|backend| {
+                Box::pin(suite::rotated_keys_still_verify_what_the_previous_key_signed(backend))
+            });
+        }
+
+        #[test]
+        fn short_keys_are_refused() {
+            $run(|backend| Box::pin(suite::short_keys_are_refused(backend)));
+        }
+    };
+}
+
+pub(crate) use contract_tests;

@@ -1,0 +1,468 @@
+//! The life of approvals in `PostgreSQL`, shared by every replica of an application.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use tokio_postgres::NoTls;
+
+use super::store::{
+    ApprovalStore, CLOCK_SKEW_SECONDS, DecisionOutcome, DecisionQuery, DecisionRecord,
+    PendingQuery, StoreError, StoreFuture,
+};
+use super::{PendingApproval, Verdict};
+
+/// The schema, one entry per version; `toolkit_approval_schema` says which ran.
+const MIGRATIONS: [&str; 1] = ["CREATE TABLE toolkit_pending_approvals (
+         principal TEXT NOT NULL,
+         call_id TEXT NOT NULL,
+         tool TEXT NOT NULL,
+         arguments TEXT NOT NULL,
+         digest TEXT NOT NULL,
+         requested_at BIGINT NOT NULL,
+         expires_at BIGINT NOT NULL,
+         signature TEXT NOT NULL,
+         keep_until BIGINT NOT NULL,
+         PRIMARY KEY (principal, call_id)
+     );
+     CREATE INDEX toolkit_pending_approvals_requested
+         ON toolkit_pending_approvals (requested_at DESC);
+     CREATE INDEX toolkit_pending_approvals_keep ON toolkit_pending_approvals (keep_until);
+     CREATE TABLE toolkit_approval_decisions (
+         principal TEXT NOT NULL,
+         call_id TEXT NOT NULL,
+         tool TEXT NOT NULL,
+         verdict TEXT NOT NULL,
+         digest TEXT NOT NULL,
+         message TEXT,
+         decided_by TEXT NOT NULL,
+         decided_at BIGINT NOT NULL,
+         keep_until BIGINT NOT NULL,
+         PRIMARY KEY (principal, call_id)
+     );
+     CREATE INDEX toolkit_approval_decisions_decided
+         ON toolkit_approval_decisions (decided_at DESC);
+     CREATE INDEX toolkit_approval_decisions_keep ON toolkit_approval_decisions (keep_until);
+     CREATE TABLE toolkit_approval_claims (
+         key TEXT PRIMARY KEY,
+         keep_until BIGINT NOT NULL
+     );
+     CREATE INDEX toolkit_approval_claims_keep ON toolkit_approval_claims (keep_until);"];
+
+/// The advisory lock replicas take while migrating, so that several starting at
+/// once migrate one after the other (`toolkit` in ASCII).
+const MIGRATION_LOCK: i64 = 0x0074_6f6f_6c6b_6974;
+
+/// How often (seconds) one process purges expired records, at most.
+const PURGE_EVERY: i64 = 60;
+
+/// The store's clock in SQL: the database's `now()` in Unix seconds, shifted by `$1`.
+const NOW: &str = "(floor(extract(epoch FROM now()))::bigint + $1::bigint)";
+
+/// The life of approvals in `PostgreSQL` (feature `postgres`), for a fleet of
+/// replicas behind a load balancer: pending approvals, THE decision on each, and
+/// the claims that make an approved call run once. The clock is the database's
+/// `now()`, so replicas whose clocks differ agree on expiry.
+///
+/// Built on `tokio-postgres` with a `deadpool-postgres` pool (16 connections by
+/// default; use [`PostgresApprovalStore::from_pool`] to size your own). Opening
+/// creates and migrates the tables, versioned in `toolkit_approval_schema`, under
+/// an advisory lock, so replicas starting together migrate once. A decision and a
+/// claim are each one `INSERT ... ON CONFLICT DO NOTHING RETURNING` statement.
+/// Expired records are purged by the replicas themselves, at most once a minute
+/// each.
+///
+/// Plain TCP or a Unix socket (`NoTls`): put the database on a private network or
+/// behind a TLS-terminating proxy.
+///
+/// ```no_run
+/// # async fn start() -> Result<(), Box<dyn std::error::Error>> {
+/// use toolkit::approval::{ApprovalKey, Approvals, PostgresApprovalStore};
+///
+/// let store = PostgresApprovalStore::connect("postgres://app@db.internal/app").await?;
+/// let approvals = Approvals::new(ApprovalKey::new(std::env::var("APPROVAL_KEY")?)?, store);
+/// # Ok(()) }
+/// ```
+pub struct PostgresApprovalStore {
+    pool: Pool,
+    shift: Arc<dyn Fn() -> i64 + Send + Sync>,
+    last_purge: AtomicI64,
+}
+
+impl std::fmt::Debug for PostgresApprovalStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresApprovalStore")
+            .field("pool", &self.pool.status())
+            .finish_non_exhaustive()
+    }
+}
+
+fn store_error(error: impl std::fmt::Display) -> StoreError {
+    StoreError::new(format_args!("PostgreSQL: {error}"))
+}
+
+fn to_sql(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn from_sql(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+impl PostgresApprovalStore {
+    /// Connects to `url` (`postgres://user:password@host:port/database`, or the
+    /// key-value form) with a pool of 16 connections, and creates or migrates the
+    /// tables.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let config: tokio_postgres::Config = url.parse().map_err(store_error)?;
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                // A connection the server dropped (a restart) is noticed and
+                // replaced before it is handed out.
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(16)
+            .build()
+            .map_err(store_error)?;
+        Self::from_pool(pool).await
+    }
+
+    /// Uses `pool`, and creates or migrates the tables.
+    pub async fn from_pool(pool: Pool) -> Result<Self, StoreError> {
+        let store = PostgresApprovalStore {
+            pool,
+            shift: Arc::new(|| 0),
+            last_purge: AtomicI64::new(0),
+        };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Shifts the database's clock by `shift()` seconds, for tests that travel in
+    /// time; a deployment leaves it alone.
+    #[must_use]
+    pub fn clock_shift(mut self, shift: impl Fn() -> i64 + Send + Sync + 'static) -> Self {
+        self.shift = Arc::new(shift);
+        self
+    }
+
+    /// The pool, to share with the application.
+    #[must_use]
+    pub fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+        self.pool.get().await.map_err(store_error)
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let mut client = self.client().await?;
+        let transaction = client.transaction().await.map_err(store_error)?;
+        transaction
+            .execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+            .await
+            .map_err(store_error)?;
+        transaction
+            .batch_execute(
+                "CREATE TABLE IF NOT EXISTS toolkit_approval_schema (version INTEGER NOT NULL);",
+            )
+            .await
+            .map_err(store_error)?;
+        let version: i32 = transaction
+            .query_opt("SELECT version FROM toolkit_approval_schema", &[])
+            .await
+            .map_err(store_error)?
+            .map_or(0, |row| row.get(0));
+        let start = usize::try_from(version).unwrap_or(0);
+        if start > MIGRATIONS.len() {
+            return Err(StoreError::new(format_args!(
+                "PostgreSQL: the approval tables are at version {version}, newer than this \
+                 build knows ({}); upgrade toolkit",
+                MIGRATIONS.len()
+            )));
+        }
+        for migration in MIGRATIONS.iter().skip(start) {
+            transaction
+                .batch_execute(migration)
+                .await
+                .map_err(store_error)?;
+        }
+        let latest = i32::try_from(MIGRATIONS.len()).unwrap_or(i32::MAX);
+        transaction
+            .execute("DELETE FROM toolkit_approval_schema", &[])
+            .await
+            .map_err(store_error)?;
+        transaction
+            .execute(
+                "INSERT INTO toolkit_approval_schema (version) VALUES ($1)",
+                &[&latest],
+            )
+            .await
+            .map_err(store_error)?;
+        transaction.commit().await.map_err(store_error)
+    }
+
+    async fn now_at(&self, client: &deadpool_postgres::Object) -> Result<u64, StoreError> {
+        let shift = (self.shift)();
+        let row = client
+            .query_one(&format!("SELECT {NOW}"), &[&shift])
+            .await
+            .map_err(store_error)?;
+        Ok(from_sql(row.get(0)))
+    }
+
+    async fn purge_with(&self, client: &deadpool_postgres::Object) -> Result<u64, StoreError> {
+        let shift = (self.shift)();
+        let mut purged = 0;
+        for table in [
+            "toolkit_pending_approvals",
+            "toolkit_approval_decisions",
+            "toolkit_approval_claims",
+        ] {
+            purged += client
+                .execute(
+                    &format!("DELETE FROM {table} WHERE keep_until < {NOW}"),
+                    &[&shift],
+                )
+                .await
+                .map_err(store_error)?;
+        }
+        Ok(purged)
+    }
+
+    /// Purges when this process has not for a minute (process time: only the pace,
+    /// not what is purged, depends on it).
+    async fn maybe_purge(&self, client: &deadpool_postgres::Object) -> Result<(), StoreError> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| {
+                i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
+            });
+        let last = self.last_purge.load(Ordering::Relaxed);
+        if now - last >= PURGE_EVERY
+            && self
+                .last_purge
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.purge_with(client).await?;
+        }
+        Ok(())
+    }
+}
+
+fn decision_from_row(row: &tokio_postgres::Row) -> Result<DecisionRecord, StoreError> {
+    let verdict: String = row.get(3);
+    Ok(DecisionRecord {
+        principal: row.get(0),
+        call_id: row.get(1),
+        tool: row.get(2),
+        verdict: Verdict::from_name(&verdict)
+            .ok_or_else(|| store_error(format_args!("unknown verdict `{verdict}`")))?,
+        digest: row.get(4),
+        message: row.get(5),
+        decided_by: row.get(6),
+        decided_at: from_sql(row.get(7)),
+    })
+}
+
+fn pending_from_row(row: &tokio_postgres::Row) -> Result<PendingApproval, StoreError> {
+    let arguments: String = row.get(3);
+    Ok(PendingApproval {
+        principal: row.get(0),
+        call_id: row.get(1),
+        tool: row.get(2),
+        arguments: serde_json::from_str(&arguments).map_err(store_error)?,
+        digest: row.get(4),
+        requested_at: from_sql(row.get(5)),
+        expires_at: from_sql(row.get(6)),
+        signature: row.get(7),
+    })
+}
+
+impl ApprovalStore for PostgresApprovalStore {
+    fn now(&self) -> StoreFuture<'_, u64> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            self.now_at(&client).await
+        })
+    }
+
+    fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let inserted = client
+                .execute(
+                    "INSERT INTO toolkit_pending_approvals (principal, call_id, tool, arguments,
+                         digest, requested_at, expires_at, signature, keep_until)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                     ON CONFLICT (principal, call_id) DO NOTHING",
+                    &[
+                        &pending.principal,
+                        &pending.call_id,
+                        &pending.tool,
+                        &pending.arguments.to_string(),
+                        &pending.digest,
+                        &to_sql(pending.requested_at),
+                        &to_sql(pending.expires_at),
+                        &pending.signature,
+                        &to_sql(pending.expires_at.saturating_add(CLOCK_SKEW_SECONDS)),
+                    ],
+                )
+                .await
+                .map_err(store_error)?;
+            Ok(inserted == 1)
+        })
+    }
+
+    fn list_pending<'a>(
+        &'a self,
+        query: &'a PendingQuery,
+    ) -> StoreFuture<'a, Vec<PendingApproval>> {
+        Box::pin(async move {
+            let limit = to_sql(query.bounded_limit()? as u64);
+            let client = self.client().await?;
+            let rows = client
+                .query(
+                    &format!(
+                        "SELECT p.principal, p.call_id, p.tool, p.arguments, p.digest,
+                                p.requested_at, p.expires_at, p.signature
+                         FROM toolkit_pending_approvals p
+                         WHERE p.expires_at >= {NOW}
+                           AND NOT EXISTS (SELECT 1 FROM toolkit_approval_decisions d
+                                           WHERE d.principal = p.principal
+                                             AND d.call_id = p.call_id)
+                           AND (cardinality($2::text[]) = 0 OR p.principal = ANY($2))
+                           AND (cardinality($3::text[]) = 0 OR p.tool = ANY($3))
+                           AND ($4::bigint IS NULL OR p.requested_at >= $4)
+                           AND ($5::bigint IS NULL OR p.requested_at < $5)
+                         ORDER BY p.requested_at DESC, p.principal DESC, p.call_id DESC
+                         LIMIT $6"
+                    ),
+                    &[
+                        &(self.shift)(),
+                        &query.principals,
+                        &query.tools,
+                        &query.requested_after.map(to_sql),
+                        &query.requested_before.map(to_sql),
+                        &limit,
+                    ],
+                )
+                .await
+                .map_err(store_error)?;
+            rows.iter().map(pending_from_row).collect()
+        })
+    }
+
+    fn record_decision<'a>(
+        &'a self,
+        record: &'a DecisionRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, DecisionOutcome> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let won = client
+                .query_opt(
+                    "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
+                         digest, message, decided_by, decided_at, keep_until)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                     ON CONFLICT (principal, call_id) DO NOTHING
+                     RETURNING 1",
+                    &[
+                        &record.principal,
+                        &record.call_id,
+                        &record.tool,
+                        &record.verdict.as_str(),
+                        &record.digest,
+                        &record.message,
+                        &record.decided_by,
+                        &to_sql(record.decided_at),
+                        &to_sql(keep_until),
+                    ],
+                )
+                .await
+                .map_err(store_error)?;
+            if won.is_some() {
+                return Ok(DecisionOutcome::Recorded);
+            }
+            let winner = client
+                .query_opt(
+                    "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
+                            decided_at
+                     FROM toolkit_approval_decisions WHERE principal = $1 AND call_id = $2",
+                    &[&record.principal, &record.call_id],
+                )
+                .await
+                .map_err(store_error)?;
+            Ok(DecisionOutcome::AlreadyDecided(Box::new(match winner {
+                Some(row) => decision_from_row(&row)?,
+                // Purged between the two statements: only possible past its
+                // retention, when nothing signed for the call is valid any more.
+                None => record.clone(),
+            })))
+        })
+    }
+
+    fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
+        Box::pin(async move {
+            let limit = to_sql(query.bounded_limit()? as u64);
+            let client = self.client().await?;
+            let rows = client
+                .query(
+                    "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
+                            decided_at
+                     FROM toolkit_approval_decisions
+                     WHERE (cardinality($1::text[]) = 0 OR principal = ANY($1))
+                       AND (cardinality($2::text[]) = 0 OR tool = ANY($2))
+                       AND ($3::bigint IS NULL OR decided_at >= $3)
+                       AND ($4::bigint IS NULL OR decided_at < $4)
+                     ORDER BY decided_at DESC, principal DESC, call_id DESC
+                     LIMIT $5",
+                    &[
+                        &query.principals,
+                        &query.tools,
+                        &query.decided_after.map(to_sql),
+                        &query.decided_before.map(to_sql),
+                        &limit,
+                    ],
+                )
+                .await
+                .map_err(store_error)?;
+            rows.iter().map(decision_from_row).collect()
+        })
+    }
+
+    fn claim<'a>(&'a self, key: &'a str, keep_until: u64) -> StoreFuture<'a> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            // One statement: of concurrent claims, the primary key lets one insert.
+            let claimed = client
+                .query_opt(
+                    "INSERT INTO toolkit_approval_claims (key, keep_until) VALUES ($1, $2)
+                     ON CONFLICT (key) DO NOTHING
+                     RETURNING 1",
+                    &[&key, &to_sql(keep_until)],
+                )
+                .await
+                .map_err(store_error)?
+                .is_some();
+            // After the claim, so a failing purge never stands in its way.
+            if let Err(error) = self.maybe_purge(&client).await {
+                tracing::warn!(%error, "purging expired approval records failed");
+            }
+            Ok(claimed)
+        })
+    }
+
+    fn purge(&self) -> StoreFuture<'_, u64> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            self.purge_with(&client).await
+        })
+    }
+}

@@ -1,0 +1,387 @@
+//! The edit form: one field per parameter, typed by the tool's schema, and the way
+//! back from what the form sends to JSON arguments and from problems to fields.
+
+use serde_json::{Map, Value};
+
+use crate::approval::canonical_json;
+use crate::{Problem, RegisteredTool, Registry, ToolError};
+
+/// How a parameter is edited.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A line or block of text.
+    Text,
+    /// A whole number.
+    Integer,
+    /// Any number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// One of these strings.
+    Choice(Vec<String>),
+    /// Anything else (objects, arrays, unions), as JSON text.
+    Json,
+}
+
+/// One parameter of the edit form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Field {
+    /// The parameter's name.
+    pub(crate) name: &'static str,
+    /// Its doc comment.
+    pub(crate) description: &'static str,
+    /// Whether the tool needs it.
+    pub(crate) required: bool,
+    /// How it is edited.
+    pub(crate) kind: Kind,
+}
+
+/// The form's name of a parameter's input: parameters are Rust identifiers, and the
+/// prefix keeps them apart from the form's own fields (`csrf`, `call_id`, ...).
+pub(crate) fn input_name(field: &str) -> String {
+    format!("arg.{field}")
+}
+
+/// The fields of `tool`'s edit form, in declaration order.
+pub(crate) fn fields(tool: &RegisteredTool) -> Vec<Field> {
+    let schema = tool.schema();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    tool.tool()
+        .params
+        .iter()
+        .map(|param| Field {
+            name: param.name,
+            description: param.description,
+            required: param.required,
+            kind: properties
+                .and_then(|properties| properties.get(param.name))
+                .map_or(Kind::Json, |property| kind(schema, property)),
+        })
+        .collect()
+}
+
+/// The schema of `property`, following a local `$ref` (one level: cleaned schemas
+/// keep `$defs`).
+pub(crate) fn resolve<'s>(root: &'s Value, property: &'s Value) -> &'s Value {
+    property
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|reference| reference.strip_prefix("#/"))
+        .and_then(|pointer| root.pointer(&format!("/{pointer}")))
+        .unwrap_or(property)
+}
+
+fn kind(root: &Value, property: &Value) -> Kind {
+    let property = resolve(root, property);
+    if let Some(choices) = string_choices(property) {
+        return Kind::Choice(choices);
+    }
+    let types: Vec<&str> = match property.get("type") {
+        Some(Value::String(one)) => vec![one.as_str()],
+        Some(Value::Array(many)) => many
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|kind| *kind != "null")
+            .collect(),
+        _ => Vec::new(),
+    };
+    match types.as_slice() {
+        ["string"] => Kind::Text,
+        ["integer"] => Kind::Integer,
+        ["number"] => Kind::Number,
+        ["boolean"] => Kind::Boolean,
+        _ => Kind::Json,
+    }
+}
+
+/// The strings of an `enum` of strings, or of a `oneOf` of string `const`s.
+fn string_choices(property: &Value) -> Option<Vec<String>> {
+    if let Some(Value::Array(values)) = property.get("enum") {
+        let strings: Option<Vec<String>> = values
+            .iter()
+            .filter(|value| !value.is_null())
+            .map(|value| value.as_str().map(str::to_owned))
+            .collect();
+        return strings.filter(|strings| !strings.is_empty());
+    }
+    if let Some(Value::Array(branches)) = property.get("oneOf") {
+        let strings: Option<Vec<String>> = branches
+            .iter()
+            .map(|branch| branch.get("const")?.as_str().map(str::to_owned))
+            .collect();
+        return strings.filter(|strings| !strings.is_empty());
+    }
+    None
+}
+
+/// What a field shows before editing: the argument as it is.
+pub(crate) fn initial_text(kind: &Kind, value: Option<&Value>) -> String {
+    match (kind, value) {
+        (_, None | Some(Value::Null)) => String::new(),
+        (Kind::Text | Kind::Choice(_), Some(Value::String(text))) => text.clone(),
+        (Kind::Integer | Kind::Number, Some(Value::Number(number))) => number.to_string(),
+        (Kind::Boolean, Some(Value::Bool(flag))) => flag.to_string(),
+        (_, Some(other)) => serde_json::to_string_pretty(other).unwrap_or_default(),
+    }
+}
+
+/// The arguments the form describes, or the problems of each field.
+///
+/// An empty optional field is left out. A number field that does not hold a number,
+/// a boolean that is neither `true` nor `false`, is passed on as the text typed, so
+/// the schema check names the problem in the same words it uses for a model. A
+/// JSON field that is not JSON is a problem of its own.
+pub(crate) fn arguments_from_form(
+    fields: &[Field],
+    form: &[(String, String)],
+) -> Result<Value, Vec<Problem>> {
+    let mut arguments = Map::new();
+    let mut problems = Vec::new();
+    for field in fields {
+        let name = input_name(field.name);
+        let Some(text) = form
+            .iter()
+            .find(|(key, _)| *key == name)
+            .map(|(_, text)| text.as_str())
+        else {
+            continue;
+        };
+        // Browsers send a textarea's line breaks as CRLF (HTML's form submission
+        // normalizes them); the model wrote LF.
+        let text = &text.replace("\r\n", "\n");
+        let trimmed = text.trim();
+        if trimmed.is_empty() && !(field.required && field.kind == Kind::Text) {
+            continue;
+        }
+        let value = match &field.kind {
+            Kind::Text | Kind::Choice(_) => Value::String(text.to_owned()),
+            Kind::Integer => trimmed
+                .parse::<i64>()
+                .map(Value::from)
+                .or_else(|_| trimmed.parse::<u64>().map(Value::from))
+                .unwrap_or_else(|_| Value::String(text.to_owned())),
+            Kind::Number => trimmed
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map_or_else(|| Value::String(text.to_owned()), Value::Number),
+            Kind::Boolean => match trimmed {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => Value::String(text.to_owned()),
+            },
+            Kind::Json => match serde_json::from_str(trimmed) {
+                Ok(value) => value,
+                Err(error) => {
+                    problems.push(Problem {
+                        path: field.name.to_owned(),
+                        message: format!("not valid JSON: {error}"),
+                    });
+                    continue;
+                }
+            },
+        };
+        arguments.insert(field.name.to_owned(), value);
+    }
+    if problems.is_empty() {
+        Ok(Value::Object(arguments))
+    } else {
+        Err(problems)
+    }
+}
+
+/// Checks edited arguments exactly as dispatch will (limits, schema, typed parse):
+/// the problems, each with its path.
+pub(crate) fn check(
+    registry: &Registry,
+    tool: &RegisteredTool,
+    arguments: &Value,
+) -> Result<(), Vec<Problem>> {
+    tool.check_arguments_with_limits(&canonical_json(arguments), &registry.limits())
+        .map_err(problems_of)
+}
+
+/// The problems an argument error names, each with a path (`.` when the error is
+/// about the arguments as a whole).
+pub(crate) fn problems_of(error: ToolError) -> Vec<Problem> {
+    match error {
+        ToolError::InvalidArguments { problems } => problems,
+        ToolError::UnknownField { path, field, .. } => vec![Problem {
+            path: if path == "." {
+                field.clone()
+            } else {
+                format!("{path}.{field}")
+            },
+            message: format!("the tool has no field `{field}`"),
+        }],
+        other => vec![Problem {
+            path: ".".to_owned(),
+            message: other.to_string(),
+        }],
+    }
+}
+
+/// The parameter a problem belongs to: the first segment of its path, when that is
+/// one of `fields`; `None` for problems of the whole form.
+pub(crate) fn field_of<'f>(fields: &'f [Field], problem: &Problem) -> Option<&'f Field> {
+    let path = problem.path.as_str();
+    let end = path.find(['.', '[']).unwrap_or(path.len());
+    let first = &path[..end];
+    fields.iter().find(|field| field.name == first)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn field(name: &'static str, required: bool, kind: Kind) -> Field {
+        Field {
+            name,
+            description: "",
+            required,
+            kind,
+        }
+    }
+
+    fn form(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn kinds_follow_the_schema() {
+        let root = json!({"$defs": {"Level": {"enum": ["low", "high"]}}});
+        assert_eq!(kind(&root, &json!({"type": "string"})), Kind::Text);
+        assert_eq!(
+            kind(&root, &json!({"type": ["integer", "null"]})),
+            Kind::Integer
+        );
+        assert_eq!(kind(&root, &json!({"type": "number"})), Kind::Number);
+        assert_eq!(kind(&root, &json!({"type": "boolean"})), Kind::Boolean);
+        assert_eq!(
+            kind(&root, &json!({"$ref": "#/$defs/Level"})),
+            Kind::Choice(vec!["low".to_owned(), "high".to_owned()])
+        );
+        assert_eq!(
+            kind(&root, &json!({"oneOf": [{"const": "a"}, {"const": "b"}]})),
+            Kind::Choice(vec!["a".to_owned(), "b".to_owned()])
+        );
+        assert_eq!(
+            kind(&root, &json!({"type": "array", "items": {}})),
+            Kind::Json
+        );
+        assert_eq!(
+            kind(&root, &json!({"type": ["string", "integer"]})),
+            Kind::Json
+        );
+        assert_eq!(kind(&root, &json!({"$ref": "#/$defs/Missing"})), Kind::Json);
+    }
+
+    #[test]
+    fn form_text_becomes_typed_arguments() {
+        let fields = [
+            field("title", true, Kind::Text),
+            field("note", false, Kind::Text),
+            field("count", true, Kind::Integer),
+            field("ratio", false, Kind::Number),
+            field("done", true, Kind::Boolean),
+            field("tags", false, Kind::Json),
+        ];
+        let arguments = arguments_from_form(
+            &fields,
+            &form(&[
+                ("arg.title", " <b>Hi</b> "),
+                ("arg.note", "  "),
+                ("arg.count", " 12 "),
+                ("arg.ratio", "0.5"),
+                ("arg.done", "false"),
+                ("arg.tags", r#"["a", "b"]"#),
+                ("arg.unknown", "ignored"),
+                ("csrf", "x"),
+            ]),
+        );
+        assert_eq!(
+            arguments,
+            Ok(
+                json!({"title": " <b>Hi</b> ", "count": 12, "ratio": 0.5, "done": false, "tags": ["a", "b"]})
+            )
+        );
+    }
+
+    #[test]
+    fn text_that_is_not_a_number_is_left_for_the_schema_check_to_name() {
+        let fields = [
+            field("count", true, Kind::Integer),
+            field("done", true, Kind::Boolean),
+        ];
+        assert_eq!(
+            arguments_from_form(
+                &fields,
+                &form(&[("arg.count", "twelve"), ("arg.done", "yes")])
+            ),
+            Ok(json!({"count": "twelve", "done": "yes"}))
+        );
+    }
+
+    #[test]
+    fn json_that_does_not_parse_is_a_problem_of_its_field() {
+        let fields = [
+            field("tags", true, Kind::Json),
+            field("more", true, Kind::Json),
+        ];
+        let problems =
+            arguments_from_form(&fields, &form(&[("arg.tags", "[1,"), ("arg.more", "{")]))
+                .unwrap_err();
+        assert_eq!(
+            problems
+                .iter()
+                .map(|problem| problem.path.as_str())
+                .collect::<Vec<_>>(),
+            ["tags", "more"]
+        );
+        assert!(
+            problems[0].message.starts_with("not valid JSON: "),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn problems_land_on_the_parameter_their_path_starts_with() {
+        let fields = [
+            field("schedules", true, Kind::Json),
+            field("at", true, Kind::Text),
+        ];
+        let on = |path: &str| {
+            field_of(
+                &fields,
+                &Problem {
+                    path: path.to_owned(),
+                    message: String::new(),
+                },
+            )
+            .map(|field| field.name)
+        };
+        assert_eq!(on("schedules[0].recurrence.at"), Some("schedules"));
+        assert_eq!(on("at"), Some("at"));
+        assert_eq!(on("attic"), None);
+        assert_eq!(on("."), None);
+    }
+
+    #[test]
+    fn initial_text_shows_the_argument_as_it_is() {
+        assert_eq!(
+            initial_text(&Kind::Text, Some(&json!("\"quoted\""))),
+            "\"quoted\""
+        );
+        assert_eq!(initial_text(&Kind::Integer, Some(&json!(7))), "7");
+        assert_eq!(initial_text(&Kind::Boolean, Some(&json!(true))), "true");
+        assert_eq!(initial_text(&Kind::Text, None), "");
+        assert_eq!(initial_text(&Kind::Json, Some(&json!([1]))), "[\n  1\n]");
+        // A value of another type than the schema says is shown as JSON.
+        assert_eq!(initial_text(&Kind::Integer, Some(&json!("7"))), "\"7\"");
+    }
+}

@@ -1,0 +1,788 @@
+//! The routes: pages and the JSON API, every one behind the approver hook and the
+//! policy.
+
+use std::sync::Arc;
+
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Form, Json, Router};
+use http::request::Parts;
+use maud::Markup;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::approval::{
+    Approval, ApprovalError, Decision, DecisionQuery, DecisionRecord, MAX_QUERY_LIMIT,
+    PendingApproval, PendingQuery,
+};
+use crate::{Problem, RegisteredTool};
+
+use super::csrf::Csrf;
+use super::form;
+use super::page::{self, AuditRow, Card, Frame};
+use super::{Identity, Inbox, PendingCall};
+
+/// At most this many calls on one page or in one API answer.
+const SHOWN: usize = 100;
+
+/// The header the JSON API's POSTs carry the CSRF token in.
+const CSRF_HEADER: &str = "x-csrf-token";
+
+/// Headers on every answer: no script may run even if something slipped through
+/// the templates, no framing (clickjacking), no caching of decisions, no
+/// referrer leaking the inbox's URLs.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+struct Shared {
+    inbox: Inbox,
+    csrf: Csrf,
+}
+
+pub(super) fn router(inbox: Inbox) -> Router {
+    // Room for a pending approval and its edited arguments at the registry's
+    // argument limit, form-encoded (up to three bytes per byte).
+    let body_limit = inbox
+        .registry
+        .limits()
+        .max_argument_bytes
+        .saturating_mul(8)
+        .saturating_add(64 * 1024);
+    let csrf = Csrf::new(inbox.approvals().derive_key("toolkit.inbox.csrf-key.v1"));
+    let shared = Arc::new(Shared { inbox, csrf });
+    Router::new()
+        .route("/", get(list))
+        .route("/inbox.css", get(style))
+        .route("/edit", post(edit))
+        .route("/decide", post(decide))
+        .route("/decisions", get(audit))
+        .route("/api/pending", get(api_pending))
+        .route("/api/decide", post(api_decide))
+        .route("/api/decisions", get(api_decisions))
+        .layer(DefaultBodyLimit::max(body_limit))
+        .layer(axum::middleware::map_response(secure_headers))
+        .with_state(shared)
+}
+
+async fn secure_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+async fn style() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
+        page::STYLE,
+    )
+        .into_response()
+}
+
+/// The approver of a request, where the inbox is mounted, and their form token.
+struct Approver {
+    identity: Identity,
+    base: String,
+    csrf: String,
+}
+
+impl Approver {
+    fn frame<'a>(&'a self, shared: &'a Shared) -> Frame<'a> {
+        Frame {
+            base: &self.base,
+            title: &shared.inbox.title,
+            approver: &self.identity.subject,
+            csrf: &self.csrf,
+        }
+    }
+}
+
+/// Why a request was refused, for a page or the API.
+struct Failure {
+    status: StatusCode,
+    kind: &'static str,
+    heading: &'static str,
+    message: String,
+    problems: Vec<Problem>,
+}
+
+impl Failure {
+    fn new(
+        status: StatusCode,
+        kind: &'static str,
+        heading: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
+        Failure {
+            status,
+            kind,
+            heading,
+            message: message.into(),
+            problems: Vec::new(),
+        }
+    }
+
+    fn unauthenticated() -> Self {
+        Failure::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthenticated",
+            "Sign in first",
+            "the application does not know who you are; sign in and open the inbox again",
+        )
+    }
+
+    /// The same answer for a call that does not exist and one the approver may not
+    /// see, so the inbox reveals nothing about calls outside the policy.
+    fn not_yours() -> Self {
+        Failure::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "No such call is waiting for you",
+            "there is no pending approval like this one that you may decide; nothing ran",
+        )
+    }
+
+    fn bad_token() -> Self {
+        Failure::new(
+            StatusCode::FORBIDDEN,
+            "bad_csrf_token",
+            "Refused",
+            "the form's security token is missing, stale or not yours (or the request came from another site); reload the inbox and try again. Nothing ran",
+        )
+    }
+
+    fn from_approval(error: &ApprovalError) -> Self {
+        let (status, kind, heading) = match error {
+            ApprovalError::BadSignature | ApprovalError::ArgumentsAltered => (
+                StatusCode::BAD_REQUEST,
+                "tampered",
+                "Refused: not the call that was asked",
+            ),
+            ApprovalError::Expired { .. } => (StatusCode::GONE, "expired", "Too late"),
+            ApprovalError::AlreadyDecided { .. } | ApprovalError::AlreadyUsed => {
+                (StatusCode::CONFLICT, "already_decided", "Already decided")
+            }
+            ApprovalError::InvalidArguments(_) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_arguments",
+                "The arguments are not valid",
+            ),
+            ApprovalError::UnknownTool(_) => return Failure::not_yours(),
+            ApprovalError::Store(_) => {
+                (StatusCode::SERVICE_UNAVAILABLE, "store_failed", "Try again")
+            }
+            _ => (StatusCode::BAD_REQUEST, "refused", "Refused"),
+        };
+        let message = match error {
+            ApprovalError::AlreadyDecided {
+                decided_by,
+                decided_at,
+                verdict,
+            } => format!(
+                "another approver was first: {decided_by} decided it ({}) at {}; your decision was not recorded and nothing more ran",
+                verdict.as_str(),
+                page::utc(*decided_at)
+            ),
+            ApprovalError::Expired { expired_at } => format!(
+                "it expired at {}; nothing ran, and the model was not told it was approved",
+                page::utc(*expired_at)
+            ),
+            other => format!("{other}; nothing ran"),
+        };
+        let problems = match error {
+            ApprovalError::InvalidArguments(error) => form::problems_of(error.clone()),
+            _ => Vec::new(),
+        };
+        Failure {
+            status,
+            kind,
+            heading,
+            message,
+            problems,
+        }
+    }
+
+    fn page(&self, shared: &Shared, approver: Option<&Approver>) -> Response {
+        let markup = match approver {
+            Some(approver) => {
+                page::message_page(&approver.frame(shared), self.heading, &self.message)
+            }
+            None => page::message_page(
+                &Frame {
+                    base: "",
+                    title: &shared.inbox.title,
+                    approver: "nobody",
+                    csrf: "",
+                },
+                self.heading,
+                &self.message,
+            ),
+        };
+        html(self.status, markup)
+    }
+
+    fn json(&self) -> Response {
+        let mut error = json!({"kind": self.kind, "message": self.message});
+        if !self.problems.is_empty() {
+            error["problems"] = json!(self.problems);
+        }
+        (self.status, Json(json!({ "error": error }))).into_response()
+    }
+}
+
+fn html(status: StatusCode, markup: Markup) -> Response {
+    (status, markup).into_response()
+}
+
+async fn authenticate(shared: &Shared, parts: &Parts) -> Result<Approver, Failure> {
+    let identity = shared
+        .inbox
+        .authenticate
+        .authenticate(parts)
+        .await
+        .ok_or_else(Failure::unauthenticated)?;
+    let base = parts
+        .extensions
+        .get::<axum::extract::NestedPath>()
+        .map(|nested| nested.as_str().trim_end_matches('/').to_owned())
+        .unwrap_or_default();
+    let csrf = shared.csrf.issue(&identity.subject);
+    Ok(Approver {
+        identity,
+        base,
+        csrf,
+    })
+}
+
+/// A POST must carry the approver's token, and must not come from another site.
+fn check_post(
+    shared: &Shared,
+    approver: &Approver,
+    headers: &HeaderMap,
+    token: Option<&str>,
+) -> Result<(), Failure> {
+    if let Some(site) = headers.get("sec-fetch-site")
+        && !matches!(site.as_bytes(), b"same-origin" | b"none")
+    {
+        return Err(Failure::bad_token());
+    }
+    match token {
+        Some(token) if shared.csrf.verify(&approver.identity.subject, token) => Ok(()),
+        _ => Err(Failure::bad_token()),
+    }
+}
+
+/// The tool of a call, if the approver may see it: otherwise the call does not
+/// exist for them.
+fn allowed<'r>(
+    shared: &'r Shared,
+    approver: &Identity,
+    tool: &str,
+    principal: &str,
+    call_id: &str,
+) -> Option<&'r RegisteredTool> {
+    let registered = shared
+        .inbox
+        .registry
+        .get(tool)
+        .filter(|registered| registered.name == tool)?;
+    let call = PendingCall {
+        tool: registered.tool(),
+        principal,
+        call_id,
+    };
+    shared
+        .inbox
+        .policy
+        .may_decide(approver, &call)
+        .then_some(registered)
+}
+
+/// The pending approvals the approver may decide, newest first (at most
+/// [`SHOWN`]), and whether more may be waiting beyond those looked at.
+async fn waiting(
+    shared: &Shared,
+    approver: &Identity,
+) -> Result<(Vec<PendingApproval>, bool), Failure> {
+    let query = PendingQuery::new().limit(MAX_QUERY_LIMIT);
+    let listed = shared
+        .inbox
+        .approvals()
+        .pending(&query)
+        .await
+        .map_err(|error| Failure::from_approval(&error))?;
+    let more = listed.len() >= MAX_QUERY_LIMIT;
+    let mut shown: Vec<PendingApproval> = listed
+        .into_iter()
+        .filter(|pending| {
+            allowed(
+                shared,
+                approver,
+                &pending.tool,
+                &pending.principal,
+                &pending.call_id,
+            )
+            .is_some()
+        })
+        .collect();
+    let more = more || shown.len() > SHOWN;
+    shown.truncate(SHOWN);
+    Ok((shown, more))
+}
+
+fn card<'a>(
+    shared: &'a Shared,
+    pending: &'a PendingApproval,
+    tool: &'a RegisteredTool,
+) -> Card<'a> {
+    Card {
+        pending,
+        tool,
+        view: None,
+        preview: shared
+            .inbox
+            .previews
+            .get(&pending.tool)
+            .and_then(|preview| preview(pending)),
+        refused: shared
+            .inbox
+            .approvals()
+            .verify_pending(pending)
+            .err()
+            .filter(|error| !matches!(error, ApprovalError::Expired { .. }))
+            .map(|error| error.to_string()),
+    }
+}
+
+async fn store_now(shared: &Shared) -> Result<u64, Failure> {
+    shared
+        .inbox
+        .approvals()
+        .store()
+        .now()
+        .await
+        .map_err(|error| Failure::from_approval(&ApprovalError::Store(error)))
+}
+
+/// `?done=approved` after a decision: the notice to show.
+fn notice(parts: &Parts) -> Option<&'static str> {
+    let query = parts.uri.query()?;
+    query.split('&').find_map(|pair| match pair {
+        "done=approved" => Some("Approved: the call runs once, as asked."),
+        "done=approved_with_edits" => {
+            Some("Approved with your edits: the call runs once, with them.")
+        }
+        "done=denied" => Some("Denied: nothing ran, and the model reads your reason."),
+        _ => None,
+    })
+}
+
+async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
+    let approver = match authenticate(&shared, &parts).await {
+        Ok(approver) => approver,
+        Err(failure) => return failure.page(&shared, None),
+    };
+    let result = async {
+        let (pending, more) = waiting(&shared, &approver.identity).await?;
+        let now = store_now(&shared).await?;
+        Ok::<_, Failure>((pending, more, now))
+    }
+    .await;
+    let (pending, more, now) = match result {
+        Ok(found) => found,
+        Err(failure) => return failure.page(&shared, Some(&approver)),
+    };
+    let cards: Vec<Card<'_>> = pending
+        .iter()
+        .filter_map(|pending| {
+            let tool = shared.inbox.registry.get(&pending.tool)?;
+            Some(card(&shared, pending, tool))
+        })
+        .collect();
+    let frame = approver.frame(&shared);
+    html(
+        StatusCode::OK,
+        page::list_page(&frame, &cards, notice(&parts), more, now),
+    )
+}
+
+fn field<'f>(form: &'f [(String, String)], name: &str) -> Option<&'f str> {
+    form.iter()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.as_str())
+}
+
+/// The pending approval a form carries (signed: checked when deciding), if the
+/// approver may see it.
+fn posted_pending<'s>(
+    shared: &'s Shared,
+    approver: &Approver,
+    form: &[(String, String)],
+) -> Result<(PendingApproval, &'s RegisteredTool), Failure> {
+    let pending: PendingApproval = field(form, "pending")
+        .and_then(|text| serde_json::from_str(text).ok())
+        .ok_or_else(|| {
+            Failure::new(
+                StatusCode::BAD_REQUEST,
+                "malformed",
+                "Refused",
+                "the form does not carry a readable pending approval; reload the inbox. Nothing ran",
+            )
+        })?;
+    let tool = allowed(
+        shared,
+        &approver.identity,
+        &pending.tool,
+        &pending.principal,
+        &pending.call_id,
+    )
+    .ok_or_else(Failure::not_yours)?;
+    Ok((pending, tool))
+}
+
+async fn edit(
+    State(shared): State<Arc<Shared>>,
+    parts: Parts,
+    Form(form): Form<Vec<(String, String)>>,
+) -> Response {
+    let approver = match authenticate(&shared, &parts).await {
+        Ok(approver) => approver,
+        Err(failure) => return failure.page(&shared, None),
+    };
+    let result = async {
+        check_post(&shared, &approver, &parts.headers, field(&form, "csrf"))?;
+        let (pending, tool) = posted_pending(&shared, &approver, &form)?;
+        let now = store_now(&shared).await?;
+        Ok::<_, Failure>((pending, tool, now))
+    }
+    .await;
+    match result {
+        Ok((pending, tool, now)) => {
+            let card = card(&shared, &pending, tool);
+            html(
+                StatusCode::OK,
+                page::edit_page(&approver.frame(&shared), &card, &[], &[], now),
+            )
+        }
+        Err(failure) => failure.page(&shared, Some(&approver)),
+    }
+}
+
+async fn decide(
+    State(shared): State<Arc<Shared>>,
+    parts: Parts,
+    Form(form): Form<Vec<(String, String)>>,
+) -> Response {
+    let approver = match authenticate(&shared, &parts).await {
+        Ok(approver) => approver,
+        Err(failure) => return failure.page(&shared, None),
+    };
+    if let Err(failure) = check_post(&shared, &approver, &parts.headers, field(&form, "csrf")) {
+        return failure.page(&shared, Some(&approver));
+    }
+    let (pending, tool) = match posted_pending(&shared, &approver, &form) {
+        Ok(found) => found,
+        Err(failure) => return failure.page(&shared, Some(&approver)),
+    };
+    let edit_again = |problems: Vec<Problem>, now: u64| {
+        let entered: Vec<(String, String)> = form
+            .iter()
+            .filter(|(key, _)| key.starts_with("arg."))
+            .cloned()
+            .collect();
+        let card = card(&shared, &pending, tool);
+        html(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            page::edit_page(&approver.frame(&shared), &card, &entered, &problems, now),
+        )
+    };
+    let decision = match field(&form, "action") {
+        Some("approve") => Decision::Approve,
+        Some("deny") => match field(&form, "reason").map(str::trim) {
+            Some(reason) if !reason.is_empty() => Decision::Deny(reason.to_owned()),
+            _ => {
+                return Failure::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "reason_required",
+                    "A denial needs a reason",
+                    "write why the call should not run: the model reads it. Nothing was decided",
+                )
+                .page(&shared, Some(&approver));
+            }
+        },
+        Some("approve_with") => {
+            let fields = form::fields(tool);
+            let checked = form::arguments_from_form(&fields, &form).and_then(|arguments| {
+                form::check(shared.inbox.registry, tool, &arguments).map(|()| arguments)
+            });
+            match checked {
+                Ok(arguments) => Decision::ApproveWith(arguments),
+                Err(problems) => {
+                    let now = store_now(&shared).await.unwrap_or(0);
+                    return edit_again(problems, now);
+                }
+            }
+        }
+        _ => {
+            return Failure::new(
+                StatusCode::BAD_REQUEST,
+                "malformed",
+                "Refused",
+                "the form names no decision; nothing ran",
+            )
+            .page(&shared, Some(&approver));
+        }
+    };
+    match record(&shared, &approver, &pending, decision).await {
+        Ok(approval) => {
+            let frame = approver.frame(&shared);
+            let location = format!("{}?done={}", frame.home(), approval.verdict.as_str());
+            (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response()
+        }
+        Err(failure)
+            if !failure.problems.is_empty() && field(&form, "action") == Some("approve_with") =>
+        {
+            let now = store_now(&shared).await.unwrap_or(0);
+            edit_again(failure.problems, now)
+        }
+        Err(failure) => failure.page(&shared, Some(&approver)),
+    }
+}
+
+/// Records the decision (THE decision, or why not) and hands the approval on.
+async fn record(
+    shared: &Shared,
+    approver: &Approver,
+    pending: &PendingApproval,
+    decision: Decision,
+) -> Result<Approval, Failure> {
+    let approval = shared
+        .inbox
+        .approvals()
+        .decide_as(
+            shared.inbox.registry,
+            pending,
+            decision,
+            &approver.identity.subject,
+        )
+        .await
+        .map_err(|error| Failure::from_approval(&error))?;
+    if let Some(hook) = &shared.inbox.on_decision {
+        hook(&approval);
+    }
+    Ok(approval)
+}
+
+/// The decisions the approver may see, newest first.
+async fn decided(shared: &Shared, approver: &Identity) -> Result<Vec<DecisionRecord>, Failure> {
+    let mut records = shared
+        .inbox
+        .approvals()
+        .decisions(&DecisionQuery::new().limit(MAX_QUERY_LIMIT))
+        .await
+        .map_err(|error| Failure::from_approval(&error))?;
+    records.retain(|record| {
+        allowed(
+            shared,
+            approver,
+            &record.tool,
+            &record.principal,
+            &record.call_id,
+        )
+        .is_some()
+    });
+    records.truncate(SHOWN);
+    Ok(records)
+}
+
+async fn audit(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
+    let approver = match authenticate(&shared, &parts).await {
+        Ok(approver) => approver,
+        Err(failure) => return failure.page(&shared, None),
+    };
+    let records = match decided(&shared, &approver.identity).await {
+        Ok(records) => records,
+        Err(failure) => return failure.page(&shared, Some(&approver)),
+    };
+    let rows: Vec<AuditRow<'_>> = records
+        .iter()
+        .map(|record| AuditRow {
+            decided_at: record.decided_at,
+            decided_by: &record.decided_by,
+            verdict: record.verdict.as_str(),
+            tool: &record.tool,
+            principal: &record.principal,
+            call_id: &record.call_id,
+            message: record.message.as_deref(),
+        })
+        .collect();
+    html(
+        StatusCode::OK,
+        page::audit_page(&approver.frame(&shared), &rows),
+    )
+}
+
+async fn api_pending(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
+    let approver = match authenticate(&shared, &parts).await {
+        Ok(approver) => approver,
+        Err(failure) => return failure.json(),
+    };
+    let (pending, more) = match waiting(&shared, &approver.identity).await {
+        Ok(found) => found,
+        Err(failure) => return failure.json(),
+    };
+    let items: Vec<Value> = pending
+        .iter()
+        .filter_map(|pending| {
+            let tool = shared.inbox.registry.get(&pending.tool)?;
+            let card = card(&shared, pending, tool);
+            let definition = tool.tool();
+            Some(json!({
+                "pending": pending,
+                "tool": {
+                    "name": definition.name,
+                    "title": definition.title,
+                    "description": definition.description,
+                    "group": definition.group,
+                    "tier": definition.tier,
+                },
+                "parameters": form::fields(tool).iter().map(|field| json!({
+                    "name": field.name,
+                    "description": field.description,
+                    "required": field.required,
+                })).collect::<Vec<_>>(),
+                "preview": card.preview.map(|preview| json!({"message": preview.message, "items": preview.items})),
+                "refused": card.refused,
+            }))
+        })
+        .collect();
+    Json(json!({
+        "approver": approver.identity.subject,
+        "csrf_token": approver.csrf,
+        "pending": items,
+        "more": more,
+    }))
+    .into_response()
+}
+
+/// A decision sent to the JSON API.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApiDecide {
+    pending: PendingApproval,
+    decision: ApiDecision,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum ApiDecision {
+    Approve,
+    ApproveWith(Value),
+    Deny(String),
+}
+
+async fn api_decide(
+    State(shared): State<Arc<Shared>>,
+    parts: Parts,
+    body: axum::body::Bytes,
+) -> Response {
+    let approver = match authenticate(&shared, &parts).await {
+        Ok(approver) => approver,
+        Err(failure) => return failure.json(),
+    };
+    let token = parts
+        .headers
+        .get(CSRF_HEADER)
+        .and_then(|token| token.to_str().ok());
+    if let Err(failure) = check_post(&shared, &approver, &parts.headers, token) {
+        return failure.json();
+    }
+    let request: ApiDecide = match serde_json::from_slice(&body) {
+        Ok(request) => request,
+        Err(error) => {
+            return Failure::new(
+                StatusCode::BAD_REQUEST,
+                "malformed",
+                "Refused",
+                format!("the body is not a decision: {error}; nothing ran"),
+            )
+            .json();
+        }
+    };
+    let pending = request.pending;
+    let Some(tool) = allowed(
+        &shared,
+        &approver.identity,
+        &pending.tool,
+        &pending.principal,
+        &pending.call_id,
+    ) else {
+        return Failure::not_yours().json();
+    };
+    let decision = match request.decision {
+        ApiDecision::Approve => Decision::Approve,
+        ApiDecision::Deny(reason) if !reason.trim().is_empty() => {
+            Decision::Deny(reason.trim().to_owned())
+        }
+        ApiDecision::Deny(_) => {
+            return Failure::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "reason_required",
+                "A denial needs a reason",
+                "a denial needs a reason: the model reads it. Nothing was decided",
+            )
+            .json();
+        }
+        ApiDecision::ApproveWith(arguments) => {
+            if let Err(problems) = form::check(shared.inbox.registry, tool, &arguments) {
+                let mut failure = Failure::from_approval(&ApprovalError::InvalidArguments(
+                    crate::ToolError::InvalidArguments { problems },
+                ));
+                "the edited arguments are not valid; nothing was decided"
+                    .clone_into(&mut failure.message);
+                return failure.json();
+            }
+            Decision::ApproveWith(arguments)
+        }
+    };
+    match record(&shared, &approver, &pending, decision).await {
+        Ok(approval) => Json(json!({ "approval": approval })).into_response(),
+        Err(failure) => failure.json(),
+    }
+}
+
+async fn api_decisions(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
+    let approver = match authenticate(&shared, &parts).await {
+        Ok(approver) => approver,
+        Err(failure) => return failure.json(),
+    };
+    match decided(&shared, &approver.identity).await {
+        Ok(records) => Json(json!({
+            "decisions": records.iter().map(|record| json!({
+                "call_id": record.call_id,
+                "principal": record.principal,
+                "tool": record.tool,
+                "verdict": record.verdict,
+                "digest": record.digest,
+                "message": record.message,
+                "decided_by": record.decided_by,
+                "decided_at": record.decided_at,
+            })).collect::<Vec<_>>()
+        }))
+        .into_response(),
+        Err(failure) => failure.json(),
+    }
+}

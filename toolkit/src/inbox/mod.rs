@@ -1,0 +1,189 @@
+//! The approval inbox: where a person decides the calls of `approve` tools.
+//!
+//! [`Inbox`] is an axum [`Router`] the application mounts in its own app, next to
+//! its other routes. It shows the pending approvals of the application's
+//! [`ApprovalStore`](crate::approval::ApprovalStore) that the approver may decide,
+//! newest first: the tool's title and description, who the call acts for, when it
+//! was asked and when it expires, the arguments laid out by the tool's parameters
+//! (names and descriptions, nested values by their schema), and a preview where the
+//! application gives one. The approver approves, approves with edited arguments (a
+//! form generated from the tool's schema; the edits are checked exactly as the
+//! call will be, every problem shown beside its field), or denies with a reason the
+//! model reads. What was decided, by whom and when, is listed from the same store.
+//!
+//! The application supplies two things, once:
+//!
+//! - who is asking: an [`Authenticate`] hook given the request's parts (its session
+//!   cookie, an OAuth bearer token, a header set by its proxy);
+//! - who may decide what: a [`Policy`] given the approver's [`Identity`] and the
+//!   call ([`PendingCall`]: the tool, with its group and tier, and the principal).
+//!   What the policy refuses is never shown, and deciding it by any URL answers
+//!   as if it did not exist.
+//!
+//! Safe by construction: every string is HTML-escaped by the templates (maud);
+//! pages carry a Content-Security-Policy that allows no script at all; characters
+//! that hide or reorder text (bidirectional overrides, zero-width characters) are
+//! shown as their code points; decisions are POSTs carrying a CSRF token bound to
+//! the approver; a decision on an expired, already-decided, forged or altered
+//! pending approval says why and runs nothing; of two approvers deciding at once,
+//! one wins (the store records THE decision atomically) and the other is told who
+//! did.
+//!
+//! Pages: `GET /` (waiting), `POST /edit` (the edit form), `POST /decide`,
+//! `GET /decisions` (the audit list). JSON: `GET /api/pending`,
+//! `POST /api/decide` (`x-csrf-token` header, from `/api/pending`),
+//! `GET /api/decisions`.
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use axum::Router;
+//! use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
+//! use toolkit::inbox::{Identity, Inbox, PendingCall};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let key = ApprovalKey::new(*b"an application secret of 32 bytes")?;
+//! let approvals = Arc::new(Approvals::new(key, MemoryApprovalStore::new()));
+//!
+//! let inbox = Inbox::new(
+//!     approvals.clone(),
+//!     // Who is asking: here a header the application's proxy sets after login.
+//!     |parts: &http::request::Parts| {
+//!         let user = parts.headers.get("x-user")?.to_str().ok()?;
+//!         Some(Identity::new(user).with_role(if user == "ada" { "admin" } else { "member" }))
+//!     },
+//!     // Who may decide: the user the call acts for, or an admin.
+//!     |who: &Identity, call: &PendingCall<'_>| {
+//!         who.has_role("admin") || call.principal == format!("user:{}", who.subject)
+//!     },
+//! )
+//! .on_decision(|approval| {
+//!     // Hand the signed approval to whatever resumes the conversation
+//!     // (`view.resume(&approval, &ctx)`), e.g. a job queue.
+//!     let _ = approval;
+//! });
+//!
+//! // One line in the application's router.
+//! let app: Router = Router::new().nest("/approvals", inbox.router());
+//! # let _ = app;
+//! # Ok(())
+//! # }
+//! ```
+
+mod csrf;
+mod form;
+mod handlers;
+mod identity;
+mod page;
+mod policy;
+
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use axum::Router;
+
+use crate::approval::{Approval, Approvals, PendingApproval};
+use crate::{Preview, Registry};
+
+pub use identity::{Authenticate, AuthenticateFuture, Identity};
+pub use policy::{PendingCall, Policy};
+
+type PreviewHook = Arc<dyn Fn(&PendingApproval) -> Option<Preview> + Send + Sync>;
+type DecisionHook = Arc<dyn Fn(&Approval) + Send + Sync>;
+
+/// The approval inbox, configured by its builder methods; [`Inbox::router`] makes
+/// the [`Router`] to mount. See the [module docs](self).
+#[derive(Clone)]
+pub struct Inbox {
+    approvals: Arc<dyn Borrow<Approvals> + Send + Sync>,
+    registry: &'static Registry,
+    authenticate: Arc<dyn Authenticate>,
+    policy: Arc<dyn Policy>,
+    previews: HashMap<String, PreviewHook>,
+    on_decision: Option<DecisionHook>,
+    title: String,
+}
+
+impl Inbox {
+    /// The inbox of the approvals in `approvals`' store (an `Arc<Approvals>`, or a
+    /// `&'static Approvals`), for the approvers `authenticate` finds, deciding what
+    /// `policy` lets them. The tools are those of [`crate::registry()`] (see
+    /// [`Inbox::registry`]).
+    pub fn new(
+        approvals: impl Borrow<Approvals> + Send + Sync + 'static,
+        authenticate: impl Authenticate,
+        policy: impl Policy,
+    ) -> Self {
+        Inbox {
+            approvals: Arc::new(approvals),
+            registry: crate::registry(),
+            authenticate: Arc::new(authenticate),
+            policy: Arc::new(policy),
+            previews: HashMap::new(),
+            on_decision: None,
+            title: "Approvals".to_owned(),
+        }
+    }
+
+    /// The registry whose tools the pending approvals name (the linked one by
+    /// default).
+    #[must_use]
+    pub fn registry(mut self, registry: &'static Registry) -> Self {
+        self.registry = registry;
+        self
+    }
+
+    /// Shows `preview(pending)` above the decision buttons of `tool`'s calls: what
+    /// the call would do, in the application's words (the rows it would delete,
+    /// the message it would send). `None` shows none.
+    #[must_use]
+    pub fn preview(
+        mut self,
+        tool: impl Into<String>,
+        preview: impl Fn(&PendingApproval) -> Option<Preview> + Send + Sync + 'static,
+    ) -> Self {
+        self.previews.insert(tool.into(), Arc::new(preview));
+        self
+    }
+
+    /// Called with each approval (approved, edited or denied) once the store
+    /// recorded it as THE decision: hand it to whatever resumes the conversation
+    /// ([`View::resume`](crate::View::resume) runs it, once). Called on the
+    /// request's task; spawn anything slow.
+    #[must_use]
+    pub fn on_decision(mut self, hook: impl Fn(&Approval) + Send + Sync + 'static) -> Self {
+        self.on_decision = Some(Arc::new(hook));
+        self
+    }
+
+    /// The title of the pages ("Approvals").
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = title.into();
+        self
+    }
+
+    /// The router: mount it with [`Router::nest`] (its links follow the nesting
+    /// path) or [`Router::merge`].
+    pub fn router(self) -> Router {
+        handlers::router(self)
+    }
+}
+
+impl fmt::Debug for Inbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inbox")
+            .field("title", &self.title)
+            .field("previews", &self.previews.keys().collect::<Vec<_>>())
+            .field("on_decision", &self.on_decision.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inbox {
+    fn approvals(&self) -> &Approvals {
+        (*self.approvals).borrow()
+    }
+}

@@ -1,0 +1,587 @@
+//! The inbox's HTML, written with maud: every value interpolated into a template
+//! is HTML-escaped (`&`, `<`, `>`, `"`; attributes are always double-quoted), so a
+//! model-written string can only ever become text. Nothing here builds a URL or a
+//! script from model-written text.
+
+use std::fmt::Write as _;
+
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+use serde_json::Value;
+
+use crate::approval::PendingApproval;
+use crate::{Preview, Problem, RegisteredTool};
+
+use super::form::{self, Field, Kind};
+
+/// How many characters of one string the list shows; the edit form holds all.
+pub(crate) const SHOWN_CHARS: usize = 600;
+
+/// The page's style sheet, served beside the pages so the Content-Security-Policy
+/// can forbid inline styles and every script.
+pub(crate) const STYLE: &str = "\
+:root{color-scheme:light;font-family:system-ui,sans-serif;font-size:15px;line-height:1.45}\
+body{margin:0;background:#f4f5f7;color:#1d2330}\
+header{background:#1d2330;color:#fff;padding:.7rem 1.5rem;display:flex;gap:1.5rem;align-items:baseline}\
+header a{color:#cfd8ff}header .who{margin-left:auto;font-size:.9rem}header .who .text{background:none;font-weight:600}\
+main{max-width:60rem;margin:0 auto;padding:1rem 1.5rem}\
+.card{background:#fff;border:1px solid #d6d9e0;border-radius:8px;padding:1rem 1.2rem;margin:0 0 1rem}\
+.card h2{margin:0;font-size:1.15rem}.card h2 code{font-size:.85rem;color:#555;margin-left:.4rem}\
+.meta{color:#555;font-size:.88rem;margin:.3rem 0 .6rem}.meta span{margin-right:1rem}\
+.description{margin:.3rem 0 .7rem;white-space:pre-line}\
+dl.arguments{display:grid;grid-template-columns:minmax(8rem,auto) 1fr;gap:.35rem 1rem;margin:.4rem 0}\
+dl.arguments dt{font-weight:600;font-family:ui-monospace,monospace}\
+dl.arguments dd{margin:0;min-width:0}\
+.param-doc{color:#666;font-size:.85rem}\
+.text{unicode-bidi:isolate;white-space:pre-wrap;overflow-wrap:anywhere;background:#f0f2f5;border-radius:3px;padding:0 .25rem}\
+.invisible{font-size:.75rem;border:1px solid #c77;color:#a33;border-radius:3px;padding:0 .15rem;margin:0 .1rem}\
+.cut{color:#a33;font-size:.85rem}\
+ol.items{margin:.2rem 0;padding-left:1.4rem}\
+.preview{border-left:3px solid #6b8afd;padding:.2rem .8rem;margin:.6rem 0;background:#f5f7ff}\
+.actions{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-start;margin-top:.8rem}\
+.actions form{display:flex;gap:.4rem;align-items:flex-start}\
+button,.button{font:inherit;padding:.35rem .9rem;border-radius:5px;border:1px solid #888;background:#fff;cursor:pointer;text-decoration:none;color:#1d2330}\
+button.approve{background:#1f7a3a;border-color:#1f7a3a;color:#fff}button.deny{background:#fff;border-color:#a33;color:#a33}\
+textarea,input,select{font:inherit;font-family:ui-monospace,monospace;font-size:.9rem;box-sizing:border-box;max-width:100%}\
+textarea{width:100%;min-height:6rem}input[type=text]{width:100%}\
+.field{margin:.8rem 0}.field label{font-weight:600;font-family:ui-monospace,monospace}\
+.field.has-problem textarea,.field.has-problem input,.field.has-problem select{border:2px solid #c33}\
+.problem{color:#b21f1f;font-size:.9rem;margin:.2rem 0}\
+.notice{background:#e8f5ec;border:1px solid #8cc49e;padding:.6rem 1rem;border-radius:6px;margin-bottom:1rem}\
+.refusal{background:#fdecec;border:1px solid #e3a0a0;padding:.6rem 1rem;border-radius:6px;margin-bottom:1rem}\
+table{border-collapse:collapse;width:100%;background:#fff}th,td{border:1px solid #d6d9e0;padding:.35rem .5rem;text-align:left;vertical-align:top;font-size:.9rem}\
+.empty{color:#666}";
+
+/// What every page knows: where the inbox is mounted, who is looking, the form token.
+pub(crate) struct Frame<'a> {
+    /// The path the inbox is nested under (`/approvals`), or empty.
+    pub(crate) base: &'a str,
+    /// The inbox's title.
+    pub(crate) title: &'a str,
+    /// The approver's subject.
+    pub(crate) approver: &'a str,
+    /// The CSRF token for this approver's forms.
+    pub(crate) csrf: &'a str,
+}
+
+impl Frame<'_> {
+    /// The inbox's first page: the nesting path itself (axum's `nest` does not
+    /// route it with a trailing slash), or `/`.
+    pub(crate) fn home(&self) -> &str {
+        if self.base.is_empty() { "/" } else { self.base }
+    }
+}
+
+/// One pending approval, with what the page shows of its tool.
+pub(crate) struct Card<'a> {
+    /// The pending approval.
+    pub(crate) pending: &'a PendingApproval,
+    /// Its tool.
+    pub(crate) tool: &'a RegisteredTool,
+    /// The view that asked, when known.
+    pub(crate) view: Option<&'a str>,
+    /// The application's preview of the call, if it has one for the tool.
+    pub(crate) preview: Option<Preview>,
+    /// Why it can't be decided (a failed signature or digest check), if so.
+    pub(crate) refused: Option<String>,
+}
+
+pub(crate) fn layout(frame: &Frame<'_>, heading: &str, body: &Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="referrer" content="no-referrer";
+                title { (heading) " · " (frame.title) }
+                link rel="stylesheet" href={ (frame.base) "/inbox.css" };
+            }
+            body {
+                header {
+                    strong { (frame.title) }
+                    a href=(frame.home()) { "Waiting" }
+                    a href={ (frame.base) "/decisions" } { "Decided" }
+                    span.who { "Signed in as " span.text { (visible(frame.approver, SHOWN_CHARS)) } }
+                }
+                main { (body) }
+            }
+        }
+    }
+}
+
+/// A page of its own for a refusal or a failure (no pending approval, no rights,
+/// a bad token), with a way back.
+pub(crate) fn message_page(frame: &Frame<'_>, heading: &str, message: &str) -> Markup {
+    layout(
+        frame,
+        heading,
+        &html! {
+            div.refusal role="alert" { strong { (heading) } ": " (message) }
+            p { a href=(frame.home()) { "Back to the waiting calls" } }
+        },
+    )
+}
+
+/// The list of calls waiting for this approver.
+pub(crate) fn list_page(
+    frame: &Frame<'_>,
+    cards: &[Card<'_>],
+    notice: Option<&str>,
+    more: bool,
+    now: u64,
+) -> Markup {
+    layout(
+        frame,
+        "Waiting for a decision",
+        &html! {
+            @if let Some(notice) = notice {
+                div.notice role="status" { (notice) }
+            }
+            h1 { "Waiting for a decision" }
+            @if cards.is_empty() {
+                p.empty { "Nothing is waiting for you." }
+            }
+            @for card in cards {
+                (pending_card(frame, card, now))
+            }
+            @if more {
+                p.empty { "More calls may be waiting: decide these first, then reload." }
+            }
+        },
+    )
+}
+
+fn pending_card(frame: &Frame<'_>, card: &Card<'_>, now: u64) -> Markup {
+    let pending = card.pending;
+    let tool = card.tool.tool();
+    let schema = card.tool.schema();
+    html! {
+        section.card.pending data-call-id=(pending.call_id) data-tool=(pending.tool) {
+            (tool_heading(tool))
+            (meta(pending, card.view, now))
+            p.description { (tool.description) }
+            (arguments(schema, &form::fields(card.tool), &pending.arguments))
+            @if let Some(preview) = &card.preview {
+                div.preview {
+                    strong { "Preview: " } span.text { (visible(&preview.message, SHOWN_CHARS)) }
+                    @if !preview.items.is_empty() {
+                        ol.items { @for item in &preview.items { li { (value(schema, &Value::Null, item)) } } }
+                    }
+                }
+            }
+            @if let Some(reason) = &card.refused {
+                div.refusal role="alert" { "This call cannot be decided: " (reason) ". Nothing will run." }
+            } @else {
+                div.actions {
+                    form.approve method="post" action={ (frame.base) "/decide" } {
+                        (hidden(frame, pending))
+                        button.approve type="submit" name="action" value="approve" { "Approve" }
+                        button.edit type="submit" name="action" value="edit" formaction={ (frame.base) "/edit" } { "Edit and approve…" }
+                    }
+                    form.deny method="post" action={ (frame.base) "/decide" } {
+                        (hidden(frame, pending))
+                        input type="hidden" name="action" value="deny";
+                        input type="text" name="reason" placeholder="Why not (the model reads this)" aria-label="Reason for denying";
+                        button.deny type="submit" { "Deny" }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The tool's title and name, or its name alone.
+fn tool_heading(tool: &crate::Tool) -> Markup {
+    html! {
+        h2 {
+            @if let Some(title) = tool.title { (title) " " code { (tool.name) } } @else { code { (tool.name) } }
+        }
+    }
+}
+
+fn meta(pending: &PendingApproval, view: Option<&str>, now: u64) -> Markup {
+    html! {
+        p.meta {
+            span { "For " span.text.principal { (visible(&pending.principal, SHOWN_CHARS)) } }
+            @if let Some(view) = view { span { "view " span.text { (visible(view, SHOWN_CHARS)) } } }
+            span { "asked " time datetime=(iso(pending.requested_at)) { (utc(pending.requested_at)) } }
+            span { "expires " time datetime=(iso(pending.expires_at)) { (utc(pending.expires_at)) } " (" (remaining(pending.expires_at, now)) ")" }
+            span { "call " code { (visible(&pending.call_id, 200)) } }
+        }
+    }
+}
+
+/// What every decision form sends back: the token, and the signed pending approval
+/// itself (its signature is checked when deciding, so an altered one is refused).
+fn hidden(frame: &Frame<'_>, pending: &PendingApproval) -> Markup {
+    let pending = serde_json::to_string(pending).unwrap_or_default();
+    html! {
+        input type="hidden" name="csrf" value=(frame.csrf);
+        input type="hidden" name="pending" value=(pending);
+    }
+}
+
+/// The arguments laid out by the tool's parameters: name, description, value.
+fn arguments(schema: &Value, fields: &[Field], arguments: &Value) -> Markup {
+    let properties = schema.get("properties");
+    html! {
+        dl.arguments {
+            @for field in fields {
+                dt { (field.name) }
+                dd data-param=(field.name) {
+                    @match arguments.get(field.name) {
+                        Some(argument) => {
+                            (value(schema, properties.and_then(|p| p.get(field.name)).unwrap_or(&Value::Null), argument))
+                        }
+                        None => { span.empty { "(not given)" } }
+                    }
+                    @if !field.description.is_empty() {
+                        div.param-doc { (field.description) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One value, laid out by its schema: objects as name/value lists with the
+/// schema's descriptions, arrays as numbered lists, strings as visible text.
+fn value(root: &Value, schema: &Value, value_: &Value) -> Markup {
+    let schema = form::resolve(root, schema);
+    match value_ {
+        Value::String(text) => html! { span.text { (visible(text, SHOWN_CHARS)) } },
+        Value::Array(items) => {
+            let item_schema = schema.get("items").unwrap_or(&Value::Null);
+            html! {
+                ol.items { @for item in items { li { (value(root, item_schema, item)) } } }
+            }
+        }
+        Value::Object(members) => {
+            let properties = object_properties(root, schema, members);
+            html! {
+                dl.arguments {
+                    @for (name, member) in members {
+                        @let member_schema = properties.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
+                        dt { span.text { (visible(name, 200)) } }
+                        dd data-key=(name) {
+                            (value(root, member_schema, member))
+                            @if let Some(doc) = form::resolve(root, member_schema).get("description").and_then(Value::as_str) {
+                                div.param-doc { (doc) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        scalar => html! { code { (scalar.to_string()) } },
+    }
+}
+
+/// The `properties` describing an object: its own, or those of the `oneOf`/`anyOf`
+/// branch whose properties cover the object's members (tagged enums).
+fn object_properties<'s>(
+    root: &'s Value,
+    schema: &'s Value,
+    members: &serde_json::Map<String, Value>,
+) -> Option<&'s serde_json::Map<String, Value>> {
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        return Some(properties);
+    }
+    ["oneOf", "anyOf"]
+        .iter()
+        .filter_map(|key| schema.get(*key).and_then(Value::as_array))
+        .flatten()
+        .map(|branch| form::resolve(root, branch))
+        .filter_map(|branch| branch.get("properties").and_then(Value::as_object))
+        .find(|properties| {
+            members.iter().all(|(name, member)| {
+                properties.get(name).is_some_and(|property| {
+                    property
+                        .get("const")
+                        .is_none_or(|constant| constant == member)
+                })
+            })
+        })
+}
+
+/// The edit form: one field per parameter, typed by the schema, each problem
+/// beside its field.
+pub(crate) fn edit_page(
+    frame: &Frame<'_>,
+    card: &Card<'_>,
+    entered: &[(String, String)],
+    problems: &[Problem],
+    now: u64,
+) -> Markup {
+    let pending = card.pending;
+    let tool = card.tool.tool();
+    let fields = form::fields(card.tool);
+    let loose: Vec<&Problem> = problems
+        .iter()
+        .filter(|problem| form::field_of(&fields, problem).is_none())
+        .collect();
+    html! {
+        (layout(frame, "Edit and approve", &html! {
+            h1 { "Edit and approve" }
+            section.card {
+                (tool_heading(tool))
+                (meta(pending, card.view, now))
+                p.description { (tool.description) }
+                @if !problems.is_empty() {
+                    div.refusal role="alert" { "Nothing was approved: fix the arguments marked below." }
+                }
+                @for problem in &loose {
+                    p.problem { code { (problem.path) } ": " (problem.message) }
+                }
+                form.edit method="post" action={ (frame.base) "/decide" } novalidate {
+                    (hidden(frame, pending))
+                    input type="hidden" name="action" value="approve_with";
+                    @for field in &fields {
+                        (edit_field(field, pending, entered, problems))
+                    }
+                    div.actions {
+                        button.approve type="submit" { "Approve with these arguments" }
+                        a.button href=(frame.home()) { "Cancel" }
+                    }
+                }
+            }
+        }))
+    }
+}
+
+fn edit_field(
+    field: &Field,
+    pending: &PendingApproval,
+    entered: &[(String, String)],
+    problems: &[Problem],
+) -> Markup {
+    let name = form::input_name(field.name);
+    let id = format!("field-{}", field.name);
+    let text = entered.iter().find(|(key, _)| *key == name).map_or_else(
+        || form::initial_text(&field.kind, pending.arguments.get(field.name)),
+        |(_, text)| text.clone(),
+    );
+    let own: Vec<&Problem> = problems
+        .iter()
+        .filter(|problem| form::field_of(std::slice::from_ref(field), problem).is_some())
+        .collect();
+    let problem_id = format!("problem-{}", field.name);
+    html! {
+        div.field.has-problem[!own.is_empty()] data-field=(field.name) {
+            label for=(id) { (field.name) }
+            @if field.required { " (required)" }
+            @if !field.description.is_empty() { div.param-doc { (field.description) } }
+            @match &field.kind {
+                Kind::Choice(choices) => {
+                    select id=(id) name=(name) aria-describedby=(problem_id) {
+                        @if !field.required { option value="" selected[text.is_empty()] { "(not given)" } }
+                        @for choice in choices { option value=(choice) selected[*choice == text] { (choice) } }
+                    }
+                }
+                Kind::Boolean => {
+                    select id=(id) name=(name) aria-describedby=(problem_id) {
+                        @if !field.required { option value="" selected[text.is_empty()] { "(not given)" } }
+                        option value="true" selected[text == "true"] { "true" }
+                        option value="false" selected[text == "false"] { "false" }
+                    }
+                }
+                Kind::Text if text.len() <= 200 && !text.contains('\n') => {
+                    input type="text" id=(id) name=(name) value=(text) aria-describedby=(problem_id);
+                }
+                Kind::Integer | Kind::Number => {
+                    input type="text" inputmode="decimal" id=(id) name=(name) value=(text) aria-describedby=(problem_id);
+                }
+                _ => {
+                    // The parser drops one newline right after `<textarea>`: give it one,
+                    // so a value that starts with a newline keeps it.
+                    textarea id=(id) name=(name) rows=(text.lines().count().clamp(4, 24)) aria-describedby=(problem_id) { "\n" (text) }
+                }
+            }
+            div.problems id=(problem_id) {
+                @for problem in &own {
+                    p.problem { code { (problem.path) } ": " (problem.message) }
+                }
+            }
+        }
+    }
+}
+
+/// One decision of the audit list, as the page shows it.
+pub(crate) struct AuditRow<'a> {
+    pub(crate) decided_at: u64,
+    pub(crate) decided_by: &'a str,
+    pub(crate) verdict: &'a str,
+    pub(crate) tool: &'a str,
+    pub(crate) principal: &'a str,
+    pub(crate) call_id: &'a str,
+    pub(crate) message: Option<&'a str>,
+}
+
+pub(crate) fn audit_page(frame: &Frame<'_>, rows: &[AuditRow<'_>]) -> Markup {
+    layout(
+        frame,
+        "Decided",
+        &html! {
+            h1 { "Decided" }
+            @if rows.is_empty() {
+                p.empty { "Nothing you may see was decided yet." }
+            } @else {
+                table.decisions {
+                    thead { tr { th { "When" } th { "Who" } th { "Decision" } th { "Tool" } th { "For" } th { "Call" } th { "Message" } } }
+                    tbody {
+                        @for row in rows {
+                            tr data-call-id=(row.call_id) {
+                                td { time datetime=(iso(row.decided_at)) { (utc(row.decided_at)) } }
+                                td { span.text { (visible(row.decided_by, SHOWN_CHARS)) } }
+                                td.verdict { (row.verdict) }
+                                td { code { (row.tool) } }
+                                td { span.text { (visible(row.principal, SHOWN_CHARS)) } }
+                                td { code { (visible(row.call_id, 200)) } }
+                                td { @if let Some(message) = row.message { span.text { (visible(message, SHOWN_CHARS)) } } }
+                            }
+                        }
+                    }
+                }
+            }
+        },
+    )
+}
+
+/// Characters that change how text around them reads, or that can't be seen:
+/// bidirectional overrides and isolates (an RLO makes `gpj.exe` look like
+/// `exe.jpg`), zero-width characters, other format and control characters. They
+/// are shown as their code point instead, so the approver sees every character the
+/// model wrote.
+fn is_hidden(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c,
+            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFFB}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}')
+}
+
+/// Model-written text for display: escaped (by maud), hidden characters shown as
+/// `U+XXXX` marks, cut after `limit` characters with a note saying how much more
+/// there is.
+pub(crate) fn visible(text: &str, limit: usize) -> Markup {
+    let mut html = String::new();
+    let mut plain = String::new();
+    let mut shown = 0usize;
+    let mut rest = text.char_indices();
+    for (_, c) in rest.by_ref() {
+        if shown == limit {
+            break;
+        }
+        shown += 1;
+        if is_hidden(c) {
+            maud::Escaper::new(&mut html).write_str(&plain).ok();
+            plain.clear();
+            let _ = write!(
+                html,
+                "<span class=\"invisible\" title=\"a hidden character\">U+{:04X}</span>",
+                u32::from(c)
+            );
+        } else {
+            plain.push(c);
+        }
+    }
+    maud::Escaper::new(&mut html).write_str(&plain).ok();
+    let total = text.chars().count();
+    if total > shown {
+        let _ = write!(
+            html,
+            "<span class=\"cut\"> … and {} more characters ({} in all); edit the call to see every one</span>",
+            total - shown,
+            total
+        );
+    }
+    PreEscaped(html)
+}
+
+/// `2026-11-23 09:00:00 UTC`.
+pub(crate) fn utc(seconds: u64) -> String {
+    let (year, month, day, hour, minute, second) = civil(seconds);
+    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02} UTC")
+}
+
+/// `2026-11-23T09:00:00Z`.
+fn iso(seconds: u64) -> String {
+    let (year, month, day, hour, minute, second) = civil(seconds);
+    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z")
+}
+
+/// `in 3 h 5 min`, or `expired`.
+fn remaining(expires_at: u64, now: u64) -> String {
+    if now > expires_at {
+        return "expired".to_owned();
+    }
+    let minutes = (expires_at - now) / 60;
+    match (minutes / 60, minutes % 60) {
+        (0, minutes) => format!("in {minutes} min"),
+        (hours, 0) => format!("in {hours} h"),
+        (hours, minutes) => format!("in {hours} h {minutes} min"),
+    }
+}
+
+/// Unix seconds as a proleptic Gregorian UTC date and time (Howard Hinnant's
+/// `civil_from_days`, exact for every `u64` the inbox meets).
+fn civil(seconds: u64) -> (i64, u32, u32, u64, u64, u64) {
+    let days = i64::try_from(seconds / 86_400).unwrap_or(i64::MAX / 2);
+    let rest = seconds % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = u32::try_from(day_of_year - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let month = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day, rest / 3600, rest % 3600 / 60, rest % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_text_is_escaped_and_hidden_characters_are_shown() {
+        let html = visible(
+            "<script>alert(\"x\")</script> & '\u{202E}gpj.exe\u{200B}",
+            100,
+        )
+        .into_string();
+        assert_eq!(
+            html,
+            "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; '\
+             <span class=\"invisible\" title=\"a hidden character\">U+202E</span>gpj.exe\
+             <span class=\"invisible\" title=\"a hidden character\">U+200B</span>"
+        );
+    }
+
+    #[test]
+    fn long_text_is_cut_with_a_note() {
+        let html = visible(&"é".repeat(10), 4).into_string();
+        assert_eq!(
+            html,
+            "éééé<span class=\"cut\"> … and 6 more characters (10 in all); edit the call to see every one</span>"
+        );
+    }
+
+    #[test]
+    fn dates_are_utc() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(1_795_424_400), "2026-11-23 09:00:00 UTC");
+        assert_eq!(iso(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(remaining(1000, 1001), "expired");
+        assert_eq!(remaining(1000 + 3 * 3600 + 300, 1000), "in 3 h 5 min");
+        assert_eq!(remaining(1000 + 59, 1000), "in 0 min");
+    }
+}

@@ -1,0 +1,639 @@
+//! The approval inbox's router, request by request (no browser, no server): who
+//! may see and decide what, CSRF, tampering, expiry, races, edits checked by the
+//! schema, and the JSON API. The browser tests are in `examples/agents`.
+#![cfg(feature = "inbox")]
+
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::body::Body;
+use http::{Request, StatusCode, header};
+use serde_json::{Value, json};
+use toolkit::approval::{
+    Approval, ApprovalKey, Approvals, DecisionQuery, MemoryApprovalStore, PendingApproval, Verdict,
+};
+use toolkit::inbox::{Identity, Inbox, PendingCall};
+use toolkit::{CallId, Context, Response, Scope, tool};
+use tower::ServiceExt as _;
+
+/// Release a phone number the organization owns.
+#[tool(scope = shared, tier = approve, group = "phone", title = "Release a phone number")]
+fn delete_phone_numbers(
+    /// The number, in E.164 form.
+    number: String,
+    /// Release it after this many days.
+    #[tool(default = 0)]
+    after_days: u32,
+) -> String {
+    format!("released {number} in {after_days} days")
+}
+
+struct Setup {
+    approvals: Arc<Approvals>,
+    decided: Arc<Mutex<Vec<Approval>>>,
+    router: Router,
+}
+
+fn setup() -> Setup {
+    let key = ApprovalKey::new(*b"the inbox tests' approval key!!!").expect("32 bytes");
+    let approvals = Arc::new(Approvals::new(key, MemoryApprovalStore::new()));
+    let decided = Arc::new(Mutex::new(Vec::new()));
+    let seen = decided.clone();
+    let inbox = Inbox::new(
+        approvals.clone(),
+        |parts: &http::request::Parts| {
+            let user = parts.headers.get("x-user")?.to_str().ok()?;
+            let identity = Identity::new(user);
+            Some(if user == "root" {
+                identity.with_role("admin")
+            } else {
+                identity
+            })
+        },
+        |who: &Identity, call: &PendingCall<'_>| {
+            who.has_role("admin") || call.principal == format!("user:{}", who.subject)
+        },
+    )
+    .on_decision(move |approval| seen.lock().unwrap().push(approval.clone()));
+    Setup {
+        approvals,
+        decided,
+        router: inbox.router(),
+    }
+}
+
+async fn ask(
+    approvals: &Approvals,
+    principal: &str,
+    call_id: &str,
+    number: &str,
+) -> PendingApproval {
+    let view = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .approvals(approvals, principal)
+        .build()
+        .unwrap();
+    let ctx = Context::new().with(CallId::new(call_id));
+    match view
+        .call_value("delete_phone_numbers", &json!({"number": number}), &ctx)
+        .await
+    {
+        Response::Pending(pending) => *pending,
+        other => panic!("an approve tool waits: {other:?}"),
+    }
+}
+
+struct Answer {
+    status: StatusCode,
+    headers: http::HeaderMap,
+    body: String,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|_| panic!("not JSON: {}", self.body))
+    }
+}
+
+async fn send(router: &Router, request: Request<Body>) -> Answer {
+    let response = router.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    Answer {
+        status,
+        headers,
+        body: String::from_utf8(bytes.to_vec()).unwrap(),
+    }
+}
+
+fn get(path: &str, user: Option<&str>) -> Request<Body> {
+    let mut request = Request::get(path);
+    if let Some(user) = user {
+        request = request.header("x-user", user);
+    }
+    request.body(Body::empty()).unwrap()
+}
+
+/// `application/x-www-form-urlencoded`, every byte but unreserved ones escaped.
+fn encode(pairs: &[(&str, &str)]) -> String {
+    let escape = |text: &str| {
+        text.bytes()
+            .map(|byte| {
+                if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+                    char::from(byte).to_string()
+                } else {
+                    format!("%{byte:02X}")
+                }
+            })
+            .collect::<String>()
+    };
+    pairs
+        .iter()
+        .map(|(key, value)| format!("{}={}", escape(key), escape(value)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+fn post_form(path: &str, user: &str, pairs: &[(&str, &str)]) -> Request<Body> {
+    Request::post(path)
+        .header("x-user", user)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(encode(pairs)))
+        .unwrap()
+}
+
+async fn token(router: &Router, user: &str) -> String {
+    send(router, get("/api/pending", Some(user))).await.json()["csrf_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn form<'a>(token: &'a str, pending: &'a str, action: &'a str) -> Vec<(&'a str, &'a str)> {
+    vec![("csrf", token), ("pending", pending), ("action", action)]
+}
+
+fn call_ids(answer: &Answer) -> Vec<String> {
+    answer.json()["pending"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["pending"]["call_id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn nothing_is_shown_to_a_request_without_an_approver() {
+    let setup = setup();
+    let page = send(&setup.router, get("/", None)).await;
+    assert_eq!(page.status, StatusCode::UNAUTHORIZED);
+    assert!(page.body.contains("Sign in first"), "{}", page.body);
+    let api = send(&setup.router, get("/api/pending", None)).await;
+    assert_eq!(api.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(api.json()["error"]["kind"], "unauthenticated");
+}
+
+#[tokio::test]
+async fn an_approver_sees_only_what_the_policy_lets_them_decide_newest_first() {
+    let setup = setup();
+    ask(&setup.approvals, "user:alice", "call_alice", "+15550100").await;
+    ask(&setup.approvals, "user:bob", "call_bob", "+15550101").await;
+    let alice = send(&setup.router, get("/api/pending", Some("alice"))).await;
+    assert_eq!(call_ids(&alice), ["call_alice"]);
+    let item = &alice.json()["pending"][0];
+    assert_eq!(item["tool"]["title"], "Release a phone number");
+    assert_eq!(item["tool"]["tier"], "approve");
+    assert_eq!(
+        item["parameters"],
+        json!([
+            {"name": "number", "description": "The number, in E.164 form.", "required": true},
+            {"name": "after_days", "description": "Release it after this many days.", "required": false}
+        ])
+    );
+    let root = send(&setup.router, get("/api/pending", Some("root"))).await;
+    let mut both = call_ids(&root);
+    both.sort();
+    assert_eq!(both, ["call_alice", "call_bob"]);
+    let page = send(&setup.router, get("/", Some("alice"))).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains(r#"data-call-id="call_alice""#));
+    assert!(!page.body.contains("call_bob") && !page.body.contains("+15550101"));
+    assert!(page.body.contains("The number, in E.164 form."));
+}
+
+#[tokio::test]
+async fn an_approval_is_recorded_once_handed_on_and_runs_once() {
+    let setup = setup();
+    let pending = ask(&setup.approvals, "user:alice", "call_1", "+15550100").await;
+    let text = serde_json::to_string(&pending).unwrap();
+    let token = token(&setup.router, "alice").await;
+    let answer = send(
+        &setup.router,
+        post_form("/decide", "alice", &form(&token, &text, "approve")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER);
+    assert_eq!(answer.headers[header::LOCATION], "/?done=approved");
+    let approval = {
+        let decided = setup.decided.lock().unwrap();
+        assert_eq!(decided.len(), 1);
+        decided[0].clone()
+    };
+    assert_eq!(approval.verdict, Verdict::Approved);
+    let records = setup
+        .approvals
+        .decisions(&DecisionQuery::new())
+        .await
+        .unwrap();
+    assert_eq!(records.len(), 1);
+    assert_eq!(
+        (records[0].decided_by.as_str(), records[0].call_id.as_str()),
+        ("alice", "call_1")
+    );
+    // The call left the list.
+    assert!(call_ids(&send(&setup.router, get("/api/pending", Some("alice"))).await).is_empty());
+    // The worker resumes it: it runs once.
+    let view = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .approvals(&setup.approvals, "user:alice")
+        .build()
+        .unwrap();
+    let ran = view.resume(&approval, &Context::new()).await;
+    assert_eq!(ran.result(), Some(&json!("released +15550100 in 0 days")));
+    // The same form again (a second tab, a double click): told, nothing more.
+    let again = send(
+        &setup.router,
+        post_form("/decide", "alice", &form(&token, &text, "approve")),
+    )
+    .await;
+    assert_eq!(again.status, StatusCode::CONFLICT);
+    assert!(
+        again
+            .body
+            .contains("another approver was first: alice decided it (approved) at "),
+        "{}",
+        again.body
+    );
+    assert_eq!(setup.decided.lock().unwrap().len(), 1);
+    // The audit list says who decided.
+    let audit = send(&setup.router, get("/api/decisions", Some("alice")))
+        .await
+        .json();
+    assert_eq!(audit["decisions"][0]["decided_by"], "alice");
+    assert_eq!(audit["decisions"][0]["verdict"], "approved");
+    assert_eq!(
+        send(&setup.router, get("/api/decisions", Some("bob")))
+            .await
+            .json()["decisions"],
+        json!([])
+    );
+}
+
+#[tokio::test]
+async fn of_two_approvers_at_once_one_wins_and_the_other_is_told() {
+    let setup = setup();
+    let pending = ask(&setup.approvals, "user:alice", "call_race", "+15550100").await;
+    let text = serde_json::to_string(&pending).unwrap();
+    let alice = token(&setup.router, "alice").await;
+    let root = token(&setup.router, "root").await;
+    let (first, second) = tokio::join!(
+        send(
+            &setup.router,
+            post_form("/decide", "alice", &form(&alice, &text, "approve"))
+        ),
+        send(
+            &setup.router,
+            post_form("/decide", "root", &form(&root, &text, "approve"))
+        ),
+    );
+    let mut statuses = [first.status, second.status];
+    statuses.sort();
+    assert_eq!(statuses, [StatusCode::SEE_OTHER, StatusCode::CONFLICT]);
+    let loser = if first.status == StatusCode::CONFLICT {
+        &first
+    } else {
+        &second
+    };
+    assert!(loser.body.contains("Already decided"), "{}", loser.body);
+    assert_eq!(setup.decided.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_decision_without_the_approvers_token_or_from_another_site_is_refused() {
+    let setup = setup();
+    let pending = ask(&setup.approvals, "user:alice", "call_1", "+15550100").await;
+    let text = serde_json::to_string(&pending).unwrap();
+    let alice = token(&setup.router, "alice").await;
+    let bob = token(&setup.router, "bob").await;
+    for pairs in [
+        vec![("pending", text.as_str()), ("action", "approve")],
+        form("", &text, "approve"),
+        form(&bob, &text, "approve"),
+        form("1.00", &text, "approve"),
+    ] {
+        let answer = send(&setup.router, post_form("/decide", "alice", &pairs)).await;
+        assert_eq!(answer.status, StatusCode::FORBIDDEN, "{pairs:?}");
+    }
+    let mut cross_site = post_form("/decide", "alice", &form(&alice, &text, "approve"));
+    cross_site
+        .headers_mut()
+        .insert("sec-fetch-site", "cross-site".parse().unwrap());
+    assert_eq!(
+        send(&setup.router, cross_site).await.status,
+        StatusCode::FORBIDDEN
+    );
+    let api = Request::post("/api/decide")
+        .header("x-user", "alice")
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(
+            json!({"pending": pending, "decision": "approve"}).to_string(),
+        ))
+        .unwrap();
+    let answer = send(&setup.router, api).await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    assert_eq!(answer.json()["error"]["kind"], "bad_csrf_token");
+    assert!(setup.decided.lock().unwrap().is_empty());
+    assert!(
+        setup
+            .approvals
+            .decisions(&DecisionQuery::new())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn a_call_outside_the_policy_cannot_be_seen_or_decided_by_any_url() {
+    let setup = setup();
+    let bobs = ask(&setup.approvals, "user:bob", "call_bob", "+15550101").await;
+    let text = serde_json::to_string(&bobs).unwrap();
+    let alice = token(&setup.router, "alice").await;
+    for path in ["/decide", "/edit"] {
+        let answer = send(
+            &setup.router,
+            post_form(path, "alice", &form(&alice, &text, "approve")),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{path}");
+        assert!(
+            answer.body.contains("No such call is waiting for you"),
+            "{}",
+            answer.body
+        );
+        assert!(!answer.body.contains("+15550101"), "{path} shows the call");
+    }
+    let api = Request::post("/api/decide")
+        .header("x-user", "alice")
+        .header("x-csrf-token", &alice)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(
+            json!({"pending": bobs, "decision": {"deny": "no"}}).to_string(),
+        ))
+        .unwrap();
+    let answer = send(&setup.router, api).await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    assert_eq!(answer.json()["error"]["kind"], "not_found");
+    assert!(setup.decided.lock().unwrap().is_empty());
+    assert_eq!(
+        call_ids(&send(&setup.router, get("/api/pending", Some("bob"))).await),
+        ["call_bob"]
+    );
+}
+
+#[tokio::test]
+async fn a_tampered_pending_approval_says_why_and_runs_nothing() {
+    let setup = setup();
+    let pending = ask(&setup.approvals, "user:alice", "call_1", "+15550100").await;
+    let alice = token(&setup.router, "alice").await;
+    let mut altered = pending.clone();
+    altered.arguments = json!({"number": "+15559999"});
+    let mut forged = pending.clone();
+    forged.expires_at += 3600;
+    let mut stolen = pending.clone();
+    stolen.principal = "user:mallory".to_owned();
+    for (tampered, expected) in [
+        (&altered, "the arguments do not match the approved digest"),
+        (&forged, "its signature does not match (forged or altered)"),
+    ] {
+        let text = serde_json::to_string(tampered).unwrap();
+        let answer = send(
+            &setup.router,
+            post_form("/decide", "alice", &form(&alice, &text, "approve")),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+        assert!(
+            answer.body.contains(&format!("{expected}; nothing ran")),
+            "{}",
+            answer.body
+        );
+    }
+    // Moved to another principal: not alice's to decide, whatever its signature.
+    let text = serde_json::to_string(&stolen).unwrap();
+    let answer = send(
+        &setup.router,
+        post_form("/decide", "alice", &form(&alice, &text, "approve")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    let answer = send(
+        &setup.router,
+        post_form("/decide", "alice", &form(&alice, "{not json", "approve")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert!(setup.decided.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn an_expired_pending_approval_says_so_and_runs_nothing() {
+    let setup = setup();
+    // Signed by the same key, with no time to decide: expired a second later.
+    let hurried = Approvals::new(
+        ApprovalKey::new(*b"the inbox tests' approval key!!!").unwrap(),
+        MemoryApprovalStore::new(),
+    )
+    .pending_ttl(std::time::Duration::ZERO);
+    let pending = ask(&hurried, "user:alice", "call_old", "+15550100").await;
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let alice = token(&setup.router, "alice").await;
+    let text = serde_json::to_string(&pending).unwrap();
+    let answer = send(
+        &setup.router,
+        post_form("/decide", "alice", &form(&alice, &text, "approve")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::GONE);
+    assert!(answer.body.contains("Too late"), "{}", answer.body);
+    assert!(answer.body.contains("nothing ran"), "{}", answer.body);
+    assert!(setup.decided.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn edits_are_checked_like_the_call_and_each_problem_sits_beside_its_field() {
+    let setup = setup();
+    let pending = ask(&setup.approvals, "user:alice", "call_1", "+15550100").await;
+    let text = serde_json::to_string(&pending).unwrap();
+    let alice = token(&setup.router, "alice").await;
+    // The edit form: one field per parameter, filled with the arguments.
+    let edit = send(
+        &setup.router,
+        post_form("/edit", "alice", &form(&alice, &text, "edit")),
+    )
+    .await;
+    assert_eq!(edit.status, StatusCode::OK);
+    assert!(
+        edit.body.contains(
+            r#"<input type="text" id="field-number" name="arg.number" value="+15550100""#
+        ),
+        "{}",
+        edit.body
+    );
+    assert!(
+        edit.body
+            .contains(r#"id="field-after_days" name="arg.after_days" value="""#),
+        "{}",
+        edit.body
+    );
+    let mut pairs = form(&alice, &text, "approve_with");
+    pairs.extend([("arg.number", "+15550199"), ("arg.after_days", "soon")]);
+    let answer = send(&setup.router, post_form("/decide", "alice", &pairs)).await;
+    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let field = answer
+        .body
+        .split(r#"<div class="field has-problem" data-field="after_days">"#)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no problem beside after_days: {}", answer.body));
+    let field = &field[..field.find(r#"<div class="field"#).unwrap_or(field.len())];
+    assert!(
+        field.contains(r#"<p class="problem"><code>after_days</code>: "#),
+        "{field}"
+    );
+    // What was typed stays in the form.
+    assert!(field.contains(r#"value="soon""#), "{field}");
+    assert!(answer.body.contains(r#"value="+15550199""#));
+    assert!(setup.decided.lock().unwrap().is_empty());
+
+    let mut pairs = form(&alice, &text, "approve_with");
+    pairs.extend([("arg.number", "+15550199"), ("arg.after_days", "3")]);
+    let answer = send(&setup.router, post_form("/decide", "alice", &pairs)).await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        answer.headers[header::LOCATION],
+        "/?done=approved_with_edits"
+    );
+    let decided = setup.decided.lock().unwrap();
+    assert_eq!(decided[0].verdict, Verdict::ApprovedWithEdits);
+    assert_eq!(
+        decided[0].arguments,
+        json!({"number": "+15550199", "after_days": 3})
+    );
+}
+
+#[tokio::test]
+async fn a_denial_needs_a_reason_and_carries_it() {
+    let setup = setup();
+    let pending = ask(&setup.approvals, "user:alice", "call_1", "+15550100").await;
+    let text = serde_json::to_string(&pending).unwrap();
+    let alice = token(&setup.router, "alice").await;
+    let mut pairs = form(&alice, &text, "deny");
+    pairs.push(("reason", "   "));
+    let answer = send(&setup.router, post_form("/decide", "alice", &pairs)).await;
+    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(setup.decided.lock().unwrap().is_empty());
+    let mut pairs = form(&alice, &text, "deny");
+    pairs.push(("reason", "We keep that number."));
+    let answer = send(&setup.router, post_form("/decide", "alice", &pairs)).await;
+    assert_eq!(answer.headers[header::LOCATION], "/?done=denied");
+    let decided = setup.decided.lock().unwrap();
+    assert_eq!(
+        (decided[0].verdict, decided[0].message.as_deref()),
+        (Verdict::Denied, Some("We keep that number."))
+    );
+}
+
+#[tokio::test]
+async fn the_json_api_decides_with_the_same_checks() {
+    let setup = setup();
+    let pending = ask(&setup.approvals, "user:alice", "call_1", "+15550100").await;
+    let alice = token(&setup.router, "alice").await;
+    let decide = |decision: Value| {
+        Request::post("/api/decide")
+            .header("x-user", "alice")
+            .header("x-csrf-token", &alice)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(
+                json!({"pending": pending, "decision": decision}).to_string(),
+            ))
+            .unwrap()
+    };
+    let invalid = send(
+        &setup.router,
+        decide(json!({"approve_with": {"number": 5}})),
+    )
+    .await;
+    assert_eq!(invalid.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let error = &invalid.json()["error"];
+    assert_eq!(error["kind"], "invalid_arguments");
+    assert_eq!(error["problems"][0]["path"], "number");
+    let approved = send(
+        &setup.router,
+        decide(json!({"approve_with": {"number": "+15550111"}})),
+    )
+    .await;
+    assert_eq!(approved.status, StatusCode::OK, "{}", approved.body);
+    assert_eq!(
+        approved.json()["approval"]["verdict"],
+        "approved_with_edits"
+    );
+    assert_eq!(
+        approved.json()["approval"]["arguments"],
+        json!({"number": "+15550111"})
+    );
+    let again = send(&setup.router, decide(json!("approve"))).await;
+    assert_eq!(again.status, StatusCode::CONFLICT);
+    assert_eq!(again.json()["error"]["kind"], "already_decided");
+}
+
+#[tokio::test]
+async fn every_answer_forbids_scripts_and_framing() {
+    let setup = setup();
+    for (path, user) in [
+        ("/", Some("alice")),
+        ("/", None),
+        ("/api/pending", Some("alice")),
+        ("/inbox.css", None),
+    ] {
+        let answer = send(&setup.router, get(path, user)).await;
+        assert_eq!(
+            answer.headers[header::CONTENT_SECURITY_POLICY],
+            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+            "{path}"
+        );
+        assert_eq!(answer.headers[header::X_FRAME_OPTIONS], "DENY");
+        assert_eq!(answer.headers[header::CACHE_CONTROL], "no-store");
+    }
+}
+
+#[tokio::test]
+async fn links_and_forms_follow_the_path_the_inbox_is_mounted_at() {
+    let setup = setup();
+    ask(&setup.approvals, "user:alice", "call_1", "+15550100").await;
+    let app = Router::new().nest("/approvals", setup.router.clone());
+    let page = send(&app, get("/approvals", Some("alice"))).await;
+    assert_eq!(page.status, StatusCode::OK);
+    for expected in [
+        r#"href="/approvals/inbox.css""#,
+        r#"href="/approvals/decisions""#,
+        r#"action="/approvals/decide""#,
+        r#"formaction="/approvals/edit""#,
+    ] {
+        assert!(page.body.contains(expected), "missing {expected}");
+    }
+    let token = send(&app, get("/approvals/api/pending", Some("alice")))
+        .await
+        .json()["csrf_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let pending = send(&app, get("/approvals/api/pending", Some("alice")))
+        .await
+        .json()["pending"][0]["pending"]
+        .to_string();
+    let answer = send(
+        &app,
+        post_form(
+            "/approvals/decide",
+            "alice",
+            &form(&token, &pending, "approve"),
+        ),
+    )
+    .await;
+    assert_eq!(answer.headers[header::LOCATION], "/approvals?done=approved");
+}
