@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! mcp_server stdio [--client internal|copilot|external]
-//! mcp_server http [--addr 127.0.0.1:8080] [--approvals-db approvals.sqlite3]
+//! mcp_server http [--addr 127.0.0.1:8080] [--approvals-db approvals.sqlite3 | postgres://...]
 //! ```
 //!
 //! Over HTTP each client kind has its endpoint and bearer token; the tokens come
@@ -13,14 +13,17 @@
 //! Approvals are signed with `MCP_APPROVAL_KEY` and sealed into MCP `requestState`
 //! with `MCP_REQUEST_STATE_KEY` (demo defaults; each at least 32 bytes). Processes
 //! that share these keys and `--approvals-db` serve the same endpoints: an approval
-//! asked for by one is resumed by any, and runs once.
+//! asked for by one is resumed by any, and runs once. With `--approvals-db
+//! postgres://...` the replicas may run on many hosts (a fleet behind a load
+//! balancer); `MCP_APPROVAL_PREVIOUS_KEYS` (comma-separated) lists keys that still
+//! verify during a key rotation.
 
 use std::io::Write as _;
 
 use example_assistant::AssistantState;
 use example_mcp_server::{CLIENTS, Settings, http_router, stdio_server};
 
-const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH]";
+const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH|postgres://...]";
 
 #[tokio::main]
 async fn main() {
@@ -43,7 +46,12 @@ async fn main() {
                 .await
         }
         Some("http") => {
-            let settings = settings(option("--approvals-db"));
+            let settings = match option("--approvals-db") {
+                Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                    postgres_settings(url).await
+                }
+                store => settings(store),
+            };
             serve_http(option("--addr").unwrap_or("127.0.0.1:8080"), settings).await
         }
         _ => fail(USAGE),
@@ -68,6 +76,32 @@ fn settings(store: Option<&str>) -> Settings {
         request_state_key.as_bytes(),
         store.map(std::path::Path::new),
     )
+    .unwrap_or_else(|error| fail(&format!("mcp_server: the approval store: {error}")))
+}
+
+async fn postgres_settings(url: &str) -> Settings {
+    let key = |name: &str, demo: &str| std::env::var(name).unwrap_or_else(|_| demo.to_owned());
+    let approval_key = key(
+        "MCP_APPROVAL_KEY",
+        "demo approval key, at least 32 bytes long",
+    );
+    let request_state_key = key(
+        "MCP_REQUEST_STATE_KEY",
+        "demo request-state key, 32 bytes or more",
+    );
+    let previous: Vec<Vec<u8>> = std::env::var("MCP_APPROVAL_PREVIOUS_KEYS")
+        .unwrap_or_default()
+        .split(',')
+        .filter(|key| !key.is_empty())
+        .map(|key| key.as_bytes().to_vec())
+        .collect();
+    Settings::postgres(
+        approval_key.as_bytes(),
+        &previous,
+        request_state_key.as_bytes(),
+        url,
+    )
+    .await
     .unwrap_or_else(|error| fail(&format!("mcp_server: the approval store: {error}")))
 }
 
