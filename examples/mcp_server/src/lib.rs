@@ -20,7 +20,9 @@
 use std::fmt::Write as _;
 
 use example_assistant::AssistantState;
-use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore, SqliteApprovalStore};
+use toolkit::approval::{
+    ApprovalKey, Approvals, MemoryApprovalStore, PostgresApprovalStore, SqliteApprovalStore,
+};
 use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer};
 use toolkit::mcp::{Caller, Grant, McpHttp, McpServer};
 use toolkit::{Context, Scope, Tier};
@@ -59,6 +61,31 @@ impl Settings {
             ),
             None => Approvals::new(key, MemoryApprovalStore::new()),
         };
+        Ok(Settings {
+            approvals: Box::leak(Box::new(approvals)),
+            request_state_key: Box::leak(request_state_key.to_vec().into_boxed_slice()),
+        })
+    }
+
+    /// Approvals signed with `approval_key` and verified with it and
+    /// `previous_keys` (a key rotation in progress), their whole life kept in the
+    /// `PostgreSQL` database at `url`, shared by every replica behind the load
+    /// balancer.
+    pub async fn postgres(
+        approval_key: &[u8],
+        previous_keys: &[Vec<u8>],
+        request_state_key: &[u8],
+        url: &str,
+    ) -> Result<Self, String> {
+        let key = ApprovalKey::new(approval_key.to_vec()).map_err(|error| error.to_string())?;
+        let previous = previous_keys
+            .iter()
+            .map(|key| ApprovalKey::new(key.clone()).map_err(|error| error.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let store = PostgresApprovalStore::connect(url)
+            .await
+            .map_err(|error| error.to_string())?;
+        let approvals = Approvals::new(key, store).previous_keys(previous);
         Ok(Settings {
             approvals: Box::leak(Box::new(approvals)),
             request_state_key: Box::leak(request_state_key.to_vec().into_boxed_slice()),

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! mcp_server stdio [--client internal|copilot|external]
-//! mcp_server http [--addr 127.0.0.1:8080] [--approvals-db approvals.sqlite3]
+//! mcp_server http [--addr 127.0.0.1:8080] [--approvals-db approvals.sqlite3 | postgres://...]
 //!                  [--oauth-issuer URL --resource URL]
 //! ```
 //!
@@ -29,6 +29,10 @@
 //! `--approvals-db` serve the same endpoints (an approval asked for by one is
 //! resumed by any, and runs once), so `--approvals-db` refuses to start without
 //! both keys.
+//!
+//! With `--approvals-db postgres://...` the replicas may run on many hosts (a
+//! fleet behind a load balancer); `MCP_APPROVAL_PREVIOUS_KEYS` (comma-separated)
+//! lists keys that still verify during a key rotation.
 
 use std::io::Write as _;
 
@@ -37,7 +41,7 @@ use example_mcp_server::{
     CLIENTS, Settings, http_router, inbox, oauth_resource_server, oauth_router, stdio_server,
 };
 
-const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH] [--oauth-issuer URL --resource URL]";
+const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH|postgres://...] [--oauth-issuer URL --resource URL]";
 
 #[tokio::main]
 async fn main() {
@@ -55,12 +59,12 @@ async fn main() {
             if CLIENTS.iter().all(|&(known, _)| known != client) {
                 fail(&format!("unknown client kind `{client}`\n{USAGE}"));
             }
-            stdio_server(client, AssistantState::new(), settings(None))
+            stdio_server(client, AssistantState::new(), settings(None).await)
                 .serve_stdio()
                 .await
         }
         Some("http") => {
-            let settings = settings(option("--approvals-db"));
+            let settings = settings(option("--approvals-db")).await;
             let addr = option("--addr").unwrap_or("127.0.0.1:8080");
             match (option("--oauth-issuer"), option("--resource")) {
                 (None, None) => serve_http(addr, settings).await,
@@ -79,7 +83,7 @@ async fn main() {
     }
 }
 
-fn settings(store: Option<&str>) -> Settings {
+async fn settings(store: Option<&str>) -> Settings {
     let key = |name: &str| match std::env::var(name) {
         Ok(key) if key.len() >= 32 => key,
         Ok(_) => fail(&format!(
@@ -100,12 +104,30 @@ fn settings(store: Option<&str>) -> Settings {
     };
     let approval_key = key("MCP_APPROVAL_KEY");
     let request_state_key = key("MCP_REQUEST_STATE_KEY");
-    Settings::new(
-        approval_key.as_bytes(),
-        request_state_key.as_bytes(),
-        store.map(std::path::Path::new),
-    )
-    .unwrap_or_else(|error| fail(&format!("mcp_server: the approval store: {error}")))
+    let settings = match store {
+        Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+            // Keys of a rotation in progress: they still verify, the first key signs.
+            let previous: Vec<Vec<u8>> = std::env::var("MCP_APPROVAL_PREVIOUS_KEYS")
+                .unwrap_or_default()
+                .split(',')
+                .filter(|key| !key.is_empty())
+                .map(|key| key.as_bytes().to_vec())
+                .collect();
+            Settings::postgres(
+                approval_key.as_bytes(),
+                &previous,
+                request_state_key.as_bytes(),
+                url,
+            )
+            .await
+        }
+        store => Settings::new(
+            approval_key.as_bytes(),
+            request_state_key.as_bytes(),
+            store.map(std::path::Path::new),
+        ),
+    };
+    settings.unwrap_or_else(|error| fail(&format!("mcp_server: the approval store: {error}")))
 }
 
 /// 32 random bytes from the operating system, as hex.
