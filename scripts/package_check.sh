@@ -21,11 +21,13 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+# Step 3 packages and verifies both crates again, so steps 1 and 2 only package
+# and check the manifest (one verify build of toolkit, not three, on CI's 2 cores).
 echo "== cargo package -p toolkit-macros -p toolkit"
-cargo package -p toolkit-macros -p toolkit "$@"
+cargo package --no-verify -p toolkit-macros -p toolkit "$@"
 
 echo "== cargo publish --dry-run -p toolkit-macros"
-cargo publish --dry-run -p toolkit-macros "$@"
+cargo publish --dry-run --no-verify -p toolkit-macros "$@"
 
 echo "== cargo publish --dry-run -p toolkit-macros -p toolkit"
 cargo publish --dry-run -p toolkit-macros -p toolkit "$@"

@@ -11,6 +11,8 @@
 #
 #   README_TIMEOUT  seconds each command may run (default 600, building included)
 #   README_ONLY     run only the commands containing this text
+#   README_SKIP     skip the commands containing this text (CI skips `--release`:
+#                   a second, optimised build of the workspace is not worth its time)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,6 +37,12 @@ done < <(grep -o '`cargo run [^`]*`' "$readme" | tr -d '`')
 # Each command once, trimmed, in README order.
 mapfile -t commands < <(printf '%s\n' "${commands[@]}" | sed 's/[[:space:]]*$//' | awk 'NF && !seen[$0]++')
 ((${#commands[@]} > 0)) || { echo "no cargo run command found in README.md" >&2; exit 1; }
+if [[ -n "${README_SKIP:-}" ]]; then
+    for command in "${commands[@]}"; do
+        [[ "$command" == *"$README_SKIP"* ]] && echo "skip $command (README_SKIP)"
+    done
+    mapfile -t commands < <(printf '%s\n' "${commands[@]}" | grep -vF -- "$README_SKIP")
+fi
 if [[ -n "${README_ONLY:-}" ]]; then
     mapfile -t commands < <(printf '%s\n' "${commands[@]}" | grep -F -- "$README_ONLY")
 fi

@@ -29,7 +29,7 @@ async fn get(router: &axum::Router, path: &str, bearer: Option<&str>) -> (Status
 
 #[tokio::test]
 async fn a_pending_approval_of_the_mcp_views_waits_in_the_inbox_for_the_operator() {
-    let settings = Settings::demo();
+    let settings = Settings::ephemeral().unwrap();
     let state = AssistantState::new();
     let router = http_router(state.clone(), settings, ["a", "b", "c"])
         .nest("/approvals", inbox(settings, "the inbox token").router());
