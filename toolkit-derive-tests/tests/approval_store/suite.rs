@@ -104,8 +104,8 @@ fn key(bytes: &[u8]) -> ApprovalKey {
 fn approvals(store: Arc<dyn ApprovalStore>, clock: &Clock, skew: i64) -> Approvals {
     let shift = clock.shift();
     Approvals::with_store(key(KEY), store)
-        .pending_ttl(Duration::from_secs(24 * 3600))
-        .approval_ttl(Duration::from_secs(15 * 60))
+        .pending_ttl(Duration::from_hours(24))
+        .approval_ttl(Duration::from_mins(15))
         .clock(move || {
             UNIX_EPOCH + Duration::from_secs(real_now().saturating_add_signed(shift() + skew))
         })
