@@ -43,7 +43,10 @@ for crate in toolkit toolkit-macros; do
         fi
     done
 done
-if ! tar -tzf "target/package/toolkit-$version.crate" | grep -qx "toolkit-$version/README.md"; then
+# The listing is read whole first: `grep -q` stops early, and under pipefail tar's
+# broken pipe would read as a missing file.
+listing="$(tar -tzf "target/package/toolkit-$version.crate")"
+if ! grep -qx "toolkit-$version/README.md" <<<"$listing"; then
     echo "package_check: toolkit-$version.crate lacks README.md" >&2
     exit 1
 fi
