@@ -94,9 +94,16 @@ async fn every_path_echoes_a_hostile_name_cut_and_escaped() {
         assert_eq!(from_view.error(), Some(&unknown), "{shown:?}");
         assert_eq!(over_mcp.is_error, Some(true), "{shown:?}");
         assert_eq!(text(&over_mcp), expected, "{shown:?}");
+        // An error result carries no structured content (a client validates that
+        // against the tool's output schema); its detail is in `_meta`.
+        assert_eq!(over_mcp.structured_content, None, "{shown:?}");
+        let detail = over_mcp
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.0.get(toolkit::mcp::META_ERROR));
         assert_eq!(
-            over_mcp.structured_content,
-            Some(toolkit::Response::Error(unknown).to_json()),
+            detail,
+            toolkit::Response::Error(unknown).to_json().get("error"),
             "{shown:?}"
         );
     }
