@@ -15,13 +15,24 @@ type Module = Vec<String>;
 
 /// Pairs of modules that still use each other, in name order. A parent module and
 /// its children share types both ways (`route` and its strategies, `render` and its
-/// dialects); the others are the registry's, views' and errors' own knot.
+/// dialects, `approval` and its stores, `mcp::auth` and its verifiers, `inbox` and
+/// its handlers); the others are the registry's, views' and errors' own knot.
 const KNOWN: &[(&str, &str)] = &[
+    ("approval", "approval::postgres"),
+    ("approval", "approval::sqlite"),
+    ("approval", "approval::store"),
     ("approval", "error"),
     ("approval", "view"),
     ("binding", "tool"),
     ("error", "preview"),
     ("error", "tool"),
+    ("inbox", "inbox::handlers"),
+    ("mcp::auth", "mcp::auth::introspection"),
+    ("mcp::auth", "mcp::auth::jwt"),
+    ("mcp::auth", "mcp::auth::resource"),
+    ("mcp::auth", "mcp::auth::scopes"),
+    // The OAuth guard is a layer of `McpHttp`, which names the resource server.
+    ("mcp::auth::resource", "mcp::http"),
     ("mcp::http", "mcp::server"),
     ("observe", "registry"),
     ("registry", "render"),
