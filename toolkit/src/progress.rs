@@ -100,6 +100,9 @@ impl fmt::Debug for Progress {
 }
 
 /// The context's `Progress`, or one that drops every report.
+// Not listed in the error for a type that is not `FromContext`: that error
+// speaks of `State<T>` and the user's own types, not of toolkit's.
+#[diagnostic::do_not_recommend]
 impl FromContext for Progress {
     type Binding = crate::binding::BoundToNothing;
 

@@ -103,6 +103,9 @@ impl std::fmt::Debug for McpRequest {
 }
 
 /// The request the MCP server put in the context; missing outside MCP.
+// Not listed in the error for a type that is not `FromContext`: that error
+// speaks of `State<T>` and the user's own types, not of toolkit's.
+#[diagnostic::do_not_recommend]
 impl FromContext for McpRequest {
     type Binding = crate::binding::BoundToNothing;
 
