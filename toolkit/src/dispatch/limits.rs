@@ -2,7 +2,7 @@
 //! the raw text before anything parses it, so the work of a call is bounded by its
 //! input's size whatever the model sends.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::messages::{Problem, display_key};
 use crate::ToolError;
@@ -199,7 +199,7 @@ pub(crate) const TEXT_DEPTH: usize = 128;
 /// 1), refused when they nest deeper than `max_depth`, without recursion.
 #[cfg(feature = "mcp")]
 pub(crate) fn check_members(
-    members: &Map<String, Value>,
+    members: &serde_json::Map<String, Value>,
     max_depth: usize,
 ) -> Result<(), ToolError> {
     let too_deep = max_depth == 0
