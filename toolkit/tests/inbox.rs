@@ -205,6 +205,80 @@ async fn an_approver_sees_only_what_the_policy_lets_them_decide_newest_first() {
     assert!(page.body.contains("The number, in E.164 form."));
 }
 
+/// Who asked: the principal and the label of the view the call came through are
+/// shown on the page and in the API; a label changed on the way back is refused like
+/// any other alteration of the signed pending approval.
+#[tokio::test]
+async fn who_asked_is_shown_with_the_view_label_and_a_forged_label_is_refused() {
+    let setup = setup();
+    let view = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .label("support-desk <mcp>")
+        .approvals(&setup.approvals, "user:alice")
+        .build()
+        .unwrap();
+    let ctx = Context::new().with(CallId::new("call_labelled"));
+    let Response::Pending(pending) = view
+        .call_value("delete_phone_numbers", &json!({"number": "+15550100"}), &ctx)
+        .await
+    else {
+        panic!("an approve tool waits");
+    };
+    assert_eq!(pending.view.as_deref(), Some("support-desk <mcp>"));
+    ask(&setup.approvals, "user:alice", "call_unlabelled", "+15550101").await;
+
+    let api = send(&setup.router, get("/api/pending", Some("alice"))).await.json();
+    assert_eq!(api["pending"][0]["pending"]["call_id"], "call_unlabelled");
+    assert_eq!(api["pending"][0]["pending"]["principal"], "user:alice");
+    assert!(
+        api["pending"][0]["pending"].get("view").is_none(),
+        "a view without a label has none: {api}"
+    );
+    assert_eq!(api["pending"][1]["pending"]["principal"], "user:alice");
+    assert_eq!(api["pending"][1]["pending"]["view"], "support-desk <mcp>");
+
+    let page = send(&setup.router, get("/", Some("alice"))).await;
+    assert!(
+        page.body.contains(
+            r#"<span>view <span class="text">support-desk &lt;mcp&gt;</span></span>"#
+        ),
+        "{}",
+        page.body
+    );
+    assert_eq!(page.body.matches("<span>view ").count(), 1, "{}", page.body);
+
+    let alice = token(&setup.router, "alice").await;
+    let mut relabelled = (*pending).clone();
+    relabelled.view = Some("admin-console".to_owned());
+    let mut unlabelled = (*pending).clone();
+    unlabelled.view = None;
+    for forged in [relabelled, unlabelled] {
+        let text = serde_json::to_string(&forged).unwrap();
+        let answer = send(
+            &setup.router,
+            post_form("/decide", "alice", &form(&alice, &text, "approve")),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{}", answer.body);
+        assert!(
+            answer
+                .body
+                .contains("its signature does not match (forged or altered); nothing ran"),
+            "{}",
+            answer.body
+        );
+    }
+    let text = serde_json::to_string(&*pending).unwrap();
+    let answer = send(
+        &setup.router,
+        post_form("/decide", "alice", &form(&alice, &text, "approve")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    assert_eq!(setup.decided.lock().unwrap().len(), 1);
+}
+
 #[tokio::test]
 async fn an_approval_is_recorded_once_handed_on_and_runs_once() {
     let setup = setup();

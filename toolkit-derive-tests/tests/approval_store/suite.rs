@@ -343,7 +343,18 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
     .into_iter()
     .enumerate()
     {
-        let view = view(&approvals, principal);
+        // Every other call comes through a labelled view: the store keeps the label.
+        let view = if i % 2 == 1 {
+            toolkit::registry()
+                .view()
+                .scopes([Scope::Shared])
+                .label(format!("agent {i}"))
+                .approvals(&approvals, principal)
+                .build()
+                .expect("view")
+        } else {
+            view(&approvals, principal)
+        };
         made.push(
             pending(
                 &view,
@@ -415,6 +426,25 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
         [made[3].clone()],
         "stored as made, signature and all"
     );
+    assert_eq!(made[3].view.as_deref(), Some("agent 3"));
+    assert_eq!(made[2].view, None);
+    let all = approvals
+        .pending(&PendingQuery::new())
+        .await
+        .expect("lists");
+    assert_eq!(
+        all,
+        [
+            made[3].clone(),
+            made[2].clone(),
+            made[1].clone(),
+            made[0].clone()
+        ],
+        "every pending approval, its view label (or none) included, as made"
+    );
+    for listed in &all {
+        approvals.verify_pending(listed).expect("verifies as listed");
+    }
 
     // Decided: no longer waiting.
     approvals

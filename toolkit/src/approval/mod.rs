@@ -172,6 +172,11 @@ pub struct PendingApproval {
     pub call_id: String,
     /// Who the call acts for (the view's principal).
     pub principal: String,
+    /// The label of the view the call was made through
+    /// ([`ViewBuilder::label`](crate::ViewBuilder::label)), if it had one: which of
+    /// the application's surfaces asked (an MCP endpoint, an agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<String>,
     /// The tool's name.
     pub tool: String,
     /// The validated arguments.
@@ -669,6 +674,7 @@ impl Approvals {
     fn make_pending(
         &self,
         principal: &str,
+        view: Option<&str>,
         tool: &str,
         call_id: String,
         arguments: Value,
@@ -677,6 +683,7 @@ impl Approvals {
         let mut pending = PendingApproval {
             call_id,
             principal: principal.to_owned(),
+            view: view.map(str::to_owned),
             tool: tool.to_owned(),
             digest: digest(&arguments),
             arguments,
@@ -703,7 +710,7 @@ impl fmt::Debug for Approvals {
 /// What a pending approval's signature covers: its fields but the signature and the
 /// arguments (bound by the digest), as canonical JSON, under its own domain.
 fn pending_payload(pending: &PendingApproval) -> String {
-    canonical_json(&json!({
+    let mut payload = json!({
         "type": "toolkit.pending_approval.v1",
         "call_id": pending.call_id,
         "principal": pending.principal,
@@ -711,7 +718,14 @@ fn pending_payload(pending: &PendingApproval) -> String {
         "digest": pending.digest,
         "requested_at": pending.requested_at,
         "expires_at": pending.expires_at,
-    }))
+    });
+    // The view label is signed when there is one, so an approver is never shown a
+    // forged "who asked"; without one the payload is the one signed before views
+    // had labels, so pending approvals made then still verify.
+    if let (Some(view), Some(fields)) = (&pending.view, payload.as_object_mut()) {
+        fields.insert("view".to_owned(), json!(view));
+    }
+    canonical_json(&payload)
 }
 
 fn approval_payload(approval: &Approval) -> String {
@@ -869,7 +883,8 @@ pub(crate) async fn request(
         Ok(now) => now,
         Err(error) => return Response::Error(error.into()),
     };
-    let pending = approvals.make_pending(principal, tool.name, call_id, arguments, now);
+    let pending =
+        approvals.make_pending(principal, view.label(), tool.name, call_id, arguments, now);
     // Stored before anyone sees it, so an inbox lists what waits; a second call with
     // the same call id keeps the first pending approval.
     if let Err(error) = approvals.store.save_pending(&pending).await {

@@ -13,7 +13,8 @@ use super::store::{
 use super::{PendingApproval, Verdict};
 
 /// The schema, one entry per version; `toolkit_approval_schema` says which ran.
-const MIGRATIONS: [&str; 1] = ["CREATE TABLE toolkit_pending_approvals (
+const MIGRATIONS: [&str; 2] = [
+    "CREATE TABLE toolkit_pending_approvals (
          principal TEXT NOT NULL,
          call_id TEXT NOT NULL,
          tool TEXT NOT NULL,
@@ -47,7 +48,10 @@ const MIGRATIONS: [&str; 1] = ["CREATE TABLE toolkit_pending_approvals (
          key TEXT PRIMARY KEY,
          keep_until BIGINT NOT NULL
      );
-     CREATE INDEX toolkit_approval_claims_keep ON toolkit_approval_claims (keep_until);"];
+     CREATE INDEX toolkit_approval_claims_keep ON toolkit_approval_claims (keep_until);",
+    // The label of the view a pending approval was asked through (NULL: none).
+    "ALTER TABLE toolkit_pending_approvals ADD COLUMN view TEXT;",
+];
 
 /// The advisory lock replicas take while migrating, so that several starting at
 /// once migrate one after the other (`toolkit` in ASCII).
@@ -282,6 +286,7 @@ fn pending_from_row(row: &tokio_postgres::Row) -> Result<PendingApproval, StoreE
         requested_at: from_sql(row.get(5)),
         expires_at: from_sql(row.get(6)),
         signature: row.get(7),
+        view: row.get(8),
     })
 }
 
@@ -299,8 +304,8 @@ impl ApprovalStore for PostgresApprovalStore {
             let inserted = client
                 .execute(
                     "INSERT INTO toolkit_pending_approvals (principal, call_id, tool, arguments,
-                         digest, requested_at, expires_at, signature, keep_until)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                         digest, requested_at, expires_at, signature, keep_until, view)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                      ON CONFLICT (principal, call_id) DO NOTHING",
                     &[
                         &pending.principal,
@@ -312,6 +317,7 @@ impl ApprovalStore for PostgresApprovalStore {
                         &to_sql(pending.expires_at),
                         &pending.signature,
                         &to_sql(pending.expires_at.saturating_add(CLOCK_SKEW_SECONDS)),
+                        &pending.view,
                     ],
                 )
                 .await
@@ -331,7 +337,7 @@ impl ApprovalStore for PostgresApprovalStore {
                 .query(
                     &format!(
                         "SELECT p.principal, p.call_id, p.tool, p.arguments, p.digest,
-                                p.requested_at, p.expires_at, p.signature
+                                p.requested_at, p.expires_at, p.signature, p.view
                          FROM toolkit_pending_approvals p
                          WHERE p.expires_at >= {NOW}
                            AND NOT EXISTS (SELECT 1 FROM toolkit_approval_decisions d

@@ -16,7 +16,7 @@ use super::{PendingApproval, Verdict};
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The schema, one entry per version (`PRAGMA user_version` says which ran).
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     "CREATE TABLE IF NOT EXISTS toolkit_used_approvals (
          key TEXT PRIMARY KEY NOT NULL,
          expires_at INTEGER NOT NULL
@@ -48,6 +48,8 @@ const MIGRATIONS: [&str; 2] = [
          PRIMARY KEY (principal, call_id)
      );
      CREATE INDEX toolkit_approval_decisions_decided ON toolkit_approval_decisions (decided_at);",
+    // The label of the view a pending approval was asked through (NULL: none).
+    "ALTER TABLE toolkit_pending_approvals ADD COLUMN view TEXT;",
 ];
 
 /// The life of approvals in a `SQLite` database (feature `sqlite`; `SQLite` is
@@ -205,6 +207,7 @@ fn pending_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<PendingApproval
         requested_at: from_sql(row.get(5)?),
         expires_at: from_sql(row.get(6)?),
         signature: row.get(7)?,
+        view: row.get(8)?,
     })
 }
 
@@ -252,8 +255,8 @@ impl ApprovalStore for SqliteApprovalStore {
         let saved = self.with(|connection, _| {
             let inserted = connection.execute(
                 "INSERT INTO toolkit_pending_approvals (principal, call_id, tool, arguments,
-                     digest, requested_at, expires_at, signature, keep_until)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                     digest, requested_at, expires_at, signature, keep_until, view)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
                  ON CONFLICT (principal, call_id) DO NOTHING",
                 params![
                     pending.principal,
@@ -265,6 +268,7 @@ impl ApprovalStore for SqliteApprovalStore {
                     to_sql(pending.expires_at),
                     pending.signature,
                     to_sql(pending.expires_at.saturating_add(CLOCK_SKEW_SECONDS)),
+                    pending.view,
                 ],
             )?;
             Ok(inserted == 1)
@@ -280,7 +284,7 @@ impl ApprovalStore for SqliteApprovalStore {
             self.with(|connection, now| {
                 let mut sql = String::from(
                     "SELECT p.principal, p.call_id, p.tool, p.arguments, p.digest,
-                            p.requested_at, p.expires_at, p.signature
+                            p.requested_at, p.expires_at, p.signature, p.view
                      FROM toolkit_pending_approvals p
                      WHERE p.expires_at >= ?
                        AND NOT EXISTS (SELECT 1 FROM toolkit_approval_decisions d
@@ -408,5 +412,43 @@ impl ApprovalStore for SqliteApprovalStore {
 
     fn purge(&self) -> StoreFuture<'_, u64> {
         Box::pin(std::future::ready(self.with(purge_at)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database made by a build before views had labels keeps its pending
+    /// approvals: the new column is added, and they are listed with no label.
+    #[test]
+    fn a_database_from_before_view_labels_is_migrated_in_place() {
+        let connection = Connection::open_in_memory().expect("opens");
+        for migration in &MIGRATIONS[..2] {
+            connection.execute_batch(migration).expect("old schema");
+        }
+        connection
+            .pragma_update(None, "user_version", 2)
+            .expect("version");
+        connection
+            .execute(
+                "INSERT INTO toolkit_pending_approvals VALUES
+                 ('user:7', 'call_1', 'delete_projects', '{\"id\":3}', 'sha256:00', 100,
+                  4000000000, 'ab', 4000003600)",
+                [],
+            )
+            .expect("an old pending approval");
+        let store = SqliteApprovalStore::from_connection(connection)
+            .expect("migrates")
+            .clock(|| 200);
+        let listed =
+            futures_executor::block_on(store.list_pending(&PendingQuery::new())).expect("lists");
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].call_id, "call_1");
+        assert_eq!(listed[0].view, None);
+        let version: i64 = store
+            .with(|connection, _| connection.query_row("PRAGMA user_version", [], |row| row.get(0)))
+            .expect("reads");
+        assert_eq!(version, 3);
     }
 }

@@ -351,7 +351,7 @@ fn card<'a>(
     Card {
         pending,
         tool,
-        view: None,
+        view: pending.view.as_deref(),
         preview: shared
             .inbox
             .previews

@@ -3,7 +3,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::approval::{Decision, PendingApproval};
+use crate::approval::{
+    Approval, ApprovalError, Approvals, Decision, DecisionQuery, MAX_QUERY_LIMIT, PendingApproval,
+    Verdict,
+};
 use crate::{CallFuture, Context, RegisteredTool, Registry, Response, Tool, ToolError, View};
 
 /// Who is asking, as the transport knows it. The [`Access`] hook reads it to build
@@ -168,15 +171,105 @@ impl ToolSet for View<'static> {
         decision: Decision,
         ctx: &'a Context,
     ) -> CallFuture<'a> {
-        let Some((approvals, _)) = self.approvals() else {
-            let error = ToolError::from(crate::approval::ApprovalError::NotConfigured);
-            return Box::pin(std::future::ready(Response::Error(error)));
-        };
-        match approvals.decide(self.registry(), pending, decision) {
-            Ok(approval) => Box::pin(async move { View::resume(self, &approval, ctx).await }),
-            Err(error) => Box::pin(std::future::ready(Response::Error(error.into()))),
-        }
+        Box::pin(async move {
+            let Some((approvals, _)) = self.approvals() else {
+                return Response::Error(ApprovalError::NotConfigured.into());
+            };
+            let declined = match &decision {
+                Decision::Deny(message) => Some(message.clone()),
+                Decision::Approve | Decision::ApproveWith(_) => None,
+            };
+            // Recorded like every other decision (the audit list shows it), and the
+            // first one recorded wins, whichever path it came by.
+            let recorded = approvals
+                .decide_as(self.registry(), pending, decision, MCP_CLIENT_APPROVER)
+                .await;
+            let approval = match recorded {
+                Ok(approval) => approval,
+                Err(ApprovalError::AlreadyDecided {
+                    decided_by,
+                    decided_at,
+                    verdict,
+                }) => {
+                    match follow_recorded(
+                        self, approvals, pending, declined, &decided_by, decided_at, verdict,
+                    )
+                    .await
+                    {
+                        Ok(approval) => approval,
+                        Err(error) => return Response::Error(error),
+                    }
+                }
+                Err(error) => return Response::Error(error.into()),
+            };
+            View::resume(self, &approval, ctx).await
+        })
     }
+}
+
+/// Who the decisions of an MCP client's user (an elicitation's answer) are recorded
+/// as made by, in the audit list.
+const MCP_CLIENT_APPROVER: &str = "the MCP client's user";
+
+/// The approval to resume with when someone else (an approver in the inbox, say)
+/// decided the call before the client's user answered: their decision stands. An
+/// approval runs only if the client's user accepted too (a "no" in the
+/// conversation never runs a call); a denial is answered with the approver's
+/// reason; a call approved with edited arguments runs where the approver's decision
+/// was handed on, since the store keeps the edited arguments' digest, not the
+/// arguments.
+async fn follow_recorded(
+    view: &View<'_>,
+    approvals: &Approvals,
+    pending: &PendingApproval,
+    declined: Option<String>,
+    decided_by: &str,
+    decided_at: u64,
+    verdict: Verdict,
+) -> Result<Approval, ToolError> {
+    let decision = match (verdict, declined) {
+        (Verdict::Denied, _) => Decision::Deny(
+            denial_reason(approvals, pending, decided_at)
+                .await
+                .unwrap_or_else(|| format!("{decided_by} denied the call")),
+        ),
+        (Verdict::Approved, None) => Decision::Approve,
+        (Verdict::Approved, Some(message)) => Decision::Deny(message),
+        (Verdict::ApprovedWithEdits, _) => {
+            return Err(ToolError::ApprovalRejected {
+                reason: format!(
+                    "{decided_by} approved it with edited arguments, and the edited call runs \
+                     where their decision was handed on, not here"
+                ),
+            });
+        }
+    };
+    // Signed, not recorded again: THE decision is already in the store, and the
+    // claim still lets the call run once.
+    approvals
+        .decide(view.registry(), pending, decision)
+        .map_err(ToolError::from)
+}
+
+/// The reason recorded with the denial of `pending`, decided at `decided_at`.
+async fn denial_reason(
+    approvals: &Approvals,
+    pending: &PendingApproval,
+    decided_at: u64,
+) -> Option<String> {
+    let query = DecisionQuery::new()
+        .principal(pending.principal.clone())
+        .tool(pending.tool.clone())
+        .decided_after(decided_at)
+        .decided_before(decided_at.saturating_add(1))
+        .limit(MAX_QUERY_LIMIT);
+    approvals
+        .decisions(&query)
+        .await
+        .ok()?
+        .into_iter()
+        .find(|record| record.call_id == pending.call_id)
+        .and_then(|record| record.message)
 }
 
 /// A part of a registry chosen by a predicate, without tiers: `approve` tools are
