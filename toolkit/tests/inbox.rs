@@ -220,15 +220,27 @@ async fn who_asked_is_shown_with_the_view_label_and_a_forged_label_is_refused() 
         .unwrap();
     let ctx = Context::new().with(CallId::new("call_labelled"));
     let Response::Pending(pending) = view
-        .call_value("delete_phone_numbers", &json!({"number": "+15550100"}), &ctx)
+        .call_value(
+            "delete_phone_numbers",
+            &json!({"number": "+15550100"}),
+            &ctx,
+        )
         .await
     else {
         panic!("an approve tool waits");
     };
     assert_eq!(pending.view.as_deref(), Some("support-desk <mcp>"));
-    ask(&setup.approvals, "user:alice", "call_unlabelled", "+15550101").await;
+    ask(
+        &setup.approvals,
+        "user:alice",
+        "call_unlabelled",
+        "+15550101",
+    )
+    .await;
 
-    let api = send(&setup.router, get("/api/pending", Some("alice"))).await.json();
+    let api = send(&setup.router, get("/api/pending", Some("alice")))
+        .await
+        .json();
     assert_eq!(api["pending"][0]["pending"]["call_id"], "call_unlabelled");
     assert_eq!(api["pending"][0]["pending"]["principal"], "user:alice");
     assert!(
@@ -240,9 +252,8 @@ async fn who_asked_is_shown_with_the_view_label_and_a_forged_label_is_refused() 
 
     let page = send(&setup.router, get("/", Some("alice"))).await;
     assert!(
-        page.body.contains(
-            r#"<span>view <span class="text">support-desk &lt;mcp&gt;</span></span>"#
-        ),
+        page.body
+            .contains(r#"<span>view <span class="text">support-desk &lt;mcp&gt;</span></span>"#),
         "{}",
         page.body
     );

@@ -192,7 +192,13 @@ impl ToolSet for View<'static> {
                     verdict,
                 }) => {
                     match follow_recorded(
-                        self, approvals, pending, declined, &decided_by, decided_at, verdict,
+                        self,
+                        approvals,
+                        pending,
+                        declined,
+                        &decided_by,
+                        decided_at,
+                        verdict,
                     )
                     .await
                     {
