@@ -443,7 +443,9 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
         "every pending approval, its view label (or none) included, as made"
     );
     for listed in &all {
-        approvals.verify_pending(listed).expect("verifies as listed");
+        approvals
+            .verify_pending(listed)
+            .expect("verifies as listed");
     }
 
     // Decided: no longer waiting.
