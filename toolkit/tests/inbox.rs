@@ -722,3 +722,55 @@ async fn links_and_forms_follow_the_path_the_inbox_is_mounted_at() {
     .await;
     assert_eq!(answer.headers[header::LOCATION], "/approvals?done=approved");
 }
+
+/// Rotating the approval key (the new key current, the old one kept among the
+/// previous keys) leaves a form opened before the rotation working: its CSRF token
+/// and its pending approval were signed under the old key. Once the old key is
+/// dropped, the token is refused and nothing is decided.
+#[tokio::test]
+async fn a_form_opened_before_the_key_rotated_still_decides_while_the_old_key_is_kept() {
+    let old = ApprovalKey::new(*b"the inbox tests' approval key!!!").expect("32 bytes");
+    let new = || ApprovalKey::new(*b"the rotated inbox approval key!!").expect("32 bytes");
+    let store: Arc<dyn toolkit::approval::ApprovalStore> = Arc::new(MemoryApprovalStore::new());
+    let inbox = |approvals: Approvals| {
+        Inbox::new(
+            Arc::new(approvals),
+            |parts: &http::request::Parts| {
+                Some(Identity::new(parts.headers.get("x-user")?.to_str().ok()?))
+            },
+            |_: &Identity, _: &PendingCall<'_>| true,
+        )
+        .router()
+    };
+    let before = Approvals::with_store(old.clone(), store.clone());
+    let pending = ask(&before, "user:alice", "call_1", "+15550100").await;
+    let token = token(&inbox(before), "alice").await;
+    let text = serde_json::to_string(&pending).unwrap();
+
+    let dropped = inbox(Approvals::with_store(new(), store.clone()));
+    let refused = send(
+        &dropped,
+        post_form("/decide", "alice", &form(&token, &text, "approve")),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
+    assert!(
+        store
+            .decisions(&DecisionQuery::new())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    let rotated = inbox(Approvals::with_store(new(), store.clone()).previous_keys([old]));
+    let decided = send(
+        &rotated,
+        post_form("/decide", "alice", &form(&token, &text, "approve")),
+    )
+    .await;
+    assert_eq!(decided.status, StatusCode::SEE_OTHER, "{}", decided.body);
+    let recorded = store.decisions(&DecisionQuery::new()).await.unwrap();
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(recorded[0].decided_by, "alice");
+    assert_eq!(recorded[0].verdict, Verdict::Approved);
+}

@@ -637,12 +637,21 @@ impl Approvals {
         to_hex(&mac.finalize().into_bytes())
     }
 
-    /// A key for another purpose (`purpose` names it), derived from the approval
-    /// key with HMAC-SHA256: every process holding the approval key derives the
-    /// same one, and neither key can be found from the other.
+    /// Keys for another purpose (`purpose` names it), derived with HMAC-SHA256 from
+    /// the approval key (first) and each previous key: every process holding the
+    /// approval keys derives the same ones, and no approval key can be found from
+    /// them. The first signs; the others still verify what was signed before the
+    /// approval key rotated.
     #[cfg(feature = "inbox")]
-    pub(crate) fn derive_key(&self, purpose: &str) -> Vec<u8> {
-        self.sign(purpose).into_bytes()
+    pub(crate) fn derive_keys(&self, purpose: &str) -> Vec<Vec<u8>> {
+        std::iter::once(&self.key)
+            .chain(&self.previous_keys)
+            .map(|key| {
+                let mut mac = key.mac();
+                mac.update(purpose.as_bytes());
+                to_hex(&mac.finalize().into_bytes()).into_bytes()
+            })
+            .collect()
     }
 
     fn local_now(&self) -> u64 {

@@ -10,6 +10,11 @@
 //! it cannot make one without the key. Every POST also refuses requests the
 //! browser marks `Sec-Fetch-Site: cross-site` (defence in depth for browsers that
 //! send it).
+//!
+//! Rotating the approval key (the new key current, the old one among the
+//! previous keys) leaves open forms working: a token is signed under the key derived
+//! from the current approval key and accepted under the key derived from any of
+//! them, until it expires. Dropping a previous key ends its tokens at once.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -27,12 +32,15 @@ const CLOCK_SKEW_SECONDS: u64 = 60;
 /// Issues and checks the inbox's CSRF tokens.
 #[derive(Clone)]
 pub(crate) struct Csrf {
-    key: Vec<u8>,
+    /// The key that signs, then the keys that only verify (derived from previous
+    /// approval keys).
+    keys: Vec<Vec<u8>>,
 }
 
 impl Csrf {
-    pub(crate) fn new(key: Vec<u8>) -> Self {
-        Csrf { key }
+    /// `keys`: the signing key first, then those that still verify.
+    pub(crate) fn new(keys: Vec<Vec<u8>>) -> Self {
+        Csrf { keys }
     }
 
     /// A token for `subject`, issued now.
@@ -41,7 +49,7 @@ impl Csrf {
     }
 
     fn issue_at(&self, subject: &str, issued_at: u64) -> String {
-        let mut mac = self.mac();
+        let mut mac = mac(self.keys.first().map_or(&[][..], Vec::as_slice));
         mac.update(&payload(subject, issued_at));
         format!("{issued_at}.{}", to_hex(&mac.finalize().into_bytes()))
     }
@@ -66,15 +74,18 @@ impl Csrf {
         let Some(signature) = from_hex(signature) else {
             return false;
         };
-        let mut mac = self.mac();
-        mac.update(&payload(subject, issued_at));
-        mac.verify_slice(&signature).is_ok()
+        let payload = payload(subject, issued_at);
+        self.keys.iter().any(|key| {
+            let mut mac = mac(key);
+            mac.update(&payload);
+            mac.verify_slice(&signature).is_ok()
+        })
     }
+}
 
-    fn mac(&self) -> Hmac<Sha256> {
-        <Hmac<Sha256> as Mac>::new_from_slice(&self.key)
-            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of every length"))
-    }
+fn mac(key: &[u8]) -> Hmac<Sha256> {
+    <Hmac<Sha256> as Mac>::new_from_slice(key)
+        .unwrap_or_else(|_| unreachable!("HMAC accepts keys of every length"))
 }
 
 /// The signed text: a domain, the subject (its length first, so no two subjects
@@ -100,7 +111,7 @@ mod tests {
     const NOW: u64 = 1_795_424_400;
 
     fn csrf() -> Csrf {
-        Csrf::new(b"a derived key of thirty-two bytes".to_vec())
+        Csrf::new(vec![b"a derived key of thirty-two bytes".to_vec()])
     }
 
     #[test]
@@ -135,7 +146,8 @@ mod tests {
             .collect();
         assert!(!csrf.verify_at("alice", &format!("{time}.{flipped}"), NOW));
         // Another key's token.
-        let other = Csrf::new(b"another key, also thirty-two byte".to_vec()).issue_at("alice", NOW);
+        let other =
+            Csrf::new(vec![b"another key, also thirty-two byte".to_vec()]).issue_at("alice", NOW);
         assert!(!csrf.verify_at("alice", &other, NOW));
         for junk in [
             "",
@@ -158,5 +170,21 @@ mod tests {
         assert_ne!(payload("a\n1", 2), payload("a", 12));
         let token = csrf.issue_at("a", NOW);
         assert!(!csrf.verify_at("a\n", &token, NOW));
+    }
+
+    #[test]
+    fn tokens_signed_before_a_rotation_verify_while_the_old_key_is_kept() {
+        let old = b"a derived key of thirty-two bytes".to_vec();
+        let new = b"the derived key after a rotation!".to_vec();
+        let before = Csrf::new(vec![old.clone()]).issue_at("alice", NOW);
+        let rotated = Csrf::new(vec![new.clone(), old]);
+        assert!(rotated.verify_at("alice", &before, NOW + 60));
+        assert!(!rotated.verify_at("bob", &before, NOW + 60));
+        // New tokens are signed with the new key only.
+        let after = rotated.issue_at("alice", NOW);
+        assert!(Csrf::new(vec![new.clone()]).verify_at("alice", &after, NOW));
+        assert_ne!(after, before);
+        // The old key dropped: its tokens end.
+        assert!(!Csrf::new(vec![new]).verify_at("alice", &before, NOW + 60));
     }
 }

@@ -49,7 +49,7 @@ pub(super) fn router(inbox: Inbox) -> Router {
         .max_argument_bytes
         .saturating_mul(8)
         .saturating_add(64 * 1024);
-    let csrf = Csrf::new(inbox.approvals().derive_key("toolkit.inbox.csrf-key.v1"));
+    let csrf = Csrf::new(inbox.approvals().derive_keys("toolkit.inbox.csrf-key.v1"));
     let shared = Arc::new(Shared { inbox, csrf });
     Router::new()
         .route("/", get(list))
