@@ -3,8 +3,9 @@
 //! [`Inbox`] is an axum [`Router`] the application mounts in its own app, next to
 //! its other routes. It shows the pending approvals of the application's
 //! [`ApprovalStore`](crate::approval::ApprovalStore) that the approver may decide,
-//! newest first: the tool's title and description, who the call acts for, when it
-//! was asked and when it expires, the arguments laid out by the tool's parameters
+//! newest first: the tool's title and description, who asked (the principal the
+//! call acts for, and the [label](crate::ViewBuilder::label) of the view it came
+//! through, if any), when it was asked and when it expires, the arguments laid out by the tool's parameters
 //! (names and descriptions, nested values by their schema), and a preview where the
 //! application gives one. The approver approves, approves with edited arguments (a
 //! form generated from the tool's schema; the edits are checked exactly as the
@@ -24,7 +25,9 @@
 //! pages carry a Content-Security-Policy that allows no script at all; characters
 //! that hide or reorder text (bidirectional overrides, zero-width characters) are
 //! shown as their code points; decisions are POSTs carrying a CSRF token bound to
-//! the approver; a decision on an expired, already-decided, forged or altered
+//! the approver (signed under a key derived from the approval key; tokens signed
+//! before a key rotation verify while the old key is among
+//! [`previous_keys`](crate::approval::Approvals::previous_keys)); a decision on an expired, already-decided, forged or altered
 //! pending approval says why and runs nothing; of two approvers deciding at once,
 //! one wins (the store records THE decision atomically) and the other is told who
 //! did.
