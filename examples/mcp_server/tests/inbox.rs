@@ -246,6 +246,49 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
     );
     assert_eq!(memories(&client).await, "kept");
 
+    // The operator approved, the user said no: a "no" in the conversation never
+    // runs a call.
+    let settings = Settings::ephemeral().unwrap();
+    let desk = inbox(settings, INBOX_TOKEN).router();
+    let declined = Waiting {
+        inbox: Some((desk.clone(), json!("approve"))),
+        accepts: false,
+    };
+    let client = over_stdio(settings, AssistantState::new(), declined).await;
+    remember(&client).await;
+    let result = client.call_tool(forget()).await.unwrap();
+    assert_eq!(
+        text(&result),
+        toolkit::ToolError::Denied {
+            message: "the user declined the call".to_owned()
+        }
+        .to_string()
+    );
+    assert_eq!(memories(&client).await, "kept");
+
+    // Approved with edits in the inbox: the store keeps the edited arguments'
+    // digest, not the arguments, so the waiting call says where it runs instead.
+    let settings = Settings::ephemeral().unwrap();
+    let desk = inbox(settings, INBOX_TOKEN).router();
+    let edited = Waiting {
+        inbox: Some((desk.clone(), json!({"approve_with": {"ids": [2]}}))),
+        accepts: true,
+    };
+    let client = over_stdio(settings, AssistantState::new(), edited).await;
+    remember(&client).await;
+    let result = client.call_tool(forget()).await.unwrap();
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    assert_eq!(
+        text(&result),
+        toolkit::ToolError::ApprovalRejected {
+            reason: "operator approved it with edited arguments, and the edited call runs where \
+                     their decision was handed on, not here"
+                .to_owned()
+        }
+        .to_string()
+    );
+    assert_eq!(memories(&client).await, "kept");
+
     // No operator: the user's own answer is THE decision, recorded for the audit.
     let settings = Settings::ephemeral().unwrap();
     let desk = inbox(settings, INBOX_TOKEN).router();
@@ -305,6 +348,11 @@ async fn an_input_required_call_resumes_later_with_the_inbox_decision_and_runs_o
     };
     assert_eq!(memories(&client).await, "kept");
 
+    let (_, listed) = get(&desk, "/api/pending", Some(INBOX_TOKEN)).await;
+    assert_eq!(
+        listed["pending"][0]["pending"]["view"], "internal",
+        "who asked: the view of the endpoint the call came through"
+    );
     let decided = decide_in_inbox(&desk, json!("approve")).await;
     assert_eq!(decided["approval"]["verdict"], "approved");
     assert_eq!(
