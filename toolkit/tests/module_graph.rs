@@ -31,9 +31,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("mcp::auth", "mcp::auth::jwt"),
     ("mcp::auth", "mcp::auth::resource"),
     ("mcp::auth", "mcp::auth::scopes"),
-    // The OAuth guard is a layer of `McpHttp`, which names the resource server.
-    ("mcp::auth::resource", "mcp::http"),
-    ("mcp::http", "mcp::server"),
     ("observe", "registry"),
     ("registry", "render"),
     ("registry", "runtime"),
@@ -53,6 +50,8 @@ const GONE: &[(&str, &str)] = &[
     ("dispatch::layout", "error"),
     ("dispatch", "tool"),
     ("dispatch::shape", "dispatch::validate"),
+    ("mcp::auth::resource", "mcp::http"),
+    ("mcp::http", "mcp::server"),
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -42,6 +42,7 @@
 //! like local ones, over both transports.
 
 mod access;
+mod bearer;
 #[cfg(feature = "oauth")]
 pub mod auth;
 #[cfg(feature = "mcp-client")]
