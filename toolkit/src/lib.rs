@@ -70,6 +70,7 @@ pub mod binding;
 pub mod catalog;
 pub mod content;
 mod context;
+mod declaration;
 pub mod diagnostics;
 mod dispatch;
 mod echo;
@@ -107,9 +108,10 @@ pub mod __private;
 // Tool: defining one.
 pub use binding::Binding;
 pub use context::{Context, State};
+pub use declaration::{Scope, Tier};
 pub use preview::Preview;
 pub use progress::{Progress, ProgressUpdate};
-pub use tool::{Scope, Tier, Tool};
+pub use tool::Tool;
 #[doc(inline)]
 #[doc = include_str!("tool_attribute.md")]
 pub use toolkit_macros::tool;
@@ -134,9 +136,10 @@ pub use render::{Dialect, RenderError, Rendered, render, render_set, render_tool
 /// these; a crate that builds [`Tool`]s by hand, or a custom `#[ctx]` type, does.
 pub mod definition {
     pub use crate::context::FromContext;
+    pub use crate::declaration::{Location, Param};
     pub use crate::error::NameKind;
     pub use crate::preview::IntoPreview;
-    pub use crate::tool::{CallFuture, Dispatch, Location, Param, ToolHandle};
+    pub use crate::tool::{CallFuture, Dispatch, ToolHandle};
 }
 
 /// Panics inside tools: the application's full report, and what the model reads.

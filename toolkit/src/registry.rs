@@ -545,7 +545,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::tool::{CallFuture, Location};
+    use crate::declaration::Location;
+    use crate::tool::CallFuture;
     use crate::{Scope, Tier};
 
     /// How many times each test tool's schema function ran.

@@ -23,9 +23,7 @@ const KNOWN: &[(&str, &str)] = &[
     ("approval", "approval::store"),
     ("approval", "error"),
     ("approval", "view"),
-    ("binding", "tool"),
     ("error", "preview"),
-    ("error", "tool"),
     ("inbox", "inbox::handlers"),
     ("mcp::auth", "mcp::auth::introspection"),
     ("mcp::auth", "mcp::auth::jwt"),
@@ -52,6 +50,8 @@ const GONE: &[(&str, &str)] = &[
     ("dispatch::shape", "dispatch::validate"),
     ("mcp::auth::resource", "mcp::http"),
     ("mcp::http", "mcp::server"),
+    ("binding", "tool"),
+    ("error", "tool"),
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -42,9 +42,9 @@
 //! like local ones, over both transports.
 
 mod access;
-mod bearer;
 #[cfg(feature = "oauth")]
 pub mod auth;
+mod bearer;
 #[cfg(feature = "mcp-client")]
 mod external;
 mod http;
