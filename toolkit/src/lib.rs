@@ -86,6 +86,7 @@ mod progress;
 pub mod prompt;
 mod registry;
 mod render;
+mod response;
 #[cfg(feature = "rig")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
 pub mod rig;
@@ -126,7 +127,8 @@ pub use view::{Preset, View, ViewBuilder, ViewError};
 // Call: what a call answers, and its bounds.
 pub use approval::CallId;
 pub use dispatch::Limits;
-pub use error::{Problem, Response, ToolError};
+pub use error::{Problem, ToolError};
+pub use response::Response;
 
 // Render: the tools in each provider's format.
 pub use render::{Dialect, RenderError, Rendered, render, render_set, render_tool};

@@ -18,12 +18,7 @@ type Module = Vec<String>;
 /// dialects, `approval` and its stores, `mcp::auth` and its verifiers, `inbox` and
 /// its handlers); the others are the registry's, views' and errors' own knot.
 const KNOWN: &[(&str, &str)] = &[
-    ("approval", "approval::postgres"),
-    ("approval", "approval::sqlite"),
-    ("approval", "approval::store"),
-    ("approval", "error"),
     ("approval", "view"),
-    ("error", "preview"),
     ("inbox", "inbox::handlers"),
     ("mcp::auth", "mcp::auth::introspection"),
     ("mcp::auth", "mcp::auth::jwt"),
@@ -52,6 +47,11 @@ const GONE: &[(&str, &str)] = &[
     ("mcp::http", "mcp::server"),
     ("binding", "tool"),
     ("error", "tool"),
+    ("approval", "error"),
+    ("error", "preview"),
+    ("approval", "approval::store"),
+    ("approval", "approval::sqlite"),
+    ("approval", "approval::postgres"),
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

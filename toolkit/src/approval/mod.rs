@@ -60,6 +60,7 @@
 //! ```
 
 mod store;
+mod types;
 
 #[cfg(feature = "sqlite")]
 mod sqlite;
@@ -90,6 +91,7 @@ pub use store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, DecisionOutcome, DecisionQuery, DecisionRecord,
     MAX_QUERY_LIMIT, MAX_QUERY_VALUES, MemoryApprovalStore, PendingQuery, StoreError, StoreFuture,
 };
+pub use types::{PendingApproval, Verdict};
 
 /// The id of the model's tool call (`call_...` in OpenAI, `toolu_...` in Anthropic),
 /// put in the [`Context`] so a pending approval carries it. Without one, an id is
@@ -164,28 +166,6 @@ impl fmt::Debug for ApprovalKey {
     }
 }
 
-/// A call waiting for a human. Serializable, so it can be stored, shown and resumed
-/// in another process; signed, so a client can't fabricate one.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PendingApproval {
-    /// The model's call id ([`CallId`]), or a made-up one.
-    pub call_id: String,
-    /// Who the call acts for (the view's principal).
-    pub principal: String,
-    /// The tool's name.
-    pub tool: String,
-    /// The validated arguments.
-    pub arguments: Value,
-    /// `sha256:` and the hex SHA-256 of the arguments' canonical JSON.
-    pub digest: String,
-    /// When the call was made, in Unix seconds.
-    pub requested_at: u64,
-    /// Until when a human may decide, in Unix seconds.
-    pub expires_at: u64,
-    /// Hex HMAC-SHA256 of the fields above (see [`crate::approval`]).
-    pub signature: String,
-}
-
 /// A human's decision on a [`PendingApproval`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
@@ -195,42 +175,6 @@ pub enum Decision {
     ApproveWith(Value),
     /// Don't run it; the model reads the message.
     Deny(String),
-}
-
-/// What the human decided, as recorded in an [`Approval`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Approved as requested.
-    Approved,
-    /// Approved with edited arguments.
-    ApprovedWithEdits,
-    /// Denied.
-    Denied,
-}
-
-impl Verdict {
-    /// The verdict's name as serialized: `approved`, `approved_with_edits`, `denied`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Approved => "approved",
-            Verdict::ApprovedWithEdits => "approved_with_edits",
-            Verdict::Denied => "denied",
-        }
-    }
-
-    /// The verdict named `name` (see [`Verdict::as_str`]).
-    #[must_use]
-    pub fn from_name(name: &str) -> Option<Self> {
-        [
-            Verdict::Approved,
-            Verdict::ApprovedWithEdits,
-            Verdict::Denied,
-        ]
-        .into_iter()
-        .find(|verdict| verdict.as_str() == name)
-    }
 }
 
 /// A signed decision, to hand to [`View::resume`]. Serializable: an approval made in
