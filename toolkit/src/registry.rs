@@ -122,7 +122,7 @@ impl RegisteredTool {
             None => crate::dispatch::call(self.tool, self.plan(), limits, arguments, ctx),
             Some(source) => Call::running(
                 self.tool.name,
-                Box::pin(crate::runtime::call(self, source, *limits, arguments, ctx)),
+                Box::pin(call_runtime(self, source, *limits, arguments, ctx)),
             ),
         }
     }
@@ -147,6 +147,53 @@ impl RegisteredTool {
         // (an unknown variant, a wrong tuple length) is caught before approval too.
         (self.tool.validate)(arguments)
     }
+}
+
+impl RegisteredTool {
+    /// Whether this tool was defined at run time ([`RuntimeTool`](crate::runtime::RuntimeTool)) rather than by
+    /// `#[tool]`.
+    #[must_use]
+    pub fn is_runtime(&self) -> bool {
+        self.runtime.is_some()
+    }
+
+    /// Whether the tool may be offered now: always for a `#[tool]`; a runtime tool
+    /// asks its [`Forward::available`](crate::runtime::Forward::available).
+    #[must_use]
+    pub fn is_available(&self) -> bool {
+        self.runtime
+            .as_ref()
+            .is_none_or(|source| source.0.available())
+    }
+}
+
+/// A runtime tool's call after the view's rules: the limits and the schema the
+/// model saw (every call: there is no typed parse behind it), then the forwarder,
+/// its panics caught.
+async fn call_runtime(
+    tool: &RegisteredTool,
+    source: &crate::runtime::Source,
+    limits: Limits,
+    arguments: &str,
+    ctx: &Context,
+) -> Response {
+    if !source.0.available() {
+        return Response::Error(ToolError::no_tool_named(tool.name, None));
+    }
+    if let Err(error) = tool.check_arguments_with_limits(arguments, &limits) {
+        return Response::Error(error);
+    }
+    let trimmed = arguments.trim();
+    let arguments = if trimmed.is_empty() || trimmed == "null" {
+        serde_json::Map::new()
+    } else {
+        match crate::dispatch::parse::parse_value(arguments) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => return Response::Error(crate::dispatch::parse::not_an_object()),
+            Err(error) => return Response::Error(error),
+        }
+    };
+    crate::dispatch::panics::CatchPanics::new(tool.name, source.0.forward(arguments, ctx)).await
 }
 
 impl Deref for RegisteredTool {

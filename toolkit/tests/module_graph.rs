@@ -26,7 +26,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("mcp::auth", "mcp::auth::scopes"),
     ("observe", "registry"),
     ("registry", "render"),
-    ("registry", "runtime"),
     ("render", "render::anthropic"),
     ("render", "render::gemini"),
     ("render", "render::openai"),
@@ -52,6 +51,7 @@ const GONE: &[(&str, &str)] = &[
     ("approval", "approval::store"),
     ("approval", "approval::sqlite"),
     ("approval", "approval::postgres"),
+    ("registry", "runtime"),
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
