@@ -131,7 +131,8 @@ pub use error::{Problem, ToolError};
 pub use response::Response;
 
 // Render: the tools in each provider's format.
-pub use render::{Dialect, RenderError, Rendered, render, render_set, render_tool};
+pub use registry::{render, render_set, render_tool};
+pub use render::{Dialect, RenderError, Rendered};
 
 /// What `#[tool]` generates and names: a tool's static definition and its parts,
 /// the traits behind `#[ctx]` parameters and previews. Applications rarely name

@@ -25,10 +25,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("mcp::auth", "mcp::auth::resource"),
     ("mcp::auth", "mcp::auth::scopes"),
     ("observe", "registry"),
-    ("registry", "render"),
-    ("render", "render::anthropic"),
-    ("render", "render::gemini"),
-    ("render", "render::openai"),
     ("route", "route::deliver"),
     ("route", "route::lexical"),
     ("route", "route::model"),
@@ -52,6 +48,10 @@ const GONE: &[(&str, &str)] = &[
     ("approval", "approval::sqlite"),
     ("approval", "approval::postgres"),
     ("registry", "runtime"),
+    ("registry", "render"),
+    ("render", "render::anthropic"),
+    ("render", "render::gemini"),
+    ("render", "render::openai"),
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
