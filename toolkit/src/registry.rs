@@ -523,7 +523,8 @@ impl Registry {
             None => Call::ready(Response::Error(self.unknown_tool(name))),
         };
         let dispatch = crate::observe::Dispatch {
-            tool: found,
+            tool: found.map(RegisteredTool::tool),
+            runtime: found.is_some_and(RegisteredTool::is_runtime),
             name,
             view: Some("registry"),
             arguments: None,

@@ -753,7 +753,8 @@ impl<'r> View<'r> {
                 .is_some_and(|position| logged.get(position))
         });
         let dispatch = crate::observe::Dispatch {
-            tool: found,
+            tool: found.map(RegisteredTool::tool),
+            runtime: found.is_some_and(RegisteredTool::is_runtime),
             name,
             view: self.label.as_deref(),
             arguments: (logged && found.is_some()).then_some(arguments),
@@ -793,8 +794,10 @@ impl<'r> View<'r> {
     /// Like [`View::call`], it runs inside a `toolkit.call` span (see the README's
     /// "Observability"), whose `resumed` field is `true`.
     pub async fn resume(&self, approval: &Approval, ctx: &Context) -> Response {
+        let found = self.get(&approval.tool);
         let dispatch = crate::observe::Dispatch {
-            tool: self.get(&approval.tool),
+            tool: found.map(RegisteredTool::tool),
+            runtime: found.is_some_and(RegisteredTool::is_runtime),
             name: &approval.tool,
             view: self.label.as_deref(),
             arguments: None,

@@ -24,7 +24,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("mcp::auth", "mcp::auth::jwt"),
     ("mcp::auth", "mcp::auth::resource"),
     ("mcp::auth", "mcp::auth::scopes"),
-    ("observe", "registry"),
     ("route", "route::deliver"),
     ("route", "route::lexical"),
     ("route", "route::model"),
@@ -52,6 +51,7 @@ const GONE: &[(&str, &str)] = &[
     ("render", "render::anthropic"),
     ("render", "render::gemini"),
     ("render", "render::openai"),
+    ("observe", "registry"),
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
