@@ -20,10 +20,6 @@ type Module = Vec<String>;
 const KNOWN: &[(&str, &str)] = &[
     ("approval", "view"),
     ("inbox", "inbox::handlers"),
-    ("mcp::auth", "mcp::auth::introspection"),
-    ("mcp::auth", "mcp::auth::jwt"),
-    ("mcp::auth", "mcp::auth::resource"),
-    ("mcp::auth", "mcp::auth::scopes"),
     ("route", "route::deliver"),
     ("route", "route::lexical"),
     ("route", "route::model"),
@@ -52,6 +48,10 @@ const GONE: &[(&str, &str)] = &[
     ("render", "render::gemini"),
     ("render", "render::openai"),
     ("observe", "registry"),
+    ("mcp::auth", "mcp::auth::introspection"),
+    ("mcp::auth", "mcp::auth::jwt"),
+    ("mcp::auth", "mcp::auth::resource"),
+    ("mcp::auth", "mcp::auth::scopes"),
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
