@@ -828,6 +828,24 @@ impl<'r> View<'r> {
     }
 }
 
+impl<'r> crate::approval::CallingView<'r> for View<'r> {
+    fn approvals(&self) -> Option<(&'r Approvals, &str)> {
+        View::approvals(self)
+    }
+
+    fn registry(&self) -> &'r Registry {
+        View::registry(self)
+    }
+
+    fn get(&self, name: &str) -> Option<&'r RegisteredTool> {
+        View::get(self, name)
+    }
+
+    fn unknown_tool(&self, name: &str) -> ToolError {
+        View::unknown_tool(self, name)
+    }
+}
+
 impl fmt::Debug for View<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("View")

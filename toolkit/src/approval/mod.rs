@@ -1,6 +1,6 @@
 //! The `approve` tier: a human decides before a tool runs.
 //!
-//! 1. A [`View`] built with [`ViewBuilder::approvals`](crate::ViewBuilder::approvals)
+//! 1. A [`View`](crate::View) built with [`ViewBuilder::approvals`](crate::ViewBuilder::approvals)
 //!    validates an `approve` tool's arguments, then returns
 //!    [`Response::Pending`] with a [`PendingApproval`] (unless an [`Approver`]
 //!    decides inline). The tool does not run. The pending approval is plain,
@@ -8,7 +8,7 @@
 //! 2. A human decides: [`Approvals::decide`] turns the pending approval and a
 //!    [`Decision`] (approve, approve with edited arguments, deny with a message) into a
 //!    signed [`Approval`].
-//! 3. [`View::resume`] checks the approval and runs the call, once.
+//! 3. [`View::resume`](crate::View::resume) checks the approval and runs the call, once.
 //!
 //! An approval is bound to the principal, the tool, a digest of the arguments
 //! (SHA-256 of their canonical JSON: sorted keys, no whitespace) and the call id; it
@@ -80,7 +80,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::{Context, RegisteredTool, Registry, Response, ToolError, View};
+use crate::{Context, RegisteredTool, Registry, Response, ToolError};
 
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresApprovalStore;
@@ -177,7 +177,7 @@ pub enum Decision {
     Deny(String),
 }
 
-/// A signed decision, to hand to [`View::resume`]. Serializable: an approval made in
+/// A signed decision, to hand to [`View::resume`](crate::View::resume). Serializable: an approval made in
 /// one process (an admin UI) is resumed in another (the agent's worker).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Approval {
@@ -786,9 +786,24 @@ fn used_key(principal: &str, call_id: &str) -> String {
 /// Who an inline [`Approver`]'s decisions are recorded as made by.
 const INLINE_APPROVER: &str = "approver";
 
+/// What the approval flow needs of the view a call came through: its approvals
+/// and principal, its registry, its tools and its unknown-tool error.
+/// [`View`](crate::View) implements it; the flow names this trait rather than the
+/// view, so the view stands above approval and not beside it.
+pub(crate) trait CallingView<'r>: Sync {
+    /// The view's approvals and principal, if it has them.
+    fn approvals(&self) -> Option<(&'r Approvals, &str)>;
+    /// The registry behind the view.
+    fn registry(&self) -> &'r Registry;
+    /// The tool `name` names in the view.
+    fn get(&self, name: &str) -> Option<&'r RegisteredTool>;
+    /// The error for a name that is not in the view.
+    fn unknown_tool(&self, name: &str) -> ToolError;
+}
+
 /// `View::call` for an `approve` tool.
-pub(crate) async fn request(
-    view: &View<'_>,
+pub(crate) async fn request<'r>(
+    view: &impl CallingView<'r>,
     tool: &RegisteredTool,
     arguments: &str,
     ctx: &Context,
@@ -835,7 +850,11 @@ pub(crate) async fn request(
 }
 
 /// `View::resume`.
-pub(crate) async fn resume(view: &View<'_>, approval: &Approval, ctx: &Context) -> Response {
+pub(crate) async fn resume<'r>(
+    view: &impl CallingView<'r>,
+    approval: &Approval,
+    ctx: &Context,
+) -> Response {
     match check(view, approval).await {
         Ok((tool, arguments)) => {
             tool.call_with_limits(&arguments, ctx, view.registry().limits())
@@ -847,7 +866,7 @@ pub(crate) async fn resume(view: &View<'_>, approval: &Approval, ctx: &Context) 
 
 /// Everything but running: the tool and the arguments to run it with, once.
 async fn check<'r>(
-    view: &View<'r>,
+    view: &impl CallingView<'r>,
     approval: &Approval,
 ) -> Result<(&'r RegisteredTool, String), ToolError> {
     let Some((approvals, principal)) = view.approvals() else {
