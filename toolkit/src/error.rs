@@ -1,9 +1,8 @@
-//! What a call returns, and what can go wrong building the registry.
+//! What can go wrong in a call, and in building the registry.
 
 use std::fmt;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::Location;
 

@@ -468,7 +468,7 @@ impl Registry {
     /// tool the dialect cannot express is left out and reported in
     /// [`Rendered::skipped`]; call [`Rendered::all_or_error`] to insist on all.
     pub fn render(&self, dialect: Dialect) -> Rendered {
-        crate::render_set(self.iter(), dialect)
+        render_set(self.iter(), dialect)
     }
 
     /// The limits every call through this registry is held to.
