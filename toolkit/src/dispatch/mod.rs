@@ -37,7 +37,7 @@
 //!   Wrapping each argument type's `Deserialize` in it instead would compile every
 //!   tool's argument parser twice in the tool crates; `layout` exists to avoid
 //!   that, and costs a linear copy of a refused text, on refused calls only.
-//! - What no crate offers: bounds checked before parsing ([`limits`]: serde_json's
+//! - What no crate offers: bounds checked before parsing ([`limits`]: `serde_json`'s
 //!   own recursion limit is a fixed 128, without a path), serde's words rewritten
 //!   for a model ([`messages`]), an array refused where serde would read a struct
 //!   positionally without building a `Value` ([`shape`]), and panics caught in the
