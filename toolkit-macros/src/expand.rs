@@ -436,7 +436,12 @@ fn expand(checked: &Checked<'_>) -> TokenStream {
                 // The preview function is called through a trait that names the
                 // tool's parameter types, so a preview that takes other ones is one
                 // error on `preview = ..` listing what it must take, not rustc's
-                // suggestions about a call the user never wrote.
+                // suggestions about a call the user never wrote. A wrong return
+                // type is reported on `preview = ..` too: the attribute never sees
+                // the preview's tokens, and rustc puts an unmet bound (E0271,
+                // E0277) or a coercion (E0308) on the expression that needs it;
+                // only an argument mismatch (E0593, E0631) also labels the
+                // preview's own signature.
                 let types = func
                     .params
                     .iter()

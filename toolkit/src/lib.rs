@@ -70,6 +70,7 @@ pub mod binding;
 pub mod catalog;
 pub mod content;
 mod context;
+mod declaration;
 pub mod diagnostics;
 mod dispatch;
 mod echo;
@@ -85,6 +86,7 @@ mod progress;
 pub mod prompt;
 mod registry;
 mod render;
+mod response;
 #[cfg(feature = "rig")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
 pub mod rig;
@@ -107,9 +109,10 @@ pub mod __private;
 // Tool: defining one.
 pub use binding::Binding;
 pub use context::{Context, State};
+pub use declaration::{Scope, Tier};
 pub use preview::Preview;
 pub use progress::{Progress, ProgressUpdate};
-pub use tool::{Scope, Tier, Tool};
+pub use tool::Tool;
 #[doc(inline)]
 #[doc = include_str!("tool_attribute.md")]
 pub use toolkit_macros::tool;
@@ -124,19 +127,22 @@ pub use view::{Preset, View, ViewBuilder, ViewError};
 // Call: what a call answers, and its bounds.
 pub use approval::CallId;
 pub use dispatch::Limits;
-pub use error::{Problem, Response, ToolError};
+pub use error::{Problem, ToolError};
+pub use response::Response;
 
 // Render: the tools in each provider's format.
-pub use render::{Dialect, RenderError, Rendered, render, render_set, render_tool};
+pub use registry::{render, render_set, render_tool};
+pub use render::{Dialect, RenderError, Rendered};
 
 /// What `#[tool]` generates and names: a tool's static definition and its parts,
 /// the traits behind `#[ctx]` parameters and previews. Applications rarely name
 /// these; a crate that builds [`Tool`]s by hand, or a custom `#[ctx]` type, does.
 pub mod definition {
     pub use crate::context::FromContext;
+    pub use crate::declaration::{Location, Param};
     pub use crate::error::NameKind;
     pub use crate::preview::IntoPreview;
-    pub use crate::tool::{CallFuture, Dispatch, Location, Param, ToolHandle};
+    pub use crate::tool::{CallFuture, Dispatch, ToolHandle};
 }
 
 /// Panics inside tools: the application's full report, and what the model reads.

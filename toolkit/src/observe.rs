@@ -27,7 +27,7 @@ use futures_util::future::Either;
 use tracing::Instrument as _;
 use tracing::field::Empty;
 
-use crate::{RegisteredTool, Response};
+use crate::{Response, Tool};
 
 /// The most argument text a span records.
 const MAX_ARGUMENT_BYTES: usize = 1024;
@@ -35,7 +35,9 @@ const MAX_ARGUMENT_BYTES: usize = 1024;
 /// What a call's span says before the call runs.
 pub(crate) struct Dispatch<'a> {
     /// The tool answering, if any.
-    pub(crate) tool: Option<&'a RegisteredTool>,
+    pub(crate) tool: Option<&'a Tool>,
+    /// Whether that tool was defined at run time.
+    pub(crate) runtime: bool,
     /// The name as called.
     pub(crate) name: &'a str,
     /// The view's label.
@@ -76,7 +78,7 @@ where
             span.record("tool", tool.name);
             span.record("scope", tool.scope.as_str());
             span.record("tier", tool.tier.as_str());
-            if tool.is_runtime() {
+            if dispatch.runtime {
                 span.record("runtime", true);
             }
         }

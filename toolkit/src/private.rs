@@ -14,13 +14,14 @@ pub use serde_json;
 
 pub use crate::__toolkit_items as items;
 pub use crate::binding::{Kind as BindingKind, required as required_bindings};
+pub use crate::declaration::{Location, Param};
 pub use crate::diagnostics;
 pub use crate::dispatch::parse::parse_arguments;
 pub use crate::preview::{
     FutureTag, IntoPreview, PreviewIsFuture, PreviewIsValue, ValueTag, default_preview,
 };
 pub use crate::schema::raw_schema_for;
-pub use crate::tool::{CallFuture, Dispatch, Location, Param};
+pub use crate::tool::{CallFuture, Dispatch};
 pub use crate::{
     Binding, Context, FromContext, Preview, Response, Scope, Tier, Tool, ToolError, ToolHandle,
 };

@@ -122,7 +122,7 @@ impl RegisteredTool {
             None => crate::dispatch::call(self.tool, self.plan(), limits, arguments, ctx),
             Some(source) => Call::running(
                 self.tool.name,
-                Box::pin(crate::runtime::call(self, source, *limits, arguments, ctx)),
+                Box::pin(call_runtime(self, source, *limits, arguments, ctx)),
             ),
         }
     }
@@ -149,12 +149,122 @@ impl RegisteredTool {
     }
 }
 
+impl RegisteredTool {
+    /// Whether this tool was defined at run time ([`RuntimeTool`](crate::runtime::RuntimeTool)) rather than by
+    /// `#[tool]`.
+    #[must_use]
+    pub fn is_runtime(&self) -> bool {
+        self.runtime.is_some()
+    }
+
+    /// Whether the tool may be offered now: always for a `#[tool]`; a runtime tool
+    /// asks its [`Forward::available`](crate::runtime::Forward::available).
+    #[must_use]
+    pub fn is_available(&self) -> bool {
+        self.runtime
+            .as_ref()
+            .is_none_or(|source| source.0.available())
+    }
+}
+
+/// A runtime tool's call after the view's rules: the limits and the schema the
+/// model saw (every call: there is no typed parse behind it), then the forwarder,
+/// its panics caught.
+async fn call_runtime(
+    tool: &RegisteredTool,
+    source: &crate::runtime::Source,
+    limits: Limits,
+    arguments: &str,
+    ctx: &Context,
+) -> Response {
+    if !source.0.available() {
+        return Response::Error(ToolError::no_tool_named(tool.name, None));
+    }
+    if let Err(error) = tool.check_arguments_with_limits(arguments, &limits) {
+        return Response::Error(error);
+    }
+    let trimmed = arguments.trim();
+    let arguments = if trimmed.is_empty() || trimmed == "null" {
+        serde_json::Map::new()
+    } else {
+        match crate::dispatch::parse::parse_value(arguments) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => return Response::Error(crate::dispatch::parse::not_an_object()),
+            Err(error) => return Response::Error(error),
+        }
+    };
+    crate::dispatch::panics::CatchPanics::new(tool.name, source.0.forward(arguments, ctx)).await
+}
+
 impl Deref for RegisteredTool {
     type Target = Tool;
 
     fn deref(&self) -> &Tool {
         self.tool
     }
+}
+
+/// Renders one tool in `dialect` as a [`Value`]; see [`RegisteredTool::render`].
+pub fn render_tool(tool: &RegisteredTool, dialect: Dialect) -> Result<Value, RenderError> {
+    tool.render(dialect)
+}
+
+/// Renders tools in `dialect` as one JSON array, all or nothing: the first tool
+/// (in the order given) that the dialect cannot express is the error.
+///
+/// A convenience for tests and start-up checks; a request path wants
+/// [`render_set`], which copies cached text and skips what can't be rendered.
+pub fn render<'a>(
+    tools: impl IntoIterator<Item = &'a RegisteredTool>,
+    dialect: Dialect,
+) -> Result<Value, RenderError> {
+    render_set(tools, dialect)
+        .all_or_error()
+        .map(|json| crate::render::to_value(&json))
+}
+
+/// Renders a set of tools in `dialect` as the JSON array a request carries.
+///
+/// Each tool's rendering is built once per dialect and kept as compact JSON text
+/// ([`RegisteredTool::render_json`]); a set is those texts copied into one buffer
+/// between `[`, `,` and `]`, in the order `tools` gives them (views and the
+/// registry give name order). A tool the dialect cannot express is left out of the
+/// array and listed in [`Rendered::skipped`], so one such tool never takes the
+/// others down; [`Rendered::all_or_error`] insists on every tool.
+///
+/// ```
+/// # use toolkit::{Dialect, render_set};
+/// let rendered = render_set(toolkit::registry(), Dialect::OpenAiChat);
+/// assert!(rendered.skipped.is_empty());
+/// let body = format!(r#"{{"model": "gpt-5", "tools": {}}}"#, rendered.json);
+/// # assert!(body.contains("gpt-5"));
+/// ```
+pub fn render_set<'a>(
+    tools: impl IntoIterator<Item = &'a RegisteredTool>,
+    dialect: Dialect,
+) -> Rendered {
+    let tools = tools.into_iter();
+    let mut texts: Vec<&str> = Vec::with_capacity(tools.size_hint().0);
+    let mut skipped = Vec::new();
+    for tool in tools {
+        match tool.render_json(dialect) {
+            Ok(text) => texts.push(text),
+            Err(error) => skipped.push(error.clone()),
+        }
+    }
+    // One allocation of the exact size: the brackets and commas are the only new
+    // bytes.
+    let length = texts.iter().map(|text| text.len()).sum::<usize>() + texts.len().max(1) + 1;
+    let mut json = String::with_capacity(length);
+    json.push('[');
+    for (position, text) in texts.into_iter().enumerate() {
+        if position > 0 {
+            json.push(',');
+        }
+        json.push_str(text);
+    }
+    json.push(']');
+    Rendered { json, skipped }
 }
 
 /// A set of tools with unique names and aliases, sorted by name.
@@ -358,7 +468,7 @@ impl Registry {
     /// tool the dialect cannot express is left out and reported in
     /// [`Rendered::skipped`]; call [`Rendered::all_or_error`] to insist on all.
     pub fn render(&self, dialect: Dialect) -> Rendered {
-        crate::render_set(self.iter(), dialect)
+        render_set(self.iter(), dialect)
     }
 
     /// The limits every call through this registry is held to.
@@ -413,7 +523,8 @@ impl Registry {
             None => Call::ready(Response::Error(self.unknown_tool(name))),
         };
         let dispatch = crate::observe::Dispatch {
-            tool: found,
+            tool: found.map(RegisteredTool::tool),
+            runtime: found.is_some_and(RegisteredTool::is_runtime),
             name,
             view: Some("registry"),
             arguments: None,
@@ -545,7 +656,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::tool::{CallFuture, Location};
+    use crate::declaration::Location;
+    use crate::tool::CallFuture;
     use crate::{Scope, Tier};
 
     /// How many times each test tool's schema function ran.

@@ -45,10 +45,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde_json::{Map, Value};
 
-use crate::{
-    CallFuture, Context, Limits, Location, Param, RegisteredTool, Response, Scope, Tier, Tool,
-    ToolError,
-};
+use crate::{CallFuture, Context, Location, Param, Response, Scope, Tier, Tool, ToolError};
 
 /// How many bytes of runtime definitions (names, descriptions, parameters and the
 /// schema text they are told apart by) one process keeps at most: 16 MiB, some
@@ -68,7 +65,7 @@ pub const MAX_NAME_LEN: usize = 64;
 ///
 /// A call reaches [`Forward::forward`] only after the view's rules (scope,
 /// allowlist, tier and approvals) and the same argument checks as a local tool's:
-/// the [`Limits`] and the schema the model saw, every problem reported. A panic
+/// the [`Limits`](crate::Limits) and the schema the model saw, every problem reported. A panic
 /// inside it is caught like a local tool's.
 ///
 /// Implemented for closures `Fn(Map<String, Value>, &Context) -> impl Future<Output =
@@ -314,61 +311,14 @@ impl fmt::Display for RuntimeToolError {
 impl std::error::Error for RuntimeToolError {}
 
 /// The forwarder of a registered runtime tool: the one field a runtime tool adds to
-/// a [`RegisteredTool`].
+/// a [`RegisteredTool`](crate::RegisteredTool).
 #[derive(Clone)]
-pub(crate) struct Source(Arc<dyn Forward>);
+pub(crate) struct Source(pub(crate) Arc<dyn Forward>);
 
 impl fmt::Debug for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Forward")
     }
-}
-
-impl RegisteredTool {
-    /// Whether this tool was defined at run time ([`RuntimeTool`]) rather than by
-    /// `#[tool]`.
-    #[must_use]
-    pub fn is_runtime(&self) -> bool {
-        self.runtime.is_some()
-    }
-
-    /// Whether the tool may be offered now: always for a `#[tool]`; a runtime tool
-    /// asks its [`Forward::available`].
-    #[must_use]
-    pub fn is_available(&self) -> bool {
-        self.runtime
-            .as_ref()
-            .is_none_or(|source| source.0.available())
-    }
-}
-
-/// A runtime tool's call after the view's rules: the limits and the schema the
-/// model saw (every call: there is no typed parse behind it), then the forwarder,
-/// its panics caught.
-pub(crate) async fn call(
-    tool: &RegisteredTool,
-    source: &Source,
-    limits: Limits,
-    arguments: &str,
-    ctx: &Context,
-) -> Response {
-    if !source.0.available() {
-        return Response::Error(ToolError::no_tool_named(tool.name, None));
-    }
-    if let Err(error) = tool.check_arguments_with_limits(arguments, &limits) {
-        return Response::Error(error);
-    }
-    let trimmed = arguments.trim();
-    let arguments = if trimmed.is_empty() || trimmed == "null" {
-        Map::new()
-    } else {
-        match crate::dispatch::parse::parse_value(arguments) {
-            Ok(Value::Object(map)) => map,
-            Ok(_) => return Response::Error(crate::dispatch::parse::not_an_object()),
-            Err(error) => return Response::Error(error),
-        }
-    };
-    crate::dispatch::panics::CatchPanics::new(tool.name, source.0.forward(arguments, ctx)).await
 }
 
 /// What tells one runtime definition from another.

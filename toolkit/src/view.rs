@@ -753,7 +753,8 @@ impl<'r> View<'r> {
                 .is_some_and(|position| logged.get(position))
         });
         let dispatch = crate::observe::Dispatch {
-            tool: found,
+            tool: found.map(RegisteredTool::tool),
+            runtime: found.is_some_and(RegisteredTool::is_runtime),
             name,
             view: self.label.as_deref(),
             arguments: (logged && found.is_some()).then_some(arguments),
@@ -793,8 +794,10 @@ impl<'r> View<'r> {
     /// Like [`View::call`], it runs inside a `toolkit.call` span (see the README's
     /// "Observability"), whose `resumed` field is `true`.
     pub async fn resume(&self, approval: &Approval, ctx: &Context) -> Response {
+        let found = self.get(&approval.tool);
         let dispatch = crate::observe::Dispatch {
-            tool: self.get(&approval.tool),
+            tool: found.map(RegisteredTool::tool),
+            runtime: found.is_some_and(RegisteredTool::is_runtime),
             name: &approval.tool,
             view: self.label.as_deref(),
             arguments: None,
@@ -822,6 +825,28 @@ impl<'r> View<'r> {
         self.approvals
             .as_ref()
             .map(|(approvals, principal)| (*approvals, principal.as_str()))
+    }
+}
+
+impl<'r> crate::approval::CallingView<'r> for View<'r> {
+    fn approvals(&self) -> Option<(&'r Approvals, &str)> {
+        View::approvals(self)
+    }
+
+    fn registry(&self) -> &'r Registry {
+        View::registry(self)
+    }
+
+    fn get(&self, name: &str) -> Option<&'r RegisteredTool> {
+        View::get(self, name)
+    }
+
+    fn unknown_tool(&self, name: &str) -> ToolError {
+        View::unknown_tool(self, name)
+    }
+
+    fn label(&self) -> Option<&str> {
+        View::label(self)
     }
 }
 

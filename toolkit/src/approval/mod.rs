@@ -1,6 +1,6 @@
 //! The `approve` tier: a human decides before a tool runs.
 //!
-//! 1. A [`View`] built with [`ViewBuilder::approvals`](crate::ViewBuilder::approvals)
+//! 1. A [`View`](crate::View) built with [`ViewBuilder::approvals`](crate::ViewBuilder::approvals)
 //!    validates an `approve` tool's arguments, then returns
 //!    [`Response::Pending`] with a [`PendingApproval`] (unless an [`Approver`]
 //!    decides inline). The tool does not run. The pending approval is plain,
@@ -8,7 +8,7 @@
 //! 2. A human decides: [`Approvals::decide`] turns the pending approval and a
 //!    [`Decision`] (approve, approve with edited arguments, deny with a message) into a
 //!    signed [`Approval`].
-//! 3. [`View::resume`] checks the approval and runs the call, once.
+//! 3. [`View::resume`](crate::View::resume) checks the approval and runs the call, once.
 //!
 //! An approval is bound to the principal, the tool, a digest of the arguments
 //! (SHA-256 of their canonical JSON: sorted keys, no whitespace) and the call id; it
@@ -60,6 +60,7 @@
 //! ```
 
 mod store;
+mod types;
 
 #[cfg(feature = "sqlite")]
 mod sqlite;
@@ -79,7 +80,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::{Context, RegisteredTool, Registry, Response, ToolError, View};
+use crate::{Context, RegisteredTool, Registry, Response, ToolError};
 
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresApprovalStore;
@@ -90,6 +91,7 @@ pub use store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, DecisionOutcome, DecisionQuery, DecisionRecord,
     MAX_QUERY_LIMIT, MAX_QUERY_VALUES, MemoryApprovalStore, PendingQuery, StoreError, StoreFuture,
 };
+pub use types::{PendingApproval, Verdict};
 
 /// The id of the model's tool call (`call_...` in OpenAI, `toolu_...` in Anthropic),
 /// put in the [`Context`] so a pending approval carries it. Without one, an id is
@@ -164,33 +166,6 @@ impl fmt::Debug for ApprovalKey {
     }
 }
 
-/// A call waiting for a human. Serializable, so it can be stored, shown and resumed
-/// in another process; signed, so a client can't fabricate one.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PendingApproval {
-    /// The model's call id ([`CallId`]), or a made-up one.
-    pub call_id: String,
-    /// Who the call acts for (the view's principal).
-    pub principal: String,
-    /// The label of the view the call was made through
-    /// ([`ViewBuilder::label`](crate::ViewBuilder::label)), if it had one: which of
-    /// the application's surfaces asked (an MCP endpoint, an agent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub view: Option<String>,
-    /// The tool's name.
-    pub tool: String,
-    /// The validated arguments.
-    pub arguments: Value,
-    /// `sha256:` and the hex SHA-256 of the arguments' canonical JSON.
-    pub digest: String,
-    /// When the call was made, in Unix seconds.
-    pub requested_at: u64,
-    /// Until when a human may decide, in Unix seconds.
-    pub expires_at: u64,
-    /// Hex HMAC-SHA256 of the fields above (see [`crate::approval`]).
-    pub signature: String,
-}
-
 /// A human's decision on a [`PendingApproval`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
@@ -202,43 +177,7 @@ pub enum Decision {
     Deny(String),
 }
 
-/// What the human decided, as recorded in an [`Approval`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Approved as requested.
-    Approved,
-    /// Approved with edited arguments.
-    ApprovedWithEdits,
-    /// Denied.
-    Denied,
-}
-
-impl Verdict {
-    /// The verdict's name as serialized: `approved`, `approved_with_edits`, `denied`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Approved => "approved",
-            Verdict::ApprovedWithEdits => "approved_with_edits",
-            Verdict::Denied => "denied",
-        }
-    }
-
-    /// The verdict named `name` (see [`Verdict::as_str`]).
-    #[must_use]
-    pub fn from_name(name: &str) -> Option<Self> {
-        [
-            Verdict::Approved,
-            Verdict::ApprovedWithEdits,
-            Verdict::Denied,
-        ]
-        .into_iter()
-        .find(|verdict| verdict.as_str() == name)
-    }
-}
-
-/// A signed decision, to hand to [`View::resume`]. Serializable: an approval made in
+/// A signed decision, to hand to [`View::resume`](crate::View::resume). Serializable: an approval made in
 /// one process (an admin UI) is resumed in another (the agent's worker).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Approval {
@@ -865,9 +804,26 @@ fn used_key(principal: &str, call_id: &str) -> String {
 /// Who an inline [`Approver`]'s decisions are recorded as made by.
 const INLINE_APPROVER: &str = "approver";
 
+/// What the approval flow needs of the view a call came through: its approvals
+/// and principal, its registry, its tools and its unknown-tool error.
+/// [`View`](crate::View) implements it; the flow names this trait rather than the
+/// view, so the view stands above approval and not beside it.
+pub(crate) trait CallingView<'r>: Sync {
+    /// The view's approvals and principal, if it has them.
+    fn approvals(&self) -> Option<(&'r Approvals, &str)>;
+    /// The registry behind the view.
+    fn registry(&self) -> &'r Registry;
+    /// The tool `name` names in the view.
+    fn get(&self, name: &str) -> Option<&'r RegisteredTool>;
+    /// The error for a name that is not in the view.
+    fn unknown_tool(&self, name: &str) -> ToolError;
+    /// The view's label, if it has one: which surface asked.
+    fn label(&self) -> Option<&str>;
+}
+
 /// `View::call` for an `approve` tool.
-pub(crate) async fn request(
-    view: &View<'_>,
+pub(crate) async fn request<'r>(
+    view: &impl CallingView<'r>,
     tool: &RegisteredTool,
     arguments: &str,
     ctx: &Context,
@@ -915,7 +871,11 @@ pub(crate) async fn request(
 }
 
 /// `View::resume`.
-pub(crate) async fn resume(view: &View<'_>, approval: &Approval, ctx: &Context) -> Response {
+pub(crate) async fn resume<'r>(
+    view: &impl CallingView<'r>,
+    approval: &Approval,
+    ctx: &Context,
+) -> Response {
     match check(view, approval).await {
         Ok((tool, arguments)) => {
             tool.call_with_limits(&arguments, ctx, view.registry().limits())
@@ -927,7 +887,7 @@ pub(crate) async fn resume(view: &View<'_>, approval: &Approval, ctx: &Context) 
 
 /// Everything but running: the tool and the arguments to run it with, once.
 async fn check<'r>(
-    view: &View<'r>,
+    view: &impl CallingView<'r>,
     approval: &Approval,
 ) -> Result<(&'r RegisteredTool, String), ToolError> {
     let Some((approvals, principal)) = view.approvals() else {

@@ -1,6 +1,11 @@
 //! How much work one call may ask for: argument size and nesting depth, checked on
 //! the raw text before anything parses it, so the work of a call is bounded by its
 //! input's size whatever the model sends.
+//!
+//! Why not `serde_json`'s own limit: it is a fixed recursion depth of 128, reached
+//! while parsing (the work is done by then), and its error has no path. These
+//! checks cost a vectorized count of the opening brackets, and only a text with
+//! more of them than the depth allows is scanned for its path.
 
 use serde_json::Value;
 

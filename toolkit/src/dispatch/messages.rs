@@ -1,6 +1,11 @@
 //! The words a model reads when its arguments are refused: JSON terms only (never a
 //! Rust type or serde's vocabulary), a path to every problem, and never more than a
 //! bounded, cleaned prefix of what was sent.
+//!
+//! Why here: serde's and jsonschema's messages speak Rust and serde (`u8`,
+//! "invalid type: string, expected a sequence") and echo what was sent in full;
+//! no crate rewrites them for a reader that only knows JSON. Only refused calls
+//! pay for this module; the tests in `parse` pin the words the model reads.
 
 use serde_json::Value;
 

@@ -22,6 +22,27 @@
 //! path-tracking instantiation of every argument type's `Deserialize` (what
 //! `serde_path_to_error` would cost in build time per tool crate); a call that
 //! parses never reaches it.
+//!
+//! # What the kept crates do here, and what is left to this module
+//!
+//! - `serde_json` parses (the fast path is its `from_str::<T>`, nothing around
+//!   it) and gives every error's line and column; `layout` turns that position
+//!   into a path, and that is all `layout` does.
+//! - `jsonschema` checks the constraints and names each problem's place
+//!   (`instance_path`, written as `tasks[2].due` in `validate`); `validate` adds
+//!   only the words (JSON terms, the accepted values, the closest property name)
+//!   and which `null`s mean "absent".
+//! - `serde_path_to_error` names the place of a malformed text, over
+//!   `serde_json::Value` only: one instantiation in toolkit, none per tool.
+//!   Wrapping each argument type's `Deserialize` in it instead would compile every
+//!   tool's argument parser twice in the tool crates; `layout` exists to avoid
+//!   that, and costs a linear copy of a refused text, on refused calls only.
+//! - What no crate offers: bounds checked before parsing ([`limits`]: `serde_json`'s
+//!   own recursion limit is a fixed 128, without a path), serde's words rewritten
+//!   for a model ([`messages`]), an array refused where serde would read a struct
+//!   positionally without building a `Value` ([`shape`]), and panics caught in the
+//!   tool, its drop and its hook with an id ([`panics`]; `futures_util`'s
+//!   `CatchUnwind` does not catch a panic in the future's drop).
 
 pub(crate) mod layout;
 pub(crate) mod limits;

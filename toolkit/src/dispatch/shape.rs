@@ -4,6 +4,11 @@
 //! is accepted, in memory proportional to the nesting depth (no `Value` is built),
 //! so a large valid call stays cheap. The precise problems come from the schema
 //! check afterwards.
+//!
+//! Why not `jsonschema` alone: it checks a `Value`, so every call of a tool with
+//! nested objects would build one. This pass runs only when an array appears in
+//! the text where the plan cannot rule it out, and costs one `serde_json`
+//! streaming read beside the schema, no `Value`.
 
 use std::fmt;
 

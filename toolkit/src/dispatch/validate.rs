@@ -1,6 +1,13 @@
 //! Checking arguments against the schema the model saw (its constraints, which
 //! serde's derive does not know), and reading a permitted `null` as "absent" only
 //! where that schema says a property is optional.
+//!
+//! `jsonschema` does the checking and names each problem's place; this module
+//! decides when a schema needs checking at all (a tool without constraint
+//! keywords pays nothing), says each problem in JSON terms, picks the branch a
+//! union's value meant, and drops `null`s the model sends for optional
+//! properties (strict dialects make it send them). The validator is built on a
+//! tool's first checked call and kept.
 
 use std::sync::OnceLock;
 

@@ -40,7 +40,17 @@ struct Shared {
     csrf: Csrf,
 }
 
-pub(super) fn router(inbox: Inbox) -> Router {
+// The method that makes the router is here, beside the routes, so the module that
+// configures the inbox does not use the one that serves it.
+impl Inbox {
+    /// The router: mount it with [`Router::nest`] (its links follow the nesting
+    /// path) or [`Router::merge`].
+    pub fn router(self) -> Router {
+        router(self)
+    }
+}
+
+fn router(inbox: Inbox) -> Router {
     // Room for a pending approval and its edited arguments at the registry's
     // argument limit, form-encoded (up to three bytes per byte).
     let body_limit = inbox

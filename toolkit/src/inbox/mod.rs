@@ -1,6 +1,6 @@
 //! The approval inbox: where a person decides the calls of `approve` tools.
 //!
-//! [`Inbox`] is an axum [`Router`] the application mounts in its own app, next to
+//! [`Inbox`] is an axum [`Router`](axum::Router) the application mounts in its own app, next to
 //! its other routes. It shows the pending approvals of the application's
 //! [`ApprovalStore`](crate::approval::ApprovalStore) that the approver may decide,
 //! newest first: the tool's title and description, who asked (the principal the
@@ -40,8 +40,7 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! use axum::Router;
-//! use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
+//! //! use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
 //! use toolkit::inbox::{Identity, Inbox, PendingCall};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -85,8 +84,6 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use axum::Router;
-
 use crate::approval::{Approval, Approvals, PendingApproval};
 use crate::{Preview, Registry};
 
@@ -97,7 +94,7 @@ type PreviewHook = Arc<dyn Fn(&PendingApproval) -> Option<Preview> + Send + Sync
 type DecisionHook = Arc<dyn Fn(&Approval) + Send + Sync>;
 
 /// The approval inbox, configured by its builder methods; [`Inbox::router`] makes
-/// the [`Router`] to mount. See the [module docs](self).
+/// the [`Router`](axum::Router) to mount. See the [module docs](self).
 #[derive(Clone)]
 pub struct Inbox {
     approvals: Arc<dyn Borrow<Approvals> + Send + Sync>,
@@ -166,12 +163,6 @@ impl Inbox {
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.title = title.into();
         self
-    }
-
-    /// The router: mount it with [`Router::nest`] (its links follow the nesting
-    /// path) or [`Router::merge`].
-    pub fn router(self) -> Router {
-        handlers::router(self)
     }
 }
 

@@ -10,6 +10,7 @@ use rmcp::model::{RequestStateCodec, RequestStateError};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
+use super::bearer::bearer_token;
 use super::{Access, McpServer};
 
 /// An axum router serving MCP over streamable HTTP: one endpoint per client kind
@@ -271,16 +272,6 @@ async fn json_rpc_errors(limit: usize, request: Request, next: Next) -> Response
         .into_response()
 }
 
-/// The token of an `Authorization: Bearer <token>` header.
-pub(super) fn bearer_token(headers: &::http::HeaderMap) -> Option<&str> {
-    let value = headers.get(::http::header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
-        .then(|| token.trim())
-        .filter(|token| !token.is_empty())
-}
-
 /// Compares two byte strings in time that depends only on their lengths, so a
 /// wrong token's timing doesn't say how much of it was right.
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
@@ -290,23 +281,6 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_bearer_token_is_read_from_the_authorization_header() {
-        let mut headers = ::http::HeaderMap::new();
-        assert_eq!(bearer_token(&headers), None);
-        headers.insert(::http::header::AUTHORIZATION, "Bearer abc".parse().unwrap());
-        assert_eq!(bearer_token(&headers), Some("abc"));
-        headers.insert(
-            ::http::header::AUTHORIZATION,
-            "bearer  abc ".parse().unwrap(),
-        );
-        assert_eq!(bearer_token(&headers), Some("abc"));
-        headers.insert(::http::header::AUTHORIZATION, "Basic abc".parse().unwrap());
-        assert_eq!(bearer_token(&headers), None);
-        headers.insert(::http::header::AUTHORIZATION, "Bearer ".parse().unwrap());
-        assert_eq!(bearer_token(&headers), None);
-    }
 
     #[test]
     fn tokens_compare_whole() {

@@ -44,6 +44,7 @@
 mod access;
 #[cfg(feature = "oauth")]
 pub mod auth;
+mod bearer;
 #[cfg(feature = "mcp-client")]
 mod external;
 mod http;

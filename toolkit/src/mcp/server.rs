@@ -119,7 +119,7 @@ impl McpServer {
     fn grant(&self, context: &RequestContext<RoleServer>) -> Result<(Grant, bool), ErrorData> {
         let parts = context.extensions.get::<::http::request::Parts>();
         let headers = parts.map(|parts| &parts.headers);
-        let bearer = headers.and_then(super::http::bearer_token);
+        let bearer = headers.and_then(super::bearer::bearer_token);
         let caller = Caller {
             client: &self.inner.client,
             bearer,

@@ -9,14 +9,15 @@
 //! that are not one object (another root type, a root union the cleaner could not
 //! merge) are refused in every dialect: providers take one object schema there.
 //!
-//! Layout: this file has the dialects, the error and the set rendering (each tool's
-//! rendering is built once per dialect and kept as JSON text; a set copies those
-//! texts into one buffer). `canonical` has the steps every dialect shares (walking
+//! Layout: `dialect` has the formats; this file has the error, the rendered set
+//! and one tool's rendering (built once per dialect and kept as JSON text by the
+//! registry, whose `render_set` copies those texts into one buffer). `canonical` has the steps every dialect shares (walking
 //! with readable paths, inlining definitions, array `items`, recursion); `openai`,
 //! `anthropic`, `gemini` and `mcp` have each provider family's envelope and rules.
 
 mod anthropic;
 mod canonical;
+mod dialect;
 mod gemini;
 mod mcp;
 mod openai;
@@ -26,83 +27,11 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::{RegisteredTool, Tool};
+use crate::Tool;
 use canonical::{
     Fail, give_arrays_items, inline_single_use_definitions, replace_bool_schemas, walk_all,
 };
-
-/// A model provider's tool format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum Dialect {
-    /// OpenAI Chat Completions function tools:
-    /// `{"type": "function", "function": {name, description, parameters}}` (a
-    /// missing `strict` is false there).
-    OpenAiChat,
-    /// OpenAI Chat Completions in strict mode (`strict: true`): every property
-    /// required, optional ones written as a union with `null`, every object closed.
-    OpenAiChatStrict,
-    /// OpenAI Responses API: flat `{"type": "function", name, description, parameters, strict: false}`.
-    OpenAiResponses,
-    /// OpenAI Responses API in strict mode.
-    OpenAiResponsesStrict,
-    /// Anthropic Messages tools: `{name, description, input_schema}`.
-    Anthropic,
-    /// Anthropic tools with `strict: true`: closed objects, no recursion, no
-    /// numeric or length bounds in the schema (each is said in the field's
-    /// description instead, "Must be at least 1."; dispatch still refuses a value
-    /// outside it).
-    AnthropicStrict,
-    /// Gemini function declarations with `parameters`, an OpenAPI 3.0 subset:
-    /// `$defs` inlined, `nullable` instead of type unions, string `enum`s only
-    /// (other constant values are said in the description).
-    GeminiParameters,
-    /// Gemini function declarations with `parametersJsonSchema` (standard JSON Schema).
-    GeminiJsonSchema,
-    /// MCP `tools/list` entries: `{name, title, description, inputSchema, outputSchema, annotations, _meta}`.
-    Mcp,
-}
-
-impl Dialect {
-    /// Every dialect.
-    pub const ALL: [Dialect; 9] = [
-        Dialect::OpenAiChat,
-        Dialect::OpenAiChatStrict,
-        Dialect::OpenAiResponses,
-        Dialect::OpenAiResponsesStrict,
-        Dialect::Anthropic,
-        Dialect::AnthropicStrict,
-        Dialect::GeminiParameters,
-        Dialect::GeminiJsonSchema,
-        Dialect::Mcp,
-    ];
-
-    /// A stable lowercase name, for file names and logs (`openai_chat_strict`).
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            Dialect::OpenAiChat => "openai_chat",
-            Dialect::OpenAiChatStrict => "openai_chat_strict",
-            Dialect::OpenAiResponses => "openai_responses",
-            Dialect::OpenAiResponsesStrict => "openai_responses_strict",
-            Dialect::Anthropic => "anthropic",
-            Dialect::AnthropicStrict => "anthropic_strict",
-            Dialect::GeminiParameters => "gemini_parameters",
-            Dialect::GeminiJsonSchema => "gemini_json_schema",
-            Dialect::Mcp => "mcp",
-        }
-    }
-
-    pub(crate) const fn index(self) -> usize {
-        self as usize
-    }
-}
-
-impl fmt::Display for Dialect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use dialect::Dialect;
 
 /// A tool whose arguments a dialect cannot express.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,69 +58,6 @@ impl fmt::Display for RenderError {
 }
 
 impl std::error::Error for RenderError {}
-
-/// Renders one tool in `dialect` as a [`Value`]; see [`RegisteredTool::render`].
-pub fn render_tool(tool: &RegisteredTool, dialect: Dialect) -> Result<Value, RenderError> {
-    tool.render(dialect)
-}
-
-/// Renders tools in `dialect` as one JSON array, all or nothing: the first tool
-/// (in the order given) that the dialect cannot express is the error.
-///
-/// A convenience for tests and start-up checks; a request path wants
-/// [`render_set`], which copies cached text and skips what can't be rendered.
-pub fn render<'a>(
-    tools: impl IntoIterator<Item = &'a RegisteredTool>,
-    dialect: Dialect,
-) -> Result<Value, RenderError> {
-    render_set(tools, dialect)
-        .all_or_error()
-        .map(|json| parse_own(&json))
-}
-
-/// Renders a set of tools in `dialect` as the JSON array a request carries.
-///
-/// Each tool's rendering is built once per dialect and kept as compact JSON text
-/// ([`RegisteredTool::render_json`]); a set is those texts copied into one buffer
-/// between `[`, `,` and `]`, in the order `tools` gives them (views and the
-/// registry give name order). A tool the dialect cannot express is left out of the
-/// array and listed in [`Rendered::skipped`], so one such tool never takes the
-/// others down; [`Rendered::all_or_error`] insists on every tool.
-///
-/// ```
-/// # use toolkit::{Dialect, render_set};
-/// let rendered = render_set(toolkit::registry(), Dialect::OpenAiChat);
-/// assert!(rendered.skipped.is_empty());
-/// let body = format!(r#"{{"model": "gpt-5", "tools": {}}}"#, rendered.json);
-/// # assert!(body.contains("gpt-5"));
-/// ```
-pub fn render_set<'a>(
-    tools: impl IntoIterator<Item = &'a RegisteredTool>,
-    dialect: Dialect,
-) -> Rendered {
-    let tools = tools.into_iter();
-    let mut texts: Vec<&str> = Vec::with_capacity(tools.size_hint().0);
-    let mut skipped = Vec::new();
-    for tool in tools {
-        match tool.render_json(dialect) {
-            Ok(text) => texts.push(text),
-            Err(error) => skipped.push(error.clone()),
-        }
-    }
-    // One allocation of the exact size: the brackets and commas are the only new
-    // bytes.
-    let length = texts.iter().map(|text| text.len()).sum::<usize>() + texts.len().max(1) + 1;
-    let mut json = String::with_capacity(length);
-    json.push('[');
-    for (position, text) in texts.into_iter().enumerate() {
-        if position > 0 {
-            json.push(',');
-        }
-        json.push_str(text);
-    }
-    json.push(']');
-    Rendered { json, skipped }
-}
 
 /// A set of tools rendered for one dialect: the JSON array of every tool that
 /// could be rendered, and an error for each that could not.

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{LexicalRouter, RouteRequest};
-use crate::tool::{Location, Param};
+use crate::declaration::{Location, Param};
 use crate::{Context, RegisteredTool, Response, Scope, Tier, Tool, ToolError, View};
 
 /// The routed tools one conversation has found through search: owned by the

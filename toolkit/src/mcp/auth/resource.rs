@@ -252,7 +252,7 @@ pub(crate) async fn require_verified_token(
         );
     }
     let required = auth.required_scopes.join(" ");
-    let Some(token) = crate::mcp::http::bearer_token(request.headers()) else {
+    let Some(token) = crate::mcp::bearer::bearer_token(request.headers()) else {
         tracing::info!(%path, "MCP request refused: no bearer token");
         // No `scope` here: MCP clients request the challenge's scope when there
         // is one, else `scopes_supported`, and the view depends on more than the
