@@ -14,13 +14,18 @@
 //! texts into one buffer). `canonical` has the steps every dialect shares (walking
 //! with readable paths, inlining definitions, array `items`, recursion); `openai`,
 //! `anthropic`, `gemini` and `mcp` have each provider family's envelope and rules.
+//! `result` renders a tool's result (plain or rich, see [`crate::content`]) as each
+//! provider's tool-result message: [`render_result`].
 
 mod anthropic;
 mod canonical;
 mod gemini;
 mod mcp;
 mod openai;
+mod result;
 mod text;
+
+pub use result::{RenderedResult, Replaced, render_result};
 
 use std::fmt;
 
