@@ -93,7 +93,14 @@ async fn a_cancelled_call_drops_the_tools_future() {
 /// subscriber).
 #[derive(Clone, Default)]
 struct Spans {
-    recorded: Arc<Mutex<Vec<(&'static tracing::Metadata<'static>, BTreeMap<&'static str, String>)>>>,
+    recorded: Arc<
+        Mutex<
+            Vec<(
+                &'static tracing::Metadata<'static>,
+                BTreeMap<&'static str, String>,
+            )>,
+        >,
+    >,
     entered: Arc<Mutex<Vec<u64>>>,
 }
 

@@ -8,10 +8,10 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use axum::extract::Request;
 use axum::middleware::Next;
+use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::ServiceExt as _;
 use toolkit::mcp::{Caller, ExternalServer, ExternalTools, Grant, McpHttp, Pins};
 use toolkit::{Context, Registry, Scope, Tier, tool};
 
@@ -50,21 +50,23 @@ async fn an_external_server_never_sees_the_callers_token() {
     let upstream = McpHttp::new(upstream_access)
         .endpoint("front", "/mcp", UPSTREAM_TOKEN)
         .into_router()
-        .layer(axum::middleware::from_fn(move |request: Request, next: Next| {
-            let record = Arc::clone(&record);
-            async move {
-                let authorization = request
-                    .headers()
-                    .get(http::header::AUTHORIZATION)
-                    .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
-                    .unwrap_or_default();
-                record
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(authorization);
-                next.run(request).await
-            }
-        }));
+        .layer(axum::middleware::from_fn(
+            move |request: Request, next: Next| {
+                let record = Arc::clone(&record);
+                async move {
+                    let authorization = request
+                        .headers()
+                        .get(http::header::AUTHORIZATION)
+                        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+                        .unwrap_or_default();
+                    record
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(authorization);
+                    next.run(request).await
+                }
+            },
+        ));
     let upstream_addr = serve(upstream).await;
 
     // The front server: the external tool, pinned, served to callers who bring
@@ -98,10 +100,7 @@ async fn an_external_server_never_sees_the_callers_token() {
 
     let config = StreamableHttpClientTransportConfig::with_uri(format!("http://{front_addr}/mcp"))
         .auth_header(CALLER_TOKEN);
-    let client = ()
-        .serve(StreamableHttpClientTransport::from_config(config))
-        .await
-        .unwrap();
+    let client = ().serve(StreamableHttpClientTransport::from_config(config)).await.unwrap();
     let before = seen.lock().unwrap().len();
     let result = client
         .call_tool(CallToolRequestParams::new("upstream_get_forecast"))
@@ -115,7 +114,10 @@ async fn an_external_server_never_sees_the_callers_token() {
     // The call was forwarded (the upstream saw a request for it) with the
     // application's credential, and the caller's token never arrived.
     let seen = seen.lock().unwrap().clone();
-    assert!(seen.len() > before, "the call reached the upstream: {seen:?}");
+    assert!(
+        seen.len() > before,
+        "the call reached the upstream: {seen:?}"
+    );
     for authorization in &seen {
         assert_eq!(authorization, &format!("Bearer {UPSTREAM_TOKEN}"));
         assert!(!authorization.contains(CALLER_TOKEN));
