@@ -24,7 +24,7 @@ fn an_import_reports_each_step_to_the_applications_callback() {
     let ctx = Context::new()
         .with(cms.clone())
         .with(Progress::new(move |update| {
-            sink.lock().unwrap().push(update)
+            sink.lock().unwrap().push(update);
         }));
 
     let response = block_on(registry().call_value(

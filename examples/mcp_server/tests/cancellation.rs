@@ -93,16 +93,15 @@ async fn a_cancelled_call_drops_the_tools_future() {
 /// subscriber).
 #[derive(Clone, Default)]
 struct Spans {
-    recorded: Arc<
-        Mutex<
-            Vec<(
-                &'static tracing::Metadata<'static>,
-                BTreeMap<&'static str, String>,
-            )>,
-        >,
-    >,
+    recorded: Arc<Mutex<Vec<Recorded>>>,
     entered: Arc<Mutex<Vec<u64>>>,
 }
+
+/// One span: its metadata (for `current_span`) and its fields.
+type Recorded = (
+    &'static tracing::Metadata<'static>,
+    BTreeMap<&'static str, String>,
+);
 
 impl Spans {
     fn fields(&self) -> Vec<BTreeMap<&'static str, String>> {

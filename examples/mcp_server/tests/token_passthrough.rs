@@ -34,6 +34,7 @@ async fn serve(router: axum::Router) -> std::net::SocketAddr {
 
 #[tokio::test]
 async fn an_external_server_never_sees_the_callers_token() {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
     // The external server: `get_forecast` behind its own token, recording the
     // `Authorization` header of every request it receives.
     let seen: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -81,7 +82,6 @@ async fn an_external_server_never_sees_the_callers_token() {
     let mut pins = Pins::new();
     pins.pin_unpinned(&external.refresh(&Pins::new()).await.unwrap());
     assert!(external.refresh(&pins).await.unwrap().is_empty());
-    static REGISTRY: OnceLock<Registry> = OnceLock::new();
     let external = ExternalTools::new(vec![external]);
     let registry: &'static Registry =
         REGISTRY.get_or_init(|| external.registry([], |_| Tier::Auto).unwrap());

@@ -180,7 +180,7 @@ fn note(
     dialect: Dialect,
     index: usize,
     kind: &'static str,
-    what: String,
+    what: &str,
     replaced: &mut Vec<Replaced>,
 ) -> String {
     let reason = format!("{} take {}", provider(dialect), takes(dialect));
@@ -194,7 +194,7 @@ fn note(
 }
 
 /// A text part in the provider's shape.
-fn text_part(dialect: Dialect, text: String) -> Value {
+fn text_part(dialect: Dialect, text: &str) -> Value {
     match dialect {
         Dialect::OpenAiResponses | Dialect::OpenAiResponsesStrict => {
             json!({"type": "input_text", "text": text})
@@ -231,11 +231,10 @@ fn file_name(uri: &str) -> &str {
 
 /// A resource link said in words.
 fn link_text(link: &crate::content::ResourceLink) -> String {
-    let mut text = format!("resource link {} <{}>", link.name, link.uri);
-    if let Some(mime_type) = &link.mime_type {
-        text.push_str(&format!(" ({mime_type})"));
+    match &link.mime_type {
+        Some(mime_type) => format!("resource link {} <{}> ({mime_type})", link.name, link.uri),
+        None => format!("resource link {} <{}>", link.name, link.uri),
     }
-    text
 }
 
 /// The content parts of an OpenAI or Anthropic tool result.
@@ -248,23 +247,23 @@ fn blocks(
     let mut parts = Vec::with_capacity(items.len() + usize::from(structured.is_some()));
     for (index, item) in items.iter().enumerate() {
         let part = match item {
-            Content::Text { text } => text_part(dialect, text.clone()),
+            Content::Text { text } => text_part(dialect, text),
             Content::Image(image) if accepts_image(dialect, &image.mime_type) => {
                 image_part(dialect, &image.mime_type, &image.data)
             }
             Content::Image(image) => {
                 let what = format!("image ({})", image.mime_type);
-                text_part(dialect, note(dialect, index, "image", what, replaced))
+                text_part(dialect, &note(dialect, index, "image", &what, replaced))
             }
             Content::Audio(audio) => {
                 let what = format!("audio ({})", audio.mime_type);
-                text_part(dialect, note(dialect, index, "audio", what, replaced))
+                text_part(dialect, &note(dialect, index, "audio", &what, replaced))
             }
             Content::ResourceLink(link) => {
                 let what = link_text(link);
                 text_part(
                     dialect,
-                    note(dialect, index, "resource_link", what, replaced),
+                    &note(dialect, index, "resource_link", &what, replaced),
                 )
             }
             Content::Resource { resource } => resource_part(dialect, index, resource, replaced),
@@ -272,7 +271,7 @@ fn blocks(
         parts.push(part);
     }
     if let Some(structured) = structured {
-        parts.push(text_part(dialect, structured.to_string()));
+        parts.push(text_part(dialect, &structured.to_string()));
     }
     parts
 }
@@ -285,7 +284,7 @@ fn resource_part(
     replaced: &mut Vec<Replaced>,
 ) -> Value {
     if let Some(text) = &resource.text {
-        return text_part(dialect, resource_text(resource, text));
+        return text_part(dialect, &resource_text(resource, text));
     }
     let mime_type = resource.mime_type.as_deref().unwrap_or("");
     let data = resource.blob.as_deref().unwrap_or("");
@@ -313,7 +312,7 @@ fn resource_part(
     };
     file.unwrap_or_else(|| {
         let what = format!("resource {} ({mime_type})", resource.uri);
-        text_part(dialect, note(dialect, index, "resource", what, replaced))
+        text_part(dialect, &note(dialect, index, "resource", &what, replaced))
     })
 }
 
@@ -339,18 +338,18 @@ fn gemini(
                     }
                     Content::Image(image) => {
                         let what = format!("image ({})", image.mime_type);
-                        texts.push(note(dialect, index, "image", what, replaced));
+                        texts.push(note(dialect, index, "image", &what, replaced));
                     }
                     Content::Audio(audio) => {
                         let what = format!("audio ({})", audio.mime_type);
-                        texts.push(note(dialect, index, "audio", what, replaced));
+                        texts.push(note(dialect, index, "audio", &what, replaced));
                     }
                     Content::ResourceLink(link) => {
                         texts.push(note(
                             dialect,
                             index,
                             "resource_link",
-                            link_text(link),
+                            &link_text(link),
                             replaced,
                         ));
                     }
@@ -363,7 +362,7 @@ fn gemini(
                             }
                             _ => {
                                 let what = format!("resource {} ({mime_type})", resource.uri);
-                                texts.push(note(dialect, index, "resource", what, replaced));
+                                texts.push(note(dialect, index, "resource", &what, replaced));
                             }
                         }
                     }
