@@ -127,8 +127,8 @@ pub use dispatch::Limits;
 pub use error::{Problem, Response, ToolError};
 
 // Render: the tools in each provider's format.
+pub use render::result::{RenderedResult, Replaced, render_result};
 pub use render::{Dialect, RenderError, Rendered, render, render_set, render_tool};
-pub use render::{RenderedResult, Replaced, render_result};
 
 /// What `#[tool]` generates and names: a tool's static definition and its parts,
 /// the traits behind `#[ctx]` parameters and previews. Applications rarely name

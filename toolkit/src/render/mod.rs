@@ -15,17 +15,17 @@
 //! with readable paths, inlining definitions, array `items`, recursion); `openai`,
 //! `anthropic`, `gemini` and `mcp` have each provider family's envelope and rules.
 //! `result` renders a tool's result (plain or rich, see [`crate::content`]) as each
-//! provider's tool-result message: [`render_result`].
+//! provider's tool-result message: [`render_result`](crate::render_result).
 
 mod anthropic;
 mod canonical;
 mod gemini;
 mod mcp;
 mod openai;
-mod result;
+// Re-exported by lib.rs, not here: the results module names `Dialect`, and this
+// module naming it back would make the two use each other.
+pub(crate) mod result;
 mod text;
-
-pub use result::{RenderedResult, Replaced, render_result};
 
 use std::fmt;
 
