@@ -14,6 +14,7 @@
 # 3. `cargo publish --dry-run -p toolkit-macros -p toolkit`: the same for both, in publishing
 #    order, toolkit against the toolkit-macros just packaged.
 # 4. The licence files and the README are inside both .crate files.
+# 5. Feature `oauth-rustls` builds (see the step).
 #
 # Needs the crates.io index (as any build does); uploads nothing. Extra arguments
 # go to every cargo command (`--allow-dirty` on a working copy with changes).
@@ -50,4 +51,10 @@ if ! grep -qx "toolkit-$version/README.md" <<<"$listing"; then
     echo "package_check: toolkit-$version.crate lacks README.md" >&2
     exit 1
 fi
+# 5. The `oauth-rustls` feature (HTTPS to authorization servers: reqwest's
+#    rustls, aws-lc-rs) builds: nothing else enables it, and `cargo test
+#    --workspace` builds `oauth` without TLS.
+echo "== cargo check -p toolkit --features oauth-rustls"
+cargo check -p toolkit --features oauth-rustls
+
 echo "package_check: toolkit and toolkit-macros $version package, verify and pass publish --dry-run"

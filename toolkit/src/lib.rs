@@ -132,6 +132,7 @@ pub use response::Response;
 
 // Render: the tools in each provider's format.
 pub use registry::{render, render_set, render_tool};
+pub use render::result::{RenderedResult, Replaced, render_result};
 pub use render::{Dialect, RenderError, Rendered};
 
 /// What `#[tool]` generates and names: a tool's static definition and its parts,

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolkit::{Preview, State, Tool, ToolError, tool};
+use toolkit::{Preview, Progress, State, Tool, ToolError, tool};
 
 use crate::store::{
     Cms, Entry, Image, NavItem, Page, PageStatus, Post, PostStatus, Record, Said, Section,
@@ -980,32 +980,60 @@ pub fn browse_images(
     )
 }
 
+// An import is slow (fetch, scale, store), so it reports each step through
+// `Progress`: MCP `notifications/progress` when the client asked for them, the
+// application's callback in process. The library's lock is never held across a
+// report, so another call can read the library meanwhile; the slug is checked
+// again when the image is added.
 /// Import an image from a URL into the media library.
 #[tool(scope = shared, tier = auto, group = "external", name = "importImage",
        guidance = "Only free-licence images; the URL comes from browseImages or the user.")]
-pub fn import_image(
+pub async fn import_image(
     #[ctx] cms: State<Cms>,
+    #[ctx] progress: Progress,
     /// The image's address.
     url: String,
     /// Alternative text.
     alt: String,
 ) -> Result<Image, ToolError> {
-    let mut data = cms.lock();
-    if !data.stock.iter().any(|photo| photo.url == url) {
-        return Err(ToolError::failed(format!(
-            "no image at {url}; browse with browseImages first"
-        )));
-    }
-    let slug = file_stem(&url);
-    require_new_slug(&data.images, &slug)?;
-    let image = Image {
-        id: data.next_id(),
-        url: format!("https://cdn.example.com/{slug}.jpg"),
-        slug,
-        alt,
-        caption: None,
+    const STEPS: f64 = 3.0;
+    let slug = {
+        let data = cms.lock();
+        if !data.stock.iter().any(|photo| photo.url == url) {
+            return Err(ToolError::failed(format!(
+                "no image at {url}; browse with browseImages first"
+            )));
+        }
+        let slug = file_stem(&url);
+        require_new_slug(&data.images, &slug)?;
+        slug
     };
-    data.images.push(image.clone());
+    progress
+        .report(1.0, Some(STEPS), Some("found the image; fetching it"))
+        .await;
+    // The stock photos are in memory here; a real import fetches and scales the
+    // file between these two reports.
+    progress
+        .report(
+            2.0,
+            Some(STEPS),
+            Some("fetched; adding it to the media library"),
+        )
+        .await;
+    let image = {
+        let mut data = cms.lock();
+        require_new_slug(&data.images, &slug)?;
+        let image = Image {
+            id: data.next_id(),
+            url: format!("https://cdn.example.com/{slug}.jpg"),
+            slug,
+            alt,
+            caption: None,
+        };
+        data.images.push(image.clone());
+        image
+    };
+    progress.report(STEPS, Some(STEPS), Some("imported")).await;
     Ok(image)
 }
 

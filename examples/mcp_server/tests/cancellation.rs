@@ -3,8 +3,9 @@
 //! future at the await it is suspended on. Its destructors run; nothing after
 //! that await happens.
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::ServiceExt as _;
@@ -85,6 +86,143 @@ async fn a_cancelled_call_drops_the_tools_future() {
     // The server goes on serving.
     let tools = client.list_all_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
+}
+
+/// The fields of every `mcp.request` span, as recorded, and the spans entered
+/// (the server records its outcome on `Span::current()`, which asks the
+/// subscriber).
+#[derive(Clone, Default)]
+struct Spans {
+    recorded: Arc<Mutex<Vec<Recorded>>>,
+    entered: Arc<Mutex<Vec<u64>>>,
+}
+
+/// One span: its metadata (for `current_span`) and its fields.
+type Recorded = (
+    &'static tracing::Metadata<'static>,
+    BTreeMap<&'static str, String>,
+);
+
+impl Spans {
+    fn fields(&self) -> Vec<BTreeMap<&'static str, String>> {
+        let recorded = self.recorded.lock().unwrap_or_else(PoisonError::into_inner);
+        recorded.iter().map(|(_, fields)| fields.clone()).collect()
+    }
+}
+
+struct Fields<'a>(&'a mut BTreeMap<&'static str, String>);
+
+impl tracing::field::Visit for Fields<'_> {
+    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+        self.0.insert(field.name(), value.to_owned());
+    }
+
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(field.name(), format!("{value:?}"));
+    }
+}
+
+impl tracing::Subscriber for Spans {
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::sometimes()
+    }
+
+    fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
+        metadata.name() == "mcp.request"
+    }
+
+    fn new_span(&self, attributes: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        let mut fields = BTreeMap::new();
+        attributes.record(&mut Fields(&mut fields));
+        let mut recorded = self.recorded.lock().unwrap_or_else(PoisonError::into_inner);
+        recorded.push((attributes.metadata(), fields));
+        tracing::span::Id::from_u64(recorded.len() as u64)
+    }
+
+    fn record(&self, span: &tracing::span::Id, values: &tracing::span::Record<'_>) {
+        let mut recorded = self.recorded.lock().unwrap_or_else(PoisonError::into_inner);
+        let index = usize::try_from(span.into_u64() - 1).unwrap();
+        values.record(&mut Fields(&mut recorded[index].1));
+    }
+
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+
+    fn event(&self, _: &tracing::Event<'_>) {}
+
+    fn enter(&self, span: &tracing::span::Id) {
+        let mut entered = self.entered.lock().unwrap_or_else(PoisonError::into_inner);
+        entered.push(span.into_u64());
+    }
+
+    fn exit(&self, span: &tracing::span::Id) {
+        let mut entered = self.entered.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(position) = entered.iter().rposition(|id| *id == span.into_u64()) {
+            entered.remove(position);
+        }
+    }
+
+    fn current_span(&self) -> tracing_core::span::Current {
+        let entered = self.entered.lock().unwrap_or_else(PoisonError::into_inner);
+        let recorded = self.recorded.lock().unwrap_or_else(PoisonError::into_inner);
+        match entered.last() {
+            Some(&id) => tracing_core::span::Current::new(
+                tracing::span::Id::from_u64(id),
+                recorded[usize::try_from(id - 1).unwrap()].0,
+            ),
+            None => tracing_core::span::Current::none(),
+        }
+    }
+}
+
+/// The `tools/call` span of a cancelled call says so (the test runs on one
+/// thread, so the server's spans reach this test's subscriber).
+#[tokio::test(flavor = "current_thread")]
+async fn a_cancelled_calls_span_records_the_cancelled_outcome() {
+    let spans = Spans::default();
+    let _default = tracing::subscriber::set_default(spans.clone());
+    let probe = Probe::default();
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = McpServer::new("internal", access(probe.clone()));
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(client_io).await.expect("the handshake");
+    let call = client.call_tool(CallToolRequestParams::new("get_reports"));
+    let started = probe.started.clone();
+    tokio::select! {
+        _ = call => panic!("the call finished"),
+        () = started.notified() => {}
+    }
+    within("the tool's future to be dropped", probe.dropped.notified()).await;
+    let calls: Vec<_> = spans
+        .fields()
+        .iter()
+        .filter(|fields| fields.get("method").map(String::as_str) == Some("tools/call"))
+        .map(|fields| {
+            let mut fields = fields.clone();
+            fields
+                .remove("duration_us")
+                .expect("a duration")
+                .parse::<u64>()
+                .expect("microseconds");
+            fields
+        })
+        .collect();
+    let expected: BTreeMap<&str, String> = [
+        ("method", "tools/call"),
+        ("client", "internal"),
+        ("tool", "get_reports"),
+        ("outcome", "cancelled"),
+    ]
+    .into_iter()
+    .map(|(name, value)| (name, value.to_owned()))
+    .collect();
+    assert_eq!(calls, [expected]);
 }
 
 #[tokio::test]

@@ -715,6 +715,40 @@ mod tests {
     use crate::ToolError;
     use serde_json::json;
 
+    /// `render_result`'s MCP dialect (for applications that relay results
+    /// themselves) is what this server sends.
+    #[test]
+    fn the_mcp_dialect_is_the_servers_result() {
+        use crate::content::{Audio, Contents, EmbeddedResource, Image, ResourceLink};
+        let rich = Contents::new()
+            .text("Sales:")
+            .image(Image::new("UE5H", "image/png"))
+            .audio(Audio::new("UklGRg==", "audio/wav"))
+            .resource_link(ResourceLink::new("file:///q3.csv", "q3.csv"))
+            .resource(EmbeddedResource::blob(
+                "file:///q3.pdf",
+                "application/pdf",
+                "JVBERg==",
+            ))
+            .structured(json!({"total": 3}));
+        let preview = crate::Preview::new("Delete 2 tasks")
+            .item("task 1")
+            .item("task 2");
+        for response in [
+            Response::Result(serde_json::to_value(&rich).unwrap()),
+            Response::Result(json!({"id": 7})),
+            Response::Error(ToolError::failed("no such task")),
+            Response::Preview(preview),
+        ] {
+            let mut sent = serde_json::to_value(call_result(response.clone())).unwrap();
+            if let serde_json::Value::Object(sent) = &mut sent {
+                sent.remove("resultType");
+            }
+            let rendered = crate::render_result(Dialect::Mcp, "call_1", "t", &response);
+            assert_eq!(rendered.message, sent);
+        }
+    }
+
     #[test]
     fn a_result_is_structured_content_and_its_text() {
         let result = call_result(Response::Result(json!({"id": 1})));

@@ -14,6 +14,8 @@
 //! registry, whose `render_set` copies those texts into one buffer). `canonical` has the steps every dialect shares (walking
 //! with readable paths, inlining definitions, array `items`, recursion); `openai`,
 //! `anthropic`, `gemini` and `mcp` have each provider family's envelope and rules.
+//! `result` renders a tool's result (plain or rich, see [`crate::content`]) as each
+//! provider's tool-result message: [`render_result`](crate::render_result).
 
 mod anthropic;
 mod canonical;
@@ -21,6 +23,9 @@ mod dialect;
 mod gemini;
 mod mcp;
 mod openai;
+// Re-exported by lib.rs, not here: the results module names `Dialect`, and this
+// module naming it back would make the two use each other.
+pub(crate) mod result;
 mod text;
 
 use std::fmt;
