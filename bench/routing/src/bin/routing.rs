@@ -125,9 +125,17 @@ fn main() {
             .filter(|case| case.catalog == catalog && (!paraphrase_only || case.paraphrase))
             .collect()
     };
+    let fresh = routing_bench::fresh_cases();
+    let fresh_of = |catalog: &str| -> Vec<&Case> {
+        fresh
+            .iter()
+            .filter(|case| case.catalog == catalog)
+            .collect()
+    };
     if misses {
         for (catalog, name) in [(&assistant, "assistant"), (&cms, "cms")] {
             print_misses(catalog, &of(name, false));
+            print_misses(catalog, &fresh_of(name));
         }
     }
     println!("{HEADER}");
@@ -164,6 +172,17 @@ fn main() {
             combine(assistant_para.0, cms_para.0),
             combine(assistant_para.1, cms_para.1),
         ),
+    );
+    // The second tuning set (fresh paraphrases).
+    let assistant_fresh = measure(&assistant, &fresh_of("assistant"));
+    let cms_fresh = measure(&cms, &fresh_of("cms"));
+    print_rows(
+        &format!("second tuning set: assistant ({} tools)", assistant.len()),
+        assistant_fresh,
+    );
+    print_rows(
+        &format!("second tuning set: CMS ({} tools)", cms.len()),
+        cms_fresh,
     );
     // The held-out set: never read to tune the router (no `--misses` for it).
     let heldout = routing_bench::heldout_cases();
