@@ -114,14 +114,16 @@ fn analyze(text: &str, analyzer: Analyzer, weights: (f32, f32), out: &mut Vec<(T
             let mut words = text::words(text);
             text::replace_phrases(&mut words);
             for word in words {
+                // Stop words are most words: known before stemming.
                 if text::is_stop_word(&word) {
                     continue;
                 }
                 let stemmed = text::stem(&word);
-                for &(class, weight) in text::verb_classes_stemmed(&word, &stemmed) {
+                let lookup = text::look_up(&word, &stemmed);
+                for &(class, weight) in lookup.verbs {
                     out.push((Cow::Borrowed(class), weight * verb_weight));
                 }
-                for &concept in text::concepts(&word, &stemmed) {
+                for &concept in lookup.concepts {
                     out.push((Cow::Borrowed(concept), concept_weight));
                 }
                 out.push((Cow::Owned(stemmed), 1.0));
@@ -152,7 +154,7 @@ fn analyze_message(
             text::Role::Other => 0.0,
             text::Role::Particle => continue,
         };
-        if text::is_stop_word(&word.word) {
+        if word.stop {
             continue;
         }
         let stemmed = word.stem;
@@ -168,7 +170,7 @@ fn analyze_message(
                 out.push((Cow::Borrowed(class), class_weight * verb_weight * weight));
             }
         }
-        for &concept in text::concepts(&word.word, &stemmed) {
+        for &concept in word.concepts {
             out.push((Cow::Borrowed(concept), weights.concepts * weight));
         }
         out.push((Cow::Owned(stemmed), weight));

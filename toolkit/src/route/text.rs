@@ -554,15 +554,6 @@ const CONCEPTS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The concept groups a word (lowercase) or its stem belongs to: `todo` -> `#task`.
-pub(crate) fn concepts(word: &str, stemmed: &str) -> &'static [&'static str] {
-    let table = concept_table();
-    table
-        .get(word)
-        .or_else(|| table.get(stemmed))
-        .map_or(&[], Vec::as_slice)
-}
-
 fn concept_table() -> &'static HashMap<String, Vec<&'static str>> {
     static TABLE: OnceLock<HashMap<String, Vec<&'static str>>> = OnceLock::new();
     static TERMS: OnceLock<Vec<String>> = OnceLock::new();
@@ -669,6 +660,10 @@ pub(crate) struct MessageWord {
     pub(crate) word: String,
     /// Its [`stem`], computed once while the message is read.
     pub(crate) stem: String,
+    /// Its concept terms (`todo` -> `#task`).
+    pub(crate) concepts: &'static [&'static str],
+    /// Whether it is a stop word.
+    pub(crate) stop: bool,
     /// The verb classes of the word; for a verb split from its particle (`take the
     /// item out`), the whole verb's (`delete`).
     pub(crate) verbs: &'static [(&'static str, f32)],
@@ -741,26 +736,37 @@ pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
         let question = sentence.ends_with('?');
         let mut words = words(sentence);
         replace_phrases(&mut words);
-        // Each word is stemmed and looked up in the verb table once, here.
+        // Each word is stemmed and looked up in the word tables once, here.
         let stems: Vec<String> = words.iter().map(|word| stem(word)).collect();
-        let classes: Vec<&'static [(&'static str, f32)]> = words
+        let lookups: Vec<Lookup> = words
             .iter()
             .zip(&stems)
-            .map(|(word, stemmed)| verb_classes_stemmed(word, stemmed))
+            .map(|(word, stemmed)| look_up(word, stemmed))
             .collect();
+        let classes: Vec<&'static [(&'static str, f32)]> =
+            lookups.iter().map(|lookup| lookup.verbs).collect();
         read.clear();
         read_clauses(&words, &classes, question, &mut read);
         // `read_clauses` reads every word once, in order: the words and stems move
         // into the answer without copies.
-        out.extend(words.into_iter().zip(stems).zip(read.drain(..)).map(
-            |((word, stem), (verbs, role, in_phrase))| MessageWord {
-                word,
-                stem,
-                verbs,
-                role,
-                in_phrase,
-            },
-        ));
+        out.extend(
+            words
+                .into_iter()
+                .zip(stems)
+                .zip(lookups)
+                .zip(read.drain(..))
+                .map(
+                    |(((word, stem), lookup), (verbs, role, in_phrase))| MessageWord {
+                        word,
+                        stem,
+                        concepts: lookup.concepts,
+                        stop: lookup.stop,
+                        verbs,
+                        role,
+                        in_phrase,
+                    },
+                ),
+        );
     }
     out
 }
@@ -894,6 +900,78 @@ fn verb_table() -> &'static HashMap<String, Vec<(&'static str, f32)>> {
     })
 }
 
+/// What the word tables say about one key (a word or a stem).
+#[derive(Debug, Default)]
+struct Lexeme {
+    verbs: &'static [(&'static str, f32)],
+    concepts: &'static [&'static str],
+    /// Whether the key, as a word, is a stop word.
+    stop: bool,
+}
+
+/// What the word tables say about one word of a text.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Lookup {
+    /// Its verb classes ([`verb_classes`]).
+    pub(crate) verbs: &'static [(&'static str, f32)],
+    /// Its concept terms (`todo` -> `#task`).
+    pub(crate) concepts: &'static [&'static str],
+    /// Whether it is a stop word ([`is_stop_word`]).
+    pub(crate) stop: bool,
+}
+
+/// The verb table, the concept table and the stop words in one map, so that a
+/// word costs one lookup (two when its stem differs and is needed). Built once.
+fn lexicon() -> &'static HashMap<String, Lexeme> {
+    static TABLE: OnceLock<HashMap<String, Lexeme>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table: HashMap<String, Lexeme> = HashMap::new();
+        for (key, verbs) in verb_table() {
+            table.entry(key.clone()).or_default().verbs = verbs.as_slice();
+        }
+        for (key, concepts) in concept_table() {
+            table.entry(key.clone()).or_default().concepts = concepts.as_slice();
+        }
+        for &word in STOP_WORDS {
+            table.entry(word.to_owned()).or_default().stop = true;
+        }
+        table
+    })
+}
+
+/// The word tables' answers for `word` (lowercase) with its stem: the same as
+/// [`verb_classes_stemmed`], the concept groups (`todo` -> `#task`, by the word
+/// or else its stem) and [`is_stop_word`], in one or two
+/// lookups.
+pub(crate) fn look_up(word: &str, stemmed: &str) -> Lookup {
+    let table = lexicon();
+    let by_word = table.get(word);
+    let verbs = by_word.map_or(&[][..], |lexeme| lexeme.verbs);
+    let concepts = by_word.map_or(&[][..], |lexeme| lexeme.concepts);
+    let stop = by_word.is_some_and(|lexeme| lexeme.stop);
+    if (!verbs.is_empty() && !concepts.is_empty()) || stemmed == word {
+        return Lookup {
+            verbs,
+            concepts,
+            stop,
+        };
+    }
+    let by_stem = table.get(stemmed);
+    Lookup {
+        verbs: if verbs.is_empty() && stemmed.len() > 3 {
+            by_stem.map_or(&[][..], |lexeme| lexeme.verbs)
+        } else {
+            verbs
+        },
+        concepts: if concepts.is_empty() {
+            by_stem.map_or(&[][..], |lexeme| lexeme.concepts)
+        } else {
+            concepts
+        },
+        stop,
+    }
+}
+
 /// The term standing for a verb class.
 fn class_term(class: &str) -> &'static str {
     match class {
@@ -984,5 +1062,45 @@ mod tests {
         let mut phrase: Vec<String> = ["get", "rid", "of", "milk"].map(String::from).into();
         replace_phrases(&mut phrase);
         assert_eq!(phrase, ["delete", "milk"]);
+    }
+
+    #[test]
+    fn every_or_each_before_a_time_unit_is_a_recurrence() {
+        for (words, read) in [
+            (
+                &["every", "monday", "at", "9"][..],
+                &["recurring", "monday", "at", "9"][..],
+            ),
+            (&["each", "evening"], &["recurring", "evening"]),
+            (&["every", "task"], &["every", "task"]),
+        ] {
+            let mut words: Vec<String> = words.iter().map(|word| (*word).to_owned()).collect();
+            replace_phrases(&mut words);
+            assert_eq!(words, read);
+        }
+    }
+
+    #[test]
+    fn a_message_is_read_with_each_word_s_stem_and_role() {
+        let read = read_message("removing the tasks, which jobs are set up?");
+        let seen: Vec<(&str, &str, Role)> = read
+            .iter()
+            .map(|word| (word.word.as_str(), word.stem.as_str(), word.role))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("removing", "remov", Role::Leading),
+                ("the", "the", Role::Other),
+                ("tasks", "task", Role::Other),
+                ("which", "which", Role::Other),
+                ("jobs", "job", Role::Other),
+                ("are", "are", Role::Other),
+                // "set up" is read as one word; after "are" in a question, a state.
+                ("create", "creat", Role::Other),
+            ]
+        );
+        // The same verb opening a statement is its verb.
+        assert_eq!(read_message("set up a job")[0].role, Role::Leading);
     }
 }
