@@ -510,7 +510,11 @@ fn every_with_a_time_unit_is_a_recurrence() {
             "Create schedules: prompts the assistant runs by itself at set times.",
             "schedules",
         ),
-        entry("get_reminders", "Get reminders, soonest first.", "reminders"),
+        entry(
+            "get_reminders",
+            "Get reminders, soonest first.",
+            "reminders",
+        ),
     ]));
     let ranked = |message: &str| names(&router, message);
     // "every Monday" names a recurrence, which only the schedules describe.

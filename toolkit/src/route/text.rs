@@ -611,9 +611,26 @@ const PHRASES: &[(&[&str], &str)] = &[
 /// Words naming a stretch of time: after `every` or `each` they make a recurrence
 /// ("every Monday", "each evening").
 const TIME_UNITS: &[&str] = &[
-    "minute", "minutes", "hour", "day", "morning", "afternoon", "evening", "night", "week",
-    "weekday", "weekend", "month", "year", "monday", "tuesday", "wednesday", "thursday",
-    "friday", "saturday", "sunday",
+    "minute",
+    "minutes",
+    "hour",
+    "day",
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+    "week",
+    "weekday",
+    "weekend",
+    "month",
+    "year",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
 ];
 
 /// Replaces the phrases of [`PHRASES`] in a list of lowercase words.
