@@ -23,6 +23,11 @@ pub const LABELLED_JSON: &str = include_str!("../data/labelled.json");
 /// read the verb, and never used to tune it (see BENCHMARKS.md).
 pub const HELDOUT_JSON: &str = include_str!("../data/heldout.json");
 
+/// A second tuning set, as JSON: fresh paraphrases of the assistant's and the
+/// CMS's tasks, written from the catalogs and the use cases (not from the held-out
+/// messages) to grow the word tables without reading the held-out set.
+pub const FRESH_JSON: &str = include_str!("../data/fresh.json");
+
 /// One message with the tools that should be picked for it.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Case {
@@ -78,6 +83,15 @@ pub fn labelled_cases() -> Vec<Case> {
 #[must_use]
 pub fn heldout_cases() -> Vec<Case> {
     serde_json::from_str(HELDOUT_JSON).expect("data/heldout.json is a JSON array of cases")
+}
+
+/// The second tuning set's cases ([`FRESH_JSON`]).
+///
+/// # Panics
+/// If `data/fresh.json` is broken (a test reads it).
+#[must_use]
+pub fn fresh_cases() -> Vec<Case> {
+    serde_json::from_str(FRESH_JSON).expect("data/fresh.json is a JSON array of cases")
 }
 
 /// Recall figures for one router over one set of cases.

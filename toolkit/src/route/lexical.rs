@@ -1,6 +1,7 @@
 //! The built-in lexical routers: [`LexicalRouter`] (BM25F, verb-aware, stemmed) and
 //! [`PlainBm25`] (the baseline it is measured against).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use super::text;
@@ -95,31 +96,37 @@ enum Analyzer {
     Plain,
 }
 
+/// A term of a field or query: a word's stem, or a verb class or concept term
+/// (`@delete`, `#task`) borrowed from the word tables without a copy.
+type Term = Cow<'static, str>;
+
 /// A term with how much it counts within its field or query.
-fn analyze(text: &str, analyzer: Analyzer, weights: (f32, f32), out: &mut Vec<(String, f32)>) {
+fn analyze(text: &str, analyzer: Analyzer, weights: (f32, f32), out: &mut Vec<(Term, f32)>) {
     let (verb_weight, concept_weight) = weights;
     match analyzer {
         Analyzer::Plain => out.extend(
             text.to_lowercase()
                 .split(|c: char| !c.is_alphanumeric())
                 .filter(|word| !word.is_empty())
-                .map(|word| (word.to_owned(), 1.0)),
+                .map(|word| (Cow::Owned(word.to_owned()), 1.0)),
         ),
         Analyzer::Full => {
             let mut words = text::words(text);
             text::replace_phrases(&mut words);
             for word in words {
+                // Stop words are most words: known before stemming.
                 if text::is_stop_word(&word) {
                     continue;
                 }
                 let stemmed = text::stem(&word);
-                for &(class, weight) in text::verb_classes_stemmed(&word, &stemmed) {
-                    out.push((class.to_owned(), weight * verb_weight));
+                let lookup = text::look_up(&word, &stemmed);
+                for &(class, weight) in lookup.verbs {
+                    out.push((Cow::Borrowed(class), weight * verb_weight));
                 }
-                for &concept in text::concepts(&word, &stemmed) {
-                    out.push((concept.to_owned(), concept_weight));
+                for &concept in lookup.concepts {
+                    out.push((Cow::Borrowed(concept), concept_weight));
                 }
-                out.push((stemmed, 1.0));
+                out.push((Cow::Owned(stemmed), 1.0));
             }
         }
     }
@@ -133,7 +140,7 @@ fn analyze_message(
     message: &str,
     weights: &FieldWeights,
     entities: &HashSet<String>,
-    out: &mut Vec<(String, f32)>,
+    out: &mut Vec<(Term, f32)>,
     verbs: &mut Vec<&'static [(&'static str, f32)]>,
 ) {
     for word in text::read_message(message) {
@@ -147,10 +154,10 @@ fn analyze_message(
             text::Role::Other => 0.0,
             text::Role::Particle => continue,
         };
-        if text::is_stop_word(&word.word) {
+        if word.stop {
             continue;
         }
-        let stemmed = text::stem(&word.word);
+        let stemmed = word.stem;
         // Only an entity's name is outweighed in a phrase: other words there
         // (a city, a date, a value) are what they are anywhere.
         let weight = if word.in_phrase && entities.contains(&stemmed) {
@@ -160,13 +167,13 @@ fn analyze_message(
         };
         if verb_weight > 0.0 {
             for &(class, class_weight) in word.verbs {
-                out.push((class.to_owned(), class_weight * verb_weight * weight));
+                out.push((Cow::Borrowed(class), class_weight * verb_weight * weight));
             }
         }
-        for &concept in text::concepts(&word.word, &stemmed) {
-            out.push((concept.to_owned(), weights.concepts * weight));
+        for &concept in word.concepts {
+            out.push((Cow::Borrowed(concept), weights.concepts * weight));
         }
-        out.push((stemmed, weight));
+        out.push((Cow::Owned(stemmed), weight));
     }
 }
 
@@ -280,10 +287,11 @@ impl Families {
                 if let Some((member, _)) = pick {
                     #[allow(clippy::cast_precision_loss)] // a handful of clauses
                     let lifted = best + LIFT_STEP * (verbs.len() - clause) as f32;
-                    if scores[member] < lifted {
-                        scores[member] = lifted;
-                        content[member] = true;
-                    }
+                    scores[member] = scores[member].max(lifted);
+                    // The family's words matched: its picked member is a candidate
+                    // even when only verb classes matched it directly (its score may
+                    // already be above the family's best through them).
+                    content[member] = true;
                 }
             }
         }
@@ -315,7 +323,7 @@ impl Index {
                     analyze(part, analyzer, (1.0, 1.0), &mut buffer);
                     for (term, weight) in buffer.drain(..) {
                         length += weight;
-                        *frequencies.entry(term).or_default() += weight;
+                        *frequencies.entry(term.into_owned()).or_default() += weight;
                     }
                 }
                 total_length[position] += length;
@@ -467,7 +475,7 @@ impl LexicalRouter {
     /// Ties keep catalog order. Empty when nothing but verbs matched (or nothing).
     #[must_use]
     pub fn rank<'a>(&'a self, request: &RouteRequest<'_>) -> Vec<Scored<'a>> {
-        let mut query: Vec<(String, f32)> = Vec::new();
+        let mut query: Vec<(Term, f32)> = Vec::new();
         let weights = (self.weights.verbs, self.weights.concepts);
         let mut verbs = Vec::new();
         analyze_message(
@@ -500,13 +508,13 @@ impl LexicalRouter {
 fn score(
     count: usize,
     index: &Index,
-    query: &[(String, f32)],
+    query: &[(Term, f32)],
     analyzer: Analyzer,
 ) -> (Vec<f32>, Vec<bool>) {
     let mut scores = vec![0.0_f32; count];
     let mut content = vec![false; count];
     for (term, weight) in query {
-        let Some(&id) = index.terms.get(term) else {
+        let Some(&id) = index.terms.get(term.as_ref()) else {
             continue;
         };
         let is_content = analyzer == Analyzer::Plain || !text::is_verb_term(term);

@@ -487,3 +487,37 @@ fn the_verb_s_object_outweighs_an_entity_in_a_prepositional_phrase() {
         ["delete_pages", "delete_sections"]
     );
 }
+
+#[test]
+fn a_tool_the_verb_picks_stays_a_candidate_when_only_verbs_matched_it() {
+    // "fields" is a word of `update_tasks` only; `delete_tasks` matches the message
+    // through its verb alone, and the verb is what chooses among the tasks tools.
+    let router = LexicalRouter::new(catalog());
+    let ranked = names(&router, "the fields are wrong, remove them");
+    assert_eq!(ranked, ["delete_tasks", "update_tasks"]);
+}
+
+#[test]
+fn every_with_a_time_unit_is_a_recurrence() {
+    let router = LexicalRouter::new(Catalog::new([
+        entry(
+            "get_schedules",
+            "Get schedules: recurring prompts the assistant runs.",
+            "schedules",
+        ),
+        entry(
+            "create_schedules",
+            "Create schedules: prompts the assistant runs by itself at set times.",
+            "schedules",
+        ),
+        entry(
+            "get_reminders",
+            "Get reminders, soonest first.",
+            "reminders",
+        ),
+    ]));
+    let ranked = |message: &str| names(&router, message);
+    // "every Monday" names a recurrence, which only the schedules describe.
+    assert_eq!(ranked("every Monday send me my week")[0], "get_schedules");
+    assert_eq!(ranked("set up a schedule")[0], "create_schedules");
+}

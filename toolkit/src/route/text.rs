@@ -336,6 +336,7 @@ const VERB_CLASSES: &[(&str, &[(&str, f32)])] = &[
             ("jot", 0.7),
             ("plan", 0.3),
             ("set", 0.3),
+            ("automate", 0.5),
         ],
     ),
     (
@@ -369,6 +370,9 @@ const VERB_CLASSES: &[(&str, &[(&str, f32)])] = &[
             ("amend", 1.0),
             ("set", 0.5),
             ("reorder", 0.7),
+            ("reword", 1.0),
+            ("rephrase", 1.0),
+            ("rewrite", 0.7),
             ("upgrade", 0.5),
             ("patch", 0.7),
             ("swap", 0.7),
@@ -396,6 +400,9 @@ const VERB_CLASSES: &[(&str, &[(&str, f32)])] = &[
             ("archive", 0.5),
             ("dismiss", 0.7),
             ("kill", 0.7),
+            ("stop", 0.7),
+            ("scratch", 0.7),
+            ("anymore", 0.7),
         ],
     ),
     (
@@ -429,7 +436,10 @@ const VERB_CLASSES: &[(&str, &[(&str, f32)])] = &[
 /// group also yields the group's term (`#task` for todo, chore, task). General
 /// English of apps and APIs, not any one catalog's names.
 const CONCEPTS: &[(&str, &[&str])] = &[
-    ("task", &["task", "todo", "chore", "errand"]),
+    (
+        "task",
+        &["task", "todo", "chore", "errand", "checklist", "backlog"],
+    ),
     (
         "memory",
         &[
@@ -440,11 +450,12 @@ const CONCEPTS: &[(&str, &[&str])] = &[
             "note",
             "knowledge",
             "memorize",
+            "know",
         ],
     ),
     (
         "reminder",
-        &["reminder", "remind", "nudge", "alarm", "alert"],
+        &["reminder", "remind", "nudge", "alarm", "alert", "poke"],
     ),
     (
         "schedule",
@@ -458,6 +469,10 @@ const CONCEPTS: &[(&str, &[&str])] = &[
             "weekly",
             "hourly",
             "cron",
+            "automate",
+            "automatic",
+            "automatically",
+            "job",
         ],
     ),
     ("email", &["email", "mail", "gmail", "inbox", "mailbox"]),
@@ -472,11 +487,23 @@ const CONCEPTS: &[(&str, &[&str])] = &[
             "someone",
             "colleague",
             "friend",
+            "anyone",
+            "anybody",
+            "somebody",
         ],
     ),
     (
         "instruction",
-        &["instruction", "rule", "preference", "guideline"],
+        &[
+            "instruction",
+            "rule",
+            "preference",
+            "guideline",
+            "always",
+            "never",
+            "tone",
+            "style",
+        ],
     ),
     (
         "image",
@@ -517,6 +544,7 @@ const CONCEPTS: &[(&str, &[&str])] = &[
         &["location", "place", "city", "where", "nearby"],
     ),
     ("movie", &["movie", "film", "cinema"]),
+    ("name", &["name", "named"]),
     ("music", &["music", "song", "track", "playlist"]),
     ("answer", &["answer", "reply", "respond", "response"]),
     ("trip", &["trip", "travel", "flight", "hotel", "booking"]),
@@ -525,15 +553,6 @@ const CONCEPTS: &[(&str, &[&str])] = &[
         &["restaurant", "food", "dinner", "lunch", "meal"],
     ),
 ];
-
-/// The concept groups a word (lowercase) or its stem belongs to: `todo` -> `#task`.
-pub(crate) fn concepts(word: &str, stemmed: &str) -> &'static [&'static str] {
-    let table = concept_table();
-    table
-        .get(word)
-        .or_else(|| table.get(stemmed))
-        .map_or(&[], Vec::as_slice)
-}
 
 fn concept_table() -> &'static HashMap<String, Vec<&'static str>> {
     static TABLE: OnceLock<HashMap<String, Vec<&'static str>>> = OnceLock::new();
@@ -577,6 +596,41 @@ const PHRASES: &[(&[&str], &str)] = &[
     (&["note", "down"], "create"),
     (&["set", "up"], "create"),
     (&["sign", "up"], "create"),
+    (&["turn", "off"], "stop"),
+    (&["switch", "off"], "stop"),
+    (&["call", "off"], "cancel"),
+    (&["no", "longer"], "anymore"),
+    (&["heads", "up"], "reminder"),
+    (&["let", "me", "forget"], "remind"),
+    (&["keep", "in", "mind"], "remember"),
+    (&["from", "now", "on"], "always"),
+    (&["tell", "you"], "recall"),
+    (&["told", "you"], "recall"),
+];
+
+/// Words naming a stretch of time: after `every` or `each` they make a recurrence
+/// ("every Monday", "each evening").
+const TIME_UNITS: &[&str] = &[
+    "minute",
+    "minutes",
+    "hour",
+    "day",
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+    "week",
+    "weekday",
+    "weekend",
+    "month",
+    "year",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
 ];
 
 /// Replaces the phrases of [`PHRASES`] in a list of lowercase words.
@@ -588,6 +642,12 @@ pub(crate) fn replace_phrases(words: &mut Vec<String>) {
         });
         if let Some((phrase, verb)) = found {
             words.splice(i..i + phrase.len(), [(*verb).to_owned()]);
+        } else if (words[i] == "every" || words[i] == "each")
+            && words
+                .get(i + 1)
+                .is_some_and(|next| TIME_UNITS.contains(&next.as_str()))
+        {
+            "recurring".clone_into(&mut words[i]);
         }
         i += 1;
     }
@@ -615,6 +675,12 @@ pub(crate) enum Role {
 pub(crate) struct MessageWord {
     /// The word, lowercase, phrases replaced (`get rid of` -> `delete`).
     pub(crate) word: String,
+    /// Its [`stem`], computed once while the message is read.
+    pub(crate) stem: String,
+    /// Its concept terms (`todo` -> `#task`).
+    pub(crate) concepts: &'static [&'static str],
+    /// Whether it is a stop word.
+    pub(crate) stop: bool,
     /// The verb classes of the word; for a verb split from its particle (`take the
     /// item out`), the whole verb's (`delete`).
     pub(crate) verbs: &'static [(&'static str, f32)],
@@ -641,6 +707,9 @@ const DETERMINERS: &[&str] = &[
     "those", "every", "each", "any", "some", "no", "todo",
 ];
 
+/// Forms of "be", after which a verb-like word in a question is a state.
+const BE: &[&str] = &["is", "are", "was", "were", "be", "been", "being", "am", "s"];
+
 /// Prepositions that open a phrase beside the verb's object. `of` is not one:
 /// "the title of the page" names what is acted on.
 const PREPOSITIONS: &[&str] = &[
@@ -655,6 +724,8 @@ const JOINERS: &[&str] = &["and", "then", "also", "plus", "but"];
 /// `tick the chore off`), with the vocabulary verb the pair means.
 const SEPARABLE: &[(&str, &str, &str)] = &[
     ("take", "out", "delete"),
+    ("get", "off", "delete"),
+    ("get", "out", "delete"),
     ("take", "off", "delete"),
     ("take", "away", "delete"),
     ("throw", "out", "delete"),
@@ -677,15 +748,59 @@ const SEPARABLE: &[(&str, &str, &str)] = &[
 /// determiner comes before it ("what's on *my list*").
 pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
     let mut out: Vec<MessageWord> = Vec::new();
-    for sentence in text.split([',', ';', '.', '!', '?', ':', '\n']) {
+    let mut read = Vec::new();
+    for sentence in text.split_inclusive([',', ';', '.', '!', '?', ':', '\n']) {
+        let question = sentence.ends_with('?');
         let mut words = words(sentence);
         replace_phrases(&mut words);
-        read_clauses(&words, &mut out);
+        // Each word is stemmed and looked up in the word tables once, here.
+        let stems: Vec<String> = words.iter().map(|word| stem(word)).collect();
+        let lookups: Vec<Lookup> = words
+            .iter()
+            .zip(&stems)
+            .map(|(word, stemmed)| look_up(word, stemmed))
+            .collect();
+        let classes: Vec<&'static [(&'static str, f32)]> =
+            lookups.iter().map(|lookup| lookup.verbs).collect();
+        read.clear();
+        read_clauses(&words, &classes, question, &mut read);
+        // `read_clauses` reads every word once, in order: the words and stems move
+        // into the answer without copies.
+        out.extend(
+            words
+                .into_iter()
+                .zip(stems)
+                .zip(lookups)
+                .zip(read.drain(..))
+                .map(
+                    |(((word, stem), lookup), (verbs, role, in_phrase))| MessageWord {
+                        word,
+                        stem,
+                        concepts: lookup.concepts,
+                        stop: lookup.stop,
+                        verbs,
+                        role,
+                        in_phrase,
+                    },
+                ),
+        );
     }
     out
 }
 
-fn read_clauses(words: &[String], out: &mut Vec<MessageWord>) {
+/// How [`read_clauses`] reads one word: its verb classes, role, and whether it
+/// is in a prepositional phrase.
+type Reading = (&'static [(&'static str, f32)], Role, bool);
+
+/// Reads one sentence's `words` (with their verb `classes`), pushing one
+/// [`Reading`] per word, in order. In a `question`, a verb-like word right after
+/// a form of "be" names a state, not what to do ("which jobs are *set up*?").
+fn read_clauses(
+    words: &[String],
+    classes: &[&'static [(&'static str, f32)]],
+    question: bool,
+    out: &mut Vec<Reading>,
+) {
     // Whether the current clause opened with a verb.
     let mut has_verb = false;
     let mut in_phrase = false;
@@ -703,29 +818,17 @@ fn read_clauses(words: &[String], out: &mut Vec<MessageWord>) {
                 j += 1;
             }
             let split = (j < words.len()).then(|| separable(words, j)).flatten();
-            let opens = split.is_some() || (j < words.len() && !verb_classes(&words[j]).is_empty());
+            let opens = split.is_some() || (j < words.len() && !classes[j].is_empty());
             if opens {
-                for skipped in &words[i..j] {
-                    out.push(MessageWord {
-                        word: skipped.clone(),
-                        verbs: &[],
-                        role: Role::Other,
-                        in_phrase: false,
-                    });
-                }
+                out.extend(std::iter::repeat_n((&[][..], Role::Other, false), j - i));
                 let verbs = match split {
                     Some((particle, verbs)) => {
                         particles.push(particle);
                         verbs
                     }
-                    None => verb_classes(&words[j]),
+                    None => classes[j],
                 };
-                out.push(MessageWord {
-                    word: words[j].clone(),
-                    verbs,
-                    role: Role::Leading,
-                    in_phrase: false,
-                });
+                out.push((verbs, Role::Leading, false));
                 has_verb = true;
                 in_phrase = false;
                 i = j + 1;
@@ -740,22 +843,20 @@ fn read_clauses(words: &[String], out: &mut Vec<MessageWord>) {
         } else if has_verb && PREPOSITIONS.contains(&word) {
             in_phrase = true;
         }
-        let verbs = verb_classes(word);
+        let verbs = classes[i];
         let role = if particles.contains(&i) {
             Role::Particle
-        } else if verbs.is_empty() || (i > 0 && DETERMINERS.contains(&words[i - 1].as_str())) {
+        } else if verbs.is_empty()
+            || (i > 0 && DETERMINERS.contains(&words[i - 1].as_str()))
+            || (question && i > 0 && BE.contains(&words[i - 1].as_str()))
+        {
             Role::Other
         } else if has_verb {
             Role::Secondary
         } else {
             Role::Verb
         };
-        out.push(MessageWord {
-            word: words[i].clone(),
-            verbs,
-            role,
-            in_phrase,
-        });
+        out.push((verbs, role, in_phrase));
         i += 1;
     }
 }
@@ -772,7 +873,7 @@ fn separable(words: &[String], at: usize) -> Option<(usize, &'static [(&'static 
                 .iter()
                 .take_while(|word| !JOINERS.contains(&word.as_str()))
                 .position(|word| word == particle)
-                .map(|offset| (at + 1 + offset, verb_classes(means)))
+                .map(|offset| (at + 1 + offset, verb_classes_stemmed(means, means)))
         })
 }
 
@@ -814,6 +915,78 @@ fn verb_table() -> &'static HashMap<String, Vec<(&'static str, f32)>> {
         }
         table
     })
+}
+
+/// What the word tables say about one key (a word or a stem).
+#[derive(Debug, Default)]
+struct Lexeme {
+    verbs: &'static [(&'static str, f32)],
+    concepts: &'static [&'static str],
+    /// Whether the key, as a word, is a stop word.
+    stop: bool,
+}
+
+/// What the word tables say about one word of a text.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Lookup {
+    /// Its verb classes ([`verb_classes`]).
+    pub(crate) verbs: &'static [(&'static str, f32)],
+    /// Its concept terms (`todo` -> `#task`).
+    pub(crate) concepts: &'static [&'static str],
+    /// Whether it is a stop word ([`is_stop_word`]).
+    pub(crate) stop: bool,
+}
+
+/// The verb table, the concept table and the stop words in one map, so that a
+/// word costs one lookup (two when its stem differs and is needed). Built once.
+fn lexicon() -> &'static HashMap<String, Lexeme> {
+    static TABLE: OnceLock<HashMap<String, Lexeme>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table: HashMap<String, Lexeme> = HashMap::new();
+        for (key, verbs) in verb_table() {
+            table.entry(key.clone()).or_default().verbs = verbs.as_slice();
+        }
+        for (key, concepts) in concept_table() {
+            table.entry(key.clone()).or_default().concepts = concepts.as_slice();
+        }
+        for &word in STOP_WORDS {
+            table.entry(word.to_owned()).or_default().stop = true;
+        }
+        table
+    })
+}
+
+/// The word tables' answers for `word` (lowercase) with its stem: the same as
+/// [`verb_classes_stemmed`], the concept groups (`todo` -> `#task`, by the word
+/// or else its stem) and [`is_stop_word`], in one or two
+/// lookups.
+pub(crate) fn look_up(word: &str, stemmed: &str) -> Lookup {
+    let table = lexicon();
+    let by_word = table.get(word);
+    let verbs = by_word.map_or(&[][..], |lexeme| lexeme.verbs);
+    let concepts = by_word.map_or(&[][..], |lexeme| lexeme.concepts);
+    let stop = by_word.is_some_and(|lexeme| lexeme.stop);
+    if (!verbs.is_empty() && !concepts.is_empty()) || stemmed == word {
+        return Lookup {
+            verbs,
+            concepts,
+            stop,
+        };
+    }
+    let by_stem = table.get(stemmed);
+    Lookup {
+        verbs: if verbs.is_empty() && stemmed.len() > 3 {
+            by_stem.map_or(&[][..], |lexeme| lexeme.verbs)
+        } else {
+            verbs
+        },
+        concepts: if concepts.is_empty() {
+            by_stem.map_or(&[][..], |lexeme| lexeme.concepts)
+        } else {
+            concepts
+        },
+        stop,
+    }
 }
 
 /// The term standing for a verb class.
@@ -906,5 +1079,45 @@ mod tests {
         let mut phrase: Vec<String> = ["get", "rid", "of", "milk"].map(String::from).into();
         replace_phrases(&mut phrase);
         assert_eq!(phrase, ["delete", "milk"]);
+    }
+
+    #[test]
+    fn every_or_each_before_a_time_unit_is_a_recurrence() {
+        for (words, read) in [
+            (
+                &["every", "monday", "at", "9"][..],
+                &["recurring", "monday", "at", "9"][..],
+            ),
+            (&["each", "evening"], &["recurring", "evening"]),
+            (&["every", "task"], &["every", "task"]),
+        ] {
+            let mut words: Vec<String> = words.iter().map(|word| (*word).to_owned()).collect();
+            replace_phrases(&mut words);
+            assert_eq!(words, read);
+        }
+    }
+
+    #[test]
+    fn a_message_is_read_with_each_word_s_stem_and_role() {
+        let read = read_message("removing the tasks, which jobs are set up?");
+        let seen: Vec<(&str, &str, Role)> = read
+            .iter()
+            .map(|word| (word.word.as_str(), word.stem.as_str(), word.role))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("removing", "remov", Role::Leading),
+                ("the", "the", Role::Other),
+                ("tasks", "task", Role::Other),
+                ("which", "which", Role::Other),
+                ("jobs", "job", Role::Other),
+                ("are", "are", Role::Other),
+                // "set up" is read as one word; after "are" in a question, a state.
+                ("create", "creat", Role::Other),
+            ]
+        );
+        // The same verb opening a statement is its verb.
+        assert_eq!(read_message("set up a job")[0].role, Role::Leading);
     }
 }

@@ -125,9 +125,17 @@ fn main() {
             .filter(|case| case.catalog == catalog && (!paraphrase_only || case.paraphrase))
             .collect()
     };
+    let fresh = routing_bench::fresh_cases();
+    let fresh_of = |catalog: &str| -> Vec<&Case> {
+        fresh
+            .iter()
+            .filter(|case| case.catalog == catalog)
+            .collect()
+    };
     if misses {
         for (catalog, name) in [(&assistant, "assistant"), (&cms, "cms")] {
             print_misses(catalog, &of(name, false));
+            print_misses(catalog, &fresh_of(name));
         }
     }
     println!("{HEADER}");
@@ -164,6 +172,17 @@ fn main() {
             combine(assistant_para.0, cms_para.0),
             combine(assistant_para.1, cms_para.1),
         ),
+    );
+    // The second tuning set (fresh paraphrases).
+    let assistant_fresh = measure(&assistant, &fresh_of("assistant"));
+    let cms_fresh = measure(&cms, &fresh_of("cms"));
+    print_rows(
+        &format!("second tuning set: assistant ({} tools)", assistant.len()),
+        assistant_fresh,
+    );
+    print_rows(
+        &format!("second tuning set: CMS ({} tools)", cms.len()),
+        cms_fresh,
     );
     // The held-out set: never read to tune the router (no `--misses` for it).
     let heldout = routing_bench::heldout_cases();
@@ -244,30 +263,38 @@ fn main() {
             }
             Err(error) => eprintln!("no multi-tool measurement: {error}"),
         }
-        // Per-message time over the pooled catalog, every question, a few rounds.
+        // Per-message time over the pooled catalog, every question: rounds that
+        // alternate the two routers, so both see the same load; medians of rounds.
         let lexical = lexical(&bfcl.catalog);
         let plain = PlainBm25::new(bfcl.catalog.clone());
-        let rounds = 20;
-        let time = |rank: &dyn Fn(&RouteRequest<'_>) -> usize| {
+        let rounds = 21;
+        let per_message = |rank: &dyn Fn(&RouteRequest<'_>) -> usize| {
             let start = Instant::now();
             let mut picked = 0;
-            for _ in 0..rounds {
-                for case in &bfcl.cases {
-                    picked += rank(&RouteRequest::new(&case.message).limit(5));
-                }
+            for case in &bfcl.cases {
+                picked += rank(&RouteRequest::new(&case.message).limit(5));
             }
-            let per =
-                start.elapsed() / u32::try_from(rounds * bfcl.cases.len()).unwrap_or(u32::MAX);
-            (per, picked)
+            std::hint::black_box(picked);
+            #[allow(clippy::cast_precision_loss)]
+            let count = bfcl.cases.len().max(1) as f64;
+            start.elapsed().as_secs_f64() * 1e6 / count
         };
-        let (lexical_time, _) = time(&|request| lexical.rank(request).len());
-        let (plain_time, _) = time(&|request| plain.rank(request).len());
+        let mut lexical_times = Vec::with_capacity(rounds);
+        let mut plain_times = Vec::with_capacity(rounds);
+        for _ in 0..rounds {
+            lexical_times.push(per_message(&|request| lexical.rank(request).len()));
+            plain_times.push(per_message(&|request| plain.rank(request).len()));
+        }
+        let median = |times: &mut Vec<f64>| {
+            times.sort_by(f64::total_cmp);
+            times[times.len() / 2]
+        };
         println!(
-            "\nPer message over the {} pooled tools (mean of {} routings): LexicalRouter {:.1} µs, plain BM25 {:.1} µs",
+            "\nPer message over the {} pooled tools (median of {rounds} alternating rounds of {} routings each): LexicalRouter {:.1} µs, plain BM25 {:.1} µs",
             bfcl.catalog.len(),
-            rounds * bfcl.cases.len(),
-            lexical_time.as_secs_f64() * 1e6,
-            plain_time.as_secs_f64() * 1e6
+            bfcl.cases.len(),
+            median(&mut lexical_times),
+            median(&mut plain_times)
         );
     }
 }
