@@ -49,8 +49,7 @@ impl std::fmt::Debug for Ledger {
 impl Ledger {
     /// The ledger in the database at `url`, its table created if missing.
     pub async fn connect(url: &str, replica: &str) -> Result<Self, String> {
-        let mut config: tokio_postgres::Config =
-            url.parse().map_err(|error| format!("{error}"))?;
+        let mut config: tokio_postgres::Config = url.parse().map_err(|error| format!("{error}"))?;
         // The database's view of who is waiting on what names the replica.
         config.application_name(format!("mcp_server {replica}"));
         let manager = Manager::from_config(
@@ -103,10 +102,9 @@ async fn create_transfers(
     // idempotency key of the transfer.
     let run = ApprovedRun::current()
         .ok_or_else(|| ToolError::failed("a transfer runs only as an approved call"))?;
-    let client =
-        ledger.pool.get().await.map_err(|error| {
-            ToolError::failed(format!("the ledger is unreachable, try again: {error}"))
-        })?;
+    let client = ledger.pool.get().await.map_err(|error| {
+        ToolError::failed(format!("the ledger is unreachable, try again: {error}"))
+    })?;
     // One statement: the first attempt records the transfer; a later attempt of the
     // same approved call (after a crash) only counts itself.
     let row = client

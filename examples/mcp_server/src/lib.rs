@@ -137,7 +137,9 @@ pub fn access(
 ) -> impl Fn(&Caller<'_>) -> Result<Grant, String> + Send + Sync + 'static {
     move |caller: &Caller<'_>| {
         let view = kind_view(caller.client)
-            .permit(move |tool| settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP))
+            .permit(move |tool| {
+                settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
+            })
             .approvals(settings.approvals, caller.client)
             // The client kind names the view in every dispatch span.
             .label(caller.client.to_owned())
@@ -200,7 +202,9 @@ pub fn oauth_access(
             .find(|kind| token.has_scope(kind))
             .unwrap_or("none");
         let view = kind_view(kind)
-            .permit(move |tool| settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP))
+            .permit(move |tool| {
+                settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
+            })
             .approvals(settings.approvals, token.subject.clone())
             .label(kind.to_owned())
             .build()

@@ -3,6 +3,10 @@
 
 #![allow(dead_code, unreachable_pub)] // each test file uses part of it
 
+mod script;
+
+pub use script::run_script;
+
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{Value, json};
 
