@@ -315,6 +315,73 @@ def assert_once(prefix, states, outcomes, reruns_allowed=0):
     return reruns
 
 
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def bench(lb, direct):
+    """The fleet's figures (FLEET_BENCH=1; BENCHMARKS.md): approvals per second
+    through HAProxy and three replicas (request, then the user's acceptance,
+    which decides and resumes), the resume latency, and what the load balancer
+    and the approval store add to one call."""
+    clients, total = 16, 1600
+    references = [f"bench-{i}" for i in range(total)]
+    latencies = []
+    queue = list(references)
+
+    async def worker():
+        async with client(lb) as mcp:
+            await mcp.list_tools()
+            while queue:
+                reference = queue.pop()
+                state = await ask(mcp, reference)
+                started = time.perf_counter()
+                outcome = await present(mcp, reference, state)
+                latencies.append(time.perf_counter() - started)
+                assert outcome == "ran", outcome
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(clients)))
+    elapsed = time.perf_counter() - started
+    assert_once("bench-", dict.fromkeys(references), {})
+    print(f"bench: {total} approvals by {clients} clients through HAProxy: {total / elapsed:.0f} approvals/s; "
+          f"resume latency median {percentile(latencies, 0.5) * 1000:.2f} ms, "
+          f"p99 {percentile(latencies, 0.99) * 1000:.2f} ms", flush=True)
+
+    async def call_latency(base, count=400):
+        """One client's `get_tasks` calls, one at a time: the plain cost of a call."""
+        took = []
+        async with client(base) as mcp:
+            await mcp.list_tools()
+            for _ in range(count):
+                begun = time.perf_counter()
+                result = await mcp.call_tool("get_tasks", {})
+                took.append(time.perf_counter() - begun)
+                assert not result.is_error, result
+        return percentile(took, 0.5)
+
+    async def resume_latency(base, prefix, count=200):
+        """One client's resumes, one at a time: a call plus the store's work."""
+        took = []
+        async with client(base) as mcp:
+            await mcp.list_tools()
+            for i in range(count):
+                state = await ask(mcp, f"{prefix}-{i}")
+                begun = time.perf_counter()
+                assert await present(mcp, f"{prefix}-{i}", state) == "ran"
+                took.append(time.perf_counter() - begun)
+        return percentile(took, 0.5)
+
+    plain_direct = await call_latency(direct)
+    plain_lb = await call_latency(lb)
+    resume_direct = await resume_latency(direct, "bench-direct")
+    print(f"bench: one client, one call at a time (median): get_tasks direct {plain_direct * 1000:.2f} ms, "
+          f"through HAProxy {plain_lb * 1000:.2f} ms (+{(plain_lb - plain_direct) * 1000:.2f} ms); "
+          f"a resume direct {resume_direct * 1000:.2f} ms (+{(resume_direct - plain_direct) * 1000:.2f} ms "
+          f"for the store and the ledger write over a plain call)", flush=True)
+
+
 async def check(name, body):
     started = time.monotonic()
     try:
@@ -457,6 +524,8 @@ async def main():
             a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
         ]:
             await check(body.__name__, body)
+        if BENCH:
+            await check("bench", lambda: bench(lb, r1.url))
     finally:
         balancer.stop()
         for replica in replicas:
