@@ -1,11 +1,12 @@
 //! CI blocks a deployment whose code and database disagree (USE-CASES A): the
 //! registry is checked both ways against the deployed `tool_registrations` table
-//! in PostgreSQL (name, approval tier, group), seeded here from
+//! in `PostgreSQL` (name, approval tier, group), seeded here from
 //! `fixtures/tool_registrations.sql` into a throwaway cluster that
-//! `scripts/postgres.sh` starts (installing Debian's PostgreSQL where it is
-//! missing). In CI a missing PostgreSQL fails the test; elsewhere it says so once.
+//! `scripts/postgres.sh` starts (installing Debian's `PostgreSQL` where it is
+//! missing). In CI a missing `PostgreSQL` fails the test; elsewhere it says so once.
 
 // The assistant's tools register themselves; naming the crate keeps them linked.
+#[allow(unused_extern_crates)]
 extern crate example_assistant;
 
 use std::path::{Path, PathBuf};
@@ -109,10 +110,11 @@ impl Drop for Cluster {
 
 /// Every way the registry and the table disagree, or `Ok` when they agree.
 fn disagreements(rows: &[(String, String, String)]) -> Result<(), String> {
-    let fixture: String = rows
+    let fixture = rows
         .iter()
-        .map(|(name, _, _)| format!("{name}\n"))
-        .collect();
+        .map(|(name, _, _)| name.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
     // Names both ways: the project's own check, whose message lists the drift.
     let names = std::panic::catch_unwind(|| {
         toolkit::testing::assert_tools_match(registry(), &fixture);

@@ -1,11 +1,11 @@
 //! The fleet as it is deployed: `scripts/fleet_test.sh` starts a throwaway
-//! PostgreSQL, three replicas of this crate's server binary sharing it
-//! (`--approvals-db postgres://...`, one approval key) and HAProxy round robin in
+//! `PostgreSQL`, three replicas of this crate's server binary sharing it
+//! (`--approvals-db postgres://...`, one approval key) and `HAProxy` round robin in
 //! front (`fleet/haproxy.cfg`; installed from Debian's packages where missing),
 //! and drives them with the official Python MCP SDK: an approval asked on one
 //! replica, decided on a second and resumed on a third runs once; 200 approvals
 //! presented 3 times each by 8 clients at once run once each (counted in a
-//! PostgreSQL table); a replica killed with SIGKILL mid-run and a PostgreSQL
+//! `PostgreSQL` table); a replica killed with `SIGKILL` mid-run and a `PostgreSQL`
 //! restart mid-run lose nothing and run nothing twice, their callers get a
 //! retryable error and a retry completes; a replica restarted with a rotated key
 //! resumes what the previous key signed.

@@ -5,6 +5,7 @@
 
 mod script;
 
+#[allow(unused_imports)] // only the script-driven tests use it
 pub use script::run_script;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
