@@ -38,10 +38,12 @@ INBOX_TOKEN = "fleet-inbox-token"
 KEY = os.urandom(32).hex()
 ROTATED_KEY = os.urandom(32).hex()
 REQUEST_STATE_KEY = os.urandom(32).hex()
+# The longest the checks hold the ledger locked (runs waiting inside the tool).
+LOCK_SECONDS = 2.5
 # Short, so a run left by a killed replica is taken over within the test; longer
-# than any run here (the ledger lock below is held 3 s at most): a run still going
-# when its lease ends would be taken over while it runs.
-LEASE_SECONDS = 6
+# than any run here (the ledger lock is held 2 x LOCK_SECONDS at most): a run still
+# going when its lease ends would be taken over while it runs.
+LEASE_SECONDS = 8
 # A caller's retry: how long it waits, and the most a check waits for everything.
 RETRY_PAUSE = 0.2
 DEADLINE = 90
@@ -271,11 +273,16 @@ class LedgerLock:
         ))
 
     async def until_waiting(self, replica, total):
-        for _ in range(60):
-            if (replica is None or self.waiting(replica) >= 1) and self.waiting() >= total:
-                return self.waiting(replica) if replica else self.waiting()
+        """Waits until `total` runs wait (or LOCK_SECONDS pass), at least one of
+        them on `replica`; returns how many wait there."""
+        deadline = time.monotonic() + LOCK_SECONDS
+        while True:
+            on_replica = self.waiting(replica) if replica else self.waiting()
+            if on_replica >= 1 and (self.waiting() >= total or time.monotonic() > deadline):
+                return on_replica
+            if time.monotonic() > deadline + LOCK_SECONDS:
+                raise AssertionError(f"runs waiting: {on_replica} there, {self.waiting()} in all")
             await asyncio.sleep(0.05)
-        raise AssertionError(f"runs waiting: {self.waiting(replica)} on {replica.name}, {self.waiting()} in all")
 
     def release(self):
         try:
