@@ -388,6 +388,23 @@ async def bench(lb, direct):
           f"a resume direct {resume_direct * 1000:.2f} ms (+{(resume_direct - plain_direct) * 1000:.2f} ms "
           f"for the store and the ledger write over a plain call)", flush=True)
 
+    # The load benchmark's fleet hook (wrk, many connections): the fleet against
+    # one replica alone, `get_tasks` and `tools/list` on the external endpoint.
+    if subprocess.run(["sh", "-c", "command -v wrk"], capture_output=True).returncode == 0:
+        env = dict(
+            os.environ,
+            LOAD_BIN_DIR=os.path.dirname(SERVER),
+            LOAD_SERVERS="example",
+            LOAD_CONNECTIONS=os.environ.get("LOAD_CONNECTIONS", "1 16 64"),
+            LOAD_ROUNDS=os.environ.get("LOAD_ROUNDS", "1"),
+            LOAD_FLEET_URL=f"{lb}/mcp/external",
+            LOAD_FLEET_TOKEN="fleet-external-token",
+        )
+        script = os.path.join(os.path.dirname(POSTGRES_SH), "load_bench.sh")
+        out = await asyncio.to_thread(subprocess.run, ["bash", script, "5"], env=env, capture_output=True, text=True)
+        print(out.stdout, flush=True)
+        assert out.returncode == 0, out.stderr
+
 
 async def check(name, body):
     started = time.monotonic()
