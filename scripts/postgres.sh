@@ -3,7 +3,7 @@
 #
 #   scripts/postgres.sh start [WATCH_PID]   prints DIR=<dir> and URL=postgres://...
 #   scripts/postgres.sh stop DIR            stops it and removes DIR
-#   scripts/postgres.sh restart DIR         stops and starts it again (same port)
+#   scripts/postgres.sh restart DIR         stops it (cleanly) and starts it again (same port)
 #
 # Installs Debian's `postgresql` package with apt-get when no PostgreSQL server is
 # found and this runs as root; without root it exits with status 3 and one line
@@ -65,10 +65,12 @@ start_cluster() {
     start >/dev/null || { cat "$dir/log" >&2; exit 1; }
 }
 
+# Immediate by default (a throwaway cluster); `fast` for a restart, which must keep
+# every commit (the cluster runs with synchronous_commit off).
 stop_cluster() {
-  local dir="$1"
+  local dir="$1" mode="${2:-immediate}"
   [ -f "$dir/bin" ] || return 0
-  as_owner "$(cat "$dir/bin")/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+  as_owner "$(cat "$dir/bin")/pg_ctl" -D "$dir/data" -m "$mode" -w stop >/dev/null 2>&1 || true
 }
 
 case "${1:-}" in
@@ -102,7 +104,7 @@ case "${1:-}" in
     rm -rf "$2"
     ;;
   restart)
-    stop_cluster "$2"
+    stop_cluster "$2" fast
     start_cluster "$2"
     ;;
   *)

@@ -19,6 +19,8 @@
 
 use std::fmt::Write as _;
 
+pub mod ledger;
+
 use example_assistant::AssistantState;
 use toolkit::approval::{
     ApprovalKey, Approvals, MemoryApprovalStore, PostgresApprovalStore, SqliteApprovalStore,
@@ -41,6 +43,9 @@ pub struct Settings {
     pub approvals: &'static Approvals,
     /// Seals approvals into MCP `requestState`; the same in every process.
     pub request_state_key: &'static [u8],
+    /// The ledger of `create_transfers` (with `--approvals-db postgres://`): the
+    /// `internal` view lists that tool only when there is one.
+    pub ledger: Option<&'static ledger::Ledger>,
 }
 
 impl Settings {
@@ -64,18 +69,23 @@ impl Settings {
         Ok(Settings {
             approvals: Box::leak(Box::new(approvals)),
             request_state_key: Box::leak(request_state_key.to_vec().into_boxed_slice()),
+            ledger: None,
         })
     }
 
     /// Approvals signed with `approval_key` and verified with it and
     /// `previous_keys` (a key rotation in progress), their whole life kept in the
     /// `PostgreSQL` database at `url`, shared by every replica behind the load
-    /// balancer.
+    /// balancer; a run of an approved call that did not complete is run again
+    /// after `run_lease`. The database also holds the ledger of `create_transfers`,
+    /// whose rows name `replica`.
     pub async fn postgres(
         approval_key: &[u8],
         previous_keys: &[Vec<u8>],
         request_state_key: &[u8],
         url: &str,
+        run_lease: std::time::Duration,
+        replica: &str,
     ) -> Result<Self, String> {
         let key = ApprovalKey::new(approval_key.to_vec()).map_err(|error| error.to_string())?;
         let previous = previous_keys
@@ -85,10 +95,14 @@ impl Settings {
         let store = PostgresApprovalStore::connect(url)
             .await
             .map_err(|error| error.to_string())?;
-        let approvals = Approvals::new(key, store).previous_keys(previous);
+        let approvals = Approvals::new(key, store)
+            .previous_keys(previous)
+            .run_lease(run_lease);
+        let ledger = ledger::Ledger::connect(url, replica).await?;
         Ok(Settings {
             approvals: Box::leak(Box::new(approvals)),
             request_state_key: Box::leak(request_state_key.to_vec().into_boxed_slice()),
+            ledger: Some(Box::leak(Box::new(ledger))),
         })
     }
 
@@ -123,12 +137,25 @@ pub fn access(
 ) -> impl Fn(&Caller<'_>) -> Result<Grant, String> + Send + Sync + 'static {
     move |caller: &Caller<'_>| {
         let view = kind_view(caller.client)
+            .permit(move |tool| {
+                settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
+            })
             .approvals(settings.approvals, caller.client)
             // The client kind names the view in every dispatch span.
             .label(caller.client.to_owned())
             .build()
             .map_err(|error| error.to_string())?;
-        Ok(Grant::new(view, Context::new().with(state.clone())))
+        Ok(Grant::new(view, context(&state, settings)))
+    }
+}
+
+/// The context every call runs with: the assistant's stores and, when there is
+/// one, the ledger.
+fn context(state: &AssistantState, settings: Settings) -> Context {
+    let ctx = Context::new().with(state.clone());
+    match settings.ledger {
+        Some(ledger) => ctx.with(ledger.clone()),
+        None => ctx,
     }
 }
 
@@ -175,11 +202,14 @@ pub fn oauth_access(
             .find(|kind| token.has_scope(kind))
             .unwrap_or("none");
         let view = kind_view(kind)
+            .permit(move |tool| {
+                settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
+            })
             .approvals(settings.approvals, token.subject.clone())
             .label(kind.to_owned())
             .build()
             .map_err(|error| error.to_string())?;
-        Ok(Grant::new(view, Context::new().with(state.clone())))
+        Ok(Grant::new(view, context(&state, settings)))
     }
 }
 

@@ -32,7 +32,11 @@
 //!
 //! With `--approvals-db postgres://...` the replicas may run on many hosts (a
 //! fleet behind a load balancer); `MCP_APPROVAL_PREVIOUS_KEYS` (comma-separated)
-//! lists keys that still verify during a key rotation.
+//! lists keys that still verify during a key rotation;
+//! `MCP_APPROVAL_RUN_LEASE_SECONDS` (default 300) is how long a run of an approved
+//! call holds it before a run that did not complete (a killed replica's) is run
+//! again; `MCP_REPLICA` names this replica in the ledger of `create_transfers` (the
+//! `approve` tool these servers add, kept in the same database).
 
 use std::io::Write as _;
 
@@ -113,11 +117,21 @@ async fn settings(store: Option<&str>) -> Settings {
                 .filter(|key| !key.is_empty())
                 .map(|key| key.as_bytes().to_vec())
                 .collect();
+            let lease = match std::env::var("MCP_APPROVAL_RUN_LEASE_SECONDS") {
+                Ok(seconds) => seconds.parse::<u64>().ok().filter(|&s| s > 0).unwrap_or_else(|| {
+                    fail("mcp_server: MCP_APPROVAL_RUN_LEASE_SECONDS is not a positive number of seconds")
+                }),
+                Err(_) => 300,
+            };
+            let replica = std::env::var("MCP_REPLICA")
+                .unwrap_or_else(|_| format!("pid-{}", std::process::id()));
             Settings::postgres(
                 approval_key.as_bytes(),
                 &previous,
                 request_state_key.as_bytes(),
                 url,
+                std::time::Duration::from_secs(lease),
+                &replica,
             )
             .await
         }

@@ -6,30 +6,18 @@
 //! serve, are the baseline in `scripts/mcp_conformance_baseline.yml` (the suite
 //! fails if one of them starts passing too).
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
 #[test]
 fn the_official_conformance_suite_passes() {
-    if Command::new("npm").arg("--version").output().is_err() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but npm is missing: the MCP conformance suite can't be installed"
-        );
-        println!("skipped: npm is not installed, so the MCP conformance suite can't run");
+    let Some(stdout) = common::run_script(
+        "mcp_conformance.sh",
+        &["npm"],
+        &[("MCP_CONFORMANCE_BIN", env!("CARGO_BIN_EXE_mcp_conformance"))],
+        "the MCP conformance suite",
+    ) else {
         return;
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let output = Command::new("bash")
-        .arg(root.join("scripts/mcp_conformance.sh"))
-        .env("MCP_CONFORMANCE_BIN", env!("CARGO_BIN_EXE_mcp_conformance"))
-        .output()
-        .expect("bash runs the script");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    println!("{stdout}");
-    eprintln!("{stderr}");
-    assert!(output.status.success(), "the MCP conformance suite failed");
+    };
     assert!(
         stdout.contains("Expected failures (in baseline)"),
         "the suite printed no summary"

@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 use toolkit::approval::{
-    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Decision, DecisionQuery,
+    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decision, DecisionQuery,
     PendingApproval, PendingQuery, Verdict,
 };
 use toolkit::{CallId, Context, Response, Scope, State, ToolError, View, tool};
@@ -261,15 +261,50 @@ pub(crate) async fn concurrent_claims_and_decisions_have_one_winner(backend: Arc
     let clock = Clock::default();
     let stores: Vec<_> = join_all((0..4).map(|_| backend.open(&clock))).await;
     let keep_until = clock.reader()() + 3600;
-    let claims =
-        join_all((0..16).map(|i| stores[i % stores.len()].claim("the key", keep_until))).await;
+    let lease_until = clock.reader()() + 60;
+    let claims = join_all(
+        (0..16).map(|i| stores[i % stores.len()].claim("the key", lease_until, keep_until)),
+    )
+    .await;
     let won = claims
         .iter()
-        .filter(|claim| matches!(claim, Ok(true)))
+        .filter(|claim| matches!(claim, Ok(Claim::Won { attempt: 1 })))
         .count();
     assert_eq!(won, 1, "{claims:?}");
-    assert!(claims.iter().all(Result::is_ok), "{claims:?}");
-    assert_eq!(stores[0].claim("another key", keep_until).await, Ok(true));
+    assert_eq!(
+        claims
+            .iter()
+            .filter(|claim| **claim == Ok(Claim::Held { lease_until }))
+            .count(),
+        15,
+        "{claims:?}"
+    );
+    assert_eq!(
+        stores[0]
+            .claim("another key", lease_until, keep_until)
+            .await,
+        Ok(Claim::Won { attempt: 1 })
+    );
+    // Taking over an ended lease is as contested: one wins, the others see its lease.
+    clock.advance(61);
+    let lease_until = clock.reader()() + 60;
+    let takeovers = join_all(
+        (0..16).map(|i| stores[i % stores.len()].claim("the key", lease_until, keep_until)),
+    )
+    .await;
+    let won = takeovers
+        .iter()
+        .filter(|claim| matches!(claim, Ok(Claim::Won { attempt: 2 })))
+        .count();
+    assert_eq!(won, 1, "{takeovers:?}");
+    assert_eq!(
+        takeovers
+            .iter()
+            .filter(|claim| **claim == Ok(Claim::Held { lease_until }))
+            .count(),
+        15,
+        "{takeovers:?}"
+    );
 
     let all: Vec<Approvals> = stores
         .iter()
@@ -603,6 +638,166 @@ pub(crate) async fn short_keys_are_refused(_backend: Arc<dyn Backend>) {
     assert!(ApprovalKey::new(vec![7; 32]).is_ok());
 }
 
+/// The runs of `create_transfers`: the approved run each saw.
+#[derive(Clone, Default)]
+struct Runs(Arc<std::sync::Mutex<Vec<Option<toolkit::approval::ApprovedRun>>>>);
+
+impl Runs {
+    fn seen(&self) -> Vec<Option<toolkit::approval::ApprovedRun>> {
+        self.0.lock().expect("not poisoned").clone()
+    }
+}
+
+/// Whether `create_transfers` hangs (a process about to be killed mid-run).
+#[derive(Clone, Default)]
+struct Hang(Arc<std::sync::atomic::AtomicBool>);
+
+/// Move money between accounts.
+#[tool(scope = shared, tier = approve)]
+async fn create_transfers(
+    #[ctx] runs: State<Runs>,
+    #[ctx] hang: State<Hang>,
+    /// The amount, in cents.
+    cents: u32,
+) -> Value {
+    runs.0
+        .0
+        .lock()
+        .expect("not poisoned")
+        .push(toolkit::approval::ApprovedRun::current());
+    if hang.0.0.load(Ordering::SeqCst) {
+        std::future::pending::<()>().await;
+    }
+    json!({ "moved": cents })
+}
+
+/// A claim with a lease and an outcome: a run that never completed (its process
+/// died mid-run) is run again after its lease, by any process, with the same run
+/// key and the next attempt; a completed run never runs again; while the lease
+/// holds, a presentation is refused as running, with when to retry.
+pub(crate) async fn a_run_that_died_runs_again_after_its_lease_and_a_completed_one_never(
+    backend: Arc<dyn Backend>,
+) {
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let now = clock.reader()();
+    // The store alone.
+    assert_eq!(
+        store.claim("k", now + 30, now + 3600).await,
+        Ok(Claim::Won { attempt: 1 })
+    );
+    assert_eq!(
+        store.claim("k", now + 40, now + 3600).await,
+        Ok(Claim::Held {
+            lease_until: now + 30
+        })
+    );
+    clock.advance(31);
+    assert_eq!(
+        store.claim("k", now + 91, now + 3600).await,
+        Ok(Claim::Won { attempt: 2 })
+    );
+    assert_eq!(store.complete("k").await, Ok(true));
+    clock.advance(600);
+    assert_eq!(
+        store.claim("k", now + 1300, now + 3600).await,
+        Ok(Claim::Done)
+    );
+    assert_eq!(store.complete("never claimed").await, Ok(false));
+    // A run that failed is released: the next claim wins at once.
+    let now = clock.reader()();
+    assert_eq!(
+        store.claim("failed", now + 30, now + 3600).await,
+        Ok(Claim::Won { attempt: 1 })
+    );
+    assert_eq!(store.release("failed").await, Ok(true));
+    assert_eq!(
+        store.claim("failed", now + 30, now + 3600).await,
+        Ok(Claim::Won { attempt: 2 })
+    );
+    assert_eq!(store.complete("failed").await, Ok(true));
+    assert_eq!(
+        store.release("failed").await,
+        Ok(false),
+        "a completed run stays done"
+    );
+    assert_eq!(
+        store.claim("failed", now + 30, now + 3600).await,
+        Ok(Claim::Done)
+    );
+
+    // Through resume: a run that hangs and is dropped (its request cancelled, its
+    // process killed) leaves the claim to its lease.
+    let approvals = approvals(store.clone(), &clock, 0).run_lease(Duration::from_secs(30));
+    let view = view(&approvals, "user:7");
+    let (runs, hang) = (Runs::default(), Hang::default());
+    let ctx = Context::new()
+        .with(runs.clone())
+        .with(hang.clone())
+        .with(CallId::new("call_transfer"));
+    let pending = pending(&view, &ctx, "create_transfers", r#"{"cents": 500}"#).await;
+    let approval = approvals
+        .decide(toolkit::registry(), &pending, Decision::Approve)
+        .expect("approved");
+    hang.0.store(true, Ordering::SeqCst);
+    {
+        let first = Box::pin(view.resume(&approval, &ctx));
+        // Poll until the tool has started, then drop the run.
+        let started = async {
+            while runs.seen().is_empty() {
+                tokio::task::yield_now().await;
+            }
+        };
+        futures_util::pin_mut!(started);
+        match futures_util::future::select(first, started).await {
+            futures_util::future::Either::Right(((), _)) => {}
+            futures_util::future::Either::Left((response, _)) => {
+                panic!("a hanging tool returned: {response:?}")
+            }
+        }
+    }
+    hang.0.store(false, Ordering::SeqCst);
+    let held = view.resume(&approval, &ctx).await;
+    assert_eq!(
+        held.error().map(ToString::to_string),
+        Some(
+            "the approval was refused: another request is running it now; if that run does \
+             not finish, try again in 31 s; nothing ran"
+                .to_owned()
+        ),
+        "{held:?}"
+    );
+    clock.advance(31);
+    let again = view.resume(&approval, &ctx).await;
+    assert_eq!(again.result(), Some(&json!({"moved": 500})), "{again:?}");
+    let seen = runs.seen();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    let (first, second) = (
+        seen[0].clone().expect("the first run is an approved run"),
+        seen[1].clone().expect("the second run is an approved run"),
+    );
+    assert_eq!((first.attempt, second.attempt), (1, 2));
+    assert_eq!(
+        first.key, second.key,
+        "one idempotency key for every attempt"
+    );
+    assert_eq!(first.key.len(), 64);
+    // Completed: never again, whatever the lease (still within the approval's TTL).
+    clock.advance(600);
+    let used = view.resume(&approval, &ctx).await;
+    assert!(
+        used.to_json().to_string().contains("it was already used"),
+        "{}",
+        used.to_json()
+    );
+    assert_eq!(runs.seen().len(), 2);
+    assert_eq!(
+        toolkit::approval::ApprovedRun::current(),
+        None,
+        "only inside a run"
+    );
+}
+
 /// One `#[test]` per contract test, each run by `$run` (a `fn(Test)`).
 macro_rules! contract_tests {
     ($run:ident) => {
@@ -645,6 +840,17 @@ macro_rules! contract_tests {
         fn rotated_keys_still_verify_what_the_previous_key_signed() {
             $run(|backend| {
                 Box::pin(suite::rotated_keys_still_verify_what_the_previous_key_signed(backend))
+            });
+        }
+
+        #[test]
+        fn a_run_that_died_runs_again_after_its_lease_and_a_completed_one_never() {
+            $run(|backend| {
+                Box::pin(
+                    suite::a_run_that_died_runs_again_after_its_lease_and_a_completed_one_never(
+                        backend,
+                    ),
+                )
             });
         }
 

@@ -88,7 +88,7 @@ pub use postgres::PostgresApprovalStore;
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use sqlite::SqliteApprovalStore;
 pub use store::{
-    ApprovalStore, CLOCK_SKEW_SECONDS, DecisionOutcome, DecisionQuery, DecisionRecord,
+    ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
     MAX_QUERY_LIMIT, MAX_QUERY_VALUES, MemoryApprovalStore, PendingQuery, StoreError, StoreFuture,
 };
 pub use types::{PendingApproval, Verdict};
@@ -217,6 +217,14 @@ pub enum ApprovalError {
     },
     /// Already used: an approved call runs once.
     AlreadyUsed,
+    /// Another request is running this approved call right now (or was, and died:
+    /// its lease ends at `lease_until`). Nothing ran here; try again after then.
+    Running {
+        /// When the other run's lease ends, in Unix seconds (store time).
+        lease_until: u64,
+        /// Seconds from now until then.
+        retry_after: u64,
+    },
     /// Another decision on this pending approval was recorded first.
     AlreadyDecided {
         /// Who made it.
@@ -252,6 +260,11 @@ impl fmt::Display for ApprovalError {
             ApprovalError::AlreadyUsed => {
                 f.write_str("it was already used, and an approved call runs once")
             }
+            ApprovalError::Running { retry_after, .. } => write!(
+                f,
+                "another request is running it now; if that run does not finish, try \
+                 again in {retry_after} s"
+            ),
             ApprovalError::AlreadyDecided {
                 decided_by,
                 decided_at,
@@ -313,8 +326,25 @@ type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 ///
 /// # Exactly once, and for how long
 ///
-/// An approved call runs at most once per principal and call id: resuming claims
-/// the pair in the store (one atomic insert) before the tool runs. The claim, and
+/// An approved call runs to completion at most once per principal and call id:
+/// resuming claims the pair in the store (one atomic statement) before the tool runs,
+/// with a lease ([`Approvals::run_lease`]), and marks it complete once the tool
+/// returns a result. While the lease holds, another presentation is refused with
+/// [`ApprovalError::Running`] (retryable); once complete, with
+/// [`ApprovalError::AlreadyUsed`], forever. A run whose tool returned an error is
+/// released: the next presentation (within the approval's expiry) runs it again.
+/// A run that never completes (its process was killed, its request dropped
+/// mid-run, the store unreachable at the end) is not lost: after the lease, the
+/// next presentation runs it again. Each run after the first is attempt 2, 3, ...
+///
+/// So a tool with an effect outside the process must make that effect idempotent
+/// on [`ApprovedRun::key`] (a unique key in the same transaction as the effect, an
+/// idempotency key of the payment API): that key is the same for every attempt of
+/// one approved call, and the library cannot reach into the tool's database or
+/// API to make the effect itself exactly-once. A tool that is not idempotent may
+/// have its effect repeated only when a run dies between its effect and its
+/// completion. Set the lease longer than the tool's longest run (the call's time
+/// limit), or a slow run can be taken over while it is still running. The claim, and
 /// the decision, are kept until the last moment any approval of that call could be
 /// valid (the pending's expiry, then the approval TTL) plus
 /// [`CLOCK_SKEW_SECONDS`]; after that everything signed for the call has expired.
@@ -340,6 +370,7 @@ pub struct Approvals {
     approver: Option<Arc<dyn Approver>>,
     pending_ttl: Duration,
     approval_ttl: Duration,
+    run_lease: Duration,
     clock: Clock,
 }
 
@@ -360,6 +391,7 @@ impl Approvals {
             approver: None,
             pending_ttl: Duration::from_hours(24),
             approval_ttl: Duration::from_mins(15),
+            run_lease: Duration::from_mins(5),
             clock: Arc::new(SystemTime::now),
         }
     }
@@ -390,6 +422,16 @@ impl Approvals {
     #[must_use]
     pub fn approval_ttl(mut self, ttl: Duration) -> Self {
         self.approval_ttl = ttl;
+        self
+    }
+
+    /// How long a run of an approved call holds its claim (5 minutes unless set):
+    /// past it, a run that did not complete is run again by the next presentation.
+    /// Longer than the tool's longest run; short enough that a caller's retry after
+    /// a crash is worth waiting for.
+    #[must_use]
+    pub fn run_lease(mut self, lease: Duration) -> Self {
+        self.run_lease = lease;
         self
     }
 
@@ -876,20 +918,105 @@ pub(crate) async fn resume<'r>(
     approval: &Approval,
     ctx: &Context,
 ) -> Response {
-    match check(view, approval).await {
-        Ok((tool, arguments)) => {
-            tool.call_with_limits(&arguments, ctx, view.registry().limits())
-                .await
+    let (tool, arguments, run) = match check(view, approval).await {
+        Ok(checked) => checked,
+        Err(error) => return Response::Error(error),
+    };
+    let key = run.key.clone();
+    let response = WithRun {
+        run: Some(run),
+        future: Box::pin(tool.call_with_limits(&arguments, ctx, view.registry().limits())),
+    }
+    .await;
+    // The tool returned a result: this run is complete. It failed: the next
+    // presentation runs it again (the approval stays good until it expires). Should
+    // the store fail here, the claim ends with its lease instead.
+    if let Some((approvals, _)) = view.approvals() {
+        let finished = if matches!(response, Response::Error(_)) {
+            approvals.store.release(&key).await
+        } else {
+            approvals.store.complete(&key).await
+        };
+        if let Err(error) = finished {
+            tracing::warn!(%error, "the end of an approved run could not be recorded; it may run again after its lease");
         }
-        Err(error) => Response::Error(error),
+    }
+    response
+}
+
+/// The run of an approved call that the tool is in: while an approved call's tool
+/// runs (inside [`View::resume`]), [`ApprovedRun::current`] returns it. Its
+/// [`key`](Self::key) is the same for every attempt of one approved call (the
+/// principal and call id), so a tool with an external effect uses it as the
+/// idempotency key of that effect; [`attempt`](Self::attempt) is more than 1 when
+/// an earlier run of it did not complete (see [`Approvals`]).
+///
+/// ```
+/// # fn transfer() {
+/// if let Some(run) = toolkit::approval::ApprovedRun::current() {
+///     // INSERT INTO transfers (run_key, ...) VALUES ($1, ...) ON CONFLICT (run_key) DO NOTHING
+///     let _ = (run.key, run.attempt);
+/// }
+/// # }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ApprovedRun {
+    /// The idempotency key of this approved call: 64 hex digits, the same for every
+    /// attempt and every process.
+    pub key: String,
+    /// Which attempt this is: 1, or more when an earlier run did not complete.
+    pub attempt: u32,
+}
+
+impl ApprovedRun {
+    /// The approved run the current tool call is, if it is one. Read it in the
+    /// tool's own task (a task the tool spawns does not see it).
+    #[must_use]
+    pub fn current() -> Option<ApprovedRun> {
+        CURRENT_RUN.with(|current| current.borrow().clone())
     }
 }
 
-/// Everything but running: the tool and the arguments to run it with, once.
+thread_local! {
+    static CURRENT_RUN: std::cell::RefCell<Option<ApprovedRun>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// A tool's future with [`ApprovedRun::current`] set while it is polled.
+struct WithRun<F> {
+    run: Option<ApprovedRun>,
+    future: Pin<Box<F>>,
+}
+
+impl<F: Future> Future for WithRun<F> {
+    type Output = F::Output;
+
+    fn poll(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        /// Puts back what was current, even if the tool panics.
+        struct Restore(Option<ApprovedRun>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                let previous = self.0.take();
+                CURRENT_RUN.with(|current| *current.borrow_mut() = previous);
+            }
+        }
+        let this = &mut *self;
+        let previous = CURRENT_RUN.with(|current| current.replace(this.run.clone()));
+        let _restore = Restore(previous);
+        this.future.as_mut().poll(cx)
+    }
+}
+
+/// Everything but running: the tool, the arguments to run it with, and the run
+/// claimed for it.
 async fn check<'r>(
     view: &impl CallingView<'r>,
     approval: &Approval,
-) -> Result<(&'r RegisteredTool, String), ToolError> {
+) -> Result<(&'r RegisteredTool, String, ApprovedRun), ToolError> {
     let Some((approvals, principal)) = view.approvals() else {
         return Err(ApprovalError::NotConfigured.into());
     };
@@ -920,13 +1047,19 @@ async fn check<'r>(
     let arguments = canonical_json(&approval.arguments);
     check_arguments(view.registry(), tool, &arguments)?;
     let key = used_key(&approval.principal, &approval.call_id);
+    let lease_until = now.saturating_add(approvals.run_lease.as_secs().max(1));
     match approvals
         .store
-        .claim(&key, approvals.claim_keep_until(approval))
+        .claim(&key, lease_until, approvals.claim_keep_until(approval))
         .await
     {
-        Ok(true) => Ok((tool, arguments)),
-        Ok(false) => Err(ApprovalError::AlreadyUsed.into()),
+        Ok(Claim::Won { attempt }) => Ok((tool, arguments, ApprovedRun { key, attempt })),
+        Ok(Claim::Held { lease_until }) => Err(ApprovalError::Running {
+            lease_until,
+            retry_after: lease_until.saturating_sub(now).saturating_add(1),
+        }
+        .into()),
+        Ok(Claim::Done) => Err(ApprovalError::AlreadyUsed.into()),
         Err(error) => Err(ApprovalError::Store(error).into()),
     }
 }

@@ -7,13 +7,13 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
 
 use super::store::{
-    ApprovalStore, CLOCK_SKEW_SECONDS, DecisionOutcome, DecisionQuery, DecisionRecord,
+    ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
     PendingQuery, StoreError, StoreFuture,
 };
 use super::{PendingApproval, Verdict};
 
 /// The schema, one entry per version; `toolkit_approval_schema` says which ran.
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     "CREATE TABLE toolkit_pending_approvals (
          principal TEXT NOT NULL,
          call_id TEXT NOT NULL,
@@ -51,6 +51,11 @@ const MIGRATIONS: [&str; 2] = [
      CREATE INDEX toolkit_approval_claims_keep ON toolkit_approval_claims (keep_until);",
     // The label of the view a pending approval was asked through (NULL: none).
     "ALTER TABLE toolkit_pending_approvals ADD COLUMN view TEXT;",
+    // Claims with a lease and an outcome; a claim made before counts as done.
+    "ALTER TABLE toolkit_approval_claims
+         ADD COLUMN done BOOLEAN NOT NULL DEFAULT TRUE,
+         ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0,
+         ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;",
 ];
 
 /// The advisory lock replicas take while migrating, so that several starting at
@@ -71,8 +76,10 @@ const NOW: &str = "(floor(extract(epoch FROM now()))::bigint + $1::bigint)";
 /// Built on `tokio-postgres` with a `deadpool-postgres` pool (16 connections by
 /// default; use [`PostgresApprovalStore::from_pool`] to size your own). Opening
 /// creates and migrates the tables, versioned in `toolkit_approval_schema`, under
-/// an advisory lock, so replicas starting together migrate once. A decision and a
-/// claim are each one `INSERT ... ON CONFLICT DO NOTHING RETURNING` statement.
+/// an advisory lock, so replicas starting together migrate once. A decision is one
+/// `INSERT ... ON CONFLICT DO NOTHING RETURNING` statement; a claim is one
+/// `INSERT ... ON CONFLICT DO UPDATE ... WHERE` (taken over only when not done and
+/// its lease ended, by the database's clock) `RETURNING` statement.
 /// Expired records are purged by the replicas themselves, at most once a minute
 /// each.
 ///
@@ -443,25 +450,87 @@ impl ApprovalStore for PostgresApprovalStore {
         })
     }
 
-    fn claim<'a>(&'a self, key: &'a str, keep_until: u64) -> StoreFuture<'a> {
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        lease_until: u64,
+        keep_until: u64,
+    ) -> StoreFuture<'a, Claim> {
         Box::pin(async move {
             let client = self.client().await?;
-            // One statement: of concurrent claims, the primary key lets one insert.
-            let claimed = client
+            let shift = (self.shift)();
+            // One statement: of concurrent claims, the primary key lets one insert,
+            // and the row lock lets one take over an ended lease.
+            let won = client
                 .query_opt(
-                    "INSERT INTO toolkit_approval_claims (key, keep_until) VALUES ($1, $2)
-                     ON CONFLICT (key) DO NOTHING
-                     RETURNING 1",
-                    &[&key, &to_sql(keep_until)],
+                    &format!(
+                        "INSERT INTO toolkit_approval_claims AS claim
+                             (key, keep_until, done, lease_until, attempt)
+                         VALUES ($2, $3, FALSE, $4, 1)
+                         ON CONFLICT (key) DO UPDATE SET
+                             lease_until = EXCLUDED.lease_until,
+                             attempt = claim.attempt + 1,
+                             keep_until = GREATEST(claim.keep_until, EXCLUDED.keep_until)
+                         WHERE NOT claim.done AND claim.lease_until < {NOW}
+                         RETURNING attempt"
+                    ),
+                    &[&shift, &key, &to_sql(keep_until), &to_sql(lease_until)],
                 )
                 .await
-                .map_err(store_error)?
-                .is_some();
+                .map_err(store_error)?;
+            let claim = match won {
+                Some(row) => Claim::Won {
+                    attempt: u32::try_from(row.get::<_, i32>(0)).unwrap_or(u32::MAX),
+                },
+                // Lost: only what the winner left, for the caller's message.
+                None => match client
+                    .query_opt(
+                        "SELECT done, lease_until FROM toolkit_approval_claims WHERE key = $1",
+                        &[&key],
+                    )
+                    .await
+                    .map_err(store_error)?
+                {
+                    Some(row) if !row.get::<_, bool>(0) => Claim::Held {
+                        lease_until: from_sql(row.get(1)),
+                    },
+                    // Done, or purged since: only past its retention.
+                    _ => Claim::Done,
+                },
+            };
             // After the claim, so a failing purge never stands in its way.
             if let Err(error) = self.maybe_purge(&client).await {
                 tracing::warn!(%error, "purging expired approval records failed");
             }
-            Ok(claimed)
+            Ok(claim)
+        })
+    }
+
+    fn release<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let updated = client
+                .execute(
+                    "UPDATE toolkit_approval_claims SET lease_until = 0 WHERE key = $1 AND NOT done",
+                    &[&key],
+                )
+                .await
+                .map_err(store_error)?;
+            Ok(updated == 1)
+        })
+    }
+
+    fn complete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let updated = client
+                .execute(
+                    "UPDATE toolkit_approval_claims SET done = TRUE WHERE key = $1",
+                    &[&key],
+                )
+                .await
+                .map_err(store_error)?;
+            Ok(updated == 1)
         })
     }
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::store::{
-    ApprovalStore, CLOCK_SKEW_SECONDS, DecisionOutcome, DecisionQuery, DecisionRecord,
+    ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
     PendingQuery, StoreClock, StoreError, StoreFuture, system_clock,
 };
 use super::{PendingApproval, Verdict};
@@ -16,7 +16,7 @@ use super::{PendingApproval, Verdict};
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The schema, one entry per version (`PRAGMA user_version` says which ran).
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     "CREATE TABLE IF NOT EXISTS toolkit_used_approvals (
          key TEXT PRIMARY KEY NOT NULL,
          expires_at INTEGER NOT NULL
@@ -50,6 +50,10 @@ const MIGRATIONS: [&str; 3] = [
      CREATE INDEX toolkit_approval_decisions_decided ON toolkit_approval_decisions (decided_at);",
     // The label of the view a pending approval was asked through (NULL: none).
     "ALTER TABLE toolkit_pending_approvals ADD COLUMN view TEXT;",
+    // Claims with a lease and an outcome; a claim made before counts as done.
+    "ALTER TABLE toolkit_used_approvals ADD COLUMN done INTEGER NOT NULL DEFAULT 1;
+     ALTER TABLE toolkit_used_approvals ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
+     ALTER TABLE toolkit_used_approvals ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;",
 ];
 
 /// The life of approvals in a `SQLite` database (feature `sqlite`; `SQLite` is
@@ -397,17 +401,72 @@ impl ApprovalStore for SqliteApprovalStore {
         Box::pin(std::future::ready(listed))
     }
 
-    fn claim<'a>(&'a self, key: &'a str, keep_until: u64) -> StoreFuture<'a> {
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        lease_until: u64,
+        keep_until: u64,
+    ) -> StoreFuture<'a, Claim> {
         let claimed = self.with(|connection, now| {
             purge_at(connection, now)?;
-            let inserted = connection.execute(
-                "INSERT INTO toolkit_used_approvals (key, expires_at) VALUES (?1, ?2)
-                 ON CONFLICT (key) DO NOTHING",
-                params![key, to_sql(keep_until)],
-            )?;
-            Ok(inserted == 1)
+            // One statement: the primary key lets one insert, and only a claim not
+            // done whose lease ended is taken over.
+            let won: Option<i64> = connection
+                .query_row(
+                    "INSERT INTO toolkit_used_approvals (key, expires_at, done, lease_until, attempt)
+                     VALUES (?1, ?2, 0, ?3, 1)
+                     ON CONFLICT (key) DO UPDATE SET
+                         lease_until = excluded.lease_until,
+                         attempt = attempt + 1,
+                         expires_at = max(expires_at, excluded.expires_at)
+                     WHERE NOT done AND lease_until < ?4
+                     RETURNING attempt",
+                    params![key, to_sql(keep_until), to_sql(lease_until), to_sql(now)],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            if let Some(attempt) = won {
+                return Ok(Claim::Won {
+                    attempt: u32::try_from(attempt).unwrap_or(u32::MAX),
+                });
+            }
+            let held: Option<(bool, i64)> = connection
+                .query_row(
+                    "SELECT done, lease_until FROM toolkit_used_approvals WHERE key = ?1",
+                    params![key],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()?;
+            Ok(match held {
+                Some((false, lease_until)) => Claim::Held {
+                    lease_until: u64::try_from(lease_until).unwrap_or(0),
+                },
+                _ => Claim::Done,
+            })
         });
         Box::pin(std::future::ready(claimed))
+    }
+
+    fn release<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+        let released = self.with(|connection, _| {
+            let updated = connection.execute(
+                "UPDATE toolkit_used_approvals SET lease_until = 0 WHERE key = ?1 AND NOT done",
+                params![key],
+            )?;
+            Ok(updated == 1)
+        });
+        Box::pin(std::future::ready(released))
+    }
+
+    fn complete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+        let completed = self.with(|connection, _| {
+            let updated = connection.execute(
+                "UPDATE toolkit_used_approvals SET done = 1 WHERE key = ?1",
+                params![key],
+            )?;
+            Ok(updated == 1)
+        });
+        Box::pin(std::future::ready(completed))
     }
 
     fn purge(&self) -> StoreFuture<'_, u64> {
@@ -449,6 +508,6 @@ mod tests {
         let version: i64 = store
             .with(|connection, _| connection.query_row("PRAGMA user_version", [], |row| row.get(0)))
             .expect("reads");
-        assert_eq!(version, 3);
+        assert_eq!(version, 4);
     }
 }

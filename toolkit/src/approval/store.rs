@@ -34,9 +34,13 @@ pub const MAX_QUERY_VALUES: usize = 100;
 ///   ([`list_pending`](Self::list_pending));
 /// - THE decision on each ([`record_decision`](Self::record_decision): first writer
 ///   wins), and the audit list of decisions ([`decisions`](Self::decisions));
-/// - the record that an approved call ran ([`claim`](Self::claim)): of any number of
-///   concurrent claims of one key, exactly one returns `Ok(true)`, ever, as long as
-///   the record is kept.
+/// - the run of an approved call ([`claim`](Self::claim), then
+///   [`complete`](Self::complete)): of any number of concurrent claims of one key,
+///   exactly one returns [`Claim::Won`]; once completed, no claim ever wins again as
+///   long as the record is kept. A claim not completed by the end of its lease
+///   (its holder died, or its request was dropped mid-run) may be won again, with
+///   the next attempt number: an approved call is never lost to a crash, and its
+///   tool learns from [`ApprovedRun`](super::ApprovedRun) that it may be a re-run.
 ///
 /// # Time and retention
 ///
@@ -54,7 +58,7 @@ pub const MAX_QUERY_VALUES: usize = 100;
 ///   call again; after it, anything signed for that call has expired.
 ///
 /// Implementations must make `record_decision` and `claim` one atomic operation each
-/// (a primary-key insert), never a read followed by a write. Run the contract suite
+/// (a primary-key insert or upsert), never a read followed by a write. Run the contract suite
 /// of `toolkit-derive-tests` (`tests/approval_store.rs`) against your own store.
 pub trait ApprovalStore: Send + Sync {
     /// The store's clock, in Unix seconds.
@@ -80,13 +84,49 @@ pub trait ApprovalStore: Send + Sync {
     /// Recorded decisions, newest first.
     fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>>;
 
-    /// Marks `key` used and returns `Ok(true)`, or returns `Ok(false)` if it already
-    /// was. The record is kept until `keep_until` (Unix seconds, store time).
-    fn claim<'a>(&'a self, key: &'a str, keep_until: u64) -> StoreFuture<'a>;
+    /// Claims the run of `key`, atomically: [`Claim::Won`] if it was never claimed
+    /// (attempt 1), or if its last claim was not completed and its lease ended
+    /// before the store's now (the next attempt); the winner holds it until
+    /// `lease_until` (Unix seconds, store time). Otherwise [`Claim::Held`] (another
+    /// run holds a lease) or [`Claim::Done`] (it ran). The record is kept until
+    /// `keep_until` (the later of the two, when claimed again).
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        lease_until: u64,
+        keep_until: u64,
+    ) -> StoreFuture<'a, Claim>;
+
+    /// Marks the run of `key` complete: no claim of it wins again. `Ok(false)` if
+    /// there was no claim of it (purged, or never made).
+    fn complete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool>;
+
+    /// Ends the lease of a claim of `key` that is not complete (its run failed): the
+    /// next claim wins at once. `Ok(false)` if there was no such claim.
+    fn release<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool>;
 
     /// Drops every record whose `keep_until` has passed (store time); returns how
     /// many. Stores also purge on their own from time to time.
     fn purge(&self) -> StoreFuture<'_, u64>;
+}
+
+/// What [`ApprovalStore::claim`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// The caller runs the call; `attempt` is 1 for the first claim, more when a
+    /// run whose lease ended without completing is taken over.
+    Won {
+        /// Which attempt this is (1, 2, ...).
+        attempt: u32,
+    },
+    /// Another run holds the claim until `lease_until` (Unix seconds, store time):
+    /// it may still be running. Worth retrying after then.
+    Held {
+        /// When the holder's lease ends.
+        lease_until: u64,
+    },
+    /// The call ran to completion: it never runs again.
+    Done,
 }
 
 /// The decision on a pending approval, as the store keeps it (the audit trail).
@@ -329,7 +369,8 @@ fn check_values(principals: &[String], tools: &[String]) -> Result<(), StoreErro
 }
 
 /// The store could not record or read; nothing ran. Worth retrying: the call was
-/// not claimed, or (if the failure came after the claim) it is reported as used.
+/// not claimed, or (if the failure came after the claim committed) its claim is
+/// won again once its lease ends.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreError {
     /// What failed.
@@ -364,12 +405,20 @@ pub(crate) fn system_clock() -> StoreClock {
     })
 }
 
+/// A claim in memory.
+struct MemoryClaim {
+    keep_until: u64,
+    lease_until: u64,
+    attempt: u32,
+    done: bool,
+}
+
 /// The store key of a pending approval or a decision.
 type CallKey = (String, String);
 
 #[derive(Default)]
 struct MemoryRecords {
-    used: HashMap<String, u64>,
+    used: HashMap<String, MemoryClaim>,
     pending: HashMap<CallKey, (PendingApproval, u64)>,
     decisions: HashMap<CallKey, (DecisionRecord, u64)>,
 }
@@ -377,7 +426,7 @@ struct MemoryRecords {
 impl MemoryRecords {
     fn purge(&mut self, now: u64) -> u64 {
         let before = self.used.len() + self.pending.len() + self.decisions.len();
-        self.used.retain(|_, keep_until| *keep_until >= now);
+        self.used.retain(|_, claim| claim.keep_until >= now);
         self.pending.retain(|_, (_, keep_until)| *keep_until >= now);
         self.decisions
             .retain(|_, (_, keep_until)| *keep_until >= now);
@@ -539,17 +588,64 @@ impl ApprovalStore for MemoryApprovalStore {
         ready(Ok(found))
     }
 
-    fn claim<'a>(&'a self, key: &'a str, keep_until: u64) -> StoreFuture<'a> {
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        lease_until: u64,
+        keep_until: u64,
+    ) -> StoreFuture<'a, Claim> {
         let now = (self.clock)();
         let mut records = self.lock();
         records.purge(now);
-        let claimed = if records.used.contains_key(key) {
-            false
-        } else {
-            records.used.insert(key.to_owned(), keep_until);
-            true
+        let claim = match records.used.get_mut(key) {
+            None => {
+                records.used.insert(
+                    key.to_owned(),
+                    MemoryClaim {
+                        keep_until,
+                        lease_until,
+                        attempt: 1,
+                        done: false,
+                    },
+                );
+                Claim::Won { attempt: 1 }
+            }
+            Some(claim) if claim.done => Claim::Done,
+            Some(claim) if claim.lease_until >= now => Claim::Held {
+                lease_until: claim.lease_until,
+            },
+            Some(claim) => {
+                claim.attempt = claim.attempt.saturating_add(1);
+                claim.lease_until = lease_until;
+                claim.keep_until = claim.keep_until.max(keep_until);
+                Claim::Won {
+                    attempt: claim.attempt,
+                }
+            }
         };
-        ready(Ok(claimed))
+        ready(Ok(claim))
+    }
+
+    fn release<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+        let released = match self.lock().used.get_mut(key) {
+            Some(claim) if !claim.done => {
+                claim.lease_until = 0;
+                true
+            }
+            _ => false,
+        };
+        ready(Ok(released))
+    }
+
+    fn complete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+        let completed = match self.lock().used.get_mut(key) {
+            Some(claim) => {
+                claim.done = true;
+                true
+            }
+            None => false,
+        };
+        ready(Ok(completed))
     }
 
     fn purge(&self) -> StoreFuture<'_, u64> {

@@ -3,6 +3,11 @@
 
 #![allow(dead_code, unreachable_pub)] // each test file uses part of it
 
+mod script;
+
+#[allow(unused_imports)] // only the script-driven tests use it
+pub use script::run_script;
+
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{Value, json};
 

@@ -1,0 +1,131 @@
+//! A ledger of transfers in `PostgreSQL`: the example's `approve` tool whose effect
+//! lives outside the process, made exactly-once with the approved run's key.
+//!
+//! The approval store runs an approved call to completion once; a run that dies
+//! mid-way (its replica killed, its request dropped) runs again after its lease,
+//! with the same [`ApprovedRun::key`]. The effect below is one `INSERT` keyed by
+//! that run key, so a second attempt finds the first one's row instead of moving
+//! the money twice: the part of exactly-once only the tool can do.
+
+use std::sync::Arc;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use serde_json::{Value, json};
+use tokio_postgres::NoTls;
+use toolkit::approval::ApprovedRun;
+use toolkit::{State, ToolError, tool};
+
+/// The tool's group: shown only by a server with a ledger.
+pub const LEDGER_GROUP: &str = "ledger";
+
+/// The transfers table, made once (under an advisory lock, so replicas starting
+/// together do not race on `CREATE TABLE`).
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS mcp_server_transfers (
+    run_key TEXT PRIMARY KEY,
+    reference TEXT NOT NULL,
+    amount_cents BIGINT NOT NULL,
+    replica TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 1,
+    recorded_at TIMESTAMPTZ NOT NULL DEFAULT now()
+)";
+
+/// The ledger: a pool on the database, and the name of this replica (written
+/// beside each transfer, to see where it ran).
+#[derive(Clone)]
+pub struct Ledger {
+    pool: Pool,
+    replica: Arc<str>,
+}
+
+impl std::fmt::Debug for Ledger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ledger")
+            .field("replica", &self.replica)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Ledger {
+    /// The ledger in the database at `url`, its table created if missing.
+    pub async fn connect(url: &str, replica: &str) -> Result<Self, String> {
+        let mut config: tokio_postgres::Config = url.parse().map_err(|error| format!("{error}"))?;
+        // The database's view of who is waiting on what names the replica.
+        config.application_name(format!("mcp_server {replica}"));
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(8)
+            .build()
+            .map_err(|error| error.to_string())?;
+        let mut client = pool.get().await.map_err(|error| error.to_string())?;
+        let transaction = client
+            .transaction()
+            .await
+            .map_err(|error| error.to_string())?;
+        transaction
+            .execute("SELECT pg_advisory_xact_lock(7370726)", &[])
+            .await
+            .map_err(|error| error.to_string())?;
+        transaction
+            .batch_execute(SCHEMA)
+            .await
+            .map_err(|error| error.to_string())?;
+        transaction
+            .commit()
+            .await
+            .map_err(|error| error.to_string())?;
+        drop(client);
+        Ok(Ledger {
+            pool,
+            replica: replica.into(),
+        })
+    }
+}
+
+/// Transfer money to a payee, recorded in the ledger under `reference`. Moves real
+/// money: a human approves every transfer.
+#[tool(scope = assistant, tier = approve, group = "ledger")]
+async fn create_transfers(
+    #[ctx] ledger: State<Ledger>,
+    /// The payment's reference, shown on the payee's statement.
+    reference: String,
+    /// The amount, in cents.
+    amount_cents: u32,
+) -> Result<Value, ToolError> {
+    // Only an approved run reaches here (the tool is `approve`); its key is the
+    // idempotency key of the transfer.
+    let run = ApprovedRun::current()
+        .ok_or_else(|| ToolError::failed("a transfer runs only as an approved call"))?;
+    let client = ledger.pool.get().await.map_err(|error| {
+        ToolError::failed(format!("the ledger is unreachable, try again: {error}"))
+    })?;
+    // One statement: the first attempt records the transfer; a later attempt of the
+    // same approved call (after a crash) only counts itself.
+    let row = client
+        .query_one(
+            "INSERT INTO mcp_server_transfers (run_key, reference, amount_cents, replica, attempt)
+             VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (run_key) DO UPDATE SET attempts = mcp_server_transfers.attempts + 1
+             RETURNING reference, amount_cents",
+            &[
+                &run.key,
+                &reference,
+                &i64::from(amount_cents),
+                &&*ledger.replica,
+                &i32::try_from(run.attempt).unwrap_or(i32::MAX),
+            ],
+        )
+        .await
+        .map_err(|error| {
+            ToolError::failed(format!("the ledger is unreachable, try again: {error}"))
+        })?;
+    let recorded: String = row.get(0);
+    let cents: i64 = row.get(1);
+    Ok(json!({ "transferred": cents, "reference": recorded }))
+}

@@ -1,0 +1,45 @@
+//! The fleet as it is deployed: `scripts/fleet_test.sh` starts a throwaway
+//! `PostgreSQL`, three replicas of this crate's server binary sharing it
+//! (`--approvals-db postgres://...`, one approval key) and `HAProxy` round robin in
+//! front (`fleet/haproxy.cfg`; installed from Debian's packages where missing),
+//! and drives them with the official Python MCP SDK: an approval asked on one
+//! replica, decided on a second and resumed on a third runs once; 200 approvals
+//! presented 3 times each by 8 clients at once run once each (counted in a
+//! `PostgreSQL` table); a replica killed with `SIGKILL` mid-run and a `PostgreSQL`
+//! restart mid-run lose nothing and run nothing twice, their callers get a
+//! retryable error and a retry completes; a replica restarted with a rotated key
+//! resumes what the previous key signed.
+
+mod common;
+
+#[test]
+fn three_replicas_behind_haproxy_run_every_approved_call_once() {
+    let Some(stdout) = common::run_script(
+        "fleet_test.sh",
+        &["python3"],
+        &[("MCP_SERVER_BIN", env!("CARGO_BIN_EXE_mcp_server"))],
+        "the fleet test",
+    ) else {
+        return;
+    };
+    for check in [
+        "asked_on_one_decided_on_another_resumed_on_a_third",
+        "two_hundred_approvals_three_times_each_by_eight_clients_run_once",
+        "a_replica_killed_mid_run_loses_nothing_and_runs_nothing_twice",
+        "a_postgresql_restart_mid_run_loses_nothing_and_runs_nothing_twice",
+        "a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed",
+    ] {
+        assert!(
+            stdout
+                .lines()
+                .any(|line| line.starts_with(&format!("ok {check} ("))),
+            "missing: ok {check}"
+        );
+    }
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line == "fleet: 5 passed, 0 failed"),
+        "the script printed no summary"
+    );
+}

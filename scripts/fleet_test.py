@@ -1,0 +1,567 @@
+"""The fleet, tested as it is deployed (run by scripts/fleet_test.sh, which starts
+PostgreSQL): three replicas of examples/mcp_server on one PostgreSQL, HAProxy
+round robin in front of them, the official Python MCP SDK as every client.
+
+The `approve` tool is `create_transfers`: its effect is a row in the
+`mcp_server_transfers` table, keyed by the approved run's idempotency key, with
+an `attempts` count of every run of the tool that reached the database. The
+checks count those rows.
+
+Each check prints `ok <name>` or `FAILED <name>: <why>`; the last line is
+`N passed, N failed`, and the exit status is 1 when anything failed.
+"""
+
+import asyncio
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+import traceback
+
+import httpx2
+from mcp import Client, types
+from mcp.client.streamable_http import streamable_http_client
+
+SERVER = os.environ["FLEET_SERVER_BIN"]
+HAPROXY = os.environ["FLEET_HAPROXY"]
+HAPROXY_CFG = os.environ["FLEET_HAPROXY_CFG"]
+PG_DIR = os.environ["FLEET_PG_DIR"]
+PG_URL = os.environ["FLEET_PG_URL"]
+PSQL = os.environ["FLEET_PSQL"]
+POSTGRES_SH = os.environ["FLEET_POSTGRES_SH"]
+BENCH = os.environ.get("FLEET_BENCH") == "1"
+
+TOKEN = "fleet-internal-token"
+INBOX_TOKEN = "fleet-inbox-token"
+KEY = os.urandom(32).hex()
+ROTATED_KEY = os.urandom(32).hex()
+REQUEST_STATE_KEY = os.urandom(32).hex()
+# The longest the checks hold the ledger locked (runs waiting inside the tool).
+LOCK_SECONDS = 2.5
+# Short, so a run left by a killed replica is taken over within the test; longer
+# than any run here (the ledger lock is held 2 x LOCK_SECONDS at most): a run still
+# going when its lease ends would be taken over while it runs.
+LEASE_SECONDS = 8
+# A caller's retry: how long it waits, and the most a check waits for everything.
+RETRY_PAUSE = 0.2
+DEADLINE = 90
+
+results = []
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def psql(sql):
+    out = subprocess.run(
+        [PSQL, "-X", "-A", "-t", "-q", "-d", PG_URL, "-c", sql],
+        check=True, capture_output=True, text=True,
+    )
+    return out.stdout.strip()
+
+
+class Replica:
+    """One `mcp_server http --approvals-db postgres://...` process."""
+
+    def __init__(self, name):
+        self.name = name
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = None
+        self.log = open(os.path.join(PG_DIR, f"{name}.log"), "ab")
+
+    def start(self, key=KEY, previous=""):
+        env = dict(
+            os.environ,
+            MCP_APPROVAL_KEY=key,
+            MCP_APPROVAL_PREVIOUS_KEYS=previous,
+            MCP_REQUEST_STATE_KEY=REQUEST_STATE_KEY,
+            MCP_APPROVAL_RUN_LEASE_SECONDS=str(LEASE_SECONDS),
+            MCP_REPLICA=self.name,
+            MCP_TOKEN_INTERNAL=TOKEN,
+            MCP_TOKEN_COPILOT="fleet-copilot-token",
+            MCP_TOKEN_EXTERNAL="fleet-external-token",
+            MCP_INBOX_TOKEN=INBOX_TOKEN,
+        )
+        self.process = subprocess.Popen(
+            [SERVER, "http", "--addr", f"127.0.0.1:{self.port}", "--approvals-db", PG_URL],
+            env=env, stdout=subprocess.PIPE, stderr=self.log,
+        )
+        line = self.process.stdout.readline().decode()
+        if not line.startswith("listening on "):
+            self.process.wait(5)
+            raise RuntimeError(f"replica {self.name} did not start: {line!r} (see {self.log.name})")
+
+    def kill(self):
+        """kill -9: no goodbye, requests in flight are cut."""
+        self.process.kill()
+        self.process.wait()
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
+
+
+class Balancer:
+    def __init__(self, replicas):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, FLEET_BIND=f"127.0.0.1:{self.port}")
+        for index, replica in enumerate(replicas, 1):
+            env[f"FLEET_R{index}"] = f"127.0.0.1:{replica.port}"
+        check = subprocess.run([HAPROXY, "-c", "-q", "-f", HAPROXY_CFG], env=env, capture_output=True, text=True)
+        if check.returncode != 0:
+            raise RuntimeError(f"haproxy refused its config: {check.stderr}")
+        self.process = subprocess.Popen(
+            [HAPROXY, "-f", HAPROXY_CFG, "-db"], env=env,
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(PG_DIR, "haproxy.log"), "ab"),
+        )
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("haproxy did not start")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(10)
+
+
+async def never_asked(context, params):
+    """The clients answer approvals themselves (`present`), never when asked."""
+    raise AssertionError(f"asked unexpectedly: {params.message}")
+
+
+def client(base):
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
+    transport = streamable_http_client(f"{base}/mcp/internal", http_client=http)
+    # Saying it can elicit is what makes the server ask with input-required.
+    return Client(transport, mode="2026-07-28", cache=None, elicitation_callback=never_asked)
+
+
+def arguments(reference):
+    return {"reference": reference, "amount_cents": 100 + len(reference)}
+
+
+async def ask(mcp, reference):
+    """Calls the `approve` tool: it does not run, the server asks for approval."""
+    asked = await mcp.session.call_tool("create_transfers", arguments(reference), allow_input_required=True)
+    assert isinstance(asked, types.InputRequiredResult), asked
+    assert list(asked.input_requests) == ["approval"], asked
+    return asked.request_state
+
+
+def text(result):
+    return " ".join(getattr(block, "text", "") for block in result.content)
+
+
+async def present(mcp, reference, state):
+    """Presents the user's acceptance of one approval: `ran`, `used`, or
+    `retry: why` (a clear retryable error, or the load balancer's 502)."""
+    try:
+        result = await mcp.call_tool(
+            "create_transfers", arguments(reference),
+            input_responses={"approval": types.ElicitResult(action="accept")},
+            request_state=state,
+        )
+    except Exception as error:  # noqa: BLE001 - a cut connection, a 502: the caller retries
+        while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+            error = error.exceptions[0]
+        return f"retry: {type(error).__name__}: {error}"
+    message = text(result)
+    if not result.is_error:
+        assert result.structured_content == {"transferred": 100 + len(reference), "reference": reference}, result
+        return "ran"
+    if "it was already used, and an approved call runs once" in message:
+        return "used"
+    if "try again" in message:
+        return f"retry: {message}"
+    raise AssertionError(f"{reference}: neither ran, used nor retryable: {message}")
+
+
+async def ask_all(base, references, clients=8):
+    states = {}
+    queue = list(references)
+
+    async def worker():
+        async with client(base) as mcp:
+            await mcp.list_tools()
+            while queue:
+                reference = queue.pop()
+                states[reference] = await ask(mcp, reference)
+
+    await asyncio.gather(*(worker() for _ in range(clients)))
+    return states
+
+
+async def resume_all(base, states, copies=3, clients=8, during=None):
+    """Each approval presented `copies` times, shuffled over `clients` clients at
+    once; a retryable answer is presented again until it is `ran` or `used`.
+    `during(done)` runs beside them (a kill, a restart). Returns the outcomes and
+    the retryable errors seen."""
+    presentations = [reference for reference in states for _ in range(copies)]
+    random.shuffle(presentations)
+    outcomes = {reference: [] for reference in states}
+    retries = []
+    done = [0]
+    started = time.monotonic()
+
+    async def worker(share):
+        share = list(share)
+        while share:
+            # A cut connection may end the SDK's session: the caller connects again.
+            try:
+                async with client(base) as mcp:
+                    await mcp.list_tools()
+                    while share:
+                        reference = share[0]
+                        outcome = await present(mcp, reference, states[reference])
+                        if outcome.startswith("retry"):
+                            retries.append(outcome)
+                            assert time.monotonic() - started < DEADLINE, f"{reference} still failing: {outcome}"
+                            await asyncio.sleep(RETRY_PAUSE)
+                            continue
+                        outcomes[reference].append(outcome)
+                        share.pop(0)
+                        done[0] += 1
+            except AssertionError:
+                raise
+            except Exception as error:  # noqa: BLE001 - the connection, not the check, failed
+                while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+                    error = error.exceptions[0]
+                if isinstance(error, AssertionError):
+                    raise error from None
+                retries.append(f"retry: {type(error).__name__}: {error}")
+                assert time.monotonic() - started < DEADLINE, f"still failing: {error}"
+                await asyncio.sleep(RETRY_PAUSE)
+
+    workers = [worker(presentations[i::clients]) for i in range(clients)]
+    if during:
+        workers.append(during(done, len(presentations)))
+    await asyncio.gather(*workers)
+    return outcomes, retries
+
+
+class LedgerLock:
+    """Holds the transfers table locked, so every run of the tool waits inside
+    the tool (claimed, not complete): the moment a kill or a restart cuts runs
+    mid-way, for sure."""
+
+    def __init__(self):
+        self.session = subprocess.Popen(
+            [PSQL, "-X", "-q", "-d", PG_URL], stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
+        )
+        self.session.stdin.write("BEGIN; LOCK TABLE mcp_server_transfers IN EXCLUSIVE MODE;\n")
+        self.session.stdin.flush()
+
+    @staticmethod
+    def waiting(replica=None):
+        """How many runs of the tool wait on the lock (on `replica`, if named)."""
+        name = f"AND application_name = 'mcp_server {replica.name}'" if replica else ""
+        return int(psql(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+            f"AND query LIKE 'INSERT INTO mcp_server_transfers%' {name}"
+        ))
+
+    async def until_waiting(self, replica, total):
+        """Waits until `total` runs wait (or LOCK_SECONDS pass), at least one of
+        them on `replica`; returns how many wait there."""
+        deadline = time.monotonic() + LOCK_SECONDS
+        while True:
+            on_replica = self.waiting(replica) if replica else self.waiting()
+            if on_replica >= 1 and (self.waiting() >= total or time.monotonic() > deadline):
+                return on_replica
+            if time.monotonic() > deadline + LOCK_SECONDS:
+                raise AssertionError(f"runs waiting: {on_replica} there, {self.waiting()} in all")
+            await asyncio.sleep(0.05)
+
+    def release(self):
+        try:
+            self.session.stdin.write("COMMIT;\n")
+            self.session.stdin.close()
+        except OSError:
+            pass  # the restart ended the session, and its lock
+        self.session.wait(10)
+
+
+def ledger(prefix):
+    """{reference: (rows, attempts)} of the transfers whose reference starts with prefix."""
+    rows = psql(
+        "SELECT reference, count(*), sum(attempts) FROM mcp_server_transfers "
+        f"WHERE reference LIKE '{prefix}%' GROUP BY reference"
+    )
+    found = {}
+    for line in rows.splitlines():
+        reference, count, attempts = line.split("|")
+        found[reference] = (int(count), int(attempts))
+    return found
+
+
+def assert_once(prefix, states, outcomes, reruns_allowed=0):
+    """Nothing approved is lost, nothing runs twice: one transfer per approval;
+    every presentation ended `ran` or `used`, at most one `ran` each. A run cut by
+    a kill or a restart after its effect may reach the tool again (attempts 2),
+    at most `reruns_allowed` times in all; its transfer is still one row."""
+    found = ledger(prefix)
+    assert sorted(found) == sorted(states), f"{len(states)} approved, {len(found)} transferred"
+    assert all(count == 1 for count, _ in found.values()), found
+    reruns = sum(attempts - 1 for _, attempts in found.values())
+    assert reruns <= reruns_allowed, f"{reruns} re-runs reached the tool (allowed {reruns_allowed})"
+    for reference, seen in outcomes.items():
+        assert seen.count("ran") <= 1, (reference, seen)
+        assert set(seen) <= {"ran", "used"}, (reference, seen)
+    return reruns
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def bench(lb, direct):
+    """The fleet's figures (FLEET_BENCH=1; BENCHMARKS.md): approvals per second
+    through HAProxy and three replicas (request, then the user's acceptance,
+    which decides and resumes), the resume latency, and what the load balancer
+    and the approval store add to one call."""
+    clients, total = 16, 1600
+    references = [f"bench-{i}" for i in range(total)]
+    latencies = []
+    queue = list(references)
+
+    async def worker():
+        async with client(lb) as mcp:
+            await mcp.list_tools()
+            while queue:
+                reference = queue.pop()
+                state = await ask(mcp, reference)
+                started = time.perf_counter()
+                outcome = await present(mcp, reference, state)
+                latencies.append(time.perf_counter() - started)
+                assert outcome == "ran", outcome
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(clients)))
+    elapsed = time.perf_counter() - started
+    assert_once("bench-", dict.fromkeys(references), {})
+    print(f"bench: {total} approvals by {clients} clients through HAProxy: {total / elapsed:.0f} approvals/s; "
+          f"resume latency median {percentile(latencies, 0.5) * 1000:.2f} ms, "
+          f"p99 {percentile(latencies, 0.99) * 1000:.2f} ms", flush=True)
+
+    async def call_latency(base, count=400):
+        """One client's `get_tasks` calls, one at a time: the plain cost of a call."""
+        took = []
+        async with client(base) as mcp:
+            await mcp.list_tools()
+            for _ in range(count):
+                begun = time.perf_counter()
+                result = await mcp.call_tool("get_tasks", {})
+                took.append(time.perf_counter() - begun)
+                assert not result.is_error, result
+        return percentile(took, 0.5)
+
+    async def resume_latency(base, prefix, count=200):
+        """One client's resumes, one at a time: a call plus the store's work."""
+        took = []
+        async with client(base) as mcp:
+            await mcp.list_tools()
+            for i in range(count):
+                state = await ask(mcp, f"{prefix}-{i}")
+                begun = time.perf_counter()
+                assert await present(mcp, f"{prefix}-{i}", state) == "ran"
+                took.append(time.perf_counter() - begun)
+        return percentile(took, 0.5)
+
+    plain_direct = await call_latency(direct)
+    plain_lb = await call_latency(lb)
+    resume_direct = await resume_latency(direct, "bench-direct")
+    print(f"bench: one client, one call at a time (median): get_tasks direct {plain_direct * 1000:.2f} ms, "
+          f"through HAProxy {plain_lb * 1000:.2f} ms (+{(plain_lb - plain_direct) * 1000:.2f} ms); "
+          f"a resume direct {resume_direct * 1000:.2f} ms (+{(resume_direct - plain_direct) * 1000:.2f} ms "
+          f"for the store and the ledger write over a plain call)", flush=True)
+
+    # The load benchmark's fleet hook (wrk, many connections): the fleet against
+    # one replica alone, `get_tasks` and `tools/list` on the external endpoint.
+    if subprocess.run(["sh", "-c", "command -v wrk"], capture_output=True).returncode == 0:
+        env = dict(
+            os.environ,
+            LOAD_BIN_DIR=os.path.dirname(SERVER),
+            LOAD_SERVERS="example",
+            LOAD_CONNECTIONS=os.environ.get("LOAD_CONNECTIONS", "1 16 64"),
+            LOAD_ROUNDS=os.environ.get("LOAD_ROUNDS", "1"),
+            LOAD_FLEET_URL=f"{lb}/mcp/external",
+            LOAD_FLEET_TOKEN="fleet-external-token",
+        )
+        script = os.path.join(os.path.dirname(POSTGRES_SH), "load_bench.sh")
+        out = await asyncio.to_thread(subprocess.run, ["bash", script, "5"], env=env, capture_output=True, text=True)
+        print(out.stdout, flush=True)
+        assert out.returncode == 0, out.stderr
+
+
+async def check(name, body):
+    started = time.monotonic()
+    try:
+        await body()
+    except Exception as error:  # noqa: BLE001 - every failure is reported
+        while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+            error = error.exceptions[0]
+        detail = "".join(traceback.format_exception_only(type(error), error)).strip()
+        results.append((name, detail))
+        print(f"FAILED {name}: {detail}", flush=True)
+    else:
+        results.append((name, None))
+        print(f"ok {name} ({time.monotonic() - started:.1f} s)", flush=True)
+
+
+async def main():
+    replicas = [Replica(f"r{i}") for i in (1, 2, 3)]
+    for replica in replicas:
+        replica.start()
+    balancer = Balancer(replicas)
+    r1, r2, r3 = replicas
+    lb = balancer.url
+
+    async def asked_on_one_decided_on_another_resumed_on_a_third():
+        async with client(r1.url) as mcp:
+            await mcp.list_tools()
+            state = await ask(mcp, "split-1")
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}) as http:
+            listed = (await http.get(f"{r2.url}/approvals/api/pending")).json()
+            waiting = [item["pending"] for item in listed["pending"]
+                       if item["pending"]["arguments"].get("reference") == "split-1"]
+            assert len(waiting) == 1, listed
+            decided = await http.post(
+                f"{r2.url}/approvals/api/decide",
+                headers={"x-csrf-token": listed["csrf_token"]},
+                json={"pending": waiting[0], "decision": "approve"},
+            )
+            assert decided.status_code == 200, decided.text
+            audit = (await http.get(f"{r1.url}/approvals/api/decisions")).json()
+            assert [(d["verdict"], d["decided_by"]) for d in audit["decisions"]
+                    if d["call_id"] == waiting[0]["call_id"]] == [("approved", "operator")], audit
+        async with client(r3.url) as mcp:
+            await mcp.list_tools()
+            assert await present(mcp, "split-1", state) == "ran"
+        for replica in (r1, r2, r3):
+            async with client(replica.url) as mcp:
+                await mcp.list_tools()
+                assert await present(mcp, "split-1", state) == "used"
+        assert psql("SELECT replica, attempts FROM mcp_server_transfers WHERE reference = 'split-1'") == "r3|1"
+
+    async def two_hundred_approvals_three_times_each_by_eight_clients_run_once():
+        states = await ask_all(lb, [f"burst-{i}" for i in range(200)])
+        outcomes, retries = await resume_all(lb, states)
+        assert_once("burst-", states, outcomes)
+        # Without a fault, the only retryable answer is "another request is running it".
+        assert all("another request is running it now" in r for r in retries), retries[:3]
+        assert all(seen.count("ran") == 1 for seen in outcomes.values()), "every caller who got there first saw the result"
+        served = psql("SELECT count(DISTINCT replica) FROM mcp_server_transfers WHERE reference LIKE 'burst-%'")
+        assert served == "3", f"the transfers ran on {served} replicas, not on all three"
+
+    async def a_replica_killed_mid_run_loses_nothing_and_runs_nothing_twice():
+        states = await ask_all(lb, [f"kill-{i}" for i in range(120)])
+        cut = []
+
+        async def kill_r2(done, total):
+            while done[0] < total // 4:
+                await asyncio.sleep(0.01)
+            lock = LedgerLock()
+            # Every client's run waits inside the tool, some of them on r2.
+            cut.append(await lock.until_waiting(r2, 8))
+            r2.kill()
+            lock.release()
+
+        outcomes, retries = await resume_all(lb, states, during=kill_r2)
+        reruns = assert_once("kill-", states, outcomes, reruns_allowed=8)
+        # The runs r2 had claimed and not completed ran again elsewhere, after the
+        # lease (attempt 2). A cut run's INSERT may still commit after the kill (its
+        # database session outlives the process): then the row counts 2 attempts.
+        taken_over = int(psql(
+            "SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'kill-%' AND (attempt > 1 OR attempts > 1)"
+        ))
+        assert taken_over == cut[0], f"{cut[0]} runs cut on r2, {taken_over} taken over: " + psql(
+            "SELECT string_agg(reference || ' ' || replica || ' ' || attempt || ' ' || attempts, ', ') "
+            "FROM mcp_server_transfers WHERE reference LIKE 'kill-%' AND (attempt > 1 OR attempts > 1 OR replica = 'r2')"
+        ) + f" retries: {retries}"
+        cut_off = [r for r in retries if "another request is running it now" not in r]
+        assert len(cut_off) >= cut[0], f"the callers of the {cut[0]} cut runs saw {cut_off}"
+        print(f"  kill -9: {cut[0]} runs cut mid-way, {taken_over} taken over after the lease, "
+              f"{reruns} re-runs reached the tool; callers saw e.g. {cut_off[:1]}", flush=True)
+        r2.start()
+
+    async def a_postgresql_restart_mid_run_loses_nothing_and_runs_nothing_twice():
+        states = await ask_all(lb, [f"restart-{i}" for i in range(120)])
+
+        async def restart_postgres(done, total):
+            while done[0] < total // 4:
+                await asyncio.sleep(0.01)
+            lock = LedgerLock()
+            await lock.until_waiting(None, 8)
+            await asyncio.to_thread(subprocess.run, ["bash", POSTGRES_SH, "restart", PG_DIR], check=True)
+            lock.release()
+
+        outcomes, retries = await resume_all(lb, states, during=restart_postgres)
+        reruns = assert_once("restart-", states, outcomes, reruns_allowed=8)
+        assert retries, "the restart cut nothing: no caller saw an error to retry"
+        assert any("the approval store failed, nothing ran; try again" in r or "the ledger is unreachable, try again" in r
+                   for r in retries), sorted(set(retries))[:5]
+        print(f"  restart: {len(retries)} retryable answers, {reruns} runs taken over after the lease", flush=True)
+
+    async def a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed():
+        states = await ask_all(lb, [f"rotate-{i}" for i in range(4)], clients=2)
+        # The new key alone: what the old key signed is refused, nothing runs.
+        r3.stop()
+        r3.start(key=ROTATED_KEY)
+        async with client(r3.url) as mcp:
+            await mcp.list_tools()
+            refused = await mcp.call_tool(
+                "create_transfers", arguments("rotate-0"),
+                input_responses={"approval": types.ElicitResult(action="accept")},
+                request_state=states["rotate-0"],
+            )
+            assert refused.is_error and "signature does not match" in text(refused), text(refused)
+        # The new key signs, the previous one still verifies.
+        r3.stop()
+        r3.start(key=ROTATED_KEY, previous=KEY)
+        async with client(r3.url) as mcp:
+            await mcp.list_tools()
+            for reference, state in states.items():
+                assert await present(mcp, reference, state) == "ran", reference
+                assert await present(mcp, reference, state) == "used", reference
+        assert_once("rotate-", states, {reference: ["ran"] for reference in states})
+        assert psql("SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'rotate-%' AND replica = 'r3'") == "4"
+
+    try:
+        for body in [
+            asked_on_one_decided_on_another_resumed_on_a_third,
+            two_hundred_approvals_three_times_each_by_eight_clients_run_once,
+            a_replica_killed_mid_run_loses_nothing_and_runs_nothing_twice,
+            a_postgresql_restart_mid_run_loses_nothing_and_runs_nothing_twice,
+            a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
+        ]:
+            await check(body.__name__, body)
+        if BENCH:
+            # The whole fleet on one key again (the rotation check left r3 on another).
+            r3.stop()
+            r3.start()
+            await check("bench", lambda: bench(lb, r1.url))
+    finally:
+        balancer.stop()
+        for replica in replicas:
+            replica.stop()
+
+    failed = sum(1 for _, detail in results if detail is not None)
+    print(f"fleet: {len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

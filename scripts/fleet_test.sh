@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The fleet as it is deployed: three replicas of examples/mcp_server sharing one
+# PostgreSQL (`--approvals-db postgres://...`), HAProxy round robin in front
+# (examples/mcp_server/fleet/haproxy.cfg), driven by the official Python MCP SDK
+# (scripts/fleet_test.py: split approvals, 200 approvals x 3 presentations by 8
+# clients, kill -9 of a replica and a PostgreSQL restart mid-run, a rotated key).
+#
+# Starts a throwaway PostgreSQL with scripts/postgres.sh, installs Debian's
+# `haproxy` with apt-get where it is missing (as root), makes the same pinned
+# virtual environment as scripts/mcp_client_test.sh (target/mcp-client-venv).
+# Exit status 3 with one line: a prerequisite is missing and can't be installed
+# here (no root); the Rust test fails on it when CI is set.
+#
+#   MCP_SERVER_BIN  the server binary (default: built with cargo)
+#   MCP_VENV        where the virtual environment lives
+#   FLEET_BENCH=1   also measure the fleet's throughput and latency (BENCHMARKS.md)
+set -euo pipefail
+
+MCP_VERSION="2.3.0"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="${MCP_VENV:-$root/target/mcp-client-venv}"
+say() { printf 'fleet_test.sh: %s\n' "$*" >&2; }
+
+if ! command -v python3 >/dev/null 2>&1; then
+    say "python3 is missing: the fleet test drives the replicas with the Python MCP SDK"
+    exit 3
+fi
+
+haproxy="$(command -v haproxy || true)"
+[[ -z "$haproxy" && -x /usr/sbin/haproxy ]] && haproxy=/usr/sbin/haproxy
+if [[ -z "$haproxy" ]]; then
+    if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
+        say "no haproxy found; the fleet test puts Debian's 'haproxy' in front of three replicas (apt-get install -y haproxy), which needs root"
+        exit 3
+    fi
+    say "installing HAProxy from Debian's packages (apt-get install -y haproxy)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq haproxy >&2
+    haproxy="$(command -v haproxy || echo /usr/sbin/haproxy)"
+    [[ -x "$haproxy" ]] || { say "apt-get installed haproxy but no haproxy binary was found"; exit 1; }
+fi
+
+if ! "$venv/bin/python" -c "import mcp, importlib.metadata as m; assert m.version('mcp') == '$MCP_VERSION'" 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP_VERSION"
+fi
+
+server="${MCP_SERVER_BIN:-}"
+if [[ -z "$server" ]]; then
+    cargo build --quiet --manifest-path "$root/Cargo.toml" -p example-mcp-server --bin mcp_server
+    server="$root/target/debug/mcp_server"
+fi
+
+# The cluster stops with this script (its watchdog watches this shell).
+status=0
+cluster="$("$root/scripts/postgres.sh" start $$)" || status=$?
+if [[ $status -ne 0 ]]; then exit "$status"; fi
+pg_dir="$(sed -n 's/^DIR=//p' <<<"$cluster")"
+pg_url="$(sed -n 's/^URL=//p' <<<"$cluster")"
+trap '"$root/scripts/postgres.sh" stop "$pg_dir" >/dev/null 2>&1 || true' EXIT
+
+FLEET_SERVER_BIN="$server" FLEET_HAPROXY="$haproxy" \
+    FLEET_HAPROXY_CFG="$root/examples/mcp_server/fleet/haproxy.cfg" \
+    FLEET_PG_DIR="$pg_dir" FLEET_PG_URL="$pg_url" FLEET_PSQL="$(cat "$pg_dir/bin")/psql" \
+    FLEET_POSTGRES_SH="$root/scripts/postgres.sh" \
+    "$venv/bin/python" "$root/scripts/fleet_test.py"
