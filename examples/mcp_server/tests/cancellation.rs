@@ -54,6 +54,13 @@ fn access(probe: Probe) -> impl Fn(&Caller<'_>) -> Result<Grant, String> + Send 
     }
 }
 
+/// The tests of this file run one at a time. `tracing` keeps one global maximum
+/// level, recomputed from every live subscriber whenever a callsite registers; a
+/// callsite first reached by another test's thread (no subscriber there) can store
+/// "off" after the span test's subscriber was added, and the span test then sees
+/// no span at all.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
     tokio::time::timeout(Duration::from_secs(10), future)
         .await
@@ -62,6 +69,7 @@ async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
 
 #[tokio::test]
 async fn a_cancelled_call_drops_the_tools_future() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let probe = Probe::default();
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     let server = McpServer::new("internal", access(probe.clone()));
@@ -181,6 +189,7 @@ impl tracing::Subscriber for Spans {
 /// thread, so the server's spans reach this test's subscriber).
 #[tokio::test(flavor = "current_thread")]
 async fn a_cancelled_calls_span_records_the_cancelled_outcome() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let spans = Spans::default();
     let _default = tracing::subscriber::set_default(spans.clone());
     let probe = Probe::default();
@@ -227,6 +236,7 @@ async fn a_cancelled_calls_span_records_the_cancelled_outcome() {
 
 #[tokio::test]
 async fn a_hung_up_http_client_drops_the_tools_future() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let probe = Probe::default();
     let router = McpHttp::new(access(probe.clone()))
         .endpoint("internal", "/mcp", "secret")
