@@ -217,21 +217,21 @@ async fn an_external_token_cannot_reach_an_internal_tool_under_any_name() {
     assert_eq!(names(&client).await, expected);
     assert!(!expected.contains(&"set_prompt"));
 
+    // Arguments each tool would accept: only the view stands in the way.
+    let prompt = json!({"name": "morning", "text": "pwned"});
+    let contact = json!({"contacts": [{"name": "Eve", "email": "eve@example.com"}]});
     let view = brain.view(Client::External);
-    for name in [
-        "set_prompt",
-        "SET_PROMPT",
-        "Set_Prompt",
-        "set-prompt",
-        "setPrompt",
-        "prompts.set_prompt",
-        "create_contacts",
+    for (name, arguments) in [
+        ("set_prompt", &prompt),
+        ("SET_PROMPT", &prompt),
+        ("Set_Prompt", &prompt),
+        ("set-prompt", &prompt),
+        ("setPrompt", &prompt),
+        ("prompts.set_prompt", &prompt),
+        ("create_contacts", &contact),
     ] {
         let refused = client
-            .call_tool(call(
-                name,
-                json!({"name": "morning", "text": "pwned", "contacts": [{"name": "Eve"}]}),
-            ))
+            .call_tool(call(name, arguments.clone()))
             .await
             .unwrap();
         assert_eq!(refused.is_error, Some(true), "{name}");
