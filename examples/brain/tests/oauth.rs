@@ -78,10 +78,14 @@ fn token(issuer: &Issuer, audience: &str, subject: &str, scope: &str) -> String 
 
 /// The brain's server on a free loopback port: its `/mcp` URL and the brain.
 async fn serve(issuer: &Issuer) -> (String, Arc<Brain>) {
+    serve_brain(issuer, Brain::new(Home::sample())).await
+}
+
+async fn serve_brain(issuer: &Issuer, brain: Brain) -> (String, Arc<Brain>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let resource = format!("http://{}/mcp", listener.local_addr().unwrap());
     let auth = oauth_resource_server(&issuer.url, &resource).await.unwrap();
-    let brain = Arc::new(Brain::new(Home::sample()));
+    let brain = Arc::new(brain);
     let router = oauth_router(Arc::clone(&brain), auth);
     tokio::spawn(async move { axum::serve(listener, router).await });
     (resource, brain)
@@ -340,4 +344,35 @@ async fn requests_without_a_usable_token_are_refused_before_anything_runs() {
     let (status, _, body) = raw_call(&resource, Some(&good)).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(brain.home().ledger().len(), 1);
+}
+
+#[tokio::test]
+async fn names_no_local_tool_has_fall_through_for_a_client_only() {
+    let issuer = issuer().await;
+    let weather =
+        Brain::new(Home::sample()).with_external(Arc::new(|name: &str, params: &Value| {
+            (name == "get_weather")
+                .then(|| Reply::ok(json!({"city": params["city"], "sky": "clear"})))
+        }));
+    let (resource, _) = serve_brain(&issuer, weather).await;
+    let copilot = connect(
+        &resource,
+        &token(&issuer, &resource, "alice", "mcp copilot"),
+    )
+    .await;
+    let answer = copilot
+        .call_tool(call("get_weather", json!({"city": "Oslo"})))
+        .await
+        .unwrap();
+    assert_eq!(answer.is_error, Some(false), "{answer:?}");
+    let answer: Value = serde_json::from_str(text(&answer)).unwrap();
+    assert_eq!(answer, json!({"city": "Oslo", "sky": "clear"}));
+    // Without a client scope there is nothing, not even the external server.
+    let bare = connect(&resource, &token(&issuer, &resource, "carol", "mcp")).await;
+    let refused = bare
+        .call_tool(call("get_weather", json!({"city": "Oslo"})))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(text(&refused), "unknown tool `get_weather`");
 }
