@@ -10,6 +10,8 @@
 //!   routing a message (lexical router or a cheap model, falling back to every
 //!   routed tool on failure), and `call_tool`, which runs local tools, logs
 //!   persistent ones and falls through to external servers for unknown names.
+//! - [`server`]: the brain over MCP (streamable HTTP) to clients known by OAuth
+//!   access tokens, whose scopes choose the client's view.
 //! - [`Reply`]: one response type, `{result, error, success}` with `success`
 //!   derived from the error.
 //!
@@ -25,6 +27,7 @@
 //! # });
 //! ```
 
+pub mod server;
 mod store;
 pub mod tools;
 
@@ -256,24 +259,45 @@ impl Brain {
     /// not call is unknown to it, like a name that exists nowhere.
     pub async fn call_tool(&self, client: Client, name: &str, params: &Value) -> Reply {
         let view = self.view(client);
+        Reply::from(
+            self.dispatch(&view, client, None, name, params, &self.ctx)
+                .await,
+        )
+    }
+
+    /// [`Brain::call_tool`] in `view` (the client's), the ledger naming
+    /// `principal`; calls run with `ctx`.
+    async fn dispatch(
+        &self,
+        view: &View<'static>,
+        client: Client,
+        principal: Option<&str>,
+        name: &str,
+        params: &Value,
+        ctx: &Context,
+    ) -> Response {
         if self.registry.get(name).is_none()
             && let Some(reply) = self
                 .external
                 .as_ref()
                 .and_then(|external| external(name, params))
         {
-            return reply;
+            return match (reply.result, reply.error) {
+                (_, Some(error)) => Response::Error(toolkit::ToolError::failed(error)),
+                (result, None) => Response::Result(result.unwrap_or(Value::Null)),
+            };
         }
-        let response = view.call_value(name, params, &self.ctx).await;
+        let response = view.call_value(name, params, ctx).await;
         if let (Response::Result(_), Some(tool)) = (&response, view.get(name))
             && tool.tags.contains(&PERSISTENT)
         {
             self.home.record(LedgerEntry {
                 client: client.tag(),
+                principal: principal.map(str::to_owned),
                 tool: tool.name,
                 arguments: params.clone(),
             });
         }
-        Reply::from(response)
+        response
     }
 }

@@ -106,6 +106,9 @@ pub struct Issue {
 pub struct LedgerEntry {
     /// The client that called.
     pub client: &'static str,
+    /// Whom the client acted for: the access token's subject over MCP
+    /// (see [`crate::server`]); `None` for the brain's own calls.
+    pub principal: Option<String>,
     /// The tool.
     pub tool: &'static str,
     /// The arguments, as the model sent them.

@@ -176,11 +176,13 @@ fn persistent_calls_go_to_the_ledger_and_mail_waits_for_confirmation() {
         [
             LedgerEntry {
                 client: "internal",
+                principal: None,
                 tool: "send_emails",
                 arguments: confirmed
             },
             LedgerEntry {
                 client: "external",
+                principal: None,
                 tool: "update_list_items",
                 arguments: json!({"ids": [6], "done": true})
             },
