@@ -517,11 +517,14 @@ async fn an_input_required_call_resumes_later_with_the_inbox_edits_and_runs_them
     );
 }
 
+/// How a record read back from the store was altered.
+type Tamper = fn(&mut DecisionRecord);
+
 /// A store whose decision records come back changed, as a row altered in the
 /// database would.
 struct Tampering {
     store: MemoryApprovalStore,
-    tamper: fn(&mut DecisionRecord),
+    tamper: Tamper,
 }
 
 impl ApprovalStore for Tampering {
@@ -599,7 +602,7 @@ async fn an_edited_decision_altered_in_the_store_runs_nothing() {
         }
         .to_string()
     };
-    let cases: [(fn(&mut DecisionRecord), String); 3] = [
+    let cases: [(Tamper, String); 3] = [
         (
             |record| record.arguments = Some(json!({"ids": [1, 2]})),
             rejected(
