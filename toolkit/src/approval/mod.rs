@@ -947,7 +947,7 @@ pub(crate) async fn resume<'r>(
 }
 
 /// The run of an approved call that the tool is in: while an approved call's tool
-/// runs (inside [`View::resume`]), [`ApprovedRun::current`] returns it. Its
+/// runs (inside [`View::resume`](crate::View::resume)), [`ApprovedRun::current`] returns it. Its
 /// [`key`](Self::key) is the same for every attempt of one approved call (the
 /// principal and call id), so a tool with an external effect uses it as the
 /// idempotency key of that effect; [`attempt`](Self::attempt) is more than 1 when
