@@ -154,7 +154,7 @@ mod postgres {
         }
         assert_eq!(
             cluster.psql_on(&url, "SELECT version FROM toolkit_approval_schema"),
-            "3"
+            "4"
         );
     }
 }

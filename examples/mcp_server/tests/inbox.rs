@@ -22,6 +22,10 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, ErrorData, RoleClient};
 use serde_json::{Value, json};
+use toolkit::approval::{
+    ApprovalKey, ApprovalStore, Approvals, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
+    MemoryApprovalStore, PendingApproval, PendingQuery, StoreFuture,
+};
 use toolkit::{CallId, Context, Response, Scope};
 use tower::ServiceExt as _;
 
@@ -186,17 +190,56 @@ fn forget() -> CallToolRequestParams {
     call("delete_memories", json!({"ids": [1]}))
 }
 
-/// How many memories are left (one was remembered; the tool deletes it).
-async fn memories(client: &RunningService<RoleClient, Waiting>) -> &'static str {
+/// Whether the memory `id` is still there.
+async fn memory(client: &RunningService<RoleClient, Waiting>, id: u32) -> &'static str {
     let found = client
-        .call_tool(call("get_memories", json!({"id": 1})))
+        .call_tool(call("get_memories", json!({"id": id})))
         .await
         .unwrap();
-    if text(&found) == "no memory with id 1" {
+    if text(&found) == format!("no memory with id {id}") {
         "deleted"
     } else {
         "kept"
     }
+}
+
+/// Whether the memory the model asks to forget (id 1) is still there.
+async fn memories(client: &RunningService<RoleClient, Waiting>) -> &'static str {
+    memory(client, 1).await
+}
+
+/// Two memories (ids 1 and 2): the model asks to forget the first, an operator's
+/// edit forgets the second instead.
+async fn remember_two(client: &RunningService<RoleClient, Waiting>) {
+    let created = client
+        .call_tool(call(
+            "create_memories",
+            json!({"memories": [
+                {"content": "Ada takes her tea black"},
+                {"content": "Ada's old desk number was 12"},
+            ]}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(created.is_error, Some(false), "{created:?}");
+}
+
+/// The operator's edit: forget memory 2, not 1.
+fn edit() -> Value {
+    json!({"approve_with": {"ids": [2]}})
+}
+
+/// What the model reads first when the operator edited the call it waits on.
+const EDITED: &str =
+    "operator approved it with edited arguments, and it ran with them: {\"ids\":[2]}";
+
+/// The text of every content block of a result.
+fn texts(result: &rmcp::model::CallToolResult) -> Vec<&str> {
+    result
+        .content
+        .iter()
+        .map(|block| block.as_text().expect("a text block").text.as_str())
+        .collect()
 }
 
 /// The elicitation path: the call waits on the client's user while the operator
@@ -266,28 +309,56 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
     );
     assert_eq!(memories(&client).await, "kept");
 
-    // Approved with edits in the inbox: the store keeps the edited arguments'
-    // digest, not the arguments, so the waiting call says where it runs instead.
+    // Approved with edits in the inbox: the waiting call runs once, with the
+    // edited arguments (memory 2 is forgotten, not 1), and the model reads first
+    // that the operator edited them.
     let settings = Settings::ephemeral().unwrap();
     let desk = inbox(settings, INBOX_TOKEN).router();
     let edited = Waiting {
-        inbox: Some((desk.clone(), json!({"approve_with": {"ids": [2]}}))),
+        inbox: Some((desk.clone(), edit())),
         accepts: true,
     };
     let client = over_stdio(settings, AssistantState::new(), edited).await;
-    remember(&client).await;
+    remember_two(&client).await;
     let result = client.call_tool(forget()).await.unwrap();
-    assert_eq!(result.is_error, Some(true), "{result:?}");
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    assert_eq!(texts(&result), [EDITED, r#"{"deleted":[2]}"#]);
+    assert_eq!(result.structured_content, Some(json!({"deleted": [2]})));
+    assert_eq!(
+        (memory(&client, 1).await, memory(&client, 2).await),
+        ("kept", "deleted")
+    );
+    assert_eq!(
+        audit(&desk).await,
+        [(
+            "approved_with_edits".to_owned(),
+            "operator".to_owned(),
+            Value::Null
+        )],
+        "one decision: the operator's"
+    );
+
+    // Edited by the operator, declined by the user: nothing runs.
+    let settings = Settings::ephemeral().unwrap();
+    let desk = inbox(settings, INBOX_TOKEN).router();
+    let declined = Waiting {
+        inbox: Some((desk.clone(), edit())),
+        accepts: false,
+    };
+    let client = over_stdio(settings, AssistantState::new(), declined).await;
+    remember_two(&client).await;
+    let result = client.call_tool(forget()).await.unwrap();
     assert_eq!(
         text(&result),
-        toolkit::ToolError::ApprovalRejected {
-            reason: "operator approved it with edited arguments, and the edited call runs where \
-                     their decision was handed on, not here"
-                .to_owned()
+        toolkit::ToolError::Denied {
+            message: "the user declined the call".to_owned()
         }
         .to_string()
     );
-    assert_eq!(memories(&client).await, "kept");
+    assert_eq!(
+        (memory(&client, 1).await, memory(&client, 2).await),
+        ("kept", "kept")
+    );
 
     // No operator: the user's own answer is THE decision, recorded for the audit.
     let settings = Settings::ephemeral().unwrap();
@@ -310,12 +381,9 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
     );
 }
 
-/// The out-of-band path: a 2026-07-28 client gets an input-required result and the
-/// call is not held open; the operator approves it in the inbox; the client's later
-/// answer resumes it, it runs once, and a replay runs nothing.
-#[tokio::test]
-async fn an_input_required_call_resumes_later_with_the_inbox_decision_and_runs_once() {
-    let settings = Settings::ephemeral().unwrap();
+/// A 2026-07-28 client of the `internal` endpoint over streamable HTTP, and the
+/// inbox mounted on the same server at `/approvals`.
+async fn over_http(settings: Settings) -> (RunningService<RoleClient, Waiting>, axum::Router) {
     let router = http_router(
         AssistantState::new(),
         settings,
@@ -341,6 +409,34 @@ async fn an_input_required_call_resumes_later_with_the_inbox_decision_and_runs_o
     )
     .await
     .unwrap();
+    (client, desk)
+}
+
+/// The client's later retry of the call that asked for input: the sealed state
+/// and the user's "yes".
+fn accepted(input: &rmcp::model::InputRequiredResult) -> CallToolRequestParams {
+    let mut retry = forget();
+    retry.request_state.clone_from(&input.request_state);
+    retry.input_responses = Some(BTreeMap::from([(
+        "approval".to_owned(),
+        json!({"action": "accept"}),
+    )]));
+    retry
+}
+
+fn complete(response: CallToolResponse) -> rmcp::model::CallToolResult {
+    match response {
+        CallToolResponse::Complete(result) => result,
+        other => panic!("the retry completes: {other:?}"),
+    }
+}
+
+/// The out-of-band path: a 2026-07-28 client gets an input-required result and the
+/// call is not held open; the operator approves it in the inbox; the client's later
+/// answer resumes it, it runs once, and a replay runs nothing.
+#[tokio::test]
+async fn an_input_required_call_resumes_later_with_the_inbox_decision_and_runs_once() {
+    let (client, desk) = over_http(Settings::ephemeral().unwrap()).await;
     remember(&client).await;
     let CallToolResponse::InputRequired(input) = client.call_tool_once(forget()).await.unwrap()
     else {
@@ -361,23 +457,10 @@ async fn an_input_required_call_resumes_later_with_the_inbox_decision_and_runs_o
         "deciding runs nothing by itself"
     );
 
-    let answer = || {
-        let mut retry = forget();
-        retry.request_state.clone_from(&input.request_state);
-        retry.input_responses = Some(BTreeMap::from([(
-            "approval".to_owned(),
-            json!({"action": "accept"}),
-        )]));
-        retry
-    };
-    let complete = |response| match response {
-        CallToolResponse::Complete(result) => result,
-        other => panic!("the retry completes: {other:?}"),
-    };
-    let result = complete(client.call_tool_once(answer()).await.unwrap());
+    let result = complete(client.call_tool_once(accepted(&input)).await.unwrap());
     assert_eq!(result.is_error, Some(false), "{result:?}");
     assert_eq!(result.structured_content, Some(json!({"deleted": [1]})));
-    let replay = complete(client.call_tool_once(answer()).await.unwrap());
+    let replay = complete(client.call_tool_once(accepted(&input)).await.unwrap());
     assert_eq!(
         text(&replay),
         toolkit::ToolError::from(toolkit::approval::ApprovalError::AlreadyUsed).to_string()
@@ -387,4 +470,187 @@ async fn an_input_required_call_resumes_later_with_the_inbox_decision_and_runs_o
         [("approved".to_owned(), "operator".to_owned(), Value::Null)],
         "one decision: the operator's"
     );
+}
+
+/// The out-of-band path with an approval with edits: the client's later answer
+/// runs the edited call once (memory 2 is forgotten, not 1), the model reads that
+/// the operator edited it, and a replay runs nothing.
+#[tokio::test]
+async fn an_input_required_call_resumes_later_with_the_inbox_edits_and_runs_them_once() {
+    let (client, desk) = over_http(Settings::ephemeral().unwrap()).await;
+    remember_two(&client).await;
+    let CallToolResponse::InputRequired(input) = client.call_tool_once(forget()).await.unwrap()
+    else {
+        panic!("an approve tool asks first");
+    };
+    let decided = decide_in_inbox(&desk, edit()).await;
+    assert_eq!(decided["approval"]["verdict"], "approved_with_edits");
+    assert_eq!(
+        (memory(&client, 1).await, memory(&client, 2).await),
+        ("kept", "kept"),
+        "deciding runs nothing by itself"
+    );
+
+    let result = complete(client.call_tool_once(accepted(&input)).await.unwrap());
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    assert_eq!(texts(&result), [EDITED, r#"{"deleted":[2]}"#]);
+    assert_eq!(result.structured_content, Some(json!({"deleted": [2]})));
+    assert_eq!(
+        (memory(&client, 1).await, memory(&client, 2).await),
+        ("kept", "deleted")
+    );
+    let replay = complete(client.call_tool_once(accepted(&input)).await.unwrap());
+    assert_eq!(replay.is_error, Some(true), "{replay:?}");
+    assert_eq!(
+        text(&replay),
+        toolkit::ToolError::from(toolkit::approval::ApprovalError::AlreadyUsed).to_string()
+    );
+    assert_eq!(memory(&client, 1).await, "kept", "the replay ran nothing");
+    assert_eq!(
+        audit(&desk).await,
+        [(
+            "approved_with_edits".to_owned(),
+            "operator".to_owned(),
+            Value::Null
+        )],
+        "one decision: the operator's"
+    );
+}
+
+/// How a record read back from the store was altered.
+type Tamper = fn(&mut DecisionRecord);
+
+/// A store whose decision records come back changed, as a row altered in the
+/// database would.
+struct Tampering {
+    store: MemoryApprovalStore,
+    tamper: Tamper,
+}
+
+impl ApprovalStore for Tampering {
+    fn now(&self) -> StoreFuture<'_, u64> {
+        self.store.now()
+    }
+
+    fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool> {
+        self.store.save_pending(pending)
+    }
+
+    fn list_pending<'a>(
+        &'a self,
+        query: &'a PendingQuery,
+    ) -> StoreFuture<'a, Vec<PendingApproval>> {
+        self.store.list_pending(query)
+    }
+
+    fn record_decision<'a>(
+        &'a self,
+        record: &'a DecisionRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, DecisionOutcome> {
+        self.store.record_decision(record, keep_until)
+    }
+
+    fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
+        Box::pin(async move {
+            let mut records = self.store.decisions(query).await?;
+            for record in &mut records {
+                (self.tamper)(record);
+            }
+            Ok(records)
+        })
+    }
+
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        lease_until: u64,
+        keep_until: u64,
+    ) -> StoreFuture<'a, Claim> {
+        self.store.claim(key, lease_until, keep_until)
+    }
+
+    fn complete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+        self.store.complete(key)
+    }
+
+    fn release<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+        self.store.release(key)
+    }
+
+    fn purge(&self) -> StoreFuture<'_, u64> {
+        self.store.purge()
+    }
+}
+
+/// An approval with edits whose record was altered in the store never runs: edited
+/// arguments that no longer match the recorded digest, a record without them (as
+/// one recorded before stores kept them), and arguments rewritten together with
+/// their digest into ones the tool's schema refuses. The model is told why.
+#[tokio::test]
+async fn an_edited_decision_altered_in_the_store_runs_nothing() {
+    let invalid = || json!({"ids": "all"});
+    let schema_error = toolkit::registry()
+        .get("delete_memories")
+        .unwrap()
+        .check_arguments(&invalid().to_string())
+        .unwrap_err()
+        .to_string();
+    let rejected = |reason: &str| {
+        toolkit::ToolError::ApprovalRejected {
+            reason: reason.to_owned(),
+        }
+        .to_string()
+    };
+    let cases: [(Tamper, String); 3] = [
+        (
+            |record| record.arguments = Some(json!({"ids": [1, 2]})),
+            rejected(
+                "operator approved it with edited arguments, but the edited arguments in the \
+                 store do not match its digest",
+            ),
+        ),
+        (
+            |record| record.arguments = None,
+            rejected(
+                "operator approved it with edited arguments, but the store kept no edited \
+                 arguments with it",
+            ),
+        ),
+        (
+            |record| {
+                let invalid = json!({"ids": "all"});
+                record.digest = toolkit::approval::digest(&invalid);
+                record.arguments = Some(invalid);
+            },
+            schema_error,
+        ),
+    ];
+    for (tamper, refusal) in cases {
+        let key =
+            ApprovalKey::new(example_mcp_server::random_secret().unwrap().into_bytes()).unwrap();
+        let store = Tampering {
+            store: MemoryApprovalStore::new(),
+            tamper,
+        };
+        let settings = Settings {
+            approvals: Box::leak(Box::new(Approvals::new(key, store))),
+            ..Settings::ephemeral().unwrap()
+        };
+        let desk = inbox(settings, INBOX_TOKEN).router();
+        let edited = Waiting {
+            inbox: Some((desk.clone(), edit())),
+            accepts: true,
+        };
+        let client = over_stdio(settings, AssistantState::new(), edited).await;
+        remember_two(&client).await;
+        let result = client.call_tool(forget()).await.unwrap();
+        assert_eq!(result.is_error, Some(true), "{result:?}");
+        assert_eq!(text(&result), refusal);
+        assert_eq!(
+            (memory(&client, 1).await, memory(&client, 2).await),
+            ("kept", "kept"),
+            "{refusal}"
+        );
+    }
 }

@@ -10,8 +10,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 use toolkit::approval::{
-    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decision, DecisionQuery,
-    PendingApproval, PendingQuery, Verdict,
+    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decision,
+    DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval, PendingQuery, Verdict,
 };
 use toolkit::{CallId, Context, Response, Scope, State, ToolError, View, tool};
 
@@ -526,6 +526,96 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
     assert_eq!(released.count(), 0);
 }
 
+/// An approval with edits keeps its edited arguments with the decision, exactly as
+/// they were edited (hostile strings included), read back by the audit list and by
+/// a decision that lost the race; the other verdicts keep none.
+pub(crate) async fn edited_arguments_are_kept_with_the_decision(backend: Arc<dyn Backend>) {
+    let clock = Clock::default();
+    let approvals = approvals(backend.open(&clock).await, &clock, 0);
+    let view = view(&approvals, "user:7");
+    let released = Released::default();
+    let edited = json!({
+        "numbers": ["+15550199", "<script>\"'\u{202e}\u{200b}\u{0}é\\n", "x".repeat(64 * 1024)]
+    });
+    let to_edit = release(&view, &context(&released, "call_edit")).await;
+    let approval = approvals
+        .decide_as(
+            toolkit::registry(),
+            &to_edit,
+            Decision::ApproveWith(edited.clone()),
+            "admin:1",
+        )
+        .await
+        .expect("edited");
+    clock.advance(60);
+    let to_approve = release(&view, &context(&released, "call_plain")).await;
+    approvals
+        .decide_as(
+            toolkit::registry(),
+            &to_approve,
+            Decision::Approve,
+            "admin:2",
+        )
+        .await
+        .expect("approved");
+    clock.advance(60);
+    let to_deny = release(&view, &context(&released, "call_deny")).await;
+    approvals
+        .decide_as(
+            toolkit::registry(),
+            &to_deny,
+            Decision::Deny("not this one".to_owned()),
+            "admin:3",
+        )
+        .await
+        .expect("denied");
+
+    let recorded = approvals
+        .decisions(&DecisionQuery::new().principal("user:7"))
+        .await
+        .expect("lists");
+    let with_edits = DecisionRecord {
+        call_id: "call_edit".to_owned(),
+        principal: "user:7".to_owned(),
+        tool: "delete_phone_numbers".to_owned(),
+        verdict: Verdict::ApprovedWithEdits,
+        digest: toolkit::approval::digest(&edited),
+        message: None,
+        decided_by: "admin:1".to_owned(),
+        decided_at: approval.decided_at,
+        arguments: Some(edited.clone()),
+    };
+    assert_eq!(recorded.len(), 3);
+    assert_eq!(recorded[2], with_edits, "kept as edited, digest and all");
+    assert_eq!(
+        (recorded[1].verdict, &recorded[1].arguments),
+        (Verdict::Approved, &None)
+    );
+    assert_eq!(
+        (recorded[0].verdict, &recorded[0].arguments),
+        (Verdict::Denied, &None)
+    );
+
+    // A later decision on the same call is told the winner, edited arguments and all.
+    let late = DecisionRecord {
+        verdict: Verdict::Approved,
+        digest: to_edit.digest.clone(),
+        decided_by: "admin:4".to_owned(),
+        arguments: None,
+        ..with_edits.clone()
+    };
+    let keep_until = clock.reader()() + 48 * HOUR as u64;
+    assert_eq!(
+        approvals
+            .store()
+            .record_decision(&late, keep_until)
+            .await
+            .expect("answers"),
+        DecisionOutcome::AlreadyDecided(Box::new(with_edits))
+    );
+    assert_eq!(released.count(), 0, "deciding runs nothing");
+}
+
 /// Expiry follows the store's clock: a process whose clock is two hours behind (or
 /// ahead) makes, decides and resumes approvals exactly as one whose clock is right.
 pub(crate) async fn the_store_clock_decides_expiry(backend: Arc<dyn Backend>) {
@@ -852,6 +942,11 @@ macro_rules! contract_tests {
                     ),
                 )
             });
+        }
+
+        #[test]
+        fn edited_arguments_are_kept_with_the_decision() {
+            $run(|backend| Box::pin(suite::edited_arguments_are_kept_with_the_decision(backend)));
         }
 
         #[test]

@@ -510,6 +510,8 @@ impl Approvals {
             message: approval.message.clone(),
             decided_by: decided_by.to_owned(),
             decided_at: now,
+            arguments: (approval.verdict == Verdict::ApprovedWithEdits)
+                .then(|| approval.arguments.clone()),
         };
         let keep_until = pending
             .expires_at

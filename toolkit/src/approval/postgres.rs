@@ -13,7 +13,7 @@ use super::store::{
 use super::{PendingApproval, Verdict};
 
 /// The schema, one entry per version; `toolkit_approval_schema` says which ran.
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     "CREATE TABLE toolkit_pending_approvals (
          principal TEXT NOT NULL,
          call_id TEXT NOT NULL,
@@ -56,6 +56,8 @@ const MIGRATIONS: [&str; 3] = [
          ADD COLUMN done BOOLEAN NOT NULL DEFAULT TRUE,
          ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0,
          ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;",
+    // The edited arguments of an approval with edits (NULL: none, or decided before).
+    "ALTER TABLE toolkit_approval_decisions ADD COLUMN arguments TEXT;",
 ];
 
 /// The advisory lock replicas take while migrating, so that several starting at
@@ -279,6 +281,10 @@ fn decision_from_row(row: &tokio_postgres::Row) -> Result<DecisionRecord, StoreE
         message: row.get(5),
         decided_by: row.get(6),
         decided_at: from_sql(row.get(7)),
+        arguments: row
+            .get::<_, Option<String>>(8)
+            .map(|arguments| serde_json::from_str(&arguments).map_err(store_error))
+            .transpose()?,
     })
 }
 
@@ -382,8 +388,8 @@ impl ApprovalStore for PostgresApprovalStore {
             let won = client
                 .query_opt(
                     "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
-                         digest, message, decided_by, decided_at, keep_until)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                         digest, message, decided_by, decided_at, keep_until, arguments)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                      ON CONFLICT (principal, call_id) DO NOTHING
                      RETURNING 1",
                     &[
@@ -396,6 +402,7 @@ impl ApprovalStore for PostgresApprovalStore {
                         &record.decided_by,
                         &to_sql(record.decided_at),
                         &to_sql(keep_until),
+                        &record.arguments.as_ref().map(serde_json::Value::to_string),
                     ],
                 )
                 .await
@@ -406,7 +413,7 @@ impl ApprovalStore for PostgresApprovalStore {
             let winner = client
                 .query_opt(
                     "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
-                            decided_at
+                            decided_at, arguments
                      FROM toolkit_approval_decisions WHERE principal = $1 AND call_id = $2",
                     &[&record.principal, &record.call_id],
                 )
@@ -428,7 +435,7 @@ impl ApprovalStore for PostgresApprovalStore {
             let rows = client
                 .query(
                     "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
-                            decided_at
+                            decided_at, arguments
                      FROM toolkit_approval_decisions
                      WHERE (cardinality($1::text[]) = 0 OR principal = ANY($1))
                        AND (cardinality($2::text[]) = 0 OR tool = ANY($2))

@@ -5,6 +5,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::Value;
 
 use super::store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
@@ -16,7 +17,7 @@ use super::{PendingApproval, Verdict};
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The schema, one entry per version (`PRAGMA user_version` says which ran).
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     "CREATE TABLE IF NOT EXISTS toolkit_used_approvals (
          key TEXT PRIMARY KEY NOT NULL,
          expires_at INTEGER NOT NULL
@@ -54,6 +55,8 @@ const MIGRATIONS: [&str; 4] = [
     "ALTER TABLE toolkit_used_approvals ADD COLUMN done INTEGER NOT NULL DEFAULT 1;
      ALTER TABLE toolkit_used_approvals ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
      ALTER TABLE toolkit_used_approvals ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;",
+    // The edited arguments of an approval with edits (NULL: none, or decided before).
+    "ALTER TABLE toolkit_approval_decisions ADD COLUMN arguments TEXT;",
 ];
 
 /// The life of approvals in a `SQLite` database (feature `sqlite`; `SQLite` is
@@ -195,6 +198,18 @@ fn decision_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<DecisionRecord
         message: row.get(5)?,
         decided_by: row.get(6)?,
         decided_at: from_sql(row.get(7)?),
+        arguments: row
+            .get::<_, Option<String>>(8)?
+            .map(|arguments| {
+                serde_json::from_str(&arguments).map_err(|error| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        8,
+                        rusqlite::types::Type::Text,
+                        error.into(),
+                    )
+                })
+            })
+            .transpose()?,
     })
 }
 
@@ -330,8 +345,8 @@ impl ApprovalStore for SqliteApprovalStore {
         let outcome = self.with(|connection, _| {
             let inserted = connection.execute(
                 "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
-                     digest, message, decided_by, decided_at, keep_until)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                     digest, message, decided_by, decided_at, keep_until, arguments)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
                  ON CONFLICT (principal, call_id) DO NOTHING",
                 params![
                     record.principal,
@@ -343,6 +358,7 @@ impl ApprovalStore for SqliteApprovalStore {
                     record.decided_by,
                     to_sql(record.decided_at),
                     to_sql(keep_until),
+                    record.arguments.as_ref().map(Value::to_string),
                 ],
             )?;
             if inserted == 1 {
@@ -351,7 +367,7 @@ impl ApprovalStore for SqliteApprovalStore {
             let winner = connection
                 .query_row(
                     "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
-                            decided_at
+                            decided_at, arguments
                      FROM toolkit_approval_decisions WHERE principal = ?1 AND call_id = ?2",
                     params![record.principal, record.call_id],
                     decision_from_row,
@@ -372,7 +388,7 @@ impl ApprovalStore for SqliteApprovalStore {
             self.with(|connection, _| {
                 let mut sql = String::from(
                     "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
-                            decided_at
+                            decided_at, arguments
                      FROM toolkit_approval_decisions WHERE 1 = 1",
                 );
                 let mut bound = Vec::new();
@@ -497,6 +513,14 @@ mod tests {
                 [],
             )
             .expect("an old pending approval");
+        connection
+            .execute(
+                "INSERT INTO toolkit_approval_decisions VALUES
+                 ('user:7', 'call_0', 'delete_projects', 'approved_with_edits', 'sha256:01',
+                  NULL, 'alice', 150, 4000003600)",
+                [],
+            )
+            .expect("an old decision");
         let store = SqliteApprovalStore::from_connection(connection)
             .expect("migrates")
             .clock(|| 200);
@@ -505,9 +529,16 @@ mod tests {
         assert_eq!(listed.len(), 1);
         assert_eq!(listed[0].call_id, "call_1");
         assert_eq!(listed[0].view, None);
+        // A decision recorded before edited arguments were kept has none: an MCP
+        // client waiting on it is refused, as before.
+        let decided = futures_executor::block_on(store.decisions(&DecisionQuery::new()))
+            .expect("lists decisions");
+        assert_eq!(decided.len(), 1);
+        assert_eq!(decided[0].verdict, Verdict::ApprovedWithEdits);
+        assert_eq!(decided[0].arguments, None);
         let version: i64 = store
             .with(|connection, _| connection.query_row("PRAGMA user_version", [], |row| row.get(0)))
             .expect("reads");
-        assert_eq!(version, 4);
+        assert_eq!(version, 5);
     }
 }

@@ -75,6 +75,8 @@ pub trait ApprovalStore: Send + Sync {
     /// Records the decision on a pending approval, atomically: the first decision on
     /// a principal and call id wins and [`DecisionOutcome::Recorded`] is returned;
     /// every later one gets [`DecisionOutcome::AlreadyDecided`] with the winner.
+    /// Every field is kept as given, [`DecisionRecord::arguments`] included: a call
+    /// waiting elsewhere runs an approval with edits from them.
     fn record_decision<'a>(
         &'a self,
         record: &'a DecisionRecord,
@@ -148,6 +150,12 @@ pub struct DecisionRecord {
     pub decided_by: String,
     /// When, in Unix seconds (store time).
     pub decided_at: u64,
+    /// The edited arguments of an approval with edits
+    /// ([`Verdict::ApprovedWithEdits`]), so that a call waiting elsewhere (an MCP
+    /// client) can run the edited call; `None` for every other verdict, and for
+    /// decisions recorded before stores kept them. Whoever uses them checks them
+    /// against [`digest`](Self::digest) first.
+    pub arguments: Option<serde_json::Value>,
 }
 
 /// What [`ApprovalStore::record_decision`] did.

@@ -4,9 +4,10 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::approval::{
-    Approval, ApprovalError, Approvals, Decision, DecisionQuery, MAX_QUERY_LIMIT, PendingApproval,
-    Verdict,
+    Approval, ApprovalError, Approvals, Decision, DecisionQuery, DecisionRecord, MAX_QUERY_LIMIT,
+    PendingApproval, Verdict,
 };
+use crate::content::{Content, Contents};
 use crate::{CallFuture, Context, RegisteredTool, Registry, Response, Tool, ToolError, View};
 
 /// Who is asking, as the transport knows it. The [`Access`] hook reads it to build
@@ -131,6 +132,12 @@ pub trait ToolSet: Send + Sync {
     /// Signs a human's `decision` on a call `call` left pending and, unless it is a
     /// denial, runs the call once (the approval store refuses a second run, in any
     /// process). Sets without approvals refuse.
+    ///
+    /// A [`View`] records the decision; when another was recorded first (an
+    /// approver's, in the inbox), that one stands. An approval with edits recorded
+    /// there runs with the edited arguments the store keeps with it (checked against
+    /// the recorded digest and the tool's schema), and its result starts with a text
+    /// block telling the model who edited the arguments and what ran.
     fn resume<'a>(
         &'a self,
         pending: &'a PendingApproval,
@@ -184,8 +191,8 @@ impl ToolSet for View<'static> {
             let recorded = approvals
                 .decide_as(self.registry(), pending, decision, MCP_CLIENT_APPROVER)
                 .await;
-            let approval = match recorded {
-                Ok(approval) => approval,
+            let (approval, edited_by) = match recorded {
+                Ok(approval) => (approval, None),
                 Err(ApprovalError::AlreadyDecided {
                     decided_by,
                     decided_at,
@@ -202,13 +209,27 @@ impl ToolSet for View<'static> {
                     )
                     .await
                     {
-                        Ok(approval) => approval,
+                        Ok(approval) => {
+                            let edited = approval.verdict == Verdict::ApprovedWithEdits;
+                            (approval, edited.then_some(decided_by))
+                        }
                         Err(error) => return Response::Error(error),
                     }
                 }
                 Err(error) => return Response::Error(error.into()),
             };
-            View::resume(self, &approval, ctx).await
+            match (View::resume(self, &approval, ctx).await, edited_by) {
+                // The model asked for other arguments than the call ran with: it is
+                // told, before the result, who edited them and what ran.
+                (Response::Result(value), Some(decided_by)) => {
+                    let note = format!(
+                        "{decided_by} approved it with edited arguments, and it ran with them: {}",
+                        crate::approval::canonical_json(&approval.arguments)
+                    );
+                    Response::Result(with_note(value, note))
+                }
+                (response, _) => response,
+            }
         })
     }
 }
@@ -221,9 +242,10 @@ const MCP_CLIENT_APPROVER: &str = "the MCP client's user";
 /// decided the call before the client's user answered: their decision stands. An
 /// approval runs only if the client's user accepted too (a "no" in the
 /// conversation never runs a call); a denial is answered with the approver's
-/// reason; a call approved with edited arguments runs where the approver's decision
-/// was handed on, since the store keeps the edited arguments' digest, not the
-/// arguments.
+/// reason; an approval with edits runs with the edited arguments the store
+/// recorded with it, once they match the recorded digest and pass the tool's
+/// schema again (a record altered in the store, or one recorded before stores kept
+/// edited arguments, runs nothing).
 async fn follow_recorded(
     view: &View<'_>,
     approvals: &Approvals,
@@ -235,34 +257,49 @@ async fn follow_recorded(
 ) -> Result<Approval, ToolError> {
     let decision = match (verdict, declined) {
         (Verdict::Denied, _) => Decision::Deny(
-            denial_reason(approvals, pending, decided_at)
+            recorded_decision(approvals, pending, decided_at)
                 .await
+                .and_then(|record| record.message)
                 .unwrap_or_else(|| format!("{decided_by} denied the call")),
         ),
+        (Verdict::Approved | Verdict::ApprovedWithEdits, Some(message)) => Decision::Deny(message),
         (Verdict::Approved, None) => Decision::Approve,
-        (Verdict::Approved, Some(message)) => Decision::Deny(message),
-        (Verdict::ApprovedWithEdits, _) => {
-            return Err(ToolError::ApprovalRejected {
-                reason: format!(
-                    "{decided_by} approved it with edited arguments, and the edited call runs \
-                     where their decision was handed on, not here"
-                ),
-            });
+        (Verdict::ApprovedWithEdits, None) => {
+            let refused = |why: &str| ToolError::ApprovalRejected {
+                reason: format!("{decided_by} approved it with edited arguments, but {why}"),
+            };
+            let record = recorded_decision(approvals, pending, decided_at)
+                .await
+                .filter(|record| record.verdict == Verdict::ApprovedWithEdits)
+                .ok_or_else(|| refused("their decision could not be read back"))?;
+            let arguments = record
+                .arguments
+                .ok_or_else(|| refused("the store kept no edited arguments with it"))?;
+            // The digest was computed from the arguments the approver's edits were
+            // validated as; arguments that no longer match it were changed since,
+            // and never run.
+            if crate::approval::digest(&arguments) != record.digest {
+                return Err(refused(
+                    "the edited arguments in the store do not match its digest",
+                ));
+            }
+            Decision::ApproveWith(arguments)
         }
     };
     // Signed, not recorded again: THE decision is already in the store, and the
-    // claim still lets the call run once.
+    // claim still lets the call run once. Edited arguments are validated against
+    // the tool's schema again here.
     approvals
         .decide(view.registry(), pending, decision)
         .map_err(ToolError::from)
 }
 
-/// The reason recorded with the denial of `pending`, decided at `decided_at`.
-async fn denial_reason(
+/// The recorded decision on `pending`, decided at `decided_at`.
+async fn recorded_decision(
     approvals: &Approvals,
     pending: &PendingApproval,
     decided_at: u64,
-) -> Option<String> {
+) -> Option<DecisionRecord> {
     let query = DecisionQuery::new()
         .principal(pending.principal.clone())
         .tool(pending.tool.clone())
@@ -275,7 +312,28 @@ async fn denial_reason(
         .ok()?
         .into_iter()
         .find(|record| record.call_id == pending.call_id)
-        .and_then(|record| record.message)
+}
+
+/// A result with `note` as its first text block: a plain value becomes its JSON
+/// text after the note (and stays the structured value), a rich result keeps its
+/// blocks and structured value.
+fn with_note(value: serde_json::Value, note: String) -> serde_json::Value {
+    let (items, structured) = match Contents::from_result(&value) {
+        Some(rich) => rich,
+        None => (
+            vec![Content::Text {
+                text: value.to_string(),
+            }],
+            Some(value.clone()),
+        ),
+    };
+    let mut contents = items
+        .into_iter()
+        .fold(Contents::new().text(note), Contents::push);
+    if let Some(structured) = structured {
+        contents = contents.structured(structured);
+    }
+    serde_json::to_value(&contents).unwrap_or(value)
 }
 
 /// A part of a registry chosen by a predicate, without tiers: `approve` tools are
