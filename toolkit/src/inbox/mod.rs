@@ -40,7 +40,8 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! //! use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
+//! use axum::Router;
+//! use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
 //! use toolkit::inbox::{Identity, Inbox, PendingCall};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
