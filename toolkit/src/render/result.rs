@@ -84,32 +84,24 @@ pub fn render_result(
 ) -> RenderedResult {
     let rich = response.result().and_then(Contents::from_result);
     let mut replaced = Vec::new();
+    // The three dialects whose tool result is either one text or a list of blocks.
+    let text_or_blocks = |replaced: &mut Vec<Replaced>| match &rich {
+        Some((items, structured)) => {
+            Value::Array(blocks(items, structured.as_ref(), dialect, replaced))
+        }
+        None => Value::String(response.to_json().to_string()),
+    };
     let message = match dialect {
         Dialect::OpenAiChat | Dialect::OpenAiChatStrict => {
-            let content = match &rich {
-                Some((items, structured)) => {
-                    Value::Array(blocks(items, structured.as_ref(), dialect, &mut replaced))
-                }
-                None => Value::String(response.to_json().to_string()),
-            };
+            let content = text_or_blocks(&mut replaced);
             json!({"role": "tool", "tool_call_id": call_id, "content": content})
         }
         Dialect::OpenAiResponses | Dialect::OpenAiResponsesStrict => {
-            let output = match &rich {
-                Some((items, structured)) => {
-                    Value::Array(blocks(items, structured.as_ref(), dialect, &mut replaced))
-                }
-                None => Value::String(response.to_json().to_string()),
-            };
+            let output = text_or_blocks(&mut replaced);
             json!({"type": "function_call_output", "call_id": call_id, "output": output})
         }
         Dialect::Anthropic | Dialect::AnthropicStrict => {
-            let content = match &rich {
-                Some((items, structured)) => {
-                    Value::Array(blocks(items, structured.as_ref(), dialect, &mut replaced))
-                }
-                None => Value::String(response.to_json().to_string()),
-            };
+            let content = text_or_blocks(&mut replaced);
             let mut block =
                 json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
             if response.error().is_some() {
