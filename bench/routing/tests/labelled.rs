@@ -3,7 +3,7 @@
 
 use routing_bench::{
     Case, Recall, assistant_catalog, cms_catalog, evaluate, fresh_cases, heldout_cases,
-    labelled_cases,
+    heldout2_cases, labelled_cases,
 };
 use toolkit::route::{Catalog, LexicalRouter, PlainBm25};
 
@@ -156,6 +156,44 @@ fn the_held_out_set_names_real_tools_and_each_kind() {
         }
     }
     for case in &cases {
+        let catalog = catalog_of(case);
+        for name in &case.expected {
+            assert!(catalog.get(name).is_some(), "{name} in {:?}", case.message);
+        }
+    }
+}
+
+#[test]
+fn the_second_held_out_set_names_real_tools_and_each_kind() {
+    let cases = heldout2_cases();
+    assert_eq!(
+        cases
+            .iter()
+            .filter(|case| case.catalog == "assistant")
+            .count(),
+        51
+    );
+    assert_eq!(
+        cases.iter().filter(|case| case.catalog == "cms").count(),
+        52
+    );
+    for kind in ["seed", "verb", "noun", "two", "paraphrase", "multi"] {
+        for catalog in ["assistant", "cms"] {
+            assert!(
+                cases
+                    .iter()
+                    .any(|case| case.catalog == catalog && case.kind.as_deref() == Some(kind)),
+                "{catalog} has no {kind} case"
+            );
+        }
+    }
+    for case in &cases {
+        assert_eq!(
+            case.kind.as_deref() == Some("multi"),
+            case.expected.len() > 1,
+            "only a multi case expects more than one tool: {:?}",
+            case.message
+        );
         let catalog = catalog_of(case);
         for name in &case.expected {
             assert!(catalog.get(name).is_some(), "{name} in {:?}", case.message);
