@@ -91,6 +91,62 @@ fn print_rows(set: &str, (lexical, plain): (Recall, Recall)) {
     println!("{}", row(set, "toolkit `LexicalRouter`", &lexical));
 }
 
+/// Both routers' rows for one held-out set: each catalog, both together, and
+/// the lexical router on each kind of message.
+fn print_held_out(label: &str, cases: &[Case], assistant: &Catalog, cms: &Catalog) {
+    let held = |catalog: &str| -> Vec<&Case> {
+        cases
+            .iter()
+            .filter(|case| case.catalog == catalog)
+            .collect()
+    };
+    let assistant_held = measure(assistant, &held("assistant"));
+    let cms_held = measure(cms, &held("cms"));
+    print_rows(
+        &format!("{label}: assistant ({} tools)", assistant.len()),
+        assistant_held,
+    );
+    print_rows(&format!("{label}: CMS ({} tools)", cms.len()), cms_held);
+    print_rows(
+        &format!("{label} set, all"),
+        (
+            combine(assistant_held.0, cms_held.0),
+            combine(assistant_held.1, cms_held.1),
+        ),
+    );
+    for kind in ["seed", "verb", "noun", "two", "paraphrase", "multi"] {
+        let of_kind = |catalog: &str| -> Vec<&Case> {
+            held(catalog)
+                .into_iter()
+                .filter(|case| case.kind.as_deref() == Some(kind))
+                .collect()
+        };
+        let a = measure(assistant, &of_kind("assistant"));
+        let c = measure(cms, &of_kind("cms"));
+        println!(
+            "{}",
+            row(
+                &format!("{label}, kind `{kind}`, both catalogs"),
+                "toolkit `LexicalRouter`",
+                &combine(a.0, c.0)
+            )
+        );
+    }
+}
+
+/// Two sets' figures as one, weighted by their sizes.
+fn combine(a: Recall, b: Recall) -> Recall {
+    #[allow(clippy::cast_precision_loss)]
+    let (na, nb) = (a.cases as f64, b.cases as f64);
+    Recall {
+        cases: a.cases + b.cases,
+        at: [0, 1, 2].map(|i| (a.at[i] * na + b.at[i] * nb) / (na + nb)),
+        mrr: (a.mrr * na + b.mrr * nb) / (na + nb),
+        multi: a.multi + b.multi,
+        multi_all_at_5: a.multi_all_at_5 + b.multi_all_at_5,
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut bfcl_dir: Option<PathBuf> = None;
@@ -146,17 +202,6 @@ fn main() {
         assistant_all,
     );
     print_rows(&format!("CMS ({} tools)", cms.len()), cms_all);
-    let combine = |a: Recall, b: Recall| {
-        #[allow(clippy::cast_precision_loss)]
-        let (na, nb) = (a.cases as f64, b.cases as f64);
-        Recall {
-            cases: a.cases + b.cases,
-            at: [0, 1, 2].map(|i| (a.at[i] * na + b.at[i] * nb) / (na + nb)),
-            mrr: (a.mrr * na + b.mrr * nb) / (na + nb),
-            multi: a.multi + b.multi,
-            multi_all_at_5: a.multi_all_at_5 + b.multi_all_at_5,
-        }
-    };
     print_rows(
         "labelled set, all",
         (
@@ -184,46 +229,9 @@ fn main() {
         &format!("second tuning set: CMS ({} tools)", cms.len()),
         cms_fresh,
     );
-    // The held-out set: never read to tune the router (no `--misses` for it).
-    let heldout = routing_bench::heldout_cases();
-    let held = |catalog: &str| -> Vec<&Case> {
-        heldout
-            .iter()
-            .filter(|case| case.catalog == catalog)
-            .collect()
-    };
-    let assistant_held = measure(&assistant, &held("assistant"));
-    let cms_held = measure(&cms, &held("cms"));
-    print_rows(
-        &format!("held-out: assistant ({} tools)", assistant.len()),
-        assistant_held,
-    );
-    print_rows(&format!("held-out: CMS ({} tools)", cms.len()), cms_held);
-    print_rows(
-        "held-out set, all",
-        (
-            combine(assistant_held.0, cms_held.0),
-            combine(assistant_held.1, cms_held.1),
-        ),
-    );
-    for kind in ["seed", "verb", "noun", "two", "paraphrase", "multi"] {
-        let of_kind = |catalog: &str| -> Vec<&Case> {
-            held(catalog)
-                .into_iter()
-                .filter(|case| case.kind.as_deref() == Some(kind))
-                .collect()
-        };
-        let a = measure(&assistant, &of_kind("assistant"));
-        let c = measure(&cms, &of_kind("cms"));
-        println!(
-            "{}",
-            row(
-                &format!("held-out, kind `{kind}`, both catalogs"),
-                "toolkit `LexicalRouter`",
-                &combine(a.0, c.0)
-            )
-        );
-    }
+    // The held-out sets: never read to tune the router (no `--misses` for them).
+    print_held_out("held-out", &routing_bench::heldout_cases(), &assistant, &cms);
+    print_held_out("held-out 2", &routing_bench::heldout2_cases(), &assistant, &cms);
     if let Some(dir) = bfcl_dir {
         let bfcl = match Bfcl::load(&dir, &BFCL_FILES) {
             Ok(bfcl) => bfcl,
