@@ -132,6 +132,11 @@ fn analyze(text: &str, analyzer: Analyzer, weights: (f32, f32), out: &mut Vec<(T
     }
 }
 
+/// The verb classes that choose among one entity's tools for one clause, and
+/// whether the clause only asks (a question no verb opens: only an entry the
+/// message's words already matched may be chosen).
+type ClauseVerb = (&'static [(&'static str, f32)], bool);
+
 /// The message's terms, read clause by clause ([`text::read_message`]): verb
 /// classes of verb-like words by their role, and an entity's name (a word of
 /// `entities`) in a prepositional phrase after the verb weighed `weights.phrase`. Pushes the verb classes of each clause's
@@ -141,18 +146,23 @@ fn analyze_message(
     weights: &FieldWeights,
     entities: &HashSet<String>,
     out: &mut Vec<(Term, f32)>,
-    verbs: &mut Vec<&'static [(&'static str, f32)]>,
+    data: &mut Vec<(Term, f32)>,
+    verbs: &mut Vec<ClauseVerb>,
 ) {
     for word in text::read_message(message) {
         let verb_weight = match word.role {
             text::Role::Leading => {
-                verbs.push(word.verbs);
+                verbs.push((word.verbs, false));
                 weights.verbs
             }
             text::Role::Verb => weights.verbs,
             text::Role::Secondary => weights.verbs * weights.secondary_verbs,
             text::Role::Other => 0.0,
             text::Role::Particle => continue,
+            text::Role::Asking => {
+                verbs.push((word.verbs, true));
+                0.0
+            }
         };
         if word.stop {
             continue;
@@ -160,6 +170,10 @@ fn analyze_message(
         let stemmed = word.stem;
         // Only an entity's name is outweighed in a phrase: other words there
         // (a city, a date, a value) are what they are anywhere.
+        if word.data {
+            data.push((Cow::Owned(stemmed), DATA_WEIGHT));
+            continue;
+        }
         let weight = if word.in_phrase && entities.contains(&stemmed) {
             weights.phrase
         } else {
@@ -177,13 +191,22 @@ fn analyze_message(
     }
 }
 
+/// How much a word of the user's data (a short quotation, a name after "called",
+/// a web address's parts) counts beside the message's other words: it names
+/// what to act on, and only sometimes the kind of thing a tool acts on
+/// ("the 'installation' guide"). It adds to a score but never makes an entry a
+/// candidate by itself.
+const DATA_WEIGHT: f32 = 0.5;
+
 /// The entries whose names differ only in their verb (`getPage`, `createPage`,
 /// `deletePage`): one entity's tools, between which the message's verb decides.
 #[derive(Debug, Default)]
 struct Families {
     /// Per entry: the verb class of its name (`@get`), if it has one.
     verb: Vec<Option<&'static str>>,
-    /// Each family of two or more entries, as entry positions in catalog order.
+    /// Each family of two or more entries, as entry positions: the tools of one
+    /// entity in catalog order, then those of narrower entities
+    /// (`getSectionTemplate` among the `section` tools).
     members: Vec<Vec<usize>>,
     /// The stemmed words naming those families' entities (`page`, `nav`, `item`).
     entities: HashSet<String>,
@@ -194,19 +217,25 @@ impl Families {
         let mut verb = Vec::with_capacity(catalog.len());
         let mut by_rest: HashMap<String, Vec<usize>> = HashMap::new();
         let mut order: Vec<String> = Vec::new();
+        // Per entry: the stemmed words naming its entity, if its name has a verb.
+        let mut rests: Vec<Option<Vec<String>>> = Vec::with_capacity(catalog.len());
         for (position, entry) in catalog.iter().enumerate() {
             let words = text::words(&entry.name);
             // The name's first word that is a verb of the vocabulary; the rest
-            // names the entity.
+            // names the entity. A name with none starts with its own verb
+            // (`importImage`, `browseImages`): it belongs to the entity's family
+            // without a verb that could choose it.
             let found = words
                 .iter()
                 .enumerate()
-                .find_map(|(at, word)| text::verb_term(word).map(|term| (at, term)));
+                .find_map(|(at, word)| text::verb_term(word).map(|term| (at, Some(term))))
+                .or_else(|| (words.len() > 1).then_some((0, None)));
             let Some((at, term)) = found else {
                 verb.push(None);
+                rests.push(None);
                 continue;
             };
-            verb.push(Some(term));
+            verb.push(term);
             let rest: Vec<String> = words
                 .iter()
                 .enumerate()
@@ -214,9 +243,11 @@ impl Families {
                 .map(|(_, word)| text::stem(word))
                 .collect();
             if rest.is_empty() {
+                rests.push(None);
                 continue;
             }
             let key = rest.join(" ");
+            rests.push(Some(rest));
             let members = by_rest.entry(key.clone()).or_default();
             if members.is_empty() {
                 order.push(key);
@@ -226,13 +257,29 @@ impl Families {
         let mut entities = HashSet::new();
         let mut members = Vec::new();
         for key in order {
-            let Some(family) = by_rest.remove(&key) else {
+            let Some(mut family) = by_rest.remove(&key) else {
                 continue;
             };
-            if family.len() > 1 {
-                entities.extend(key.split(' ').map(str::to_owned));
-                members.push(family);
+            if family.len() < 2 || family.iter().all(|&member| verb[member].is_none()) {
+                continue;
             }
+
+            // A tool of a narrower entity (`getSectionTemplate` beside the
+            // `section` tools) is one of the family too: the verb that picks
+            // `deleteSection` must pick it over the template's tool as well.
+            let words: Vec<&str> = key.split(' ').collect();
+            for (position, rest) in rests.iter().enumerate() {
+                let Some(rest) = rest else { continue };
+                if rest.len() > words.len()
+                    && words
+                        .iter()
+                        .all(|word| rest.iter().any(|known| known == word))
+                {
+                    family.push(position);
+                }
+            }
+            entities.extend(words.iter().map(|word| (*word).to_owned()));
+            members.push(family);
         }
         Families {
             verb,
@@ -247,7 +294,7 @@ impl Families {
     /// tools. An earlier clause's pick stays above a later one's.
     fn lift(
         &self,
-        verbs: &[&'static [(&'static str, f32)]],
+        verbs: &[ClauseVerb],
         scores: &mut [f32],
         content: &mut [bool],
         allowed: &dyn Fn(usize) -> bool,
@@ -262,7 +309,7 @@ impl Families {
                 .map(|&member| scores[member])
                 .reduce(f32::max);
             let Some(best) = best else { continue };
-            for (clause, classes) in verbs.iter().enumerate() {
+            for (clause, &(classes, asking)) in verbs.iter().enumerate() {
                 let mut pick: Option<(usize, f32)> = None;
                 for &member in members {
                     let Some(verb) = self.verb[member] else {
@@ -280,7 +327,11 @@ impl Families {
                             std::cmp::Ordering::Less => false,
                         }
                     });
-                    if weight >= LIFT_MIN && allowed(member) && better {
+                    if weight >= LIFT_MIN
+                        && allowed(member)
+                        && (!asking || content[member])
+                        && better
+                    {
                         pick = Some((member, weight));
                     }
                 }
@@ -476,6 +527,7 @@ impl LexicalRouter {
     #[must_use]
     pub fn rank<'a>(&'a self, request: &RouteRequest<'_>) -> Vec<Scored<'a>> {
         let mut query: Vec<(Term, f32)> = Vec::new();
+        let mut data: Vec<(Term, f32)> = Vec::new();
         let weights = (self.weights.verbs, self.weights.concepts);
         let mut verbs = Vec::new();
         analyze_message(
@@ -483,6 +535,7 @@ impl LexicalRouter {
             &self.weights,
             &self.families.entities,
             &mut query,
+            &mut data,
             &mut verbs,
         );
         let mut turn_weight = self.weights.turns;
@@ -496,6 +549,10 @@ impl LexicalRouter {
         }
         let entries = self.catalog.entries();
         let (mut scores, mut content) = score(entries.len(), &self.index, &query, Analyzer::Full);
+        let (data_scores, _) = score(entries.len(), &self.index, &data, Analyzer::Full);
+        for (score, data_score) in scores.iter_mut().zip(data_scores) {
+            *score += data_score;
+        }
         let allowed = |document: usize| request.allows(&entries[document].name);
         self.families
             .lift(&verbs, &mut scores, &mut content, &allowed);

@@ -214,14 +214,10 @@ pub(crate) fn stem(word: &str) -> String {
     // Verb endings.
     if let Some(base) = w
         .strip_suffix("ing")
+        .or_else(|| w.strip_suffix("ed").filter(|_| !w.ends_with("eed")))
         .filter(|b| b.len() >= 3 && has_vowel(b))
     {
-        w = undouble(base);
-    } else if let Some(base) = w
-        .strip_suffix("ed")
-        .filter(|b| b.len() >= 3 && has_vowel(b))
-    {
-        w = undouble(base);
+        w = verb_base(base);
     } else if let Some(base) = w.strip_suffix("er").filter(|b| b.len() >= 5) {
         w = undouble(base);
     }
@@ -240,11 +236,42 @@ fn has_vowel(text: &str) -> bool {
     text.bytes().any(|b| b"aeiouy".contains(&b))
 }
 
-/// `runn` -> `run`, `stopp` -> `stop`; `ll`, `ss`, `zz` stay (`fill`, `pass`).
+/// What is left of a verb once `-ing` or `-ed` is cut: the doubled consonant
+/// undone (`runn` -> `run`), or the `e` the ending swallowed put back after one
+/// short syllable (`not(ed)` -> `note`, `nam(ing)` -> `name`, `clos(ed)` ->
+/// `close`), so that each form meets its plain verb's stem. `open(ed)` has two
+/// syllables and `fix(ed)`, `play(ed)` end in `x` or `y`: they stay.
+fn verb_base(base: &str) -> String {
+    let undoubled = undouble(base);
+    if undoubled.len() < base.len() {
+        return undoubled;
+    }
+    let bytes = base.as_bytes();
+    let vowel = |b: u8| b"aeiou".contains(&b);
+    let n = bytes.len();
+    let one_syllable = bytes
+        .iter()
+        .skip_while(|&&b| !vowel(b))
+        .skip_while(|&&b| vowel(b))
+        .all(|&b| !vowel(b) && b != b'y');
+    let short = n >= 3
+        && !vowel(bytes[n - 3])
+        && vowel(bytes[n - 2])
+        && !vowel(bytes[n - 1])
+        && !b"wxy".contains(&bytes[n - 1]);
+    if one_syllable && short {
+        format!("{base}e")
+    } else {
+        base.to_owned()
+    }
+}
+
+/// `runn` -> `run`, `stopp` -> `stop`; `ll`, `ss`, `zz` stay (`fill`, `pass`), and
+/// so does a double letter that would leave two (`add`).
 fn undouble(base: &str) -> String {
     let bytes = base.as_bytes();
     let n = bytes.len();
-    if n >= 2 && bytes[n - 1] == bytes[n - 2] && !b"lsz".contains(&bytes[n - 1]) {
+    if n >= 4 && bytes[n - 1] == bytes[n - 2] && !b"lsz".contains(&bytes[n - 1]) {
         base[..n - 1].to_owned()
     } else {
         base.to_owned()
@@ -281,6 +308,7 @@ const VERB_CLASSES: &[(&str, &[(&str, f32)])] = &[
             ("browse", 0.7),
             ("query", 0.5),
             ("download", 0.5),
+            ("grab", 0.7),
             ("print", 0.5),
             ("count", 0.5),
             ("calculate", 0.3),
@@ -298,6 +326,7 @@ const VERB_CLASSES: &[(&str, &[(&str, f32)])] = &[
             ("seek", 1.0),
             ("locate", 1.0),
             ("hunt", 1.0),
+            ("google", 1.0),
             ("scan", 0.7),
             ("browse", 0.7),
             ("filter", 0.5),
@@ -335,6 +364,7 @@ const VERB_CLASSES: &[(&str, &[(&str, f32)])] = &[
             ("remember", 0.5),
             ("jot", 0.7),
             ("plan", 0.3),
+            ("stick", 0.7),
             ("set", 0.3),
             ("automate", 0.5),
         ],
@@ -371,6 +401,10 @@ const VERB_CLASSES: &[(&str, &[(&str, f32)])] = &[
             ("set", 0.5),
             ("reorder", 0.7),
             ("reword", 1.0),
+            ("retitle", 1.0),
+            ("bump", 0.7),
+            ("wrong", 0.5),
+            ("outdated", 0.7),
             ("rephrase", 1.0),
             ("rewrite", 0.7),
             ("upgrade", 0.5),
@@ -403,6 +437,9 @@ const VERB_CLASSES: &[(&str, &[(&str, f32)])] = &[
             ("stop", 0.7),
             ("scratch", 0.7),
             ("anymore", 0.7),
+            ("nuke", 1.0),
+            ("bin", 0.7),
+            ("lose", 0.7),
         ],
     ),
     (
@@ -438,7 +475,16 @@ const VERB_CLASSES: &[(&str, &[(&str, f32)])] = &[
 const CONCEPTS: &[(&str, &[&str])] = &[
     (
         "task",
-        &["task", "todo", "chore", "errand", "checklist", "backlog"],
+        &[
+            "task",
+            "todo",
+            "chore",
+            "errand",
+            "checklist",
+            "backlog",
+            "deadline",
+            "due",
+        ],
     ),
     (
         "memory",
@@ -451,11 +497,14 @@ const CONCEPTS: &[(&str, &[&str])] = &[
             "knowledge",
             "memorize",
             "know",
+            "jot",
         ],
     ),
     (
         "reminder",
-        &["reminder", "remind", "nudge", "alarm", "alert", "poke"],
+        &[
+            "reminder", "remind", "nudge", "alarm", "alert", "poke", "nag",
+        ],
     ),
     (
         "schedule",
@@ -469,6 +518,10 @@ const CONCEPTS: &[(&str, &[&str])] = &[
             "weekly",
             "hourly",
             "cron",
+            "briefing",
+            "digest",
+            "autopilot",
+            "automation",
             "automate",
             "automatic",
             "automatically",
@@ -490,6 +543,10 @@ const CONCEPTS: &[(&str, &[&str])] = &[
             "anyone",
             "anybody",
             "somebody",
+            "organisation",
+            "organization",
+            "org",
+            "company",
         ],
     ),
     (
@@ -503,6 +560,15 @@ const CONCEPTS: &[(&str, &[&str])] = &[
             "never",
             "tone",
             "style",
+            "formal",
+            "informal",
+            "casual",
+            "concise",
+            "verbose",
+            "wordy",
+            "emoji",
+            "emojis",
+            "persona",
         ],
     ),
     (
@@ -522,7 +588,10 @@ const CONCEPTS: &[(&str, &[&str])] = &[
     ("post", &["post", "article", "blog", "story"]),
     ("page", &["page", "webpage", "landing"]),
     ("section", &["section", "block", "component", "widget"]),
-    ("navigation", &["navigation", "nav", "menu", "navbar"]),
+    (
+        "navigation",
+        &["navigation", "nav", "menu", "navbar", "header", "tab"],
+    ),
     ("web", &["web", "internet", "online", "website", "google"]),
     ("url", &["url", "link", "address", "endpoint", "href"]),
     ("calendar", &["calendar", "event", "meeting", "appointment"]),
@@ -544,7 +613,10 @@ const CONCEPTS: &[(&str, &[&str])] = &[
         &["location", "place", "city", "where", "nearby"],
     ),
     ("movie", &["movie", "film", "cinema"]),
-    ("name", &["name", "named"]),
+    ("name", &["name", "named", "called", "titled"]),
+    ("testimonial", &["testimonial", "review", "quote"]),
+    ("team", &["team", "staff", "employee", "crew"]),
+    ("latest", &["latest", "newest", "recent", "recently"]),
     ("music", &["music", "song", "track", "playlist"]),
     ("answer", &["answer", "reply", "respond", "response"]),
     ("trip", &["trip", "travel", "flight", "hotel", "booking"]),
@@ -604,6 +676,25 @@ const PHRASES: &[(&[&str], &str)] = &[
     (&["let", "me", "forget"], "remind"),
     (&["keep", "in", "mind"], "remember"),
     (&["from", "now", "on"], "always"),
+    (&["on", "my", "plate"], "todo"),
+    (&["i", "have", "to"], "todo"),
+    (&["who", "is"], "person"),
+    (&["who", "s"], "person"),
+    (&["out", "of", "date"], "outdated"),
+    (&["write", "up"], "article"),
+    (&["came", "in"], "email"),
+    (&["stick", "to"], "focus"),
+    (&["kinds", "of"], "template"),
+    (&["types", "of"], "template"),
+    (&["keep", "track", "of"], "record"),
+    (&["on", "file"], "memory"),
+    (&["write", "to", "me"], "email"),
+    (&["wrote", "to", "me"], "email"),
+    (&["go", "live"], "publish"),
+    (&["can", "go"], "delete"),
+    (&["put", "up"], "create"),
+    (&["look", "around"], "search"),
+    (&["out", "there"], "online"),
     (&["tell", "you"], "recall"),
     (&["told", "you"], "recall"),
 ];
@@ -668,6 +759,11 @@ pub(crate) enum Role {
     Other,
     /// The particle of a split verb (`take the item *out*`), read with its verb.
     Particle,
+    /// The word opening a question that no verb opens ("*what*'s in the menu?",
+    /// "*which* articles are unpublished?"): it asks to see, so among one
+    /// entity's tools it chooses as `get` would (as `search` after "who"),
+    /// without adding the verb's words to the query.
+    Asking,
 }
 
 /// One word of a message as the router reads it.
@@ -689,6 +785,10 @@ pub(crate) struct MessageWord {
     /// In a prepositional phrase after its clause's verb: the thing acted on is the
     /// verb's object (`delete the section from the page`).
     pub(crate) in_phrase: bool,
+    /// The user's data rather than words about the task: a short quotation, the
+    /// name after "called", a web address's parts. Read without verb classes or
+    /// concepts.
+    pub(crate) data: bool,
 }
 
 /// Words that may come before a clause's verb without being it: politeness,
@@ -737,6 +837,8 @@ const SEPARABLE: &[(&str, &str, &str)] = &[
     ("note", "down", "create"),
     ("pull", "up", "get"),
     ("look", "up", "search"),
+    ("put", "live", "publish"),
+    ("make", "live", "publish"),
 ];
 
 /// Reads a message clause by clause (split at `,;.!?:` and at `and`/`then` when a
@@ -749,21 +851,103 @@ const SEPARABLE: &[(&str, &str, &str)] = &[
 pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
     let mut out: Vec<MessageWord> = Vec::new();
     let mut read = Vec::new();
-    for sentence in text.split_inclusive([',', ';', '.', '!', '?', ':', '\n']) {
-        let question = sentence.ends_with('?');
-        let mut words = words(sentence);
-        replace_phrases(&mut words);
+    // The message's first word as written.
+    let mut message_opening: Option<String> = None;
+    for sentence in sentences(text) {
+        let question = sentence.question;
+        let mut words = Vec::new();
+        // Whether each word is the user's data (quoted, or a name after "called").
+        let mut data = Vec::new();
+        // The sentence's first word as written, before phrases replace it ("who is").
+        let mut opening: Option<String> = None;
+        for (piece, quoted) in sentence.pieces {
+            if quoted {
+                let piece_words = self::words(piece);
+                // A short quotation is a name or a value; a long one is prose.
+                let name = piece_words.len() <= MAX_NAME_WORDS;
+                data.extend(std::iter::repeat_n(name, piece_words.len()));
+                words.extend(piece_words);
+                continue;
+            }
+            // A web address is read as the word `url`: its parts (`blog`,
+            // `example`) are where to go, not what to do.
+            let mut prose = String::with_capacity(piece.len());
+            for token in piece.split_inclusive(char::is_whitespace) {
+                let address = token.trim_end_matches(|c: char| {
+                    c.is_whitespace() || matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | ')')
+                });
+                if let Some(path) = address
+                    .strip_prefix('/')
+                    .filter(|path| path.starts_with(|c: char| c.is_alphanumeric()))
+                {
+                    // A path on a site (`/about`, `/summer-menu`) names a page.
+                    let mut prose_words = self::words(&prose);
+                    replace_phrases(&mut prose_words);
+                    data.extend(std::iter::repeat_n(false, prose_words.len()));
+                    words.extend(prose_words);
+                    let path_words = self::words(path);
+                    data.extend(std::iter::repeat_n(true, path_words.len()));
+                    words.extend(path_words);
+                    prose.clear();
+                    prose.push_str(&token[address.len()..]);
+                } else if is_address(address) {
+                    let mut prose_words = self::words(&prose);
+                    replace_phrases(&mut prose_words);
+                    data.extend(std::iter::repeat_n(false, prose_words.len() + 1));
+                    words.extend(prose_words);
+                    words.push("url".to_owned());
+                    let address_words = self::words(address);
+                    data.extend(std::iter::repeat_n(true, address_words.len()));
+                    words.extend(address_words);
+                    prose.clear();
+                    prose.push_str(&token[address.len()..]);
+                } else {
+                    prose.push_str(token);
+                }
+            }
+            let mut piece_words = self::words(&prose);
+            if words.is_empty() && opening.is_none() {
+                opening = piece_words.first().cloned();
+            }
+            replace_phrases(&mut piece_words);
+            data.extend(std::iter::repeat_n(false, piece_words.len()));
+            words.extend(piece_words);
+        }
+        for at in 1..words.len() {
+            if NAMING.contains(&words[at - 1].as_str()) {
+                data[at] = true;
+            }
+        }
         // Each word is stemmed and looked up in the word tables once, here.
         let stems: Vec<String> = words.iter().map(|word| stem(word)).collect();
         let lookups: Vec<Lookup> = words
             .iter()
             .zip(&stems)
-            .map(|(word, stemmed)| look_up(word, stemmed))
+            .zip(&data)
+            .map(|((word, stemmed), &data)| {
+                let lookup = look_up(word, stemmed);
+                if data {
+                    // A name or a quoted value says what to act on more than which
+                    // tool: "delete the 'Blog' link", "a company called Create".
+                    // A verb in it ("the 'Search' link", "the FAQ 'How do I
+                    // delete my account?'") would match every tool named for it.
+                    Lookup {
+                        verbs: &[],
+                        concepts: &[],
+                        stop: lookup.stop || !lookup.verbs.is_empty(),
+                    }
+                } else {
+                    lookup
+                }
+            })
             .collect();
         let classes: Vec<&'static [(&'static str, f32)]> =
             lookups.iter().map(|lookup| lookup.verbs).collect();
         read.clear();
         read_clauses(&words, &classes, question, &mut read);
+        if message_opening.is_none() {
+            message_opening = opening;
+        }
         // `read_clauses` reads every word once, in order: the words and stems move
         // into the answer without copies.
         out.extend(
@@ -772,8 +956,9 @@ pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
                 .zip(stems)
                 .zip(lookups)
                 .zip(read.drain(..))
+                .zip(data)
                 .map(
-                    |(((word, stem), lookup), (verbs, role, in_phrase))| MessageWord {
+                    |((((word, stem), lookup), (verbs, role, in_phrase)), data)| MessageWord {
                         word,
                         stem,
                         concepts: lookup.concepts,
@@ -781,11 +966,175 @@ pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
                         verbs,
                         role,
                         in_phrase,
+                        data,
                     },
                 ),
         );
     }
+    // A question no verb opens asks to see: "what's in the menu?", "which
+    // articles are unpublished", "who is Marta". "Can you ..." is a request.
+    let opening = message_opening.unwrap_or_default();
+    if QUESTION_WORDS.contains(&opening.as_str())
+        && !out.iter().any(|word| word.role == Role::Leading)
+    {
+        if let Some(first) = out.first_mut() {
+            let verb = if opening == "who" { "search" } else { "get" };
+            first.verbs = verb_classes_stemmed(verb, verb);
+            first.role = Role::Asking;
+        }
+    }
     out
+}
+
+/// Words that open a question asking to see something, with or without its `?`:
+/// "what's on the menu".
+const QUESTION_WORDS: &[&str] = &[
+    "what", "whats", "which", "who", "where", "when", "how", "any", "anything", "is", "are", "do",
+    "does", "did", "have", "has",
+];
+
+/// Words after which the next word is a name: "a page called Create".
+const NAMING: &[&str] = &["called", "named", "titled", "labelled", "labeled"];
+
+/// The most words a quotation has to be read as a name or a value: "the 'Call to
+/// action' section", not a pasted paragraph.
+const MAX_NAME_WORDS: usize = 5;
+
+/// One sentence of a message: its pieces of text, each quoted or not, and whether
+/// it asks a question.
+struct Sentence<'t> {
+    pieces: Vec<(&'t str, bool)>,
+    question: bool,
+}
+
+/// Splits a message into sentences at `,;.!?:` and line ends, never inside a
+/// quotation or a web address (`blog.example.net/why`), and each sentence into
+/// quoted and unquoted pieces. A quotation opens with `"`, `“` or `‘`, or with
+/// `'` after a space or the start and before a letter or digit (so "don't" and
+/// "Mia's" stay words), and ends at its closing mark; one never closed is prose.
+/// A message that is one whole quotation is read as prose.
+fn sentences(text: &str) -> Vec<Sentence<'_>> {
+    let mut out = Vec::new();
+    let mut pieces: Vec<(&str, bool)> = Vec::new();
+    let mut start = 0;
+    // The closing mark of the open quotation, if one is open.
+    let mut closing: Option<char> = None;
+    let mut previous = ' ';
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let next = chars.peek().map_or(' ', |&(_, next)| next);
+        match closing {
+            Some(close) => {
+                let closes = c == close
+                    && (close != '\'' || !next.is_alphanumeric())
+                    && (close != '’' || !next.is_alphanumeric());
+                if closes {
+                    pieces.push((&text[start..at], true));
+                    start = at + c.len_utf8();
+                    closing = None;
+                }
+            }
+            None => {
+                let opens = match c {
+                    '"' => Some('"'),
+                    '“' => Some('”'),
+                    '‘' => Some('’'),
+                    '\'' if !previous.is_alphanumeric() && next.is_alphanumeric() => Some('\''),
+                    _ => None,
+                };
+                if let Some(close) = opens {
+                    pieces.push((&text[start..at], false));
+                    start = at + c.len_utf8();
+                    closing = Some(close);
+                } else if matches!(c, ',' | ';' | '.' | '!' | '?' | ':' | '\n')
+                    && !(matches!(c, '.' | ':') && in_address(text, at))
+                {
+                    pieces.push((&text[start..at + c.len_utf8()], false));
+                    start = at + c.len_utf8();
+                    out.push(Sentence {
+                        pieces: std::mem::take(&mut pieces),
+                        question: c == '?',
+                    });
+                }
+            }
+        }
+        previous = c;
+    }
+    // A quotation never closed ("songs from '19") was not one.
+    pieces.push((&text[start..], false));
+    let question = text.trim_end().ends_with('?');
+    out.push(Sentence { pieces, question });
+    let quoted: Vec<&str> = out
+        .iter()
+        .flat_map(|sentence| &sentence.pieces)
+        .filter(|&&(piece, quoted)| !quoted && !piece.trim().is_empty())
+        .map(|&(piece, _)| piece)
+        .collect();
+    if quoted.is_empty() {
+        // Nothing but a quotation: the quotation is the message.
+        for sentence in &mut out {
+            for piece in &mut sentence.pieces {
+                piece.1 = false;
+            }
+        }
+    }
+    out
+}
+
+/// Whether a whitespace-free token is a web address: `https://…`, `www.…`, or
+/// a host with a top-level domain of two or more letters, with or without a path
+/// (`blog.example.net/why`, `shop.test/v1/stock`).
+fn is_address(token: &str) -> bool {
+    if token.contains("://") || token.starts_with("www.") {
+        return true;
+    }
+    let (host, path) = token.split_once('/').unwrap_or((token, ""));
+    let Some((name, domain)) = host.rsplit_once('.') else {
+        return false;
+    };
+    // Without a path, a file's name (`report.pdf`) is not an address.
+    let known = || {
+        [
+            "com", "net", "org", "io", "dev", "app", "co", "uk", "de", "fr", "eu", "us", "ai",
+            "gov", "edu", "info", "me", "test", "example",
+        ]
+        .contains(&domain)
+    };
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '-'))
+        && domain.len() >= 2
+        && domain.chars().all(|c| c.is_ascii_lowercase())
+        && (!path.is_empty() || token.ends_with('/') || known())
+}
+
+/// Whether the `.` or `:` at byte `at` is inside a web address: a letter or digit
+/// on both sides with no space in the word around it, and the word holds `/`, `://`
+/// or ends in a top-level domain of two or more letters (`shop.test/v1`,
+/// `https://x`, `example.net`), not a sentence's end ("done.Next" aside).
+fn in_address(text: &str, at: usize) -> bool {
+    let before = text[..at].chars().next_back();
+    let after = text[at + 1..].chars().next();
+    if !before.is_some_and(char::is_alphanumeric)
+        || !after.is_some_and(|c| c.is_alphanumeric() || c == '/')
+    {
+        return false;
+    }
+    let word_start = text[..at]
+        .rfind(char::is_whitespace)
+        .map_or(0, |space| space + 1);
+    let word_end = text[at..]
+        .find(char::is_whitespace)
+        .map_or(text.len(), |space| at + space);
+    let word = text[word_start..word_end].trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    if word.contains('/') {
+        return true;
+    }
+    let Some((_, domain)) = word.rsplit_once('.') else {
+        return false;
+    };
+    domain.len() >= 2 && domain.chars().all(|c| c.is_ascii_lowercase())
 }
 
 /// How [`read_clauses`] reads one word: its verb classes, role, and whether it
@@ -794,7 +1143,9 @@ type Reading = (&'static [(&'static str, f32)], Role, bool);
 
 /// Reads one sentence's `words` (with their verb `classes`), pushing one
 /// [`Reading`] per word, in order. In a `question`, a verb-like word right after
-/// a form of "be" names a state, not what to do ("which jobs are *set up*?").
+/// a form of "be" names a state, not what to do ("which jobs are *set up*?"), and
+/// so does a past form ("what have you *noted*?", "did I *cancel* it" does not
+/// end in `-ed` and still asks about the verb's tools).
 fn read_clauses(
     words: &[String],
     classes: &[&'static [(&'static str, f32)]],
@@ -849,6 +1200,7 @@ fn read_clauses(
         } else if verbs.is_empty()
             || (i > 0 && DETERMINERS.contains(&words[i - 1].as_str()))
             || (question && i > 0 && BE.contains(&words[i - 1].as_str()))
+            || (question && word.ends_with("ed"))
         {
             Role::Other
         } else if has_verb {
@@ -1059,10 +1411,29 @@ mod tests {
             ("delete", "deleting"),
             ("run", "running"),
             ("search", "searches"),
+            ("note", "noted"),
+            ("name", "named"),
+            ("name", "naming"),
+            ("make", "making"),
+            ("close", "closed"),
+            ("add", "added"),
+            ("add", "adding"),
+            ("create", "created"),
+            ("stop", "stopped"),
+            ("set", "setting"),
+            ("open", "opened"),
+            ("fix", "fixed"),
+            ("play", "played"),
+            ("speed", "speed"),
         ] {
             assert_eq!(stem(a), stem(b), "{a} / {b}");
         }
         assert_ne!(stem("post"), stem("page"));
+        assert_ne!(stem("noted"), stem("not"));
+        assert_eq!(
+            (stem("opened"), stem("speed")),
+            ("open".into(), "speed".into())
+        );
         assert_eq!(stem("gmail"), "gmail");
         assert_eq!(canonical_verb("news"), None);
     }

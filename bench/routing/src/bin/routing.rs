@@ -69,22 +69,40 @@ fn measure(catalog: &Catalog, cases: &[&Case]) -> (Recall, Recall) {
     )
 }
 
-/// The cases whose expected tools the lexical router leaves out of its first 5.
+/// The cases whose expected tools the lexical router leaves out of its first
+/// `within` (5, or 1 with `--misses-at 1`), with the scores of its first 5.
 fn print_misses(catalog: &Catalog, cases: &[&Case]) {
+    let within = MISSES_AT.get().copied().unwrap_or(5);
     let lexical = lexical(catalog);
     for case in cases {
         let request = RouteRequest::new(&case.message)
             .turns(case.turns.iter().map(String::as_str))
             .limit(5);
-        let ranked = names(lexical.rank(&request));
-        if case.expected.iter().any(|name| !ranked.contains(name)) {
+        let scored = lexical.rank(&request);
+        let first: Vec<&str> = scored
+            .iter()
+            .take(within.max(case.expected.len()))
+            .map(|scored| scored.entry.name.as_str())
+            .collect();
+        if case
+            .expected
+            .iter()
+            .any(|name| !first.contains(&name.as_str()))
+        {
+            let got: Vec<String> = scored
+                .iter()
+                .map(|scored| format!("{} {:.2}", scored.entry.name, scored.score))
+                .collect();
             println!(
-                "MISS {:?}\n  expected {:?}\n  got {ranked:?}",
+                "MISS {:?}\n  expected {:?}\n  got {got:?}",
                 case.message, case.expected
             );
         }
     }
 }
+
+/// How far down `--misses` looks for the expected tools.
+static MISSES_AT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
 
 fn print_rows(set: &str, (lexical, plain): (Recall, Recall)) {
     println!("{}", row(set, "plain BM25 (name + description)", &plain));
@@ -155,6 +173,10 @@ fn main() {
         match arg.as_str() {
             "--bfcl" => bfcl_dir = args.next().map(PathBuf::from),
             "--misses" => misses = true,
+            "--misses-at" => {
+                misses = true;
+                let _ = MISSES_AT.set(args.next().and_then(|k| k.parse().ok()).unwrap_or(5));
+            }
             "--weights" => match parse_weights(&args.next().unwrap_or_default()) {
                 Ok(weights) => {
                     let _ = WEIGHTS.set(weights);
@@ -166,7 +188,7 @@ fn main() {
             },
             other => {
                 eprintln!(
-                    "unknown argument {other:?}; usage: routing [--bfcl bfcl_eval/data] [--misses] [--weights name=value,...]"
+                    "unknown argument {other:?}; usage: routing [--bfcl bfcl_eval/data] [--misses] [--misses-at K] [--weights name=value,...]"
                 );
                 std::process::exit(2);
             }
@@ -188,10 +210,18 @@ fn main() {
             .filter(|case| case.catalog == catalog)
             .collect()
     };
+    let tune3 = routing_bench::tune3_cases();
+    let tune3_of = |catalog: &str| -> Vec<&Case> {
+        tune3
+            .iter()
+            .filter(|case| case.catalog == catalog)
+            .collect()
+    };
     if misses {
         for (catalog, name) in [(&assistant, "assistant"), (&cms, "cms")] {
             print_misses(catalog, &of(name, false));
             print_misses(catalog, &fresh_of(name));
+            print_misses(catalog, &tune3_of(name));
         }
     }
     println!("{HEADER}");
@@ -229,9 +259,30 @@ fn main() {
         &format!("second tuning set: CMS ({} tools)", cms.len()),
         cms_fresh,
     );
+    // The third tuning set (two writers who had not seen the router).
+    let assistant_tune3 = measure(&assistant, &tune3_of("assistant"));
+    let cms_tune3 = measure(&cms, &tune3_of("cms"));
+    print_rows(
+        &format!("third tuning set: assistant ({} tools)", assistant.len()),
+        assistant_tune3,
+    );
+    print_rows(
+        &format!("third tuning set: CMS ({} tools)", cms.len()),
+        cms_tune3,
+    );
     // The held-out sets: never read to tune the router (no `--misses` for them).
-    print_held_out("held-out", &routing_bench::heldout_cases(), &assistant, &cms);
-    print_held_out("held-out 2", &routing_bench::heldout2_cases(), &assistant, &cms);
+    print_held_out(
+        "held-out",
+        &routing_bench::heldout_cases(),
+        &assistant,
+        &cms,
+    );
+    print_held_out(
+        "held-out 2",
+        &routing_bench::heldout2_cases(),
+        &assistant,
+        &cms,
+    );
     if let Some(dir) = bfcl_dir {
         let bfcl = match Bfcl::load(&dir, &BFCL_FILES) {
             Ok(bfcl) => bfcl,
