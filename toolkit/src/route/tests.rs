@@ -521,3 +521,144 @@ fn every_with_a_time_unit_is_a_recurrence() {
     assert_eq!(ranked("every Monday send me my week")[0], "get_schedules");
     assert_eq!(ranked("set up a schedule")[0], "create_schedules");
 }
+
+/// A site's tools as a CMS names them: each entity's get/create/update/delete,
+/// a narrower entity's tool (`getSectionTemplate`), tools whose verb is not one
+/// of the vocabulary's (`importImage`), and a fetcher of web pages.
+fn site() -> Catalog {
+    Catalog::new([
+        CatalogEntry::new(
+            "getNavItem",
+            "Get navigation items: links in the site menu.",
+        ),
+        CatalogEntry::new(
+            "createNavItem",
+            "Create a navigation item in the site menu.",
+        ),
+        CatalogEntry::new("deleteNavItem", "Delete navigation items by id."),
+        CatalogEntry::new("createPost", "Create a blog post as a draft."),
+        CatalogEntry::new("getPost", "Get blog posts."),
+        CatalogEntry::new("deletePost", "Delete posts by id."),
+        CatalogEntry::new("getSection", "Get sections: blocks on a page."),
+        CatalogEntry::new("deleteSection", "Delete sections by id."),
+        CatalogEntry::new(
+            "getSectionTemplate",
+            "Get section templates: the layouts a section can be built from (hero, gallery, text, pricing table).",
+        ),
+        CatalogEntry::new("getImage", "Get images in the media library."),
+        CatalogEntry::new("deleteImage", "Delete images by id."),
+        CatalogEntry::new(
+            "importImage",
+            "Import an image from a URL into the media library.",
+        ),
+        CatalogEntry::new(
+            "fetchContent",
+            "Fetch a web page by its url and return its readable text.",
+        ),
+    ])
+}
+
+#[test]
+fn a_question_no_verb_opens_asks_to_see() {
+    let router = LexicalRouter::new(site());
+    let ranked = |message: &str| names(&router, message);
+    // `createNavItem` says "in the site menu" as the message does; the question
+    // asks to see.
+    assert_eq!(
+        ranked("what's in the site menu right now?")[0],
+        "getNavItem"
+    );
+    assert_eq!(ranked("which links does the menu have")[0], "getNavItem");
+    // One thing asked about is searched for; all of them are got.
+    let people = LexicalRouter::new(Catalog::new([
+        CatalogEntry::new(
+            "get_entities",
+            "Get entities: people and companies, all of them.",
+        ),
+        CatalogEntry::new(
+            "search_entities",
+            "Search entities: people and companies, by name.",
+        ),
+    ]));
+    let ranked = |message: &str| names(&people, message);
+    assert_eq!(ranked("who is Marta?")[0], "search_entities");
+    assert_eq!(
+        ranked("do you know a company called Create Labs?")[0],
+        "search_entities"
+    );
+    assert_eq!(
+        ranked("who are all the people you know?")[0],
+        "get_entities"
+    );
+    // "Can you ..." is a request whose verb decides, not a question.
+    assert_eq!(ranked("can you search for people")[0], "search_entities");
+}
+
+#[test]
+fn a_quotation_a_name_and_a_web_address_are_data() {
+    let router = LexicalRouter::new(site());
+    let ranked = |message: &str| names(&router, message);
+    // "Blog" names the link; without reading it as data the blog post tools
+    // rank first.
+    assert_eq!(
+        ranked("delete the 'Blog' link from the menu")[0],
+        "deleteNavItem"
+    );
+    assert_eq!(
+        ranked("delete the \u{201c}Blog\u{201d} link from the menu")[0],
+        "deleteNavItem"
+    );
+    // A verb in a name does not pick the tools named for it.
+    assert_eq!(
+        ranked("remove the menu link called Create")[0],
+        "deleteNavItem"
+    );
+    // A web address is a url, and its words are where to go.
+    assert_eq!(
+        ranked("read me blog.example.net/why-butter-matters")[0],
+        "fetchContent"
+    );
+    // An apostrophe is not a quotation, and one never closed is prose.
+    assert_eq!(ranked("what's in the blog's latest posts")[0], "getPost");
+}
+
+#[test]
+fn a_narrower_entity_s_tool_and_an_unknown_verb_s_tool_are_of_the_family() {
+    let router = LexicalRouter::new(site());
+    let ranked = |message: &str| names(&router, message);
+    // `getSectionTemplate` lists "pricing table"; the verb chooses `deleteSection`.
+    assert_eq!(
+        ranked("drop the pricing table block section")[0],
+        "deleteSection"
+    );
+    // `importImage` says "media library"; the verb chooses `deleteImage`.
+    assert_eq!(
+        ranked("nuke the blurry image from the media library")[0],
+        "deleteImage"
+    );
+}
+
+#[test]
+fn a_statement_is_told_by_its_first_verb_and_a_spared_clause_is_not_acted_on() {
+    let router = LexicalRouter::new(site());
+    let ranked = |message: &str| names(&router, message);
+    assert_eq!(
+        ranked("the Press link in the menu can go")[0],
+        "deleteNavItem"
+    );
+    let router = LexicalRouter::new(Catalog::new([
+        CatalogEntry::new("delete_tasks", "Delete tasks by id."),
+        CatalogEntry::new("delete_reminders", "Delete reminders by id."),
+        CatalogEntry::new("get_tasks", "Get tasks."),
+        CatalogEntry::new("get_reminders", "Get reminders."),
+    ]));
+    let ranked = |message: &str| names(&router, message);
+    assert_eq!(
+        ranked("delete the piano lesson reminder but keep the piano lesson task")[0],
+        "delete_reminders"
+    );
+    assert_eq!(
+        ranked("delete the piano lesson reminder; don't touch my tasks")[0],
+        "delete_reminders"
+    );
+}

@@ -300,7 +300,7 @@ const VERB_CLASSES: &[(&str, &[(&str, f32)])] = &[
             ("return", 0.5),
             ("check", 0.7),
             ("open", 0.7),
-            ("give", 0.7),
+            ("give", 0.5),
             ("tell", 0.5),
             ("find", 0.5),
             ("lookup", 0.5),
@@ -410,6 +410,7 @@ const VERB_CLASSES: &[(&str, &[(&str, f32)])] = &[
             ("upgrade", 0.5),
             ("patch", 0.7),
             ("swap", 0.7),
+            ("push", 0.7),
         ],
     ),
     (
@@ -692,6 +693,10 @@ const PHRASES: &[(&[&str], &str)] = &[
     (&["wrote", "to", "me"], "email"),
     (&["go", "live"], "publish"),
     (&["can", "go"], "delete"),
+    (&["should", "go"], "delete"),
+    (&["don", "t", "need"], "anymore"),
+    (&["dont", "need"], "anymore"),
+    (&["make", "a", "link"], "link"),
     (&["put", "up"], "create"),
     (&["look", "around"], "search"),
     (&["out", "there"], "online"),
@@ -853,6 +858,9 @@ pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
     let mut read = Vec::new();
     // The message's first word as written.
     let mut message_opening: Option<String> = None;
+    // Where in `out` the verb of a statement no verb opens is, and whether an
+    // object or the sentence's end follows it.
+    let mut statement_verb: Option<(usize, bool)> = None;
     for sentence in sentences(text) {
         let question = sentence.question;
         let mut words = Vec::new();
@@ -918,15 +926,34 @@ pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
                 data[at] = true;
             }
         }
+        // What a later clause spares is not acted on: "delete the reminder but
+        // *keep the task*", "switch project; *don't touch my tasks*".
+        let spared_from = (0..words.len()).find(|&at| {
+            if at == 0 {
+                // A later sentence that opens with "keep" may be an instruction
+                // ("Keep the transaction private."); one that opens with a
+                // negation spares.
+                !out.is_empty() && ["don", "dont", "not"].contains(&words[at].as_str())
+            } else {
+                words[at - 1] == "but" && SPARING.contains(&words[at].as_str())
+            }
+        });
         // Each word is stemmed and looked up in the word tables once, here.
         let stems: Vec<String> = words.iter().map(|word| stem(word)).collect();
         let lookups: Vec<Lookup> = words
             .iter()
             .zip(&stems)
             .zip(&data)
-            .map(|((word, stemmed), &data)| {
+            .enumerate()
+            .map(|(at, ((word, stemmed), &data))| {
                 let lookup = look_up(word, stemmed);
-                if data {
+                if spared_from.is_some_and(|from| at >= from) {
+                    Lookup {
+                        verbs: &[],
+                        concepts: &[],
+                        stop: true,
+                    }
+                } else if data {
                     // A name or a quoted value says what to act on more than which
                     // tool: "delete the 'Blog' link", "a company called Create".
                     // A verb in it ("the 'Search' link", "the FAQ 'How do I
@@ -947,6 +974,20 @@ pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
         read_clauses(&words, &classes, question, &mut read);
         if message_opening.is_none() {
             message_opening = opening;
+        }
+        for (at, (_, role, _)) in read.iter().enumerate() {
+            if *role != Role::Verb {
+                continue;
+            }
+            let acts = words.get(at + 1).is_none_or(|next| {
+                DETERMINERS.contains(&next.as_str())
+                    || ["it", "them", "him", "her"].contains(&next.as_str())
+            });
+            if acts && statement_verb.is_none_or(|(_, acted)| !acted) {
+                statement_verb = Some((out.len() + at, true));
+            } else if statement_verb.is_none() {
+                statement_verb = Some((out.len() + at, false));
+            }
         }
         // `read_clauses` reads every word once, in order: the words and stems move
         // into the answer without copies.
@@ -973,18 +1014,52 @@ pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
     }
     // A question no verb opens asks to see: "what's in the menu?", "which
     // articles are unpublished", "who is Marta". "Can you ..." is a request.
+    // It asks for one thing ("did the bank write *about* the mortgage", "anyone
+    // *called* Priya", "who is Marta") as a search does, for all of them ("who
+    // are *all* the contacts") as a get does. Its other verb-like words name
+    // states ("any reminders *set* for the weekend"), not what to do.
     let opening = message_opening.unwrap_or_default();
     if QUESTION_WORDS.contains(&opening.as_str())
         && !out.iter().any(|word| word.role == Role::Leading)
     {
+        let all = out
+            .iter()
+            .any(|word| ["all", "every", "everything", "everyone"].contains(&word.word.as_str()));
+        let one = out.iter().any(|word| {
+            word.data
+                || ["about", "from", "regarding", "called", "named"].contains(&word.word.as_str())
+        });
+        let verbs: &'static [(&'static str, f32)] = if !all && (one || opening == "who") {
+            &[("@search", 1.0), ("@get", 0.7)]
+        } else {
+            &[("@get", 1.0), ("@search", 0.7)]
+        };
+        for word in &mut out {
+            if word.role == Role::Verb {
+                word.role = Role::Other;
+            }
+        }
         if let Some(first) = out.first_mut() {
-            let verb = if opening == "who" { "search" } else { "get" };
-            first.verbs = verb_classes_stemmed(verb, verb);
+            first.verbs = verbs;
             first.role = Role::Asking;
+        }
+    } else if !out.iter().any(|word| word.role == Role::Leading) {
+        // A statement no verb opens is told by its first verb-like word that
+        // an object or the sentence's end follows ("the item is done, *tick*
+        // it"; "the Press link in the menu *can go*"), else its first one: a
+        // subject spelled like a verb ("the Press *link* in") is followed by
+        // neither.
+        if let Some((at, _)) = statement_verb {
+            out[at].role = Role::Leading;
         }
     }
     out
 }
+
+/// Words opening a clause that spares what it names (after "but", or as a
+/// later sentence): "but keep the task", "; don't touch my tasks", ", not the
+/// emails".
+const SPARING: &[&str] = &["keep", "leave", "except", "not", "don", "dont"];
 
 /// Words that open a question asking to see something, with or without its `?`:
 /// "what's on the menu".

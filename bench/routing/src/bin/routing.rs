@@ -314,6 +314,9 @@ fn main() {
         match Bfcl::load(&dir, &BFCL_PARALLEL_FILES) {
             Ok(parallel) => {
                 let cases: Vec<&Case> = parallel.cases.iter().collect();
+                if misses {
+                    print_misses(&parallel.catalog, &cases);
+                }
                 let set = format!(
                     "BFCL v4 parallel_multiple + live_parallel_multiple ({} tools pooled)",
                     parallel.catalog.len()
