@@ -451,8 +451,21 @@ pub struct Scored<'a> {
 ///   whatever stray verbs their descriptions hold; a word spelled like a verb
 ///   elsewhere in that clause, or after a determiner ("add milk to *my list*"),
 ///   is a noun; an entity named in a prepositional phrase after the verb counts
-///   less than the verb's object ([`FieldWeights::phrase`]).
-/// - A light stemmer joins task/tasks, memory/memories, remind/reminder.
+///   less than the verb's object ([`FieldWeights::phrase`]). One entity's tools
+///   include those of a narrower entity (`getSectionTemplate` beside the section
+///   tools) and those whose name's verb is not a vocabulary verb (`importImage`).
+/// - A question no verb opens ("what's in the menu?", "which posts are
+///   unpublished") asks to see: among one entity's tools it chooses as `get`
+///   would, or as `search` when it asks about one thing ("anyone called Priya?",
+///   "who is Marta"). A statement no verb opens is told by its verb ("the Press
+///   link can go"). A later clause that spares something ("but keep the task",
+///   "; don't touch my tasks") is not read.
+/// - A short quotation, a name after "called", a path and a web address's parts
+///   are the user's data: they count at half weight, without verb classes or
+///   concepts, and never make a tool a candidate alone (`delete the 'Blog' link`
+///   does not reach the blog post tools); a web address also reads as `url`.
+/// - A light stemmer joins task/tasks, memory/memories, remind/reminder,
+///   note/noted, name/naming.
 /// - The last three turns count, less than the message.
 /// - It abstains when no entry shares a word (beyond verbs) with the message.
 #[derive(Debug)]

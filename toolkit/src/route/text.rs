@@ -1566,4 +1566,96 @@ mod tests {
         // The same verb opening a statement is its verb.
         assert_eq!(read_message("set up a job")[0].role, Role::Leading);
     }
+
+    #[test]
+    fn quotations_names_and_web_addresses_are_data() {
+        let data = |message: &str| -> Vec<(String, bool)> {
+            read_message(message)
+                .into_iter()
+                .map(|word| (word.word, word.data))
+                .collect()
+        };
+        let pairs = |list: &[(&str, bool)]| -> Vec<(String, bool)> {
+            list.iter()
+                .map(|&(word, data)| (word.to_owned(), data))
+                .collect()
+        };
+        // Apostrophes in words are not quotation marks.
+        assert_eq!(
+            data("delete Mia's 'Blog' link"),
+            pairs(&[
+                ("delete", false),
+                ("mia", false),
+                ("s", false),
+                ("blog", true),
+                ("link", false)
+            ])
+        );
+        assert_eq!(
+            data("the page called Create"),
+            pairs(&[
+                ("the", false),
+                ("page", false),
+                ("called", false),
+                ("create", true)
+            ])
+        );
+        // A web address does not end a sentence at its dots; its words are data.
+        assert_eq!(
+            data("read blog.example.net/why please"),
+            pairs(&[
+                ("read", false),
+                ("url", false),
+                ("blog", true),
+                ("example", true),
+                ("net", true),
+                ("why", true),
+                ("please", false),
+            ])
+        );
+        // A quotation never closed, a long one, or the whole message is prose.
+        assert!(
+            data("songs from '19 on the album")
+                .iter()
+                .all(|(_, data)| !data)
+        );
+        assert!(
+            data("reply 'thanks so much, I will be there on time'")
+                .iter()
+                .all(|(_, data)| !data)
+        );
+        assert!(data("\"list my tasks\"").iter().all(|(_, data)| !data));
+        assert!(is_address("https://x.test"));
+        assert!(is_address("shop.test/v1/stock"));
+        assert!(is_address("example.com"));
+        assert!(!is_address("report.pdf"));
+        assert!(!is_address("e.g"));
+    }
+
+    #[test]
+    fn a_clause_that_spares_is_dropped_and_a_question_asks() {
+        let read = read_message("delete the reminder but keep the task");
+        let kept: Vec<&str> = read
+            .iter()
+            .filter(|word| !word.stop)
+            .map(|word| word.word.as_str())
+            .collect();
+        assert_eq!(kept, ["delete", "reminder"]);
+        // A later sentence that opens with "keep" is an instruction.
+        let read = read_message("send it. Keep it private");
+        assert!(read.iter().any(|word| word.word == "private" && !word.stop));
+        let first = &read_message("which reminders are set for Friday?")[0];
+        assert_eq!(
+            (first.role, first.verbs),
+            (Role::Asking, &[("@get", 1.0), ("@search", 0.7)][..])
+        );
+        let first = &read_message("who is Marta")[0];
+        assert_eq!(first.verbs, &[("@search", 1.0), ("@get", 0.7)][..]);
+        // "set" names a state there, not what to do.
+        assert!(
+            read_message("which reminders are set for Friday?")
+                .iter()
+                .all(|word| word.role != Role::Verb && word.role != Role::Leading)
+        );
+    }
 }
