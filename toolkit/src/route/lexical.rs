@@ -152,7 +152,9 @@ fn analyze_message(
     for word in text::read_message(message) {
         let verb_weight = match word.role {
             text::Role::Leading => {
-                verbs.push((word.verbs, false));
+                if verbs.len() < MAX_CLAUSE_VERBS {
+                    verbs.push((word.verbs, false));
+                }
                 weights.verbs
             }
             text::Role::Verb => weights.verbs,
@@ -190,6 +192,11 @@ fn analyze_message(
         out.push((Cow::Owned(stemmed), weight));
     }
 }
+
+/// How many clauses' verbs choose among one entity's tools: each is weighed
+/// against every family, so a message of thousands of clauses must not bring
+/// thousands (a request has a handful).
+const MAX_CLAUSE_VERBS: usize = 16;
 
 /// How much a word of the user's data (a short quotation, a name after "called",
 /// a web address's parts) counts beside the message's other words: it names

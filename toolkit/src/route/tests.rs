@@ -660,3 +660,32 @@ fn a_statement_is_told_by_its_first_verb_and_a_spared_clause_is_not_acted_on() {
         "delete_reminders"
     );
 }
+
+#[test]
+fn a_hostile_message_is_read_in_time_proportional_to_its_length() {
+    // Each pattern once took time in the square of its length: phrases spliced
+    // out of the middle of the word list, joiners rescanned at every clause, a
+    // web address's word searched for at every dot, particles looked up in a
+    // growing list. A quarter of a MiB of each would take minutes that way.
+    let router = LexicalRouter::new(site());
+    for pattern in [
+        "to do ",
+        "and ",
+        "take it out and ",
+        "a.b",
+        "x.com/",
+        "'quoted' ",
+        "but keep ",
+        "what ",
+    ] {
+        let message = pattern.repeat((256 * 1024) / pattern.len());
+        let ranked = router.rank(&RouteRequest::new(&message).limit(3));
+        assert!(ranked.len() <= 3, "{pattern:?}");
+    }
+    // And it still reads: a long paste before the request does not hide it.
+    let message = format!(
+        "{} remove the Press link from the menu",
+        "lorem ipsum ".repeat(20_000)
+    );
+    assert_eq!(names(&router, &message)[0], "deleteNavItem");
+}

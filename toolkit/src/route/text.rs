@@ -730,23 +730,32 @@ const TIME_UNITS: &[&str] = &[
 ];
 
 /// Replaces the phrases of [`PHRASES`] in a list of lowercase words.
+/// One pass into a new list, so a message of many phrases costs time in
+/// proportion to its length.
 pub(crate) fn replace_phrases(words: &mut Vec<String>) {
+    let mut out = Vec::with_capacity(words.len());
     let mut i = 0;
     while i < words.len() {
         let found = PHRASES.iter().find(|(phrase, _)| {
             words.len() - i >= phrase.len() && phrase.iter().zip(&words[i..]).all(|(p, w)| p == w)
         });
         if let Some((phrase, verb)) = found {
-            words.splice(i..i + phrase.len(), [(*verb).to_owned()]);
-        } else if (words[i] == "every" || words[i] == "each")
+            out.push((*verb).to_owned());
+            i += phrase.len();
+            continue;
+        }
+        let mut word = std::mem::take(&mut words[i]);
+        if (word == "every" || word == "each")
             && words
                 .get(i + 1)
                 .is_some_and(|next| TIME_UNITS.contains(&next.as_str()))
         {
-            "recurring".clone_into(&mut words[i]);
+            "recurring".clone_into(&mut word);
         }
+        out.push(word);
         i += 1;
     }
+    *words = out;
 }
 
 /// How a word of a message is read.
@@ -1095,9 +1104,17 @@ fn sentences(text: &str) -> Vec<Sentence<'_>> {
     // The closing mark of the open quotation, if one is open.
     let mut closing: Option<char> = None;
     let mut previous = ' ';
+    // Where the current whitespace-free word starts, and, once a `.` or `:` in it
+    // asked, where it ends and whether it is a web address: each word is looked
+    // at once, so the work stays linear in the message.
+    let mut word_start = 0;
+    let mut word: Option<(usize, bool)> = None;
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         let next = chars.peek().map_or(' ', |&(_, next)| next);
+        if c.is_whitespace() {
+            word_start = at + c.len_utf8();
+        }
         match closing {
             Some(close) => {
                 let closes = c == close
@@ -1122,7 +1139,18 @@ fn sentences(text: &str) -> Vec<Sentence<'_>> {
                     start = at + c.len_utf8();
                     closing = Some(close);
                 } else if matches!(c, ',' | ';' | '.' | '!' | '?' | ':' | '\n')
-                    && !(matches!(c, '.' | ':') && in_address(text, at))
+                    && !(matches!(c, '.' | ':')
+                        && previous.is_alphanumeric()
+                        && (next.is_alphanumeric() || next == '/')
+                        && {
+                            if word.is_none_or(|(end, _)| at >= end) {
+                                let end = text[at..]
+                                    .find(char::is_whitespace)
+                                    .map_or(text.len(), |space| at + space);
+                                word = Some((end, holds_address(&text[word_start..end])));
+                            }
+                            word.is_some_and(|(_, address)| address)
+                        })
                 {
                     pieces.push((&text[start..at + c.len_utf8()], false));
                     start = at + c.len_utf8();
@@ -1139,13 +1167,11 @@ fn sentences(text: &str) -> Vec<Sentence<'_>> {
     pieces.push((&text[start..], false));
     let question = text.trim_end().ends_with('?');
     out.push(Sentence { pieces, question });
-    let quoted: Vec<&str> = out
+    let has_prose = out
         .iter()
         .flat_map(|sentence| &sentence.pieces)
-        .filter(|&&(piece, quoted)| !quoted && !piece.trim().is_empty())
-        .map(|&(piece, _)| piece)
-        .collect();
-    if quoted.is_empty() {
+        .any(|&(piece, quoted)| !quoted && !piece.trim().is_empty());
+    if !has_prose {
         // Nothing but a quotation: the quotation is the message.
         for sentence in &mut out {
             for piece in &mut sentence.pieces {
@@ -1184,25 +1210,12 @@ fn is_address(token: &str) -> bool {
         && (!path.is_empty() || token.ends_with('/') || known())
 }
 
-/// Whether the `.` or `:` at byte `at` is inside a web address: a letter or digit
-/// on both sides with no space in the word around it, and the word holds `/`, `://`
-/// or ends in a top-level domain of two or more letters (`shop.test/v1`,
-/// `https://x`, `example.net`), not a sentence's end ("done.Next" aside).
-fn in_address(text: &str, at: usize) -> bool {
-    let before = text[..at].chars().next_back();
-    let after = text[at + 1..].chars().next();
-    if !before.is_some_and(char::is_alphanumeric)
-        || !after.is_some_and(|c| c.is_alphanumeric() || c == '/')
-    {
-        return false;
-    }
-    let word_start = text[..at]
-        .rfind(char::is_whitespace)
-        .map_or(0, |space| space + 1);
-    let word_end = text[at..]
-        .find(char::is_whitespace)
-        .map_or(text.len(), |space| at + space);
-    let word = text[word_start..word_end].trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+/// Whether a whitespace-free word holds a web address, so that its `.` and `:`
+/// do not end a sentence: it holds `/` (`shop.test/v1`, `https://x`) or ends in a
+/// top-level domain of two or more letters (`example.net`), not a sentence's end
+/// ("done.Next" aside).
+fn holds_address(word: &str) -> bool {
+    let word = word.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
     if word.contains('/') {
         return true;
     }
@@ -1230,13 +1243,17 @@ fn read_clauses(
     // Whether the current clause opened with a verb.
     let mut has_verb = false;
     let mut in_phrase = false;
-    // Particles already read as part of a split verb.
-    let mut particles: Vec<usize> = Vec::new();
+    // Whether each word is a particle already read as part of a split verb.
+    let mut particles = vec![false; words.len()];
     // Whether a new clause may start here (the start, or after a joiner).
     let mut clause_start = true;
+    // Before here, a clause start is known not to open with a verb: it would skip
+    // the same words ("and and and ...") to the same non-verb, so it is not
+    // looked at again and the work stays linear.
+    let mut no_verb_before = 0;
     let mut i = 0;
     while i < words.len() {
-        if clause_start {
+        if clause_start && i >= no_verb_before {
             clause_start = false;
             // Skip what may come before a verb; if a verb follows, a clause starts.
             let mut j = i;
@@ -1249,7 +1266,7 @@ fn read_clauses(
                 out.extend(std::iter::repeat_n((&[][..], Role::Other, false), j - i));
                 let verbs = match split {
                     Some((particle, verbs)) => {
-                        particles.push(particle);
+                        particles[particle] = true;
                         verbs
                     }
                     None => classes[j],
@@ -1260,7 +1277,9 @@ fn read_clauses(
                 i = j + 1;
                 continue;
             }
+            no_verb_before = j + 1;
         }
+        clause_start = false;
         let word = words[i].as_str();
         if JOINERS.contains(&word) {
             // A second object of the same verb is an object again.
@@ -1270,7 +1289,7 @@ fn read_clauses(
             in_phrase = true;
         }
         let verbs = classes[i];
-        let role = if particles.contains(&i) {
+        let role = if particles[i] {
             Role::Particle
         } else if verbs.is_empty()
             || (i > 0 && DETERMINERS.contains(&words[i - 1].as_str()))
