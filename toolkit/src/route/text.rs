@@ -775,8 +775,9 @@ pub(crate) enum Role {
     Particle,
     /// The word opening a question that no verb opens ("*what*'s in the menu?",
     /// "*which* articles are unpublished?"): it asks to see, so among one
-    /// entity's tools it chooses as `get` would (as `search` after "who"),
-    /// without adding the verb's words to the query.
+    /// entity's tools it chooses as `get` would (as `search` when it asks about
+    /// one thing: "who is Marta", "anyone called Priya"), without adding the
+    /// verb's words to the query.
     Asking,
 }
 
@@ -800,8 +801,8 @@ pub(crate) struct MessageWord {
     /// verb's object (`delete the section from the page`).
     pub(crate) in_phrase: bool,
     /// The user's data rather than words about the task: a short quotation, the
-    /// name after "called", a web address's parts. Read without verb classes or
-    /// concepts.
+    /// name after "called", a path, a web address's parts. Read without verb
+    /// classes or concepts.
     pub(crate) data: bool,
 }
 
@@ -1232,8 +1233,8 @@ type Reading = (&'static [(&'static str, f32)], Role, bool);
 /// Reads one sentence's `words` (with their verb `classes`), pushing one
 /// [`Reading`] per word, in order. In a `question`, a verb-like word right after
 /// a form of "be" names a state, not what to do ("which jobs are *set up*?"), and
-/// so does a past form ("what have you *noted*?", "did I *cancel* it" does not
-/// end in `-ed` and still asks about the verb's tools).
+/// so does a past form ("can you tell what I *noted*?"). [`read_message`] then
+/// reads a question that a question word opens as asking to see.
 fn read_clauses(
     words: &[String],
     classes: &[&'static [(&'static str, f32)]],
