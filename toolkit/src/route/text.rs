@@ -887,49 +887,41 @@ pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
                 words.extend(piece_words);
                 continue;
             }
+            let mut read = Read {
+                words: &mut words,
+                data: &mut data,
+                opening: &mut opening,
+            };
             // A web address is read as the word `url`: its parts (`blog`,
-            // `example`) are where to go, not what to do.
-            let mut prose = String::with_capacity(piece.len());
+            // `example`) are where to go, not what to do. A path on a site
+            // (`/about`, `/summer-menu`) names a page: its words are data.
+            if !piece.contains(['.', '/']) {
+                read.prose(piece);
+                continue;
+            }
+            let (mut from, mut at) = (0, 0);
             for token in piece.split_inclusive(char::is_whitespace) {
                 let address = token.trim_end_matches(|c: char| {
                     c.is_whitespace() || matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | ')')
                 });
-                if let Some(path) = address
+                let path = address
                     .strip_prefix('/')
-                    .filter(|path| path.starts_with(|c: char| c.is_alphanumeric()))
-                {
-                    // A path on a site (`/about`, `/summer-menu`) names a page.
-                    let mut prose_words = self::words(&prose);
-                    replace_phrases(&mut prose_words);
-                    data.extend(std::iter::repeat_n(false, prose_words.len()));
-                    words.extend(prose_words);
-                    let path_words = self::words(path);
-                    data.extend(std::iter::repeat_n(true, path_words.len()));
-                    words.extend(path_words);
-                    prose.clear();
-                    prose.push_str(&token[address.len()..]);
-                } else if is_address(address) {
-                    let mut prose_words = self::words(&prose);
-                    replace_phrases(&mut prose_words);
-                    data.extend(std::iter::repeat_n(false, prose_words.len() + 1));
-                    words.extend(prose_words);
-                    words.push("url".to_owned());
-                    let address_words = self::words(address);
-                    data.extend(std::iter::repeat_n(true, address_words.len()));
-                    words.extend(address_words);
-                    prose.clear();
-                    prose.push_str(&token[address.len()..]);
-                } else {
-                    prose.push_str(token);
+                    .filter(|path| path.starts_with(|c: char| c.is_alphanumeric()));
+                if path.is_some() || is_address(address) {
+                    read.prose(&piece[from..at]);
+                    match path {
+                        Some(path) => read.data(path),
+                        None => {
+                            read.words.push("url".to_owned());
+                            read.data.push(false);
+                            read.data(address);
+                        }
+                    }
+                    from = at + address.len();
                 }
+                at += token.len();
             }
-            let mut piece_words = self::words(&prose);
-            if words.is_empty() && opening.is_none() {
-                opening = piece_words.first().cloned();
-            }
-            replace_phrases(&mut piece_words);
-            data.extend(std::iter::repeat_n(false, piece_words.len()));
-            words.extend(piece_words);
+            read.prose(&piece[from..]);
         }
         for at in 1..words.len() {
             if NAMING.contains(&words[at - 1].as_str()) {
@@ -1084,6 +1076,34 @@ const NAMING: &[&str] = &["called", "named", "titled", "labelled", "labeled"];
 /// The most words a quotation has to be read as a name or a value: "the 'Call to
 /// action' section", not a pasted paragraph.
 const MAX_NAME_WORDS: usize = 5;
+
+/// A sentence's words as they are read, each marked as the user's data or not,
+/// with the sentence's first word as written.
+struct Read<'r> {
+    words: &'r mut Vec<String>,
+    data: &'r mut Vec<bool>,
+    opening: &'r mut Option<String>,
+}
+
+impl Read<'_> {
+    /// Prose: its words, phrases replaced; the first also noted as written.
+    fn prose(&mut self, text: &str) {
+        let mut words = words(text);
+        if self.words.is_empty() && self.opening.is_none() {
+            self.opening.clone_from(&words.first().cloned());
+        }
+        replace_phrases(&mut words);
+        self.data.extend(std::iter::repeat_n(false, words.len()));
+        self.words.extend(words);
+    }
+
+    /// The user's data: its words, as written.
+    fn data(&mut self, text: &str) {
+        let words = words(text);
+        self.data.extend(std::iter::repeat_n(true, words.len()));
+        self.words.extend(words);
+    }
+}
 
 /// One sentence of a message: its pieces of text, each quoted or not, and whether
 /// it asks a question.
@@ -1668,6 +1688,11 @@ mod tests {
         assert_eq!(
             (first.role, first.verbs),
             (Role::Asking, &[("@get", 1.0), ("@search", 0.7)][..])
+        );
+        // A web address in the question does not hide its opening word.
+        assert_eq!(
+            read_message("what is at example.com/menu?")[0].role,
+            Role::Asking
         );
         let first = &read_message("who is Marta")[0];
         assert_eq!(first.verbs, &[("@search", 1.0), ("@get", 0.7)][..]);
