@@ -46,6 +46,10 @@ pub struct Settings {
     /// The ledger of `create_transfers` (with `--approvals-db postgres://`): the
     /// `internal` view lists that tool only when there is one.
     pub ledger: Option<&'static ledger::Ledger>,
+    /// The `Host` names requests may carry besides the loopback names
+    /// (`--allowed-host`): a deployed server's public names. In OAuth mode toolkit
+    /// also accepts the resource URL's host.
+    pub allowed_hosts: &'static [String],
 }
 
 impl Settings {
@@ -70,6 +74,7 @@ impl Settings {
             approvals: Box::leak(Box::new(approvals)),
             request_state_key: Box::leak(request_state_key.to_vec().into_boxed_slice()),
             ledger: None,
+            allowed_hosts: &[],
         })
     }
 
@@ -103,7 +108,28 @@ impl Settings {
             approvals: Box::leak(Box::new(approvals)),
             request_state_key: Box::leak(request_state_key.to_vec().into_boxed_slice()),
             ledger: Some(Box::leak(Box::new(ledger))),
+            allowed_hosts: &[],
         })
+    }
+
+    /// Also accepts requests whose `Host` is one of `hosts` (`tools.example.com`,
+    /// `tools.example.com:8443`), besides the loopback names.
+    #[must_use]
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = String>) -> Self {
+        let mut all = self.allowed_hosts.to_vec();
+        all.extend(hosts);
+        self.allowed_hosts = Box::leak(all.into_boxed_slice());
+        self
+    }
+
+    /// The `Host` names the routers accept: the loopback names and
+    /// [`allowed_hosts`](Self::allowed_hosts).
+    fn hosts(self) -> Vec<String> {
+        ["localhost", "127.0.0.1", "::1"]
+            .into_iter()
+            .map(str::to_owned)
+            .chain(self.allowed_hosts.iter().cloned())
+            .collect()
     }
 
     /// Random keys of this process and an in-memory store: for tests and trying
@@ -224,6 +250,7 @@ pub fn oauth_router(
     McpHttp::new(oauth_access(state, settings))
         .approvals(settings.request_state_key)
         .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
+        .allowed_hosts(settings.hosts())
         .oauth_endpoint("oauth", "/mcp", auth)
         .into_router()
 }
@@ -293,7 +320,8 @@ fn digest(text: &str) -> String {
 pub fn http_router(state: AssistantState, settings: Settings, tokens: [&str; 3]) -> axum::Router {
     let mut http = McpHttp::new(access(state, settings))
         .approvals(settings.request_state_key)
-        .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"));
+        .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
+        .allowed_hosts(settings.hosts());
     for ((client, path), token) in CLIENTS.into_iter().zip(tokens) {
         http = http.endpoint(client, path, token);
     }

@@ -3,8 +3,13 @@
 //! ```text
 //! mcp_server stdio [--client internal|copilot|external]
 //! mcp_server http [--addr 127.0.0.1:8080] [--approvals-db approvals.sqlite3 | postgres://...]
-//!                  [--oauth-issuer URL --resource URL]
+//!                  [--oauth-issuer URL --resource URL] [--allowed-host NAME ...]
 //! ```
+//!
+//! Requests are accepted only with a loopback `Host` (`localhost`, `127.0.0.1`,
+//! `::1`), which stops DNS rebinding; each `--allowed-host NAME` (or
+//! `NAME:PORT`) adds a name a deployed server is reached by, and in OAuth mode
+//! toolkit adds `--resource`'s host.
 //!
 //! With `--oauth-issuer` the server is an OAuth 2.1 resource server instead
 //! (static tokens are the development mode): one endpoint, `/mcp`, taking access
@@ -45,7 +50,7 @@ use example_mcp_server::{
     CLIENTS, Settings, http_router, inbox, oauth_resource_server, oauth_router, stdio_server,
 };
 
-const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH|postgres://...] [--oauth-issuer URL --resource URL]";
+const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH|postgres://...] [--oauth-issuer URL --resource URL] [--allowed-host NAME ...]";
 
 #[tokio::main]
 async fn main() {
@@ -68,7 +73,14 @@ async fn main() {
                 .await
         }
         Some("http") => {
-            let settings = settings(option("--approvals-db")).await;
+            // Every `--allowed-host NAME`, in order.
+            let hosts = arguments
+                .windows(2)
+                .filter(|pair| pair[0] == "--allowed-host")
+                .map(|pair| pair[1].clone());
+            let settings = settings(option("--approvals-db"))
+                .await
+                .allowed_hosts(hosts);
             let addr = option("--addr").unwrap_or("127.0.0.1:8080");
             match (option("--oauth-issuer"), option("--resource")) {
                 (None, None) => serve_http(addr, settings).await,

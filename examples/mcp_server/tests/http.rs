@@ -294,3 +294,87 @@ async fn a_missing_or_wrong_token_is_401_before_anything_else() {
         .await;
     assert!(refused.is_err());
 }
+
+/// A stateless `tools/list` on the `internal` endpoint with this `Host` header:
+/// the status and body of the answer.
+async fn list_with_host(router: axum::Router, host: &str) -> (u16, String) {
+    use tower::ServiceExt as _;
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }},
+    });
+    let request = http::Request::post("/mcp/internal")
+        .header("host", host)
+        .header("authorization", format!("Bearer {}", TOKENS[0]))
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/list")
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap();
+    let response = router.oneshot(request).await.unwrap();
+    let status = response.status().as_u16();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    (status, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[tokio::test]
+async fn only_allowed_host_names_reach_the_endpoints() {
+    let router = |settings: example_mcp_server::Settings| {
+        example_mcp_server::http_router(AssistantState::new(), settings, TOKENS)
+    };
+    let forbidden = (403, "Forbidden: Host header is not allowed".to_owned());
+    let settings = example_mcp_server::Settings::ephemeral().unwrap();
+    // By default only loopback names: a rebinding page's name is refused.
+    assert_eq!(
+        list_with_host(router(settings), "127.0.0.1:8080").await.0,
+        200
+    );
+    assert_eq!(list_with_host(router(settings), "localhost").await.0, 200);
+    assert_eq!(
+        list_with_host(router(settings), "evil.example").await,
+        forbidden
+    );
+    assert_eq!(
+        list_with_host(router(settings), "tools.example.com").await,
+        forbidden
+    );
+    // `--allowed-host tools.example.com` adds the deployed name, and only it.
+    let deployed = settings.allowed_hosts(["tools.example.com".to_owned()]);
+    assert_eq!(
+        list_with_host(router(deployed), "tools.example.com")
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        list_with_host(router(deployed), "tools.example.com:443")
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        list_with_host(router(deployed), "localhost:8080").await.0,
+        200
+    );
+    assert_eq!(
+        list_with_host(router(deployed), "evil.example").await,
+        forbidden
+    );
+    // An empty list in toolkit never turns the check off (rmcp reads an empty
+    // list as any host).
+    let empty = toolkit::mcp::McpHttp::new(
+        |_: &toolkit::mcp::Caller<'_>| -> Result<toolkit::mcp::Grant, String> {
+            Err("no grant".to_owned())
+        },
+    )
+    .allowed_hosts(Vec::<String>::new())
+    .endpoint("internal", "/mcp/internal", TOKENS[0])
+    .into_router();
+    assert_eq!(list_with_host(empty, "evil.example").await, forbidden);
+}

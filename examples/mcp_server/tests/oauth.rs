@@ -668,3 +668,56 @@ async fn a_verifier_never_allows_hmac() {
     )
     .unwrap_err();
 }
+
+#[tokio::test]
+async fn the_resource_url_s_host_is_accepted_beside_loopback_and_no_other() {
+    use tower::ServiceExt as _;
+    let issuer = issuer().await;
+    // Deployed under a name: clients send `Host: tools.example.test`, which the
+    // example's command line never listed.
+    let resource = "https://tools.example.test/mcp";
+    let auth = example_mcp_server::oauth_resource_server(&issuer.url, resource)
+        .await
+        .unwrap();
+    let router = oauth_router(AssistantState::new(), Settings::ephemeral().unwrap(), auth);
+    let token = sign(
+        ISSUER_KEY,
+        "issuer-1",
+        &claims(&issuer, resource, "ext-app", "mcp external"),
+    );
+    let list = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }},
+    });
+    let mut seen = Vec::new();
+    for host in [
+        "tools.example.test",
+        "localhost:8080",
+        "evil.example",
+        "tools.example.test.evil.example",
+    ] {
+        let request = http::Request::post("/mcp")
+            .header("host", host)
+            .header("authorization", format!("Bearer {token}"))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/list")
+            .body(axum::body::Body::from(list.to_string()))
+            .unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        seen.push((host, response.status().as_u16()));
+    }
+    assert_eq!(
+        seen,
+        [
+            ("tools.example.test", 200),
+            ("localhost:8080", 200),
+            ("evil.example", 403),
+            ("tools.example.test.evil.example", 403),
+        ]
+    );
+}

@@ -107,10 +107,42 @@ impl McpHttp {
         Ok(self)
     }
 
-    /// The `Host` names (or `host:port`) requests may carry; loopback names by
-    /// default. Set it to the public names of a deployed server.
+    /// The `Host` names (or `host:port`) requests may carry, instead of the
+    /// loopback names (`localhost`, `127.0.0.1`, `::1`) accepted by default: set
+    /// it to the public names of a deployed server (and the loopback names too,
+    /// if local clients call it). The host of each
+    /// [`oauth_endpoint`](Self::oauth_endpoint)'s resource URL is accepted as
+    /// well. Any other `Host` is answered 403 before the request is read, which
+    /// stops DNS rebinding.
+    ///
+    /// An empty list keeps the names already set. It never means "any host",
+    /// rmcp's reading of an empty list, so a list built from empty configuration
+    /// cannot switch the check off.
     pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.config = self.config.with_allowed_hosts(hosts);
+        let hosts: Vec<String> = hosts.into_iter().map(Into::into).collect();
+        if !hosts.is_empty() {
+            self.config = self.config.with_allowed_hosts(hosts);
+        }
+        self
+    }
+
+    /// Adds each OAuth endpoint's resource URL's host to the accepted `Host`
+    /// names: clients reach the server where its resource URL says. An empty
+    /// list (any host, set through [`config`](Self::config)) stays as it is.
+    #[cfg(feature = "oauth")]
+    fn with_resource_hosts(mut self) -> Self {
+        for endpoint in &self.endpoints {
+            let Guard::OAuth(auth) = &endpoint.guard else {
+                continue;
+            };
+            let Some(host) = resource_host(&auth.metadata().resource) else {
+                continue;
+            };
+            let hosts = &mut self.config.allowed_hosts;
+            if !hosts.is_empty() && !hosts.contains(&host) {
+                hosts.push(host);
+            }
+        }
         self
     }
 
@@ -122,14 +154,18 @@ impl McpHttp {
 
     /// The router, to serve with `axum::serve` or nest in a larger app.
     pub fn into_router(self) -> Router {
+        #[cfg(feature = "oauth")]
+        let this = self.with_resource_hosts();
+        #[cfg(not(feature = "oauth"))]
+        let this = self;
         let mut router = Router::new();
         #[cfg(feature = "oauth")]
         let mut metadata_routes: Vec<String> = Vec::new();
-        for endpoint in self.endpoints {
+        for endpoint in this.endpoints {
             let server = McpServer::with_access(
                 endpoint.client,
-                Arc::clone(&self.access),
-                self.request_state.clone(),
+                Arc::clone(&this.access),
+                this.request_state.clone(),
                 // Stateless: a client's answer to a request sent mid-call would
                 // arrive as a new HTTP request, with no call to return to.
                 false,
@@ -137,9 +173,9 @@ impl McpHttp {
             let service = StreamableHttpService::new(
                 move || Ok(server.clone()),
                 Arc::new(LocalSessionManager::default()),
-                self.config.clone(),
+                this.config.clone(),
             );
-            let limit = self.config.max_request_body_bytes;
+            let limit = this.config.max_request_body_bytes;
             let guarded = Router::new()
                 .fallback_service(service)
                 .layer(axum::middleware::from_fn(
@@ -273,9 +309,23 @@ async fn json_rpc_errors(limit: usize, request: Request, next: Next) -> Response
 }
 
 /// Compares two byte strings in time that depends only on their lengths, so a
-/// wrong token's timing doesn't say how much of it was right.
+/// wrong token's timing doesn't say how much of it was right (`subtle`, whose
+/// comparison the optimizer cannot turn into an early return).
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    use subtle::ConstantTimeEq as _;
+    a.ct_eq(b).into()
+}
+
+/// The `Host` a client sends for `resource` (`https://tools.example.com/mcp` ->
+/// `tools.example.com`, `http://127.0.0.1:8080/mcp` -> `127.0.0.1:8080`).
+#[cfg(feature = "oauth")]
+fn resource_host(resource: &str) -> Option<String> {
+    let uri: http::Uri = resource.parse().ok()?;
+    let authority = uri.authority()?;
+    Some(match authority.port_u16() {
+        Some(port) => format!("{}:{port}", authority.host()),
+        None => authority.host().to_owned(),
+    })
 }
 
 #[cfg(test)]

@@ -64,8 +64,9 @@
 //!     Ok(Grant::new(view, toolkit::Context::new()))
 //! };
 //!
+//! // Requests for `Host: tools.example.com`, the resource URL's host, are
+//! // accepted beside loopback ones; `.allowed_hosts([...])` names any others.
 //! let router = McpHttp::new(access)
-//!     .allowed_hosts(["tools.example.com"])
 //!     .oauth_endpoint("external", "/mcp", auth)
 //!     .into_router();
 //! let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
