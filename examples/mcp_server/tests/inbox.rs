@@ -157,6 +157,25 @@ impl ClientHandler for Waiting {
     }
 }
 
+/// A fresh server and its inbox, and a stdio client whose user answers
+/// `accepts` once the operator has decided `decision` in the inbox (`None`: no
+/// operator decides).
+async fn waiting_on(
+    decision: Option<Value>,
+    accepts: bool,
+) -> (RunningService<RoleClient, Waiting>, axum::Router) {
+    let settings = Settings::ephemeral().unwrap();
+    let desk = inbox(settings, INBOX_TOKEN).router();
+    let user = Waiting {
+        inbox: decision.map(|decision| (desk.clone(), decision)),
+        accepts,
+    };
+    (
+        over_stdio(settings, AssistantState::new(), user).await,
+        desk,
+    )
+}
+
 /// A handshake client over stdio, its server sharing `settings` with the inbox.
 async fn over_stdio(
     settings: Settings,
@@ -248,15 +267,7 @@ fn texts(result: &rmcp::model::CallToolResult) -> Vec<&str> {
 /// over MCP is in the audit list too.
 #[tokio::test]
 async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_once() {
-    let settings = Settings::ephemeral().unwrap();
-    let desk = inbox(settings, INBOX_TOKEN).router();
-
-    let state = AssistantState::new();
-    let approved = Waiting {
-        inbox: Some((desk.clone(), json!("approve"))),
-        accepts: true,
-    };
-    let client = over_stdio(settings, state, approved).await;
+    let (client, desk) = waiting_on(Some(json!("approve")), true).await;
     remember(&client).await;
     let result = client.call_tool(forget()).await.unwrap();
     assert_eq!(result.is_error, Some(false), "{result:?}");
@@ -267,16 +278,8 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
         [("approved".to_owned(), "operator".to_owned(), Value::Null)]
     );
 
-    let settings = Settings::ephemeral().unwrap();
-    let desk = inbox(settings, INBOX_TOKEN).router();
-    let denied = Waiting {
-        inbox: Some((
-            desk.clone(),
-            json!({"deny": "keep Ada's notes until Friday"}),
-        )),
-        accepts: true,
-    };
-    let client = over_stdio(settings, AssistantState::new(), denied).await;
+    let (client, _) =
+        waiting_on(Some(json!({"deny": "keep Ada's notes until Friday"})), true).await;
     remember(&client).await;
     let result = client.call_tool(forget()).await.unwrap();
     assert_eq!(result.is_error, Some(true), "{result:?}");
@@ -291,13 +294,7 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
 
     // The operator approved, the user said no: a "no" in the conversation never
     // runs a call.
-    let settings = Settings::ephemeral().unwrap();
-    let desk = inbox(settings, INBOX_TOKEN).router();
-    let declined = Waiting {
-        inbox: Some((desk.clone(), json!("approve"))),
-        accepts: false,
-    };
-    let client = over_stdio(settings, AssistantState::new(), declined).await;
+    let (client, _) = waiting_on(Some(json!("approve")), false).await;
     remember(&client).await;
     let result = client.call_tool(forget()).await.unwrap();
     assert_eq!(
@@ -312,13 +309,7 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
     // Approved with edits in the inbox: the waiting call runs once, with the
     // edited arguments (memory 2 is forgotten, not 1), and the model reads first
     // that the operator edited them.
-    let settings = Settings::ephemeral().unwrap();
-    let desk = inbox(settings, INBOX_TOKEN).router();
-    let edited = Waiting {
-        inbox: Some((desk.clone(), edit())),
-        accepts: true,
-    };
-    let client = over_stdio(settings, AssistantState::new(), edited).await;
+    let (client, desk) = waiting_on(Some(edit()), true).await;
     remember_two(&client).await;
     let result = client.call_tool(forget()).await.unwrap();
     assert_eq!(result.is_error, Some(false), "{result:?}");
@@ -339,13 +330,7 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
     );
 
     // Edited by the operator, declined by the user: nothing runs.
-    let settings = Settings::ephemeral().unwrap();
-    let desk = inbox(settings, INBOX_TOKEN).router();
-    let declined = Waiting {
-        inbox: Some((desk.clone(), edit())),
-        accepts: false,
-    };
-    let client = over_stdio(settings, AssistantState::new(), declined).await;
+    let (client, _) = waiting_on(Some(edit()), false).await;
     remember_two(&client).await;
     let result = client.call_tool(forget()).await.unwrap();
     assert_eq!(
@@ -361,13 +346,7 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
     );
 
     // No operator: the user's own answer is THE decision, recorded for the audit.
-    let settings = Settings::ephemeral().unwrap();
-    let desk = inbox(settings, INBOX_TOKEN).router();
-    let alone = Waiting {
-        inbox: None,
-        accepts: true,
-    };
-    let client = over_stdio(settings, AssistantState::new(), alone).await;
+    let (client, desk) = waiting_on(None, true).await;
     remember(&client).await;
     let result = client.call_tool(forget()).await.unwrap();
     assert_eq!(result.is_error, Some(false), "{result:?}");
