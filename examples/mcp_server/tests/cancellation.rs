@@ -8,8 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use rmcp::RoleClient;
 use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
 use tokio::io::AsyncWriteExt as _;
 use tokio::sync::Notify;
 use toolkit::mcp::{Caller, Grant, McpHttp, McpServer};
@@ -67,9 +69,9 @@ async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
         .unwrap_or_else(|_| panic!("timed out waiting for {what}"))
 }
 
-#[tokio::test]
-async fn a_cancelled_call_drops_the_tools_future() {
-    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
+/// The `internal` server over an in-memory pipe, its handshaken client, and the
+/// probe its `get_reports` reports to.
+async fn serve_over_a_pipe() -> (RunningService<RoleClient, ()>, Probe) {
     let probe = Probe::default();
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     let server = McpServer::new("internal", access(probe.clone()));
@@ -79,9 +81,13 @@ async fn a_cancelled_call_drops_the_tools_future() {
         }
     });
     let client = ().serve(client_io).await.expect("the handshake");
+    (client, probe)
+}
 
-    // The client gives up after the tool started: rmcp's client sends
-    // `notifications/cancelled` for a call whose future is dropped.
+/// Calls `get_reports` and gives the call up once the tool has started (rmcp's
+/// client sends `notifications/cancelled` for a call whose future is dropped);
+/// returns when the tool's future has been dropped.
+async fn give_up_once_started(client: &RunningService<RoleClient, ()>, probe: &Probe) {
     let call = client.call_tool(CallToolRequestParams::new("get_reports"));
     let started = probe.started.clone();
     tokio::select! {
@@ -89,6 +95,15 @@ async fn a_cancelled_call_drops_the_tools_future() {
         () = started.notified() => {}
     }
     within("the tool's future to be dropped", probe.dropped.notified()).await;
+}
+
+#[tokio::test]
+async fn a_cancelled_call_drops_the_tools_future() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
+    let (client, probe) = serve_over_a_pipe().await;
+
+    // The client gives up after the tool started.
+    give_up_once_started(&client, &probe).await;
     assert!(!probe.finished.load(Ordering::SeqCst));
 
     // The server goes on serving.
@@ -192,22 +207,8 @@ async fn a_cancelled_calls_span_records_the_cancelled_outcome() {
     let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let spans = Spans::default();
     let _default = tracing::subscriber::set_default(spans.clone());
-    let probe = Probe::default();
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    let server = McpServer::new("internal", access(probe.clone()));
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = ().serve(client_io).await.expect("the handshake");
-    let call = client.call_tool(CallToolRequestParams::new("get_reports"));
-    let started = probe.started.clone();
-    tokio::select! {
-        _ = call => panic!("the call finished"),
-        () = started.notified() => {}
-    }
-    within("the tool's future to be dropped", probe.dropped.notified()).await;
+    let (client, probe) = serve_over_a_pipe().await;
+    give_up_once_started(&client, &probe).await;
     let calls: Vec<_> = spans
         .fields()
         .iter()
