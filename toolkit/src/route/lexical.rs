@@ -170,12 +170,12 @@ fn analyze_message(
             continue;
         }
         let stemmed = word.stem;
-        // Only an entity's name is outweighed in a phrase: other words there
-        // (a city, a date, a value) are what they are anywhere.
         if word.data {
             data.push((Cow::Owned(stemmed), DATA_WEIGHT));
             continue;
         }
+        // Only an entity's name is outweighed in a phrase: other words there
+        // (a city, a date, a value) are what they are anywhere.
         let weight = if word.in_phrase && entities.contains(&stemmed) {
             weights.phrase
         } else {
@@ -270,7 +270,6 @@ impl Families {
             if family.len() < 2 || family.iter().all(|&member| verb[member].is_none()) {
                 continue;
             }
-
             // A tool of a narrower entity (`getSectionTemplate` beside the
             // `section` tools) is one of the family too: the verb that picks
             // `deleteSection` must pick it over the template's tool as well.
@@ -569,10 +568,8 @@ impl LexicalRouter {
         }
         let entries = self.catalog.entries();
         let (mut scores, mut content) = score(entries.len(), &self.index, &query, Analyzer::Full);
-        let (data_scores, _) = score(entries.len(), &self.index, &data, Analyzer::Full);
-        for (score, data_score) in scores.iter_mut().zip(data_scores) {
-            *score += data_score;
-        }
+        // The user's data adds to scores without making anything a candidate.
+        add_scores(&self.index, &data, &mut scores, |_, _| {});
         let allowed = |document: usize| request.allows(&entries[document].name);
         self.families
             .lift(&verbs, &mut scores, &mut content, &allowed);
@@ -590,18 +587,30 @@ fn score(
 ) -> (Vec<f32>, Vec<bool>) {
     let mut scores = vec![0.0_f32; count];
     let mut content = vec![false; count];
+    add_scores(index, query, &mut scores, |slot, term| {
+        content[slot] |= analyzer == Analyzer::Plain || !text::is_verb_term(term);
+    });
+    (scores, content)
+}
+
+/// Adds each entry's score for `query` to `scores`, telling `matched` of each
+/// entry a term of the query matched.
+fn add_scores(
+    index: &Index,
+    query: &[(Term, f32)],
+    scores: &mut [f32],
+    mut matched: impl FnMut(usize, &str),
+) {
     for (term, weight) in query {
         let Some(&id) = index.terms.get(term.as_ref()) else {
             continue;
         };
-        let is_content = analyzer == Analyzer::Plain || !text::is_verb_term(term);
         for &(document, score) in &index.postings[id as usize] {
             let slot = document as usize;
             scores[slot] += weight * score;
-            content[slot] |= is_content;
+            matched(slot, term);
         }
     }
-    (scores, content)
 }
 
 /// The allowed entries with content, best first, at most `request.limit`.

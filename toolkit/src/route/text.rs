@@ -873,61 +873,11 @@ pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
     let mut statement_verb: Option<(usize, bool)> = None;
     for sentence in sentences(text) {
         let question = sentence.question;
-        let mut words = Vec::new();
-        // Whether each word is the user's data (quoted, or a name after "called").
-        let mut data = Vec::new();
-        // The sentence's first word as written, before phrases replace it ("who is").
-        let mut opening: Option<String> = None;
-        for (piece, quoted) in sentence.pieces {
-            if quoted {
-                let piece_words = self::words(piece);
-                // A short quotation is a name or a value; a long one is prose.
-                let name = piece_words.len() <= MAX_NAME_WORDS;
-                data.extend(std::iter::repeat_n(name, piece_words.len()));
-                words.extend(piece_words);
-                continue;
-            }
-            let mut read = Read {
-                words: &mut words,
-                data: &mut data,
-                opening: &mut opening,
-            };
-            // A web address is read as the word `url`: its parts (`blog`,
-            // `example`) are where to go, not what to do. A path on a site
-            // (`/about`, `/summer-menu`) names a page: its words are data.
-            if !piece.contains(['.', '/']) {
-                read.prose(piece);
-                continue;
-            }
-            let (mut from, mut at) = (0, 0);
-            for token in piece.split_inclusive(char::is_whitespace) {
-                let address = token.trim_end_matches(|c: char| {
-                    c.is_whitespace() || matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | ')')
-                });
-                let path = address
-                    .strip_prefix('/')
-                    .filter(|path| path.starts_with(|c: char| c.is_alphanumeric()));
-                if path.is_some() || is_address(address) {
-                    read.prose(&piece[from..at]);
-                    match path {
-                        Some(path) => read.data(path),
-                        None => {
-                            read.words.push("url".to_owned());
-                            read.data.push(false);
-                            read.data(address);
-                        }
-                    }
-                    from = at + address.len();
-                }
-                at += token.len();
-            }
-            read.prose(&piece[from..]);
-        }
-        for at in 1..words.len() {
-            if NAMING.contains(&words[at - 1].as_str()) {
-                data[at] = true;
-            }
-        }
+        let SentenceWords {
+            words,
+            data,
+            opening,
+        } = SentenceWords::read(&sentence.pieces);
         // What a later clause spares is not acted on: "delete the reminder but
         // *keep the task*", "switch project; *don't touch my tasks*".
         let spared_from = (0..words.len()).find(|&at| {
@@ -1014,38 +964,22 @@ pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
                 ),
         );
     }
-    // A question no verb opens asks to see: "what's in the menu?", "which
-    // articles are unpublished", "who is Marta". "Can you ..." is a request.
-    // It asks for one thing ("did the bank write *about* the mortgage", "anyone
-    // *called* Priya", "who is Marta") as a search does, for all of them ("who
-    // are *all* the contacts") as a get does. Its other verb-like words name
-    // states ("any reminders *set* for the weekend"), not what to do.
-    let opening = message_opening.unwrap_or_default();
-    if QUESTION_WORDS.contains(&opening.as_str())
-        && !out.iter().any(|word| word.role == Role::Leading)
-    {
-        let all = out
-            .iter()
-            .any(|word| ["all", "every", "everything", "everyone"].contains(&word.word.as_str()));
-        let one = out.iter().any(|word| {
-            word.data
-                || ["about", "from", "regarding", "called", "named"].contains(&word.word.as_str())
-        });
-        let verbs: &'static [(&'static str, f32)] = if !all && (one || opening == "who") {
-            &[("@search", 1.0), ("@get", 0.7)]
-        } else {
-            &[("@get", 1.0), ("@search", 0.7)]
-        };
-        for word in &mut out {
-            if word.role == Role::Verb {
-                word.role = Role::Other;
-            }
-        }
-        if let Some(first) = out.first_mut() {
-            first.verbs = verbs;
-            first.role = Role::Asking;
-        }
-    } else if !out.iter().any(|word| word.role == Role::Leading) {
+    settle_roles(
+        &mut out,
+        &message_opening.unwrap_or_default(),
+        statement_verb,
+    );
+    out
+}
+
+/// Gives a message no verb opens its verb once all its sentences are read.
+/// `opening` is its first word as written; `statement_verb` is where the verb
+/// of a statement is, and whether an object or its sentence's end follows it.
+fn settle_roles(out: &mut [MessageWord], opening: &str, statement_verb: Option<(usize, bool)>) {
+    if out.iter().any(|word| word.role == Role::Leading) {
+        return;
+    }
+    if !QUESTION_WORDS.contains(&opening) {
         // A statement no verb opens is told by its first verb-like word that
         // an object or the sentence's end follows ("the item is done, *tick*
         // it"; "the Press link in the menu *can go*"), else its first one: a
@@ -1054,8 +988,32 @@ pub(crate) fn read_message(text: &str) -> Vec<MessageWord> {
         if let Some((at, _)) = statement_verb {
             out[at].role = Role::Leading;
         }
+        return;
     }
-    out
+    // A question no verb opens asks to see: "what's in the menu?", "which
+    // articles are unpublished", "who is Marta". "Can you ..." is a request.
+    // It asks for one thing ("did the bank write *about* the mortgage", "anyone
+    // *called* Priya", "who is Marta") as a search does, for all of them ("who
+    // are *all* the contacts") as a get does. Its other verb-like words name
+    // states ("any reminders *set* for the weekend"), not what to do.
+    let all = out
+        .iter()
+        .any(|word| ["all", "every", "everything", "everyone"].contains(&word.word.as_str()));
+    let one = out.iter().any(|word| {
+        word.data || ["about", "from", "regarding", "called", "named"].contains(&word.word.as_str())
+    });
+    let verbs: &'static [(&'static str, f32)] = if !all && (one || opening == "who") {
+        &[("@search", 1.0), ("@get", 0.7)]
+    } else {
+        &[("@get", 1.0), ("@search", 0.7)]
+    };
+    for word in out.iter_mut().filter(|word| word.role == Role::Verb) {
+        word.role = Role::Other;
+    }
+    if let Some(first) = out.first_mut() {
+        first.verbs = verbs;
+        first.role = Role::Asking;
+    }
 }
 
 /// Words opening a clause that spares what it names (after "but", or as a
@@ -1077,20 +1035,75 @@ const NAMING: &[&str] = &["called", "named", "titled", "labelled", "labeled"];
 /// action' section", not a pasted paragraph.
 const MAX_NAME_WORDS: usize = 5;
 
-/// A sentence's words as they are read, each marked as the user's data or not,
-/// with the sentence's first word as written.
-struct Read<'r> {
-    words: &'r mut Vec<String>,
-    data: &'r mut Vec<bool>,
-    opening: &'r mut Option<String>,
+/// A sentence's words, each marked as the user's data or not, with the
+/// sentence's first word as written (before phrases replace it: "who is").
+#[derive(Default)]
+struct SentenceWords {
+    words: Vec<String>,
+    data: Vec<bool>,
+    opening: Option<String>,
 }
 
-impl Read<'_> {
+impl SentenceWords {
+    /// Reads a sentence's pieces. A short quotation is a name or a value, a
+    /// long one prose. A web address is read as the word `url`, its parts
+    /// (`blog`, `example`) as data: where to go, not what to do; a path on a site
+    /// (`/about`, `/summer-menu`) names a page, its words data too. The word
+    /// after "called" is a name.
+    fn read(pieces: &[(&str, bool)]) -> Self {
+        let mut read = SentenceWords::default();
+        for &(piece, quoted) in pieces {
+            if quoted {
+                let words = words(piece);
+                let name = words.len() <= MAX_NAME_WORDS;
+                read.data.extend(std::iter::repeat_n(name, words.len()));
+                read.words.extend(words);
+            } else if !piece.contains(['.', '/']) {
+                read.prose(piece);
+            } else {
+                read.prose_with_addresses(piece);
+            }
+        }
+        for at in 1..read.words.len() {
+            if NAMING.contains(&read.words[at - 1].as_str()) {
+                read.data[at] = true;
+            }
+        }
+        read
+    }
+
+    /// Prose that may hold web addresses and paths.
+    fn prose_with_addresses(&mut self, piece: &str) {
+        let (mut from, mut at) = (0, 0);
+        for token in piece.split_inclusive(char::is_whitespace) {
+            let address = token.trim_end_matches(|c: char| {
+                c.is_whitespace() || matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | ')')
+            });
+            let path = address
+                .strip_prefix('/')
+                .filter(|path| path.starts_with(|c: char| c.is_alphanumeric()));
+            if path.is_some() || is_address(address) {
+                self.prose(&piece[from..at]);
+                match path {
+                    Some(path) => self.user_data(path),
+                    None => {
+                        self.words.push("url".to_owned());
+                        self.data.push(false);
+                        self.user_data(address);
+                    }
+                }
+                from = at + address.len();
+            }
+            at += token.len();
+        }
+        self.prose(&piece[from..]);
+    }
+
     /// Prose: its words, phrases replaced; the first also noted as written.
     fn prose(&mut self, text: &str) {
         let mut words = words(text);
         if self.words.is_empty() && self.opening.is_none() {
-            self.opening.clone_from(&words.first().cloned());
+            self.opening = words.first().cloned();
         }
         replace_phrases(&mut words);
         self.data.extend(std::iter::repeat_n(false, words.len()));
@@ -1098,7 +1111,7 @@ impl Read<'_> {
     }
 
     /// The user's data: its words, as written.
-    fn data(&mut self, text: &str) {
+    fn user_data(&mut self, text: &str) {
         let words = words(text);
         self.data.extend(std::iter::repeat_n(true, words.len()));
         self.words.extend(words);
