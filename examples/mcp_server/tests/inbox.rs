@@ -124,6 +124,11 @@ async fn audit(inbox: &axum::Router) -> Vec<(String, String, Value)> {
         .collect()
 }
 
+/// The audit list of one decision without a message: its verdict and who made it.
+fn one_decision(verdict: &str, by: &str) -> Vec<(String, String, Value)> {
+    vec![(verdict.to_owned(), by.to_owned(), Value::Null)]
+}
+
 /// A client whose user, asked to approve, first lets the operator decide in the
 /// inbox (when `inbox` is set, with `decision`), then answers `accepts`.
 #[derive(Clone)]
@@ -273,10 +278,7 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
     assert_eq!(result.is_error, Some(false), "{result:?}");
     assert_eq!(result.structured_content, Some(json!({"deleted": [1]})));
     assert_eq!(memories(&client).await, "deleted");
-    assert_eq!(
-        audit(&desk).await,
-        [("approved".to_owned(), "operator".to_owned(), Value::Null)]
-    );
+    assert_eq!(audit(&desk).await, one_decision("approved", "operator"));
 
     let (client, _) =
         waiting_on(Some(json!({"deny": "keep Ada's notes until Friday"})), true).await;
@@ -321,11 +323,7 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
     );
     assert_eq!(
         audit(&desk).await,
-        [(
-            "approved_with_edits".to_owned(),
-            "operator".to_owned(),
-            Value::Null
-        )],
+        one_decision("approved_with_edits", "operator"),
         "one decision: the operator's"
     );
 
@@ -352,11 +350,7 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
     assert_eq!(result.is_error, Some(false), "{result:?}");
     assert_eq!(
         audit(&desk).await,
-        [(
-            "approved".to_owned(),
-            "the MCP client's user".to_owned(),
-            Value::Null
-        )]
+        one_decision("approved", "the MCP client's user")
     );
 }
 
@@ -446,7 +440,7 @@ async fn an_input_required_call_resumes_later_with_the_inbox_decision_and_runs_o
     );
     assert_eq!(
         audit(&desk).await,
-        [("approved".to_owned(), "operator".to_owned(), Value::Null)],
+        one_decision("approved", "operator"),
         "one decision: the operator's"
     );
 }
@@ -487,11 +481,7 @@ async fn an_input_required_call_resumes_later_with_the_inbox_edits_and_runs_them
     assert_eq!(memory(&client, 1).await, "kept", "the replay ran nothing");
     assert_eq!(
         audit(&desk).await,
-        [(
-            "approved_with_edits".to_owned(),
-            "operator".to_owned(),
-            Value::Null
-        )],
+        one_decision("approved_with_edits", "operator"),
         "one decision: the operator's"
     );
 }
