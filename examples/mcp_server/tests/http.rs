@@ -299,22 +299,7 @@ async fn a_missing_or_wrong_token_is_401_before_anything_else() {
 /// the status and body of the answer.
 async fn list_with_host(router: axum::Router, host: &str) -> (u16, String) {
     use tower::ServiceExt as _;
-    let body = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
-        "params": {"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-        }},
-    });
-    let request = http::Request::post("/mcp/internal")
-        .header("host", host)
-        .header("authorization", format!("Bearer {}", TOKENS[0]))
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/list")
-        .body(axum::body::Body::from(body.to_string()))
-        .unwrap();
+    let request = common::list_request("/mcp/internal", host, TOKENS[0]);
     let response = router.oneshot(request).await.unwrap();
     let status = response.status().as_u16();
     let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)

@@ -685,13 +685,6 @@ async fn the_resource_url_s_host_is_accepted_beside_loopback_and_no_other() {
         "issuer-1",
         &claims(&issuer, resource, "ext-app", "mcp external"),
     );
-    let list = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
-        "params": {"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-        }},
-    });
     let mut seen = Vec::new();
     for host in [
         "tools.example.test",
@@ -699,15 +692,7 @@ async fn the_resource_url_s_host_is_accepted_beside_loopback_and_no_other() {
         "evil.example",
         "tools.example.test.evil.example",
     ] {
-        let request = http::Request::post("/mcp")
-            .header("host", host)
-            .header("authorization", format!("Bearer {token}"))
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/list")
-            .body(axum::body::Body::from(list.to_string()))
-            .unwrap();
+        let request = common::list_request("/mcp", host, &token);
         let response = router.clone().oneshot(request).await.unwrap();
         seen.push((host, response.status().as_u16()));
     }

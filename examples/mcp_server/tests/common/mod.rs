@@ -68,3 +68,25 @@ pub async fn direct_message(name: &str, arguments: &Value) -> String {
         .expect("the direct call fails too")
         .to_string()
 }
+
+/// A stateless (2026-07-28) `tools/list` request for `path`, sent as to `host`
+/// with `token` as its bearer token: for checks below rmcp's client, like the
+/// `Host` check.
+pub fn list_request(path: &str, host: &str, token: &str) -> http::Request<axum::body::Body> {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }},
+    });
+    http::Request::post(path)
+        .header("host", host)
+        .header("authorization", format!("Bearer {token}"))
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/list")
+        .body(axum::body::Body::from(body.to_string()))
+        .expect("a well-formed request")
+}
