@@ -505,7 +505,8 @@ async def main():
                 await asyncio.sleep(0.01)
             lock = LedgerLock()
             await lock.until_waiting(None, 8)
-            await asyncio.to_thread(subprocess.run, ["bash", POSTGRES_SH, "restart", PG_DIR], check=True)
+            # Down for a second: runs that end then are recorded once it is back.
+            await asyncio.to_thread(subprocess.run, ["bash", POSTGRES_SH, "restart", PG_DIR, "1"], check=True)
             lock.release()
 
         outcomes, retries = await resume_all(lb, states, during=restart_postgres)

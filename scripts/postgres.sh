@@ -3,7 +3,8 @@
 #
 #   scripts/postgres.sh start [WATCH_PID]   prints DIR=<dir> and URL=postgres://...
 #   scripts/postgres.sh stop DIR            stops it and removes DIR
-#   scripts/postgres.sh restart DIR         stops it (cleanly) and starts it again (same port)
+#   scripts/postgres.sh restart DIR [PAUSE] stops it (cleanly), waits PAUSE seconds (none
+#                                           unless given) and starts it again (same port)
 #
 # Installs Debian's `postgresql` package with apt-get when no PostgreSQL server is
 # found and this runs as root; without root it exits with status 3 and one line
@@ -105,10 +106,11 @@ case "${1:-}" in
     ;;
   restart)
     stop_cluster "$2" fast
+    sleep "${3:-0}"
     start_cluster "$2"
     ;;
   *)
-    say "usage: postgres.sh start [WATCH_PID] | stop DIR | restart DIR"
+    say "usage: postgres.sh start [WATCH_PID] | stop DIR | restart DIR [PAUSE]"
     exit 2
     ;;
 esac

@@ -543,8 +543,8 @@ impl ApprovalStore for Tampering {
         self.store.complete(key)
     }
 
-    fn release<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
-        self.store.release(key)
+    fn release<'a>(&'a self, key: &'a str, attempt: u32) -> StoreFuture<'a, bool> {
+        self.store.release(key, attempt)
     }
 
     fn purge(&self) -> StoreFuture<'_, u64> {

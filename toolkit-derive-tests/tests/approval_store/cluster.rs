@@ -98,10 +98,10 @@ impl Cluster {
         String::from_utf8_lossy(&output.stdout).trim().to_owned()
     }
 
-    /// Stops and starts the server again (same port, same data).
-    pub(crate) fn restart(&self) {
+    /// Stops the server, waits `pause`, and starts it again (same port, same data).
+    pub(crate) fn restart(&self, pause: std::time::Duration) {
         let status = Command::new(scripts().join("postgres.sh"))
-            .args(["restart", &self.dir])
+            .args(["restart", &self.dir, &pause.as_secs_f64().to_string()])
             .status()
             .expect("runs scripts/postgres.sh");
         assert!(status.success(), "restart failed");

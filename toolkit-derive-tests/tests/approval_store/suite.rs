@@ -800,19 +800,51 @@ pub(crate) async fn a_run_that_died_runs_again_after_its_lease_and_a_completed_o
         store.claim("failed", now + 30, now + 3600).await,
         Ok(Claim::Won { attempt: 1 })
     );
-    assert_eq!(store.release("failed").await, Ok(true));
+    assert_eq!(store.release("failed", 1).await, Ok(true));
     assert_eq!(
         store.claim("failed", now + 30, now + 3600).await,
         Ok(Claim::Won { attempt: 2 })
     );
     assert_eq!(store.complete("failed").await, Ok(true));
     assert_eq!(
-        store.release("failed").await,
+        store.release("failed", 2).await,
         Ok(false),
         "a completed run stays done"
     );
     assert_eq!(
         store.claim("failed", now + 30, now + 3600).await,
+        Ok(Claim::Done)
+    );
+
+    // A run that outlived its lease and failed releases only its own claim: the
+    // run that took over keeps its lease, and no third run starts beside it.
+    let now = clock.reader()();
+    assert_eq!(
+        store.claim("slow", now + 30, now + 3600).await,
+        Ok(Claim::Won { attempt: 1 })
+    );
+    clock.advance(31);
+    let now = clock.reader()();
+    assert_eq!(
+        store.claim("slow", now + 30, now + 3600).await,
+        Ok(Claim::Won { attempt: 2 })
+    );
+    assert_eq!(store.release("slow", 1).await, Ok(false));
+    assert_eq!(
+        store.claim("slow", now + 30, now + 3600).await,
+        Ok(Claim::Held {
+            lease_until: now + 30
+        })
+    );
+    assert_eq!(store.release("slow", 2).await, Ok(true));
+    assert_eq!(
+        store.claim("slow", now + 30, now + 3600).await,
+        Ok(Claim::Won { attempt: 3 })
+    );
+    // Whichever attempt completes, the call ran.
+    assert_eq!(store.complete("slow").await, Ok(true));
+    assert_eq!(
+        store.claim("slow", now + 30, now + 3600).await,
         Ok(Claim::Done)
     );
 

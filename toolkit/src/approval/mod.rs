@@ -334,8 +334,9 @@ type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 /// [`ApprovalError::AlreadyUsed`], forever. A run whose tool returned an error is
 /// released: the next presentation (within the approval's expiry) runs it again.
 /// A run that never completes (its process was killed, its request dropped
-/// mid-run, the store unreachable at the end) is not lost: after the lease, the
-/// next presentation runs it again. Each run after the first is attempt 2, 3, ...
+/// mid-run, the store unreachable at the end for longer than the store retries
+/// it) is not lost: after the lease, the next presentation runs it again. Each run
+/// after the first is attempt 2, 3, ...
 ///
 /// So a tool with an effect outside the process must make that effect idempotent
 /// on [`ApprovedRun::key`] (a unique key in the same transaction as the effect, an
@@ -924,7 +925,7 @@ pub(crate) async fn resume<'r>(
         Ok(checked) => checked,
         Err(error) => return Response::Error(error),
     };
-    let key = run.key.clone();
+    let (key, attempt) = (run.key.clone(), run.attempt);
     let response = WithRun {
         run: Some(run),
         future: Box::pin(tool.call_with_limits(&arguments, ctx, view.registry().limits())),
@@ -932,10 +933,12 @@ pub(crate) async fn resume<'r>(
     .await;
     // The tool returned a result: this run is complete. It failed: the next
     // presentation runs it again (the approval stays good until it expires). Should
-    // the store fail here, the claim ends with its lease instead.
+    // the store fail here (past its own retries), the claim ends with its lease
+    // instead. The caller's answer waits for this, so that a second presentation
+    // hears "already used" rather than running the call again.
     if let Some((approvals, _)) = view.approvals() {
         let finished = if matches!(response, Response::Error(_)) {
-            approvals.store.release(&key).await
+            approvals.store.release(&key, attempt).await
         } else {
             approvals.store.complete(&key).await
         };

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
@@ -67,6 +68,15 @@ const MIGRATION_LOCK: i64 = 0x0074_6f6f_6c6b_6974;
 /// How often (seconds) one process purges expired records, at most.
 const PURGE_EVERY: i64 = 60;
 
+/// How long the end of a run is retried while the database cannot be reached,
+/// unless set: a restart or a failover takes seconds.
+const RUN_END_RETRY: Duration = Duration::from_secs(30);
+
+/// The first pause between two tries of the end of a run, doubled up to
+/// [`RUN_END_PAUSE_MAX`].
+const RUN_END_PAUSE: Duration = Duration::from_millis(50);
+const RUN_END_PAUSE_MAX: Duration = Duration::from_secs(1);
+
 /// The store's clock in SQL: the database's `now()` in Unix seconds, shifted by `$1`.
 const NOW: &str = "(floor(extract(epoch FROM now()))::bigint + $1::bigint)";
 
@@ -85,6 +95,14 @@ const NOW: &str = "(floor(extract(epoch FROM now()))::bigint + $1::bigint)";
 /// Expired records are purged by the replicas themselves, at most once a minute
 /// each.
 ///
+/// The end of a run (complete, or released after the tool failed) is one
+/// idempotent `UPDATE`, retried while the database cannot be reached (its
+/// connection lost, the server restarting or refusing connections) for 30 seconds
+/// unless [`PostgresApprovalStore::retry_run_ends_for`] says otherwise: a run whose
+/// tool has done its work is recorded as done through a restart, instead of being
+/// run again after its lease. Every other statement fails at once with the
+/// database's error, and the caller is told to try again.
+///
 /// Plain TCP or a Unix socket (`NoTls`): put the database on a private network or
 /// behind a TLS-terminating proxy.
 ///
@@ -100,6 +118,7 @@ pub struct PostgresApprovalStore {
     pool: Pool,
     shift: Arc<dyn Fn() -> i64 + Send + Sync>,
     last_purge: AtomicI64,
+    run_end_retry: Duration,
 }
 
 impl std::fmt::Debug for PostgresApprovalStore {
@@ -114,12 +133,56 @@ fn store_error(error: impl std::fmt::Display) -> StoreError {
     StoreError::new(format_args!("PostgreSQL: {error}"))
 }
 
+/// An error of the client or the pool with what caused it, on one line:
+/// tokio-postgres says only "db error" and keeps the database's own message
+/// ("relation ... does not exist") in the error's source.
+fn db_error(error: impl std::error::Error) -> StoreError {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let said = cause.to_string().replace('\n', " ");
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        source = cause.source();
+    }
+    store_error(text)
+}
+
 fn to_sql(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
 fn from_sql(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
+}
+
+/// Whether `error` says the database could not be reached, rather than that it
+/// refused the statement: the connection was lost or refused (no SQLSTATE), or the
+/// server said so (class 08, connection exception; 57P01 to 57P03, the server
+/// shutting down or starting).
+fn unreachable(error: &tokio_postgres::Error) -> bool {
+    match error.code() {
+        Some(state) => {
+            let code = state.code();
+            code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03")
+        }
+        None => {
+            error.is_closed()
+                || std::error::Error::source(error)
+                    .is_some_and(<dyn std::error::Error>::is::<std::io::Error>)
+        }
+    }
+}
+
+/// [`unreachable`] for a connection asked of the pool.
+fn pool_unreachable(error: &deadpool_postgres::PoolError) -> bool {
+    match error {
+        deadpool_postgres::PoolError::Backend(error) => unreachable(error),
+        deadpool_postgres::PoolError::Timeout(_) => true,
+        _ => false,
+    }
 }
 
 impl PostgresApprovalStore {
@@ -140,7 +203,7 @@ impl PostgresApprovalStore {
         let pool = Pool::builder(manager)
             .max_size(16)
             .build()
-            .map_err(store_error)?;
+            .map_err(db_error)?;
         Self::from_pool(pool).await
     }
 
@@ -150,6 +213,7 @@ impl PostgresApprovalStore {
             pool,
             shift: Arc::new(|| 0),
             last_purge: AtomicI64::new(0),
+            run_end_retry: RUN_END_RETRY,
         };
         store.migrate().await?;
         Ok(store)
@@ -163,6 +227,19 @@ impl PostgresApprovalStore {
         self
     }
 
+    /// How long the end of a run ([`ApprovalStore::complete`],
+    /// [`ApprovalStore::release`]) is retried while the database cannot be reached
+    /// (30 seconds unless set; zero tries once). The caller's answer waits for it.
+    /// A run whose end is not yet recorded when its lease
+    /// ([`Approvals::run_lease`](super::Approvals::run_lease)) ends may be run
+    /// again by the next presentation; a release recorded late never frees a later
+    /// attempt's claim.
+    #[must_use]
+    pub fn retry_run_ends_for(mut self, retry: Duration) -> Self {
+        self.run_end_retry = retry;
+        self
+    }
+
     /// The pool, to share with the application.
     #[must_use]
     pub fn pool(&self) -> &Pool {
@@ -170,26 +247,26 @@ impl PostgresApprovalStore {
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
-        self.pool.get().await.map_err(store_error)
+        self.pool.get().await.map_err(db_error)
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
         let mut client = self.client().await?;
-        let transaction = client.transaction().await.map_err(store_error)?;
+        let transaction = client.transaction().await.map_err(db_error)?;
         transaction
             .execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
             .await
-            .map_err(store_error)?;
+            .map_err(db_error)?;
         transaction
             .batch_execute(
                 "CREATE TABLE IF NOT EXISTS toolkit_approval_schema (version INTEGER NOT NULL);",
             )
             .await
-            .map_err(store_error)?;
+            .map_err(db_error)?;
         let version: i32 = transaction
             .query_opt("SELECT version FROM toolkit_approval_schema", &[])
             .await
-            .map_err(store_error)?
+            .map_err(db_error)?
             .map_or(0, |row| row.get(0));
         let start = usize::try_from(version).unwrap_or(0);
         if start > MIGRATIONS.len() {
@@ -203,21 +280,54 @@ impl PostgresApprovalStore {
             transaction
                 .batch_execute(migration)
                 .await
-                .map_err(store_error)?;
+                .map_err(db_error)?;
         }
         let latest = i32::try_from(MIGRATIONS.len()).unwrap_or(i32::MAX);
         transaction
             .execute("DELETE FROM toolkit_approval_schema", &[])
             .await
-            .map_err(store_error)?;
+            .map_err(db_error)?;
         transaction
             .execute(
                 "INSERT INTO toolkit_approval_schema (version) VALUES ($1)",
                 &[&latest],
             )
             .await
-            .map_err(store_error)?;
-        transaction.commit().await.map_err(store_error)
+            .map_err(db_error)?;
+        transaction.commit().await.map_err(db_error)
+    }
+
+    /// Runs `statement`, an idempotent `UPDATE` that ends a run, on a connection
+    /// of its own each try, until it succeeds, the database refuses it, or the
+    /// retry time is spent.
+    async fn end_run(
+        &self,
+        statement: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<u64, StoreError> {
+        let give_up = tokio::time::Instant::now() + self.run_end_retry;
+        let mut pause = RUN_END_PAUSE;
+        loop {
+            let (error, retry) = match self.pool.get().await {
+                Ok(client) => match client.execute(statement, params).await {
+                    Ok(updated) => return Ok(updated),
+                    Err(error) => {
+                        let retry = unreachable(&error);
+                        (db_error(error), retry)
+                    }
+                },
+                Err(error) => {
+                    let retry = pool_unreachable(&error);
+                    (db_error(error), retry)
+                }
+            };
+            if !retry || tokio::time::Instant::now() + pause > give_up {
+                return Err(error);
+            }
+            tracing::warn!(%error, "the end of an approved run could not be recorded yet; trying again");
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(RUN_END_PAUSE_MAX);
+        }
     }
 
     async fn now_at(&self, client: &deadpool_postgres::Object) -> Result<u64, StoreError> {
@@ -225,7 +335,7 @@ impl PostgresApprovalStore {
         let row = client
             .query_one(&format!("SELECT {NOW}"), &[&shift])
             .await
-            .map_err(store_error)?;
+            .map_err(db_error)?;
         Ok(from_sql(row.get(0)))
     }
 
@@ -243,7 +353,7 @@ impl PostgresApprovalStore {
                     &[&shift],
                 )
                 .await
-                .map_err(store_error)?;
+                .map_err(db_error)?;
         }
         Ok(purged)
     }
@@ -334,7 +444,7 @@ impl ApprovalStore for PostgresApprovalStore {
                     ],
                 )
                 .await
-                .map_err(store_error)?;
+                .map_err(db_error)?;
             Ok(inserted == 1)
         })
     }
@@ -373,7 +483,7 @@ impl ApprovalStore for PostgresApprovalStore {
                     ],
                 )
                 .await
-                .map_err(store_error)?;
+                .map_err(db_error)?;
             rows.iter().map(pending_from_row).collect()
         })
     }
@@ -406,7 +516,7 @@ impl ApprovalStore for PostgresApprovalStore {
                     ],
                 )
                 .await
-                .map_err(store_error)?;
+                .map_err(db_error)?;
             if won.is_some() {
                 return Ok(DecisionOutcome::Recorded);
             }
@@ -418,7 +528,7 @@ impl ApprovalStore for PostgresApprovalStore {
                     &[&record.principal, &record.call_id],
                 )
                 .await
-                .map_err(store_error)?;
+                .map_err(db_error)?;
             Ok(DecisionOutcome::AlreadyDecided(Box::new(match winner {
                 Some(row) => decision_from_row(&row)?,
                 // Purged between the two statements: only possible past its
@@ -452,7 +562,7 @@ impl ApprovalStore for PostgresApprovalStore {
                     ],
                 )
                 .await
-                .map_err(store_error)?;
+                .map_err(db_error)?;
             rows.iter().map(decision_from_row).collect()
         })
     }
@@ -484,7 +594,7 @@ impl ApprovalStore for PostgresApprovalStore {
                     &[&shift, &key, &to_sql(keep_until), &to_sql(lease_until)],
                 )
                 .await
-                .map_err(store_error)?;
+                .map_err(db_error)?;
             let claim = match won {
                 Some(row) => Claim::Won {
                     attempt: u32::try_from(row.get::<_, i32>(0)).unwrap_or(u32::MAX),
@@ -496,7 +606,7 @@ impl ApprovalStore for PostgresApprovalStore {
                         &[&key],
                     )
                     .await
-                    .map_err(store_error)?
+                    .map_err(db_error)?
                 {
                     Some(row) if !row.get::<_, bool>(0) => Claim::Held {
                         lease_until: from_sql(row.get(1)),
@@ -513,30 +623,28 @@ impl ApprovalStore for PostgresApprovalStore {
         })
     }
 
-    fn release<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+    fn release<'a>(&'a self, key: &'a str, attempt: u32) -> StoreFuture<'a, bool> {
         Box::pin(async move {
-            let client = self.client().await?;
-            let updated = client
-                .execute(
-                    "UPDATE toolkit_approval_claims SET lease_until = 0 WHERE key = $1 AND NOT done",
-                    &[&key],
+            let attempt = i32::try_from(attempt).unwrap_or(i32::MAX);
+            let updated = self
+                .end_run(
+                    "UPDATE toolkit_approval_claims SET lease_until = 0
+                     WHERE key = $1 AND attempt = $2 AND NOT done",
+                    &[&key, &attempt],
                 )
-                .await
-                .map_err(store_error)?;
+                .await?;
             Ok(updated == 1)
         })
     }
 
     fn complete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
         Box::pin(async move {
-            let client = self.client().await?;
-            let updated = client
-                .execute(
+            let updated = self
+                .end_run(
                     "UPDATE toolkit_approval_claims SET done = TRUE WHERE key = $1",
                     &[&key],
                 )
-                .await
-                .map_err(store_error)?;
+                .await?;
             Ok(updated == 1)
         })
     }

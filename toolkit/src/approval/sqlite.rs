@@ -463,11 +463,12 @@ impl ApprovalStore for SqliteApprovalStore {
         Box::pin(std::future::ready(claimed))
     }
 
-    fn release<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+    fn release<'a>(&'a self, key: &'a str, attempt: u32) -> StoreFuture<'a, bool> {
         let released = self.with(|connection, _| {
             let updated = connection.execute(
-                "UPDATE toolkit_used_approvals SET lease_until = 0 WHERE key = ?1 AND NOT done",
-                params![key],
+                "UPDATE toolkit_used_approvals SET lease_until = 0
+                 WHERE key = ?1 AND attempt = ?2 AND NOT done",
+                params![key, attempt],
             )?;
             Ok(updated == 1)
         });

@@ -100,12 +100,21 @@ pub trait ApprovalStore: Send + Sync {
     ) -> StoreFuture<'a, Claim>;
 
     /// Marks the run of `key` complete: no claim of it wins again. `Ok(false)` if
-    /// there was no claim of it (purged, or never made).
+    /// there was no claim of it (purged, or never made). Whichever attempt
+    /// completes, the call ran: a run that outlived its lease still completes it.
+    ///
+    /// Recording this is what keeps the call from running again after the lease,
+    /// and it is idempotent: a store that can fail for a moment (a database
+    /// restarting) should retry it for a while before it returns an error.
     fn complete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool>;
 
-    /// Ends the lease of a claim of `key` that is not complete (its run failed): the
-    /// next claim wins at once. `Ok(false)` if there was no such claim.
-    fn release<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool>;
+    /// Ends the lease of the claim of `key` that `attempt` won, if it is not
+    /// complete (its run failed): the next claim wins at once. `Ok(false)` if there
+    /// is no such claim: completed, purged, never made, or taken over since by a
+    /// later attempt, whose lease is left as it is (a late release never lets a
+    /// third run start beside a second). Idempotent, like
+    /// [`complete`](Self::complete), and worth retrying the same way.
+    fn release<'a>(&'a self, key: &'a str, attempt: u32) -> StoreFuture<'a, bool>;
 
     /// Drops every record whose `keep_until` has passed (store time); returns how
     /// many. Stores also purge on their own from time to time.
@@ -634,9 +643,9 @@ impl ApprovalStore for MemoryApprovalStore {
         ready(Ok(claim))
     }
 
-    fn release<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+    fn release<'a>(&'a self, key: &'a str, attempt: u32) -> StoreFuture<'a, bool> {
         let released = match self.lock().used.get_mut(key) {
-            Some(claim) if !claim.done => {
+            Some(claim) if !claim.done && claim.attempt == attempt => {
                 claim.lease_until = 0;
                 true
             }
