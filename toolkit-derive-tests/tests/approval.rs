@@ -16,8 +16,9 @@ use std::time::{Duration, UNIX_EPOCH};
 use futures_executor::block_on;
 use serde_json::{Value, json};
 use toolkit::approval::{
-    Approval, ApprovalError, ApprovalKey, Approvals, Approver, Decision, MemoryApprovalStore,
-    PendingApproval, SqliteApprovalStore, Verdict,
+    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Approver, Claim, Decision,
+    DecisionOutcome, DecisionQuery, DecisionRecord, MemoryApprovalStore, PendingApproval,
+    PendingQuery, SqliteApprovalStore, StoreError, StoreFuture, Verdict,
 };
 use toolkit::{CallId, Context, Registry, Response, Scope, State, ToolError, View, tool};
 
@@ -94,10 +95,7 @@ impl TestClock for SqliteApprovalStore {
     }
 }
 
-fn approvals_with(
-    store: impl toolkit::approval::ApprovalStore + TestClock + 'static,
-    clock: &Clock,
-) -> Approvals {
+fn approvals_with(store: impl ApprovalStore + TestClock + 'static, clock: &Clock) -> Approvals {
     let store = store.test_clock(clock);
     let clock = clock.0.clone();
     Approvals::new(ApprovalKey::new(*KEY).expect("32 bytes"), store)
@@ -705,4 +703,79 @@ fn two_processes_racing_to_resume_one_approval_over_sqlite_run_it_once() {
         ]
     );
     let _ = std::fs::remove_dir_all(&directory);
+}
+
+/// A store whose database is down, and whose errors say where it is.
+struct Down;
+
+fn down<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
+    Box::pin(std::future::ready(Err(StoreError::new(
+        "PostgreSQL: error connecting to server: db.internal:5432: Connection refused",
+    ))))
+}
+
+impl ApprovalStore for Down {
+    fn now(&self) -> StoreFuture<'_, u64> {
+        down()
+    }
+    fn save_pending<'a>(&'a self, _: &'a PendingApproval) -> StoreFuture<'a, bool> {
+        down()
+    }
+    fn list_pending<'a>(&'a self, _: &'a PendingQuery) -> StoreFuture<'a, Vec<PendingApproval>> {
+        down()
+    }
+    fn record_decision<'a>(
+        &'a self,
+        _: &'a DecisionRecord,
+        _: u64,
+    ) -> StoreFuture<'a, DecisionOutcome> {
+        down()
+    }
+    fn decisions<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
+        down()
+    }
+    fn claim<'a>(&'a self, _: &'a str, _: u64, _: u64) -> StoreFuture<'a, Claim> {
+        down()
+    }
+    fn complete<'a>(&'a self, _: &'a str) -> StoreFuture<'a, bool> {
+        down()
+    }
+    fn release<'a>(&'a self, _: &'a str, _: u32) -> StoreFuture<'a, bool> {
+        down()
+    }
+    fn purge(&self) -> StoreFuture<'_, u64> {
+        down()
+    }
+}
+
+/// When the store fails, the model (and an MCP client) hears that nothing ran and
+/// to try again, never the store's own words (a database's message, its host);
+/// the application still gets them from `ApprovalError`.
+#[test]
+fn a_failing_store_is_not_described_to_the_model() {
+    let clock = Clock::new();
+    let working = approvals_with(MemoryApprovalStore::new(), &clock);
+    let released = Released::default();
+    let ctx = context(&released);
+    let pending = pending(&view(&working, "user:7"), &ctx);
+    let approvals = Approvals::new(ApprovalKey::new(*KEY).expect("32 bytes"), Down)
+        .clock(move || UNIX_EPOCH + Duration::from_secs(START));
+    let view = view(&approvals, "user:7");
+    let told = rejected("the approval store failed, nothing ran; try again");
+    assert_eq!(
+        block_on(view.call("delete_phone_numbers", ARGUMENTS, &ctx)),
+        told
+    );
+    let approval = approvals
+        .decide(registry(), &pending, Decision::Approve)
+        .expect("decided without the store");
+    assert_eq!(block_on(view.resume(&approval, &ctx)), told);
+    assert_eq!(released.count(), 0);
+    assert_eq!(
+        block_on(approvals.pending(&PendingQuery::new()))
+            .expect_err("the store is down")
+            .to_string(),
+        "the approval store failed, nothing ran; try again: PostgreSQL: error connecting to \
+         server: db.internal:5432: Connection refused"
+    );
 }

@@ -244,9 +244,14 @@ pub enum ApprovalError {
     UnknownTool(String),
     /// The view was built without approvals, so it can't check one.
     NotConfigured,
-    /// The approval store failed; nothing ran.
+    /// The approval store failed; nothing ran. Its message is the store's own (for
+    /// the application and its log); turned into a [`ToolError`] for the model, it
+    /// says only that the store failed and to try again.
     Store(StoreError),
 }
+
+/// What a caller is told when the approval store failed.
+const STORE_FAILED: &str = "the approval store failed, nothing ran; try again";
 
 impl fmt::Display for ApprovalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -285,10 +290,7 @@ impl fmt::Display for ApprovalError {
             ApprovalError::NotConfigured => {
                 f.write_str("this view was built without approvals, so it cannot check one")
             }
-            ApprovalError::Store(error) => write!(
-                f,
-                "the approval store failed, nothing ran; try again: {error}"
-            ),
+            ApprovalError::Store(error) => write!(f, "{STORE_FAILED}: {error}"),
         }
     }
 }
@@ -299,6 +301,15 @@ impl From<ApprovalError> for ToolError {
     fn from(error: ApprovalError) -> Self {
         match error {
             ApprovalError::InvalidArguments(error) => error,
+            // The store's own words (a database's message, its host and port) are
+            // for the operator's log; the model and an MCP client hear only that
+            // nothing ran and to try again.
+            ApprovalError::Store(error) => {
+                tracing::warn!(%error, "the approval store failed; the caller was told to try again");
+                ToolError::ApprovalRejected {
+                    reason: STORE_FAILED.to_owned(),
+                }
+            }
             other => ToolError::ApprovalRejected {
                 reason: other.to_string(),
             },
