@@ -86,7 +86,9 @@ const NOW: &str = "(floor(extract(epoch FROM now()))::bigint + $1::bigint)";
 /// `now()`, so replicas whose clocks differ agree on expiry.
 ///
 /// Built on `tokio-postgres` with a `deadpool-postgres` pool (16 connections by
-/// default; use [`PostgresApprovalStore::from_pool`] to size your own). Opening
+/// default; use [`PostgresApprovalStore::from_pool`] to size your own); it runs on
+/// a Tokio runtime with its timer enabled (`#[tokio::main]`, or
+/// `Builder::enable_all`), which the retries below sleep on. Opening
 /// creates and migrates the tables, versioned in `toolkit_approval_schema`, under
 /// an advisory lock, so replicas starting together migrate once. A decision is one
 /// `INSERT ... ON CONFLICT DO NOTHING RETURNING` statement; a claim is one
