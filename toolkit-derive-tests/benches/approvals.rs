@@ -71,11 +71,7 @@ fn main() {
         return;
     };
     let url = cluster.database();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = cluster::runtime();
     runtime.block_on(async {
         let store = PostgresApprovalStore::connect(&url).await.expect("connects");
         let approvals: &'static Approvals = Box::leak(Box::new(Approvals::new(key(1), store)));

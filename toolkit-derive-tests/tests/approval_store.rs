@@ -136,11 +136,7 @@ mod postgres {
             return;
         };
         let url = cluster.database();
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("a runtime");
+        let runtime = cluster::runtime();
         let started = runtime.block_on(futures_util::future::join_all((0..8).map(|_| {
             let url = url.clone();
             runtime.spawn(async move {

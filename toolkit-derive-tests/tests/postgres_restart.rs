@@ -21,11 +21,7 @@ fn the_end_of_a_run_is_recorded_through_a_database_restart() {
         return;
     };
     let url = cluster.database();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = cluster::runtime();
     runtime.block_on(async {
         let store = PostgresApprovalStore::connect(&url)
             .await

@@ -107,3 +107,12 @@ impl Cluster {
         assert!(status.success(), "restart failed");
     }
 }
+
+/// A runtime with two worker threads and the timer, as a replica has.
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
