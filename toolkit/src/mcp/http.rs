@@ -146,6 +146,12 @@ impl McpHttp {
         self
     }
 
+    /// Without OAuth there are no resource URLs.
+    #[cfg(not(feature = "oauth"))]
+    fn with_resource_hosts(self) -> Self {
+        self
+    }
+
     /// Replaces rmcp's transport settings (kept stateless: sessions are off).
     pub fn config(mut self, config: StreamableHttpServerConfig) -> Self {
         self.config = config.with_legacy_session_mode(false);
@@ -154,10 +160,7 @@ impl McpHttp {
 
     /// The router, to serve with `axum::serve` or nest in a larger app.
     pub fn into_router(self) -> Router {
-        #[cfg(feature = "oauth")]
         let this = self.with_resource_hosts();
-        #[cfg(not(feature = "oauth"))]
-        let this = self;
         let mut router = Router::new();
         #[cfg(feature = "oauth")]
         let mut metadata_routes: Vec<String> = Vec::new();
