@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
 use criterion::{Criterion, criterion_group, criterion_main};
 use example_assistant::AssistantState;
 use example_mcp_server::{OAUTH_REQUIRED_SCOPE, Settings, http_router, oauth_router};
@@ -17,6 +16,9 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::json;
 use toolkit::mcp::auth::{JwtVerifier, ResourceServer, TokenVerifier as _};
 use tower::ServiceExt as _;
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 const ISSUER_KEY: &[u8] = include_bytes!("../../../toolkit/src/mcp/auth/testdata/issuer.der");
 const ISSUER: &str = "https://auth.example";
@@ -38,25 +40,6 @@ fn token(kid: &str) -> String {
     let mut header = Header::new(Algorithm::RS256);
     header.kid = Some(kid.to_owned());
     jsonwebtoken::encode(&header, &claims, &EncodingKey::from_rsa_der(ISSUER_KEY)).unwrap()
-}
-
-fn list_request(path: &str, token: &str) -> http::Request<Body> {
-    let body = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
-        "params": {"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-        }},
-    });
-    http::Request::post(path)
-        .header("host", "127.0.0.1")
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/list")
-        .header("authorization", format!("Bearer {token}"))
-        .body(Body::from(body.to_string()))
-        .unwrap()
 }
 
 fn verifier() -> JwtVerifier {
@@ -89,7 +72,11 @@ fn requests(c: &mut Criterion) {
         (&oauth, "/mcp", jwt.as_str()),
     ] {
         let response = runtime
-            .block_on(router.clone().oneshot(list_request(path, token)))
+            .block_on(
+                router
+                    .clone()
+                    .oneshot(common::list_request(path, "127.0.0.1", token)),
+            )
             .unwrap();
         assert_eq!(response.status(), 200, "{path}");
     }
@@ -98,18 +85,22 @@ fn requests(c: &mut Criterion) {
     group.bench_function("tools/list, static token", |b| {
         b.iter(|| {
             runtime
-                .block_on(
-                    static_router
-                        .clone()
-                        .oneshot(list_request("/mcp/external", "external-token")),
-                )
+                .block_on(static_router.clone().oneshot(common::list_request(
+                    "/mcp/external",
+                    "127.0.0.1",
+                    "external-token",
+                )))
                 .unwrap()
         });
     });
     group.bench_function("tools/list, JWT (RS256, warm JWKS)", |b| {
         b.iter(|| {
             runtime
-                .block_on(oauth.clone().oneshot(list_request("/mcp", &jwt)))
+                .block_on(
+                    oauth
+                        .clone()
+                        .oneshot(common::list_request("/mcp", "127.0.0.1", &jwt)),
+                )
                 .unwrap()
         });
     });
