@@ -57,6 +57,32 @@ fn names(scored: Vec<toolkit::route::Scored<'_>>) -> Vec<String> {
         .collect()
 }
 
+/// The cases of one catalog (`assistant` or `cms`).
+fn in_catalog<'c>(cases: &'c [Case], catalog: &str) -> Vec<&'c Case> {
+    cases
+        .iter()
+        .filter(|case| case.catalog == catalog)
+        .collect()
+}
+
+/// One row per catalog for a set's cases, labelled `{prefix}assistant (N tools)`
+/// and `{prefix}CMS (N tools)`; the two measures, to combine.
+fn print_catalogs(
+    prefix: &str,
+    cases: &[Case],
+    assistant: &Catalog,
+    cms: &Catalog,
+) -> ((Recall, Recall), (Recall, Recall)) {
+    let assistant_rows = measure(assistant, &in_catalog(cases, "assistant"));
+    let cms_rows = measure(cms, &in_catalog(cases, "cms"));
+    print_rows(
+        &format!("{prefix}assistant ({} tools)", assistant.len()),
+        assistant_rows,
+    );
+    print_rows(&format!("{prefix}CMS ({} tools)", cms.len()), cms_rows);
+    (assistant_rows, cms_rows)
+}
+
 /// Both routers over one catalog and its cases: (lexical, plain).
 fn measure(catalog: &Catalog, cases: &[&Case]) -> (Recall, Recall) {
     let lexical = lexical(catalog);
@@ -112,19 +138,8 @@ fn print_rows(set: &str, (lexical, plain): (Recall, Recall)) {
 /// Both routers' rows for one held-out set: each catalog, both together, and
 /// the lexical router on each kind of message.
 fn print_held_out(label: &str, cases: &[Case], assistant: &Catalog, cms: &Catalog) {
-    let held = |catalog: &str| -> Vec<&Case> {
-        cases
-            .iter()
-            .filter(|case| case.catalog == catalog)
-            .collect()
-    };
-    let assistant_held = measure(assistant, &held("assistant"));
-    let cms_held = measure(cms, &held("cms"));
-    print_rows(
-        &format!("{label}: assistant ({} tools)", assistant.len()),
-        assistant_held,
-    );
-    print_rows(&format!("{label}: CMS ({} tools)", cms.len()), cms_held);
+    let held = |catalog: &str| in_catalog(cases, catalog);
+    let (assistant_held, cms_held) = print_catalogs(&format!("{label}: "), cases, assistant, cms);
     print_rows(
         &format!("{label} set, all"),
         (
@@ -204,34 +219,16 @@ fn main() {
             .collect()
     };
     let fresh = routing_bench::fresh_cases();
-    let fresh_of = |catalog: &str| -> Vec<&Case> {
-        fresh
-            .iter()
-            .filter(|case| case.catalog == catalog)
-            .collect()
-    };
     let tune3 = routing_bench::tune3_cases();
-    let tune3_of = |catalog: &str| -> Vec<&Case> {
-        tune3
-            .iter()
-            .filter(|case| case.catalog == catalog)
-            .collect()
-    };
     if misses {
         for (catalog, name) in [(&assistant, "assistant"), (&cms, "cms")] {
             print_misses(catalog, &of(name, false));
-            print_misses(catalog, &fresh_of(name));
-            print_misses(catalog, &tune3_of(name));
+            print_misses(catalog, &in_catalog(&fresh, name));
+            print_misses(catalog, &in_catalog(&tune3, name));
         }
     }
     println!("{HEADER}");
-    let assistant_all = measure(&assistant, &of("assistant", false));
-    let cms_all = measure(&cms, &of("cms", false));
-    print_rows(
-        &format!("assistant ({} tools)", assistant.len()),
-        assistant_all,
-    );
-    print_rows(&format!("CMS ({} tools)", cms.len()), cms_all);
+    let (assistant_all, cms_all) = print_catalogs("", &cases, &assistant, &cms);
     print_rows(
         "labelled set, all",
         (
@@ -249,27 +246,9 @@ fn main() {
         ),
     );
     // The second tuning set (fresh paraphrases).
-    let assistant_fresh = measure(&assistant, &fresh_of("assistant"));
-    let cms_fresh = measure(&cms, &fresh_of("cms"));
-    print_rows(
-        &format!("second tuning set: assistant ({} tools)", assistant.len()),
-        assistant_fresh,
-    );
-    print_rows(
-        &format!("second tuning set: CMS ({} tools)", cms.len()),
-        cms_fresh,
-    );
+    print_catalogs("second tuning set: ", &fresh, &assistant, &cms);
     // The third tuning set (two writers who had not seen the router).
-    let assistant_tune3 = measure(&assistant, &tune3_of("assistant"));
-    let cms_tune3 = measure(&cms, &tune3_of("cms"));
-    print_rows(
-        &format!("third tuning set: assistant ({} tools)", assistant.len()),
-        assistant_tune3,
-    );
-    print_rows(
-        &format!("third tuning set: CMS ({} tools)", cms.len()),
-        cms_tune3,
-    );
+    print_catalogs("third tuning set: ", &tune3, &assistant, &cms);
     // The held-out sets: never read to tune the router (no `--misses` for them).
     print_held_out(
         "held-out",
