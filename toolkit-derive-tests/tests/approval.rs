@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 use toolkit::approval::{
     Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Approver, Claim, Decision,
     DecisionOutcome, DecisionQuery, DecisionRecord, MemoryApprovalStore, PendingApproval,
-    PendingQuery, SqliteApprovalStore, StoreError, StoreFuture, Verdict,
+    PendingQuery, RefusalRecord, RunOutcome, RunRecord, SqliteApprovalStore, StoreError,
+    StoreFuture, Verdict,
 };
 use toolkit::{CallId, Context, Registry, Response, Scope, State, ToolError, View, tool};
 
@@ -274,11 +275,30 @@ fn approved_with_edited_arguments_runs_those_after_validating_them() {
         )
         .expect("approved");
     assert_eq!(approval.verdict, Verdict::ApprovedWithEdits);
+    assert_eq!(approval.decided_by.as_deref(), Some("the application"));
+    // The model asked for other arguments than the call ran with: it is told,
+    // before the result, who edited them and what ran.
     assert_eq!(
         block_on(view.resume(&approval, &ctx)),
-        Response::Result(json!({"released": ["+15550199"], "reason": null}))
+        Response::Result(json!({
+            "toolkit/content": [
+                {"type": "text", "text": "the application approved it with edited arguments, \
+                    and it ran with them: {\"numbers\":[\"+15550199\"]}"},
+                {"type": "text", "text": "{\"reason\":null,\"released\":[\"+15550199\"]}"},
+            ],
+            "toolkit/structured": {"released": ["+15550199"], "reason": null},
+        }))
     );
     assert_eq!(released.count(), 1);
+    // Who decided is signed: naming someone else breaks the signature.
+    let mut forged = approval.clone();
+    forged.decided_by = Some("admin:1".to_owned());
+    assert_eq!(
+        block_on(view.resume(&forged, &ctx)).error(),
+        Some(&ToolError::ApprovalRejected {
+            reason: "its signature does not match (forged or altered)".to_owned()
+        })
+    );
 }
 
 #[test]
@@ -731,16 +751,31 @@ impl ApprovalStore for Down {
     ) -> StoreFuture<'a, DecisionOutcome> {
         down()
     }
+    fn decision<'a>(&'a self, _: &'a str, _: &'a str) -> StoreFuture<'a, Option<DecisionRecord>> {
+        down()
+    }
     fn decisions<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
         down()
     }
     fn claim<'a>(&'a self, _: &'a str, _: u64, _: u64) -> StoreFuture<'a, Claim> {
         down()
     }
-    fn complete<'a>(&'a self, _: &'a str) -> StoreFuture<'a, bool> {
+    fn complete<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
         down()
     }
-    fn release<'a>(&'a self, _: &'a str, _: u32) -> StoreFuture<'a, bool> {
+    fn release<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
+        down()
+    }
+    fn renew<'a>(&'a self, _: &'a str, _: u32, _: u64) -> StoreFuture<'a, bool> {
+        down()
+    }
+    fn run<'a>(&'a self, _: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
+        down()
+    }
+    fn record_refusal<'a>(&'a self, _: &'a RefusalRecord, _: u64) -> StoreFuture<'a, ()> {
+        down()
+    }
+    fn refusals<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
         down()
     }
     fn purge(&self) -> StoreFuture<'_, u64> {

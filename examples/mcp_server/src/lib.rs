@@ -23,7 +23,8 @@ pub mod ledger;
 
 use example_assistant::AssistantState;
 use toolkit::approval::{
-    ApprovalKey, Approvals, MemoryApprovalStore, PostgresApprovalStore, SqliteApprovalStore,
+    ApprovalKey, Approvals, Deciders, MemoryApprovalStore, PostgresApprovalStore,
+    SqliteApprovalStore,
 };
 use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer};
 use toolkit::mcp::{Caller, Grant, McpHttp, McpServer};
@@ -52,6 +53,16 @@ pub struct Settings {
     pub allowed_hosts: &'static [String],
 }
 
+/// Who decides the example's `approve` calls: the client's own user answers for
+/// every tool (a personal assistant asks the person it works for), except
+/// `create_transfers`, which moves money and is approved by someone else (an
+/// operator, in the inbox), so that an agent answering its own questions cannot
+/// approve its own transfers.
+#[must_use]
+pub fn who_decides() -> Deciders {
+    Deciders::requester_too().others_decide(["create_transfers"])
+}
+
 impl Settings {
     /// Approvals signed with `approval_key`, used-approval records in the SQLite
     /// file `store` (shared by every process) or in memory (`None`).
@@ -69,7 +80,8 @@ impl Settings {
                 SqliteApprovalStore::open(path).map_err(|error| error.to_string())?,
             ),
             None => Approvals::new(key, MemoryApprovalStore::new()),
-        };
+        }
+        .policy(who_decides());
         Ok(Settings {
             approvals: Box::leak(Box::new(approvals)),
             request_state_key: Box::leak(request_state_key.to_vec().into_boxed_slice()),
@@ -102,6 +114,7 @@ impl Settings {
             .map_err(|error| error.to_string())?;
         let approvals = Approvals::new(key, store)
             .previous_keys(previous)
+            .policy(who_decides())
             .run_lease(run_lease);
         let ledger = ledger::Ledger::connect(url, replica).await?;
         Ok(Settings {

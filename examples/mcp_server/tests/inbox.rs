@@ -23,8 +23,9 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, ErrorData, RoleClient};
 use serde_json::{Value, json};
 use toolkit::approval::{
-    ApprovalKey, ApprovalStore, Approvals, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
-    MemoryApprovalStore, PendingApproval, PendingQuery, StoreFuture,
+    ApprovalKey, ApprovalStore, Approvals, Claim, Deciders, DecisionOutcome, DecisionQuery,
+    DecisionRecord, MemoryApprovalStore, PendingApproval, PendingQuery, RefusalRecord, RunOutcome,
+    RunRecord, StoreFuture,
 };
 use toolkit::{CallId, Context, Response, Scope};
 use tower::ServiceExt as _;
@@ -350,7 +351,7 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
     assert_eq!(result.is_error, Some(false), "{result:?}");
     assert_eq!(
         audit(&desk).await,
-        one_decision("approved", "the MCP client's user")
+        one_decision("approved", "the requester")
     );
 }
 
@@ -517,7 +518,30 @@ impl ApprovalStore for Tampering {
         record: &'a DecisionRecord,
         keep_until: u64,
     ) -> StoreFuture<'a, DecisionOutcome> {
-        self.store.record_decision(record, keep_until)
+        // The winner a later decision is handed back is the record as stored.
+        Box::pin(async move {
+            match self.store.record_decision(record, keep_until).await? {
+                DecisionOutcome::AlreadyDecided(mut winner) => {
+                    (self.tamper)(&mut winner);
+                    Ok(DecisionOutcome::AlreadyDecided(winner))
+                }
+                DecisionOutcome::Recorded => Ok(DecisionOutcome::Recorded),
+            }
+        })
+    }
+
+    fn decision<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<DecisionRecord>> {
+        Box::pin(async move {
+            let mut found = self.store.decision(principal, call_id).await?;
+            if let Some(record) = &mut found {
+                (self.tamper)(record);
+            }
+            Ok(found)
+        })
     }
 
     fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
@@ -539,12 +563,42 @@ impl ApprovalStore for Tampering {
         self.store.claim(key, lease_until, keep_until)
     }
 
-    fn complete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
-        self.store.complete(key)
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
+        self.store.complete(key, attempt, outcome)
     }
 
-    fn release<'a>(&'a self, key: &'a str, attempt: u32) -> StoreFuture<'a, bool> {
-        self.store.release(key, attempt)
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
+        self.store.release(key, attempt, outcome)
+    }
+
+    fn renew<'a>(&'a self, key: &'a str, attempt: u32, lease_until: u64) -> StoreFuture<'a, bool> {
+        self.store.renew(key, attempt, lease_until)
+    }
+
+    fn run<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
+        self.store.run(key)
+    }
+
+    fn record_refusal<'a>(
+        &'a self,
+        refusal: &'a RefusalRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, ()> {
+        self.store.record_refusal(refusal, keep_until)
+    }
+
+    fn refusals<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
+        self.store.refusals(query)
     }
 
     fn purge(&self) -> StoreFuture<'_, u64> {
@@ -603,7 +657,9 @@ async fn an_edited_decision_altered_in_the_store_runs_nothing() {
             tamper,
         };
         let settings = Settings {
-            approvals: Box::leak(Box::new(Approvals::new(key, store))),
+            approvals: Box::leak(Box::new(
+                Approvals::new(key, store).policy(example_mcp_server::who_decides()),
+            )),
             ..Settings::ephemeral().unwrap()
         };
         let desk = inbox(settings, INBOX_TOKEN).router();
@@ -622,4 +678,72 @@ async fn an_edited_decision_altered_in_the_store_runs_nothing() {
             "{refusal}"
         );
     }
+}
+
+/// Who may decide is the approval policy's, on the MCP path too: a call only
+/// someone else may decide is not put to its requester (a 2026-07-28 client that
+/// can elicit gets the pending approval, not an input request) and waits in the
+/// inbox; a requester's "yes" presented anyway (a sealed state from before the
+/// policy changed) runs nothing, records no decision, and the refusal is in the
+/// audit; the operator's approval, once made, is what a later "yes" runs.
+#[tokio::test]
+async fn a_requester_the_policy_refuses_is_not_asked_and_cannot_approve_its_own_call() {
+    let store: std::sync::Arc<dyn ApprovalStore> = std::sync::Arc::new(MemoryApprovalStore::new());
+    let key = example_mcp_server::random_secret().unwrap().into_bytes();
+    let with_policy = |policy: Deciders| {
+        let approvals =
+            Approvals::with_store(ApprovalKey::new(key.clone()).unwrap(), store.clone())
+                .policy(policy);
+        Settings {
+            approvals: Box::leak(Box::new(approvals)),
+            request_state_key: b"a request-state key of thirty-two bytes!",
+            ..Settings::ephemeral().unwrap()
+        }
+    };
+    let strict = with_policy(Deciders::others());
+    let (client, desk) = over_http(strict).await;
+    remember(&client).await;
+    let CallToolResponse::Complete(waiting) = client.call_tool_once(forget()).await.unwrap() else {
+        panic!("the requester is not asked");
+    };
+    assert_eq!(
+        text(&waiting),
+        "`delete_memories` waits for a person's approval; it has not run"
+    );
+    let (_, listed) = get(&desk, "/api/pending", Some(INBOX_TOKEN)).await;
+    assert_eq!(
+        listed["pending"].as_array().map(Vec::len),
+        Some(1),
+        "{listed}"
+    );
+    assert_eq!(memories(&client).await, "kept");
+
+    // A state sealed while the requester was asked (the same keys and store, a
+    // permissive policy), answered "yes" on the strict server.
+    let (permissive, _) = over_http(with_policy(Deciders::requester_too())).await;
+    let CallToolResponse::InputRequired(input) = permissive
+        .call_tool_once(call("delete_memories", json!({"ids": [1]})))
+        .await
+        .unwrap()
+    else {
+        panic!("a permissive server asks its requester");
+    };
+    let refused = complete(client.call_tool_once(accepted(&input)).await.unwrap());
+    assert_eq!(
+        text(&refused),
+        "the approval was refused: the requester may not decide it: `delete_memories` is \
+         approved by someone other than the requester; the call waits for them; nothing ran"
+    );
+    assert_eq!(memories(&client).await, "kept");
+    assert_eq!(audit(&desk).await, [], "a refusal is not a decision");
+    let refusals = strict
+        .approvals
+        .refusals(&DecisionQuery::new())
+        .await
+        .unwrap();
+    assert_eq!(refusals.len(), 1, "{refusals:?}");
+    assert_eq!(
+        (refusals[0].decided_by.as_str(), refusals[0].tool.as_str()),
+        ("the requester", "delete_memories")
+    );
 }

@@ -108,6 +108,37 @@ impl Cluster {
     }
 }
 
+impl Cluster {
+    /// Freezes the server (the postmaster and every backend, `SIGSTOP`) for
+    /// `pause`, then lets it go on (`SIGCONT`): a database that stalls without
+    /// closing a connection.
+    pub(crate) fn freeze(&self, pause: std::time::Duration) {
+        let pid_file = Path::new(&self.dir).join("data/postmaster.pid");
+        let postmaster = std::fs::read_to_string(pid_file).expect("postmaster.pid");
+        let postmaster = postmaster.lines().next().expect("a pid").trim().to_owned();
+        let children = Command::new("pgrep")
+            .args(["-P", &postmaster])
+            .output()
+            .expect("runs pgrep");
+        let mut pids: Vec<String> = String::from_utf8_lossy(&children.stdout)
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
+        pids.push(postmaster);
+        let signal = |name: &str| {
+            let status = Command::new("kill")
+                .arg(format!("-{name}"))
+                .args(&pids)
+                .status()
+                .expect("runs kill");
+            assert!(status.success(), "kill -{name} {pids:?}");
+        };
+        signal("STOP");
+        std::thread::sleep(pause);
+        signal("CONT");
+    }
+}
+
 /// A runtime with two worker threads and the timer, as a replica has.
 pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()

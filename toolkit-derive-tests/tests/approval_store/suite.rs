@@ -10,8 +10,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 use toolkit::approval::{
-    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decision,
-    DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval, PendingQuery, Verdict,
+    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decider, Deciders,
+    Decision, DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval, PendingQuery,
+    RunOutcome, RunRecord, Verdict,
 };
 use toolkit::{CallId, Context, Response, Scope, State, ToolError, View, tool};
 
@@ -197,7 +198,7 @@ pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn 
         .await
         .expect_err("decided already");
     assert!(
-        matches!(&refused, ApprovalError::AlreadyDecided { decided_by, verdict: Verdict::Approved, .. } if decided_by == "admin:1"),
+        matches!(&refused, ApprovalError::AlreadyDecided(winner) if winner.decided_by == "admin:1" && winner.verdict == Verdict::Approved),
         "{refused:?}"
     );
 
@@ -353,7 +354,7 @@ pub(crate) async fn concurrent_claims_and_decisions_have_one_winner(backend: Arc
         .filter_map(|decision| decision.as_ref().err())
     {
         assert!(
-            matches!(lost, ApprovalError::AlreadyDecided { decided_by, .. } if *decided_by == recorded[0].decided_by),
+            matches!(lost, ApprovalError::AlreadyDecided(winner) if **winner == recorded[0]),
             "{lost:?}"
         );
     }
@@ -787,27 +788,27 @@ pub(crate) async fn a_run_that_died_runs_again_after_its_lease_and_a_completed_o
         store.claim("k", now + 91, now + 3600).await,
         Ok(Claim::Won { attempt: 2 })
     );
-    assert_eq!(store.complete("k").await, Ok(true));
+    assert_eq!(store.complete("k", 2, &ran(1)).await, Ok(true));
     clock.advance(600);
     assert_eq!(
         store.claim("k", now + 1300, now + 3600).await,
         Ok(Claim::Done)
     );
-    assert_eq!(store.complete("never claimed").await, Ok(false));
+    assert_eq!(store.complete("never claimed", 1, &ran(1)).await, Ok(false));
     // A run that failed is released: the next claim wins at once.
     let now = clock.reader()();
     assert_eq!(
         store.claim("failed", now + 30, now + 3600).await,
         Ok(Claim::Won { attempt: 1 })
     );
-    assert_eq!(store.release("failed", 1).await, Ok(true));
+    assert_eq!(store.release("failed", 1, &failed()).await, Ok(true));
     assert_eq!(
         store.claim("failed", now + 30, now + 3600).await,
         Ok(Claim::Won { attempt: 2 })
     );
-    assert_eq!(store.complete("failed").await, Ok(true));
+    assert_eq!(store.complete("failed", 2, &ran(2)).await, Ok(true));
     assert_eq!(
-        store.release("failed", 2).await,
+        store.release("failed", 2, &failed()).await,
         Ok(false),
         "a completed run stays done"
     );
@@ -815,39 +816,328 @@ pub(crate) async fn a_run_that_died_runs_again_after_its_lease_and_a_completed_o
         store.claim("failed", now + 30, now + 3600).await,
         Ok(Claim::Done)
     );
+    assert_eq!(
+        store.run("failed").await,
+        Ok(Some(RunRecord::new(2, true, now + 30, Some(ran(2))))),
+        "the completed attempt's outcome is kept"
+    );
+}
 
-    // A run that outlived its lease and failed releases only its own claim: the
-    // run that took over keeps its lease, and no third run starts beside it.
+/// Only the attempt that holds a claim ends it or renews it: an attempt whose
+/// lease ended and was taken over records nothing (not complete, not released,
+/// not renewed), the attempt that took over ends it with its outcome, and
+/// completing again keeps the first outcome.
+pub(crate) async fn an_attempt_that_lost_its_claim_ends_nothing(backend: Arc<dyn Backend>) {
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
     let now = clock.reader()();
+    assert_eq!(store.run("slow").await, Ok(None));
     assert_eq!(
         store.claim("slow", now + 30, now + 3600).await,
         Ok(Claim::Won { attempt: 1 })
     );
-    clock.advance(31);
+    assert_eq!(
+        store.run("slow").await,
+        Ok(Some(RunRecord::new(1, false, now + 30, None)))
+    );
+    // A live run renews its lease; a renewal never shortens it.
+    assert_eq!(store.renew("slow", 1, now + 50).await, Ok(true));
+    assert_eq!(store.renew("slow", 1, now + 40).await, Ok(true));
+    assert_eq!(
+        store.claim("slow", now + 30, now + 3600).await,
+        Ok(Claim::Held {
+            lease_until: now + 50
+        })
+    );
+    clock.advance(51);
     let now = clock.reader()();
     assert_eq!(
         store.claim("slow", now + 30, now + 3600).await,
         Ok(Claim::Won { attempt: 2 })
     );
-    assert_eq!(store.release("slow", 1).await, Ok(false));
+    // Attempt 1 wakes up: fenced off whatever it tries.
+    assert_eq!(store.renew("slow", 1, now + 90).await, Ok(false));
+    assert_eq!(store.complete("slow", 1, &ran(1)).await, Ok(false));
+    assert_eq!(store.release("slow", 1, &failed()).await, Ok(false));
+    assert_eq!(
+        store.run("slow").await,
+        Ok(Some(RunRecord::new(2, false, now + 30, None))),
+        "nothing of attempt 1 was recorded"
+    );
     assert_eq!(
         store.claim("slow", now + 30, now + 3600).await,
         Ok(Claim::Held {
             lease_until: now + 30
-        })
+        }),
+        "and no third run starts beside the second"
     );
-    assert_eq!(store.release("slow", 2).await, Ok(true));
+    // Attempt 2 fails and is released; attempt 3 takes over at once and completes.
+    assert_eq!(store.release("slow", 2, &failed()).await, Ok(true));
+    assert_eq!(
+        store.renew("slow", 2, now + 90).await,
+        Ok(false),
+        "a released claim is not renewed"
+    );
+    assert_eq!(
+        store.run("slow").await,
+        Ok(Some(RunRecord::new(2, false, 0, Some(failed()))))
+    );
     assert_eq!(
         store.claim("slow", now + 30, now + 3600).await,
         Ok(Claim::Won { attempt: 3 })
     );
-    // Whichever attempt completes, the call ran.
-    assert_eq!(store.complete("slow").await, Ok(true));
+    assert_eq!(store.complete("slow", 2, &ran(2)).await, Ok(false));
+    assert_eq!(store.complete("slow", 3, &ran(3)).await, Ok(true));
+    assert_eq!(
+        store.complete("slow", 3, &ran(4)).await,
+        Ok(true),
+        "completing again is accepted (a retry whose answer was lost)"
+    );
+    assert_eq!(
+        store.run("slow").await,
+        Ok(Some(RunRecord::new(3, true, now + 30, Some(ran(3))))),
+        "and keeps the first outcome"
+    );
+    assert_eq!(store.renew("slow", 3, now + 90).await, Ok(false));
     assert_eq!(
         store.claim("slow", now + 30, now + 3600).await,
         Ok(Claim::Done)
     );
+}
 
+fn ran(attempt: u32) -> RunOutcome {
+    RunOutcome::of(&Response::Result(json!({ "attempt": attempt })))
+}
+
+fn failed() -> RunOutcome {
+    RunOutcome::of(&Response::Error(ToolError::failed("the ledger is down")))
+}
+
+/// A gate a tool waits at until the test opens it.
+#[derive(Clone, Default)]
+struct Gate(Arc<std::sync::atomic::AtomicBool>);
+
+impl Gate {
+    fn open(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    async fn wait(&self) {
+        while !self.0.load(Ordering::SeqCst) {
+            futures_timer::Delay::new(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+/// Move money into a savings account.
+#[tool(scope = shared, tier = approve)]
+async fn update_savings(
+    #[ctx] runs: State<Runs>,
+    #[ctx] gate: State<Gate>,
+    /// The amount, in cents.
+    cents: u32,
+) -> Value {
+    let run = toolkit::approval::ApprovedRun::current();
+    runs.0.0.lock().expect("not poisoned").push(run.clone());
+    // The first attempt waits at the gate: a replica frozen mid-run.
+    if run.is_some_and(|run| run.attempt == 1) {
+        gate.0.wait().await;
+    }
+    json!({ "saved": cents })
+}
+
+/// Through resume: an attempt frozen past its lease and taken over tells its
+/// caller that the run was taken over and what came of it, never that it ran;
+/// the store keeps the second attempt's outcome, readable by whoever was not
+/// waiting.
+pub(crate) async fn a_superseded_attempt_is_told_so_and_never_ran_twice(backend: Arc<dyn Backend>) {
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let approvals = approvals(store, &clock, 0).run_lease(Duration::from_secs(30));
+    let view = view(&approvals, "user:7");
+    let (runs, gate) = (Runs::default(), Gate::default());
+    let ctx = Context::new()
+        .with(runs.clone())
+        .with(gate.clone())
+        .with(CallId::new("call_savings"));
+    let pending = pending(&view, &ctx, "update_savings", r#"{"cents": 700}"#).await;
+    let approval = approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    assert_eq!(
+        approvals.outcome("user:7", "call_savings").await,
+        Ok(None),
+        "nothing ran yet"
+    );
+    let frozen = view.resume(&approval, &ctx);
+    let takeover = async {
+        while runs.seen().is_empty() {
+            futures_timer::Delay::new(Duration::from_millis(10)).await;
+        }
+        // The first attempt is frozen past its lease; another caller takes over.
+        clock.advance(31);
+        let second = view.resume(&approval, &ctx).await;
+        gate.open();
+        second
+    };
+    let (first, second) = futures_util::future::join(frozen, takeover).await;
+    assert_eq!(second.result(), Some(&json!({"saved": 700})), "{second:?}");
+    assert_eq!(
+        first.error().map(ToString::to_string),
+        Some(
+            "the approval was refused: this run was taken over by attempt 2 after its lease \
+             ended, and nothing it did was recorded; that attempt ran it, with the result \
+             {\"saved\":700}; nothing ran"
+                .to_owned()
+        ),
+        "{first:?}"
+    );
+    let attempts: Vec<u32> = runs
+        .seen()
+        .iter()
+        .map(|run| run.as_ref().expect("an approved run").attempt)
+        .collect();
+    assert_eq!(attempts, [1, 2]);
+    let record = approvals
+        .outcome("user:7", "call_savings")
+        .await
+        .expect("reads")
+        .expect("it ran");
+    assert_eq!((record.attempt, record.done), (2, true));
+    assert_eq!(
+        record.outcome,
+        Some(RunOutcome::of(&Response::Result(json!({"saved": 700}))))
+    );
+}
+
+/// A live run renews its lease: a healthy run longer than the lease is not taken
+/// over (a second presentation hears "running"), in real time.
+pub(crate) async fn a_live_run_renews_its_lease(backend: Arc<dyn Backend>) {
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let approvals = approvals(store, &clock, 0).run_lease(Duration::from_secs(1));
+    let view = view(&approvals, "user:7");
+    let (runs, gate) = (Runs::default(), Gate::default());
+    let ctx = Context::new()
+        .with(runs.clone())
+        .with(gate.clone())
+        .with(CallId::new("call_long"));
+    let pending = pending(&view, &ctx, "update_savings", r#"{"cents": 5}"#).await;
+    let approval = approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    let long = view.resume(&approval, &ctx);
+    let meanwhile = async {
+        // Past a lease of one second (whole seconds: at most two) in real time.
+        futures_timer::Delay::new(Duration::from_millis(2300)).await;
+        let second = view.resume(&approval, &ctx).await;
+        gate.open();
+        second
+    };
+    let (first, second) = futures_util::future::join(long, meanwhile).await;
+    assert_eq!(first.result(), Some(&json!({"saved": 5})), "{first:?}");
+    assert!(
+        second.error().is_some_and(|error| error
+            .to_string()
+            .contains("another request is running it now")),
+        "{second:?}"
+    );
+    assert_eq!(runs.seen().len(), 1, "one run");
+}
+
+/// Who may decide is one policy: by default nobody decides their own call (a
+/// person named like the principal is its requester), the refusal runs nothing,
+/// records no decision and is kept in the audit; a policy that lets the requester
+/// decide some tools lets them, and only those.
+pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>) {
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let strict = approvals(store.clone(), &clock, 0);
+    let view = view(&strict, "user:7");
+    let released = Released::default();
+    let pending = release(&view, &context(&released, "call_own")).await;
+    let refused = strict
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "user:7")
+        .await
+        .expect_err("the requester may not approve its own call");
+    assert_eq!(
+        refused,
+        ApprovalError::NotAllowed {
+            decided_by: "user:7".to_owned(),
+            reason: "`delete_phone_numbers` is approved by someone other than the requester; \
+                     the call waits for them"
+                .to_owned()
+        }
+    );
+    let by_requester = strict
+        .decide_by(
+            toolkit::registry(),
+            &pending,
+            Decision::Deny("no".to_owned()),
+            Decider::Requester,
+        )
+        .await
+        .expect_err("nor deny it");
+    assert!(
+        matches!(&by_requester, ApprovalError::NotAllowed { decided_by, .. } if decided_by == "the requester"),
+        "{by_requester:?}"
+    );
+    let audit = strict
+        .refusals(&DecisionQuery::new().principal("user:7"))
+        .await
+        .expect("lists refusals");
+    let refused_by: Vec<&str> = audit.iter().map(|r| r.decided_by.as_str()).collect();
+    assert_eq!(refused_by, ["the requester", "user:7"], "newest first");
+    assert!(
+        audit
+            .iter()
+            .all(|r| r.call_id == "call_own" && r.tool == "delete_phone_numbers")
+    );
+    assert_eq!(
+        strict
+            .decisions(&DecisionQuery::new().principal("user:7"))
+            .await
+            .expect("lists"),
+        [],
+        "a refusal is not a decision"
+    );
+    // Someone else decides, and it runs once.
+    let approval = strict
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("an admin may");
+    assert!(resume(&view, &approval, &released).await.is_success());
+    assert_eq!(released.count(), 1);
+
+    // A personal assistant: the requester decides `delete_projects`, not numbers.
+    let personal = approvals(store, &clock, 0)
+        .policy(Deciders::others().requester_decides(["delete_projects"]));
+    let view = self::view(&personal, "user:8");
+    let ctx = context(&released, "call_project");
+    let project = self::pending(&view, &ctx, "delete_projects", r#"{"id": 3}"#).await;
+    assert!(personal.may_decide(&Decider::Requester, &project));
+    let approval = personal
+        .decide_by(
+            toolkit::registry(),
+            &project,
+            Decision::Approve,
+            Decider::Requester,
+        )
+        .await
+        .expect("the requester may approve this one");
+    assert_eq!(approval.decided_by.as_deref(), Some("the requester"));
+    let numbers = release(&view, &context(&released, "call_numbers")).await;
+    assert!(!personal.may_decide(&Decider::Requester, &numbers));
+    assert!(personal.may_decide(&Decider::Person("admin:1"), &numbers));
+}
+
+pub(crate) async fn a_run_that_hangs_and_is_dropped_runs_again_after_its_lease(
+    backend: Arc<dyn Backend>,
+) {
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
     // Through resume: a run that hangs and is dropped (its request cancelled, its
     // process killed) leaves the claim to its lease.
     let approvals = approvals(store.clone(), &clock, 0).run_lease(Duration::from_secs(30));
@@ -974,6 +1264,37 @@ macro_rules! contract_tests {
                     ),
                 )
             });
+        }
+
+        #[test]
+        fn a_run_that_hangs_and_is_dropped_runs_again_after_its_lease() {
+            $run(|backend| {
+                Box::pin(suite::a_run_that_hangs_and_is_dropped_runs_again_after_its_lease(backend))
+            });
+        }
+
+        #[test]
+        fn an_attempt_that_lost_its_claim_ends_nothing() {
+            $run(|backend| Box::pin(suite::an_attempt_that_lost_its_claim_ends_nothing(backend)));
+        }
+
+        #[test]
+        fn a_superseded_attempt_is_told_so_and_never_ran_twice() {
+            $run(|backend| {
+                Box::pin(suite::a_superseded_attempt_is_told_so_and_never_ran_twice(
+                    backend,
+                ))
+            });
+        }
+
+        #[test]
+        fn a_live_run_renews_its_lease() {
+            $run(|backend| Box::pin(suite::a_live_run_renews_its_lease(backend)));
+        }
+
+        #[test]
+        fn the_policy_decides_who_may_decide() {
+            $run(|backend| Box::pin(suite::the_policy_decides_who_may_decide(backend)));
         }
 
         #[test]

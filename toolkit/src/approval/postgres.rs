@@ -1,5 +1,6 @@
 //! The life of approvals in `PostgreSQL`, shared by every replica of an application.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
@@ -9,12 +10,12 @@ use tokio_postgres::NoTls;
 
 use super::store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
-    PendingQuery, StoreError, StoreFuture,
+    PendingQuery, RefusalRecord, RunRecord, StoreError, StoreFuture,
 };
-use super::{PendingApproval, Verdict};
+use super::{PendingApproval, RunOutcome, Verdict};
 
 /// The schema, one entry per version; `toolkit_approval_schema` says which ran.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     "CREATE TABLE toolkit_pending_approvals (
          principal TEXT NOT NULL,
          call_id TEXT NOT NULL,
@@ -59,6 +60,22 @@ const MIGRATIONS: [&str; 4] = [
          ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;",
     // The edited arguments of an approval with edits (NULL: none, or decided before).
     "ALTER TABLE toolkit_approval_decisions ADD COLUMN arguments TEXT;",
+    // The outcome of a run (JSON; NULL while its first attempt runs), and the
+    // decisions the policy refused.
+    "ALTER TABLE toolkit_approval_claims ADD COLUMN outcome TEXT;
+     CREATE TABLE toolkit_approval_refusals (
+         id BIGSERIAL PRIMARY KEY,
+         principal TEXT NOT NULL,
+         call_id TEXT NOT NULL,
+         tool TEXT NOT NULL,
+         decided_by TEXT NOT NULL,
+         reason TEXT NOT NULL,
+         refused_at BIGINT NOT NULL,
+         keep_until BIGINT NOT NULL
+     );
+     CREATE INDEX toolkit_approval_refusals_refused
+         ON toolkit_approval_refusals (refused_at DESC);
+     CREATE INDEX toolkit_approval_refusals_keep ON toolkit_approval_refusals (keep_until);",
 ];
 
 /// The advisory lock replicas take while migrating, so that several starting at
@@ -76,6 +93,9 @@ const RUN_END_RETRY: Duration = Duration::from_secs(30);
 /// [`RUN_END_PAUSE_MAX`].
 const RUN_END_PAUSE: Duration = Duration::from_millis(50);
 const RUN_END_PAUSE_MAX: Duration = Duration::from_secs(1);
+
+/// How long one operation waits for the database, unless set.
+const WAIT: Duration = Duration::from_secs(5);
 
 /// The store's clock in SQL: the database's `now()` in Unix seconds, shifted by `$1`.
 const NOW: &str = "(floor(extract(epoch FROM now()))::bigint + $1::bigint)";
@@ -121,6 +141,7 @@ pub struct PostgresApprovalStore {
     shift: Arc<dyn Fn() -> i64 + Send + Sync>,
     last_purge: AtomicI64,
     run_end_retry: Duration,
+    wait: Duration,
 }
 
 impl std::fmt::Debug for PostgresApprovalStore {
@@ -192,7 +213,10 @@ impl PostgresApprovalStore {
     /// key-value form) with a pool of 16 connections, and creates or migrates the
     /// tables.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let config: tokio_postgres::Config = url.parse().map_err(store_error)?;
+        let mut config: tokio_postgres::Config = url.parse().map_err(store_error)?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(WAIT);
+        }
         let manager = Manager::from_config(
             config,
             NoTls,
@@ -202,8 +226,14 @@ impl PostgresApprovalStore {
                 recycling_method: RecyclingMethod::Fast,
             },
         );
+        // Waiting for a free connection, or for a new one, is bounded too: a
+        // stalled database fails calls within seconds instead of queueing them.
         let pool = Pool::builder(manager)
             .max_size(16)
+            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .wait_timeout(Some(WAIT))
+            .create_timeout(Some(WAIT))
+            .recycle_timeout(Some(WAIT))
             .build()
             .map_err(db_error)?;
         Self::from_pool(pool).await
@@ -216,6 +246,7 @@ impl PostgresApprovalStore {
             shift: Arc::new(|| 0),
             last_purge: AtomicI64::new(0),
             run_end_retry: RUN_END_RETRY,
+            wait: WAIT,
         };
         store.migrate().await?;
         Ok(store)
@@ -242,10 +273,46 @@ impl PostgresApprovalStore {
         self
     }
 
+    /// How long one operation of the store may wait for the database (5 seconds
+    /// unless set): past it, the caller is told that the approval store failed and
+    /// nothing ran, and to try again. A stalled database (paused, its network cut)
+    /// never hangs a caller, nor holds a run's claim past its lease. The end of a
+    /// run waits this long per try, within
+    /// [`retry_run_ends_for`](Self::retry_run_ends_for).
+    ///
+    /// [`connect`](Self::connect) bounds the connection's set-up and the wait
+    /// for a pooled connection by the same 5 seconds; a pool given to
+    /// [`from_pool`](Self::from_pool) keeps its own timeouts.
+    #[must_use]
+    pub fn wait_at_most(mut self, wait: Duration) -> Self {
+        self.wait = wait;
+        self
+    }
+
     /// The pool, to share with the application.
     #[must_use]
     pub fn pool(&self) -> &Pool {
         &self.pool
+    }
+
+    /// `operation`, or a store error once it has waited [`Self::wait_at_most`].
+    fn bounded<'a, T: Send + 'a>(
+        &'a self,
+        operation: impl Future<Output = Result<T, StoreError>> + Send + 'a,
+    ) -> StoreFuture<'a, T> {
+        Box::pin(async move {
+            match tokio::time::timeout(self.wait, operation).await {
+                Ok(done) => done,
+                Err(_) => Err(self.stalled()),
+            }
+        })
+    }
+
+    fn stalled(&self) -> StoreError {
+        store_error(format_args!(
+            "no answer within {} ms; the database may be stalled",
+            self.wait.as_millis()
+        ))
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
@@ -310,18 +377,26 @@ impl PostgresApprovalStore {
         let give_up = tokio::time::Instant::now() + self.run_end_retry;
         let mut pause = RUN_END_PAUSE;
         loop {
-            let (error, retry) = match self.pool.get().await {
-                Ok(client) => match client.execute(statement, params).await {
-                    Ok(updated) => return Ok(updated),
+            let attempt = async {
+                match self.pool.get().await {
+                    Ok(client) => match client.execute(statement, params).await {
+                        Ok(updated) => Ok(updated),
+                        Err(error) => {
+                            let retry = unreachable(&error);
+                            Err((db_error(error), retry))
+                        }
+                    },
                     Err(error) => {
-                        let retry = unreachable(&error);
-                        (db_error(error), retry)
+                        let retry = pool_unreachable(&error);
+                        Err((db_error(error), retry))
                     }
-                },
-                Err(error) => {
-                    let retry = pool_unreachable(&error);
-                    (db_error(error), retry)
                 }
+            };
+            // A try that gets no answer is a database that cannot be reached.
+            let (error, retry) = match tokio::time::timeout(self.wait, attempt).await {
+                Ok(Ok(updated)) => return Ok(updated),
+                Ok(Err(failed)) => failed,
+                Err(_) => (self.stalled(), true),
             };
             if !retry || tokio::time::Instant::now() + pause > give_up {
                 return Err(error);
@@ -348,6 +423,7 @@ impl PostgresApprovalStore {
             "toolkit_pending_approvals",
             "toolkit_approval_decisions",
             "toolkit_approval_claims",
+            "toolkit_approval_refusals",
         ] {
             purged += client
                 .execute(
@@ -400,6 +476,24 @@ fn decision_from_row(row: &tokio_postgres::Row) -> Result<DecisionRecord, StoreE
     })
 }
 
+/// The decision on `call_id` of `principal`, if one is recorded.
+async fn decision_of(
+    client: &deadpool_postgres::Object,
+    principal: &str,
+    call_id: &str,
+) -> Result<Option<DecisionRecord>, StoreError> {
+    let row = client
+        .query_opt(
+            "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
+                    decided_at, arguments
+             FROM toolkit_approval_decisions WHERE principal = $1 AND call_id = $2",
+            &[&principal, &call_id],
+        )
+        .await
+        .map_err(db_error)?;
+    row.as_ref().map(decision_from_row).transpose()
+}
+
 fn pending_from_row(row: &tokio_postgres::Row) -> Result<PendingApproval, StoreError> {
     let arguments: String = row.get(3);
     Ok(PendingApproval {
@@ -417,14 +511,14 @@ fn pending_from_row(row: &tokio_postgres::Row) -> Result<PendingApproval, StoreE
 
 impl ApprovalStore for PostgresApprovalStore {
     fn now(&self) -> StoreFuture<'_, u64> {
-        Box::pin(async move {
+        self.bounded(async move {
             let client = self.client().await?;
             self.now_at(&client).await
         })
     }
 
     fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
+        self.bounded(async move {
             let client = self.client().await?;
             let inserted = client
                 .execute(
@@ -455,7 +549,7 @@ impl ApprovalStore for PostgresApprovalStore {
         &'a self,
         query: &'a PendingQuery,
     ) -> StoreFuture<'a, Vec<PendingApproval>> {
-        Box::pin(async move {
+        self.bounded(async move {
             let limit = to_sql(query.bounded_limit()? as u64);
             let client = self.client().await?;
             let rows = client
@@ -495,7 +589,7 @@ impl ApprovalStore for PostgresApprovalStore {
         record: &'a DecisionRecord,
         keep_until: u64,
     ) -> StoreFuture<'a, DecisionOutcome> {
-        Box::pin(async move {
+        self.bounded(async move {
             let client = self.client().await?;
             let won = client
                 .query_opt(
@@ -522,26 +616,28 @@ impl ApprovalStore for PostgresApprovalStore {
             if won.is_some() {
                 return Ok(DecisionOutcome::Recorded);
             }
-            let winner = client
-                .query_opt(
-                    "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
-                            decided_at, arguments
-                     FROM toolkit_approval_decisions WHERE principal = $1 AND call_id = $2",
-                    &[&record.principal, &record.call_id],
-                )
-                .await
-                .map_err(db_error)?;
-            Ok(DecisionOutcome::AlreadyDecided(Box::new(match winner {
-                Some(row) => decision_from_row(&row)?,
-                // Purged between the two statements: only possible past its
-                // retention, when nothing signed for the call is valid any more.
-                None => record.clone(),
-            })))
+            let winner = decision_of(&client, &record.principal, &record.call_id).await?;
+            // Purged between the two statements: only possible past its
+            // retention, when nothing signed for the call is valid any more.
+            Ok(DecisionOutcome::AlreadyDecided(Box::new(
+                winner.unwrap_or_else(|| record.clone()),
+            )))
+        })
+    }
+
+    fn decision<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<DecisionRecord>> {
+        self.bounded(async move {
+            let client = self.client().await?;
+            decision_of(&client, principal, call_id).await
         })
     }
 
     fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
-        Box::pin(async move {
+        self.bounded(async move {
             let limit = to_sql(query.bounded_limit()? as u64);
             let client = self.client().await?;
             let rows = client
@@ -575,7 +671,7 @@ impl ApprovalStore for PostgresApprovalStore {
         lease_until: u64,
         keep_until: u64,
     ) -> StoreFuture<'a, Claim> {
-        Box::pin(async move {
+        self.bounded(async move {
             let client = self.client().await?;
             let shift = (self.shift)();
             // One statement: of concurrent claims, the primary key lets one insert,
@@ -625,34 +721,156 @@ impl ApprovalStore for PostgresApprovalStore {
         })
     }
 
-    fn release<'a>(&'a self, key: &'a str, attempt: u32) -> StoreFuture<'a, bool> {
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let attempt = i32::try_from(attempt).unwrap_or(i32::MAX);
             let updated = self
                 .end_run(
-                    "UPDATE toolkit_approval_claims SET lease_until = 0
+                    "UPDATE toolkit_approval_claims SET lease_until = 0, outcome = $3
                      WHERE key = $1 AND attempt = $2 AND NOT done",
-                    &[&key, &attempt],
+                    &[&key, &attempt, &outcome.to_json()],
                 )
                 .await?;
             Ok(updated == 1)
         })
     }
 
-    fn complete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
+            let attempt = i32::try_from(attempt).unwrap_or(i32::MAX);
+            // Fenced on the attempt: only the claim's holder ends it. Completing
+            // again (a retry whose first answer was lost) keeps the first outcome.
             let updated = self
                 .end_run(
-                    "UPDATE toolkit_approval_claims SET done = TRUE WHERE key = $1",
-                    &[&key],
+                    "UPDATE toolkit_approval_claims
+                     SET outcome = CASE WHEN done THEN outcome ELSE $3 END, done = TRUE
+                     WHERE key = $1 AND attempt = $2",
+                    &[&key, &attempt, &outcome.to_json()],
                 )
                 .await?;
             Ok(updated == 1)
+        })
+    }
+
+    fn renew<'a>(&'a self, key: &'a str, attempt: u32, lease_until: u64) -> StoreFuture<'a, bool> {
+        self.bounded(async move {
+            let client = self.client().await?;
+            let attempt = i32::try_from(attempt).unwrap_or(i32::MAX);
+            let updated = client
+                .execute(
+                    "UPDATE toolkit_approval_claims
+                     SET lease_until = GREATEST(lease_until, $3)
+                     WHERE key = $1 AND attempt = $2 AND NOT done AND lease_until > 0",
+                    &[&key, &attempt, &to_sql(lease_until)],
+                )
+                .await
+                .map_err(db_error)?;
+            Ok(updated == 1)
+        })
+    }
+
+    fn run<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
+        self.bounded(async move {
+            let client = self.client().await?;
+            let row = client
+                .query_opt(
+                    "SELECT attempt, done, lease_until, outcome FROM toolkit_approval_claims
+                     WHERE key = $1",
+                    &[&key],
+                )
+                .await
+                .map_err(db_error)?;
+            Ok(row.map(|row| {
+                RunRecord::new(
+                    u32::try_from(row.get::<_, i32>(0)).unwrap_or(u32::MAX),
+                    row.get(1),
+                    from_sql(row.get(2)),
+                    row.get::<_, Option<String>>(3)
+                        .as_deref()
+                        .and_then(RunOutcome::from_json),
+                )
+            }))
+        })
+    }
+
+    fn record_refusal<'a>(
+        &'a self,
+        refusal: &'a RefusalRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, ()> {
+        self.bounded(async move {
+            let client = self.client().await?;
+            client
+                .execute(
+                    "INSERT INTO toolkit_approval_refusals (principal, call_id, tool, decided_by,
+                         reason, refused_at, keep_until)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                    &[
+                        &refusal.principal,
+                        &refusal.call_id,
+                        &refusal.tool,
+                        &refusal.decided_by,
+                        &refusal.reason,
+                        &to_sql(refusal.refused_at),
+                        &to_sql(keep_until),
+                    ],
+                )
+                .await
+                .map_err(db_error)?;
+            Ok(())
+        })
+    }
+
+    fn refusals<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
+        self.bounded(async move {
+            let limit = to_sql(query.bounded_limit()? as u64);
+            let client = self.client().await?;
+            let rows = client
+                .query(
+                    "SELECT principal, call_id, tool, decided_by, reason, refused_at
+                     FROM toolkit_approval_refusals
+                     WHERE (cardinality($1::text[]) = 0 OR principal = ANY($1))
+                       AND (cardinality($2::text[]) = 0 OR tool = ANY($2))
+                       AND ($3::bigint IS NULL OR refused_at >= $3)
+                       AND ($4::bigint IS NULL OR refused_at < $4)
+                     ORDER BY refused_at DESC, id DESC
+                     LIMIT $5",
+                    &[
+                        &query.principals,
+                        &query.tools,
+                        &query.decided_after.map(to_sql),
+                        &query.decided_before.map(to_sql),
+                        &limit,
+                    ],
+                )
+                .await
+                .map_err(db_error)?;
+            Ok(rows
+                .iter()
+                .map(|row| RefusalRecord {
+                    principal: row.get(0),
+                    call_id: row.get(1),
+                    tool: row.get(2),
+                    decided_by: row.get(3),
+                    reason: row.get(4),
+                    refused_at: from_sql(row.get(5)),
+                })
+                .collect())
         })
     }
 
     fn purge(&self) -> StoreFuture<'_, u64> {
-        Box::pin(async move {
+        self.bounded(async move {
             let client = self.client().await?;
             self.purge_with(&client).await
         })

@@ -9,15 +9,15 @@ use serde_json::Value;
 
 use super::store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
-    PendingQuery, StoreClock, StoreError, StoreFuture, system_clock,
+    PendingQuery, RefusalRecord, RunRecord, StoreClock, StoreError, StoreFuture, system_clock,
 };
-use super::{PendingApproval, Verdict};
+use super::{PendingApproval, RunOutcome, Verdict};
 
 /// How long a store waits for another process holding the database.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The schema, one entry per version (`PRAGMA user_version` says which ran).
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     "CREATE TABLE IF NOT EXISTS toolkit_used_approvals (
          key TEXT PRIMARY KEY NOT NULL,
          expires_at INTEGER NOT NULL
@@ -57,6 +57,19 @@ const MIGRATIONS: [&str; 5] = [
      ALTER TABLE toolkit_used_approvals ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;",
     // The edited arguments of an approval with edits (NULL: none, or decided before).
     "ALTER TABLE toolkit_approval_decisions ADD COLUMN arguments TEXT;",
+    // The outcome of a run (JSON; NULL while its first attempt runs), and the
+    // decisions the policy refused.
+    "ALTER TABLE toolkit_used_approvals ADD COLUMN outcome TEXT;
+     CREATE TABLE toolkit_approval_refusals (
+         principal TEXT NOT NULL,
+         call_id TEXT NOT NULL,
+         tool TEXT NOT NULL,
+         decided_by TEXT NOT NULL,
+         reason TEXT NOT NULL,
+         refused_at INTEGER NOT NULL,
+         keep_until INTEGER NOT NULL
+     );
+     CREATE INDEX toolkit_approval_refusals_refused ON toolkit_approval_refusals (refused_at);",
 ];
 
 /// The life of approvals in a `SQLite` database (feature `sqlite`; `SQLite` is
@@ -175,6 +188,7 @@ fn purge_at(connection: &Connection, now: u64) -> rusqlite::Result<u64> {
         "DELETE FROM toolkit_used_approvals WHERE expires_at < ?1",
         "DELETE FROM toolkit_pending_approvals WHERE keep_until < ?1",
         "DELETE FROM toolkit_approval_decisions WHERE keep_until < ?1",
+        "DELETE FROM toolkit_approval_refusals WHERE keep_until < ?1",
     ] {
         purged += connection.execute(table, params![now])?;
     }
@@ -211,6 +225,23 @@ fn decision_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<DecisionRecord
             })
             .transpose()?,
     })
+}
+
+/// The decision on `call_id` of `principal`, if one is recorded.
+fn decision_of(
+    connection: &Connection,
+    principal: &str,
+    call_id: &str,
+) -> rusqlite::Result<Option<DecisionRecord>> {
+    connection
+        .query_row(
+            "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
+                    decided_at, arguments
+             FROM toolkit_approval_decisions WHERE principal = ?1 AND call_id = ?2",
+            params![principal, call_id],
+            decision_from_row,
+        )
+        .optional()
 }
 
 fn pending_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<PendingApproval> {
@@ -364,15 +395,7 @@ impl ApprovalStore for SqliteApprovalStore {
             if inserted == 1 {
                 return Ok(DecisionOutcome::Recorded);
             }
-            let winner = connection
-                .query_row(
-                    "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
-                            decided_at, arguments
-                     FROM toolkit_approval_decisions WHERE principal = ?1 AND call_id = ?2",
-                    params![record.principal, record.call_id],
-                    decision_from_row,
-                )
-                .optional()?;
+            let winner = decision_of(connection, &record.principal, &record.call_id)?;
             Ok(match winner {
                 Some(winner) => DecisionOutcome::AlreadyDecided(Box::new(winner)),
                 // Purged between the two statements: only possible past its
@@ -381,6 +404,15 @@ impl ApprovalStore for SqliteApprovalStore {
             })
         });
         Box::pin(std::future::ready(outcome))
+    }
+
+    fn decision<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<DecisionRecord>> {
+        let found = self.with(|connection, _| decision_of(connection, principal, call_id));
+        Box::pin(std::future::ready(found))
     }
 
     fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
@@ -463,27 +495,142 @@ impl ApprovalStore for SqliteApprovalStore {
         Box::pin(std::future::ready(claimed))
     }
 
-    fn release<'a>(&'a self, key: &'a str, attempt: u32) -> StoreFuture<'a, bool> {
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
         let released = self.with(|connection, _| {
             let updated = connection.execute(
-                "UPDATE toolkit_used_approvals SET lease_until = 0
+                "UPDATE toolkit_used_approvals SET lease_until = 0, outcome = ?3
                  WHERE key = ?1 AND attempt = ?2 AND NOT done",
-                params![key, attempt],
+                params![key, attempt, outcome.to_json()],
             )?;
             Ok(updated == 1)
         });
         Box::pin(std::future::ready(released))
     }
 
-    fn complete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
         let completed = self.with(|connection, _| {
+            // Fenced on the attempt: only the claim's holder ends it. Completing
+            // again keeps the first outcome.
             let updated = connection.execute(
-                "UPDATE toolkit_used_approvals SET done = 1 WHERE key = ?1",
-                params![key],
+                "UPDATE toolkit_used_approvals
+                 SET outcome = CASE WHEN done THEN outcome ELSE ?3 END, done = 1
+                 WHERE key = ?1 AND attempt = ?2",
+                params![key, attempt, outcome.to_json()],
             )?;
             Ok(updated == 1)
         });
         Box::pin(std::future::ready(completed))
+    }
+
+    fn renew<'a>(&'a self, key: &'a str, attempt: u32, lease_until: u64) -> StoreFuture<'a, bool> {
+        let renewed = self.with(|connection, _| {
+            let updated = connection.execute(
+                "UPDATE toolkit_used_approvals SET lease_until = max(lease_until, ?3)
+                 WHERE key = ?1 AND attempt = ?2 AND NOT done AND lease_until > 0",
+                params![key, attempt, to_sql(lease_until)],
+            )?;
+            Ok(updated == 1)
+        });
+        Box::pin(std::future::ready(renewed))
+    }
+
+    fn run<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
+        let found = self.with(|connection, _| {
+            connection
+                .query_row(
+                    "SELECT attempt, done, lease_until, outcome FROM toolkit_used_approvals
+                     WHERE key = ?1",
+                    params![key],
+                    |row| {
+                        Ok(RunRecord::new(
+                            u32::try_from(row.get::<_, i64>(0)?).unwrap_or(u32::MAX),
+                            row.get(1)?,
+                            from_sql(row.get(2)?),
+                            row.get::<_, Option<String>>(3)?
+                                .as_deref()
+                                .and_then(RunOutcome::from_json),
+                        ))
+                    },
+                )
+                .optional()
+        });
+        Box::pin(std::future::ready(found))
+    }
+
+    fn record_refusal<'a>(
+        &'a self,
+        refusal: &'a RefusalRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, ()> {
+        let recorded = self.with(|connection, _| {
+            connection.execute(
+                "INSERT INTO toolkit_approval_refusals (principal, call_id, tool, decided_by,
+                     reason, refused_at, keep_until)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    refusal.principal,
+                    refusal.call_id,
+                    refusal.tool,
+                    refusal.decided_by,
+                    refusal.reason,
+                    to_sql(refusal.refused_at),
+                    to_sql(keep_until),
+                ],
+            )?;
+            Ok(())
+        });
+        Box::pin(std::future::ready(recorded))
+    }
+
+    fn refusals<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
+        let listed = query.bounded_limit().and_then(|limit| {
+            self.with(|connection, _| {
+                let mut sql = String::from(
+                    "SELECT principal, call_id, tool, decided_by, reason, refused_at
+                     FROM toolkit_approval_refusals WHERE 1 = 1",
+                );
+                let mut bound = Vec::new();
+                any_of("principal", &query.principals, &mut sql, &mut bound);
+                any_of("tool", &query.tools, &mut sql, &mut bound);
+                time_bound(
+                    " AND refused_at >= ?",
+                    query.decided_after,
+                    &mut sql,
+                    &mut bound,
+                );
+                time_bound(
+                    " AND refused_at < ?",
+                    query.decided_before,
+                    &mut sql,
+                    &mut bound,
+                );
+                sql.push_str(" ORDER BY refused_at DESC, rowid DESC LIMIT ?");
+                bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
+                let mut statement = connection.prepare(&sql)?;
+                let rows = statement.query_map(rusqlite::params_from_iter(bound), |row| {
+                    Ok(RefusalRecord {
+                        principal: row.get(0)?,
+                        call_id: row.get(1)?,
+                        tool: row.get(2)?,
+                        decided_by: row.get(3)?,
+                        reason: row.get(4)?,
+                        refused_at: from_sql(row.get(5)?),
+                    })
+                })?;
+                rows.collect()
+            })
+        });
+        Box::pin(std::future::ready(listed))
     }
 
     fn purge(&self) -> StoreFuture<'_, u64> {
@@ -540,6 +687,6 @@ mod tests {
         let version: i64 = store
             .with(|connection, _| connection.query_row("PRAGMA user_version", [], |row| row.get(0)))
             .expect("reads");
-        assert_eq!(version, 5);
+        assert_eq!(version, 6);
     }
 }

@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::{PendingApproval, Verdict};
+use super::{PendingApproval, RunOutcome, Verdict};
 
 /// The future an [`ApprovalStore`] returns.
 pub type StoreFuture<'a, T = bool> =
@@ -83,6 +83,14 @@ pub trait ApprovalStore: Send + Sync {
         keep_until: u64,
     ) -> StoreFuture<'a, DecisionOutcome>;
 
+    /// THE decision on the pending approval `call_id` of `principal`, if one was
+    /// recorded (and not purged).
+    fn decision<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<DecisionRecord>>;
+
     /// Recorded decisions, newest first.
     fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>>;
 
@@ -99,22 +107,58 @@ pub trait ApprovalStore: Send + Sync {
         keep_until: u64,
     ) -> StoreFuture<'a, Claim>;
 
-    /// Marks the run of `key` complete: no claim of it wins again. `Ok(false)` if
-    /// there was no claim of it (purged, or never made). Whichever attempt
-    /// completes, the call ran: a run that outlived its lease still completes it.
+    /// Marks the run of `key` complete, with its `outcome`, when `attempt` is the
+    /// attempt that holds the claim: no claim of it wins again. `Ok(false)`
+    /// otherwise: a later attempt took the run over (this one is fenced off and
+    /// records nothing), or there is no claim of it (purged, or never made).
+    /// Completing again with the same attempt is accepted (`Ok(true)`) and keeps the
+    /// first outcome.
     ///
     /// Recording this is what keeps the call from running again after the lease,
     /// and it is idempotent: a store that can fail for a moment (a database
     /// restarting) should retry it for a while before it returns an error.
-    fn complete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool>;
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool>;
 
     /// Ends the lease of the claim of `key` that `attempt` won, if it is not
-    /// complete (its run failed): the next claim wins at once. `Ok(false)` if there
-    /// is no such claim: completed, purged, never made, or taken over since by a
-    /// later attempt, whose lease is left as it is (a late release never lets a
-    /// third run start beside a second). Idempotent, like
+    /// complete (its run failed, with `outcome`): the next claim wins at once.
+    /// `Ok(false)` if there is no such claim: completed, purged, never made, or
+    /// taken over since by a later attempt, whose lease is left as it is (a late
+    /// release never lets a third run start beside a second). Idempotent, like
     /// [`complete`](Self::complete), and worth retrying the same way.
-    fn release<'a>(&'a self, key: &'a str, attempt: u32) -> StoreFuture<'a, bool>;
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool>;
+
+    /// Extends the lease of the claim of `key` that `attempt` holds to
+    /// `lease_until` (never shortens it), while its run is alive. `Ok(false)` when
+    /// `attempt` no longer holds it (taken over, completed, released or purged).
+    fn renew<'a>(&'a self, key: &'a str, attempt: u32, lease_until: u64) -> StoreFuture<'a, bool>;
+
+    /// The run of `key` as recorded: its latest attempt, whether it completed,
+    /// its lease and the outcome of its last ended attempt. `None` if it was never
+    /// claimed (or was purged).
+    fn run<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RunRecord>>;
+
+    /// Records that a decision was refused (the policy did not let its decider
+    /// decide): the audit's second list, beside [`decisions`](Self::decisions). Kept
+    /// until `keep_until` (store time).
+    fn record_refusal<'a>(
+        &'a self,
+        refusal: &'a RefusalRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, ()>;
+
+    /// Recorded refusals, newest first, filtered like decisions (`decided_*`
+    /// bound the refusal's time).
+    fn refusals<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>>;
 
     /// Drops every record whose `keep_until` has passed (store time); returns how
     /// many. Stores also purge on their own from time to time.
@@ -174,6 +218,55 @@ pub enum DecisionOutcome {
     Recorded,
     /// Another decision was recorded first; here it is.
     AlreadyDecided(Box<DecisionRecord>),
+}
+
+/// The run of an approved call, as the store keeps it
+/// ([`ApprovalStore::run`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunRecord {
+    /// The latest attempt that claimed it (1, 2, ...).
+    pub attempt: u32,
+    /// Whether it ran to completion (it never runs again).
+    pub done: bool,
+    /// Until when the latest attempt's lease holds (Unix seconds, store time); 0
+    /// once released.
+    pub lease_until: u64,
+    /// The outcome of the last attempt that ended: the result of the completed
+    /// run, or the error of the last failed one; `None` while the first attempt
+    /// runs.
+    pub outcome: Option<RunOutcome>,
+}
+
+impl RunRecord {
+    /// A record of `attempt` with this state.
+    #[must_use]
+    pub fn new(attempt: u32, done: bool, lease_until: u64, outcome: Option<RunOutcome>) -> Self {
+        RunRecord {
+            attempt,
+            done,
+            lease_until,
+            outcome,
+        }
+    }
+}
+
+/// A decision the policy refused ([`ApprovalStore::record_refusal`]): who tried,
+/// on which call, and why nothing was recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefusalRecord {
+    /// The call id of the pending approval.
+    pub call_id: String,
+    /// Who the call acts for.
+    pub principal: String,
+    /// The tool's name.
+    pub tool: String,
+    /// Who tried to decide, as recorded (see [`Decider::name`](super::Decider::name)).
+    pub decided_by: String,
+    /// Why they may not.
+    pub reason: String,
+    /// When, in Unix seconds (store time).
+    pub refused_at: u64,
 }
 
 /// Which pending approvals to list: every filter left empty matches everything; the
@@ -358,14 +451,21 @@ impl DecisionQuery {
     /// Whether `record` passes the filters (not the limit).
     #[must_use]
     pub fn matches(&self, record: &DecisionRecord) -> bool {
-        (self.principals.is_empty() || self.principals.contains(&record.principal))
-            && (self.tools.is_empty() || self.tools.contains(&record.tool))
-            && self
-                .decided_after
-                .is_none_or(|after| record.decided_at >= after)
-            && self
-                .decided_before
-                .is_none_or(|before| record.decided_at < before)
+        self.matches_fields(&record.principal, &record.tool, record.decided_at)
+    }
+
+    /// Whether `refusal` passes the filters (not the limit); its time is
+    /// [`RefusalRecord::refused_at`].
+    #[must_use]
+    pub fn matches_refusal(&self, refusal: &RefusalRecord) -> bool {
+        self.matches_fields(&refusal.principal, &refusal.tool, refusal.refused_at)
+    }
+
+    fn matches_fields(&self, principal: &str, tool: &str, at: u64) -> bool {
+        (self.principals.is_empty() || self.principals.iter().any(|p| p == principal))
+            && (self.tools.is_empty() || self.tools.iter().any(|t| t == tool))
+            && self.decided_after.is_none_or(|after| at >= after)
+            && self.decided_before.is_none_or(|before| at < before)
     }
 }
 
@@ -428,6 +528,7 @@ struct MemoryClaim {
     lease_until: u64,
     attempt: u32,
     done: bool,
+    outcome: Option<RunOutcome>,
 }
 
 /// The store key of a pending approval or a decision.
@@ -438,6 +539,7 @@ struct MemoryRecords {
     used: HashMap<String, MemoryClaim>,
     pending: HashMap<CallKey, (PendingApproval, u64)>,
     decisions: HashMap<CallKey, (DecisionRecord, u64)>,
+    refusals: Vec<(RefusalRecord, u64)>,
 }
 
 impl MemoryRecords {
@@ -447,8 +549,10 @@ impl MemoryRecords {
         self.pending.retain(|_, (_, keep_until)| *keep_until >= now);
         self.decisions
             .retain(|_, (_, keep_until)| *keep_until >= now);
+        let refusals = self.refusals.len();
+        self.refusals.retain(|(_, keep_until)| *keep_until >= now);
         let after = self.used.len() + self.pending.len() + self.decisions.len();
-        (before - after) as u64
+        (before - after + refusals - self.refusals.len()) as u64
     }
 }
 
@@ -586,6 +690,20 @@ impl ApprovalStore for MemoryApprovalStore {
         ready(Ok(outcome))
     }
 
+    fn decision<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<DecisionRecord>> {
+        let key = (principal.to_owned(), call_id.to_owned());
+        let found = self
+            .lock()
+            .decisions
+            .get(&key)
+            .map(|(record, _)| record.clone());
+        ready(Ok(found))
+    }
+
     fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
         let limit = match query.bounded_limit() {
             Ok(limit) => limit,
@@ -623,6 +741,7 @@ impl ApprovalStore for MemoryApprovalStore {
                         lease_until,
                         attempt: 1,
                         done: false,
+                        outcome: None,
                     },
                 );
                 Claim::Won { attempt: 1 }
@@ -643,10 +762,16 @@ impl ApprovalStore for MemoryApprovalStore {
         ready(Ok(claim))
     }
 
-    fn release<'a>(&'a self, key: &'a str, attempt: u32) -> StoreFuture<'a, bool> {
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
         let released = match self.lock().used.get_mut(key) {
             Some(claim) if !claim.done && claim.attempt == attempt => {
                 claim.lease_until = 0;
+                claim.outcome = Some(outcome.clone());
                 true
             }
             _ => false,
@@ -654,15 +779,74 @@ impl ApprovalStore for MemoryApprovalStore {
         ready(Ok(released))
     }
 
-    fn complete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
         let completed = match self.lock().used.get_mut(key) {
-            Some(claim) => {
-                claim.done = true;
+            Some(claim) if claim.attempt == attempt => {
+                if !claim.done {
+                    claim.done = true;
+                    claim.outcome = Some(outcome.clone());
+                }
                 true
             }
-            None => false,
+            _ => false,
         };
         ready(Ok(completed))
+    }
+
+    fn renew<'a>(&'a self, key: &'a str, attempt: u32, lease_until: u64) -> StoreFuture<'a, bool> {
+        let renewed = match self.lock().used.get_mut(key) {
+            Some(claim) if !claim.done && claim.attempt == attempt && claim.lease_until > 0 => {
+                claim.lease_until = claim.lease_until.max(lease_until);
+                true
+            }
+            _ => false,
+        };
+        ready(Ok(renewed))
+    }
+
+    fn run<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
+        let record = self.lock().used.get(key).map(|claim| RunRecord {
+            attempt: claim.attempt,
+            done: claim.done,
+            lease_until: claim.lease_until,
+            outcome: claim.outcome.clone(),
+        });
+        ready(Ok(record))
+    }
+
+    fn record_refusal<'a>(
+        &'a self,
+        refusal: &'a RefusalRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, ()> {
+        let now = (self.clock)();
+        let mut records = self.lock();
+        records.purge(now);
+        records.refusals.push((refusal.clone(), keep_until));
+        ready(Ok(()))
+    }
+
+    fn refusals<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
+        let limit = match query.bounded_limit() {
+            Ok(limit) => limit,
+            Err(error) => return ready(Err(error)),
+        };
+        let records = self.lock();
+        // Pushed in time order: the newest are last.
+        let found = records
+            .refusals
+            .iter()
+            .rev()
+            .filter(|(refusal, _)| query.matches_refusal(refusal))
+            .take(limit)
+            .map(|(refusal, _)| refusal.clone())
+            .collect();
+        ready(Ok(found))
     }
 
     fn purge(&self) -> StoreFuture<'_, u64> {

@@ -16,8 +16,6 @@
 //! from the current approval key and accepted under the key derived from any of
 //! them, until it expires. Dropping a previous key ends its tokens at once.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
@@ -26,7 +24,8 @@ use crate::approval::{from_hex, to_hex};
 /// How long a page's token stays valid: a working day.
 const TOKEN_TTL_SECONDS: u64 = 12 * 60 * 60;
 
-/// Clocks a little apart between replicas must not reject a fresh token.
+/// A token issued a little in the future (the store's clock read by another
+/// replica a moment later, or a database failover) is still fresh.
 const CLOCK_SKEW_SECONDS: u64 = 60;
 
 /// Issues and checks the inbox's CSRF tokens.
@@ -43,23 +42,16 @@ impl Csrf {
         Csrf { keys }
     }
 
-    /// A token for `subject`, issued now.
-    pub(crate) fn issue(&self, subject: &str) -> String {
-        self.issue_at(subject, now())
-    }
-
-    fn issue_at(&self, subject: &str, issued_at: u64) -> String {
+    /// A token for `subject`, issued at `issued_at` (the approval store's clock).
+    pub(crate) fn issue(&self, subject: &str, issued_at: u64) -> String {
         let mut mac = mac(self.keys.first().map_or(&[][..], Vec::as_slice));
         mac.update(&payload(subject, issued_at));
         format!("{issued_at}.{}", to_hex(&mac.finalize().into_bytes()))
     }
 
-    /// Whether `token` was issued by this key for `subject` and is still fresh.
-    pub(crate) fn verify(&self, subject: &str, token: &str) -> bool {
-        self.verify_at(subject, token, now())
-    }
-
-    fn verify_at(&self, subject: &str, token: &str, now: u64) -> bool {
+    /// Whether `token` was issued by this key for `subject` and is still fresh at
+    /// `now` (the approval store's clock).
+    pub(crate) fn verify(&self, subject: &str, token: &str, now: u64) -> bool {
         let Some((issued_at, signature)) = token.split_once('.') else {
             return false;
         };
@@ -98,12 +90,6 @@ fn payload(subject: &str, issued_at: u64) -> Vec<u8> {
     .into_bytes()
 }
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| since.as_secs())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,22 +103,22 @@ mod tests {
     #[test]
     fn a_token_is_accepted_for_its_subject_only_while_fresh() {
         let csrf = csrf();
-        let token = csrf.issue_at("alice", NOW);
-        assert!(csrf.verify_at("alice", &token, NOW));
-        assert!(csrf.verify_at("alice", &token, NOW + TOKEN_TTL_SECONDS));
-        assert!(!csrf.verify_at("alice", &token, NOW + TOKEN_TTL_SECONDS + 1));
-        assert!(!csrf.verify_at("bob", &token, NOW));
+        let token = csrf.issue("alice", NOW);
+        assert!(csrf.verify("alice", &token, NOW));
+        assert!(csrf.verify("alice", &token, NOW + TOKEN_TTL_SECONDS));
+        assert!(!csrf.verify("alice", &token, NOW + TOKEN_TTL_SECONDS + 1));
+        assert!(!csrf.verify("bob", &token, NOW));
         // Issued in the future beyond the skew: refused.
-        assert!(!csrf.verify_at("alice", &token, NOW - CLOCK_SKEW_SECONDS - 1));
+        assert!(!csrf.verify("alice", &token, NOW - CLOCK_SKEW_SECONDS - 1));
     }
 
     #[test]
     fn altered_or_foreign_tokens_are_refused() {
         let csrf = csrf();
-        let token = csrf.issue_at("alice", NOW);
+        let token = csrf.issue("alice", NOW);
         let (time, signature) = token.split_once('.').unwrap();
         // Another issue time with the same signature.
-        assert!(!csrf.verify_at("alice", &format!("{}.{signature}", NOW - 1), NOW));
+        assert!(!csrf.verify("alice", &format!("{}.{signature}", NOW - 1), NOW));
         // One flipped digit of the signature.
         let flipped: String = signature
             .char_indices()
@@ -144,11 +130,11 @@ mod tests {
                 }
             })
             .collect();
-        assert!(!csrf.verify_at("alice", &format!("{time}.{flipped}"), NOW));
+        assert!(!csrf.verify("alice", &format!("{time}.{flipped}"), NOW));
         // Another key's token.
         let other =
-            Csrf::new(vec![b"another key, also thirty-two byte".to_vec()]).issue_at("alice", NOW);
-        assert!(!csrf.verify_at("alice", &other, NOW));
+            Csrf::new(vec![b"another key, also thirty-two byte".to_vec()]).issue("alice", NOW);
+        assert!(!csrf.verify("alice", &other, NOW));
         for junk in [
             "",
             ".",
@@ -159,7 +145,7 @@ mod tests {
             "1.zz",
             "99999999999999999999999.00",
         ] {
-            assert!(!csrf.verify_at("alice", junk, NOW), "{junk:?}");
+            assert!(!csrf.verify("alice", junk, NOW), "{junk:?}");
         }
     }
 
@@ -168,23 +154,23 @@ mod tests {
         let csrf = csrf();
         // "al" + "ice\n..." style confusion is ruled out by the length prefix.
         assert_ne!(payload("a\n1", 2), payload("a", 12));
-        let token = csrf.issue_at("a", NOW);
-        assert!(!csrf.verify_at("a\n", &token, NOW));
+        let token = csrf.issue("a", NOW);
+        assert!(!csrf.verify("a\n", &token, NOW));
     }
 
     #[test]
     fn tokens_signed_before_a_rotation_verify_while_the_old_key_is_kept() {
         let old = b"a derived key of thirty-two bytes".to_vec();
         let new = b"the derived key after a rotation!".to_vec();
-        let before = Csrf::new(vec![old.clone()]).issue_at("alice", NOW);
+        let before = Csrf::new(vec![old.clone()]).issue("alice", NOW);
         let rotated = Csrf::new(vec![new.clone(), old]);
-        assert!(rotated.verify_at("alice", &before, NOW + 60));
-        assert!(!rotated.verify_at("bob", &before, NOW + 60));
+        assert!(rotated.verify("alice", &before, NOW + 60));
+        assert!(!rotated.verify("bob", &before, NOW + 60));
         // New tokens are signed with the new key only.
-        let after = rotated.issue_at("alice", NOW);
-        assert!(Csrf::new(vec![new.clone()]).verify_at("alice", &after, NOW));
+        let after = rotated.issue("alice", NOW);
+        assert!(Csrf::new(vec![new.clone()]).verify("alice", &after, NOW));
         assert_ne!(after, before);
         // The old key dropped: its tokens end.
-        assert!(!Csrf::new(vec![new]).verify_at("alice", &before, NOW + 60));
+        assert!(!Csrf::new(vec![new]).verify("alice", &before, NOW + 60));
     }
 }

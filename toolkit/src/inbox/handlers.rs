@@ -107,6 +107,10 @@ struct Approver {
     identity: Identity,
     base: String,
     csrf: String,
+    /// The store's clock when the request came: the CSRF token's age is read on
+    /// it, like every other time decision of approvals, so replicas whose clocks
+    /// differ accept each other's tokens.
+    now: u64,
 }
 
 impl Approver {
@@ -191,20 +195,20 @@ impl Failure {
                 "The arguments are not valid",
             ),
             ApprovalError::UnknownTool(_) => return Failure::not_yours(),
+            ApprovalError::NotAllowed { .. } => {
+                (StatusCode::FORBIDDEN, "not_allowed", "Not yours to decide")
+            }
             ApprovalError::Store(_) => {
                 (StatusCode::SERVICE_UNAVAILABLE, "store_failed", "Try again")
             }
             _ => (StatusCode::BAD_REQUEST, "refused", "Refused"),
         };
         let message = match error {
-            ApprovalError::AlreadyDecided {
-                decided_by,
-                decided_at,
-                verdict,
-            } => format!(
-                "another approver was first: {decided_by} decided it ({}) at {}; your decision was not recorded and nothing more ran",
-                verdict.as_str(),
-                page::utc(*decided_at)
+            ApprovalError::AlreadyDecided(record) => format!(
+                "another approver was first: {} decided it ({}) at {}; your decision was not recorded and nothing more ran",
+                record.decided_by,
+                record.verdict.as_str(),
+                page::utc(record.decided_at)
             ),
             ApprovalError::Expired { expired_at } => format!(
                 "it expired at {}; nothing ran, and the model was not told it was approved",
@@ -269,11 +273,13 @@ async fn authenticate(shared: &Shared, parts: &Parts) -> Result<Approver, Failur
         .get::<axum::extract::NestedPath>()
         .map(|nested| nested.as_str().trim_end_matches('/').to_owned())
         .unwrap_or_default();
-    let csrf = shared.csrf.issue(&identity.subject);
+    let now = store_now(shared).await?;
+    let csrf = shared.csrf.issue(&identity.subject, now);
     Ok(Approver {
         identity,
         base,
         csrf,
+        now,
     })
 }
 
@@ -290,7 +296,13 @@ fn check_post(
         return Err(Failure::bad_token());
     }
     match token {
-        Some(token) if shared.csrf.verify(&approver.identity.subject, token) => Ok(()),
+        Some(token)
+            if shared
+                .csrf
+                .verify(&approver.identity.subject, token, approver.now) =>
+        {
+            Ok(())
+        }
         _ => Err(Failure::bad_token()),
     }
 }

@@ -3,11 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::approval::{
-    Approval, ApprovalError, Approvals, Decision, DecisionQuery, DecisionRecord, MAX_QUERY_LIMIT,
-    PendingApproval, Verdict,
-};
-use crate::content::{Content, Contents};
+use crate::approval::{ApprovalError, Decider, Decision, PendingApproval};
 use crate::{CallFuture, Context, RegisteredTool, Registry, Response, Tool, ToolError, View};
 
 /// Who is asking, as the transport knows it. The [`Access`] hook reads it to build
@@ -129,15 +125,23 @@ pub trait ToolSet: Send + Sync {
         None
     }
 
-    /// Signs a human's `decision` on a call `call` left pending and, unless it is a
-    /// denial, runs the call once (the approval store refuses a second run, in any
-    /// process). Sets without approvals refuse.
+    /// Whether the requester's own answer (an elicitation) may decide `pending`:
+    /// the server asks the client's user only then, and otherwise answers with the
+    /// pending approval, which waits for someone else. Sets without approvals say
+    /// no.
+    fn requester_may_decide(&self, pending: &PendingApproval) -> bool {
+        let _ = pending;
+        false
+    }
+
+    /// The requester's `answer` on a call left pending (an elicitation's): signed
+    /// and, unless it is a denial, the call runs once (the approval store refuses a
+    /// second run, in any process). Sets without approvals refuse.
     ///
-    /// A [`View`] records the decision; when another was recorded first (an
-    /// approver's, in the inbox), that one stands. An approval with edits recorded
-    /// there runs with the edited arguments the store keeps with it (checked against
-    /// the recorded digest and the tool's schema), and its result starts with a text
-    /// block telling the model who edited the arguments and what ran.
+    /// A [`View`] decides through
+    /// [`Approvals::answer_as_requester`](crate::approval::Approvals::answer_as_requester):
+    /// the policy may refuse the requester, and a decision recorded first (an
+    /// approver's, in the inbox) stands.
     fn resume<'a>(
         &'a self,
         pending: &'a PendingApproval,
@@ -172,6 +176,11 @@ impl ToolSet for View<'static> {
         View::principal(self)
     }
 
+    fn requester_may_decide(&self, pending: &PendingApproval) -> bool {
+        self.approvals()
+            .is_some_and(|(approvals, _)| approvals.may_decide(&Decider::Requester, pending))
+    }
+
     fn resume<'a>(
         &'a self,
         pending: &'a PendingApproval,
@@ -182,158 +191,15 @@ impl ToolSet for View<'static> {
             let Some((approvals, _)) = self.approvals() else {
                 return Response::Error(ApprovalError::NotConfigured.into());
             };
-            let declined = match &decision {
-                Decision::Deny(message) => Some(message.clone()),
-                Decision::Approve | Decision::ApproveWith(_) => None,
-            };
-            // Recorded like every other decision (the audit list shows it), and the
-            // first one recorded wins, whichever path it came by.
-            let recorded = approvals
-                .decide_as(self.registry(), pending, decision, MCP_CLIENT_APPROVER)
-                .await;
-            let (approval, edited_by) = match recorded {
-                Ok(approval) => (approval, None),
-                Err(ApprovalError::AlreadyDecided {
-                    decided_by,
-                    decided_at,
-                    verdict,
-                }) => {
-                    match follow_recorded(
-                        self,
-                        approvals,
-                        pending,
-                        declined,
-                        &decided_by,
-                        decided_at,
-                        verdict,
-                    )
-                    .await
-                    {
-                        Ok(approval) => {
-                            let edited = approval.verdict == Verdict::ApprovedWithEdits;
-                            (approval, edited.then_some(decided_by))
-                        }
-                        Err(error) => return Response::Error(error),
-                    }
-                }
-                Err(error) => return Response::Error(error.into()),
-            };
-            match (View::resume(self, &approval, ctx).await, edited_by) {
-                // The model asked for other arguments than the call ran with: it is
-                // told, before the result, who edited them and what ran.
-                (Response::Result(value), Some(decided_by)) => {
-                    let note = format!(
-                        "{decided_by} approved it with edited arguments, and it ran with them: {}",
-                        crate::approval::canonical_json(&approval.arguments)
-                    );
-                    Response::Result(with_note(value, note))
-                }
-                (response, _) => response,
+            match approvals
+                .answer_as_requester(self.registry(), pending, decision)
+                .await
+            {
+                Ok(approval) => View::resume(self, &approval, ctx).await,
+                Err(error) => Response::Error(error.into()),
             }
         })
     }
-}
-
-/// Who the decisions of an MCP client's user (an elicitation's answer) are recorded
-/// as made by, in the audit list.
-const MCP_CLIENT_APPROVER: &str = "the MCP client's user";
-
-/// The approval to resume with when someone else (an approver in the inbox, say)
-/// decided the call before the client's user answered: their decision stands. An
-/// approval runs only if the client's user accepted too (a "no" in the
-/// conversation never runs a call); a denial is answered with the approver's
-/// reason; an approval with edits runs with the edited arguments the store
-/// recorded with it, once they match the recorded digest and pass the tool's
-/// schema again (a record altered in the store, or one recorded before stores kept
-/// edited arguments, runs nothing).
-async fn follow_recorded(
-    view: &View<'_>,
-    approvals: &Approvals,
-    pending: &PendingApproval,
-    declined: Option<String>,
-    decided_by: &str,
-    decided_at: u64,
-    verdict: Verdict,
-) -> Result<Approval, ToolError> {
-    let decision = match (verdict, declined) {
-        (Verdict::Denied, _) => Decision::Deny(
-            recorded_decision(approvals, pending, decided_at)
-                .await
-                .and_then(|record| record.message)
-                .unwrap_or_else(|| format!("{decided_by} denied the call")),
-        ),
-        (Verdict::Approved | Verdict::ApprovedWithEdits, Some(message)) => Decision::Deny(message),
-        (Verdict::Approved, None) => Decision::Approve,
-        (Verdict::ApprovedWithEdits, None) => {
-            let refused = |why: &str| ToolError::ApprovalRejected {
-                reason: format!("{decided_by} approved it with edited arguments, but {why}"),
-            };
-            let record = recorded_decision(approvals, pending, decided_at)
-                .await
-                .filter(|record| record.verdict == Verdict::ApprovedWithEdits)
-                .ok_or_else(|| refused("their decision could not be read back"))?;
-            let arguments = record
-                .arguments
-                .ok_or_else(|| refused("the store kept no edited arguments with it"))?;
-            // The digest was computed from the arguments the approver's edits were
-            // validated as; arguments that no longer match it were changed since,
-            // and never run.
-            if crate::approval::digest(&arguments) != record.digest {
-                return Err(refused(
-                    "the edited arguments in the store do not match its digest",
-                ));
-            }
-            Decision::ApproveWith(arguments)
-        }
-    };
-    // Signed, not recorded again: THE decision is already in the store, and the
-    // claim still lets the call run once. Edited arguments are validated against
-    // the tool's schema again here.
-    approvals
-        .decide(view.registry(), pending, decision)
-        .map_err(ToolError::from)
-}
-
-/// The recorded decision on `pending`, decided at `decided_at`.
-async fn recorded_decision(
-    approvals: &Approvals,
-    pending: &PendingApproval,
-    decided_at: u64,
-) -> Option<DecisionRecord> {
-    let query = DecisionQuery::new()
-        .principal(pending.principal.clone())
-        .tool(pending.tool.clone())
-        .decided_after(decided_at)
-        .decided_before(decided_at.saturating_add(1))
-        .limit(MAX_QUERY_LIMIT);
-    approvals
-        .decisions(&query)
-        .await
-        .ok()?
-        .into_iter()
-        .find(|record| record.call_id == pending.call_id)
-}
-
-/// A result with `note` as its first text block: a plain value becomes its JSON
-/// text after the note (and stays the structured value), a rich result keeps its
-/// blocks and structured value.
-fn with_note(value: serde_json::Value, note: String) -> serde_json::Value {
-    let (items, structured) = match Contents::from_result(&value) {
-        Some(rich) => rich,
-        None => (
-            vec![Content::Text {
-                text: value.to_string(),
-            }],
-            Some(value.clone()),
-        ),
-    };
-    let mut contents = items
-        .into_iter()
-        .fold(Contents::new().text(note), Contents::push);
-    if let Some(structured) = structured {
-        contents = contents.structured(structured);
-    }
-    serde_json::to_value(&contents).unwrap_or(value)
 }
 
 /// A part of a registry chosen by a predicate, without tiers: `approve` tools are

@@ -266,6 +266,11 @@ impl McpServer {
                     .call(&request.name, &arguments, grant.context())
                     .await;
                 match response {
+                    // A call only someone else may decide waits for them: its
+                    // requester is not asked.
+                    Response::Pending(pending) if !grant.tools().requester_may_decide(&pending) => {
+                        Response::Pending(pending)
+                    }
                     Response::Pending(pending) => {
                         if let Some(input) =
                             self.ask_for_approval(grant, request, &pending, context)
@@ -344,10 +349,17 @@ impl McpServer {
         if !is_stateless_revision(context) || !elicits {
             return None;
         }
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| since.as_secs());
-        let ttl = std::time::Duration::from_secs(pending.expires_at.saturating_sub(now).max(1));
+        // The seal's own expiry (read on the opening replica's clock) only backs
+        // up the pending approval's, which the approval store's clock checks when
+        // the answer comes: it is the pending's lifetime plus the skew every
+        // approval record allows, and reads no clock here.
+        let ttl = std::time::Duration::from_secs(
+            pending
+                .expires_at
+                .saturating_sub(pending.requested_at)
+                .saturating_add(crate::approval::CLOCK_SKEW_SECONDS)
+                .max(1),
+        );
         let bound = self.binding(grant, request);
         let sealed = codec
             .seal_json_with(
@@ -533,10 +545,12 @@ fn call_result(response: Response) -> CallToolResult {
         // The tool has not run: an error result saying so, with the pending
         // approval for an application that resumes it out of band.
         Response::Pending(pending) => {
-            let message = crate::ToolError::ApprovalRequired {
-                tool: pending.tool.clone(),
-            }
-            .to_string();
+            // Whether this client could not be asked or the policy leaves the
+            // decision to someone else, the call waits for a person.
+            let message = format!(
+                "`{}` waits for a person's approval; it has not run",
+                pending.tool
+            );
             let detail = unwrap_json(Response::Pending(pending).into_json());
             flagged(message, META_PENDING_APPROVAL, detail)
         }

@@ -1,0 +1,323 @@
+//! A decision: who may make it, how it is recorded, and the signed approval it
+//! becomes.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use super::key::{approval_payload, canonical_json, digest, pending_payload};
+use super::{
+    Approval, ApprovalError, Approvals, CLOCK_SKEW_SECONDS, Decider, Decision, DecisionOutcome,
+    DecisionQuery, DecisionRecord, PendingApproval, PendingQuery, RefusalRecord, Verdict,
+    check_arguments,
+};
+use crate::{Context, Registry};
+
+/// Decides approvals inline, when the application can (a policy, a human on a live
+/// channel). Returning `None` leaves the call pending.
+pub trait Approver: Send + Sync {
+    /// The decision on `pending`, or `None` to return it as [`Response::Pending`](crate::Response::Pending).
+    fn decide<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        ctx: &'a Context,
+    ) -> Pin<Box<dyn Future<Output = Option<Decision>> + Send + 'a>>;
+}
+
+impl Approvals {
+    /// Checks a pending approval's signature and expiry against this process's
+    /// clock (before showing it to a human, say).
+    pub fn verify_pending(&self, pending: &PendingApproval) -> Result<(), ApprovalError> {
+        self.verify_pending_at(pending, self.local_now())
+    }
+
+    pub(super) fn verify_pending_at(
+        &self,
+        pending: &PendingApproval,
+        now: u64,
+    ) -> Result<(), ApprovalError> {
+        self.verify(&pending_payload(pending), &pending.signature)?;
+        if now > pending.expires_at {
+            return Err(ApprovalError::Expired {
+                expired_at: pending.expires_at,
+            });
+        }
+        if digest(&pending.arguments) != pending.digest {
+            return Err(ApprovalError::ArgumentsAltered);
+        }
+        Ok(())
+    }
+
+    /// Whether the [policy](Approvals::policy) lets `decider` decide `pending`: an
+    /// adapter asks before it puts the question to the requester.
+    #[must_use]
+    pub fn may_decide(&self, decider: &Decider<'_>, pending: &PendingApproval) -> bool {
+        self.policy.check(decider, pending).is_ok()
+    }
+
+    /// The application's decision on `pending` ([`Decider::Application`]), signed,
+    /// checked against this process's clock and the [policy](Approvals::policy),
+    /// and not recorded in the store: prefer [`Approvals::decide_as`], which records
+    /// THE decision. Edited arguments are validated against the tool in `registry`.
+    /// Deciding twice gives two approvals, but the call runs once: resuming claims
+    /// it in the store.
+    pub fn decide(
+        &self,
+        registry: &Registry,
+        pending: &PendingApproval,
+        decision: Decision,
+    ) -> Result<Approval, ApprovalError> {
+        let now = self.local_now();
+        self.verify_pending_at(pending, now)?;
+        let decider = Decider::Application;
+        if let Err(reason) = self.policy.check(&decider, pending) {
+            return Err(ApprovalError::NotAllowed {
+                decided_by: decider.name().to_owned(),
+                reason,
+            });
+        }
+        self.approval(registry, pending, decision, now, decider.name())
+    }
+
+    /// A person's decision on `pending` ([`Decider::Person`] named `decided_by`,
+    /// for the audit trail), recorded in the store as THE decision and signed: see
+    /// [`Approvals::decide_by`].
+    pub async fn decide_as(
+        &self,
+        registry: &Registry,
+        pending: &PendingApproval,
+        decision: Decision,
+        decided_by: &str,
+    ) -> Result<Approval, ApprovalError> {
+        self.decide_by(registry, pending, decision, Decider::Person(decided_by))
+            .await
+    }
+
+    /// `decider`'s decision on `pending`, recorded in the store as THE decision and
+    /// signed: the one function every door decides through. Checks the pending
+    /// approval against the store's clock; asks the [policy](Approvals::policy)
+    /// (a refused decider gets [`ApprovalError::NotAllowed`], and the refusal is
+    /// kept: [`Approvals::refusals`]); validates edited arguments against the tool
+    /// in `registry` (the error is [`ApprovalError::InvalidArguments`] with the
+    /// problem's path); fails with [`ApprovalError::AlreadyDecided`], carrying the
+    /// winner, when another decision was recorded first.
+    pub async fn decide_by(
+        &self,
+        registry: &Registry,
+        pending: &PendingApproval,
+        decision: Decision,
+        decider: Decider<'_>,
+    ) -> Result<Approval, ApprovalError> {
+        let now = self.store_now().await?;
+        self.verify_pending_at(pending, now)?;
+        let keep_until = pending
+            .expires_at
+            .saturating_add(self.approval_ttl.as_secs())
+            .saturating_add(CLOCK_SKEW_SECONDS);
+        if let Err(reason) = self.policy.check(&decider, pending) {
+            let refusal = RefusalRecord {
+                call_id: pending.call_id.clone(),
+                principal: pending.principal.clone(),
+                tool: pending.tool.clone(),
+                decided_by: decider.name().to_owned(),
+                reason: reason.clone(),
+                refused_at: now,
+            };
+            if let Err(error) = self.store.record_refusal(&refusal, keep_until).await {
+                tracing::warn!(%error, "a refused decision could not be kept in the audit");
+            }
+            return Err(ApprovalError::NotAllowed {
+                decided_by: refusal.decided_by,
+                reason,
+            });
+        }
+        let approval = self.approval(registry, pending, decision, now, decider.name())?;
+        let record = DecisionRecord {
+            call_id: approval.call_id.clone(),
+            principal: approval.principal.clone(),
+            tool: approval.tool.clone(),
+            verdict: approval.verdict,
+            digest: approval.digest.clone(),
+            message: approval.message.clone(),
+            decided_by: decider.name().to_owned(),
+            decided_at: now,
+            arguments: (approval.verdict == Verdict::ApprovedWithEdits)
+                .then(|| approval.arguments.clone()),
+        };
+        match self
+            .store
+            .record_decision(&record, keep_until)
+            .await
+            .map_err(ApprovalError::Store)?
+        {
+            DecisionOutcome::Recorded => Ok(approval),
+            DecisionOutcome::AlreadyDecided(winner) => Err(ApprovalError::AlreadyDecided(winner)),
+        }
+    }
+
+    /// The requester's own answer on `pending`, given in the conversation (an MCP
+    /// client's elicitation): decided as [`Decider::Requester`], unless someone
+    /// decided first (an approver in the inbox), whose decision stands. Then the
+    /// call runs only if the requester accepted too (a "no" in the conversation
+    /// never runs a call); a denial carries the approver's reason; an approval with
+    /// edits runs with the edited arguments the store recorded, once they match the
+    /// recorded digest and pass the tool's schema again. The approval followed
+    /// expires with the approval TTL from when it was decided, by the store's clock.
+    pub async fn answer_as_requester(
+        &self,
+        registry: &Registry,
+        pending: &PendingApproval,
+        answer: Decision,
+    ) -> Result<Approval, ApprovalError> {
+        let declined = match &answer {
+            Decision::Deny(message) => Some(message.clone()),
+            Decision::Approve | Decision::ApproveWith(_) => None,
+        };
+        // A requester the policy does not let decide still follows a decision
+        // someone else made: their answer is then only "go ahead" (or "no").
+        let recorded = if self.may_decide(&Decider::Requester, pending) {
+            None
+        } else {
+            self.store
+                .decision(&pending.principal, &pending.call_id)
+                .await
+                .map_err(ApprovalError::Store)?
+        };
+        let record = match recorded {
+            Some(record) => record,
+            None => match self
+                .decide_by(registry, pending, answer, Decider::Requester)
+                .await
+            {
+                Err(ApprovalError::AlreadyDecided(record)) => *record,
+                decided => return decided,
+            },
+        };
+        let refused = |why: &'static str| ApprovalError::EditsUnusable {
+            decided_by: record.decided_by.clone(),
+            why,
+        };
+        let decision = match (record.verdict, declined) {
+            (Verdict::Denied, _) => Decision::Deny(
+                record
+                    .message
+                    .clone()
+                    .unwrap_or_else(|| format!("{} denied the call", record.decided_by)),
+            ),
+            (Verdict::Approved | Verdict::ApprovedWithEdits, Some(message)) => {
+                Decision::Deny(message)
+            }
+            (Verdict::Approved, None) => Decision::Approve,
+            (Verdict::ApprovedWithEdits, None) => {
+                let arguments = record
+                    .arguments
+                    .clone()
+                    .ok_or_else(|| refused("the store kept no edited arguments with it"))?;
+                // The digest was computed from the arguments the approver's edits
+                // were validated as; arguments that no longer match it were changed
+                // since, and never run.
+                if digest(&arguments) != record.digest {
+                    return Err(refused(
+                        "the edited arguments in the store do not match its digest",
+                    ));
+                }
+                Decision::ApproveWith(arguments)
+            }
+        };
+        // Signed as of THE decision, not recorded again: it is already in the
+        // store, and the claim still lets the call run once. Its lifetime starts
+        // when it was decided, so a call approved long ago is not resumed now.
+        let now = self.store_now().await?;
+        self.verify_pending_at(pending, now)?;
+        let approval = self.approval(
+            registry,
+            pending,
+            decision,
+            record.decided_at,
+            &record.decided_by,
+        )?;
+        if now > approval.expires_at {
+            return Err(ApprovalError::Expired {
+                expired_at: approval.expires_at,
+            });
+        }
+        Ok(approval)
+    }
+
+    /// Undecided pending approvals that have not expired, newest first.
+    pub async fn pending(
+        &self,
+        query: &PendingQuery,
+    ) -> Result<Vec<PendingApproval>, ApprovalError> {
+        self.store
+            .list_pending(query)
+            .await
+            .map_err(ApprovalError::Store)
+    }
+
+    /// Recorded decisions (the audit trail), newest first.
+    pub async fn decisions(
+        &self,
+        query: &DecisionQuery,
+    ) -> Result<Vec<DecisionRecord>, ApprovalError> {
+        self.store
+            .decisions(query)
+            .await
+            .map_err(ApprovalError::Store)
+    }
+
+    /// Decisions the policy refused (the audit's second list), newest first.
+    pub async fn refusals(
+        &self,
+        query: &DecisionQuery,
+    ) -> Result<Vec<RefusalRecord>, ApprovalError> {
+        self.store
+            .refusals(query)
+            .await
+            .map_err(ApprovalError::Store)
+    }
+
+    fn approval(
+        &self,
+        registry: &Registry,
+        pending: &PendingApproval,
+        decision: Decision,
+        now: u64,
+        decided_by: &str,
+    ) -> Result<Approval, ApprovalError> {
+        let (arguments, verdict, message) = match decision {
+            Decision::Approve => (pending.arguments.clone(), Verdict::Approved, None),
+            Decision::ApproveWith(arguments) => {
+                // Edited arguments are built in code: their depth is checked without
+                // recursion before anything serializes them (or drops them).
+                if let Err(error) =
+                    crate::dispatch::limits::check_value(&arguments, &registry.limits())
+                {
+                    crate::dispatch::limits::dismantle(arguments);
+                    return Err(ApprovalError::InvalidArguments(error));
+                }
+                let tool = registry
+                    .get(&pending.tool)
+                    .ok_or_else(|| ApprovalError::UnknownTool(pending.tool.clone()))?;
+                check_arguments(registry, tool, &canonical_json(&arguments))
+                    .map_err(ApprovalError::InvalidArguments)?;
+                (arguments, Verdict::ApprovedWithEdits, None)
+            }
+            Decision::Deny(message) => (pending.arguments.clone(), Verdict::Denied, Some(message)),
+        };
+        let mut approval = Approval {
+            call_id: pending.call_id.clone(),
+            principal: pending.principal.clone(),
+            tool: pending.tool.clone(),
+            digest: digest(&arguments),
+            arguments,
+            verdict,
+            message,
+            decided_at: now,
+            expires_at: now.saturating_add(self.approval_ttl.as_secs()),
+            decided_by: Some(decided_by.to_owned()),
+            signature: String::new(),
+        };
+        approval.signature = self.sign(&approval_payload(&approval));
+        Ok(approval)
+    }
+}

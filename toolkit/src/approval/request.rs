@@ -1,0 +1,129 @@
+//! A request: an `approve` call checked like any call, then kept as a signed
+//! pending approval bound to the principal, the tool and the arguments' digest.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::key::{digest, pending_payload, to_hex};
+use super::{ApprovalError, Approvals, CallingView, Decider, PendingApproval, check_arguments};
+use crate::{Context, RegisteredTool, Response, ToolError};
+
+/// The id of the model's tool call (`call_...` in OpenAI, `toolu_...` in Anthropic),
+/// put in the [`Context`] so a pending approval carries it. Without one, an id is
+/// made up.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CallId(pub String);
+
+impl CallId {
+    /// The call id `id`.
+    pub fn new(id: impl Into<String>) -> Self {
+        CallId(id.into())
+    }
+}
+
+/// The arguments as a JSON value; empty text or `null` mean `{}`, as in dispatch.
+fn arguments_value(arguments: &str) -> Result<Value, ToolError> {
+    let trimmed = arguments.trim();
+    if trimmed.is_empty() || trimmed == "null" {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    serde_json::from_str(trimmed).map_err(|error| ToolError::MalformedJson {
+        message: error.to_string(),
+        line: error.line(),
+        column: error.column(),
+    })
+}
+
+fn made_up_call_id(principal: &str, tool: &str, digest: &str) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos());
+    let seed = format!(
+        "{principal}\u{0}{tool}\u{0}{digest}\u{0}{nanos}\u{0}{}\u{0}{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    format!(
+        "approval_{}",
+        &to_hex(&Sha256::digest(seed.as_bytes()))[..24]
+    )
+}
+
+/// `View::call` for an `approve` tool.
+pub(crate) async fn request<'r>(
+    view: &impl CallingView<'r>,
+    tool: &RegisteredTool,
+    arguments: &str,
+    ctx: &Context,
+) -> Response {
+    let Some((approvals, principal)) = view.approvals() else {
+        return Response::Error(ToolError::ApprovalRequired {
+            tool: tool.name.to_owned(),
+        });
+    };
+    if let Err(error) = check_arguments(view.registry(), tool, arguments) {
+        return Response::Error(error);
+    }
+    let arguments = match arguments_value(arguments) {
+        Ok(arguments) => arguments,
+        Err(error) => return Response::Error(error),
+    };
+    let call_id = match ctx.get::<CallId>() {
+        Some(CallId(id)) => id.clone(),
+        None => made_up_call_id(principal, tool.name, &digest(&arguments)),
+    };
+    let now = match approvals.store_now().await {
+        Ok(now) => now,
+        Err(error) => return Response::Error(error.into()),
+    };
+    let pending =
+        approvals.make_pending(principal, view.label(), tool.name, call_id, arguments, now);
+    // Stored before anyone sees it, so an inbox lists what waits; a second call with
+    // the same call id keeps the first pending approval.
+    if let Err(error) = approvals.store.save_pending(&pending).await {
+        return Response::Error(ApprovalError::Store(error).into());
+    }
+    let Some(approver) = &approvals.approver else {
+        return Response::Pending(Box::new(pending));
+    };
+    let Some(decision) = approver.decide(&pending, ctx).await else {
+        return Response::Pending(Box::new(pending));
+    };
+    match approvals
+        .decide_by(view.registry(), &pending, decision, Decider::Application)
+        .await
+    {
+        Ok(approval) => super::run::resume(view, &approval, ctx).await,
+        Err(error) => Response::Error(error.into()),
+    }
+}
+
+impl Approvals {
+    fn make_pending(
+        &self,
+        principal: &str,
+        view: Option<&str>,
+        tool: &str,
+        call_id: String,
+        arguments: Value,
+        now: u64,
+    ) -> PendingApproval {
+        let mut pending = PendingApproval {
+            call_id,
+            principal: principal.to_owned(),
+            view: view.map(str::to_owned),
+            tool: tool.to_owned(),
+            digest: digest(&arguments),
+            arguments,
+            requested_at: now,
+            expires_at: now.saturating_add(self.pending_ttl.as_secs()),
+            signature: String::new(),
+        };
+        pending.signature = self.sign(&pending_payload(&pending));
+        pending
+    }
+}
