@@ -54,6 +54,24 @@ const EXPECTED_ERRORS: &[(&str, Dialect, &str)] = &[
     // `due-date` is not a Gemini property name.
     ("set_due_date", Dialect::GeminiParameters, "due-date"),
     ("update_deadlines", Dialect::GeminiParameters, "due-date"),
+    // The same shapes as entries that may be `null`: refused where used directly.
+    (
+        "update_optional_deadlines",
+        Dialect::GeminiParameters,
+        "due-date",
+    ),
+    ("set_optional_quotas", Dialect::OpenAiChatStrict, "map"),
+    ("set_optional_quotas", Dialect::OpenAiResponsesStrict, "map"),
+    ("set_optional_quotas", Dialect::AnthropicStrict, "map"),
+    ("set_optional_quotas", Dialect::GeminiParameters, "map"),
+    ("set_optional_cells", Dialect::OpenAiChatStrict, "tuple"),
+    (
+        "set_optional_cells",
+        Dialect::OpenAiResponsesStrict,
+        "tuple",
+    ),
+    ("set_optional_cells", Dialect::AnthropicStrict, "tuple"),
+    ("set_optional_cells", Dialect::GeminiParameters, "tuple"),
 ];
 
 /// The dialects that express every corpus shape.
@@ -294,7 +312,7 @@ fn every_rendered_schema_only_allows_arguments_the_tool_accepts() {
 fn the_corpus_is_what_the_matrix_covers() {
     let registry = corpus::registry();
     assert_eq!(registry.len(), corpus::definitions().len());
-    assert_eq!(registry.len(), 28);
+    assert_eq!(registry.len(), 32);
     // The no-parameter tool really has none, and the renamed parameter kept its
     // wire name in the canonical schema.
     assert_eq!(
@@ -400,6 +418,8 @@ fn a_set_keeps_the_tools_that_render_and_names_each_that_does_not() {
         [
             ("create_trees", Dialect::AnthropicStrict, "$defs.Node"),
             ("set_counters", Dialect::AnthropicStrict, "counters"),
+            ("set_optional_cells", Dialect::AnthropicStrict, "cells[]"),
+            ("set_optional_quotas", Dialect::AnthropicStrict, "quotas[]"),
             ("set_position", Dialect::AnthropicStrict, "position"),
             ("set_quotas", Dialect::AnthropicStrict, "quotas"),
         ]
@@ -417,7 +437,7 @@ fn a_set_keeps_the_tools_that_render_and_names_each_that_does_not() {
         .filter(|name| !skipped.iter().any(|(skipped, _, _)| skipped == name))
         .collect();
     assert_eq!(names, expected);
-    assert_eq!(names.len(), 24);
+    assert_eq!(names.len(), 26);
 
     // Insisting on all of them gives the first failure in the order given.
     let error = registry
@@ -505,4 +525,63 @@ fn local_times_say_their_format_in_every_dialect() {
         call(r#"{"at": "2026-11-23", "daily": "07:15:00"}"#),
         Response::Error(_)
     ));
+}
+
+/// For Gemini `parameters`, an entry that may be `null` (`Vec<Option<T>>`) is
+/// `T` made `nullable`: rendered as `T` is where it is used directly, or refused
+/// with the same reason.
+#[test]
+fn gemini_parameters_take_a_nullable_entry_as_its_type_used_directly() {
+    let registry = corpus::registry();
+    let render = |name: &str| {
+        registry
+            .get(name)
+            .expect("corpus tool")
+            .render(Dialect::GeminiParameters)
+    };
+    let direct = render("create_shapes").unwrap_or_else(|error| panic!("{error}"));
+    let optional = render("create_optional_shapes").unwrap_or_else(|error| panic!("{error}"));
+    // The enum's own summary stays on the entry: the list's doc is beside the
+    // `Option`, not beside the enum.
+    let mut expected = direct["parameters"]["properties"]["shapes"]["items"].clone();
+    expected["description"] = Value::from("A shape, tagged by its `kind`.");
+    expected["nullable"] = Value::Bool(true);
+    assert_eq!(
+        optional["parameters"]["properties"]["shapes"]["items"],
+        expected
+    );
+    assert_eq!(
+        expected["anyOf"][0]["properties"]["kind"],
+        serde_json::json!({"type": "string", "enum": ["circle"]})
+    );
+
+    let refusal = |name: &str| match render(name) {
+        Ok(rendered) => panic!("{name} rendered: {rendered}"),
+        Err(error) => error,
+    };
+    let refusals = [
+        (
+            "update_deadlines",
+            "update_optional_deadlines",
+            "deadlines[]",
+            "property name `deadlines[].due-date` is not accepted by Gemini (letters, digits and `_`, not starting with a digit, at most 64); rename it with `#[serde(rename = \"...\")]`",
+        ),
+        (
+            "set_quotas",
+            "set_optional_quotas",
+            "quotas[]",
+            "a map (an object with free-form keys) cannot be expressed in Gemini `parameters`, which has no `additionalProperties`; use a `Vec` of key/value structs, or GeminiJsonSchema",
+        ),
+        (
+            "set_position",
+            "set_optional_cells",
+            "cells[]",
+            "a tuple cannot be expressed in Gemini `parameters`, which has no `prefixItems`; use a struct",
+        ),
+    ];
+    for (direct, optional, path, reason) in refusals {
+        let error = refusal(optional);
+        assert_eq!((error.path.as_str(), error.reason.as_str()), (path, reason));
+        assert_eq!(refusal(direct).reason, reason, "{direct}");
+    }
 }

@@ -66,128 +66,135 @@ pub(super) fn parameters(root: &mut Map<String, Value>) -> Result<(), Fail> {
         _ => Map::new(),
     };
     inline_refs(root, &defs);
-    walk_all(root, &mut |node, path| {
-        if let Some(reference) = node.get("$ref") {
+    walk_all(root, &mut parameters_node)
+}
+
+/// Rewrites one node for Gemini `parameters`, or says why it cannot be expressed.
+fn parameters_node(node: &mut Map<String, Value>, path: &str) -> Result<(), String> {
+    if let Some(reference) = node.get("$ref") {
+        return Err(format!(
+            "`$ref: {reference}` points to no definition, and Gemini `parameters` has no references"
+        ));
+    }
+    if let Some(keyword) = false_subschema(node) {
+        return Err(format!(
+            "a schema that admits nothing (`false` in `{keyword}`) cannot be expressed in Gemini `parameters`, where every schema has a type"
+        ));
+    }
+    if is_map(node) {
+        return Err("a map (an object with free-form keys) cannot be expressed in Gemini `parameters`, which has no `additionalProperties`; use a `Vec` of key/value structs, or GeminiJsonSchema".to_owned());
+    }
+    for keyword in ["not", "if", "then", "else", "allOf"] {
+        if node.contains_key(keyword) {
             return Err(format!(
-                "`$ref: {reference}` points to no definition, and Gemini `parameters` has no references"
+                "`{keyword}` is not supported by Gemini `parameters`"
             ));
         }
-        if let Some(keyword) = false_subschema(node) {
-            return Err(format!(
-                "a schema that admits nothing (`false` in `{keyword}`) cannot be expressed in Gemini `parameters`, where every schema has a type"
-            ));
-        }
-        if is_map(node) {
-            return Err("a map (an object with free-form keys) cannot be expressed in Gemini `parameters`, which has no `additionalProperties`; use a `Vec` of key/value structs, or GeminiJsonSchema".to_owned());
-        }
-        for keyword in ["not", "if", "then", "else", "allOf"] {
-            if node.contains_key(keyword) {
-                return Err(format!(
-                    "`{keyword}` is not supported by Gemini `parameters`"
-                ));
-            }
-        }
-        if node.contains_key("prefixItems") {
-            return Err("a tuple cannot be expressed in Gemini `parameters`, which has no `prefixItems`; use a struct".to_owned());
-        }
-        // Gemini rejects an object type without properties; the root of a tool
-        // without parameters is left out instead (see `build`).
-        if !path.is_empty()
-            && is_type(node, "object")
-            && node
-                .get("properties")
-                .and_then(Value::as_object)
-                .is_some_and(Map::is_empty)
-        {
-            return Err(
-                "an object without properties cannot be expressed in Gemini `parameters`"
-                    .to_owned(),
-            );
-        }
-        if let Some(Value::Object(properties)) = node.get("properties")
-            && let Some(bad) = properties
-                .keys()
-                .filter(|name| !gemini_property_name(name))
-                .min()
-        {
-            let at = if path.is_empty() {
-                bad.clone()
-            } else {
-                format!("{path}.{bad}")
-            };
-            return Err(format!(
-                "property name `{at}` is not accepted by Gemini (letters, digits and `_`, not starting with a digit, at most 64); rename it with `#[serde(rename = \"...\")]`"
-            ));
-        }
-        for keyword in ["additionalProperties", "$schema", "uniqueItems"] {
-            node.remove(keyword);
-        }
-        state_dropped_constraints(
-            node,
-            &["exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+    }
+    if node.contains_key("prefixItems") {
+        return Err("a tuple cannot be expressed in Gemini `parameters`, which has no `prefixItems`; use a struct".to_owned());
+    }
+    // Gemini rejects an object type without properties; the root of a tool
+    // without parameters is left out instead (see `build`).
+    if !path.is_empty()
+        && is_type(node, "object")
+        && node
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(Map::is_empty)
+    {
+        return Err(
+            "an object without properties cannot be expressed in Gemini `parameters`".to_owned(),
         );
-        one_of_as_any_of(node);
-        null_branches_as_nullable(node);
-        give_arrays_items(node);
-        node.remove("prefixItems");
-        let only_null = match node.get("type") {
-            Some(Value::Array(kinds)) => kinds.iter().all(|kind| kind == "null"),
-            Some(kind) => kind == "null",
-            None => false,
+    }
+    if let Some(Value::Object(properties)) = node.get("properties")
+        && let Some(bad) = properties
+            .keys()
+            .filter(|name| !gemini_property_name(name))
+            .min()
+    {
+        let at = if path.is_empty() {
+            bad.clone()
+        } else {
+            format!("{path}.{bad}")
         };
-        if only_null {
+        return Err(format!(
+            "property name `{at}` is not accepted by Gemini (letters, digits and `_`, not starting with a digit, at most 64); rename it with `#[serde(rename = \"...\")]`"
+        ));
+    }
+    for keyword in ["additionalProperties", "$schema", "uniqueItems"] {
+        node.remove(keyword);
+    }
+    state_dropped_constraints(
+        node,
+        &["exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+    );
+    one_of_as_any_of(node);
+    if null_branches_as_nullable(node) {
+        // The remaining branch now stands where the union stood, after the
+        // checks above ran on the union: it goes through all of them as
+        // this node, as if it had been written here (a tuple, a map or a
+        // property name Gemini rejects is refused as it is anywhere else).
+        return parameters_node(node, path);
+    }
+    give_arrays_items(node);
+    node.remove("prefixItems");
+    let only_null = match node.get("type") {
+        Some(Value::Array(kinds)) => kinds.iter().all(|kind| kind == "null"),
+        Some(kind) => kind == "null",
+        None => false,
+    };
+    if only_null {
+        return Err(
+            "a value that can only be `null` cannot be expressed in Gemini `parameters`".to_owned(),
+        );
+    }
+    if let Some(Value::Array(kinds)) = node.get("type") {
+        let nullable = kinds.iter().any(|kind| kind == "null");
+        let others: Vec<Value> = kinds
+            .iter()
+            .filter(|kind| *kind != "null")
+            .cloned()
+            .collect();
+        if others.len() != 1 {
             return Err(
-                "a value that can only be `null` cannot be expressed in Gemini `parameters`"
-                    .to_owned(),
+                "a value of several types cannot be expressed in Gemini `parameters`".to_owned(),
             );
         }
-        if let Some(Value::Array(kinds)) = node.get("type") {
-            let nullable = kinds.iter().any(|kind| kind == "null");
-            let others: Vec<Value> = kinds
-                .iter()
-                .filter(|kind| *kind != "null")
-                .cloned()
-                .collect();
-            if others.len() != 1 {
-                return Err(
-                    "a value of several types cannot be expressed in Gemini `parameters`"
-                        .to_owned(),
-                );
-            }
-            node.insert("type".to_owned(), others[0].clone());
-            if nullable {
-                node.insert("nullable".to_owned(), Value::Bool(true));
-            }
+        node.insert("type".to_owned(), others[0].clone());
+        if nullable {
+            node.insert("nullable".to_owned(), Value::Bool(true));
         }
-        string_enum(node)?;
-        if node
-            .get("format")
-            .is_some_and(|format| format != "enum" && format != "date-time")
-        {
-            node.remove("format");
-        }
-        keep_schema_fields(node);
-        // Typed through its branches only when nothing else sits beside them.
-        let typed_by_branches = node.contains_key("anyOf")
-            && node
-                .keys()
-                .all(|key| matches!(key.as_str(), "anyOf" | "description" | "nullable"));
-        if !node.contains_key("type") && !typed_by_branches {
-            return Err(UNTYPED.to_owned());
-        }
-        Ok(())
-    })
+    }
+    string_enum(node)?;
+    if node
+        .get("format")
+        .is_some_and(|format| format != "enum" && format != "date-time")
+    {
+        node.remove("format");
+    }
+    keep_schema_fields(node);
+    // Typed through its branches only when nothing else sits beside them.
+    let typed_by_branches = node.contains_key("anyOf")
+        && node
+            .keys()
+            .all(|key| matches!(key.as_str(), "anyOf" | "description" | "nullable"));
+    if !node.contains_key("type") && !typed_by_branches {
+        return Err(UNTYPED.to_owned());
+    }
+    Ok(())
 }
 
 /// Gemini has no `null` type but a `nullable` flag: the `null` branches of an
 /// `anyOf` (what schemars writes for `Option<T>` when `T` is a struct or an enum,
 /// as the items of a `Vec<Option<T>>`) leave it and the node becomes `nullable`.
 /// With one branch left and nothing but a description beside it, the branch takes
-/// the place of the `anyOf`, keeping the node's own description. A union of only
-/// `null` keeps its branches, and is refused as a value that can only be `null`.
-fn null_branches_as_nullable(node: &mut Map<String, Value>) {
+/// the place of the `anyOf`, keeping the node's own description; `true` then,
+/// and the node is new to its caller's checks. A union of only `null` keeps its
+/// branches, and is refused as a value that can only be `null`.
+fn null_branches_as_nullable(node: &mut Map<String, Value>) -> bool {
     let Some(Value::Array(branches)) = node.get_mut("anyOf") else {
-        return;
+        return false;
     };
     let is_null = |branch: &Value| {
         branch.as_object().is_some_and(|branch| {
@@ -202,7 +209,7 @@ fn null_branches_as_nullable(node: &mut Map<String, Value>) {
         })
     };
     if !branches.iter().any(is_null) || branches.iter().all(is_null) {
-        return;
+        return false;
     }
     branches.retain(|branch| !is_null(branch));
     node.insert("nullable".to_owned(), Value::Bool(true));
@@ -214,7 +221,7 @@ fn null_branches_as_nullable(node: &mut Map<String, Value>) {
         && alone
     {
         let Some(Value::Array(mut branches)) = node.remove("anyOf") else {
-            return;
+            return false;
         };
         if let Some(Value::Object(branch)) = branches.pop() {
             let description = node.remove("description");
@@ -223,8 +230,10 @@ fn null_branches_as_nullable(node: &mut Map<String, Value>) {
                 node.insert("description".to_owned(), description);
             }
             node.insert("nullable".to_owned(), Value::Bool(true));
+            return true;
         }
     }
+    false
 }
 
 /// Gemini's `enum` holds strings only. A `const` is a one-value `enum`; `null`

@@ -43,6 +43,12 @@ pub(super) fn tool(tool: &Tool, schema: Value, dialect: Dialect) -> Value {
 
 /// OpenAI strict mode (Structured Outputs) for function parameters.
 pub(super) fn strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
+    walk_all(root, &mut |node, _| strict_node(node))?;
+    check_openai_limits(root)
+}
+
+/// Rewrites one node for OpenAI strict mode, or says why it cannot be expressed.
+fn strict_node(node: &mut Map<String, Value>) -> Result<(), String> {
     const FORMATS: &[&str] = &[
         "date-time",
         "time",
@@ -64,82 +70,82 @@ pub(super) fn strict(root: &mut Map<String, Value>) -> Result<(), Fail> {
         "maxProperties",
         "examples",
     ];
-    walk_all(root, &mut |node, _| {
-        if node.contains_key("prefixItems") {
-            return Err("a tuple (an array of fixed, mixed positions) cannot be expressed in OpenAI strict mode; use a struct".to_owned());
-        }
-        if let Some(keyword) = false_subschema(node) {
+    if node.contains_key("prefixItems") {
+        return Err("a tuple (an array of fixed, mixed positions) cannot be expressed in OpenAI strict mode; use a struct".to_owned());
+    }
+    if let Some(keyword) = false_subschema(node) {
+        return Err(format!(
+            "a schema that admits nothing (`false` in `{keyword}`) cannot be expressed in OpenAI strict mode, where every schema has a type"
+        ));
+    }
+    if is_map(node) {
+        return Err("a map (an object with free-form keys) cannot be expressed in OpenAI strict mode, where every object lists its properties; use a `Vec` of key/value structs".to_owned());
+    }
+    for keyword in ["not", "if", "then", "else"] {
+        if node.contains_key(keyword) {
             return Err(format!(
-                "a schema that admits nothing (`false` in `{keyword}`) cannot be expressed in OpenAI strict mode, where every schema has a type"
+                "`{keyword}` is not supported in OpenAI strict mode"
             ));
         }
-        if is_map(node) {
-            return Err("a map (an object with free-form keys) cannot be expressed in OpenAI strict mode, where every object lists its properties; use a `Vec` of key/value structs".to_owned());
+    }
+    if let Some(Value::Array(all)) = node.get("allOf") {
+        if all.len() != 1 {
+            return Err("`allOf` is not supported in OpenAI strict mode".to_owned());
         }
-        for keyword in ["not", "if", "then", "else"] {
-            if node.contains_key(keyword) {
-                return Err(format!(
-                    "`{keyword}` is not supported in OpenAI strict mode"
-                ));
-            }
-        }
-        if let Some(Value::Array(all)) = node.get("allOf") {
-            if all.len() != 1 {
-                return Err("`allOf` is not supported in OpenAI strict mode".to_owned());
-            }
-            if let Some(Value::Object(single)) = node
-                .remove("allOf")
-                .and_then(|mut all| all.as_array_mut().map(|all| all.remove(0)))
-            {
-                for (key, value) in single {
-                    node.entry(key).or_insert(value);
-                }
-            }
-        }
-        one_of_as_any_of(node);
-        keep_property_names_description(node);
-        for keyword in DROPPED {
-            node.remove(*keyword);
-        }
-        if node
-            .get("format")
-            .and_then(Value::as_str)
-            .is_some_and(|format| !FORMATS.contains(&format))
+        if let Some(Value::Object(single)) = node
+            .remove("allOf")
+            .and_then(|mut all| all.as_array_mut().map(|all| all.remove(0)))
         {
-            node.remove("format");
+            for (key, value) in single {
+                node.entry(key).or_insert(value);
+            }
         }
-        if is_type(node, "array") && !node.contains_key("items") {
-            return Err(
-                "an array without an item type cannot be expressed in OpenAI strict mode"
-                    .to_owned(),
-            );
-        }
-        if !has_type_information(node) {
-            return Err(UNTYPED.to_owned());
-        }
-        let values = match (node.get("enum"), node.get("const")) {
-            (Some(Value::Array(values)), _) => values.iter().collect(),
-            (_, Some(constant)) => vec![constant],
-            _ => Vec::new(),
-        };
-        if values
-            .iter()
-            .any(|value| value.is_array() || value.is_object())
-        {
-            return Err("an `enum` or `const` of arrays or objects cannot be expressed in OpenAI strict mode, where every array needs its item type and every object is closed".to_owned());
-        }
-        if (node.contains_key("enum") || node.contains_key("const")) && !node.contains_key("type") {
-            infer_enum_type(node);
-        }
-        wrap_ref_with_siblings(node);
-        typed_through_branches_only(node)?;
-        if is_type(node, "object") || node.contains_key("properties") {
-            node.insert("additionalProperties".to_owned(), Value::Bool(false));
-            require_every_property(node);
-        }
-        Ok(())
-    })?;
-    check_openai_limits(root)
+        // What the branch brought (a map, a tuple, another `allOf`) came
+        // after the checks above ran: they run again on the merged node,
+        // as if it had been written so.
+        return strict_node(node);
+    }
+    one_of_as_any_of(node);
+    keep_property_names_description(node);
+    for keyword in DROPPED {
+        node.remove(*keyword);
+    }
+    if node
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|format| !FORMATS.contains(&format))
+    {
+        node.remove("format");
+    }
+    if is_type(node, "array") && !node.contains_key("items") {
+        return Err(
+            "an array without an item type cannot be expressed in OpenAI strict mode".to_owned(),
+        );
+    }
+    if !has_type_information(node) {
+        return Err(UNTYPED.to_owned());
+    }
+    let values = match (node.get("enum"), node.get("const")) {
+        (Some(Value::Array(values)), _) => values.iter().collect(),
+        (_, Some(constant)) => vec![constant],
+        _ => Vec::new(),
+    };
+    if values
+        .iter()
+        .any(|value| value.is_array() || value.is_object())
+    {
+        return Err("an `enum` or `const` of arrays or objects cannot be expressed in OpenAI strict mode, where every array needs its item type and every object is closed".to_owned());
+    }
+    if (node.contains_key("enum") || node.contains_key("const")) && !node.contains_key("type") {
+        infer_enum_type(node);
+    }
+    wrap_ref_with_siblings(node);
+    typed_through_branches_only(node)?;
+    if is_type(node, "object") || node.contains_key("properties") {
+        node.insert("additionalProperties".to_owned(), Value::Bool(false));
+        require_every_property(node);
+    }
+    Ok(())
 }
 
 /// A node without a `type` is typed through a `$ref` or through `anyOf`

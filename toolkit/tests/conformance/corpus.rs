@@ -426,6 +426,55 @@ pub(crate) fn create_contacts(
     format!("{} {}", contact.name, contact.address.city)
 }
 
+// --- lists whose entries may be `null` ---------------------------------------------
+//
+// Each entry's type is also used directly above; an `Option` around it must not
+// change what a dialect makes of it.
+
+/// Create shapes, with `null` for a gap (optional internally tagged enums).
+#[tool(scope = shared, tier = auto)]
+pub(crate) fn create_optional_shapes(
+    /// The shapes to draw; `null` leaves a gap.
+    shapes: Vec<Option<Shape>>,
+) -> usize {
+    shapes.iter().flatten().count()
+}
+
+/// Update deadlines of tasks, with `null` for a task left as it is.
+#[tool(scope = shared, tier = confirm)]
+pub(crate) fn update_optional_deadlines(
+    /// The deadlines to set; `null` keeps a task's deadline.
+    deadlines: Vec<Option<Deadline>>,
+) -> usize {
+    deadlines.iter().flatten().count()
+}
+
+/// The quota of each user, by user name (a map behind a newtype).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct Quotas(pub(crate) BTreeMap<String, u32>);
+
+/// Set quotas per team, with `null` for a team without quotas.
+#[tool(scope = shared, tier = approve)]
+pub(crate) fn set_optional_quotas(
+    /// One quota map per team; `null` where a team has none.
+    quotas: Vec<Option<Quotas>>,
+) -> usize {
+    quotas.iter().flatten().count()
+}
+
+/// A cell of a sheet: its row number and its column name (a tuple struct).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct Cell(pub(crate) u32, pub(crate) String);
+
+/// Set the selected cells, with `null` for a cursor that selects none.
+#[tool(scope = shared, tier = auto)]
+pub(crate) fn set_optional_cells(
+    /// One cell per cursor; `null` where a cursor selects none.
+    cells: Vec<Option<Cell>>,
+) -> usize {
+    cells.iter().flatten().count()
+}
+
 // --- recursion, untyped values, dates, nothing -------------------------------------
 
 /// A node of a tree.
@@ -519,6 +568,10 @@ pub(crate) fn definitions() -> Vec<&'static Tool> {
         set_due_date::definition(),
         update_deadlines::definition(),
         create_contacts::definition(),
+        create_optional_shapes::definition(),
+        update_optional_deadlines::definition(),
+        set_optional_quotas::definition(),
+        set_optional_cells::definition(),
         create_trees::definition(),
         set_metadata::definition(),
         set_birthday::definition(),
