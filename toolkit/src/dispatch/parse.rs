@@ -177,7 +177,7 @@ pub(crate) fn parse_value(arguments: &str) -> Result<Value, ToolError> {
 /// ([`layout`](super::layout)): serde's words are the same on text as on a
 /// `Value` once the position is cut, and the line of its error gives the path.
 fn from_value(value: &Value, plan: &Plan, parse: &mut Typed<'_>) -> Result<(), ToolError> {
-    let typed = typed_parse(&value.to_string(), parse);
+    let typed = typed_parse(&value.to_string(), Some(value), parse);
     // The common slow path (nulls a strict dialect sent, now gone) asks only
     // whether the value is valid; the problems are collected when it is not.
     if typed.is_ok() && plan.is_valid(value) {
@@ -214,8 +214,8 @@ struct Failure {
 }
 
 /// Parses valid JSON `text`, laid out, into `T`: nothing, or serde's error and its
-/// place.
-fn typed_parse(text: &str, parse: &mut Typed<'_>) -> Result<(), Failure> {
+/// place; `value` is the value `text` was written from, if any.
+fn typed_parse(text: &str, value: Option<&Value>, parse: &mut Typed<'_>) -> Result<(), Failure> {
     let Some(layout) = Layout::new(text) else {
         // Only valid JSON comes here; should it not be, serde's error stands
         // without a place.
@@ -228,7 +228,7 @@ fn typed_parse(text: &str, parse: &mut Typed<'_>) -> Result<(), Failure> {
     parse(&layout.text).map_err(|error| {
         let message = strip_position(&error);
         let grammar = error.classify() == serde_json::error::Category::Syntax;
-        let steps = layout.place(error.line(), error.column(), &message, grammar);
+        let steps = layout.place(error.line(), error.column(), &message, grammar, value);
         Failure {
             path: layout::display(&steps),
             steps,
@@ -249,7 +249,7 @@ fn nested(outer: &str, inner: &str) -> bool {
 /// serde's error on the text itself (valid JSON whose `Value` passed: a key
 /// given twice), with its path.
 fn text_error(arguments: &str, parse: &mut Typed<'_>) -> ToolError {
-    match typed_parse(arguments, parse) {
+    match typed_parse(arguments, None, parse) {
         Err(failure) => messages::from_serde(&failure.path, &failure.message, None).into_error(),
         Ok(()) => Problem::new(".", "the arguments are not accepted").into_error(),
     }
@@ -459,9 +459,13 @@ mod tests {
     /// (which the slow path used before, at twice the build cost) names, for
     /// every single change of valid arguments of a type with nested structs,
     /// arrays, tuples, maps, enums (external, internally tagged, untagged) and
-    /// `try_from` rules. (An adjacently tagged enum whose content comes before
-    /// its tag is the one known difference: serde buffers the content and fails
-    /// after the tag, which is then named; path tracking names the enum.)
+    /// `try_from` rules, in sequences too (where a buffered enum's error is
+    /// placed only after the sequence read on past the element). Known
+    /// differences, each naming a value that holds the mistake: an adjacently
+    /// tagged enum whose content comes before its tag (serde buffers the content
+    /// and fails after the tag, which is then named; path tracking names the
+    /// enum); and a buffered enum as an object's last member, missing a field
+    /// the object lacks too (the object is named: the same words are its own).
     #[test]
     fn places_agree_with_path_tracking() {
         use std::collections::BTreeMap;
@@ -482,6 +486,10 @@ mod tests {
             either: Either,
             code: Code,
             note: Option<Item>,
+            shapes: Vec<Shape>,
+            optional_shapes: Vec<Option<Shape>>,
+            codes: Vec<Code>,
+            eithers: Vec<Either>,
         }
         #[derive(Debug, serde::Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -505,6 +513,7 @@ mod tests {
         enum Shape {
             Circle { radius: u32 },
             Square { side: u32 },
+            Line { ends: (u8, u8) },
         }
         #[derive(Debug, serde::Deserialize)]
         #[serde(untagged)]
@@ -534,6 +543,9 @@ mod tests {
             "pair": [1, true], "map": {"k": 1, "l": 2}, "numbered": {"1": true},
             "kind": {"weighted": {"weight": 1.5}}, "shape": {"kind": "circle", "radius": 2},
             "either": 4, "code": "abc",
+            "shapes": [{"kind": "line", "ends": [1, 2]}, {"kind": "square", "side": 3}],
+            "optional_shapes": [null, {"kind": "line", "ends": [1, 2]}, {"kind": "circle", "radius": 2}],
+            "codes": ["abc", "xyz"], "eithers": [1, "x"],
             "note": {"title": "c", "code": "def"}
         });
         assert!(serde_json::from_value::<Root>(valid.clone()).is_ok());
@@ -611,7 +623,7 @@ mod tests {
                 continue;
             };
             let expected = layout::serde_path(tracked.path());
-            let failure = typed_parse(&text, &mut |text| {
+            let failure = typed_parse(&text, Some(value), &mut |text| {
                 serde_json::from_str::<Root>(text).map(|_| ())
             })
             .err()
@@ -620,7 +632,7 @@ mod tests {
             assert_eq!(failure.path, expected, "{}: {text}", failure.message);
             compared += 1;
         }
-        assert!(compared > 300, "{compared}");
+        assert!(compared > 600, "{compared}");
     }
 
     fn value_at_mut<'v>(mut value: &'v mut Value, path: &[Segment]) -> Option<&'v mut Value> {
