@@ -635,6 +635,135 @@ mod tests {
         assert!(compared > 600, "{compared}");
     }
 
+    /// The fuzz oracle's rule, over generated lists of valid items with one bad
+    /// item among them, given directly and as `Option`s: every problem's path
+    /// names the bad item, a place inside it, or a container holding it; never a
+    /// valid neighbour.
+    #[test]
+    fn no_problem_names_a_valid_item() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, RngSeed, TestRunner};
+
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+        #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+        #[allow(dead_code)]
+        enum Outline {
+            Circle { radius: u32 },
+            Poly { points: Vec<(i32, i32)> },
+        }
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+        #[serde(untagged)]
+        #[allow(dead_code)]
+        enum Member {
+            Id(u32),
+            Named { name: String },
+        }
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Lists {
+            #[serde(default)]
+            direct: Vec<Outline>,
+            #[serde(default)]
+            optional: Vec<Option<Outline>>,
+            #[serde(default)]
+            members: Vec<Option<Member>>,
+        }
+
+        let valid_outline = prop_oneof![
+            Just(serde_json::json!(null)),
+            (0..9u32).prop_map(|radius| serde_json::json!({"type": "circle", "radius": radius})),
+            proptest::collection::vec((-9..9i32, -9..9i32), 0..3)
+                .prop_map(|points| serde_json::json!({"type": "poly", "points": points})),
+        ];
+        let bad_outline = prop_oneof![
+            Just(serde_json::json!({"type": "hex"})),
+            Just(serde_json::json!({"type": "circle"})),
+            Just(serde_json::json!({"type": "circle", "radius": {}})),
+            Just(serde_json::json!({"type": "circle", "radius": [1]})),
+            Just(serde_json::json!({"type": "circle", "radius": -1})),
+            Just(serde_json::json!({"type": "poly", "points": [[1, 2, 3]]})),
+            Just(serde_json::json!({"type": "poly", "points": [[1]]})),
+            Just(serde_json::json!({"type": "poly", "points": [{}]})),
+            Just(serde_json::json!({"type": "circle", "radius": 1, "x": 1})),
+            Just(serde_json::json!([1, 2])),
+            Just(serde_json::json!("circle")),
+        ];
+        let valid_member = prop_oneof![
+            Just(serde_json::json!(null)),
+            (0..9u32).prop_map(|id| serde_json::json!(id)),
+            Just(serde_json::json!({"name": "a"})),
+        ];
+        let bad_member = prop_oneof![
+            Just(serde_json::json!({"name": 1})),
+            Just(serde_json::json!(-1)),
+            Just(serde_json::json!([{}])),
+            Just(serde_json::json!(true)),
+        ];
+        let list = |valid: BoxedStrategy<Value>, bad: BoxedStrategy<Value>| {
+            (
+                proptest::collection::vec(valid.clone(), 0..4),
+                bad,
+                proptest::collection::vec(valid, 0..4),
+            )
+        };
+        let case = prop_oneof![
+            (
+                Just("direct"),
+                list(
+                    valid_outline
+                        .clone()
+                        .prop_filter("not null", |item| !item.is_null())
+                        .boxed(),
+                    bad_outline.clone().boxed()
+                )
+            ),
+            (
+                Just("optional"),
+                list(valid_outline.boxed(), bad_outline.boxed())
+            ),
+            (
+                Just("members"),
+                list(valid_member.boxed(), bad_member.boxed())
+            ),
+        ];
+        let config = Config {
+            cases: 512,
+            rng_seed: RngSeed::Fixed(33),
+            failure_persistence: None,
+            ..Config::default()
+        };
+        TestRunner::new(config)
+            .run(&case, |(key, (before, bad, after))| {
+                let at = before.len();
+                let mut items = before;
+                items.push(bad);
+                items.extend(after);
+                let text = serde_json::json!({ key: items }).to_string();
+                let error = parse_arguments::<Lists>(&text)
+                    .err()
+                    .ok_or_else(|| TestCaseError::fail(format!("accepted {text}")))?;
+                let paths: Vec<String> = match &error {
+                    ToolError::InvalidArguments { problems } => problems
+                        .iter()
+                        .map(|problem| problem.path.clone())
+                        .collect(),
+                    ToolError::UnknownField { path, .. } => vec![path.clone()],
+                    other => return Err(TestCaseError::fail(format!("{other:?}"))),
+                };
+                let item = format!("{key}[{at}]");
+                for path in &paths {
+                    let holds_it = path == "." || path == key;
+                    prop_assert!(
+                        holds_it || nested(&item, path),
+                        "{path} is not {item} in {text}: {error:?}"
+                    );
+                }
+                Ok(())
+            })
+            .unwrap_or_else(|failure| panic!("{failure}"));
+    }
+
     fn value_at_mut<'v>(mut value: &'v mut Value, path: &[Segment]) -> Option<&'v mut Value> {
         for segment in path {
             value = match segment {
