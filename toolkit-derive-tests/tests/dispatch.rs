@@ -1032,6 +1032,9 @@ mod optional_items {
         },
     }
 
+    /// Outlines, `null` for an empty place.
+    pub(crate) type Layer = Vec<Option<Outline>>;
+
     /// Update shapes: one, and more that may be left empty.
     #[tool(scope = shared, tier = auto)]
     pub(crate) fn update_shapes(
@@ -1066,7 +1069,7 @@ mod optional_items {
         #[tool(default = Vec::new())]
         members: Vec<Option<Member>>,
         /// Layers of outlines, each layer optional.
-        layers: Option<Vec<Option<Vec<Option<Outline>>>>>,
+        layers: Option<Vec<Option<Layer>>>,
     ) -> usize {
         outline_list.len()
             + outlines.len()
@@ -1505,7 +1508,9 @@ fn a_bad_optional_item_is_told_its_own_mistake_at_its_own_path() {
 /// one, and lists nested in an optional list.
 #[test]
 fn optional_items_get_the_problems_of_direct_ones() {
-    let cases: [(&str, &str, &str, &[(&str, &str)]); 8] = [
+    // (the optional items' key, the direct items' key, the items, the problems)
+    type Case<'a> = (&'a str, &'a str, &'a str, &'a [(&'a str, &'a str)]);
+    let cases: [Case<'_>; 8] = [
         (
             "outlines",
             "outline_list",
@@ -1566,7 +1571,7 @@ fn optional_items_get_the_problems_of_direct_ones() {
         (
             "members",
             "member_list",
-            r#"[true]"#,
+            "[true]",
             &[(
                 "[0]",
                 "expected one of these shapes: a non-negative integer; an object with `name`, `team`; got true",
