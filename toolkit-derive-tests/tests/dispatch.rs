@@ -979,6 +979,108 @@ mod tricky {
     }
 }
 
+/// The same item types used directly and as the `null`-able items of a list, so a
+/// mistake in an item can be compared in both places.
+mod optional_items {
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+    use toolkit::tool;
+
+    /// An outline, tagged by `type`.
+    #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+    #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+    pub(crate) enum Outline {
+        /// A circle.
+        Circle {
+            /// Its radius.
+            radius: u32,
+        },
+        /// A rectangle.
+        Rect {
+            /// Its width.
+            w: u32,
+            /// Its height.
+            h: u32,
+        },
+        /// A polygon.
+        Poly {
+            /// Its corners, as `[x, y]` pairs.
+            points: Vec<(i32, i32)>,
+        },
+    }
+
+    /// A time slot.
+    #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub(crate) struct Slot {
+        /// The hour it starts.
+        pub(crate) hour: u8,
+    }
+
+    /// An id or a name and team.
+    #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+    #[serde(untagged)]
+    pub(crate) enum Member {
+        /// By id.
+        Id(u32),
+        /// By name and team.
+        Named {
+            /// The name.
+            name: String,
+            /// The team.
+            team: String,
+        },
+    }
+
+    /// Outlines, `null` for an empty place.
+    pub(crate) type Layer = Vec<Option<Outline>>;
+
+    /// Update shapes: one, and more that may be left empty.
+    #[tool(scope = shared, tier = auto)]
+    pub(crate) fn update_shapes(
+        /// The main shape.
+        shape: Outline,
+        /// More shapes; `null` leaves a place empty.
+        extra: Option<Vec<Option<Outline>>>,
+    ) -> (Outline, Option<Vec<Option<Outline>>>) {
+        (shape, extra)
+    }
+
+    /// Set lists of each item type, given directly (`*_list`) or with `null`-able
+    /// items.
+    #[tool(scope = shared, tier = auto)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn set_item_lists(
+        /// Outlines.
+        #[tool(default = Vec::new())]
+        outline_list: Vec<Outline>,
+        /// Outlines, `null` for an empty place.
+        #[tool(default = Vec::new())]
+        outlines: Vec<Option<Outline>>,
+        /// Slots.
+        #[tool(default = Vec::new())]
+        slot_list: Vec<Slot>,
+        /// Slots, `null` for an empty one; the list itself optional.
+        slots: Option<Vec<Option<Slot>>>,
+        /// Members.
+        #[tool(default = Vec::new())]
+        member_list: Vec<Member>,
+        /// Members, `null` for an empty place.
+        #[tool(default = Vec::new())]
+        members: Vec<Option<Member>>,
+        /// Layers of outlines, each layer optional.
+        layers: Option<Vec<Option<Layer>>>,
+    ) -> usize {
+        outline_list.len()
+            + outlines.len()
+            + slot_list.len()
+            + slots.map_or(0, |slots| slots.len())
+            + member_list.len()
+            + members.len()
+            + layers.map_or(0, |layers| layers.len())
+    }
+}
+
 fn problems(error: &ToolError) -> Vec<(String, String)> {
     match error {
         ToolError::InvalidArguments { problems } => problems
@@ -1338,4 +1440,162 @@ fn an_empty_error_message_gets_a_stable_one() {
 #[tool(scope = shared, tier = auto)]
 fn get_silence() -> Result<(), String> {
     Err(String::new())
+}
+
+/// The problems of `items` given as `{key: items}` to `set_item_lists`, with the
+/// key cut from their paths.
+fn item_problems(key: &str, items: &str) -> Vec<(String, String)> {
+    let ctx = Context::new();
+    let response = call("set_item_lists", &format!(r#"{{"{key}": {items}}}"#), &ctx);
+    problems(&error(response))
+        .into_iter()
+        .map(|(path, message)| {
+            let rest = path.strip_prefix(key).unwrap_or_else(|| panic!("{path}"));
+            (rest.to_owned(), message)
+        })
+        .collect()
+}
+
+#[test]
+fn a_bad_optional_item_is_told_its_own_mistake_at_its_own_path() {
+    let ctx = Context::new();
+    assert_eq!(
+        problems(&error(call(
+            "update_shapes",
+            r#"{"shape":{"type":"rect","w":3,"h":0},"extra":[{"type":"hex"}]}"#,
+            &ctx
+        ))),
+        pairs(&[(
+            "extra[0].type",
+            "expected one of `circle`, `rect`, `poly`, got the string \"hex\""
+        )])
+    );
+    assert_eq!(
+        problems(&error(call(
+            "update_shapes",
+            r#"{"shape":{"type":"hex"}}"#,
+            &ctx
+        ))),
+        pairs(&[(
+            "shape.type",
+            "expected one of `circle`, `rect`, `poly`, got the string \"hex\""
+        )])
+    );
+    // The second item is valid: only the first, which holds the 3-item pair, is named.
+    assert_eq!(
+        problems(&error(call(
+            "update_shapes",
+            r#"{"shape":{"type":"rect","w":3,"h":0},"extra":[{"type":"poly","points":[[1,2,3]]},{"type":"rect","w":1,"h":1}]}"#,
+            &ctx
+        ))),
+        pairs(&[("extra[0].points[0]", "must have exactly 2 items, got 3")])
+    );
+    assert_eq!(
+        problems(&error(call(
+            "set_item_lists",
+            r#"{"slots":[{"hour":"noon"}]}"#,
+            &ctx
+        ))),
+        pairs(&[(
+            "slots[0].hour",
+            "expected a non-negative integer, got the string \"noon\""
+        )])
+    );
+}
+
+/// Each list of items gives exactly the problems, at the same places, whether
+/// its items are `T` or `Option<T>`: a bad item alone, after valid ones, before
+/// one, and lists nested in an optional list.
+#[test]
+fn optional_items_get_the_problems_of_direct_ones() {
+    // (the optional items' key, the direct items' key, the items, the problems)
+    type Case<'a> = (&'a str, &'a str, &'a str, &'a [(&'a str, &'a str)]);
+    let cases: [Case<'_>; 8] = [
+        (
+            "outlines",
+            "outline_list",
+            r#"[{"type": "hex"}]"#,
+            &[(
+                "[0].type",
+                "expected one of `circle`, `rect`, `poly`, got the string \"hex\"",
+            )],
+        ),
+        (
+            "outlines",
+            "outline_list",
+            r#"[{"type": "poly", "points": [[1, 2, 3]]}, {"type": "rect", "w": 1, "h": 1}]"#,
+            &[("[0].points[0]", "must have exactly 2 items, got 3")],
+        ),
+        (
+            "outlines",
+            "outline_list",
+            r#"[{"type": "rect", "w": 1, "h": 1}, {"type": "circle", "radius": 2}, {"type": "poly", "points": [[1]]}]"#,
+            &[("[2].points[0]", "must have exactly 2 items, got 1")],
+        ),
+        (
+            "outlines",
+            "outline_list",
+            r#"[{"type": "circle", "radius": {}}, {"type": "rect", "w": 1, "h": 1}]"#,
+            &[(
+                "[0].radius",
+                "expected a non-negative integer, got an empty object",
+            )],
+        ),
+        (
+            "slots",
+            "slot_list",
+            r#"[{"hour": 1}, {"hour": "noon"}, {"hour": 3}]"#,
+            &[(
+                "[1].hour",
+                "expected a non-negative integer, got the string \"noon\"",
+            )],
+        ),
+        (
+            "slots",
+            "slot_list",
+            r#"[{"hour": 1}, {"minute": 3}]"#,
+            &[
+                ("[1].hour", "missing required field"),
+                ("[1].minute", "unknown field; expected one of `hour`"),
+            ],
+        ),
+        (
+            "members",
+            "member_list",
+            r#"[7, {"name": 1}, {"name": "a", "team": "b"}]"#,
+            &[(
+                "[1]",
+                "expected one of these shapes: a non-negative integer; an object with `name`, `team`; got an object",
+            )],
+        ),
+        (
+            "members",
+            "member_list",
+            "[true]",
+            &[(
+                "[0]",
+                "expected one of these shapes: a non-negative integer; an object with `name`, `team`; got true",
+            )],
+        ),
+    ];
+    for (optional, direct, items, expected) in cases {
+        let expected = pairs(expected);
+        assert_eq!(item_problems(direct, items), expected, "{direct}: {items}");
+        assert_eq!(
+            item_problems(optional, items),
+            expected,
+            "{optional}: {items}"
+        );
+    }
+    // A list of optional lists of optional items.
+    assert_eq!(
+        item_problems(
+            "layers",
+            r#"[null, [{"type": "rect", "w": 1, "h": 1}, {"type": "poly", "points": [[1]]}], [{"type": "circle"}, null]]"#
+        ),
+        pairs(&[
+            ("[1][1].points[0]", "must have exactly 2 items, got 1"),
+            ("[2][0].radius", "missing required field"),
+        ])
+    );
 }

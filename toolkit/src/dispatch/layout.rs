@@ -62,6 +62,8 @@ struct Line {
     last: Option<u32>,
     /// For an object member's line, the column where its key ends.
     key_end: usize,
+    /// For a member's line, the member before it in the same container.
+    previous: Option<u32>,
 }
 
 /// An open container while scanning.
@@ -157,11 +159,16 @@ impl Layout {
     /// its node, and where its value starts.
     fn member(&mut self, json: &str, at: usize, frame: &mut Frame) -> Option<(u32, usize)> {
         let bytes = json.as_bytes();
+        // `last` is the container itself until its first member.
+        let previous = (frame.last != frame.node).then_some(frame.last);
         if frame.array {
             let node = self.child(frame.node, Segment::Index(frame.next_index));
             frame.next_index += 1;
             frame.last = node;
             self.new_line(node, None);
+            if let Some(line) = self.lines.last_mut() {
+                line.previous = previous;
+            }
             return Some((node, at));
         }
         let end = string_end(bytes, at)?;
@@ -173,6 +180,7 @@ impl Layout {
         self.text.push_str(token);
         if let Some(line) = self.lines.last_mut() {
             line.key_end = token.len();
+            line.previous = previous;
         }
         let colon = skip_space(bytes, end);
         if *bytes.get(colon)? != b':' {
@@ -200,6 +208,7 @@ impl Layout {
             node,
             last,
             key_end: 0,
+            previous: None,
         });
     }
 
@@ -207,24 +216,26 @@ impl Layout {
     /// counts, from 1), as steps from the root; the root for a line it does not
     /// have. `grammar` is for `serde_json`'s own complaints about the text's shape
     /// as a type reads it (more elements than a tuple takes, a second key beside
-    /// an enum's variant).
+    /// an enum's variant). `value` is the value the text was written from, when
+    /// there is one: it tells a container's own error from its last member's.
     pub(crate) fn place(
         &self,
         line: usize,
         column: usize,
         message: &str,
         grammar: bool,
+        value: Option<&serde_json::Value>,
     ) -> Vec<Segment> {
-        let mut steps = Vec::new();
         let Some(Line {
             node,
             last,
             key_end,
+            previous,
         }) = line
             .checked_sub(1)
             .and_then(|index| self.lines.get(index).copied())
         else {
-            return steps;
+            return Vec::new();
         };
         let parent = |node: u32| {
             self.nodes
@@ -232,12 +243,31 @@ impl Layout {
                 .map_or(0, |found| found.parent)
         };
         let node = match last {
+            // Before anything on a member's line: a sequence whose element
+            // raised an error after `serde_json` returned it (a buffered enum's
+            // content, a `try_from` type's rule) reads on to its own end before
+            // placing it, taking the comma and the line break after the element,
+            // so the error lands at the start of the next element's line. It is
+            // the element before's, unless it is this element's own wrong kind
+            // of bracket, which `serde_json` places there too.
+            None if column == 0 => match previous {
+                Some(previous) if !self.own_bracket(node, previous, message, value) => previous,
+                _ => node,
+            },
             // A closing bracket's line, right after the bracket: the container
             // placed the error as it ended, for itself (the errors only a
             // container raises) or for its last member.
             Some(last) if column <= 1 => {
-                let own =
-                    message.starts_with("missing field ") || message.starts_with("invalid length ");
+                // A last member whose content serde buffered (an internally
+                // tagged or untagged enum) raises the same words only after
+                // `serde_json` read it, so after the container ended too: the
+                // container is named only where its own value bears them out.
+                let own = (message.starts_with("missing field ")
+                    || message.starts_with("invalid length "))
+                    && value.is_none_or(|value| {
+                        value_at(value, &self.steps(node))
+                            .is_none_or(|container| bears_out(container, message))
+                    });
                 if own { node } else { last }
             }
             // Past the bracket, before a comma: its parent placed it, for the
@@ -255,7 +285,63 @@ impl Layout {
             None if grammar && message.starts_with("trailing characters") => parent(node),
             Some(_) | None => node,
         };
-        let mut node = node;
+        self.steps(node)
+    }
+
+    /// Whether an error at the first byte of `element` is its own opening bracket
+    /// refused ("invalid type: map" for an object, "invalid type: sequence" for
+    /// an array) rather than an error of `previous` placed late: `previous`'s
+    /// would come from buffered content, which holds that kind of value inside
+    /// it.
+    fn own_bracket(
+        &self,
+        element: u32,
+        previous: u32,
+        message: &str,
+        value: Option<&serde_json::Value>,
+    ) -> bool {
+        let kind = |value: &serde_json::Value| match value {
+            serde_json::Value::Object(_) => "map",
+            serde_json::Value::Array(_) => "sequence",
+            _ => "",
+        };
+        let Some(bracket) = message
+            .strip_prefix("invalid type: ")
+            .and_then(|rest| rest.split(',').next())
+            .filter(|bracket| matches!(*bracket, "map" | "sequence"))
+        else {
+            return false;
+        };
+        let Some(value) = value else {
+            return true;
+        };
+        let is_bracket =
+            value_at(value, &self.steps(element)).is_some_and(|at| kind(at) == bracket);
+        let inside_previous = value_at(value, &self.steps(previous)).is_some_and(|at| {
+            let mut children: Vec<&serde_json::Value> = match at {
+                serde_json::Value::Object(members) => members.values().collect(),
+                serde_json::Value::Array(elements) => elements.iter().collect(),
+                _ => Vec::new(),
+            };
+            // Depth was checked before the text was laid out.
+            while let Some(child) = children.pop() {
+                if kind(child) == bracket {
+                    return true;
+                }
+                match child {
+                    serde_json::Value::Object(members) => children.extend(members.values()),
+                    serde_json::Value::Array(elements) => children.extend(elements),
+                    _ => {}
+                }
+            }
+            false
+        });
+        is_bracket && !inside_previous
+    }
+
+    /// A node's place, as steps from the root.
+    fn steps(&self, mut node: u32) -> Vec<Segment> {
+        let mut steps = Vec::new();
         while let Some(Node { parent, step }) = self.nodes.get(node as usize) {
             let Some(step) = step else { break };
             steps.push(step.clone());
@@ -264,6 +350,32 @@ impl Layout {
         steps.reverse();
         steps
     }
+}
+
+/// Whether a container's own value could have raised a container's error: an
+/// object without the missing field, an array of the length said.
+fn bears_out(container: &serde_json::Value, message: &str) -> bool {
+    if let Some(rest) = message.strip_prefix("missing field `") {
+        let field = rest.split('`').next().unwrap_or_default();
+        return container
+            .as_object()
+            .is_some_and(|members| !members.contains_key(field));
+    }
+    if let Some(rest) = message.strip_prefix("invalid length ") {
+        // Too many elements is `serde_json`'s own "trailing characters" on a
+        // text; these words come from buffered content only.
+        if rest.contains(" elements in sequence") || rest.contains(" elements in map") {
+            return false;
+        }
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let length = match container {
+            serde_json::Value::Array(elements) => elements.len(),
+            serde_json::Value::Object(members) => members.len(),
+            _ => return false,
+        };
+        return digits.parse() == Ok(length);
+    }
+    true
 }
 
 /// The value a place points at, if it can be followed.
@@ -352,7 +464,7 @@ fn annotated(layout: &Layout) -> String {
         let _ = writeln!(
             out,
             "{:<24}{line}",
-            display(&layout.place(index + 1, usize::MAX, "missing field `x`", false))
+            display(&layout.place(index + 1, usize::MAX, "missing field `x`", false, None))
         );
     }
     out
@@ -404,29 +516,35 @@ mod tests {
     fn keys_are_unescaped_and_lines_past_the_end_are_the_root() {
         let layout = Layout::new(r#"{"\u0061": {"b": true}}"#).unwrap();
         let b = [Segment::Key("a".to_owned()), Segment::Key("b".to_owned())];
-        assert_eq!(layout.place(3, 10, "invalid type", false), b);
+        assert_eq!(layout.place(3, 10, "invalid type", false, None), b);
         // Right after the key: the key's errors.
         assert_eq!(layout.text.lines().nth(2), Some("\"b\":true"));
-        assert_eq!(layout.place(3, 3, "unknown field `b`", false), b);
+        assert_eq!(layout.place(3, 3, "unknown field `b`", false, None), b);
         assert_eq!(
-            display(&layout.place(3, 3, "duplicate field `b`", false)),
+            display(&layout.place(3, 3, "duplicate field `b`", false, None)),
             "a"
         );
-        assert_eq!(layout.place(0, 1, "invalid type", false), []);
-        assert_eq!(layout.place(99, 1, "invalid type", false), []);
-        assert_eq!(display(&layout.place(3, 10, "invalid type", false)), "a.b");
+        assert_eq!(layout.place(0, 1, "invalid type", false, None), []);
+        assert_eq!(layout.place(99, 1, "invalid type", false, None), []);
+        assert_eq!(
+            display(&layout.place(3, 10, "invalid type", false, None)),
+            "a.b"
+        );
         // A closing bracket's line: the container's own errors, and its last
         // member's errors raised after `serde_json` returned.
         assert_eq!(layout.text.lines().nth(3), Some("}"));
         assert_eq!(
-            display(&layout.place(4, 1, "missing field `c`", false)),
+            display(&layout.place(4, 1, "missing field `c`", false, None)),
             "a"
         );
-        assert_eq!(display(&layout.place(4, 1, "invalid length 0", false)), "a");
-        assert_eq!(layout.place(4, 1, "unknown variant `x`", false), b);
+        assert_eq!(
+            display(&layout.place(4, 1, "invalid length 0", false, None)),
+            "a"
+        );
+        assert_eq!(layout.place(4, 1, "unknown variant `x`", false, None), b);
         // Past it (after the space before a comma): the container itself.
         assert_eq!(
-            display(&layout.place(4, 2, "unknown variant `x`", false)),
+            display(&layout.place(4, 2, "unknown variant `x`", false, None)),
             "a"
         );
     }
@@ -489,7 +607,7 @@ mod tests {
             proptest::prop_assert_eq!(&again, &value);
             for line in 1..=layout.text.lines().count() {
                 for column in [1, 2, usize::MAX] {
-                    let place = layout.place(line, column, "invalid type", false);
+                    let place = layout.place(line, column, "invalid type", false, None);
                     proptest::prop_assert!(value_at(&value, &place).is_some(), "{place:?}");
                 }
             }
@@ -499,7 +617,7 @@ mod tests {
         #[test]
         fn any_text_is_laid_out_or_refused(text in r#"[\[\]{}",:\\ a0-9.e\-]{0,40}"#) {
             if let Some(layout) = Layout::new(&text) {
-                let _ = layout.place(1, 1, "missing field `a`", false);
+                let _ = layout.place(1, 1, "missing field `a`", false, None);
             }
         }
     }

@@ -177,7 +177,7 @@ pub(crate) fn parse_value(arguments: &str) -> Result<Value, ToolError> {
 /// ([`layout`](super::layout)): serde's words are the same on text as on a
 /// `Value` once the position is cut, and the line of its error gives the path.
 fn from_value(value: &Value, plan: &Plan, parse: &mut Typed<'_>) -> Result<(), ToolError> {
-    let typed = typed_parse(&value.to_string(), parse);
+    let typed = typed_parse(&value.to_string(), Some(value), parse);
     // The common slow path (nulls a strict dialect sent, now gone) asks only
     // whether the value is valid; the problems are collected when it is not.
     if typed.is_ok() && plan.is_valid(value) {
@@ -214,8 +214,8 @@ struct Failure {
 }
 
 /// Parses valid JSON `text`, laid out, into `T`: nothing, or serde's error and its
-/// place.
-fn typed_parse(text: &str, parse: &mut Typed<'_>) -> Result<(), Failure> {
+/// place; `value` is the value `text` was written from, if any.
+fn typed_parse(text: &str, value: Option<&Value>, parse: &mut Typed<'_>) -> Result<(), Failure> {
     let Some(layout) = Layout::new(text) else {
         // Only valid JSON comes here; should it not be, serde's error stands
         // without a place.
@@ -228,7 +228,7 @@ fn typed_parse(text: &str, parse: &mut Typed<'_>) -> Result<(), Failure> {
     parse(&layout.text).map_err(|error| {
         let message = strip_position(&error);
         let grammar = error.classify() == serde_json::error::Category::Syntax;
-        let steps = layout.place(error.line(), error.column(), &message, grammar);
+        let steps = layout.place(error.line(), error.column(), &message, grammar, value);
         Failure {
             path: layout::display(&steps),
             steps,
@@ -249,7 +249,7 @@ fn nested(outer: &str, inner: &str) -> bool {
 /// serde's error on the text itself (valid JSON whose `Value` passed: a key
 /// given twice), with its path.
 fn text_error(arguments: &str, parse: &mut Typed<'_>) -> ToolError {
-    match typed_parse(arguments, parse) {
+    match typed_parse(arguments, None, parse) {
         Err(failure) => messages::from_serde(&failure.path, &failure.message, None).into_error(),
         Ok(()) => Problem::new(".", "the arguments are not accepted").into_error(),
     }
@@ -459,9 +459,13 @@ mod tests {
     /// (which the slow path used before, at twice the build cost) names, for
     /// every single change of valid arguments of a type with nested structs,
     /// arrays, tuples, maps, enums (external, internally tagged, untagged) and
-    /// `try_from` rules. (An adjacently tagged enum whose content comes before
-    /// its tag is the one known difference: serde buffers the content and fails
-    /// after the tag, which is then named; path tracking names the enum.)
+    /// `try_from` rules, in sequences too (where a buffered enum's error is
+    /// placed only after the sequence read on past the element). Known
+    /// differences, each naming a value that holds the mistake: an adjacently
+    /// tagged enum whose content comes before its tag (serde buffers the content
+    /// and fails after the tag, which is then named; path tracking names the
+    /// enum); and a buffered enum as an object's last member, missing a field
+    /// the object lacks too (the object is named: the same words are its own).
     #[test]
     fn places_agree_with_path_tracking() {
         use std::collections::BTreeMap;
@@ -482,6 +486,10 @@ mod tests {
             either: Either,
             code: Code,
             note: Option<Item>,
+            shapes: Vec<Shape>,
+            optional_shapes: Vec<Option<Shape>>,
+            codes: Vec<Code>,
+            eithers: Vec<Either>,
         }
         #[derive(Debug, serde::Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -505,6 +513,7 @@ mod tests {
         enum Shape {
             Circle { radius: u32 },
             Square { side: u32 },
+            Line { ends: (u8, u8) },
         }
         #[derive(Debug, serde::Deserialize)]
         #[serde(untagged)]
@@ -534,6 +543,9 @@ mod tests {
             "pair": [1, true], "map": {"k": 1, "l": 2}, "numbered": {"1": true},
             "kind": {"weighted": {"weight": 1.5}}, "shape": {"kind": "circle", "radius": 2},
             "either": 4, "code": "abc",
+            "shapes": [{"kind": "line", "ends": [1, 2]}, {"kind": "square", "side": 3}],
+            "optional_shapes": [null, {"kind": "line", "ends": [1, 2]}, {"kind": "circle", "radius": 2}],
+            "codes": ["abc", "xyz"], "eithers": [1, "x"],
             "note": {"title": "c", "code": "def"}
         });
         assert!(serde_json::from_value::<Root>(valid.clone()).is_ok());
@@ -611,7 +623,7 @@ mod tests {
                 continue;
             };
             let expected = layout::serde_path(tracked.path());
-            let failure = typed_parse(&text, &mut |text| {
+            let failure = typed_parse(&text, Some(value), &mut |text| {
                 serde_json::from_str::<Root>(text).map(|_| ())
             })
             .err()
@@ -620,7 +632,136 @@ mod tests {
             assert_eq!(failure.path, expected, "{}: {text}", failure.message);
             compared += 1;
         }
-        assert!(compared > 300, "{compared}");
+        assert!(compared > 600, "{compared}");
+    }
+
+    /// The fuzz oracle's rule, over generated lists of valid items with one bad
+    /// item among them, given directly and as `Option`s: every problem's path
+    /// names the bad item, a place inside it, or a container holding it; never a
+    /// valid neighbour.
+    #[test]
+    fn no_problem_names_a_valid_item() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, RngSeed, TestRunner};
+
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+        #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+        #[allow(dead_code)]
+        enum Outline {
+            Circle { radius: u32 },
+            Poly { points: Vec<(i32, i32)> },
+        }
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+        #[serde(untagged)]
+        #[allow(dead_code)]
+        enum Member {
+            Id(u32),
+            Named { name: String },
+        }
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Lists {
+            #[serde(default)]
+            direct: Vec<Outline>,
+            #[serde(default)]
+            optional: Vec<Option<Outline>>,
+            #[serde(default)]
+            members: Vec<Option<Member>>,
+        }
+
+        let valid_outline = prop_oneof![
+            Just(serde_json::json!(null)),
+            (0..9u32).prop_map(|radius| serde_json::json!({"type": "circle", "radius": radius})),
+            proptest::collection::vec((-9..9i32, -9..9i32), 0..3)
+                .prop_map(|points| serde_json::json!({"type": "poly", "points": points})),
+        ];
+        let bad_outline = prop_oneof![
+            Just(serde_json::json!({"type": "hex"})),
+            Just(serde_json::json!({"type": "circle"})),
+            Just(serde_json::json!({"type": "circle", "radius": {}})),
+            Just(serde_json::json!({"type": "circle", "radius": [1]})),
+            Just(serde_json::json!({"type": "circle", "radius": -1})),
+            Just(serde_json::json!({"type": "poly", "points": [[1, 2, 3]]})),
+            Just(serde_json::json!({"type": "poly", "points": [[1]]})),
+            Just(serde_json::json!({"type": "poly", "points": [{}]})),
+            Just(serde_json::json!({"type": "circle", "radius": 1, "x": 1})),
+            Just(serde_json::json!([1, 2])),
+            Just(serde_json::json!("circle")),
+        ];
+        let valid_member = prop_oneof![
+            Just(serde_json::json!(null)),
+            (0..9u32).prop_map(|id| serde_json::json!(id)),
+            Just(serde_json::json!({"name": "a"})),
+        ];
+        let bad_member = prop_oneof![
+            Just(serde_json::json!({"name": 1})),
+            Just(serde_json::json!(-1)),
+            Just(serde_json::json!([{}])),
+            Just(serde_json::json!(true)),
+        ];
+        let list = |valid: BoxedStrategy<Value>, bad: BoxedStrategy<Value>| {
+            (
+                proptest::collection::vec(valid.clone(), 0..4),
+                bad,
+                proptest::collection::vec(valid, 0..4),
+            )
+        };
+        let case = prop_oneof![
+            (
+                Just("direct"),
+                list(
+                    valid_outline
+                        .clone()
+                        .prop_filter("not null", |item| !item.is_null())
+                        .boxed(),
+                    bad_outline.clone().boxed()
+                )
+            ),
+            (
+                Just("optional"),
+                list(valid_outline.boxed(), bad_outline.boxed())
+            ),
+            (
+                Just("members"),
+                list(valid_member.boxed(), bad_member.boxed())
+            ),
+        ];
+        let config = Config {
+            cases: 512,
+            rng_seed: RngSeed::Fixed(33),
+            failure_persistence: None,
+            ..Config::default()
+        };
+        TestRunner::new(config)
+            .run(&case, |(key, (before, bad, after))| {
+                let at = before.len();
+                let mut items = before;
+                items.push(bad);
+                items.extend(after);
+                let text = serde_json::json!({ key: items }).to_string();
+                let error = parse_arguments::<Lists>(&text)
+                    .err()
+                    .ok_or_else(|| TestCaseError::fail(format!("accepted {text}")))?;
+                let paths: Vec<String> = match &error {
+                    ToolError::InvalidArguments { problems } => problems
+                        .iter()
+                        .map(|problem| problem.path.clone())
+                        .collect(),
+                    ToolError::UnknownField { path, .. } => vec![path.clone()],
+                    other => return Err(TestCaseError::fail(format!("{other:?}"))),
+                };
+                let item = format!("{key}[{at}]");
+                for path in &paths {
+                    let holds_it = path == "." || path == key;
+                    prop_assert!(
+                        holds_it || nested(&item, path),
+                        "{path} is not {item} in {text}: {error:?}"
+                    );
+                }
+                Ok(())
+            })
+            .unwrap_or_else(|failure| panic!("{failure}"));
     }
 
     fn value_at_mut<'v>(mut value: &'v mut Value, path: &[Segment]) -> Option<&'v mut Value> {

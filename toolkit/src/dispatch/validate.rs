@@ -301,6 +301,23 @@ impl Plan {
             .map(|branches| branches.iter().collect())
             .unwrap_or_default();
         let instance = error.instance();
+        // `Option<T>` where schemars keeps it a union (a list's `null`-able items):
+        // a value that is not `null` meant `T`, so `T`'s own problems, at their own
+        // paths, say what is wrong; the shapes would say only "any value; null".
+        if !instance.is_null() {
+            let mut meant = branches
+                .iter()
+                .enumerate()
+                .filter(|(_, branch)| !self.is_null_only(branch));
+            if let (Some((index, _)), None) = (meant.next(), meant.next())
+                && let Some(errors) = context.get(index).filter(|errors| !errors.is_empty())
+            {
+                for inner in errors {
+                    self.explain(inner, root, out);
+                }
+                return;
+            }
+        }
         let tags: Vec<Option<(String, Value)>> =
             branches.iter().map(|branch| self.tag_of(branch)).collect();
         let common_tag = tags
@@ -361,6 +378,11 @@ impl Plan {
             }
         }
         node
+    }
+
+    /// Whether a union's branch accepts nothing but `null` (`{"type": "null"}`).
+    fn is_null_only(&self, branch: &Value) -> bool {
+        self.resolve(branch).get("type").and_then(Value::as_str) == Some("null")
     }
 
     /// The property whose `const` (or one-value `enum`) tags an object branch.
