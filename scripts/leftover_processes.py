@@ -73,7 +73,8 @@ def command_line(pid):
             text = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
     except OSError:
         return "(gone)"
-    return text or "(no command line)"
+    # Chromium's run to a few thousand characters; the start says which it is.
+    return (text[:240] + " ...") if len(text) > 240 else text or "(no command line)"
 
 
 def main(command):
