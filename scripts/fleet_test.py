@@ -12,8 +12,10 @@ Each check prints `ok <name>` or `FAILED <name>: <why>`; the last line is
 """
 
 import asyncio
+import ctypes
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -57,12 +59,29 @@ def free_port():
         return sock.getsockname()[1]
 
 
+def dies_with_this_script():
+    """For Popen's preexec_fn: the child gets SIGTERM when this script ends, even
+    by SIGKILL (prctl PR_SET_PDEATHSIG), so no replica or balancer outlives it."""
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
 def psql(sql):
     out = subprocess.run(
         [PSQL, "-X", "-A", "-t", "-q", "-d", PG_URL, "-c", sql],
         check=True, capture_output=True, text=True,
     )
     return out.stdout.strip()
+
+
+def stop(process):
+    """SIGTERM, then SIGKILL if it is still running 10 s later."""
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 class Replica:
@@ -90,7 +109,7 @@ class Replica:
         )
         self.process = subprocess.Popen(
             [SERVER, "http", "--addr", f"127.0.0.1:{self.port}", "--approvals-db", PG_URL],
-            env=env, stdout=subprocess.PIPE, stderr=self.log,
+            env=env, stdout=subprocess.PIPE, stderr=self.log, preexec_fn=dies_with_this_script,
         )
         line = self.process.stdout.readline().decode()
         if not line.startswith("listening on "):
@@ -104,8 +123,7 @@ class Replica:
 
     def stop(self):
         if self.process and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(10)
+            stop(self.process)
 
 
 class Balancer:
@@ -121,6 +139,7 @@ class Balancer:
         self.process = subprocess.Popen(
             [HAPROXY, "-f", HAPROXY_CFG, "-db"], env=env,
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(PG_DIR, "haproxy.log"), "ab"),
+            preexec_fn=dies_with_this_script,
         )
         for _ in range(100):
             try:
@@ -128,11 +147,11 @@ class Balancer:
                 return
             except OSError:
                 time.sleep(0.05)
+        self.stop()
         raise RuntimeError("haproxy did not start")
 
     def stop(self):
-        self.process.terminate()
-        self.process.wait(10)
+        stop(self.process)
 
 
 async def never_asked(context, params):
@@ -423,9 +442,21 @@ async def check(name, body):
 
 async def main():
     replicas = [Replica(f"r{i}") for i in (1, 2, 3)]
-    for replica in replicas:
-        replica.start()
-    balancer = Balancer(replicas)
+    balancer = None
+    try:
+        for replica in replicas:
+            replica.start()
+        balancer = Balancer(replicas)
+        return await fleet(replicas, balancer)
+    finally:
+        if balancer:
+            balancer.stop()
+        for replica in replicas:
+            replica.stop()
+
+
+async def fleet(replicas, balancer):
+    """Runs every check on the started fleet; 0 when all passed."""
     r1, r2, r3 = replicas
     lb = balancer.url
 
@@ -540,24 +571,19 @@ async def main():
         assert_once("rotate-", states, {reference: ["ran"] for reference in states})
         assert psql("SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'rotate-%' AND replica = 'r3'") == "4"
 
-    try:
-        for body in [
-            asked_on_one_decided_on_another_resumed_on_a_third,
-            two_hundred_approvals_three_times_each_by_eight_clients_run_once,
-            a_replica_killed_mid_run_loses_nothing_and_runs_nothing_twice,
-            a_postgresql_restart_mid_run_loses_nothing_and_runs_nothing_twice,
-            a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
-        ]:
-            await check(body.__name__, body)
-        if BENCH:
-            # The whole fleet on one key again (the rotation check left r3 on another).
-            r3.stop()
-            r3.start()
-            await check("bench", lambda: bench(lb, r1.url))
-    finally:
-        balancer.stop()
-        for replica in replicas:
-            replica.stop()
+    for body in [
+        asked_on_one_decided_on_another_resumed_on_a_third,
+        two_hundred_approvals_three_times_each_by_eight_clients_run_once,
+        a_replica_killed_mid_run_loses_nothing_and_runs_nothing_twice,
+        a_postgresql_restart_mid_run_loses_nothing_and_runs_nothing_twice,
+        a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
+    ]:
+        await check(body.__name__, body)
+    if BENCH:
+        # The whole fleet on one key again (the rotation check left r3 on another).
+        r3.stop()
+        r3.start()
+        await check("bench", lambda: bench(lb, r1.url))
 
     failed = sum(1 for _, detail in results if detail is not None)
     print(f"fleet: {len(results) - failed} passed, {failed} failed")
@@ -565,4 +591,7 @@ async def main():
 
 
 if __name__ == "__main__":
+    # A TERM (a timeout, the calling script ending) unwinds through main's
+    # `finally`, which stops the fleet.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(asyncio.run(main()))

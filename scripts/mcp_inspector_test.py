@@ -8,12 +8,27 @@ listed tool with no arguments. Prints `ok ...` / `FAILED ...` per check and
 
 import json
 import os
+import signal
 import subprocess
 import sys
 
 NODE = os.environ["INSPECTOR_NODE"]
 CLI = os.environ["INSPECTOR_CLI"]
 results = []
+
+
+def run(command, timeout):
+    """subprocess.run, but a timeout stops the command's whole process group:
+    the CLI starts processes of its own (a stdio target's server, at least), which
+    killing only the CLI would leave running."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, start_new_session=True) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except BaseException:
+            os.killpg(process.pid, signal.SIGKILL)
+            raise
+        return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
 def inspector(target, *arguments):
@@ -26,7 +41,7 @@ def inspector(target, *arguments):
         command += [url, "--transport", "http"]
         if token:
             command += ["--header", f"Authorization: Bearer {token}"]
-    done = subprocess.run(command + list(arguments), capture_output=True, text=True, timeout=120)
+    done = run(command + list(arguments), timeout=120)
     # Exit 5 with `tool_is_error`: the SDK accepted the result, an error result
     # (most tools need arguments, and none are sent). Anything else, such as the
     # SDK rejecting structured content that does not match the output schema,

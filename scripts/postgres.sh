@@ -89,16 +89,19 @@ case "${1:-}" in
       || { cat "$dir/initdb.log" >&2; exit 1; }
     start_cluster "$dir"
     if [ -n "${2:-}" ]; then
-      # The watchdog: stop and clean up when the test process is gone.
-      (
-        trap '' HUP
-        while kill -0 "$2" 2>/dev/null; do sleep 1; done
-        stop_cluster "$dir"
-        rm -rf "$dir"
-      ) </dev/null >/dev/null 2>&1 &
-      disown
+      # The watchdog, in a session of its own: a signal to the caller's process
+      # group (Ctrl-C, a runner stopping a script's group) must not end it before
+      # it has stopped the cluster (pg_ctl starts the server in its own session).
+      setsid bash "${BASH_SOURCE[0]}" watch "$2" "$dir" </dev/null >/dev/null 2>&1 &
     fi
     printf 'DIR=%s\nURL=postgres://postgres@127.0.0.1:%s/postgres\n' "$dir" "$(cat "$dir/port")"
+    ;;
+  watch)
+    # Stops the cluster in $3 and removes it once process $2 is gone.
+    trap '' HUP INT
+    while kill -0 "$2" 2>/dev/null; do sleep 1; done
+    stop_cluster "$3"
+    rm -rf "$3"
     ;;
   stop)
     stop_cluster "$2"

@@ -8,6 +8,7 @@
 //! worker resumes the call in the background, once.
 
 use std::net::TcpListener as StdListener;
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -70,32 +71,92 @@ fn free_port() -> u16 {
         .expect("a free loopback port")
 }
 
-/// A headless Chromium session, its driver stopped when dropped.
+/// A headless Chromium session, ended when dropped, on success and on panic alike.
 struct Browser {
     client: Client,
-    driver: Child,
+    driver: Driver,
     profile: PathBuf,
 }
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
+        // Chromium is chromedriver's child, not a part of it: killing the driver alone
+        // orphans the whole browser (about thirty processes, re-parented to init). The
+        // session is ended over WebDriver first (`DELETE /session/{id}`, which quits
+        // the browser), while the driver still answers; then whatever is left in the
+        // driver's process group is stopped.
+        let client = self.client.clone();
+        let ended = tokio::runtime::Handle::try_current().map(|runtime| {
+            // The session's task runs on the test's runtime; block_in_place lets this
+            // thread wait for it, even while a panic unwinds.
+            tokio::task::block_in_place(|| {
+                runtime.block_on(tokio::time::timeout(
+                    Duration::from_secs(20),
+                    client.close(),
+                ))
+            })
+        });
+        if !matches!(ended, Ok(Ok(Ok(())))) {
+            eprintln!(
+                "the WebDriver session did not end ({ended:?}): stopping the browser's process group"
+            );
+        }
+        self.driver.stop();
         let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// chromedriver, in a process group of its own that Chromium's processes join
+/// (Chromium's crash handlers leave it, and end with the browser they watch).
+/// Stopping it kills the whole group, so a session that could not be ended leaves
+/// nothing running either; so does dropping it (a session that never started).
+struct Driver {
+    process: Child,
+    stopped: bool,
+}
+
+impl Driver {
+    fn start(chromedriver: &str, port: u16) -> Driver {
+        let process = Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("chromedriver starts");
+        Driver {
+            process,
+            stopped: false,
+        }
+    }
+
+    fn stop(&mut self) {
+        if std::mem::replace(&mut self.stopped, true) {
+            return;
+        }
+        let group = libc::pid_t::try_from(self.process.id()).expect("a pid fits pid_t");
+        // SAFETY: kill(2) takes no pointers. A negative pid names the process group
+        // chromedriver leads (`process_group(0)`); chromedriver is not reaped yet, so
+        // the group id cannot have been given to anyone else.
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+        let _ = self.process.wait();
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 
 async fn browser() -> Option<Browser> {
     let (chromium, chromedriver) = browser_paths()?;
     let port = free_port();
-    let driver = Command::new(&chromedriver)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("chromedriver starts");
+    let driver = Driver::start(&chromedriver, port);
     let profile = std::env::temp_dir().join(format!("inbox-browser-{}-{port}", std::process::id()));
-    let mut browser_guard = DriverGuard(Some(driver));
     let capabilities = json!({
         "goog:chromeOptions": {
             "binary": chromium,
@@ -127,21 +188,9 @@ async fn browser() -> Option<Browser> {
     };
     Some(Browser {
         client,
-        driver: browser_guard.0.take().expect("the driver"),
+        driver,
         profile,
     })
-}
-
-/// Stops the driver if the session never started.
-struct DriverGuard(Option<Child>);
-
-impl Drop for DriverGuard {
-    fn drop(&mut self) {
-        if let Some(driver) = &mut self.0 {
-            let _ = driver.kill();
-            let _ = driver.wait();
-        }
-    }
 }
 
 async fn screenshot(client: &Client, name: &str) {

@@ -330,6 +330,12 @@ fn start_process(store: &std::path::Path) -> Server {
         .spawn()
         .expect("the example binary starts");
     let stdout = child.stdout.take().expect("piped");
+    // Held before anything can fail: a server that never says where it listens is
+    // stopped too, not left serving.
+    let mut server = Server {
+        child,
+        url: String::new(),
+    };
     let mut line = String::new();
     std::io::BufReader::new(stdout)
         .read_line(&mut line)
@@ -337,12 +343,9 @@ fn start_process(store: &std::path::Path) -> Server {
     let base = line
         .trim()
         .strip_prefix("listening on ")
-        .expect("the address line")
-        .to_owned();
-    Server {
-        child,
-        url: format!("{base}/mcp/internal"),
-    }
+        .expect("the address line");
+    server.url = format!("{base}/mcp/internal");
+    server
 }
 
 #[tokio::test]
