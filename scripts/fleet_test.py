@@ -5,7 +5,9 @@ round robin in front of them, the official Python MCP SDK as every client.
 The `approve` tool is `create_transfers`: its effect is a row in the
 `mcp_server_transfers` table, keyed by the approved run's idempotency key, with
 an `attempts` count of every run of the tool that reached the database. The
-checks count those rows.
+checks count those rows. The policy of the example leaves transfers to someone
+other than the requester: an operator approves each in the inbox (its JSON API),
+and the client's "yes" then runs what the operator approved.
 
 Each check prints `ok <name>` or `FAILED <name>: <why>`; the last line is
 `N passed, N failed`, and the exit status is 1 when anything failed.
@@ -116,6 +118,14 @@ class Replica:
             self.process.wait(5)
             raise RuntimeError(f"replica {self.name} did not start: {line!r} (see {self.log.name})")
 
+    def freeze(self):
+        """kill -STOP: the process stops where it is, its connections open (a
+        replica paused by its host, a long garbage collection, a debugger)."""
+        self.process.send_signal(signal.SIGSTOP)
+
+    def thaw(self):
+        self.process.send_signal(signal.SIGCONT)
+
     def kill(self):
         """kill -9: no goodbye, requests in flight are cut."""
         self.process.kill()
@@ -201,9 +211,34 @@ async def present(mcp, reference, state):
         return "ran"
     if "it was already used, and an approved call runs once" in message:
         return "used"
+    if "this run was taken over by attempt" in message:
+        # An attempt that lost its claim (frozen past its lease): fenced, and
+        # its caller is told what the attempt that took over came to.
+        return "superseded"
     if "try again" in message:
         return f"retry: {message}"
     raise AssertionError(f"{reference}: neither ran, used nor retryable: {message}")
+
+
+async def approve_in_inbox(base, references):
+    """The operator approves each call of `references` in the inbox, over its JSON
+    API (the listing shows a page at a time): THE decision, made by someone other
+    than the requester."""
+    wanted = set(references)
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
+        while wanted:
+            listed = (await http.get(f"{base}/approvals/api/pending")).json()
+            page = [item["pending"] for item in listed["pending"]
+                    if item["pending"]["arguments"].get("reference") in wanted]
+            assert page, f"{len(wanted)} calls never reached the inbox: {sorted(wanted)[:3]}"
+            for pending in page:
+                decided = await http.post(
+                    f"{base}/approvals/api/decide",
+                    headers={"x-csrf-token": listed["csrf_token"]},
+                    json={"pending": pending, "decision": "approve"},
+                )
+                assert decided.status_code == 200, decided.text
+                wanted.discard(pending["arguments"]["reference"])
 
 
 async def ask_all(base, references, clients=8):
@@ -218,6 +253,7 @@ async def ask_all(base, references, clients=8):
                 states[reference] = await ask(mcp, reference)
 
     await asyncio.gather(*(worker() for _ in range(clients)))
+    await approve_in_inbox(base, references)
     return states
 
 
@@ -337,7 +373,7 @@ def assert_once(prefix, states, outcomes, reruns_allowed=0):
     assert reruns <= reruns_allowed, f"{reruns} re-runs reached the tool (allowed {reruns_allowed})"
     for reference, seen in outcomes.items():
         assert seen.count("ran") <= 1, (reference, seen)
-        assert set(seen) <= {"ran", "used"}, (reference, seen)
+        assert set(seen) <= {"ran", "used", "superseded"}, (reference, seen)
     return reruns
 
 
@@ -362,6 +398,7 @@ async def bench(lb, direct):
             while queue:
                 reference = queue.pop()
                 state = await ask(mcp, reference)
+                await approve_in_inbox(lb, [reference])
                 started = time.perf_counter()
                 outcome = await present(mcp, reference, state)
                 latencies.append(time.perf_counter() - started)
@@ -394,6 +431,7 @@ async def bench(lb, direct):
             await mcp.list_tools()
             for i in range(count):
                 state = await ask(mcp, f"{prefix}-{i}")
+                await approve_in_inbox(base, [f"{prefix}-{i}"])
                 begun = time.perf_counter()
                 assert await present(mcp, f"{prefix}-{i}", state) == "ran"
                 took.append(time.perf_counter() - begun)
@@ -547,6 +585,90 @@ async def fleet(replicas, balancer):
                    for r in retries), sorted(set(retries))[:5]
         print(f"  restart: {len(retries)} retryable answers, {reruns} runs taken over after the lease", flush=True)
 
+    async def the_requester_cannot_approve_its_own_transfer():
+        async with client(lb) as mcp:
+            await mcp.list_tools()
+            state = await ask(mcp, "own-1")
+            # The client's user says yes: not theirs to decide, nothing runs.
+            refused = await mcp.call_tool(
+                "create_transfers", arguments("own-1"),
+                input_responses={"approval": types.ElicitResult(action="accept")},
+                request_state=state,
+            )
+            assert refused.is_error, refused
+            assert "the requester may not decide it" in text(refused), text(refused)
+            assert psql("SELECT count(*) FROM mcp_server_transfers WHERE reference = 'own-1'") == "0"
+            # The operator approves in the inbox; the same "yes" now runs it, once.
+            await approve_in_inbox(lb, ["own-1"])
+            assert await present(mcp, "own-1", state) == "ran"
+            assert await present(mcp, "own-1", state) == "used"
+        audit = psql(
+            "SELECT string_agg(decided_by, ',') FROM toolkit_approval_refusals r "
+            "WHERE r.tool = 'create_transfers' AND EXISTS (SELECT 1 FROM toolkit_pending_approvals p "
+            "WHERE p.call_id = r.call_id AND p.arguments LIKE '%own-1%')"
+        )
+        assert audit == "the requester", f"the refusal is in the audit: {audit!r}"
+
+    async def a_replica_frozen_past_its_lease_is_fenced_and_reports_no_second_run():
+        states = await ask_all(lb, [f"frozen-{i}" for i in range(60)])
+        frozen = []
+        taken_over = {}
+
+        async def freeze_r1(done, total):
+            while done[0] < total // 4:
+                await asyncio.sleep(0.01)
+            lock = LedgerLock()
+            # Runs wait inside the tool, some on r1; r1 stops there with its
+            # connections open, and the runs' writes reach the ledger meanwhile.
+            await lock.until_waiting(r1, 8)
+            r1.freeze()
+            lock.release()
+            # The runs whose claim stays open while every other replica's ended:
+            # r1's. (A claim's key is the SHA-256 of `[principal, call_id]`.)
+            open_runs = (
+                "SELECT p.arguments::json->>'reference' FROM toolkit_pending_approvals p "
+                "JOIN toolkit_approval_claims c ON c.key = encode(sha256(convert_to("
+                "'[\"' || p.principal || '\",\"' || p.call_id || '\"]', 'UTF8')), 'hex') "
+                "WHERE NOT c.done AND p.arguments LIKE '%frozen-%'"
+            )
+            await asyncio.sleep(1)
+            first = set(psql(open_runs).split())
+            await asyncio.sleep(1)
+            frozen.extend(sorted(first & set(psql(open_runs).split())))
+            # Past the frozen runs' lease, their callers' retries reach r2, which
+            # takes each run over (attempt 2).
+            await asyncio.sleep(LEASE_SECONDS + 1)
+            async with client(r2.url) as mcp:
+                await mcp.list_tools()
+                for reference in frozen:
+                    outcome = await present(mcp, reference, states[reference])
+                    while outcome.startswith("retry"):
+                        await asyncio.sleep(RETRY_PAUSE)
+                        outcome = await present(mcp, reference, states[reference])
+                    taken_over[reference] = outcome
+            # r1 wakes: its runs finish, and are fenced off.
+            r1.thaw()
+
+        outcomes, retries = await resume_all(lb, states, during=freeze_r1)
+        assert frozen, "no run was frozen on r1"
+        for reference, outcome in taken_over.items():
+            outcomes[reference].append(outcome)
+        reruns = assert_once("frozen-", states, outcomes, reruns_allowed=len(frozen))
+        assert all(seen.count("ran") == 1 for seen in outcomes.values()), "one ran per approval"
+        assert all(taken_over[reference] == "ran" for reference in frozen), taken_over
+        told = {reference for reference in frozen if "superseded" in outcomes[reference]}
+        assert told == set(frozen), f"frozen on r1: {frozen}; told they were taken over: {sorted(told)}"
+        # Each frozen run's one row is attempt 2's: r1's write, whether it reached
+        # the ledger before r2's or after, changed nothing of it.
+        second = psql(
+            "SELECT string_agg(reference || ' ' || attempt, ', ' ORDER BY reference) "
+            "FROM mcp_server_transfers WHERE reference LIKE 'frozen-%' AND attempt > 1"
+        )
+        expected = ", ".join(f"{reference} 2" for reference in sorted(frozen))
+        assert second == expected, f"taken over: {second!r}, expected {expected!r}"
+        print(f"  SIGSTOP past the lease: {len(frozen)} runs frozen on r1, each taken over by r2 "
+              f"(attempt 2) and its r1 caller told so; {reruns} re-runs reached the tool", flush=True)
+
     async def a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed():
         states = await ask_all(lb, [f"rotate-{i}" for i in range(4)], clients=2)
         # The new key alone: what the old key signed is refused, nothing runs.
@@ -576,6 +698,8 @@ async def fleet(replicas, balancer):
         two_hundred_approvals_three_times_each_by_eight_clients_run_once,
         a_replica_killed_mid_run_loses_nothing_and_runs_nothing_twice,
         a_postgresql_restart_mid_run_loses_nothing_and_runs_nothing_twice,
+        the_requester_cannot_approve_its_own_transfer,
+        a_replica_frozen_past_its_lease_is_fenced_and_reports_no_second_run,
         a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
     ]:
         await check(body.__name__, body)

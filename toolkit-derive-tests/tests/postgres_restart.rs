@@ -11,16 +11,18 @@
 #[path = "approval_store/cluster.rs"]
 mod cluster;
 
+use std::future::Future;
 use std::time::Duration;
+
+use cluster::Cluster;
 
 use toolkit::approval::{ApprovalStore, Claim, PostgresApprovalStore, RunOutcome};
 use toolkit::{Response, ToolError};
 
-/// The tests here stop or freeze the one cluster: one at a time.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-#[test]
-fn the_end_of_a_run_is_recorded_through_a_database_restart() {
+/// Runs `test` on a database of its own in this binary's cluster, on a runtime of
+/// its own, while no other test here runs: they stop or freeze the cluster.
+fn alone_on_the_cluster<F: Future<Output = ()>>(test: impl FnOnce(&'static Cluster, String) -> F) {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let Some(cluster) = cluster::cluster() else {
         return;
     };
@@ -28,8 +30,12 @@ fn the_end_of_a_run_is_recorded_through_a_database_restart() {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let url = cluster.database();
-    let runtime = cluster::runtime();
-    runtime.block_on(async {
+    cluster::runtime().block_on(test(cluster, url));
+}
+
+#[test]
+fn the_end_of_a_run_is_recorded_through_a_database_restart() {
+    alone_on_the_cluster(|cluster, url| async move {
         let store = PostgresApprovalStore::connect(&url)
             .await
             .expect("connects");
@@ -101,15 +107,7 @@ fn the_end_of_a_run_is_recorded_through_a_database_restart() {
 /// works, with nothing lost or doubled.
 #[test]
 fn a_stalled_database_answers_within_the_wait() {
-    let Some(cluster) = cluster::cluster() else {
-        return;
-    };
-    let _alone = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let url = cluster.database();
-    let runtime = cluster::runtime();
-    runtime.block_on(async {
+    alone_on_the_cluster(|cluster, url| async move {
         let store = PostgresApprovalStore::connect(&url)
             .await
             .expect("connects")

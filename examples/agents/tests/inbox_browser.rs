@@ -402,7 +402,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     click(client, "form.edit button.approve").await;
     assert_eq!(
         text(client, ".notice").await,
-        "Approved with your edits: the call runs once, with them."
+        "Approved with your edits: your decision is recorded; the call runs once, with them, when it is resumed."
     );
     let resumed = outcome(&outcomes, "call_follow_up").await;
     assert_eq!(

@@ -5,7 +5,9 @@
 //! mid-way (its replica killed, its request dropped) runs again after its lease,
 //! with the same [`ApprovedRun::key`]. The effect below is one `INSERT` keyed by
 //! that run key, so a second attempt finds the first one's row instead of moving
-//! the money twice: the part of exactly-once only the tool can do.
+//! the money twice: the part of exactly-once only the tool can do. The attempt is
+//! a fencing token: an attempt that lost its claim (its replica frozen past the
+//! lease) and wakes after a later one wrote the row changes nothing.
 
 use std::sync::Arc;
 
@@ -106,12 +108,16 @@ async fn create_transfers(
         ToolError::failed(format!("the ledger is unreachable, try again: {error}"))
     })?;
     // One statement: the first attempt records the transfer; a later attempt of the
-    // same approved call (after a crash) only counts itself.
+    // same approved call (after a crash) only counts itself. The attempt is the
+    // run's fencing token: an earlier attempt arriving late (its replica frozen
+    // past its lease while a later one took over) changes nothing.
     let row = client
-        .query_one(
-            "INSERT INTO mcp_server_transfers (run_key, reference, amount_cents, replica, attempt)
+        .query_opt(
+            "INSERT INTO mcp_server_transfers AS t (run_key, reference, amount_cents, replica, attempt)
              VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (run_key) DO UPDATE SET attempts = mcp_server_transfers.attempts + 1
+             ON CONFLICT (run_key) DO UPDATE
+                 SET attempts = t.attempts + 1, attempt = EXCLUDED.attempt
+                 WHERE t.attempt <= EXCLUDED.attempt
              RETURNING reference, amount_cents",
             &[
                 &run.key,
@@ -124,6 +130,11 @@ async fn create_transfers(
         .await
         .map_err(|error| {
             ToolError::failed(format!("the ledger is unreachable, try again: {error}"))
+        })?
+        .ok_or_else(|| {
+            ToolError::failed(
+                "a later attempt of this approved transfer took over; this one changed nothing",
+            )
         })?;
     let recorded: String = row.get(0);
     let cents: i64 = row.get(1);

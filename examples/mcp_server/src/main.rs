@@ -38,8 +38,9 @@
 //! With `--approvals-db postgres://...` the replicas may run on many hosts (a
 //! fleet behind a load balancer); `MCP_APPROVAL_PREVIOUS_KEYS` (comma-separated)
 //! lists keys that still verify during a key rotation;
-//! `MCP_APPROVAL_RUN_LEASE_SECONDS` (default 300) is how long a run of an approved
-//! call holds it before a run that did not complete (a killed replica's) is run
+//! `MCP_APPROVAL_RUN_LEASE_SECONDS` (default 30) is how long a run of an approved
+//! call holds it without renewing it (a live run renews it every third of that)
+//! before a run that did not complete (a killed or frozen replica's) is run
 //! again; `MCP_REPLICA` names this replica in the ledger of `create_transfers` (the
 //! `approve` tool these servers add, kept in the same database).
 
@@ -133,7 +134,7 @@ async fn settings(store: Option<&str>) -> Settings {
                 Ok(seconds) => seconds.parse::<u64>().ok().filter(|&s| s > 0).unwrap_or_else(|| {
                     fail("mcp_server: MCP_APPROVAL_RUN_LEASE_SECONDS is not a positive number of seconds")
                 }),
-                Err(_) => 300,
+                Err(_) => 30,
             };
             let replica = std::env::var("MCP_REPLICA")
                 .unwrap_or_else(|_| format!("pid-{}", std::process::id()));

@@ -7,8 +7,11 @@
 //! presented 3 times each by 8 clients at once run once each (counted in a
 //! `PostgreSQL` table); a replica killed with `SIGKILL` mid-run and a `PostgreSQL`
 //! restart mid-run lose nothing and run nothing twice, their callers get a
-//! retryable error and a retry completes; a replica restarted with a rotated key
-//! resumes what the previous key signed.
+//! retryable error and a retry completes; the requester's own "yes" cannot
+//! approve its transfer (an operator approves each in the inbox); a replica frozen
+//! with `SIGSTOP` past its lease is fenced (one "ran" per approval, its callers
+//! told the run was taken over); a replica restarted with a rotated key resumes
+//! what the previous key signed.
 
 mod common;
 
@@ -27,6 +30,8 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
         "two_hundred_approvals_three_times_each_by_eight_clients_run_once",
         "a_replica_killed_mid_run_loses_nothing_and_runs_nothing_twice",
         "a_postgresql_restart_mid_run_loses_nothing_and_runs_nothing_twice",
+        "the_requester_cannot_approve_its_own_transfer",
+        "a_replica_frozen_past_its_lease_is_fenced_and_reports_no_second_run",
         "a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed",
     ] {
         assert!(
@@ -39,7 +44,7 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
     assert!(
         stdout
             .lines()
-            .any(|line| line == "fleet: 5 passed, 0 failed"),
+            .any(|line| line == "fleet: 7 passed, 0 failed"),
         "the script printed no summary"
     );
 }

@@ -680,54 +680,35 @@ async fn an_edited_decision_altered_in_the_store_runs_nothing() {
     }
 }
 
-/// Who may decide is the approval policy's, on the MCP path too: a call only
-/// someone else may decide is not put to its requester (a 2026-07-28 client that
-/// can elicit gets the pending approval, not an input request) and waits in the
-/// inbox; a requester's "yes" presented anyway (a sealed state from before the
-/// policy changed) runs nothing, records no decision, and the refusal is in the
-/// audit; the operator's approval, once made, is what a later "yes" runs.
+/// Who may decide is the approval policy's, on the MCP path too. A 2026-07-28
+/// client is told that an approver decides, and its user's "yes" before that runs
+/// nothing, records no decision, and is kept in the audit as a refusal; once the
+/// operator approves in the inbox, the same "yes" runs it, once. A client asked in
+/// the same request (`elicitation/create`) is not asked at all.
 #[tokio::test]
-async fn a_requester_the_policy_refuses_is_not_asked_and_cannot_approve_its_own_call() {
-    let store: std::sync::Arc<dyn ApprovalStore> = std::sync::Arc::new(MemoryApprovalStore::new());
-    let key = example_mcp_server::random_secret().unwrap().into_bytes();
-    let with_policy = |policy: Deciders| {
+async fn a_requester_the_policy_refuses_cannot_approve_its_own_call() {
+    let strict = || {
+        let key = ApprovalKey::new(example_mcp_server::random_secret().unwrap().into_bytes());
         let approvals =
-            Approvals::with_store(ApprovalKey::new(key.clone()).unwrap(), store.clone())
-                .policy(policy);
+            Approvals::new(key.unwrap(), MemoryApprovalStore::new()).policy(Deciders::others());
         Settings {
             approvals: Box::leak(Box::new(approvals)),
-            request_state_key: b"a request-state key of thirty-two bytes!",
             ..Settings::ephemeral().unwrap()
         }
     };
-    let strict = with_policy(Deciders::others());
-    let (client, desk) = over_http(strict).await;
+    let settings = strict();
+    let (client, desk) = over_http(settings).await;
     remember(&client).await;
-    let CallToolResponse::Complete(waiting) = client.call_tool_once(forget()).await.unwrap() else {
-        panic!("the requester is not asked");
-    };
-    assert_eq!(
-        text(&waiting),
-        "`delete_memories` waits for a person's approval; it has not run"
-    );
-    let (_, listed) = get(&desk, "/api/pending", Some(INBOX_TOKEN)).await;
-    assert_eq!(
-        listed["pending"].as_array().map(Vec::len),
-        Some(1),
-        "{listed}"
-    );
-    assert_eq!(memories(&client).await, "kept");
-
-    // A state sealed while the requester was asked (the same keys and store, a
-    // permissive policy), answered "yes" on the strict server.
-    let (permissive, _) = over_http(with_policy(Deciders::requester_too())).await;
-    let CallToolResponse::InputRequired(input) = permissive
-        .call_tool_once(call("delete_memories", json!({"ids": [1]})))
-        .await
-        .unwrap()
+    let CallToolResponse::InputRequired(input) = client.call_tool_once(forget()).await.unwrap()
     else {
-        panic!("a permissive server asks its requester");
+        panic!("the client gets the state to come back with");
     };
+    let question = serde_json::to_value(&input.input_requests).unwrap();
+    assert_eq!(
+        question["approval"]["params"]["message"],
+        "`delete_memories` with {\"ids\":[1]} waits for an approver's decision; it has not \
+         run. Answer accept once they have approved it, and it runs as they decided."
+    );
     let refused = complete(client.call_tool_once(accepted(&input)).await.unwrap());
     assert_eq!(
         text(&refused),
@@ -736,7 +717,7 @@ async fn a_requester_the_policy_refuses_is_not_asked_and_cannot_approve_its_own_
     );
     assert_eq!(memories(&client).await, "kept");
     assert_eq!(audit(&desk).await, [], "a refusal is not a decision");
-    let refusals = strict
+    let refusals = settings
         .approvals
         .refusals(&DecisionQuery::new())
         .await
@@ -746,4 +727,27 @@ async fn a_requester_the_policy_refuses_is_not_asked_and_cannot_approve_its_own_
         (refusals[0].decided_by.as_str(), refusals[0].tool.as_str()),
         ("the requester", "delete_memories")
     );
+    decide_in_inbox(&desk, json!("approve")).await;
+    let ran = complete(client.call_tool_once(accepted(&input)).await.unwrap());
+    assert_eq!(ran.is_error, Some(false), "{ran:?}");
+    assert_eq!(memories(&client).await, "deleted");
+    assert_eq!(audit(&desk).await, one_decision("approved", "operator"));
+
+    // In the same request: not asked (its answer would not count), told it waits.
+    let asked_inline = over_stdio(
+        strict(),
+        AssistantState::new(),
+        Waiting {
+            inbox: None,
+            accepts: true,
+        },
+    )
+    .await;
+    remember(&asked_inline).await;
+    let waiting = asked_inline.call_tool(forget()).await.unwrap();
+    assert_eq!(
+        text(&waiting),
+        "`delete_memories` waits for a person's approval; it has not run"
+    );
+    assert_eq!(memories(&asked_inline).await, "kept");
 }

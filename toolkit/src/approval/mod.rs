@@ -132,25 +132,40 @@ type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 /// it) is not lost: after the lease, the next presentation runs it again. Each run
 /// after the first is attempt 2, 3, ...
 ///
+/// A live run renews its lease every third of it, so a long tool is not taken over
+/// while healthy. The attempt is a fencing token: only the attempt that holds the
+/// claim completes, releases or renews it. An attempt whose lease ended while it
+/// was stalled (its process frozen) and that was taken over records nothing when it
+/// wakes, and its caller hears [`ApprovalError::Superseded`] with what the later
+/// attempt came to, never that it ran. The outcome of every ended run is kept
+/// ([`Approvals::outcome`]).
+///
 /// So a tool with an effect outside the process must make that effect idempotent
 /// on [`ApprovedRun::key`] (a unique key in the same transaction as the effect, an
-/// idempotency key of the payment API): that key is the same for every attempt of
-/// one approved call, and the library cannot reach into the tool's database or
-/// API to make the effect itself exactly-once. A tool that is not idempotent may
-/// have its effect repeated only when a run dies between its effect and its
-/// completion. Set the lease longer than the tool's longest run (the call's time
-/// limit), or a slow run can be taken over while it is still running. The claim, and
+/// idempotency key of the payment API) and fence it on [`ApprovedRun::attempt`]:
+/// the key is the same for every attempt of one approved call, and the library
+/// cannot reach into the tool's database or API to make the effect itself
+/// exactly-once. A tool that is not idempotent may have its effect repeated only
+/// when a run dies (or stalls past its lease) between its effect and its
+/// completion. The claim, and
 /// the decision, are kept until the last moment any approval of that call could be
 /// valid (the pending's expiry, then the approval TTL) plus
 /// [`CLOCK_SKEW_SECONDS`]; after that everything signed for the call has expired.
 /// A second decision, an edit, a purge or a store restart never runs it again, as
 /// long as every process shares the store and uses TTLs no longer than this one's.
 ///
+/// # Who decides
+///
+/// One [`DecisionPolicy`] ([`Approvals::policy`]; [`Deciders::others`] unless set)
+/// is asked on every path before a decision is recorded; see [`Decider`].
+///
 /// # Time
 ///
-/// Expiry is checked against the store's clock ([`ApprovalStore::now`]): processes
-/// whose clocks differ agree. Only the synchronous [`Approvals::decide`] and
-/// [`Approvals::verify_pending`] read this process's clock ([`Approvals::clock`]).
+/// Expiry, leases, the inbox's CSRF tokens and the lifetime of an approval resumed
+/// over MCP are checked against the store's clock ([`ApprovalStore::now`]):
+/// processes whose clocks differ agree. Only the synchronous [`Approvals::decide`]
+/// and [`Approvals::verify_pending`] read this process's clock
+/// ([`Approvals::clock`]).
 ///
 /// # Key rotation
 ///

@@ -476,6 +476,40 @@ fn decision_from_row(row: &tokio_postgres::Row) -> Result<DecisionRecord, StoreE
     })
 }
 
+/// The rows of an audit list (`select`: its columns and table) that pass
+/// `query`'s filters, newest first by the `at` column (then `tie_break`), at most
+/// its limit.
+async fn audit_rows(
+    client: &deadpool_postgres::Object,
+    select: &str,
+    at: &str,
+    tie_break: &str,
+    query: &DecisionQuery,
+) -> Result<Vec<tokio_postgres::Row>, StoreError> {
+    let limit = to_sql(query.bounded_limit()? as u64);
+    client
+        .query(
+            &format!(
+                "{select}
+                 WHERE (cardinality($1::text[]) = 0 OR principal = ANY($1))
+                   AND (cardinality($2::text[]) = 0 OR tool = ANY($2))
+                   AND ($3::bigint IS NULL OR {at} >= $3)
+                   AND ($4::bigint IS NULL OR {at} < $4)
+                 ORDER BY {at} DESC, {tie_break}
+                 LIMIT $5"
+            ),
+            &[
+                &query.principals,
+                &query.tools,
+                &query.decided_after.map(to_sql),
+                &query.decided_before.map(to_sql),
+                &limit,
+            ],
+        )
+        .await
+        .map_err(db_error)
+}
+
 /// The decision on `call_id` of `principal`, if one is recorded.
 async fn decision_of(
     client: &deadpool_postgres::Object,
@@ -638,29 +672,17 @@ impl ApprovalStore for PostgresApprovalStore {
 
     fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
         self.bounded(async move {
-            let limit = to_sql(query.bounded_limit()? as u64);
             let client = self.client().await?;
-            let rows = client
-                .query(
-                    "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
-                            decided_at, arguments
-                     FROM toolkit_approval_decisions
-                     WHERE (cardinality($1::text[]) = 0 OR principal = ANY($1))
-                       AND (cardinality($2::text[]) = 0 OR tool = ANY($2))
-                       AND ($3::bigint IS NULL OR decided_at >= $3)
-                       AND ($4::bigint IS NULL OR decided_at < $4)
-                     ORDER BY decided_at DESC, principal DESC, call_id DESC
-                     LIMIT $5",
-                    &[
-                        &query.principals,
-                        &query.tools,
-                        &query.decided_after.map(to_sql),
-                        &query.decided_before.map(to_sql),
-                        &limit,
-                    ],
-                )
-                .await
-                .map_err(db_error)?;
+            let rows = audit_rows(
+                &client,
+                "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
+                        decided_at, arguments
+                 FROM toolkit_approval_decisions",
+                "decided_at",
+                "principal DESC, call_id DESC",
+                query,
+            )
+            .await?;
             rows.iter().map(decision_from_row).collect()
         })
     }
@@ -833,28 +855,16 @@ impl ApprovalStore for PostgresApprovalStore {
 
     fn refusals<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
         self.bounded(async move {
-            let limit = to_sql(query.bounded_limit()? as u64);
             let client = self.client().await?;
-            let rows = client
-                .query(
-                    "SELECT principal, call_id, tool, decided_by, reason, refused_at
-                     FROM toolkit_approval_refusals
-                     WHERE (cardinality($1::text[]) = 0 OR principal = ANY($1))
-                       AND (cardinality($2::text[]) = 0 OR tool = ANY($2))
-                       AND ($3::bigint IS NULL OR refused_at >= $3)
-                       AND ($4::bigint IS NULL OR refused_at < $4)
-                     ORDER BY refused_at DESC, id DESC
-                     LIMIT $5",
-                    &[
-                        &query.principals,
-                        &query.tools,
-                        &query.decided_after.map(to_sql),
-                        &query.decided_before.map(to_sql),
-                        &limit,
-                    ],
-                )
-                .await
-                .map_err(db_error)?;
+            let rows = audit_rows(
+                &client,
+                "SELECT principal, call_id, tool, decided_by, reason, refused_at
+                 FROM toolkit_approval_refusals",
+                "refused_at",
+                "id DESC",
+                query,
+            )
+            .await?;
             Ok(rows
                 .iter()
                 .map(|row| RefusalRecord {

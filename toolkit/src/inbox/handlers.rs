@@ -403,10 +403,14 @@ async fn store_now(shared: &Shared) -> Result<u64, Failure> {
 fn notice(parts: &Parts) -> Option<&'static str> {
     let query = parts.uri.query()?;
     query.split('&').find_map(|pair| match pair {
-        "done=approved" => Some("Approved: the call runs once, as asked."),
-        "done=approved_with_edits" => {
-            Some("Approved with your edits: the call runs once, with them.")
-        }
+        // Recorded, not run: the call runs when whoever resumes it does (its
+        // requester, or the application's hook), once.
+        "done=approved" => Some(
+            "Approved: your decision is recorded; the call runs once, as asked, when it is resumed.",
+        ),
+        "done=approved_with_edits" => Some(
+            "Approved with your edits: your decision is recorded; the call runs once, with them, when it is resumed.",
+        ),
         "done=denied" => Some("Denied: nothing ran, and the model reads your reason."),
         _ => None,
     })

@@ -266,19 +266,25 @@ impl McpServer {
                     .call(&request.name, &arguments, grant.context())
                     .await;
                 match response {
-                    // A call only someone else may decide waits for them: its
-                    // requester is not asked.
-                    Response::Pending(pending) if !grant.tools().requester_may_decide(&pending) => {
-                        Response::Pending(pending)
-                    }
                     Response::Pending(pending) => {
-                        if let Some(input) =
-                            self.ask_for_approval(grant, request, &pending, context)
-                        {
+                        let requester_decides = grant.tools().requester_may_decide(&pending);
+                        if let Some(input) = self.ask_for_approval(
+                            grant,
+                            request,
+                            &pending,
+                            context,
+                            requester_decides,
+                        ) {
                             tracing::Span::current().record("outcome", "input_required");
                             return Ok(CallToolResponse::InputRequired(input));
                         }
-                        self.elicit_approval(grant, pending, context).await
+                        // A question asked in the same request holds it open until
+                        // answered: worth it only when the answer decides.
+                        if requester_decides {
+                            self.elicit_approval(grant, pending, context).await
+                        } else {
+                            Response::Pending(pending)
+                        }
                     }
                     other => other,
                 }
@@ -335,12 +341,17 @@ impl McpServer {
 impl McpServer {
     /// The input-required result for a call left pending, when the client can
     /// answer one: a 2026-07-28 client that elicits, and a server with a key.
+    ///
+    /// When the policy leaves the call to someone else, the client is still given
+    /// the sealed state, and its user is told so: their later "yes" runs what the
+    /// approver decided (and nothing before that), their "no" never runs it.
     fn ask_for_approval(
         &self,
         grant: &Grant,
         request: &CallToolRequestParams,
         pending: &PendingApproval,
         context: &RequestContext<RoleServer>,
+        requester_decides: bool,
     ) -> Option<InputRequiredResult> {
         let codec = self.inner.request_state.as_ref()?;
         let elicits = context
@@ -370,7 +381,16 @@ impl McpServer {
             )
             .map_err(|error| tracing::error!(%error, "could not seal a pending approval"))
             .ok()?;
-        let message = approval_question(pending);
+        let message = if requester_decides {
+            approval_question(pending)
+        } else {
+            format!(
+                "`{}` with {} waits for an approver's decision; it has not run. Answer \
+                 accept once they have approved it, and it runs as they decided.",
+                pending.tool,
+                crate::approval::canonical_json(&pending.arguments)
+            )
+        };
         let schema =
             serde_json::from_value(serde_json::json!({"type": "object", "properties": {}}))
                 .map_err(|error| tracing::error!(%error, "could not build the approval form"))
