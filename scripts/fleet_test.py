@@ -169,10 +169,12 @@ async def never_asked(context, params):
     raise AssertionError(f"asked unexpectedly: {params.message}")
 
 
-def client(base):
+def client(base, elicits=True):
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
     transport = streamable_http_client(f"{base}/mcp/internal", http_client=http)
     # Saying it can elicit is what makes the server ask with input-required.
+    if not elicits:
+        return Client(transport, mode="2026-07-28", cache=None)
     return Client(transport, mode="2026-07-28", cache=None, elicitation_callback=never_asked)
 
 
@@ -609,6 +611,40 @@ async def fleet(replicas, balancer):
         )
         assert audit == "the requester", f"the refusal is in the audit: {audit!r}"
 
+    async def a_call_approved_for_a_client_that_cannot_elicit_runs_on_the_fleet():
+        async with client(lb, elicits=False) as mcp:
+            await mcp.list_tools()
+            result = await mcp.call_tool("create_transfers", arguments("away-1"))
+            assert result.is_error and "waits for a person's approval" in text(result), result
+            pending = result.meta["toolkit/pending_approval"]
+        await approve_in_inbox(lb, ["away-1"])
+        # Nobody comes back for it. The decision is made two minutes older, past
+        # the replicas' runner grace (60 s): one replica's runner runs it, once.
+        psql(
+            "UPDATE toolkit_approval_decisions SET decided_at = decided_at - 120 WHERE call_id IN "
+            "(SELECT call_id FROM toolkit_pending_approvals WHERE arguments LIKE '%\"away-1\"%')"
+        )
+        started = time.monotonic()
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
+            # What the requester (or anyone it told) reads back later: the one call.
+            one = {"principal": pending["principal"], "call_id": pending["call_id"]}
+            while True:
+                audit = (await http.get(f"{lb}/approvals/api/decisions", params=one)).json()
+                assert [d["call_id"] for d in audit["decisions"]] == [one["call_id"]], audit
+                runs = [d["run"] for d in audit["decisions"] if d["run"] and d["run"]["done"]]
+                if runs:
+                    took = time.monotonic() - started
+                    break
+                assert time.monotonic() - started < 20, "no replica's runner ran it"
+                await asyncio.sleep(0.2)
+        assert runs[0]["done"] and runs[0]["outcome"]["status"] == "ran", runs
+        assert runs[0]["outcome"]["result"] == {"transferred": 100 + len("away-1"), "reference": "away-1"}, runs
+        await asyncio.sleep(4)  # two more passes of every runner: nothing runs again
+        assert psql("SELECT count(*), sum(attempts) FROM mcp_server_transfers WHERE reference = 'away-1'") == "1|1"
+        replica = psql("SELECT replica FROM mcp_server_transfers WHERE reference = 'away-1'")
+        print(f"  runner: its outcome was read back {took:.1f} s after its decision was due; it ran on {replica}",
+              flush=True)
+
     async def a_replica_frozen_past_its_lease_is_fenced_and_reports_no_second_run():
         states = await ask_all(lb, [f"frozen-{i}" for i in range(60)])
         frozen = []
@@ -699,6 +735,7 @@ async def fleet(replicas, balancer):
         a_replica_killed_mid_run_loses_nothing_and_runs_nothing_twice,
         a_postgresql_restart_mid_run_loses_nothing_and_runs_nothing_twice,
         the_requester_cannot_approve_its_own_transfer,
+        a_call_approved_for_a_client_that_cannot_elicit_runs_on_the_fleet,
         a_replica_frozen_past_its_lease_is_fenced_and_reports_no_second_run,
         a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
     ]:

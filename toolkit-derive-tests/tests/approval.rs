@@ -772,6 +772,17 @@ impl ApprovalStore for Down {
     fn run<'a>(&'a self, _: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
         down()
     }
+    fn approved_unsettled(
+        &self,
+        _: u64,
+        _: u64,
+        _: usize,
+    ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
+        down()
+    }
+    fn settle<'a>(&'a self, _: &'a str, _: &'a str) -> StoreFuture<'a, bool> {
+        down()
+    }
     fn record_refusal<'a>(&'a self, _: &'a RefusalRecord, _: u64) -> StoreFuture<'a, ()> {
         down()
     }

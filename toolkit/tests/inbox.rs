@@ -774,3 +774,80 @@ async fn a_form_opened_before_the_key_rotated_still_decides_while_the_old_key_is
     assert_eq!(recorded[0].decided_by, "alice");
     assert_eq!(recorded[0].verdict, Verdict::Approved);
 }
+
+/// Who may decide is the approvals' policy, asked by the inbox too: an approver
+/// named like the call's principal (deciding their own call) is refused by the
+/// default policy, nothing is recorded or handed on, and the refusal is kept; the
+/// audit page then says what came of each approved call.
+#[tokio::test]
+async fn an_approver_deciding_their_own_call_is_refused_and_the_audit_shows_outcomes() {
+    let setup = setup();
+    let own = ask(&setup.approvals, "root", "call_own", "+15550100").await;
+    let text = serde_json::to_string(&own).unwrap();
+    let token = token(&setup.router, "root").await;
+    let answer = send(
+        &setup.router,
+        post_form("/decide", "root", &form(&token, &text, "approve")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
+    assert!(
+        answer.body.contains(
+            "root may not decide it: `delete_phone_numbers` is approved by someone other than \
+             the requester; the call waits for them; nothing ran"
+        ),
+        "{}",
+        answer.body
+    );
+    assert!(
+        setup.decided.lock().unwrap().is_empty(),
+        "nothing handed on"
+    );
+    let refusals = setup
+        .approvals
+        .refusals(&DecisionQuery::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        refusals
+            .iter()
+            .map(|r| (r.decided_by.as_str(), r.call_id.as_str()))
+            .collect::<Vec<_>>(),
+        [("root", "call_own")]
+    );
+
+    // Alice approves her colleague's call as an admin would; it runs; the audit
+    // page says when and with what.
+    let theirs = ask(&setup.approvals, "user:alice", "call_theirs", "+15550101").await;
+    let text = serde_json::to_string(&theirs).unwrap();
+    let answer = send(
+        &setup.router,
+        post_form("/decide", "root", &form(&token, &text, "approve")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    let audit = send(&setup.router, get("/decisions", Some("root"))).await;
+    assert!(
+        audit
+            .body
+            .contains("<td class=\"outcome\"><span class=\"text\">not run yet</span></td>"),
+        "{}",
+        audit.body
+    );
+    let approval = setup.decided.lock().unwrap()[0].clone();
+    let view = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .approvals(&setup.approvals, "user:alice")
+        .build()
+        .unwrap();
+    assert!(view.resume(&approval, &Context::new()).await.is_success());
+    let audit = send(&setup.router, get("/decisions", Some("root"))).await;
+    assert!(
+        audit
+            .body
+            .contains("with the result &quot;released +15550101 in 0 days&quot;"),
+        "{}",
+        audit.body
+    );
+}

@@ -188,6 +188,33 @@ pub fn access(
     }
 }
 
+/// One pass of the approval runner: calls approved (in the inbox) at least `grace`
+/// ago that nobody resumed run now, once across the fleet, with the view the
+/// principal's kind has now (the kind the call was asked through, kept as the
+/// pending approval's view label) and this server's context. A replica calls it
+/// every few seconds (`mcp_server http`); see `Approvals::run_decided`.
+pub async fn run_decided(
+    state: &AssistantState,
+    settings: Settings,
+    grace: std::time::Duration,
+) -> Result<toolkit::approval::RunPass, toolkit::approval::ApprovalError> {
+    settings
+        .approvals
+        .run_decided(grace, |pending| {
+            let kind = pending.view.as_deref().unwrap_or("none");
+            let view = kind_view(kind)
+                .permit(move |tool| {
+                    settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
+                })
+                .approvals(settings.approvals, pending.principal.clone())
+                .label(kind.to_owned())
+                .build()
+                .map_err(|error| error.to_string())?;
+            Ok((view, context(state, settings)))
+        })
+        .await
+}
+
 /// The context every call runs with: the assistant's stores and, when there is
 /// one, the ledger.
 fn context(state: &AssistantState, settings: Settings) -> Context {

@@ -25,7 +25,10 @@
 //!
 //! People decide `approve` calls in the approval inbox at `/approvals`, signed in
 //! with `MCP_INBOX_TOKEN` as a bearer token or an `inbox_token` cookie (unset, a
-//! random one for this run is printed on stderr).
+//! random one for this run is printed on stderr). A call approved there that
+//! nobody resumes within `MCP_APPROVAL_RUNNER_GRACE_SECONDS` (default 60) runs on
+//! whichever replica's runner gets to it first, once; its outcome is in the
+//! inbox's audit list.
 //!
 //! Approvals are signed with `MCP_APPROVAL_KEY` and sealed into MCP `requestState`
 //! with `MCP_REQUEST_STATE_KEY` (each at least 32 bytes; `openssl rand -hex 32`
@@ -184,8 +187,10 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
         );
         token
     });
+    let state = AssistantState::new();
+    spawn_runner(state.clone(), settings);
     let router = http_router(
-        AssistantState::new(),
+        state,
         settings,
         [&tokens[0], &tokens[1], &tokens[2]].map(String::as_str),
     )
@@ -198,6 +203,32 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
     axum::serve(listener, router).await
 }
 
+/// Runs the calls approved in the inbox that nobody resumed, every two seconds,
+/// once they were decided `MCP_APPROVAL_RUNNER_GRACE_SECONDS` ago (default 60: the
+/// time a client holding the call's request state has to run it itself).
+fn spawn_runner(state: AssistantState, settings: Settings) {
+    let grace = match std::env::var("MCP_APPROVAL_RUNNER_GRACE_SECONDS") {
+        Ok(seconds) => seconds.parse::<u64>().unwrap_or_else(|_| {
+            fail("mcp_server: MCP_APPROVAL_RUNNER_GRACE_SECONDS is not a number of seconds")
+        }),
+        Err(_) => 60,
+    };
+    let grace = std::time::Duration::from_secs(grace);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(2));
+        loop {
+            every.tick().await;
+            match example_mcp_server::run_decided(&state, settings, grace).await {
+                Ok(pass) if pass.ran + pass.failed + pass.refused > 0 => {
+                    eprintln!("mcp_server: approval runner: {pass:?}");
+                }
+                Ok(_) => {}
+                Err(error) => eprintln!("mcp_server: approval runner: {error}"),
+            }
+        }
+    });
+}
+
 async fn serve_oauth(
     addr: &str,
     settings: Settings,
@@ -207,7 +238,9 @@ async fn serve_oauth(
     let auth = oauth_resource_server(issuer, resource)
         .await
         .unwrap_or_else(|error| fail(&format!("mcp_server: the authorization server: {error}")));
-    let router = oauth_router(AssistantState::new(), settings, auth);
+    let state = AssistantState::new();
+    spawn_runner(state.clone(), settings);
+    let router = oauth_router(state, settings, auth);
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let mut stdout = std::io::stdout();

@@ -8,7 +8,9 @@
 //! `PostgreSQL` table); a replica killed with `SIGKILL` mid-run and a `PostgreSQL`
 //! restart mid-run lose nothing and run nothing twice, their callers get a
 //! retryable error and a retry completes; the requester's own "yes" cannot
-//! approve its transfer (an operator approves each in the inbox); a replica frozen
+//! approve its transfer (an operator approves each in the inbox); a transfer
+//! approved for a client that cannot elicit runs once on some replica's runner,
+//! its outcome read back from the inbox; a replica frozen
 //! with `SIGSTOP` past its lease is fenced (one "ran" per approval, its callers
 //! told the run was taken over); a replica restarted with a rotated key resumes
 //! what the previous key signed.
@@ -31,6 +33,7 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
         "a_replica_killed_mid_run_loses_nothing_and_runs_nothing_twice",
         "a_postgresql_restart_mid_run_loses_nothing_and_runs_nothing_twice",
         "the_requester_cannot_approve_its_own_transfer",
+        "a_call_approved_for_a_client_that_cannot_elicit_runs_on_the_fleet",
         "a_replica_frozen_past_its_lease_is_fenced_and_reports_no_second_run",
         "a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed",
     ] {
@@ -44,7 +47,7 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
     assert!(
         stdout
             .lines()
-            .any(|line| line == "fleet: 7 passed, 0 failed"),
+            .any(|line| line == "fleet: 8 passed, 0 failed"),
         "the script printed no summary"
     );
 }

@@ -444,6 +444,19 @@ async fn an_input_required_call_resumes_later_with_the_inbox_decision_and_runs_o
         one_decision("approved", "operator"),
         "one decision: the operator's"
     );
+    // The audit list says what came of it.
+    let (_, listed) = get(&desk, "/api/decisions", Some(INBOX_TOKEN)).await;
+    let run = &listed["decisions"][0]["run"];
+    assert_eq!(
+        (&run["attempt"], &run["done"], &run["outcome"]),
+        (
+            &json!(1),
+            &json!(true),
+            &json!({"status": "ran", "result": {"deleted": [1]}, "bytes": 15})
+        ),
+        "{listed}"
+    );
+    assert!(run["ended_at"].is_u64(), "{run}");
 }
 
 /// The out-of-band path with an approval with edits: the client's later answer
@@ -587,6 +600,20 @@ impl ApprovalStore for Tampering {
 
     fn run<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
         self.store.run(key)
+    }
+
+    fn approved_unsettled(
+        &self,
+        decided_after: u64,
+        decided_before: u64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
+        self.store
+            .approved_unsettled(decided_after, decided_before, limit)
+    }
+
+    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool> {
+        self.store.settle(principal, call_id)
     }
 
     fn record_refusal<'a>(

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use toolkit::approval::{
     Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decider, Deciders,
     Decision, DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval, PendingQuery,
-    RunOutcome, RunRecord, Verdict,
+    RunOutcome, RunPass, RunRecord, Verdict,
 };
 use toolkit::{CallId, Context, Response, Scope, State, ToolError, View, tool};
 
@@ -817,7 +817,7 @@ pub(crate) async fn a_run_that_died_runs_again_after_its_lease_and_a_completed_o
         Ok(Claim::Done)
     );
     assert_eq!(
-        store.run("failed").await,
+        ended(store.run("failed").await),
         Ok(Some(RunRecord::new(2, true, now + 30, Some(ran(2))))),
         "the completed attempt's outcome is kept"
     );
@@ -837,7 +837,7 @@ pub(crate) async fn an_attempt_that_lost_its_claim_ends_nothing(backend: Arc<dyn
         Ok(Claim::Won { attempt: 1 })
     );
     assert_eq!(
-        store.run("slow").await,
+        ended(store.run("slow").await),
         Ok(Some(RunRecord::new(1, false, now + 30, None)))
     );
     // A live run renews its lease; a renewal never shortens it.
@@ -860,7 +860,7 @@ pub(crate) async fn an_attempt_that_lost_its_claim_ends_nothing(backend: Arc<dyn
     assert_eq!(store.complete("slow", 1, &ran(1)).await, Ok(false));
     assert_eq!(store.release("slow", 1, &failed()).await, Ok(false));
     assert_eq!(
-        store.run("slow").await,
+        ended(store.run("slow").await),
         Ok(Some(RunRecord::new(2, false, now + 30, None))),
         "nothing of attempt 1 was recorded"
     );
@@ -879,7 +879,7 @@ pub(crate) async fn an_attempt_that_lost_its_claim_ends_nothing(backend: Arc<dyn
         "a released claim is not renewed"
     );
     assert_eq!(
-        store.run("slow").await,
+        ended(store.run("slow").await),
         Ok(Some(RunRecord::new(2, false, 0, Some(failed()))))
     );
     assert_eq!(
@@ -894,7 +894,7 @@ pub(crate) async fn an_attempt_that_lost_its_claim_ends_nothing(backend: Arc<dyn
         "completing again is accepted (a retry whose answer was lost)"
     );
     assert_eq!(
-        store.run("slow").await,
+        ended(store.run("slow").await),
         Ok(Some(RunRecord::new(3, true, now + 30, Some(ran(3))))),
         "and keeps the first outcome"
     );
@@ -903,6 +903,24 @@ pub(crate) async fn an_attempt_that_lost_its_claim_ends_nothing(backend: Arc<dyn
         store.claim("slow", now + 30, now + 3600).await,
         Ok(Claim::Done)
     );
+}
+
+/// A run record without its end time, once checked that an attempt with an
+/// outcome has one (store time, in this test's last hour).
+fn ended(
+    record: Result<Option<RunRecord>, toolkit::approval::StoreError>,
+) -> Result<Option<RunRecord>, toolkit::approval::StoreError> {
+    record.map(|found| {
+        found.map(|mut record| {
+            assert_eq!(
+                record.ended_at.is_some(),
+                record.outcome.is_some(),
+                "an ended attempt says when: {record:?}"
+            );
+            record.ended_at = None;
+            record
+        })
+    })
 }
 
 fn ran(attempt: u32) -> RunOutcome {
@@ -1133,6 +1151,173 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
     assert!(personal.may_decide(&Decider::Person("admin:1"), &numbers));
 }
 
+/// The runner: a call approved in the inbox whose requester is not waiting runs
+/// once, with nobody coming back, after the grace; two runners at once run it once;
+/// its outcome is kept; a call the requester resumed first, a denial, and a call
+/// whose principal lost the tool never run (the last kept as a refused outcome); a
+/// run a dead replica left behind is taken over after its lease.
+pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
+    backend: Arc<dyn Backend>,
+) {
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let approvals = approvals(store.clone(), &clock, 0).run_lease(Duration::from_secs(30));
+    let other_replica = self::approvals(store, &clock, 0).run_lease(Duration::from_secs(30));
+    let released = Released::default();
+    let run_as = |approvals: &'static Approvals| {
+        let released = released.clone();
+        move |pending: &PendingApproval| {
+            let view = toolkit::registry()
+                .view()
+                .scopes([Scope::Shared])
+                .approvals(approvals, pending.principal.clone())
+                .build()
+                .map_err(|error| error.to_string())?;
+            Ok((view, Context::new().with(released.clone())))
+        }
+    };
+    let approvals: &'static Approvals = Box::leak(Box::new(approvals));
+    let other_replica: &'static Approvals = Box::leak(Box::new(other_replica));
+    let view = view(approvals, "user:7");
+    let pending_of = |call_id: &'static str| {
+        let view = &view;
+        let ctx = context(&released, call_id);
+        async move { release(view, &ctx).await }
+    };
+    let grace = Duration::from_mins(1);
+
+    let unattended = pending_of("call_unattended").await;
+    approvals
+        .decide_as(
+            toolkit::registry(),
+            &unattended,
+            Decision::Approve,
+            "admin:1",
+        )
+        .await
+        .expect("approved");
+    let denied = pending_of("call_denied").await;
+    approvals
+        .decide_as(
+            toolkit::registry(),
+            &denied,
+            Decision::Deny("keep them".to_owned()),
+            "admin:1",
+        )
+        .await
+        .expect("denied");
+    let resumed = pending_of("call_resumed").await;
+    let approval = approvals
+        .decide_as(toolkit::registry(), &resumed, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    assert!(resume(&view, &approval, &released).await.is_success());
+    assert_eq!(released.count(), 1);
+
+    // Within the grace, a requester coming back runs it itself: nothing runs.
+    let pass = approvals
+        .run_decided(grace, run_as(approvals))
+        .await
+        .expect("a pass");
+    assert_eq!(pass, RunPass::default(), "{pass:?}");
+    assert_eq!(released.count(), 1);
+
+    clock.advance(61);
+    let (first, second) = futures_util::future::join(
+        approvals.run_decided(grace, run_as(approvals)),
+        other_replica.run_decided(grace, run_as(other_replica)),
+    )
+    .await;
+    let (first, second) = (first.expect("a pass"), second.expect("a pass"));
+    assert_eq!(first.ran + second.ran, 1, "{first:?} {second:?}");
+    assert_eq!(released.count(), 2, "the unattended call ran once");
+    let record = approvals
+        .outcome("user:7", "call_unattended")
+        .await
+        .expect("reads")
+        .expect("it ran");
+    assert!(record.done);
+    assert_eq!(
+        record.outcome,
+        Some(RunOutcome::of(&Response::Result(
+            json!({"released": ["+15550100"]})
+        )))
+    );
+    assert!(record.ended_at.is_some());
+    assert_eq!(
+        approvals.outcome("user:7", "call_denied").await,
+        Ok(None),
+        "a denial never runs"
+    );
+    // Settled: later passes look at nothing.
+    let pass = approvals
+        .run_decided(grace, run_as(approvals))
+        .await
+        .expect("a pass");
+    assert_eq!(pass, RunPass::default(), "{pass:?}");
+
+    // A principal who lost the tool is refused, and the refusal is the outcome.
+    let lost = pending_of("call_lost").await;
+    approvals
+        .decide_as(toolkit::registry(), &lost, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    clock.advance(61);
+    let pass = approvals
+        .run_decided(grace, |pending: &PendingApproval| {
+            let view = toolkit::registry()
+                .view()
+                .scopes([Scope::Agent])
+                .approvals(approvals, pending.principal.clone())
+                .build()
+                .map_err(|error| error.to_string())?;
+            Ok((view, Context::new().with(released.clone())))
+        })
+        .await
+        .expect("a pass");
+    assert_eq!(pass.refused, 1, "{pass:?}");
+    assert_eq!(released.count(), 2, "nothing ran");
+    let record = approvals
+        .outcome("user:7", "call_lost")
+        .await
+        .expect("reads")
+        .expect("refused");
+    assert!(record.done, "a refused call never runs");
+    assert!(
+        matches!(&record.outcome, Some(RunOutcome::Failed { kind, message })
+            if kind == "approval_rejected" && message.contains("it may no longer run for user:7")),
+        "{record:?}"
+    );
+
+    // A run a dead replica left (claimed, never ended) is taken over by the runner
+    // after its lease, as attempt 2.
+    let orphan = pending_of("call_orphan").await;
+    approvals
+        .decide_as(toolkit::registry(), &orphan, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    let now = clock.reader()();
+    // The dead replica's claim, as `resume` made it.
+    let key = toolkit::approval::ApprovedRun::key_of("user:7", "call_orphan");
+    assert_eq!(
+        approvals.store().claim(&key, now + 30, now + 7200).await,
+        Ok(Claim::Won { attempt: 1 })
+    );
+    clock.advance(61);
+    let pass = approvals
+        .run_decided(grace, run_as(approvals))
+        .await
+        .expect("a pass");
+    assert_eq!(pass.ran, 1, "{pass:?}");
+    assert_eq!(released.count(), 3);
+    let record = approvals
+        .outcome("user:7", "call_orphan")
+        .await
+        .expect("reads")
+        .expect("it ran");
+    assert_eq!((record.attempt, record.done), (2, true));
+}
+
 pub(crate) async fn a_run_that_hangs_and_is_dropped_runs_again_after_its_lease(
     backend: Arc<dyn Backend>,
 ) {
@@ -1290,6 +1475,13 @@ macro_rules! contract_tests {
         #[test]
         fn a_live_run_renews_its_lease() {
             $run(|backend| Box::pin(suite::a_live_run_renews_its_lease(backend)));
+        }
+
+        #[test]
+        fn the_runner_runs_what_was_approved_once_with_nobody_waiting() {
+            $run(|backend| {
+                Box::pin(suite::the_runner_runs_what_was_approved_once_with_nobody_waiting(backend))
+            });
         }
 
         #[test]

@@ -192,6 +192,22 @@ impl Approvals {
                 decided => return decided,
             },
         };
+        self.follow(registry, pending, &record, declined).await
+    }
+
+    /// The approval that carries out THE decision `record` on `pending`, signed as
+    /// of when it was decided (its lifetime starts then, by the store's clock), not
+    /// recorded again: it is already in the store, and the claim still lets the call
+    /// run once. `declined`: the requester's "no", which stops an approval. An
+    /// approval with edits runs with the arguments the store recorded, once they
+    /// match the recorded digest and pass the tool's schema again.
+    pub(super) async fn follow(
+        &self,
+        registry: &Registry,
+        pending: &PendingApproval,
+        record: &DecisionRecord,
+        declined: Option<String>,
+    ) -> Result<Approval, ApprovalError> {
         let refused = |why: &'static str| ApprovalError::EditsUnusable {
             decided_by: record.decided_by.clone(),
             why,
@@ -223,9 +239,6 @@ impl Approvals {
                 Decision::ApproveWith(arguments)
             }
         };
-        // Signed as of THE decision, not recorded again: it is already in the
-        // store, and the claim still lets the call run once. Its lifetime starts
-        // when it was decided, so a call approved long ago is not resumed now.
         let now = self.store_now().await?;
         self.verify_pending_at(pending, now)?;
         let approval = self.approval(

@@ -13,7 +13,7 @@ use super::{Approval, PendingApproval};
 /// [`ApprovalKey::MIN_LEN`] random bytes, held by the application (never sent to a
 /// model or a client), the same in every process that resumes approvals.
 ///
-/// Keys rotate: [`Approvals::previous_keys`] lists keys that still verify (but no
+/// Keys rotate: [`Approvals::previous_keys`](super::Approvals::previous_keys) lists keys that still verify (but no
 /// longer sign), so a fleet rolls a new key without refusing approvals in flight.
 #[derive(Clone)]
 pub struct ApprovalKey(Vec<u8>);

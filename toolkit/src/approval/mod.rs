@@ -2,7 +2,7 @@
 //!
 //! 1. A [`View`](crate::View) built with [`ViewBuilder::approvals`](crate::ViewBuilder::approvals)
 //!    validates an `approve` tool's arguments, then returns
-//!    [`Response::Pending`] with a [`PendingApproval`] (unless an [`Approver`]
+//!    [`Response::Pending`](crate::Response::Pending) with a [`PendingApproval`] (unless an [`Approver`]
 //!    decides inline). The tool does not run. The pending approval is plain,
 //!    signed JSON: store it, show it in a UI, resume it in another process.
 //! 2. A human decides: [`Approvals::decide`] turns the pending approval and a
@@ -72,6 +72,7 @@ mod key;
 mod policy;
 mod request;
 mod run;
+mod runner;
 mod store;
 mod types;
 
@@ -104,6 +105,7 @@ pub use request::CallId;
 pub(crate) use request::request;
 pub use run::ApprovedRun;
 pub(crate) use run::resume;
+pub use runner::RunPass;
 pub use store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
     MAX_QUERY_LIMIT, MAX_QUERY_VALUES, MemoryApprovalStore, PendingQuery, RefusalRecord, RunRecord,
@@ -337,22 +339,38 @@ impl fmt::Debug for Approvals {
     }
 }
 
-/// What the approval flow needs of the view a call came through: its approvals
-/// and principal, its registry, its tools and its unknown-tool error.
-/// [`View`](crate::View) implements it; the flow names this trait rather than the
-/// view, so the view stands above approval and not beside it.
-pub(crate) trait CallingView<'r>: Sync {
-    /// The view's approvals and principal, if it has them.
-    fn approvals(&self) -> Option<(&'r Approvals, &str)>;
-    /// The registry behind the view.
-    fn registry(&self) -> &'r Registry;
-    /// The tool `name` names in the view.
-    fn get(&self, name: &str) -> Option<&'r RegisteredTool>;
-    /// The error for a name that is not in the view.
-    fn unknown_tool(&self, name: &str) -> ToolError;
-    /// The view's label, if it has one: which surface asked.
-    fn label(&self) -> Option<&str>;
+/// A view that approved calls run through: [`View`](crate::View), and nothing
+/// else (the trait is sealed). [`Approvals::run_decided`] takes the view the
+/// application builds for a stored call's principal.
+pub trait ApprovalView<'r>: CallingView<'r> {}
+
+impl<'r, T: CallingView<'r>> ApprovalView<'r> for T {}
+
+mod sealed {
+    use super::Approvals;
+    use crate::{RegisteredTool, Registry, ToolError};
+
+    /// What the approval flow needs of the view a call came through: its approvals
+    /// and principal, its registry, its tools and its unknown-tool error.
+    /// [`View`](crate::View) implements it; the flow names this trait rather than the
+    /// view, so the view stands above approval and not beside it.
+    // Public in a private module: only this crate implements it.
+    #[allow(unreachable_pub)]
+    pub trait CallingView<'r>: Sync {
+        /// The view's approvals and principal, if it has them.
+        fn approvals(&self) -> Option<(&'r Approvals, &str)>;
+        /// The registry behind the view.
+        fn registry(&self) -> &'r Registry;
+        /// The tool `name` names in the view.
+        fn get(&self, name: &str) -> Option<&'r RegisteredTool>;
+        /// The error for a name that is not in the view.
+        fn unknown_tool(&self, name: &str) -> ToolError;
+        /// The view's label, if it has one: which surface asked.
+        fn label(&self) -> Option<&str>;
+    }
 }
+
+pub(crate) use sealed::CallingView;
 
 /// The one argument check of dispatch (limits, schema constraints, typed parse),
 /// nothing run: a human never approves a call that would fail.

@@ -10,7 +10,7 @@ use tokio_postgres::NoTls;
 
 use super::store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
-    PendingQuery, RefusalRecord, RunRecord, StoreError, StoreFuture,
+    MAX_QUERY_LIMIT, PendingQuery, RefusalRecord, RunRecord, StoreError, StoreFuture,
 };
 use super::{PendingApproval, RunOutcome, Verdict};
 
@@ -60,9 +60,14 @@ const MIGRATIONS: [&str; 5] = [
          ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;",
     // The edited arguments of an approval with edits (NULL: none, or decided before).
     "ALTER TABLE toolkit_approval_decisions ADD COLUMN arguments TEXT;",
-    // The outcome of a run (JSON; NULL while its first attempt runs), and the
-    // decisions the policy refused.
-    "ALTER TABLE toolkit_approval_claims ADD COLUMN outcome TEXT;
+    // The outcome of a run (JSON; NULL while its first attempt runs) and when it
+    // ended, whether a decided call's run is settled, and the decisions the policy
+    // refused.
+    "ALTER TABLE toolkit_approval_claims ADD COLUMN outcome TEXT, ADD COLUMN ended_at BIGINT;
+     ALTER TABLE toolkit_approval_decisions
+         ADD COLUMN settled BOOLEAN NOT NULL DEFAULT FALSE;
+     CREATE INDEX toolkit_approval_decisions_unsettled
+         ON toolkit_approval_decisions (decided_at) WHERE NOT settled;
      CREATE TABLE toolkit_approval_refusals (
          id BIGSERIAL PRIMARY KEY,
          principal TEXT NOT NULL,
@@ -99,6 +104,9 @@ const WAIT: Duration = Duration::from_secs(5);
 
 /// The store's clock in SQL: the database's `now()` in Unix seconds, shifted by `$1`.
 const NOW: &str = "(floor(extract(epoch FROM now()))::bigint + $1::bigint)";
+
+/// [`NOW`], shifted by `$4` instead.
+const NOW4: &str = "(floor(extract(epoch FROM now()))::bigint + $4::bigint)";
 
 /// The life of approvals in `PostgreSQL` (feature `postgres`), for a fleet of
 /// replicas behind a load balancer: pending approvals, THE decision on each, and
@@ -458,19 +466,28 @@ impl PostgresApprovalStore {
 }
 
 fn decision_from_row(row: &tokio_postgres::Row) -> Result<DecisionRecord, StoreError> {
-    let verdict: String = row.get(3);
+    decision_from_row_at(row, 0)
+}
+
+/// A decision from the row's columns `at`, `at + 1`, ... (principal, call id, tool,
+/// verdict, digest, message, decided by, decided at, arguments).
+fn decision_from_row_at(
+    row: &tokio_postgres::Row,
+    at: usize,
+) -> Result<DecisionRecord, StoreError> {
+    let verdict: String = row.get(at + 3);
     Ok(DecisionRecord {
-        principal: row.get(0),
-        call_id: row.get(1),
-        tool: row.get(2),
+        principal: row.get(at),
+        call_id: row.get(at + 1),
+        tool: row.get(at + 2),
         verdict: Verdict::from_name(&verdict)
             .ok_or_else(|| store_error(format_args!("unknown verdict `{verdict}`")))?,
-        digest: row.get(4),
-        message: row.get(5),
-        decided_by: row.get(6),
-        decided_at: from_sql(row.get(7)),
+        digest: row.get(at + 4),
+        message: row.get(at + 5),
+        decided_by: row.get(at + 6),
+        decided_at: from_sql(row.get(at + 7)),
         arguments: row
-            .get::<_, Option<String>>(8)
+            .get::<_, Option<String>>(at + 8)
             .map(|arguments| serde_json::from_str(&arguments).map_err(store_error))
             .transpose()?,
     })
@@ -753,9 +770,12 @@ impl ApprovalStore for PostgresApprovalStore {
             let attempt = i32::try_from(attempt).unwrap_or(i32::MAX);
             let updated = self
                 .end_run(
-                    "UPDATE toolkit_approval_claims SET lease_until = 0, outcome = $3
-                     WHERE key = $1 AND attempt = $2 AND NOT done",
-                    &[&key, &attempt, &outcome.to_json()],
+                    &format!(
+                        "UPDATE toolkit_approval_claims
+                         SET lease_until = 0, outcome = $3, ended_at = {NOW4}
+                         WHERE key = $1 AND attempt = $2 AND NOT done"
+                    ),
+                    &[&key, &attempt, &outcome.to_json(), &(self.shift)()],
                 )
                 .await?;
             Ok(updated == 1)
@@ -774,10 +794,14 @@ impl ApprovalStore for PostgresApprovalStore {
             // again (a retry whose first answer was lost) keeps the first outcome.
             let updated = self
                 .end_run(
-                    "UPDATE toolkit_approval_claims
-                     SET outcome = CASE WHEN done THEN outcome ELSE $3 END, done = TRUE
-                     WHERE key = $1 AND attempt = $2",
-                    &[&key, &attempt, &outcome.to_json()],
+                    &format!(
+                        "UPDATE toolkit_approval_claims
+                         SET outcome = CASE WHEN done THEN outcome ELSE $3 END,
+                             ended_at = CASE WHEN done THEN ended_at ELSE {NOW4} END,
+                             done = TRUE
+                         WHERE key = $1 AND attempt = $2"
+                    ),
+                    &[&key, &attempt, &outcome.to_json(), &(self.shift)()],
                 )
                 .await?;
             Ok(updated == 1)
@@ -806,22 +830,75 @@ impl ApprovalStore for PostgresApprovalStore {
             let client = self.client().await?;
             let row = client
                 .query_opt(
-                    "SELECT attempt, done, lease_until, outcome FROM toolkit_approval_claims
-                     WHERE key = $1",
+                    "SELECT attempt, done, lease_until, outcome, ended_at
+                     FROM toolkit_approval_claims WHERE key = $1",
                     &[&key],
                 )
                 .await
                 .map_err(db_error)?;
             Ok(row.map(|row| {
-                RunRecord::new(
+                let record = RunRecord::new(
                     u32::try_from(row.get::<_, i32>(0)).unwrap_or(u32::MAX),
                     row.get(1),
                     from_sql(row.get(2)),
                     row.get::<_, Option<String>>(3)
                         .as_deref()
                         .and_then(RunOutcome::from_json),
-                )
+                );
+                match row.get::<_, Option<i64>>(4) {
+                    Some(ended_at) => record.ended_at(from_sql(ended_at)),
+                    None => record,
+                }
             }))
+        })
+    }
+
+    fn approved_unsettled(
+        &self,
+        decided_after: u64,
+        decided_before: u64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
+        self.bounded(async move {
+            let client = self.client().await?;
+            let rows = client
+                .query(
+                    "SELECT p.principal, p.call_id, p.tool, p.arguments, p.digest,
+                            p.requested_at, p.expires_at, p.signature, p.view,
+                            d.principal, d.call_id, d.tool, d.verdict, d.digest, d.message,
+                            d.decided_by, d.decided_at, d.arguments
+                     FROM toolkit_approval_decisions d
+                     JOIN toolkit_pending_approvals p USING (principal, call_id)
+                     WHERE NOT d.settled AND d.verdict <> 'denied'
+                       AND d.decided_at >= $1 AND d.decided_at < $2
+                     ORDER BY d.decided_at, d.principal, d.call_id
+                     LIMIT $3",
+                    &[
+                        &to_sql(decided_after),
+                        &to_sql(decided_before),
+                        &to_sql(limit.min(MAX_QUERY_LIMIT) as u64),
+                    ],
+                )
+                .await
+                .map_err(db_error)?;
+            rows.iter()
+                .map(|row| Ok((pending_from_row(row)?, decision_from_row_at(row, 9)?)))
+                .collect()
+        })
+    }
+
+    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool> {
+        self.bounded(async move {
+            let client = self.client().await?;
+            let updated = client
+                .execute(
+                    "UPDATE toolkit_approval_decisions SET settled = TRUE
+                     WHERE principal = $1 AND call_id = $2",
+                    &[&principal, &call_id],
+                )
+                .await
+                .map_err(db_error)?;
+            Ok(updated == 1)
         })
     }
 

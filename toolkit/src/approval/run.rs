@@ -269,6 +269,14 @@ pub struct ApprovedRun {
 }
 
 impl ApprovedRun {
+    /// The run key of the approved call `call_id` of `principal`: what
+    /// [`ApprovedRun::key`] is inside its runs, for an application that keeps a
+    /// tool's effects or results under it.
+    #[must_use]
+    pub fn key_of(principal: &str, call_id: &str) -> String {
+        used_key(principal, call_id)
+    }
+
     /// The approved run the current tool call is, if it is one. Read it in the
     /// tool's own task (a task the tool spawns does not see it).
     #[must_use]

@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use super::store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
-    PendingQuery, RefusalRecord, RunRecord, StoreClock, StoreError, StoreFuture, system_clock,
+    MAX_QUERY_LIMIT, PendingQuery, RefusalRecord, RunRecord, StoreClock, StoreError, StoreFuture,
+    system_clock,
 };
 use super::{PendingApproval, RunOutcome, Verdict};
 
@@ -57,9 +58,14 @@ const MIGRATIONS: [&str; 6] = [
      ALTER TABLE toolkit_used_approvals ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;",
     // The edited arguments of an approval with edits (NULL: none, or decided before).
     "ALTER TABLE toolkit_approval_decisions ADD COLUMN arguments TEXT;",
-    // The outcome of a run (JSON; NULL while its first attempt runs), and the
-    // decisions the policy refused.
+    // The outcome of a run (JSON; NULL while its first attempt runs) and when it
+    // ended, whether a decided call's run is settled, and the decisions the policy
+    // refused.
     "ALTER TABLE toolkit_used_approvals ADD COLUMN outcome TEXT;
+     ALTER TABLE toolkit_used_approvals ADD COLUMN ended_at INTEGER;
+     ALTER TABLE toolkit_approval_decisions ADD COLUMN settled INTEGER NOT NULL DEFAULT 0;
+     CREATE INDEX toolkit_approval_decisions_unsettled
+         ON toolkit_approval_decisions (settled, decided_at);
      CREATE TABLE toolkit_approval_refusals (
          principal TEXT NOT NULL,
          call_id TEXT NOT NULL,
@@ -196,28 +202,34 @@ fn purge_at(connection: &Connection, now: u64) -> rusqlite::Result<u64> {
 }
 
 fn decision_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<DecisionRecord> {
-    let verdict: String = row.get(3)?;
+    decision_from_row_at(row, 0)
+}
+
+/// A decision from the row's columns `at`, `at + 1`, ... (principal, call id, tool,
+/// verdict, digest, message, decided by, decided at, arguments).
+fn decision_from_row_at(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<DecisionRecord> {
+    let verdict: String = row.get(at + 3)?;
     Ok(DecisionRecord {
-        principal: row.get(0)?,
-        call_id: row.get(1)?,
-        tool: row.get(2)?,
+        principal: row.get(at)?,
+        call_id: row.get(at + 1)?,
+        tool: row.get(at + 2)?,
         verdict: Verdict::from_name(&verdict).ok_or_else(|| {
             rusqlite::Error::FromSqlConversionFailure(
-                3,
+                at + 3,
                 rusqlite::types::Type::Text,
                 format!("unknown verdict `{verdict}`").into(),
             )
         })?,
-        digest: row.get(4)?,
-        message: row.get(5)?,
-        decided_by: row.get(6)?,
-        decided_at: from_sql(row.get(7)?),
+        digest: row.get(at + 4)?,
+        message: row.get(at + 5)?,
+        decided_by: row.get(at + 6)?,
+        decided_at: from_sql(row.get(at + 7)?),
         arguments: row
-            .get::<_, Option<String>>(8)?
+            .get::<_, Option<String>>(at + 8)?
             .map(|arguments| {
                 serde_json::from_str(&arguments).map_err(|error| {
                     rusqlite::Error::FromSqlConversionFailure(
-                        8,
+                        at + 8,
                         rusqlite::types::Type::Text,
                         error.into(),
                     )
@@ -501,11 +513,11 @@ impl ApprovalStore for SqliteApprovalStore {
         attempt: u32,
         outcome: &'a RunOutcome,
     ) -> StoreFuture<'a, bool> {
-        let released = self.with(|connection, _| {
+        let released = self.with(|connection, now| {
             let updated = connection.execute(
-                "UPDATE toolkit_used_approvals SET lease_until = 0, outcome = ?3
+                "UPDATE toolkit_used_approvals SET lease_until = 0, outcome = ?3, ended_at = ?4
                  WHERE key = ?1 AND attempt = ?2 AND NOT done",
-                params![key, attempt, outcome.to_json()],
+                params![key, attempt, outcome.to_json(), to_sql(now)],
             )?;
             Ok(updated == 1)
         });
@@ -518,14 +530,16 @@ impl ApprovalStore for SqliteApprovalStore {
         attempt: u32,
         outcome: &'a RunOutcome,
     ) -> StoreFuture<'a, bool> {
-        let completed = self.with(|connection, _| {
+        let completed = self.with(|connection, now| {
             // Fenced on the attempt: only the claim's holder ends it. Completing
             // again keeps the first outcome.
             let updated = connection.execute(
                 "UPDATE toolkit_used_approvals
-                 SET outcome = CASE WHEN done THEN outcome ELSE ?3 END, done = 1
+                 SET outcome = CASE WHEN done THEN outcome ELSE ?3 END,
+                     ended_at = CASE WHEN done THEN ended_at ELSE ?4 END,
+                     done = 1
                  WHERE key = ?1 AND attempt = ?2",
-                params![key, attempt, outcome.to_json()],
+                params![key, attempt, outcome.to_json(), to_sql(now)],
             )?;
             Ok(updated == 1)
         });
@@ -548,23 +562,72 @@ impl ApprovalStore for SqliteApprovalStore {
         let found = self.with(|connection, _| {
             connection
                 .query_row(
-                    "SELECT attempt, done, lease_until, outcome FROM toolkit_used_approvals
-                     WHERE key = ?1",
+                    "SELECT attempt, done, lease_until, outcome, ended_at
+                     FROM toolkit_used_approvals WHERE key = ?1",
                     params![key],
                     |row| {
-                        Ok(RunRecord::new(
+                        let record = RunRecord::new(
                             u32::try_from(row.get::<_, i64>(0)?).unwrap_or(u32::MAX),
                             row.get(1)?,
                             from_sql(row.get(2)?),
                             row.get::<_, Option<String>>(3)?
                                 .as_deref()
                                 .and_then(RunOutcome::from_json),
-                        ))
+                        );
+                        Ok(match row.get::<_, Option<i64>>(4)? {
+                            Some(ended_at) => record.ended_at(from_sql(ended_at)),
+                            None => record,
+                        })
                     },
                 )
                 .optional()
         });
         Box::pin(std::future::ready(found))
+    }
+
+    fn approved_unsettled(
+        &self,
+        decided_after: u64,
+        decided_before: u64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
+        let found = self.with(|connection, _| {
+            let mut statement = connection.prepare(
+                "SELECT p.principal, p.call_id, p.tool, p.arguments, p.digest,
+                        p.requested_at, p.expires_at, p.signature, p.view,
+                        d.principal, d.call_id, d.tool, d.verdict, d.digest, d.message,
+                        d.decided_by, d.decided_at, d.arguments
+                 FROM toolkit_approval_decisions d
+                 JOIN toolkit_pending_approvals p
+                   ON p.principal = d.principal AND p.call_id = d.call_id
+                 WHERE NOT d.settled AND d.verdict <> 'denied'
+                   AND d.decided_at >= ?1 AND d.decided_at < ?2
+                 ORDER BY d.decided_at, d.principal, d.call_id
+                 LIMIT ?3",
+            )?;
+            let rows = statement.query_map(
+                params![
+                    to_sql(decided_after),
+                    to_sql(decided_before),
+                    to_sql(limit.min(MAX_QUERY_LIMIT) as u64)
+                ],
+                |row| Ok((pending_from_row(row)?, decision_from_row_at(row, 9)?)),
+            )?;
+            rows.collect()
+        });
+        Box::pin(std::future::ready(found))
+    }
+
+    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool> {
+        let settled = self.with(|connection, _| {
+            let updated = connection.execute(
+                "UPDATE toolkit_approval_decisions SET settled = 1
+                 WHERE principal = ?1 AND call_id = ?2",
+                params![principal, call_id],
+            )?;
+            Ok(updated == 1)
+        });
+        Box::pin(std::future::ready(settled))
     }
 
     fn record_refusal<'a>(

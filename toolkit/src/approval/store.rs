@@ -147,6 +147,24 @@ pub trait ApprovalStore: Send + Sync {
     /// claimed (or was purged).
     fn run<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RunRecord>>;
 
+    /// Approved calls (approved, or approved with edits) decided at or after
+    /// `decided_after` and before `decided_before` (Unix seconds, store time) that
+    /// are not [settled](Self::settle) yet, with their pending approvals, oldest
+    /// first, at most `limit`: what a runner
+    /// ([`Approvals::run_decided`](super::Approvals::run_decided)) runs when
+    /// nobody else did.
+    fn approved_unsettled(
+        &self,
+        decided_after: u64,
+        decided_before: u64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>>;
+
+    /// Marks the decided call `call_id` of `principal` settled: its run ended for
+    /// good (it ran, or it may not run), and no runner looks at it again.
+    /// `Ok(false)` if no such decision is recorded.
+    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool>;
+
     /// Records that a decision was refused (the policy did not let its decider
     /// decide): the audit's second list, beside [`decisions`](Self::decisions). Kept
     /// until `keep_until` (store time).
@@ -236,10 +254,12 @@ pub struct RunRecord {
     /// run, or the error of the last failed one; `None` while the first attempt
     /// runs.
     pub outcome: Option<RunOutcome>,
+    /// When that attempt ended (Unix seconds, store time).
+    pub ended_at: Option<u64>,
 }
 
 impl RunRecord {
-    /// A record of `attempt` with this state.
+    /// A record of `attempt` with this state, not ended yet.
     #[must_use]
     pub fn new(attempt: u32, done: bool, lease_until: u64, outcome: Option<RunOutcome>) -> Self {
         RunRecord {
@@ -247,7 +267,15 @@ impl RunRecord {
             done,
             lease_until,
             outcome,
+            ended_at: None,
         }
+    }
+
+    /// The same record, its last attempt ended at `ended_at`.
+    #[must_use]
+    pub fn ended_at(mut self, ended_at: u64) -> Self {
+        self.ended_at = Some(ended_at);
+        self
     }
 }
 
@@ -529,6 +557,7 @@ struct MemoryClaim {
     attempt: u32,
     done: bool,
     outcome: Option<RunOutcome>,
+    ended_at: Option<u64>,
 }
 
 /// The store key of a pending approval or a decision.
@@ -540,6 +569,7 @@ struct MemoryRecords {
     pending: HashMap<CallKey, (PendingApproval, u64)>,
     decisions: HashMap<CallKey, (DecisionRecord, u64)>,
     refusals: Vec<(RefusalRecord, u64)>,
+    settled: std::collections::HashSet<CallKey>,
 }
 
 impl MemoryRecords {
@@ -549,6 +579,8 @@ impl MemoryRecords {
         self.pending.retain(|_, (_, keep_until)| *keep_until >= now);
         self.decisions
             .retain(|_, (_, keep_until)| *keep_until >= now);
+        let decisions = &self.decisions;
+        self.settled.retain(|key| decisions.contains_key(key));
         let refusals = self.refusals.len();
         self.refusals.retain(|(_, keep_until)| *keep_until >= now);
         let after = self.used.len() + self.pending.len() + self.decisions.len();
@@ -742,6 +774,7 @@ impl ApprovalStore for MemoryApprovalStore {
                         attempt: 1,
                         done: false,
                         outcome: None,
+                        ended_at: None,
                     },
                 );
                 Claim::Won { attempt: 1 }
@@ -768,10 +801,12 @@ impl ApprovalStore for MemoryApprovalStore {
         attempt: u32,
         outcome: &'a RunOutcome,
     ) -> StoreFuture<'a, bool> {
+        let now = (self.clock)();
         let released = match self.lock().used.get_mut(key) {
             Some(claim) if !claim.done && claim.attempt == attempt => {
                 claim.lease_until = 0;
                 claim.outcome = Some(outcome.clone());
+                claim.ended_at = Some(now);
                 true
             }
             _ => false,
@@ -785,11 +820,13 @@ impl ApprovalStore for MemoryApprovalStore {
         attempt: u32,
         outcome: &'a RunOutcome,
     ) -> StoreFuture<'a, bool> {
+        let now = (self.clock)();
         let completed = match self.lock().used.get_mut(key) {
             Some(claim) if claim.attempt == attempt => {
                 if !claim.done {
                     claim.done = true;
                     claim.outcome = Some(outcome.clone());
+                    claim.ended_at = Some(now);
                 }
                 true
             }
@@ -815,8 +852,47 @@ impl ApprovalStore for MemoryApprovalStore {
             done: claim.done,
             lease_until: claim.lease_until,
             outcome: claim.outcome.clone(),
+            ended_at: claim.ended_at,
         });
         ready(Ok(record))
+    }
+
+    fn approved_unsettled(
+        &self,
+        decided_after: u64,
+        decided_before: u64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
+        let records = self.lock();
+        let mut found: Vec<(PendingApproval, DecisionRecord)> = records
+            .decisions
+            .iter()
+            .filter(|(key, (record, _))| {
+                record.verdict != Verdict::Denied
+                    && record.decided_at >= decided_after
+                    && record.decided_at < decided_before
+                    && !records.settled.contains(*key)
+            })
+            .filter_map(|(key, (record, _))| {
+                let (pending, _) = records.pending.get(key)?;
+                Some((pending.clone(), record.clone()))
+            })
+            .collect();
+        found.sort_by(|(_, a), (_, b)| {
+            (a.decided_at, &a.principal, &a.call_id).cmp(&(b.decided_at, &b.principal, &b.call_id))
+        });
+        found.truncate(limit.min(MAX_QUERY_LIMIT));
+        ready(Ok(found))
+    }
+
+    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool> {
+        let key = (principal.to_owned(), call_id.to_owned());
+        let mut records = self.lock();
+        let settled = records.decisions.contains_key(&key);
+        if settled {
+            records.settled.insert(key);
+        }
+        ready(Ok(settled))
     }
 
     fn record_refusal<'a>(

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::approval::{
     Approval, ApprovalError, Decision, DecisionQuery, DecisionRecord, MAX_QUERY_LIMIT,
-    PendingApproval, PendingQuery,
+    PendingApproval, PendingQuery, RunRecord, Verdict,
 };
 use crate::{Problem, RegisteredTool};
 
@@ -613,7 +613,10 @@ async fn record(
 }
 
 /// The decisions the approver may see, newest first.
-async fn decided(shared: &Shared, approver: &Identity) -> Result<Vec<DecisionRecord>, Failure> {
+async fn decided(
+    shared: &Shared,
+    approver: &Identity,
+) -> Result<Vec<(DecisionRecord, Option<RunRecord>)>, Failure> {
     let mut records = shared
         .inbox
         .approvals()
@@ -631,7 +634,65 @@ async fn decided(shared: &Shared, approver: &Identity) -> Result<Vec<DecisionRec
         .is_some()
     });
     records.truncate(SHOWN);
-    Ok(records)
+    // What came of each approved call: ran (when, with what), failed, or not yet.
+    let approvals = shared.inbox.approvals();
+    let mut decided = Vec::with_capacity(records.len());
+    for record in records {
+        let run = if record.verdict == Verdict::Denied {
+            None
+        } else {
+            approvals
+                .outcome(&record.principal, &record.call_id)
+                .await
+                .map_err(|error| Failure::from_approval(&error))?
+        };
+        decided.push((record, run));
+    }
+    Ok(decided)
+}
+
+/// One call, named in the query of `/api/decisions`.
+#[derive(Deserialize)]
+struct OneCall {
+    principal: String,
+    call_id: String,
+}
+
+/// The decision on one call and what came of it, if the approver may see it (a
+/// call they may not see does not exist for them).
+async fn decided_call(
+    shared: &Shared,
+    approver: &Identity,
+    one: &OneCall,
+) -> Result<Vec<(DecisionRecord, Option<RunRecord>)>, Failure> {
+    let approvals = shared.inbox.approvals();
+    let record = approvals
+        .store()
+        .decision(&one.principal, &one.call_id)
+        .await
+        .map_err(|error| Failure::from_approval(&ApprovalError::Store(error)))?
+        .filter(|record| {
+            allowed(
+                shared,
+                approver,
+                &record.tool,
+                &record.principal,
+                &record.call_id,
+            )
+            .is_some()
+        });
+    let Some(record) = record else {
+        return Ok(Vec::new());
+    };
+    let run = if record.verdict == Verdict::Denied {
+        None
+    } else {
+        approvals
+            .outcome(&record.principal, &record.call_id)
+            .await
+            .map_err(|error| Failure::from_approval(&error))?
+    };
+    Ok(vec![(record, run)])
 }
 
 async fn audit(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
@@ -645,7 +706,7 @@ async fn audit(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
     };
     let rows: Vec<AuditRow<'_>> = records
         .iter()
-        .map(|record| AuditRow {
+        .map(|(record, run)| AuditRow {
             decided_at: record.decided_at,
             decided_by: &record.decided_by,
             verdict: record.verdict.as_str(),
@@ -653,6 +714,7 @@ async fn audit(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
             principal: &record.principal,
             call_id: &record.call_id,
             message: record.message.as_deref(),
+            outcome: page::outcome(record.verdict == Verdict::Denied, run.as_ref()),
         })
         .collect();
     html(
@@ -795,9 +857,28 @@ async fn api_decisions(State(shared): State<Arc<Shared>>, parts: Parts) -> Respo
         Ok(approver) => approver,
         Err(failure) => return failure.json(),
     };
-    match decided(&shared, &approver.identity).await {
+    // `?principal=..&call_id=..`: the one decision on that call (how a caller that
+    // went away learns what came of it), if the approver may see it.
+    let one = match axum::extract::Query::<OneCall>::try_from_uri(&parts.uri) {
+        Ok(axum::extract::Query(one)) => Some(one),
+        Err(_) if parts.uri.query().is_none_or(str::is_empty) => None,
+        Err(error) => {
+            return Failure::new(
+                StatusCode::BAD_REQUEST,
+                "malformed",
+                "Refused",
+                format!("the query is not `principal` and `call_id`: {error}"),
+            )
+            .json();
+        }
+    };
+    let found = match one {
+        Some(one) => decided_call(&shared, &approver.identity, &one).await,
+        None => decided(&shared, &approver.identity).await,
+    };
+    match found {
         Ok(records) => Json(json!({
-            "decisions": records.iter().map(|record| json!({
+            "decisions": records.iter().map(|(record, run)| json!({
                 "call_id": record.call_id,
                 "principal": record.principal,
                 "tool": record.tool,
@@ -806,6 +887,13 @@ async fn api_decisions(State(shared): State<Arc<Shared>>, parts: Parts) -> Respo
                 "message": record.message,
                 "decided_by": record.decided_by,
                 "decided_at": record.decided_at,
+                // What came of it: null until a run of it ended (or for a denial).
+                "run": run.as_ref().map(|run| json!({
+                    "attempt": run.attempt,
+                    "done": run.done,
+                    "ended_at": run.ended_at,
+                    "outcome": run.outcome,
+                })),
             })).collect::<Vec<_>>()
         }))
         .into_response(),

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde_json::Value;
 
-use crate::approval::PendingApproval;
+use crate::approval::{PendingApproval, RunOutcome, RunRecord};
 use crate::{Preview, Problem, RegisteredTool};
 
 use super::form::{self, Field, Kind};
@@ -415,6 +415,39 @@ pub(crate) struct AuditRow<'a> {
     pub(crate) principal: &'a str,
     pub(crate) call_id: &'a str,
     pub(crate) message: Option<&'a str>,
+    /// What came of the call, in words ([`outcome`]).
+    pub(crate) outcome: String,
+}
+
+/// What came of a decided call, in words: nothing for a denial; for an approval,
+/// when it ran and with what, why it failed, or that it has not run.
+pub(crate) fn outcome(denied: bool, run: Option<&RunRecord>) -> String {
+    if denied {
+        return "nothing ran".to_owned();
+    }
+    let Some(run) = run else {
+        return "not run yet".to_owned();
+    };
+    let when = run.ended_at.map(utc).unwrap_or_default();
+    match (&run.outcome, run.done) {
+        (
+            Some(RunOutcome::Ran {
+                result: Some(result),
+                ..
+            }),
+            true,
+        ) => {
+            format!("ran at {when}, with the result {result}")
+        }
+        (Some(RunOutcome::Ran { bytes, .. }), true) => {
+            format!("ran at {when}, with a result of {bytes} bytes")
+        }
+        (Some(RunOutcome::Failed { message, .. }), true) => format!("refused at {when}: {message}"),
+        (Some(RunOutcome::Failed { message, .. }), false) if run.lease_until == 0 => {
+            format!("failed at {when}, may run again: {message}")
+        }
+        _ => format!("running (attempt {})", run.attempt),
+    }
 }
 
 pub(crate) fn audit_page(frame: &Frame<'_>, rows: &[AuditRow<'_>]) -> Markup {
@@ -427,7 +460,7 @@ pub(crate) fn audit_page(frame: &Frame<'_>, rows: &[AuditRow<'_>]) -> Markup {
                 p.empty { "Nothing you may see was decided yet." }
             } @else {
                 table.decisions {
-                    thead { tr { th { "When" } th { "Who" } th { "Decision" } th { "Tool" } th { "For" } th { "Call" } th { "Message" } } }
+                    thead { tr { th { "When" } th { "Who" } th { "Decision" } th { "Tool" } th { "For" } th { "Call" } th { "Message" } th { "Outcome" } } }
                     tbody {
                         @for row in rows {
                             tr data-call-id=(row.call_id) {
@@ -438,6 +471,7 @@ pub(crate) fn audit_page(frame: &Frame<'_>, rows: &[AuditRow<'_>]) -> Markup {
                                 td { span.text { (visible(row.principal, SHOWN_CHARS)) } }
                                 td { code { (visible(row.call_id, 200)) } }
                                 td { @if let Some(message) = row.message { span.text { (visible(message, SHOWN_CHARS)) } } }
+                                td.outcome { span.text { (visible(&row.outcome, SHOWN_CHARS)) } }
                             }
                         }
                     }
