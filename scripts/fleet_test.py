@@ -35,6 +35,7 @@ PG_DIR = os.environ["FLEET_PG_DIR"]
 PG_URL = os.environ["FLEET_PG_URL"]
 PSQL = os.environ["FLEET_PSQL"]
 POSTGRES_SH = os.environ["FLEET_POSTGRES_SH"]
+FAKETIME_LIB = os.environ["FLEET_FAKETIME_LIB"]
 BENCH = os.environ.get("FLEET_BENCH") == "1"
 
 TOKEN = "fleet-internal-token"
@@ -50,7 +51,7 @@ LOCK_SECONDS = 2.5
 LEASE_SECONDS = 8
 # A caller's retry: how long it waits, and the most a check waits for everything.
 RETRY_PAUSE = 0.2
-DEADLINE = 90
+DEADLINE = 150
 
 results = []
 
@@ -76,6 +77,22 @@ def psql(sql):
     return out.stdout.strip()
 
 
+def freeze_postgresql(seconds):
+    """SIGSTOP the PostgreSQL server (its postmaster and every backend) for
+    `seconds`, then SIGCONT: a database that stalls without closing a connection."""
+    with open(os.path.join(PG_DIR, "data", "postmaster.pid")) as pid_file:
+        postmaster = pid_file.readline().strip()
+    children = subprocess.run(["pgrep", "-P", postmaster], capture_output=True, text=True).stdout.split()
+    pids = [int(pid) for pid in [postmaster, *children]]
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        time.sleep(seconds)
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+
+
 def stop(process):
     """SIGTERM, then SIGKILL if it is still running 10 s later."""
     process.terminate()
@@ -96,8 +113,11 @@ class Replica:
         self.process = None
         self.log = open(os.path.join(PG_DIR, f"{name}.log"), "ab")
 
-    def start(self, key=KEY, previous=""):
+    def start(self, key=KEY, previous="", clock=None):
+        """`clock`: a libfaketime offset (`+2h`, `-2h`) for this replica's clock."""
+        skew = {"LD_PRELOAD": FAKETIME_LIB, "FAKETIME": clock} if clock else {}
         env = dict(
+            skew,
             os.environ,
             MCP_APPROVAL_KEY=key,
             MCP_APPROVAL_PREVIOUS_KEYS=previous,
@@ -259,11 +279,12 @@ async def ask_all(base, references, clients=8):
     return states
 
 
-async def resume_all(base, states, copies=3, clients=8, during=None):
+async def resume_all(base, states, copies=3, clients=8, during=None, slowest=None):
     """Each approval presented `copies` times, shuffled over `clients` clients at
     once; a retryable answer is presented again until it is `ran` or `used`.
     `during(done)` runs beside them (a kill, a restart). Returns the outcomes and
-    the retryable errors seen."""
+    the retryable errors seen; `slowest[0]`, when given, becomes the longest any
+    one presentation took."""
     presentations = [reference for reference in states for _ in range(copies)]
     random.shuffle(presentations)
     outcomes = {reference: [] for reference in states}
@@ -280,7 +301,10 @@ async def resume_all(base, states, copies=3, clients=8, during=None):
                     await mcp.list_tools()
                     while share:
                         reference = share[0]
+                        begun = time.monotonic()
                         outcome = await present(mcp, reference, states[reference])
+                        if slowest is not None:
+                            slowest[0] = max(slowest[0], time.monotonic() - begun)
                         if outcome.startswith("retry"):
                             retries.append(outcome)
                             assert time.monotonic() - started < DEADLINE, f"{reference} still failing: {outcome}"
@@ -705,6 +729,71 @@ async def fleet(replicas, balancer):
         print(f"  SIGSTOP past the lease: {len(frozen)} runs frozen on r1, each taken over by r2 "
               f"(attempt 2) and its r1 caller told so; {reruns} re-runs reached the tool", flush=True)
 
+    async def replicas_two_hours_apart_agree_on_every_approval():
+        # The clock libfaketime gives a process here, checked first.
+        ahead = subprocess.run(["date", "+%s"], capture_output=True, text=True, check=True,
+                               env=dict(os.environ, LD_PRELOAD=FAKETIME_LIB, FAKETIME="+2h"))
+        assert abs(int(ahead.stdout) - time.time() - 7200) < 60, ahead.stdout
+        r2.stop()
+        r2.start(clock="+2h")
+        r3.stop()
+        r3.start(clock="-2h")
+        try:
+            # Asked on one, decided in the inbox of another (a CSRF token that a
+            # third issued), resumed on the third: every time decision reads the
+            # database's clock, so none of them disagrees.
+            for number, (asker, decider, resumer) in enumerate([(r1, r2, r3), (r3, r1, r2), (r2, r3, r1),
+                                                                (r2, r2, r3), (r3, r3, r2), (r1, r3, r2)]):
+                reference = f"skew-{number}"
+                async with client(asker.url) as mcp:
+                    await mcp.list_tools()
+                    state = await ask(mcp, reference)
+                async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}) as http:
+                    issuer = resumer  # the replica whose page gave the token
+                    token = (await http.get(f"{issuer.url}/approvals/api/pending")).json()["csrf_token"]
+                    listed = (await http.get(f"{decider.url}/approvals/api/pending")).json()
+                    waiting = [item["pending"] for item in listed["pending"]
+                               if item["pending"]["arguments"].get("reference") == reference]
+                    assert len(waiting) == 1, listed
+                    decided = await http.post(
+                        f"{decider.url}/approvals/api/decide",
+                        headers={"x-csrf-token": token},
+                        json={"pending": waiting[0], "decision": "approve"},
+                    )
+                    assert decided.status_code == 200, (asker.name, decider.name, resumer.name, decided.text)
+                async with client(resumer.url) as mcp:
+                    await mcp.list_tools()
+                    outcome = await present(mcp, reference, state)
+                    assert outcome == "ran", (asker.name, decider.name, resumer.name, outcome)
+                    assert await present(mcp, reference, state) == "used"
+            assert psql("SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'skew-%'") == "6"
+        finally:
+            r2.stop()
+            r2.start()
+            r3.stop()
+            r3.start()
+
+    async def a_stalled_postgresql_answers_within_seconds_and_loses_nothing():
+        for pause in (40, 75):
+            references = [f"stall{pause}-{i}" for i in range(12)]
+            states = await ask_all(lb, references)
+            slowest = [0.0]  # the longest any one presentation waited
+
+            async def stall(done, total):
+                while done[0] < total // 4:
+                    await asyncio.sleep(0.01)
+                await asyncio.to_thread(freeze_postgresql, pause)
+
+            outcomes, retries = await resume_all(lb, states, during=stall, slowest=slowest)
+            assert_once(f"stall{pause}-", states, outcomes, reruns_allowed=len(references))
+            assert any("the approval store failed, nothing ran; try again" in r for r in retries), \
+                sorted(set(retries))[:5]
+            # Every answer came within the store's bounds (5 s a statement, 30 s of
+            # retries for the end of a run), never the balancer's 60 s.
+            assert slowest[0] < 45, f"a caller waited {slowest[0]:.1f} s"
+            print(f"  PostgreSQL frozen {pause} s: {len(retries)} retryable answers, the slowest answer "
+                  f"took {slowest[0]:.1f} s", flush=True)
+
     async def a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed():
         states = await ask_all(lb, [f"rotate-{i}" for i in range(4)], clients=2)
         # The new key alone: what the old key signed is refused, nothing runs.
@@ -737,6 +826,8 @@ async def fleet(replicas, balancer):
         the_requester_cannot_approve_its_own_transfer,
         a_call_approved_for_a_client_that_cannot_elicit_runs_on_the_fleet,
         a_replica_frozen_past_its_lease_is_fenced_and_reports_no_second_run,
+        replicas_two_hours_apart_agree_on_every_approval,
+        a_stalled_postgresql_answers_within_seconds_and_loses_nothing,
         a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
     ]:
         await check(body.__name__, body)

@@ -3,10 +3,12 @@
 # PostgreSQL (`--approvals-db postgres://...`), HAProxy round robin in front
 # (examples/mcp_server/fleet/haproxy.cfg), driven by the official Python MCP SDK
 # (scripts/fleet_test.py: split approvals, 200 approvals x 3 presentations by 8
-# clients, kill -9 of a replica and a PostgreSQL restart mid-run, a rotated key).
+# clients, kill -9 of a replica and a PostgreSQL restart mid-run, the policy, the
+# runner, a frozen replica, replicas two hours apart (libfaketime), a stalled
+# PostgreSQL, a rotated key).
 #
 # Starts a throwaway PostgreSQL with scripts/postgres.sh, installs Debian's
-# `haproxy` with apt-get where it is missing (as root), makes the same pinned
+# `haproxy` and `faketime` with apt-get where missing (as root), makes the same pinned
 # virtual environment as scripts/mcp_client_test.sh (target/mcp-client-venv).
 # Exit status 3 with one line: a prerequisite is missing and can't be installed
 # here (no root); the Rust test fails on it when CI is set.
@@ -41,6 +43,21 @@ if [[ -z "$haproxy" ]]; then
     [[ -x "$haproxy" ]] || { say "apt-get installed haproxy but no haproxy binary was found"; exit 1; }
 fi
 
+# libfaketime runs a replica hours ahead of or behind the host's clock.
+faketime_lib=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1
+if [[ ! -e "$faketime_lib" ]]; then
+    if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
+        say "no libfaketime found; the fleet test runs replicas with skewed clocks under Debian's 'faketime' (apt-get install -y faketime), which needs root"
+        exit 3
+    fi
+    say "installing libfaketime from Debian's packages (apt-get install -y faketime)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq faketime >&2
+    [[ -e "$faketime_lib" ]] || faketime_lib="$(dpkg -L libfaketime | grep 'libfaketimeMT.so.1$' | head -n1)"
+    [[ -e "$faketime_lib" ]] || { say "apt-get installed faketime but no libfaketimeMT.so.1 was found"; exit 1; }
+fi
+
 if ! "$venv/bin/python" -c "import mcp, importlib.metadata as m; assert m.version('mcp') == '$MCP_VERSION'" 2>/dev/null; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP_VERSION"
@@ -60,7 +77,7 @@ pg_dir="$(sed -n 's/^DIR=//p' <<<"$cluster")"
 pg_url="$(sed -n 's/^URL=//p' <<<"$cluster")"
 trap '"$root/scripts/postgres.sh" stop "$pg_dir" >/dev/null 2>&1 || true' EXIT
 
-FLEET_SERVER_BIN="$server" FLEET_HAPROXY="$haproxy" \
+FLEET_SERVER_BIN="$server" FLEET_HAPROXY="$haproxy" FLEET_FAKETIME_LIB="$faketime_lib" \
     FLEET_HAPROXY_CFG="$root/examples/mcp_server/fleet/haproxy.cfg" \
     FLEET_PG_DIR="$pg_dir" FLEET_PG_URL="$pg_url" FLEET_PSQL="$(cat "$pg_dir/bin")/psql" \
     FLEET_POSTGRES_SH="$root/scripts/postgres.sh" \

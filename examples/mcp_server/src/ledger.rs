@@ -17,6 +17,10 @@ use tokio_postgres::NoTls;
 use toolkit::approval::ApprovedRun;
 use toolkit::{State, ToolError, tool};
 
+/// How long the ledger waits for the database: a connection, a pooled
+/// connection, one statement.
+const WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The tool's group: shown only by a server with a ledger.
 pub const LEDGER_GROUP: &str = "ledger";
 
@@ -52,6 +56,7 @@ impl Ledger {
     /// The ledger in the database at `url`, its table created if missing.
     pub async fn connect(url: &str, replica: &str) -> Result<Self, String> {
         let mut config: tokio_postgres::Config = url.parse().map_err(|error| format!("{error}"))?;
+        config.connect_timeout(WAIT);
         // The database's view of who is waiting on what names the replica.
         config.application_name(format!("mcp_server {replica}"));
         let manager = Manager::from_config(
@@ -61,8 +66,14 @@ impl Ledger {
                 recycling_method: RecyclingMethod::Fast,
             },
         );
+        // A stalled database fails a transfer within seconds (the caller is told
+        // to try again) instead of holding its request, and its run, open.
         let pool = Pool::builder(manager)
             .max_size(8)
+            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .wait_timeout(Some(WAIT))
+            .create_timeout(Some(WAIT))
+            .recycle_timeout(Some(WAIT))
             .build()
             .map_err(|error| error.to_string())?;
         let mut client = pool.get().await.map_err(|error| error.to_string())?;
@@ -111,23 +122,25 @@ async fn create_transfers(
     // same approved call (after a crash) only counts itself. The attempt is the
     // run's fencing token: an earlier attempt arriving late (its replica frozen
     // past its lease while a later one took over) changes nothing.
-    let row = client
-        .query_opt(
-            "INSERT INTO mcp_server_transfers AS t (run_key, reference, amount_cents, replica, attempt)
+    let (cents, attempt) = (
+        i64::from(amount_cents),
+        i32::try_from(run.attempt).unwrap_or(i32::MAX),
+    );
+    let replica: &str = &ledger.replica;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+        [&run.key, &reference, &cents, &replica, &attempt];
+    let insert = client.query_opt(
+        "INSERT INTO mcp_server_transfers AS t (run_key, reference, amount_cents, replica, attempt)
              VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (run_key) DO UPDATE
                  SET attempts = t.attempts + 1, attempt = EXCLUDED.attempt
                  WHERE t.attempt <= EXCLUDED.attempt
              RETURNING reference, amount_cents",
-            &[
-                &run.key,
-                &reference,
-                &i64::from(amount_cents),
-                &&*ledger.replica,
-                &i32::try_from(run.attempt).unwrap_or(i32::MAX),
-            ],
-        )
+        &params,
+    );
+    let row = tokio::time::timeout(WAIT, insert)
         .await
+        .map_err(|_| ToolError::failed("the ledger did not answer in time, try again"))?
         .map_err(|error| {
             ToolError::failed(format!("the ledger is unreachable, try again: {error}"))
         })?
@@ -137,6 +150,6 @@ async fn create_transfers(
             )
         })?;
     let recorded: String = row.get(0);
-    let cents: i64 = row.get(1);
-    Ok(json!({ "transferred": cents, "reference": recorded }))
+    let transferred: i64 = row.get(1);
+    Ok(json!({ "transferred": transferred, "reference": recorded }))
 }

@@ -13,7 +13,9 @@
 //! its outcome read back from the inbox; a replica frozen
 //! with `SIGSTOP` past its lease is fenced (one "ran" per approval, its callers
 //! told the run was taken over); a replica restarted with a rotated key resumes
-//! what the previous key signed.
+//! what the previous key signed; replicas two hours ahead and behind
+//! (libfaketime) agree on every approval; a `PostgreSQL` frozen for 40 s and 75 s
+//! gives bounded, retryable answers and loses or doubles nothing.
 
 mod common;
 
@@ -35,6 +37,8 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
         "the_requester_cannot_approve_its_own_transfer",
         "a_call_approved_for_a_client_that_cannot_elicit_runs_on_the_fleet",
         "a_replica_frozen_past_its_lease_is_fenced_and_reports_no_second_run",
+        "replicas_two_hours_apart_agree_on_every_approval",
+        "a_stalled_postgresql_answers_within_seconds_and_loses_nothing",
         "a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed",
     ] {
         assert!(
@@ -47,7 +51,7 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
     assert!(
         stdout
             .lines()
-            .any(|line| line == "fleet: 8 passed, 0 failed"),
+            .any(|line| line == "fleet: 10 passed, 0 failed"),
         "the script printed no summary"
     );
 }
