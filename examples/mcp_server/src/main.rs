@@ -23,6 +23,10 @@
 //! no default tokens: a known token would open the server to anyone). Once
 //! listening, the server prints `listening on http://ADDR` on stdout.
 //!
+//! A client gets 10 s to send a request's headers and 10 s for its body, a
+//! request 120 s to be answered, and at most 1024 connections are open at once
+//! (`toolkit::serving::HttpLimits`); slower clients are cut off.
+//!
 //! People decide `approve` calls in the approval inbox at `/approvals`, signed in
 //! with `MCP_INBOX_TOKEN` as a bearer token or an `inbox_token` cookie (unset, a
 //! random one for this run is printed on stderr).
@@ -48,7 +52,7 @@ use std::io::Write as _;
 
 use example_assistant::AssistantState;
 use example_mcp_server::{
-    CLIENTS, Settings, http_router, inbox, oauth_resource_server, oauth_router, stdio_server,
+    CLIENTS, Settings, http_router, inbox, oauth_resource_server, oauth_router, serve, stdio_server,
 };
 
 const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH|postgres://...] [--oauth-issuer URL --resource URL] [--allowed-host NAME ...]";
@@ -184,6 +188,7 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
         );
         token
     });
+    let limits = settings.limits;
     let router = http_router(
         AssistantState::new(),
         settings,
@@ -195,7 +200,7 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
     let mut stdout = std::io::stdout();
     writeln!(stdout, "listening on http://{local}")?;
     stdout.flush()?;
-    axum::serve(listener, router).await
+    serve(listener, router, limits).await
 }
 
 async fn serve_oauth(
@@ -207,13 +212,14 @@ async fn serve_oauth(
     let auth = oauth_resource_server(issuer, resource)
         .await
         .unwrap_or_else(|error| fail(&format!("mcp_server: the authorization server: {error}")));
+    let limits = settings.limits;
     let router = oauth_router(AssistantState::new(), settings, auth);
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let mut stdout = std::io::stdout();
     writeln!(stdout, "listening on http://{local}")?;
     stdout.flush()?;
-    axum::serve(listener, router).await
+    serve(listener, router, limits).await
 }
 
 fn fail(message: &str) -> ! {
