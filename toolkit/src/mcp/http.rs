@@ -186,7 +186,9 @@ impl McpHttp {
                 false,
             );
             let service = StreamableHttpService::new(
-                move || Ok(server.clone()),
+                // Each service rmcp makes serves one session (one request,
+                // when stateless): what a client sets stays with it.
+                move || Ok(server.for_new_session()),
                 Arc::new(LocalSessionManager::default()),
                 this.config.clone(),
             );
