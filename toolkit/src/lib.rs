@@ -93,6 +93,9 @@ pub mod rig;
 pub mod route;
 pub mod runtime;
 pub mod schema;
+#[cfg(any(feature = "mcp", feature = "inbox"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "mcp", feature = "inbox"))))]
+pub mod serving;
 mod suggest;
 pub mod testing;
 mod tool;

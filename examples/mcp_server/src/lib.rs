@@ -20,6 +20,9 @@
 use std::fmt::Write as _;
 
 pub mod ledger;
+mod serve;
+
+pub use serve::serve;
 
 use example_assistant::AssistantState;
 use toolkit::approval::{
@@ -28,6 +31,7 @@ use toolkit::approval::{
 };
 use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer};
 use toolkit::mcp::{Caller, Grant, McpHttp, McpServer};
+use toolkit::serving::HttpLimits;
 use toolkit::{Context, Scope, Tier};
 
 /// The client kinds this server knows, each with its endpoint path.
@@ -51,6 +55,10 @@ pub struct Settings {
     /// (`--allowed-host`): a deployed server's public names. In OAuth mode toolkit
     /// also accepts the resource URL's host.
     pub allowed_hosts: &'static [String],
+    /// How long a client may take to send a request and how many connections
+    /// may be open at once: the routers apply the body and request bounds, the
+    /// server loop ([`serve`]) the header and connection ones.
+    pub limits: HttpLimits,
 }
 
 /// Who decides the example's `approve` calls: the client's own user answers for
@@ -87,6 +95,7 @@ impl Settings {
             request_state_key: Box::leak(request_state_key.to_vec().into_boxed_slice()),
             ledger: None,
             allowed_hosts: &[],
+            limits: HttpLimits::default(),
         })
     }
 
@@ -122,6 +131,7 @@ impl Settings {
             request_state_key: Box::leak(request_state_key.to_vec().into_boxed_slice()),
             ledger: Some(Box::leak(Box::new(ledger))),
             allowed_hosts: &[],
+            limits: HttpLimits::default(),
         })
     }
 
@@ -132,6 +142,13 @@ impl Settings {
         let mut all = self.allowed_hosts.to_vec();
         all.extend(hosts);
         self.allowed_hosts = Box::leak(all.into_boxed_slice());
+        self
+    }
+
+    /// Replaces the [`HttpLimits::default`] bounds on clients.
+    #[must_use]
+    pub fn limits(mut self, limits: HttpLimits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -291,6 +308,7 @@ pub fn oauth_router(
         .approvals(settings.request_state_key)
         .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
         .allowed_hosts(settings.hosts())
+        .limits(settings.limits)
         .oauth_endpoint("oauth", "/mcp", auth)
         .into_router()
 }
@@ -349,6 +367,7 @@ pub fn inbox(settings: Settings, token: &str) -> toolkit::inbox::Inbox {
         |_: &Identity, _: &PendingCall<'_>| true,
     )
     .title("MCP server approvals")
+    .limits(settings.limits)
 }
 
 fn digest(text: &str) -> String {
@@ -361,7 +380,8 @@ pub fn http_router(state: AssistantState, settings: Settings, tokens: [&str; 3])
     let mut http = McpHttp::new(access(state, settings))
         .approvals(settings.request_state_key)
         .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
-        .allowed_hosts(settings.hosts());
+        .allowed_hosts(settings.hosts())
+        .limits(settings.limits);
     for ((client, path), token) in CLIENTS.into_iter().zip(tokens) {
         http = http.endpoint(client, path, token);
     }

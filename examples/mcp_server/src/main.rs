@@ -23,6 +23,10 @@
 //! no default tokens: a known token would open the server to anyone). Once
 //! listening, the server prints `listening on http://ADDR` on stdout.
 //!
+//! A client gets 10 s to send a request's headers and 10 s for its body, a
+//! request 120 s to be answered, and at most 1024 connections are open at once
+//! (`toolkit::serving::HttpLimits`); slower clients are cut off.
+//!
 //! People decide `approve` calls in the approval inbox at `/approvals`, signed in
 //! with `MCP_INBOX_TOKEN` as a bearer token or an `inbox_token` cookie (unset, a
 //! random one for this run is printed on stderr). A call approved there that
@@ -51,7 +55,7 @@ use std::io::Write as _;
 
 use example_assistant::AssistantState;
 use example_mcp_server::{
-    CLIENTS, Settings, http_router, inbox, oauth_resource_server, oauth_router, stdio_server,
+    CLIENTS, Settings, http_router, inbox, oauth_resource_server, oauth_router, serve, stdio_server,
 };
 
 const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH|postgres://...] [--oauth-issuer URL --resource URL] [--allowed-host NAME ...]";
@@ -189,6 +193,7 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
     });
     let state = AssistantState::new();
     spawn_runner(state.clone(), settings);
+    let limits = settings.limits;
     let router = http_router(
         state,
         settings,
@@ -200,7 +205,7 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
     let mut stdout = std::io::stdout();
     writeln!(stdout, "listening on http://{local}")?;
     stdout.flush()?;
-    axum::serve(listener, router).await
+    serve(listener, router, limits).await
 }
 
 /// Runs the calls approved in the inbox that nobody resumed, every two seconds,
@@ -240,13 +245,14 @@ async fn serve_oauth(
         .unwrap_or_else(|error| fail(&format!("mcp_server: the authorization server: {error}")));
     let state = AssistantState::new();
     spawn_runner(state.clone(), settings);
+    let limits = settings.limits;
     let router = oauth_router(state, settings, auth);
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let mut stdout = std::io::stdout();
     writeln!(stdout, "listening on http://{local}")?;
     stdout.flush()?;
-    axum::serve(listener, router).await
+    serve(listener, router, limits).await
 }
 
 fn fail(message: &str) -> ! {

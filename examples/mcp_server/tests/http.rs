@@ -363,3 +363,77 @@ async fn only_allowed_host_names_reach_the_endpoints() {
     .into_router();
     assert_eq!(list_with_host(empty, "evil.example").await, forbidden);
 }
+
+/// Sends `method` as a 2026-07-28 request (its headers and `_meta`); gives the
+/// status line and the JSON-RPC answer.
+async fn stateless_request(
+    addr: std::net::SocketAddr,
+    method: &str,
+    params: serde_json::Value,
+) -> (String, serde_json::Value) {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let request = format!(
+        "POST /mcp/internal HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nAuthorization: Bearer internal-secret\r\n\
+         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let status = head.lines().next().unwrap().to_owned();
+    (status, serde_json::from_str(body).unwrap())
+}
+
+#[tokio::test]
+async fn methods_the_server_lacks_or_the_revision_removed_are_not_found() {
+    let addr = serve().await;
+    // Removed by 2026-07-28 (no session), with or without valid params; and
+    // methods of features this server does not have, whatever their params.
+    for (method, params) in [
+        ("logging/setLevel", json!({"level": "error"})),
+        ("logging/setLevel", json!({})),
+        ("initialize", json!({})),
+        ("resources/subscribe", json!({})),
+        ("completion/complete", json!({})),
+        ("prompts/get", json!({})),
+    ] {
+        let (status, answer) = stateless_request(addr, method, params).await;
+        assert_eq!(status, "HTTP/1.1 404 Not Found", "{method}: {answer}");
+        assert_eq!(
+            answer["error"],
+            json!({"code": -32601, "message": method}),
+            "{method}"
+        );
+    }
+    // A method the revision has, with bad params, is still invalid params.
+    let (status, answer) = stateless_request(addr, "tools/call", json!({})).await;
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    // On the earlier revision `logging/setLevel` exists: bad params are -32602,
+    // `resources/subscribe` is still not found.
+    let auth = Some("Bearer internal-secret");
+    for (request, code) in [
+        (
+            r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{}}"#,
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{}}"#,
+            -32601,
+        ),
+    ] {
+        let (_, body) = raw_post(addr, "/mcp/internal", auth, request).await;
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(body["error"]["code"], code, "{body}");
+    }
+}

@@ -6,7 +6,7 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -32,11 +32,13 @@ const ATTACKER_KEY: &[u8] = include_bytes!("../../../toolkit/src/mcp/auth/testda
 const ISSUER_PUBLIC_PEM: &[u8] =
     include_bytes!("../../../toolkit/src/mcp/auth/testdata/issuer.pub.pem");
 
-/// An authorization server: discovery and a JWKS (fetches counted).
+/// An authorization server: discovery and a JWKS (fetches counted; answered
+/// `500` while `failing`).
 struct Issuer {
     url: String,
     fetches: Arc<AtomicUsize>,
     jwks: Arc<RwLock<JwkSet>>,
+    failing: Arc<AtomicBool>,
 }
 
 fn jwk(der: &[u8], kid: &str) -> Jwk {
@@ -50,6 +52,7 @@ async fn issuer() -> Issuer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let fetches = Arc::new(AtomicUsize::new(0));
+    let failing = Arc::new(AtomicBool::new(false));
     let jwks = Arc::new(RwLock::new(JwkSet {
         keys: vec![jwk(ISSUER_KEY, "issuer-1")],
     }));
@@ -70,15 +73,26 @@ async fn issuer() -> Issuer {
             "/jwks",
             axum::routing::get({
                 let (fetches, jwks) = (Arc::clone(&fetches), Arc::clone(&jwks));
+                let failing = Arc::clone(&failing);
                 move || {
                     fetches.fetch_add(1, Ordering::SeqCst);
                     let body = serde_json::to_string(&*jwks.read().unwrap()).unwrap();
-                    async move { body }
+                    let status = if failing.load(Ordering::SeqCst) {
+                        http::StatusCode::INTERNAL_SERVER_ERROR
+                    } else {
+                        http::StatusCode::OK
+                    };
+                    async move { (status, body) }
                 }
             }),
         );
     tokio::spawn(async move { axum::serve(listener, router).await });
-    Issuer { url, fetches, jwks }
+    Issuer {
+        url,
+        fetches,
+        jwks,
+        failing,
+    }
 }
 
 fn now() -> u64 {
@@ -102,6 +116,23 @@ fn sign(key: &[u8], kid: &str, claims: &Value) -> String {
     let mut header = Header::new(Algorithm::RS256);
     header.kid = Some(kid.to_owned());
     jsonwebtoken::encode(&header, claims, &EncodingKey::from_rsa_der(key)).unwrap()
+}
+
+/// A token signed with the issuer's key under `header` (any JSON, including
+/// parameters jsonwebtoken's `Header` does not model).
+fn sign_with_header(header: &Value, claims: &Value) -> String {
+    let message = format!(
+        "{}.{}",
+        b64(header.to_string().as_bytes()),
+        b64(claims.to_string().as_bytes())
+    );
+    let signature = jsonwebtoken::crypto::sign(
+        message.as_bytes(),
+        &EncodingKey::from_rsa_der(ISSUER_KEY),
+        Algorithm::RS256,
+    )
+    .unwrap();
+    format!("{message}.{signature}")
 }
 
 fn b64(bytes: &[u8]) -> String {
@@ -407,6 +438,33 @@ async fn every_hostile_token_is_refused_before_anything_is_listed_or_run() {
             format!("{header}.{payload}"),
             "the token header is malformed or names an unknown algorithm".into(),
         ),
+        (
+            "a critical header parameter",
+            sign_with_header(
+                &json!({"alg": "RS256", "typ": "JWT", "kid": "issuer-1",
+                    "crit": ["exp-policy"], "exp-policy": "lenient"}),
+                &good,
+            ),
+            "the token header names critical parameters (`crit`) this server does not understand"
+                .into(),
+        ),
+        (
+            "an unencoded payload",
+            sign_with_header(
+                &json!({"alg": "RS256", "typ": "JWT", "kid": "issuer-1", "b64": false}),
+                &good,
+            ),
+            "the token header asks for an unencoded payload (`b64`), which is not accepted".into(),
+        ),
+        (
+            "an array of issuers",
+            sign(
+                ISSUER_KEY,
+                "issuer-1",
+                &with(json!({"iss": [issuer.url, "https://evil.example"]})),
+            ),
+            "the token is from another issuer".into(),
+        ),
     ];
     let count = cases.len();
     for (name, token, reason) in cases {
@@ -451,7 +509,37 @@ async fn every_hostile_token_is_refused_before_anything_is_listed_or_run() {
             "the token lacks the scope mcp".to_owned()
         )
     );
-    println!("hostile tokens refused: {}", count + 2);
+    // Scopes are split on the ASCII space alone (RFC 6749 §3.3), and an array's
+    // element is one scope: none of these carries `mcp`, nor opens `internal`.
+    for scopes in [
+        json!({"scope": "mcp\u{a0}internal"}),
+        json!({"scope": "mcp\tinternal"}),
+        json!({"scope": null, "scp": ["mcp internal"]}),
+    ] {
+        let token = sign(ISSUER_KEY, "issuer-1", &with(scopes.clone()));
+        let (status, _, body) = raw_call(&resource, Some(&token)).await;
+        assert_eq!(
+            (status, body.as_str()),
+            (403, "the token lacks the scope mcp"),
+            "{scopes}"
+        );
+    }
+    // Two Authorization headers are no token, even when the first is valid.
+    let response = reqwest::Client::new()
+        .post(&resource)
+        .header("authorization", format!("Bearer {valid}"))
+        .header("authorization", "Bearer forged")
+        .header("content-type", "application/json")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    assert_eq!(
+        response.text().await.unwrap(),
+        "a bearer access token is required"
+    );
+    println!("hostile tokens refused: {}", count + 7);
     // Nothing ran: the stores are as they were. The one valid token (the
     // control) then does run, so the raw request would have had an effect.
     assert_eq!(state.snapshot(), before);
@@ -590,6 +678,36 @@ async fn a_flood_of_unknown_kids_is_one_jwks_fetch() {
         .await
         .unwrap();
     assert_eq!(issuer.fetches.load(Ordering::SeqCst), 2);
+}
+
+/// A JWKS the issuer cannot serve is the issuer's outage, not the token's
+/// fault: `503`, never `invalid_token`, on every request until the issuer is
+/// back, and its keys are used as soon as it is.
+#[tokio::test]
+async fn a_failed_jwks_fetch_is_unavailable_and_recovery_is_used_at_once() {
+    let issuer = issuer().await;
+    let (resource, _) = serve(&issuer).await;
+    let good = claims(&issuer, &resource, "alice", "mcp internal");
+    let valid = sign(ISSUER_KEY, "issuer-1", &good);
+    let unavailable = |body: &str| {
+        assert_eq!(body, "the access token could not be checked; try again");
+    };
+    // Down from the first request: no keys cached.
+    issuer.failing.store(true, Ordering::SeqCst);
+    for _ in 0..3 {
+        let (status, challenge, body) = raw_call(&resource, Some(&valid)).await;
+        assert_eq!(status, 503, "{body}");
+        assert!(!challenge.contains("invalid_token"), "{challenge}");
+        unavailable(&body);
+    }
+    // Back: the very next request is served (no 30 s wait).
+    issuer.failing.store(false, Ordering::SeqCst);
+    let (status, _, body) = raw_call(&resource, Some(&valid)).await;
+    assert_eq!(status, 200, "{body}");
+    // Once keys are cached, an outage leaves their tokens served.
+    issuer.failing.store(true, Ordering::SeqCst);
+    let (status, _, body) = raw_call(&resource, Some(&valid)).await;
+    assert_eq!(status, 200, "{body}");
 }
 
 #[tokio::test]

@@ -60,8 +60,9 @@ fn router(inbox: Inbox) -> Router {
         .saturating_mul(8)
         .saturating_add(64 * 1024);
     let csrf = Csrf::new(inbox.approvals().derive_keys("toolkit.inbox.csrf-key.v1"));
+    let limits = inbox.limits;
     let shared = Arc::new(Shared { inbox, csrf });
-    Router::new()
+    let router = Router::new()
         .route("/", get(list))
         .route("/inbox.css", get(style))
         .route("/edit", post(edit))
@@ -72,7 +73,8 @@ fn router(inbox: Inbox) -> Router {
         .route("/api/decisions", get(api_decisions))
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::map_response(secure_headers))
-        .with_state(shared)
+        .with_state(shared);
+    limits.apply(router)
 }
 
 async fn secure_headers(mut response: Response) -> Response {

@@ -105,6 +105,7 @@ pub struct Inbox {
     previews: HashMap<String, PreviewHook>,
     on_decision: Option<DecisionHook>,
     title: String,
+    limits: crate::serving::HttpLimits,
 }
 
 impl Inbox {
@@ -125,6 +126,7 @@ impl Inbox {
             previews: HashMap::new(),
             on_decision: None,
             title: "Approvals".to_owned(),
+            limits: crate::serving::HttpLimits::default(),
         }
     }
 
@@ -156,6 +158,16 @@ impl Inbox {
     #[must_use]
     pub fn on_decision(mut self, hook: impl Fn(&Approval) + Send + Sync + 'static) -> Self {
         self.on_decision = Some(Arc::new(hook));
+        self
+    }
+
+    /// Replaces the bounds on a request's body and answer time
+    /// ([`HttpLimits::default`](crate::serving::HttpLimits::default) otherwise);
+    /// the server's own bounds are the application's, see
+    /// [`serving`](crate::serving).
+    #[must_use]
+    pub fn limits(mut self, limits: crate::serving::HttpLimits) -> Self {
+        self.limits = limits;
         self
     }
 

@@ -2,9 +2,17 @@
 //! guard, the OAuth resource server and the MCP server's per-request identity
 //! share. A leaf, so none of those three has to name another for it.
 
-/// The token of an `Authorization: Bearer <token>` header.
+/// The token of an `Authorization: Bearer <token>` header. A request with more
+/// than one `Authorization` header has none: which of them a proxy, a log or
+/// this server would read is anyone's guess (RFC 9110 §5.3 allows repeating
+/// only list-valued fields, and `Authorization` is not one).
 pub(super) fn bearer_token(headers: &::http::HeaderMap) -> Option<&str> {
-    let value = headers.get(::http::header::AUTHORIZATION)?.to_str().ok()?;
+    let mut values = headers.get_all(::http::header::AUTHORIZATION).iter();
+    let value = values.next()?;
+    if values.next().is_some() {
+        return None;
+    }
+    let value = value.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     scheme
         .eq_ignore_ascii_case("bearer")
@@ -31,5 +39,16 @@ mod tests {
         assert_eq!(bearer_token(&headers), None);
         headers.insert(::http::header::AUTHORIZATION, "Bearer ".parse().unwrap());
         assert_eq!(bearer_token(&headers), None);
+    }
+
+    #[test]
+    fn two_authorization_headers_are_no_token() {
+        let mut headers = ::http::HeaderMap::new();
+        headers.append(::http::header::AUTHORIZATION, "Bearer abc".parse().unwrap());
+        headers.append(::http::header::AUTHORIZATION, "Bearer xyz".parse().unwrap());
+        assert_eq!(bearer_token(&headers), None);
+        headers.remove(::http::header::AUTHORIZATION);
+        headers.append(::http::header::AUTHORIZATION, "Bearer abc".parse().unwrap());
+        assert_eq!(bearer_token(&headers), Some("abc"));
     }
 }

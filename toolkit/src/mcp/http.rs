@@ -12,6 +12,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::bearer::bearer_token;
 use super::{Access, McpServer};
+use crate::serving::HttpLimits;
 
 /// An axum router serving MCP over streamable HTTP: one endpoint per client kind
 /// (USE-CASES E: `internal`, `copilot`, `external`), each with its own bearer
@@ -22,6 +23,7 @@ use super::{Access, McpServer};
 /// - Stateless: no session is kept (the 2026-07-28 revision has none; older
 ///   clients' `initialize` is answered and forgotten), so several processes can
 ///   serve the same endpoints behind a load balancer.
+/// - Each request's body and answer are bounded in time ([`McpHttp::limits`]).
 /// - Only loopback `Host` headers are accepted unless [`McpHttp::allowed_hosts`]
 ///   says otherwise (rmcp's guard against DNS rebinding).
 #[must_use]
@@ -30,6 +32,7 @@ pub struct McpHttp {
     endpoints: Vec<Endpoint>,
     config: StreamableHttpServerConfig,
     request_state: Option<Arc<RequestStateCodec>>,
+    limits: HttpLimits,
 }
 
 struct Endpoint {
@@ -58,6 +61,7 @@ impl McpHttp {
                 .with_json_response(true)
                 .with_sse_keep_alive(None),
             request_state: None,
+            limits: HttpLimits::default(),
         }
     }
 
@@ -152,6 +156,14 @@ impl McpHttp {
         self
     }
 
+    /// Replaces the bounds on a request's body and answer time
+    /// ([`HttpLimits::default`] otherwise); the server's own bounds (header read
+    /// time, connections) are the application's, see [`serving`](crate::serving).
+    pub fn limits(mut self, limits: HttpLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// Replaces rmcp's transport settings (kept stateless: sessions are off).
     pub fn config(mut self, config: StreamableHttpServerConfig) -> Self {
         self.config = config.with_legacy_session_mode(false);
@@ -174,7 +186,9 @@ impl McpHttp {
                 false,
             );
             let service = StreamableHttpService::new(
-                move || Ok(server.clone()),
+                // Each service rmcp makes serves one session (one request,
+                // when stateless): what a client sets stays with it.
+                move || Ok(server.for_new_session()),
                 Arc::new(LocalSessionManager::default()),
                 this.config.clone(),
             );
@@ -216,7 +230,7 @@ impl McpHttp {
             };
             router = router.nest_service(&endpoint.path, guarded);
         }
-        router
+        this.limits.apply(router)
     }
 }
 

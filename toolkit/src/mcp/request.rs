@@ -9,6 +9,9 @@ use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     LoggingLevel, LoggingMessageNotificationParam,
 };
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
 use rmcp::{Peer, RoleServer};
 use serde_json::Value;
 
@@ -28,6 +31,23 @@ use crate::{Context, FromContext, ToolError};
 pub struct McpRequest {
     pub(crate) peer: Peer<RoleServer>,
     pub(crate) can_ask: bool,
+    /// The session's least severe level to send, as [`level_rank`] (0: all).
+    pub(crate) log_level: Arc<AtomicU8>,
+}
+
+/// `level`'s place from least to most severe, counted from 1, so that 0 can
+/// mean "no level set".
+pub(crate) fn level_rank(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 1,
+        LoggingLevel::Info => 2,
+        LoggingLevel::Notice => 3,
+        LoggingLevel::Warning => 4,
+        LoggingLevel::Error => 5,
+        LoggingLevel::Critical => 6,
+        LoggingLevel::Alert => 7,
+        LoggingLevel::Emergency => 8,
+    }
 }
 
 impl McpRequest {
@@ -38,8 +58,13 @@ impl McpRequest {
         self.can_ask
     }
 
-    /// Sends `data` to the client's log at `level` (`notifications/message`).
+    /// Sends `data` to the client's log at `level` (`notifications/message`),
+    /// unless the client asked for more severe messages only
+    /// (`logging/setLevel`).
     pub async fn log(&self, level: LoggingLevel, data: Value) -> Result<(), ToolError> {
+        if level_rank(level) < self.log_level.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         self.peer
             .notify_logging_message(LoggingMessageNotificationParam::new(level, data))
             .await

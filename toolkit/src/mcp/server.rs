@@ -31,6 +31,10 @@ const APPROVAL_INPUT: &str = "approval";
 #[derive(Clone)]
 pub struct McpServer {
     inner: Arc<Inner>,
+    /// The least severe log level the client asked for (`logging/setLevel`): the
+    /// session's, shared by the clones serving one connection; 0 sends every
+    /// level (see [`super::request::level_rank`]).
+    log_level: Arc<std::sync::atomic::AtomicU8>,
 }
 
 struct Inner {
@@ -72,6 +76,17 @@ impl McpServer {
                 request_state,
                 server_requests,
             }),
+            log_level: Arc::default(),
+        }
+    }
+
+    /// The same server for a new connection (session): nothing the client set
+    /// on another connection, such as its log level, carries over.
+    #[must_use]
+    pub(crate) fn for_new_session(&self) -> Self {
+        McpServer {
+            inner: Arc::clone(&self.inner),
+            log_level: Arc::default(),
         }
     }
 
@@ -216,6 +231,7 @@ impl McpServer {
         grant.context_mut().insert(super::McpRequest {
             peer: context.peer.clone(),
             can_ask,
+            log_level: Arc::clone(&self.log_level),
         });
     }
 
@@ -475,21 +491,30 @@ impl McpServer {
 /// The request methods of the protocol: rmcp parses their params into typed
 /// requests, so one that reaches [`ServerHandler::on_custom_request`] has params
 /// that don't fit.
-const PROTOCOL_METHODS: [&str; 13] = [
+/// Only the methods this server has: resources, prompts and completions are
+/// not found, whatever their params.
+const PROTOCOL_METHODS: [&str; 5] = [
     "initialize",
     "ping",
     "tools/list",
     "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
     "logging/setLevel",
 ];
+
+/// Methods the 2026-07-28 revision removed (no session to initialize or to keep
+/// a log level in; a request carries its log level in `_meta`): not found on a
+/// request of that revision, which the transport answers with HTTP 404.
+const REMOVED_IN_2026_07_28: [&str; 2] = ["initialize", "logging/setLevel"];
+
+/// `-32601 method not found`, naming the method (rmcp's wording for the methods
+/// it does not route).
+fn method_not_found(method: &str) -> ErrorData {
+    ErrorData::new(
+        rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+        method.to_owned(),
+        None,
+    )
+}
 
 /// What the user is asked about a pending approval.
 fn approval_question(pending: &PendingApproval) -> String {
@@ -631,14 +656,22 @@ impl ServerHandler for McpServer {
         .with_server_info(self.inner.implementation.clone())
     }
 
-    /// Accepted; the level is the client's to filter by (each request is served
-    /// on its own, so no level is kept between requests).
+    /// Kept for the session (stdio; an HTTP connection with sessions): log
+    /// messages less severe than `level` are no longer sent. The 2026-07-28
+    /// revision removed the method.
     #[allow(deprecated)] // logging: see `McpRequest`
     async fn set_level(
         &self,
-        _request: rmcp::model::SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if is_stateless_revision(&context) {
+            return Err(method_not_found("logging/setLevel"));
+        }
+        self.log_level.store(
+            super::request::level_rank(request.level),
+            std::sync::atomic::Ordering::Relaxed,
+        );
         Ok(())
     }
 
@@ -648,14 +681,13 @@ impl ServerHandler for McpServer {
     async fn on_custom_request(
         &self,
         request: rmcp::model::CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CustomResult, ErrorData> {
-        if !PROTOCOL_METHODS.contains(&request.method.as_str()) {
-            return Err(ErrorData::new(
-                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
-                request.method,
-                None,
-            ));
+        let method = request.method.as_str();
+        if !PROTOCOL_METHODS.contains(&method)
+            || is_stateless_revision(&context) && REMOVED_IN_2026_07_28.contains(&method)
+        {
+            return Err(method_not_found(method));
         }
         let problem = match request.method.as_str() {
             "tools/call" => request

@@ -60,7 +60,7 @@ pub struct JwtVerifier {
     leeway: Duration,
     source: KeySource,
     keys: RwLock<KeyCache>,
-    /// When the JWKS was last fetched (or attempted); held while fetching, so
+    /// When the JWKS was last fetched successfully; held while fetching, so
     /// concurrent requests with unknown keys wait for one fetch, not make many.
     last_fetch: tokio::sync::Mutex<Option<Instant>>,
     min_refresh_interval: Duration,
@@ -165,6 +165,7 @@ impl JwtVerifier {
         let header = jsonwebtoken::decode_header(token).map_err(|_| {
             AuthError::invalid("the token header is malformed or names an unknown algorithm")
         })?;
+        refuse_critical_parameters(token)?;
         if !self.algorithms.contains(&header.alg) {
             return Err(AuthError::invalid(format!(
                 "the signing algorithm {:?} is not accepted",
@@ -197,6 +198,12 @@ impl JwtVerifier {
             &validation,
         )
         .map_err(|error| AuthError::invalid(describe(&error)))?;
+        // jsonwebtoken also accepts an array containing the issuer; RFC 7519
+        // §4.1.1 makes `iss` one StringOrURI, and RFC 9068 §2.2 one issuer.
+        if !matches!(data.claims.get("iss"), Some(serde_json::Value::String(iss)) if *iss == self.issuer)
+        {
+            return Err(AuthError::invalid("the token is from another issuer"));
+        }
         VerifiedToken::from_claims(data.claims)
     }
 
@@ -258,11 +265,15 @@ impl JwtVerifier {
         if last.is_some_and(|at| at.elapsed() < self.min_refresh_interval) {
             return Ok(false);
         }
-        *last = Some(Instant::now());
         self.fetches.fetch_add(1, Ordering::Relaxed);
+        // Only a fetch that succeeded starts the interval: after a failure the
+        // next request tries again (one at a time, under the lock), so the
+        // issuer's recovery is used at once, and until then each request is
+        // told the keys are unavailable (503), never that its key is unknown.
         let document = fetch::get_json(http, jwks_uri).await?;
         let set: JwkSet = serde_json::from_value(document)
             .map_err(|error| AuthError::unavailable(format!("the JWKS is malformed: {error}")))?;
+        *last = Some(Instant::now());
         let cache = key_cache(&set);
         tracing::debug!(keys = cache.by_kid.len() + cache.unnamed.len(), %jwks_uri, "JWKS fetched");
         *self.keys.write().unwrap_or_else(PoisonError::into_inner) = cache;
@@ -274,6 +285,33 @@ impl TokenVerifier for JwtVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
         Box::pin(self.check(token))
     }
+}
+
+/// Refuses a token whose header carries `crit` (RFC 7515 §4.1.11: a recipient
+/// must reject critical extensions it does not understand, and this verifier
+/// understands none) or `b64` (RFC 7797: an unencoded payload, which changes
+/// what the signature covers). jsonwebtoken ignores header parameters it does
+/// not model, so the header is read here.
+fn refuse_critical_parameters(token: &str) -> Result<(), AuthError> {
+    use base64::Engine as _;
+    let malformed = || AuthError::invalid("the token header is malformed");
+    let encoded = token.split('.').next().ok_or_else(malformed)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(encoded)
+        .map_err(|_| malformed())?;
+    let header: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&bytes).map_err(|_| malformed())?;
+    if header.contains_key("crit") {
+        return Err(AuthError::invalid(
+            "the token header names critical parameters (`crit`) this server does not understand",
+        ));
+    }
+    if header.contains_key("b64") {
+        return Err(AuthError::invalid(
+            "the token header asks for an unencoded payload (`b64`), which is not accepted",
+        ));
+    }
+    Ok(())
 }
 
 /// The usable signature keys of `set`: public keys only (`oct` keys are HMAC

@@ -58,7 +58,10 @@ impl ScopeMap {
             return token.scopes.iter().map(String::as_str).collect();
         };
         match token.claims.get(name) {
-            Some(serde_json::Value::String(text)) => text.split_whitespace().collect(),
+            // RFC 6749 §3.3: the ASCII space alone separates values.
+            Some(serde_json::Value::String(text)) => {
+                text.split(' ').filter(|value| !value.is_empty()).collect()
+            }
             Some(serde_json::Value::Array(items)) => {
                 items.iter().filter_map(serde_json::Value::as_str).collect()
             }

@@ -18,9 +18,15 @@ fn claims(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value
 fn scopes_come_from_scope_or_scp() {
     let token =
         VerifiedToken::from_claims(claims(json!({"sub": "a", "scope": "x  y\tz"}))).unwrap();
-    assert_eq!(token.scopes, ["x", "y", "z"]);
-    let token = VerifiedToken::from_claims(claims(json!({"sub": "a", "scp": ["x", "y"]}))).unwrap();
-    assert_eq!(token.scopes, ["x", "y"]);
+    // RFC 6749 §3.3: the ASCII space alone separates scopes; a tab is part of one.
+    assert_eq!(token.scopes, ["x", "y\tz"]);
+    let token =
+        VerifiedToken::from_claims(claims(json!({"sub": "a", "scope": "x\u{a0}y"}))).unwrap();
+    assert_eq!(token.scopes, ["x\u{a0}y"]);
+    // An array's element is one whole scope.
+    let token =
+        VerifiedToken::from_claims(claims(json!({"sub": "a", "scp": ["x", "y z", ""]}))).unwrap();
+    assert_eq!(token.scopes, ["x", "y z"]);
     let token = VerifiedToken::from_claims(claims(json!({"sub": "a", "scope": 7}))).unwrap();
     assert!(token.scopes.is_empty());
 }

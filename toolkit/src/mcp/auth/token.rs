@@ -61,19 +61,29 @@ impl VerifiedToken {
 
 /// The scopes of a claims set: `scope` as a space-separated string (RFC 9068,
 /// RFC 7662), or `scp` as a string or an array (Azure AD, Okta).
-fn scopes_of(claims: &serde_json::Map<String, serde_json::Value>) -> Vec<String> {
-    let words =
-        |text: &str| -> Vec<String> { text.split_whitespace().map(str::to_owned).collect() };
+///
+/// RFC 6749 §3.3: scopes are separated by the ASCII space alone, so a tab or a
+/// no-break space is part of a scope (`mcp\u{a0}internal` is one unknown scope,
+/// not `mcp` and `internal`); an array's element is one whole scope.
+pub(super) fn scopes_of(claims: &serde_json::Map<String, serde_json::Value>) -> Vec<String> {
     match claims.get("scope").or_else(|| claims.get("scp")) {
-        Some(serde_json::Value::String(text)) => words(text),
+        Some(serde_json::Value::String(text)) => split_scopes(text),
         Some(serde_json::Value::Array(items)) => items
             .iter()
             .filter_map(serde_json::Value::as_str)
-            .flat_map(str::split_whitespace)
+            .filter(|scope| !scope.is_empty())
             .map(str::to_owned)
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// A space-delimited scope list (RFC 6749 §3.3), split on U+0020 only.
+pub(super) fn split_scopes(text: &str) -> Vec<String> {
+    text.split(' ')
+        .filter(|scope| !scope.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Why a token was not accepted.
