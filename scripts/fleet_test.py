@@ -117,8 +117,8 @@ class Replica:
         """`clock`: a libfaketime offset (`+2h`, `-2h`) for this replica's clock."""
         skew = {"LD_PRELOAD": FAKETIME_LIB, "FAKETIME": clock} if clock else {}
         env = dict(
-            skew,
             os.environ,
+            **skew,
             MCP_APPROVAL_KEY=key,
             MCP_APPROVAL_PREVIOUS_KEYS=previous,
             MCP_REQUEST_STATE_KEY=REQUEST_STATE_KEY,
