@@ -155,7 +155,7 @@ fn argument_type(
             ) -> ::core::result::Result<Self, D::Error> {
                 #[allow(unused_imports)]
                 use #private::diagnostics::{
-                    CanFill as _, CanFillWithoutCtx as _, ViaContext as _, ViaModel as _,
+                    DeriveDeserializeOn as _, MarkTheParameterCtx as _, ViaContext as _, ViaModel as _,
                 };
                 let value: ::core::result::Result<#ty, D::Error> =
                     #probe.filler().fill(deserializer);
@@ -202,7 +202,7 @@ fn argument_type(
         #[allow(non_snake_case)]
         fn #schema() -> #private::diagnostics::SchemaFns {
             #[allow(unused_imports)]
-            use #private::diagnostics::{CanSee as _, ViaDeserialize as _, ViaNoDeserialize as _};
+            use #private::diagnostics::{DeriveJsonSchemaOn as _, ViaDeserialize as _, ViaNoDeserialize as _};
             #probe.schema_kind().schema(::core::marker::PhantomData::<#ty>)
         }
     }

@@ -74,10 +74,10 @@ pub(super) fn expand(
                     use #private::{PreviewIsFuture as _, PreviewIsValue as _};
                     #[allow(unused_imports)]
                     use #private::diagnostics::{
-                        PreviewErrorReported as _, ReturnsAPreview as _, ViaNotAPreview as _,
+                        ImplementDisplayOn as _, ReturnAPreviewNot as _, ViaNotAPreview as _,
                         ViaPreviewShape as _,
                     };
-                    let __toolkit_preview = <_ as #private::diagnostics::TakesTheToolsParameters<(#(#types,)*)>>::call_preview(
+                    let __toolkit_preview = <_ as #private::diagnostics::TakeTheToolsParameters<(#(#types,)*)>>::call_preview(
                         #path,
                         (#(#all_idents,)*),
                     );
@@ -117,7 +117,7 @@ pub(super) fn expand(
             let output_value = output_value(returned, value, private, &quote!(__toolkit_ok));
             let output_error = quote_spanned!(error=>
                 #error_private::Response::Error(
-                    <_ as #error_private::diagnostics::ReportedToTheModel>::into_tool_error(__toolkit_error)
+                    <_ as #error_private::diagnostics::ImplementDisplay>::into_tool_error(__toolkit_error)
                 )
             );
             quote! {
@@ -193,7 +193,7 @@ fn output_value(
     });
     let Some((ty, standard, leaves)) = parts else {
         return quote_spanned!(span=>
-            <_ as #private::diagnostics::ReturnedToTheModel>::to_response(&#value)
+            <_ as #private::diagnostics::DeriveSerialize>::to_response(&#value)
         );
     };
     let mut seen: Vec<String> = Vec::new();
@@ -207,7 +207,7 @@ fn output_value(
         let leaf = respan(leaf.to_token_stream(), span);
         let private = respan(private.clone(), span);
         Some(quote_spanned!(span=>
-            let _ = <#leaf as #private::diagnostics::ReturnedToTheModel>::to_response;
+            let _ = <#leaf as #private::diagnostics::DeriveSerialize>::to_response;
         ))
     });
     quote_spanned! {span=>
