@@ -1,6 +1,7 @@
 //! Borrowed types inside containers: the model's arguments are parsed into owned
 //! values, at any depth.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use toolkit::tool;
@@ -14,8 +15,10 @@ fn search_notes(
     folder: Option<&str>,
     /// Labels by name.
     labels: HashMap<String, &[u8]>,
+    /// A title.
+    title: Cow<'_, str>,
 ) -> usize {
-    words.len() + folder.map_or(0, str::len) + labels.len()
+    words.len() + folder.map_or(0, str::len) + labels.len() + title.len()
 }
 
 fn main() {}

@@ -1,5 +1,6 @@
 //! The parameters: owned types, doc comments, the context, and one JSON name each.
 
+use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::{GenericArgument, PathArguments, Type};
 
@@ -93,7 +94,8 @@ fn is_context(ty: &Type) -> bool {
 }
 
 /// Borrowed parameters can't be filled from JSON the tool outlives, at any depth
-/// (`&str`, `Vec<&str>`); say which owned type to use.
+/// (`&str`, `Vec<&str>`, `Cow<'_, str>`), and unsized ones can't be passed at
+/// all; say which owned type to use.
 fn check_owned(ty: &Type, errors: &mut Ctxt) {
     match ty {
         Type::Reference(reference) => {
@@ -102,48 +104,66 @@ fn check_owned(ty: &Type, errors: &mut Ctxt) {
                 Type::Slice(slice) => format!("Vec<{}>", type_text(&owned(&slice.elem))),
                 elem => type_text(&owned(elem)),
             };
-            errors.error(
-                ty,
-                format!(
-                    "tool parameters must be owned values, filled from the JSON arguments; use `{owned}` instead of `{}`",
-                    type_text(ty)
-                ),
-            );
+            errors.error(ty, use_instead(&owned, ty));
+        }
+        Type::Slice(slice) => {
+            let owned = format!("Vec<{}>", type_text(&owned(&slice.elem)));
+            errors.error(ty, use_instead(&owned, ty));
+        }
+        Type::Path(path) if path.path.is_ident("str") => {
+            errors.error(ty, use_instead("String", ty));
         }
         Type::ImplTrait(_) => errors.error(
             ty,
             "a tool parameter cannot be `impl Trait`; use a concrete type",
         ),
+        Type::TraitObject(_) => errors.error(
+            ty,
+            "a tool parameter cannot be `dyn Trait`; use a concrete type",
+        ),
         _ => {
-            if let Some(borrowed) = first_reference(ty) {
-                errors.error(
-                    borrowed,
+            if let Some(borrowed) = first_borrow(ty) {
+                let owned = owned(ty);
+                let message = if first_borrow(&owned).is_none() {
+                    use_instead(&type_text(&owned), ty)
+                } else {
                     format!(
-                        "tool parameters must be owned values, filled from the JSON arguments; use `{}` instead of `{}`",
-                        type_text(&owned(ty)),
+                        "tool parameters must be owned values, filled from the JSON arguments; `{}` borrows: take a type that owns its data",
                         type_text(ty)
-                    ),
-                );
+                    )
+                };
+                errors.error(borrowed, message);
             }
         }
     }
 }
 
-/// The first reference written inside `ty`, if any.
-fn first_reference(ty: &Type) -> Option<&Type> {
+fn use_instead(owned: &str, ty: &Type) -> String {
+    format!(
+        "tool parameters must be owned values, filled from the JSON arguments; use `{owned}` instead of `{}`",
+        type_text(ty)
+    )
+}
+
+/// The first reference or borrowed lifetime (any but `'static`) written inside
+/// `ty`, if any.
+fn first_borrow(ty: &Type) -> Option<TokenStream> {
     match ty {
-        Type::Reference(_) => Some(ty),
-        Type::Paren(inner) => first_reference(&inner.elem),
-        Type::Group(inner) => first_reference(&inner.elem),
-        Type::Slice(inner) => first_reference(&inner.elem),
-        Type::Array(inner) => first_reference(&inner.elem),
-        Type::Tuple(tuple) => tuple.elems.iter().find_map(first_reference),
+        Type::Reference(_) => Some(ty.to_token_stream()),
+        Type::Paren(inner) => first_borrow(&inner.elem),
+        Type::Group(inner) => first_borrow(&inner.elem),
+        Type::Slice(inner) => first_borrow(&inner.elem),
+        Type::Array(inner) => first_borrow(&inner.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(first_borrow),
         Type::Path(path) => path.path.segments.iter().find_map(|segment| {
             let PathArguments::AngleBracketed(arguments) = &segment.arguments else {
                 return None;
             };
             arguments.args.iter().find_map(|argument| match argument {
-                GenericArgument::Type(ty) => first_reference(ty),
+                GenericArgument::Type(ty) => first_borrow(ty),
+                GenericArgument::Lifetime(lifetime) if lifetime.ident != "static" => {
+                    Some(lifetime.to_token_stream())
+                }
                 _ => None,
             })
         }),
@@ -151,8 +171,8 @@ fn first_reference(ty: &Type) -> Option<&Type> {
     }
 }
 
-/// `ty` with every reference replaced by the owned type it borrows: `&str` by
-/// `String`, `&[T]` by `Vec<T>`, `&T` by `T`.
+/// `ty` with every reference replaced by the owned type it borrows: `&str` (and
+/// `Cow<'_, str>`) by `String`, `&[T]` by `Vec<T>`, `&T` by `T`.
 fn owned(ty: &Type) -> Type {
     let mut ty = ty.clone();
     make_owned(&mut ty);
@@ -160,17 +180,14 @@ fn owned(ty: &Type) -> Type {
 }
 
 fn make_owned(ty: &mut Type) {
+    if let Some(borrowed) = cow_of(ty) {
+        *ty = owned_of_borrowed(&borrowed);
+        return;
+    }
     match ty {
         Type::Reference(reference) => {
-            let replacement: Type = match &*reference.elem {
-                Type::Path(path) if path.path.is_ident("str") => syn::parse_quote!(String),
-                Type::Slice(slice) => {
-                    let elem = owned(&slice.elem);
-                    syn::parse_quote!(Vec<#elem>)
-                }
-                elem => owned(elem),
-            };
-            *ty = replacement;
+            let borrowed = (*reference.elem).clone();
+            *ty = owned_of_borrowed(&borrowed);
         }
         Type::Paren(inner) => make_owned(&mut inner.elem),
         Type::Group(inner) => make_owned(&mut inner.elem),
@@ -190,6 +207,36 @@ fn make_owned(ty: &mut Type) {
         }
         _ => {}
     }
+}
+
+/// The owned type of a borrowed `str`, `[T]` or `T`.
+fn owned_of_borrowed(borrowed: &Type) -> Type {
+    match borrowed {
+        Type::Path(path) if path.path.is_ident("str") => syn::parse_quote!(String),
+        Type::Slice(slice) => {
+            let elem = owned(&slice.elem);
+            syn::parse_quote!(Vec<#elem>)
+        }
+        elem => owned(elem),
+    }
+}
+
+/// `T` of a `Cow<'_, T>`.
+fn cow_of(ty: &Type) -> Option<Type> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let segment = path.path.segments.last()?;
+    if segment.ident != "Cow" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(arguments) = &segment.arguments else {
+        return None;
+    };
+    arguments.args.iter().find_map(|argument| match argument {
+        GenericArgument::Type(ty) => Some(ty.clone()),
+        _ => None,
+    })
 }
 
 /// A type as a user would write it: `Vec<String>`, not quote's `Vec < String >`.
