@@ -60,3 +60,28 @@ impl Drop for Ctxt {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Ctxt;
+
+    #[test]
+    fn errors_come_back_together() {
+        let mut errors = Ctxt::new();
+        errors.at(proc_macro2::Span::call_site(), "first");
+        errors.at(proc_macro2::Span::call_site(), "second");
+        let messages: Vec<String> = errors
+            .check()
+            .expect_err("two errors")
+            .into_iter()
+            .map(|error| error.to_string())
+            .collect();
+        assert_eq!(messages, ["first", "second"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "never checked")]
+    fn an_unchecked_context_panics() {
+        let _errors = Ctxt::new();
+    }
+}

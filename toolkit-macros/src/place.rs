@@ -125,3 +125,43 @@ fn collect_block(stmts: &[Stmt], names: &mut Names) {
         .collect();
     collect(&items, names);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Names, collect};
+
+    #[test]
+    fn tools_in_impls_and_traits_are_told_apart_from_free_ones() {
+        let file = syn::parse_file(
+            r"
+            #[tool(scope = shared, tier = auto)]
+            fn get_free() {}
+            impl Store {
+                #[tool(scope = shared, tier = auto)]
+                fn get_tasks() {}
+                fn helper() {}
+            }
+            trait Notes {
+                #[toolkit::tool(scope = shared, tier = auto)]
+                fn get_notes() {}
+            }
+            mod inner {
+                fn outer() {
+                    impl Inner {
+                        #[tool(scope = shared, tier = auto)]
+                        fn get_inner() {}
+                    }
+                }
+            }
+            ",
+        )
+        .expect("a file");
+        let mut names = Names::default();
+        collect(&file.items, &mut names);
+        assert!(names.free.contains("get_free"));
+        assert!(names.in_impl.contains("get_tasks"));
+        assert!(names.in_impl.contains("get_inner"));
+        assert!(!names.in_impl.contains("helper"));
+        assert!(names.in_trait.contains("get_notes"));
+    }
+}
