@@ -7,8 +7,14 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Type};
 
 use crate::attr::ParamAttr;
+use crate::ctxt::Ctxt;
 use crate::docs;
-use crate::valid::Errors;
+
+/// The argument toolkit adds to every `confirm` tool.
+pub(crate) const CONFIRMED: &str = "confirmed";
+
+/// What the model reads about `confirmed`.
+pub(crate) const CONFIRMED_DOC: &str = "Set to true only after the user has seen this tool's preview and agreed to it. Without it (or with false) the tool does not act: it returns that preview.";
 
 /// One parameter of the tool function.
 pub(crate) struct Param {
@@ -18,9 +24,15 @@ pub(crate) struct Param {
 }
 
 /// Where a parameter's value comes from.
+// A tool has a handful of parameters, each read once per expansion: boxing the
+// larger variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum ParamKind {
     /// `#[ctx]`: taken from the tool context, not shown to the model.
-    Context,
+    Context {
+        /// A `#[tool(default = ..)]` written on it anyway.
+        default: Option<Box<Expr>>,
+    },
     /// Filled by the model from the JSON arguments.
     Model {
         description: Option<String>,
@@ -29,6 +41,10 @@ pub(crate) enum ParamKind {
         optional: bool,
         /// `#[serde(..)]` and `#[schemars(..)]` moved onto the argument field.
         field_attrs: Vec<Attribute>,
+        /// The doc comments the description came from, to point errors at them.
+        doc_attrs: Vec<Attribute>,
+        /// A doc attribute that is not a literal, so no description could be read.
+        unreadable_doc: Option<Attribute>,
     },
 }
 
@@ -123,14 +139,39 @@ pub(crate) struct ToolFn {
     pub(crate) doc_attrs: Vec<Attribute>,
     /// A doc attribute that is not a literal, so no description could be read.
     pub(crate) unreadable_doc: Option<Attribute>,
-    /// The function takes `self`, so it is a method and sits in an `impl` or a
-    /// `trait`, where the fallback must not emit a struct beside it.
-    pub(crate) is_method: bool,
+    /// Where the function sits: in an `impl` or a `trait`, the fallback must not
+    /// emit a struct beside it.
+    pub(crate) place: Place,
+    /// A second `#[tool]` on the same function, removed from `item`.
+    pub(crate) repeated: Option<Attribute>,
+}
+
+/// Where the annotated function sits. An associated function without `self` reads
+/// like a free one, so the entry point looks it up in the source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    Free,
+    Impl,
+    Trait,
 }
 
 impl ToolFn {
     /// Reads the function, recording unsupported shapes in `errors`.
-    pub(crate) fn parse(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
+    pub(crate) fn parse(mut item: ItemFn, place: Place, errors: &mut Ctxt) -> ToolFn {
+        // Attribute macros expand outermost first, so a second `#[tool]` is still
+        // on the item; removed, it does not expand again beside the error.
+        let mut repeated = None;
+        item.attrs.retain(|attr| {
+            let is_tool = attr
+                .path()
+                .segments
+                .last()
+                .is_some_and(|segment| segment.ident == "tool");
+            if is_tool && repeated.is_none() {
+                repeated = Some(attr.clone());
+            }
+            !is_tool
+        });
         // A doc attribute the macro cannot read (`#[doc = include_str!(..)]`) is
         // only a mistake when no `description = ".."` replaces it; `expand` knows.
         let (description, unreadable_doc) = match docs::collect(&item.attrs) {
@@ -138,38 +179,6 @@ impl ToolFn {
             Err(attr) => (None, Some(attr.clone())),
         };
         let signature = &item.sig;
-        if let Some(constness) = &signature.constness {
-            errors.error(constness, "a tool cannot be a `const fn`; remove `const`");
-        }
-        if let Some(unsafety) = &signature.unsafety {
-            errors.error(unsafety, "a tool cannot be an `unsafe fn`; the model's arguments must never reach unchecked code");
-        }
-        if let Some(abi) = &signature.abi {
-            errors.error(abi, "a tool cannot declare an ABI; remove the `extern`");
-        }
-        let only_lifetimes = signature
-            .generics
-            .params
-            .iter()
-            .all(|param| matches!(param, syn::GenericParam::Lifetime(_)));
-        if !signature.generics.params.is_empty()
-            && only_lifetimes
-            && signature.generics.where_clause.is_none()
-        {
-            errors.error(
-                &signature.generics,
-                "a tool cannot have lifetime parameters: its arguments are parsed from JSON into owned values that outlive the call; remove them and take owned types (`String`, not `&'a str`)",
-            );
-        } else if !signature.generics.params.is_empty() || signature.generics.where_clause.is_some()
-        {
-            errors.error(
-                &signature.generics,
-                "a tool cannot be generic: its arguments need one concrete JSON schema; use concrete types",
-            );
-        }
-        if let Some(variadic) = &signature.variadic {
-            errors.error(variadic, "a tool cannot be variadic");
-        }
         let output = match &signature.output {
             ReturnType::Default => Output::Value(signature.ident.span()),
             ReturnType::Type(_, ty) => {
@@ -184,7 +193,6 @@ impl ToolFn {
             }
         };
         let is_async = signature.asyncness.is_some();
-        let is_method = signature.receiver().is_some();
         let doc_attrs = item
             .attrs
             .iter()
@@ -194,10 +202,8 @@ impl ToolFn {
         let mut params = Vec::new();
         for input in &mut item.sig.inputs {
             match input {
-                FnArg::Receiver(receiver) => errors.error(
-                    receiver,
-                    "a tool cannot take `self`; make it a free function and take state with a `#[ctx]` parameter",
-                ),
+                // `valid` reports it.
+                FnArg::Receiver(_) => {}
                 FnArg::Typed(typed) => {
                     if let Some(param) = read_param(typed, errors) {
                         params.push(param);
@@ -213,8 +219,15 @@ impl ToolFn {
             is_async,
             doc_attrs,
             unreadable_doc,
-            is_method,
+            place,
+            repeated,
         }
+    }
+
+    /// Whether the function is associated with a type (a method, or a function
+    /// in an `impl` or a `trait`), where a struct cannot sit beside it.
+    pub(crate) fn is_associated(&self) -> bool {
+        self.place != Place::Free || self.item.sig.receiver().is_some()
     }
 
     /// The parameters the model fills.
@@ -227,7 +240,7 @@ impl ToolFn {
 
 /// Reads one parameter and strips the attributes that are ours (`#[ctx]`,
 /// `#[tool]`, doc comments, `#[serde]`, `#[schemars]`) from the function.
-fn read_param(typed: &mut syn::PatType, errors: &mut Errors) -> Option<Param> {
+fn read_param(typed: &mut syn::PatType, errors: &mut Ctxt) -> Option<Param> {
     let mut attr = ParamAttr::default();
     let mut field_attrs = Vec::new();
     let mut doc_attrs = Vec::new();
@@ -262,46 +275,20 @@ fn read_param(typed: &mut syn::PatType, errors: &mut Errors) -> Option<Param> {
         }
     };
     let ty = (*typed.ty).clone();
-    check_owned(&ty, errors);
     if attr.ctx.is_some() {
-        if let Some(default) = &attr.default {
-            errors.error(default, "a `#[ctx]` parameter cannot have a default: it is filled from the tool context, not by the model");
-        }
         // Doc comments on a context parameter are allowed and simply not shown.
         return Some(Param {
             ident,
             ty,
-            kind: ParamKind::Context,
+            kind: ParamKind::Context {
+                default: attr.default.map(Box::new),
+            },
         });
     }
-    let description = match docs::collect(&doc_attrs) {
-        Ok(text) => text,
-        Err(attr) => {
-            errors.error(
-                attr,
-                "`#[tool]` reads parameter descriptions from doc comments written as literals; use `///` comments",
-            );
-            // Reported above: not also "has no doc comment".
-            Some(String::new())
-        }
+    let (description, unreadable_doc) = match docs::collect(&doc_attrs) {
+        Ok(text) => (text, None),
+        Err(attr) => (None, Some(attr.clone())),
     };
-    if description.is_none()
-        && let Some(empty) = doc_attrs.first()
-    {
-        errors.error(
-            empty,
-            format!(
-                "the doc comment of parameter `{ident}` is empty; say what the model should put here"
-            ),
-        );
-    } else if description.is_none() {
-        errors.error(
-            &ident,
-            format!(
-                "parameter `{ident}` has no doc comment; the model needs a description: add `/// ...` above it, or mark it `#[ctx]` if the caller provides it"
-            ),
-        );
-    }
     let optional =
         attr.default.is_some() || is_option(&ty) || SerdeField::read(&field_attrs).default;
     Some(Param {
@@ -312,56 +299,16 @@ fn read_param(typed: &mut syn::PatType, errors: &mut Errors) -> Option<Param> {
             default: attr.default.map(Box::new),
             optional,
             field_attrs,
+            doc_attrs,
+            unreadable_doc,
         },
     })
 }
 
-/// Borrowed parameters can't be filled from JSON the tool outlives; say which owned
-/// type to use.
-fn check_owned(ty: &Type, errors: &mut Errors) {
-    match ty {
-        Type::Reference(reference) => {
-            let owned = match &*reference.elem {
-                Type::Path(path) if path.path.is_ident("str") => "String".to_owned(),
-                Type::Slice(slice) => format!("Vec<{}>", type_text(&slice.elem)),
-                elem => type_text(elem),
-            };
-            errors.error(
-                ty,
-                format!(
-                    "tool parameters must be owned values, filled from the JSON arguments; use `{owned}` instead of `{}`",
-                    type_text(ty)
-                ),
-            );
-        }
-        Type::ImplTrait(_) => errors.error(
-            ty,
-            "a tool parameter cannot be `impl Trait`; use a concrete type",
-        ),
-        _ => {}
-    }
-}
-
-/// A type as a user would write it: `Vec<String>`, not quote's `Vec < String >`.
-fn type_text(ty: &Type) -> String {
-    let mut text = quote::quote!(#ty).to_string();
-    for (spaced, tight) in [
-        (" < ", "<"),
-        ("< ", "<"),
-        (" <", "<"),
-        (" >", ">"),
-        (" :: ", "::"),
-        (":: ", "::"),
-        (" ,", ","),
-        ("& ", "&"),
-        ("[ ", "["),
-        (" ]", "]"),
-        ("( ", "("),
-        (" )", ")"),
-    ] {
-        text = text.replace(spaced, tight);
-    }
-    text
+/// An identifier as the model sees it: without `r#`.
+pub(crate) fn unraw(ident: &Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").map_or(text.clone(), str::to_owned)
 }
 
 fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {

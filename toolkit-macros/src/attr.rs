@@ -4,12 +4,13 @@ use std::fmt::Write as _;
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
-use syn::parse::Parser;
+use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, ExprArray, ExprLit, Ident, Lit, LitStr, Meta, Path, Token};
+use syn::{Expr, ExprArray, ExprLit, Ident, Lit, LitStr, Meta, MetaNameValue, Path, Token};
 
-use crate::valid::{Errors, closest};
+use crate::ctxt::Ctxt;
+use crate::suggest::closest;
 
 /// A `scope = ...` or `tier = ...` value: the word the user writes and the
 /// variant of `toolkit::Scope` / `toolkit::Tier` it stands for. The tables below
@@ -82,17 +83,23 @@ pub(crate) struct ToolAttr {
 impl ToolAttr {
     /// Parses the attribute's arguments, recording every mistake in `errors` and
     /// keeping what could be read.
-    pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> ToolAttr {
+    pub(crate) fn parse(args: TokenStream, errors: &mut Ctxt) -> ToolAttr {
         let mut attr = ToolAttr::default();
-        let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args) {
-            Ok(metas) => metas,
-            Err(error) => {
-                errors.push(error);
-                attr.unreadable = true;
-                return attr;
-            }
+        let Some(metas) = parse_metas(args, errors) else {
+            attr.unreadable = true;
+            return attr;
         };
+        // Values written without their keys (`#[tool(shared, auto)]`), reported
+        // together: it is one slip.
+        let mut keyless: Vec<(Meta, &'static str)> = Vec::new();
         for meta in metas {
+            if let Meta::Path(path) = &meta
+                && let Some(key) = key_of_value(path)
+            {
+                attr.meant.push(key.to_owned());
+                keyless.push((meta, key));
+                continue;
+            }
             let Some(key) = meta.path().get_ident().map(ToString::to_string) else {
                 errors.error(
                     meta.path(),
@@ -150,6 +157,26 @@ impl ToolAttr {
                 }
             }
         }
+        if let (Some((first, _)), Some((last, _))) = (keyless.first(), keyless.last()) {
+            let words: Vec<String> = keyless
+                .iter()
+                .map(|(meta, _)| format!("`{}`", path_text(meta.path())))
+                .collect();
+            let fixed: Vec<String> = keyless
+                .iter()
+                .map(|(meta, key)| format!("{key} = {}", path_text(meta.path())))
+                .collect();
+            let message = if let [word] = words.as_slice() {
+                format!("{word} is a value without its key; write `{}`", fixed[0])
+            } else {
+                format!(
+                    "{} are values without their keys; write `{}`",
+                    words.join(" and "),
+                    fixed.join(", ")
+                )
+            };
+            errors.error(quote::quote!(#first #last), message);
+        }
         attr
     }
 
@@ -162,6 +189,85 @@ impl ToolAttr {
                 .iter()
                 .chain(&self.meant)
                 .any(|seen| seen == key)
+    }
+}
+
+/// The key a bare word is a value of (`shared` of `scope`), if it is one.
+fn key_of_value(path: &Path) -> Option<&'static str> {
+    let ident = path.get_ident()?;
+    if TOOL_KEYS.iter().any(|key| ident == key) {
+        return None;
+    }
+    if SCOPES.iter().any(|keyword| ident == keyword.word) {
+        Some("scope")
+    } else if TIERS.iter().any(|keyword| ident == keyword.word) {
+        Some("tier")
+    } else {
+        None
+    }
+}
+
+/// The comma-separated `key = value` list of `#[tool(...)]`. A key followed by
+/// its value with `:` or nothing in place of `=` (`scope: shared`) is read as
+/// meant, with one error on the slip; any other syntax error leaves the list
+/// unreadable (`None`, the error recorded).
+fn parse_metas(args: TokenStream, errors: &mut Ctxt) -> Option<Vec<Meta>> {
+    let mut slips = Vec::new();
+    let parser = |input: ParseStream<'_>| -> syn::Result<Vec<Meta>> {
+        let mut metas = Vec::new();
+        while !input.is_empty() {
+            let mut meta: Meta = input.parse()?;
+            if let Meta::Path(path) = &meta
+                && let Some(key) = path.get_ident().map(ToString::to_string)
+                && TOOL_KEYS.contains(&key.as_str())
+                && !input.is_empty()
+                && !input.peek(Token![,])
+            {
+                let colon = if input.peek(Token![:]) && !input.peek(Token![::]) {
+                    Some(input.parse::<Token![:]>()?)
+                } else {
+                    None
+                };
+                let value: Expr = input.parse()?;
+                let written = value.to_token_stream().to_string();
+                let (span, slip) = match &colon {
+                    Some(colon) => (
+                        colon.span,
+                        format!("expected `=` after `{key}`, found `:`; write `{key} = {written}`"),
+                    ),
+                    None => (
+                        value.span(),
+                        format!(
+                            "expected `=` between `{key}` and `{written}`; write `{key} = {written}`"
+                        ),
+                    ),
+                };
+                slips.push(syn::Error::new(span, slip));
+                meta = Meta::NameValue(MetaNameValue {
+                    path: path.clone(),
+                    eq_token: Token![=](span),
+                    value,
+                });
+            }
+            metas.push(meta);
+            if input.is_empty() {
+                break;
+            }
+            input.parse::<Token![,]>()?;
+        }
+        Ok(metas)
+    };
+    match parser.parse2(args) {
+        Ok(metas) => {
+            for slip in slips {
+                errors.push(slip);
+            }
+            Some(metas)
+        }
+        Err(error) => {
+            errors.push(error);
+            None
+        }
     }
 }
 
@@ -180,7 +286,7 @@ const PARAM_KEYS: &[&str] = &["default"];
 impl ParamAttr {
     /// Reads `#[ctx]` / `#[tool(...)]` from one parameter attribute, if it is one.
     /// Returns whether the attribute was ours (and so must not be re-emitted).
-    pub(crate) fn read(&mut self, attr: &syn::Attribute, errors: &mut Errors) -> bool {
+    pub(crate) fn read(&mut self, attr: &syn::Attribute, errors: &mut Ctxt) -> bool {
         if attr.path().is_ident("ctx") {
             if self.ctx.is_some() {
                 errors.error(attr, "duplicate `#[ctx]`; remove one of them");
@@ -262,7 +368,7 @@ fn path_text(path: &Path) -> String {
         .join("::")
 }
 
-fn name_value<'m>(meta: &'m Meta, errors: &mut Errors, example: &str) -> Option<&'m Expr> {
+fn name_value<'m>(meta: &'m Meta, errors: &mut Ctxt, example: &str) -> Option<&'m Expr> {
     if let Meta::NameValue(pair) = meta {
         Some(&pair.value)
     } else {
@@ -271,7 +377,7 @@ fn name_value<'m>(meta: &'m Meta, errors: &mut Errors, example: &str) -> Option<
     }
 }
 
-fn string(meta: &Meta, errors: &mut Errors) -> Option<LitStr> {
+fn string(meta: &Meta, errors: &mut Ctxt) -> Option<LitStr> {
     let key = path_text(meta.path());
     let value = name_value(meta, errors, &format!("{key} = \"...\""))?;
     if let Expr::Lit(ExprLit {
@@ -289,7 +395,7 @@ fn string(meta: &Meta, errors: &mut Errors) -> Option<LitStr> {
     }
 }
 
-fn strings(meta: &Meta, errors: &mut Errors) -> Vec<LitStr> {
+fn strings(meta: &Meta, errors: &mut Ctxt) -> Vec<LitStr> {
     let key = path_text(meta.path());
     let example = format!("{key} = [\"...\", \"...\"]");
     let Some(value) = name_value(meta, errors, &example) else {
@@ -324,7 +430,7 @@ fn strings(meta: &Meta, errors: &mut Errors) -> Vec<LitStr> {
     out
 }
 
-fn keyword(meta: &Meta, key: &str, allowed: &[Keyword], errors: &mut Errors) -> Option<Keyword> {
+fn keyword(meta: &Meta, key: &str, allowed: &[Keyword], errors: &mut Ctxt) -> Option<Keyword> {
     let names: Vec<&str> = allowed.iter().map(|keyword| keyword.word).collect();
     let value = name_value(meta, errors, &format!("{key} = {}", names[0]))?;
     let ident: Option<&Ident> = match value {

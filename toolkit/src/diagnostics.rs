@@ -6,31 +6,34 @@
 //! parameters are `Deserialize + JsonSchema`, the result `Serialize`, the error
 //! `Display`, a preview function takes the tool's parameters, a `#[ctx]` type's
 //! binding is one the tool's scope provides), and carries the message the compiler
-//! shows when a type lacks it. Their names are chosen to read as plain words in
-//! the line the compiler adds below that message ("the trait `CanFill<'_,
-//! Filter>` is not implemented for `TheModel`"), and the impls the compiler
-//! would otherwise list are marked `#[diagnostic::do_not_recommend]`.
+//! shows when a type lacks it. The compiler adds a line below that message naming
+//! the trait, which nothing can remove, so their names read as the advice itself
+//! ("the trait `DeriveDeserializeOn<Filter>` is not implemented for
+//! `ModelArgument`", "the trait `ImplementDisplay` is not implemented for
+//! `Oops`"), and the impls the compiler would otherwise list are marked
+//! `#[diagnostic::do_not_recommend]`.
 
 use std::borrow::Cow;
 use std::fmt::Display;
 use std::marker::PhantomData;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::de::DeserializeOwned;
+use serde::{Deserializer, Serialize};
 
 use crate::{FromContext, Preview, Response, ToolError};
 
 /// Who fills a parameter the macro reads from the model's JSON: the model, for a
-/// type that is not [`FromContext`]. `TheModel.fill(..)` needs the type to be
+/// type that is not [`FromContext`]. `ModelArgument.fill(..)` needs the type to be
 /// `Deserialize`, and its error says so in those words.
 #[derive(Clone, Copy, Debug)]
-pub struct TheModel;
+pub struct ModelArgument;
 
 /// Who fills a parameter whose type is [`FromContext`]: the tool context, so
-/// the parameter needs `#[ctx]`; `TheContext.fill(..)` never compiles, and its
+/// the parameter needs `#[ctx]`; `ContextValue.fill(..)` never compiles, and its
 /// error asks for `#[ctx]`.
 #[derive(Clone, Copy, Debug)]
-pub struct TheContext;
+pub struct ContextValue;
 
 /// The model fills `T`: it must be `Deserialize`.
 #[diagnostic::on_unimplemented(
@@ -38,14 +41,16 @@ pub struct TheContext;
     label = "not `Deserialize`",
     note = "derive it: `#[derive(serde::Deserialize, schemars::JsonSchema)]` on `{T}`; for a type from another crate, check whether it has a `serde` feature"
 )]
-pub trait CanFill<'de, T> {
+pub trait DeriveDeserializeOn<T> {
     /// Reads the value from the model's JSON.
-    fn fill<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error>;
+    fn fill<'de, D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error>;
 }
 
+// `DeserializeOwned`: the argument struct is parsed from a borrowed string the
+// tool outlives, so nothing else could be filled anyway.
 #[diagnostic::do_not_recommend]
-impl<'de, T: Deserialize<'de>> CanFill<'de, T> for TheModel {
-    fn fill<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
+impl<T: DeserializeOwned> DeriveDeserializeOn<T> for ModelArgument {
+    fn fill<'de, D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
         T::deserialize(deserializer)
     }
 }
@@ -57,9 +62,9 @@ impl<'de, T: Deserialize<'de>> CanFill<'de, T> for TheModel {
     label = "a context type, without `#[ctx]`",
     note = "write `#[ctx] name: {T}`; `#[ctx]` parameters are not in the schema and need no doc comment"
 )]
-pub trait CanFillWithoutCtx<'de, T> {
+pub trait MarkTheParameterCtx<T> {
     /// Never called: the crate does not compile.
-    fn fill<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error>;
+    fn fill<'de, D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error>;
 }
 
 mod sealed {
@@ -68,17 +73,17 @@ mod sealed {
 }
 
 #[diagnostic::do_not_recommend]
-impl<'de, T: sealed::Never> CanFillWithoutCtx<'de, T> for TheContext {
-    fn fill<D: Deserializer<'de>>(self, _: D) -> Result<T, D::Error> {
+impl<T: sealed::Never> MarkTheParameterCtx<T> for ContextValue {
+    fn fill<'de, D: Deserializer<'de>>(self, _: D) -> Result<T, D::Error> {
         Err(serde::de::Error::custom(
             "a context type is not an argument",
         ))
     }
 }
 
-/// Which of [`TheModel`] and [`TheContext`] fills `T`, decided where `T` is
-/// concrete: `(&Probe::<T>::new()).filler()` is [`TheContext`] when
-/// `T: FromContext` and [`TheModel`] otherwise (auto-ref specialization).
+/// Which of [`ModelArgument`] and [`ContextValue`] fills `T`, decided where `T` is
+/// concrete: `(&Probe::<T>::new()).filler()` is [`ContextValue`] when
+/// `T: FromContext` and [`ModelArgument`] otherwise (auto-ref specialization).
 pub struct Probe<T: ?Sized>(PhantomData<T>);
 
 impl<T: ?Sized> Probe<T> {
@@ -95,21 +100,21 @@ impl<T: ?Sized> Default for Probe<T> {
     }
 }
 
-/// Picks [`TheContext`] for a `FromContext` type.
+/// Picks [`ContextValue`] for a `FromContext` type.
 pub trait ViaContext {
     /// The tag.
-    fn filler(&self) -> TheContext {
-        TheContext
+    fn filler(&self) -> ContextValue {
+        ContextValue
     }
 }
 
 impl<T: FromContext> ViaContext for Probe<T> {}
 
-/// Picks [`TheModel`] for every other type.
+/// Picks [`ModelArgument`] for every other type.
 pub trait ViaModel {
     /// The tag.
-    fn filler(&self) -> TheModel {
-        TheModel
+    fn filler(&self) -> ModelArgument {
+        ModelArgument
     }
 }
 
@@ -138,14 +143,14 @@ pub struct SchemaFns {
     label = "not `JsonSchema`",
     note = "derive it: `#[derive(schemars::JsonSchema)]` on `{T}` (schemars 1.x); for a type from another crate, check whether it has a `schemars` feature"
 )]
-pub trait CanSee<T: ?Sized> {
+pub trait DeriveJsonSchemaOn<T: ?Sized> {
     /// `T`'s schema functions, checked once: one error when `T` is not
     /// `JsonSchema`, however many of them the schema derive calls.
     fn schema(self, ty: PhantomData<T>) -> SchemaFns;
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: JsonSchema + ?Sized> CanSee<T> for TheModel {
+impl<T: JsonSchema + ?Sized> DeriveJsonSchemaOn<T> for ModelArgument {
     fn schema(self, _: PhantomData<T>) -> SchemaFns {
         SchemaFns {
             inline_schema: T::inline_schema,
@@ -180,15 +185,15 @@ impl AlreadyReported {
     }
 }
 
-/// Picks [`TheModel`] (the schema is checked) for a type the model can fill.
+/// Picks [`ModelArgument`] (the schema is checked) for a type the model can fill.
 pub trait ViaDeserialize {
     /// The tag.
-    fn schema_kind(&self) -> TheModel {
-        TheModel
+    fn schema_kind(&self) -> ModelArgument {
+        ModelArgument
     }
 }
 
-impl<T: serde::de::DeserializeOwned> ViaDeserialize for Probe<T> {}
+impl<T: DeserializeOwned> ViaDeserialize for Probe<T> {}
 
 /// Picks [`AlreadyReported`] for every other type.
 pub trait ViaNoDeserialize {
@@ -206,13 +211,13 @@ impl<T: ?Sized> ViaNoDeserialize for &Probe<T> {}
     label = "not `Serialize`",
     note = "derive it: `#[derive(serde::Serialize)]` on `{Self}`"
 )]
-pub trait ReturnedToTheModel {
+pub trait DeriveSerialize {
     /// The serialized value.
     fn to_response(&self) -> Response;
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: Serialize + ?Sized> ReturnedToTheModel for T {
+impl<T: Serialize + ?Sized> DeriveSerialize for T {
     fn to_response(&self) -> Response {
         crate::__private::output(self)
     }
@@ -296,13 +301,13 @@ impl<T: ?Sized> ViaItsParts for &Probe<T> {}
     label = "not `Display`",
     note = "implement `std::fmt::Display` for `{Self}` (`thiserror` does), or return `toolkit::ToolError`"
 )]
-pub trait ReportedToTheModel {
+pub trait ImplementDisplay {
     /// The error as the model reads it.
     fn into_tool_error(self) -> ToolError;
 }
 
 #[diagnostic::do_not_recommend]
-impl<E: Display + 'static> ReportedToTheModel for E {
+impl<E: Display + 'static> ImplementDisplay for E {
     fn into_tool_error(self) -> ToolError {
         crate::__private::into_tool_error(self)
     }
@@ -315,17 +320,17 @@ impl<E: Display + 'static> ReportedToTheModel for E {
     label = "must take `{Args}`",
     note = "a preview function takes the tool's parameters, in the tool's order and by value (`#[ctx]` ones included), and nothing else; it returns `toolkit::Preview` or `Result<toolkit::Preview, E>` and may be `async`"
 )]
-pub trait TakesTheToolsParameters<Args> {
+pub trait TakeTheToolsParameters<Args> {
     /// What the preview function returns (a future, for an `async fn`).
     type Output;
     /// Calls the preview function.
     fn call_preview(self, args: Args) -> Self::Output;
 }
 
-macro_rules! takes_the_tools_parameters {
+macro_rules! take_the_tools_parameters {
     ($($arg:ident),*) => {
         #[diagnostic::do_not_recommend]
-        impl<F, R, $($arg),*> TakesTheToolsParameters<($($arg,)*)> for F
+        impl<F, R, $($arg),*> TakeTheToolsParameters<($($arg,)*)> for F
         where
             F: FnOnce($($arg),*) -> R,
         {
@@ -339,25 +344,25 @@ macro_rules! takes_the_tools_parameters {
     };
 }
 
-takes_the_tools_parameters!();
-takes_the_tools_parameters!(A1);
-takes_the_tools_parameters!(A1, A2);
-takes_the_tools_parameters!(A1, A2, A3);
-takes_the_tools_parameters!(A1, A2, A3, A4);
-takes_the_tools_parameters!(A1, A2, A3, A4, A5);
-takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6);
-takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7);
-takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8);
-takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9);
-takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10);
-takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11);
-takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12);
-takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13);
-takes_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14);
-takes_the_tools_parameters!(
+take_the_tools_parameters!();
+take_the_tools_parameters!(A1);
+take_the_tools_parameters!(A1, A2);
+take_the_tools_parameters!(A1, A2, A3);
+take_the_tools_parameters!(A1, A2, A3, A4);
+take_the_tools_parameters!(A1, A2, A3, A4, A5);
+take_the_tools_parameters!(A1, A2, A3, A4, A5, A6);
+take_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7);
+take_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8);
+take_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9);
+take_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10);
+take_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11);
+take_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12);
+take_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13);
+take_the_tools_parameters!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14);
+take_the_tools_parameters!(
     A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15
 );
-takes_the_tools_parameters!(
+take_the_tools_parameters!(
     A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16
 );
 
@@ -389,13 +394,13 @@ pub struct APreviewResult;
     label = "not `Display`",
     note = "implement `std::fmt::Display` for `{E}` (`thiserror` does), or return `Result<toolkit::Preview, toolkit::ToolError>`"
 )]
-pub trait PreviewErrorReported<E> {
+pub trait ImplementDisplayOn<E> {
     /// The preview, or the error to return instead.
     fn into_preview(self, result: Result<Preview, E>) -> Result<Preview, ToolError>;
 }
 
 #[diagnostic::do_not_recommend]
-impl<E: Display + 'static> PreviewErrorReported<E> for APreviewResult {
+impl<E: Display + 'static> ImplementDisplayOn<E> for APreviewResult {
     fn into_preview(self, result: Result<Preview, E>) -> Result<Preview, ToolError> {
         result.map_err(crate::__private::into_tool_error)
     }
@@ -403,7 +408,7 @@ impl<E: Display + 'static> PreviewErrorReported<E> for APreviewResult {
 
 /// What a preview function returned: something else.
 #[derive(Clone, Copy, Debug)]
-pub struct NotAPreview;
+pub struct PreviewFunction;
 
 /// Never implemented: the error says what a preview function must return.
 #[diagnostic::on_unimplemented(
@@ -411,13 +416,13 @@ pub struct NotAPreview;
     label = "this preview function returns `{T}`",
     note = "change the preview function's return type to `toolkit::Preview` (build one with `Preview::new(\"..\").items(..)`), or to `Result<toolkit::Preview, E>` when it can fail"
 )]
-pub trait ReturnsAPreview<T> {
+pub trait ReturnAPreviewNot<T> {
     /// Never called: the crate does not compile.
     fn into_preview(self, value: T) -> Result<Preview, ToolError>;
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: sealed::Never> ReturnsAPreview<T> for NotAPreview {
+impl<T: sealed::Never> ReturnAPreviewNot<T> for PreviewFunction {
     fn into_preview(self, _: T) -> Result<Preview, ToolError> {
         Err(ToolError::failed("not a preview"))
     }
@@ -447,11 +452,11 @@ impl<E> ViaPreviewShape for Probe<Result<Preview, E>> {
     }
 }
 
-/// Picks [`NotAPreview`] for every other type.
+/// Picks [`PreviewFunction`] for every other type.
 pub trait ViaNotAPreview {
     /// The tag.
-    fn returned(&self) -> NotAPreview {
-        NotAPreview
+    fn returned(&self) -> PreviewFunction {
+        PreviewFunction
     }
 }
 

@@ -1,4 +1,4 @@
-//! `#[tool]` on an associated function inside an `impl`, without `self`.
+//! `#[tool]` inside an `impl` or a `trait`: a tool is a free function.
 
 use toolkit::tool;
 
@@ -8,6 +8,14 @@ impl Tasks {
     /// Get tasks.
     #[tool(scope = shared, tier = auto)]
     fn get_tasks() {}
+}
+
+trait Notes {
+    /// Get notes.
+    #[tool(scope = shared, tier = auto)]
+    fn get_notes() -> u32 {
+        1
+    }
 }
 
 fn main() {

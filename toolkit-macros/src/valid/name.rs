@@ -1,50 +1,18 @@
-//! Rules across several inputs: the name's format and verb, the description.
+//! The tool's own name: its characters, length, naming style and verb.
 
-use std::fmt::{Display, Write as _};
+use std::fmt::Write as _;
 
 use proc_macro2::Span;
-use quote::ToTokens;
 
 use crate::config::{Config, Naming};
-
-/// Every independent mistake of one `#[tool]`, reported together.
-#[derive(Default)]
-pub(crate) struct Errors {
-    errors: Vec<syn::Error>,
-}
-
-impl Errors {
-    /// Records a mistake spanned on `tokens`.
-    pub(crate) fn error(&mut self, tokens: impl ToTokens, message: impl Display) {
-        self.errors.push(syn::Error::new_spanned(tokens, message));
-    }
-
-    /// Records a mistake at `span`.
-    pub(crate) fn at(&mut self, span: Span, message: impl Display) {
-        self.errors.push(syn::Error::new(span, message));
-    }
-
-    /// Records an error syn produced.
-    pub(crate) fn push(&mut self, error: syn::Error) {
-        self.errors.push(error);
-    }
-
-    /// All mistakes as one error, if there were any.
-    pub(crate) fn into_error(self) -> Option<syn::Error> {
-        self.errors.into_iter().reduce(|mut all, next| {
-            all.combine(next);
-            all
-        })
-    }
-}
+use crate::ctxt::Ctxt;
+use crate::suggest::closest;
 
 /// The longest name OpenAI and Anthropic accept.
 const MAX_NAME: usize = 64;
-/// The longest description providers accept without complaint.
-pub(crate) const MAX_DESCRIPTION: usize = 1024;
 
 /// Characters and length every name and alias must have: `[a-zA-Z0-9_-]{1,64}`.
-pub(crate) fn check_format(name: &str, what: &str, span: Span, errors: &mut Errors) -> bool {
+pub(crate) fn check_format(name: &str, what: &str, span: Span, errors: &mut Ctxt) -> bool {
     if name.is_empty() {
         let fix = if what == "alias" {
             "remove it"
@@ -98,7 +66,7 @@ pub(crate) fn check_format(name: &str, what: &str, span: Span, errors: &mut Erro
 }
 
 /// The naming style and verb of a tool's own name.
-pub(crate) fn check_name(name: &str, span: Span, config: &Config, errors: &mut Errors) {
+pub(crate) fn check_name(name: &str, span: Span, config: &Config, errors: &mut Ctxt) {
     if !check_format(name, "tool name", span, errors) {
         return;
     }
@@ -259,16 +227,6 @@ fn suggest_verb<'a>(stray: &str, verbs: &'a [String]) -> Option<&'a str> {
     closest(stray, &candidates)
 }
 
-/// The expected word closest to `input`, if close enough to be a typo.
-pub(crate) fn closest<'a>(input: &str, expected: &[&'a str]) -> Option<&'a str> {
-    expected
-        .iter()
-        .map(|&candidate| (strsim::jaro_winkler(input, candidate), candidate))
-        .filter(|&(score, _)| score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, candidate)| candidate)
-}
-
 fn to_snake(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
     for (i, c) in name.chars().enumerate() {
@@ -317,10 +275,11 @@ mod tests {
     use super::*;
 
     fn messages(name: &str, config: &Config) -> Vec<String> {
-        let mut errors = Errors::default();
+        let mut errors = Ctxt::new();
         check_name(name, Span::call_site(), config, &mut errors);
         errors
-            .into_error()
+            .check()
+            .err()
             .map(|error| error.into_iter().map(|e| e.to_string()).collect())
             .unwrap_or_default()
     }

@@ -1,0 +1,174 @@
+//! The values written in `#[tool(...)]`, against each other and the function:
+//! aliases, optional texts, the description, the tier's `preview`, and the keys
+//! every tool must declare.
+
+use proc_macro2::Span;
+use quote::{ToTokens, quote};
+
+use crate::ast::{CONFIRMED, ToolFn};
+use crate::attr::ToolAttr;
+use crate::ctxt::Ctxt;
+use crate::valid::name::check_format;
+
+/// The longest description providers accept without complaint.
+pub(crate) const MAX_DESCRIPTION: usize = 1024;
+
+/// Aliases, the optional texts (`group`, `guidance`, `title`, `gate`) and tags.
+pub(crate) fn check_values(attr: &ToolAttr, name: &str, errors: &mut Ctxt) {
+    let mut seen_aliases: Vec<String> = Vec::new();
+    for alias in &attr.aliases {
+        let value = alias.value();
+        if check_format(&value, "alias", alias.span(), errors) {
+            if value == name {
+                errors.error(
+                    alias,
+                    format!("alias `{value}` is the tool's own name; remove it"),
+                );
+            } else if seen_aliases.contains(&value) {
+                errors.error(
+                    alias,
+                    format!("alias `{value}` is listed twice; remove one"),
+                );
+            }
+        }
+        seen_aliases.push(value);
+    }
+    for (key, value) in [
+        ("group", &attr.group),
+        ("guidance", &attr.guidance),
+        ("title", &attr.title),
+        ("gate", &attr.gate),
+    ] {
+        if let Some(value) = value
+            && value.value().trim().is_empty()
+        {
+            errors.error(
+                value,
+                format!("`{key}` is empty; give it a value or remove it"),
+            );
+        }
+    }
+    if let Some(group) = &attr.group
+        && let Some(name) = group.value().strip_prefix('@')
+    {
+        let name = name.trim_start_matches('@');
+        errors.error(
+            group,
+            format!(
+                "a group name cannot start with `@`: a view's allowlist names a group as `@{name}`, so this one would have to be written `@@{name}`; write `group = \"{name}\"`"
+            ),
+        );
+    }
+    for tag in &attr.tags {
+        if tag.value().trim().is_empty() {
+            errors.error(tag, "empty tag; remove it");
+        }
+    }
+}
+
+/// The tool's description: `description = ".."`, or its doc comments.
+pub(crate) fn check_description(
+    attr: &ToolAttr,
+    func: &ToolFn,
+    name: &str,
+    errors: &mut Ctxt,
+) -> Option<String> {
+    let ident = &func.item.sig.ident;
+    match &attr.description {
+        Some(text) => {
+            let value = text.value().trim().to_owned();
+            if value.is_empty() {
+                errors.error(
+                    text,
+                    "`description` is empty; say what the tool does, for the model",
+                );
+            }
+            check_length(&value, text, errors);
+            Some(value)
+        }
+        None => {
+            if let Some(doc) = &func.unreadable_doc {
+                errors.error(
+                    doc,
+                    "`#[tool]` reads descriptions from doc comments written as literals; use `///` comments, or `description = \"...\"` in `#[tool]`",
+                );
+            } else if let Some(text) = &func.description {
+                let docs = &func.doc_attrs;
+                check_length(text, quote!(#(#docs)*), errors);
+            } else if attr.is_missing("description")
+                && let Some(empty) = func.doc_attrs.first()
+            {
+                errors.error(
+                    empty,
+                    format!("the doc comment of tool `{name}` is empty; say what the tool does, for the model"),
+                );
+            } else if attr.is_missing("description") {
+                errors.error(
+                    ident,
+                    format!("tool `{name}` has no description; add a doc comment (`/// ...`) saying what it does, or `description = \"...\"` in `#[tool]`"),
+                );
+            }
+            func.description.clone()
+        }
+    }
+}
+
+fn check_length(text: &str, source: impl ToTokens, errors: &mut Ctxt) {
+    let length = text.chars().count();
+    if length > MAX_DESCRIPTION {
+        errors.error(
+            source,
+            format!("the description is {length} characters long, over the {MAX_DESCRIPTION} providers accept; move details into parameter docs or `guidance = \"...\"`"),
+        );
+    }
+}
+
+/// `preview` belongs to `confirm` tools, and their `confirmed` argument to toolkit.
+pub(crate) fn check_confirm(attr: &ToolAttr, func: &ToolFn, errors: &mut Ctxt) {
+    let Some(tier) = attr.tier else {
+        return;
+    };
+    if tier.word == "confirm" {
+        for param in func.model_params() {
+            if param.model_name() == CONFIRMED {
+                errors.error(
+                    &param.ident,
+                    "a `confirm` tool cannot have a parameter named `confirmed`: toolkit adds that argument itself (the model sets it to `true` once the user agreed to the preview); rename the parameter",
+                );
+            }
+        }
+    } else if let Some(preview) = &attr.preview {
+        errors.error(
+            preview,
+            format!(
+                "`preview` applies only to `tier = confirm` tools, and this one is `tier = {}`; remove `preview`, or declare `tier = confirm` if the tool should show what it would do first",
+                tier.word
+            ),
+        );
+    }
+}
+
+/// `scope` and `tier`, which every tool declares.
+pub(crate) fn check_required(attr: &ToolAttr, errors: &mut Ctxt) {
+    let scope = attr.scope;
+    let tier = attr.tier;
+    let missing_scope = scope.is_none() && attr.is_missing("scope");
+    let missing_tier = tier.is_none() && attr.is_missing("tier");
+    // Nothing in the input can be named for a key that is not there, so these point
+    // at the attribute.
+    match (missing_scope, missing_tier) {
+        (true, true) => errors.at(
+            Span::call_site(),
+            "missing `scope` and `tier` in `#[tool]`; declare who may use the tool (`scope = shared`, `agent`, `assistant` or `channel`) and whether a human must approve calls (`tier = auto`, `confirm` or `approve`)",
+        ),
+        (true, false) => errors.at(
+            Span::call_site(),
+            "missing `scope` in `#[tool]`; declare who may use the tool: `scope = shared`, `agent`, `assistant` or `channel`",
+        ),
+        (false, true) => errors.at(
+            Span::call_site(),
+            "missing `tier` in `#[tool]`; declare whether a human must approve calls: `tier = auto`, `confirm` or `approve`",
+        ),
+        (false, false) => {}
+    }
+}
