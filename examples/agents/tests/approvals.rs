@@ -202,7 +202,18 @@ fn an_owner_may_edit_or_deny_a_pending_schedule() {
         .decide(registry(), &pending, Decision::ApproveWith(edited))
         .unwrap();
     let result = block_on(worker_view.resume(&approval, &worker(&org))).to_json();
-    assert_eq!(result["result"][0]["next_run"], "2026-11-24T14:00Z");
+    // The agent reads first who edited its arguments and what ran, then the result.
+    let note = &result["result"]["toolkit/content"][0]["text"];
+    assert!(
+        note.as_str().is_some_and(|note| note.starts_with(
+            "the application approved it with edited arguments, and it ran with them: "
+        )),
+        "{result}"
+    );
+    assert_eq!(
+        result["result"]["toolkit/structured"][0]["next_run"],
+        "2026-11-24T14:00Z"
+    );
     // Edits are validated like the model's arguments.
     let mut invalid = follow_up();
     invalid["schedules"][0]["recurrence"] = json!({"kind": "daily", "time": "25:00"});

@@ -405,16 +405,26 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
         "Approved with your edits: your decision is recorded; the call runs once, with them, when it is resumed."
     );
     let resumed = outcome(&outcomes, "call_follow_up").await;
+    let created = json!([{
+        "id": 101,
+        "prompt": "Call Ada back about the quote.",
+        "recurrence": {"kind": "once", "at": "2026-11-24T11:30Z"},
+        "contact_id": 1,
+        "next_run": "2026-11-24T11:30Z",
+        "fired": 0
+    }]);
+    // The agent reads who edited its arguments and what ran, then the result.
     assert_eq!(
         resumed,
-        [json!({"result": [{
-            "id": 101,
-            "prompt": "Call Ada back about the quote.",
-            "recurrence": {"kind": "once", "at": "2026-11-24T11:30Z"},
-            "contact_id": 1,
-            "next_run": "2026-11-24T11:30Z",
-            "fired": 0
-        }]})]
+        [json!({"result": {
+            "toolkit/content": [
+                {"type": "text", "text": "olivia approved it with edited arguments, and it ran with \
+                    them: {\"schedules\":[{\"contact_id\":1,\"prompt\":\"Call Ada back about the \
+                    quote.\",\"recurrence\":{\"at\":\"2026-11-24T11:30Z\",\"kind\":\"once\"}}]}"},
+                {"type": "text", "text": created.to_string()},
+            ],
+            "toolkit/structured": created,
+        }})]
     );
     assert_eq!(org.schedules(SALES_AGENT).len(), 1);
     // Decided calls leave the list, and the audit list says who decided.
@@ -571,7 +581,7 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
     let row = text(client, r#"tr[data-call-id="call_denied"]"#).await;
     assert!(row.contains("olivia denied create_schedules"), "{row}");
     assert!(
-        row.ends_with("Ada asked us never to call on Sundays."),
+        row.ends_with("Ada asked us never to call on Sundays. nothing ran"),
         "{row}"
     );
     assert!(
