@@ -262,10 +262,10 @@ async fn an_older_client_gets_the_pending_approval_as_the_result() {
     let pending = client.call_tool(forget()).await.unwrap();
     // The tool has not run: an error result, so its output schema is not applied.
     assert_eq!(pending.is_error, Some(true));
-    let required = toolkit::ToolError::ApprovalRequired {
-        tool: "delete_memories".to_owned(),
-    };
-    assert_eq!(text(&pending), required.to_string());
+    assert_eq!(
+        text(&pending),
+        "`delete_memories` waits for a person's approval; it has not run"
+    );
     // No structured content: it would have to match the tool's output schema.
     assert_eq!(pending.structured_content, None);
     let meta = pending.meta.unwrap();
