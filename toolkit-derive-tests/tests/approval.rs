@@ -278,17 +278,23 @@ fn approved_with_edited_arguments_runs_those_after_validating_them() {
     assert_eq!(approval.decided_by.as_deref(), Some("the application"));
     // The model asked for other arguments than the call ran with: it is told,
     // before the result, who edited them and what ran.
+    let Response::Result(result) = block_on(view.resume(&approval, &ctx)) else {
+        panic!("it runs");
+    };
     assert_eq!(
-        block_on(view.resume(&approval, &ctx)),
-        Response::Result(json!({
-            "toolkit/content": [
-                {"type": "text", "text": "the application approved it with edited arguments, \
-                    and it ran with them: {\"numbers\":[\"+15550199\"]}"},
-                {"type": "text", "text": "{\"reason\":null,\"released\":[\"+15550199\"]}"},
-            ],
-            "toolkit/structured": {"released": ["+15550199"], "reason": null},
-        }))
+        result["toolkit/content"][0],
+        json!({"type": "text", "text": "the application approved it with edited arguments, \
+            and it ran with them: {\"numbers\":[\"+15550199\"]}"})
     );
+    let ran = json!({"released": ["+15550199"], "reason": null});
+    assert_eq!(
+        result["toolkit/content"][1]["text"]
+            .as_str()
+            .map(serde_json::from_str::<serde_json::Value>)
+            .and_then(Result::ok),
+        Some(ran.clone())
+    );
+    assert_eq!(result["toolkit/structured"], ran);
     assert_eq!(released.count(), 1);
     // Who decided is signed: naming someone else breaks the signature.
     let mut forged = approval.clone();
