@@ -447,11 +447,30 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
         row.contains("olivia approved_with_edits create_schedules"),
         "{row}"
     );
+    // The audit row says what came of it, from the store's record of the run.
+    assert!(row.contains("ran at "), "{row}");
     screenshot(client, "3-decided").await;
     // Nothing ran a second time.
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(outcomes.of("call_follow_up").len(), 1);
     assert_eq!(org.schedules(SALES_AGENT).len(), 1);
+    // The agent's next wake reads what came of the call it asked for, from the
+    // approval store: it ran once, and created the schedule the owner edited.
+    let run = approvals
+        .outcome(&agent_principal().id, "call_follow_up")
+        .await
+        .expect("the store answers")
+        .expect("the call ran");
+    assert_eq!((run.attempt, run.done), (1, true));
+    let Some(toolkit::approval::RunOutcome::Ran {
+        result: Some(result),
+        ..
+    }) = &run.outcome
+    else {
+        panic!("it ran: {run:?}");
+    };
+    // The run's own result, without the note the model reads before it.
+    assert_eq!(result[0]["next_run"], "2026-11-24T11:30Z", "{result}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
