@@ -290,7 +290,7 @@ fn approved_with_edited_arguments_runs_those_after_validating_them() {
     assert_eq!(
         result["toolkit/content"][1]["text"]
             .as_str()
-            .map(serde_json::from_str::<serde_json::Value>)
+            .map(serde_json::from_str::<Value>)
             .and_then(Result::ok),
         Some(ran.clone())
     );

@@ -427,7 +427,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     assert_eq!(
         content[1]["text"]
             .as_str()
-            .map(serde_json::from_str::<serde_json::Value>)
+            .map(serde_json::from_str::<Value>)
             .and_then(Result::ok),
         Some(created.clone())
     );
