@@ -28,17 +28,22 @@ if ! command -v python3 >/dev/null 2>&1; then
     exit 3
 fi
 
+# Installs Debian's package $1 (what it is for: $2), or exits 3 saying why it can't.
+debian_install() {
+    if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
+        say "no $1 found; the fleet test $2 (apt-get install -y $1), which needs root"
+        exit 3
+    fi
+    say "installing $1 from Debian's packages (apt-get install -y $1)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq "$1" >&2
+}
+
 haproxy="$(command -v haproxy || true)"
 [[ -z "$haproxy" && -x /usr/sbin/haproxy ]] && haproxy=/usr/sbin/haproxy
 if [[ -z "$haproxy" ]]; then
-    if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
-        say "no haproxy found; the fleet test puts Debian's 'haproxy' in front of three replicas (apt-get install -y haproxy), which needs root"
-        exit 3
-    fi
-    say "installing HAProxy from Debian's packages (apt-get install -y haproxy)"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq haproxy >&2
+    debian_install haproxy "puts Debian's HAProxy in front of three replicas"
     haproxy="$(command -v haproxy || echo /usr/sbin/haproxy)"
     [[ -x "$haproxy" ]] || { say "apt-get installed haproxy but no haproxy binary was found"; exit 1; }
 fi
@@ -46,14 +51,7 @@ fi
 # libfaketime runs a replica hours ahead of or behind the host's clock.
 faketime_lib=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1
 if [[ ! -e "$faketime_lib" ]]; then
-    if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
-        say "no libfaketime found; the fleet test runs replicas with skewed clocks under Debian's 'faketime' (apt-get install -y faketime), which needs root"
-        exit 3
-    fi
-    say "installing libfaketime from Debian's packages (apt-get install -y faketime)"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq faketime >&2
+    debian_install faketime "runs replicas with skewed clocks under libfaketime"
     [[ -e "$faketime_lib" ]] || faketime_lib="$(dpkg -L libfaketime | grep 'libfaketimeMT.so.1$' | head -n1)"
     [[ -e "$faketime_lib" ]] || { say "apt-get installed faketime but no libfaketimeMT.so.1 was found"; exit 1; }
 fi
