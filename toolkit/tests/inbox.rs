@@ -1132,3 +1132,216 @@ async fn approving_an_unchanged_edit_form_runs_exactly_what_was_asked() {
     );
     let _ = waiting;
 }
+
+/// The notice part of a list page, tags and all.
+fn notice_of(page: &str) -> Option<&str> {
+    let start = page.find(r#"<div class="notice""#)?;
+    let end = start + page[start..].find("</div>")?;
+    Some(&page[start..end])
+}
+
+/// After a decision, the list names the call and says what the store records of
+/// it: who decided and when, and what came of it (waiting for the requester, ran
+/// with its result, expired). A link's query only names a call; a call the
+/// approver may not see, or a made-up `?done=approved`, shows nothing.
+#[tokio::test]
+async fn after_a_decision_the_list_says_what_the_store_records_of_that_call() {
+    let setup = setup();
+    let quiet = send(&setup.router, get("/?done=approved", Some("alice"))).await;
+    assert_eq!(notice_of(&quiet.body), None, "{}", quiet.body);
+
+    let pending = ask(&setup.approvals, "user:alice", "call_1", "+15550100").await;
+    let alice = token(&setup.router, "alice").await;
+    let text = call_of(&pending);
+    let answer = send(
+        &setup.router,
+        post_form("/decide", "alice", &form(&alice, &text, "approve")),
+    )
+    .await;
+    let location = answer.headers[header::LOCATION]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let page = send(&setup.router, get(&location, Some("alice"))).await;
+    let notice = notice_of(&page.body).unwrap_or_else(|| panic!("{}", page.body));
+    assert!(
+        notice.starts_with(
+            r#"<div class="notice" role="status" data-call-id="call_1" data-verdict="approved"><strong>Approved</strong> by <span class="text">alice</span> at "#
+        ),
+        "{notice}"
+    );
+    assert!(
+        notice.contains(
+            r#"UTC: Release a phone number (call <code>call_1</code>, for <span class="text">user:alice</span>). <span class="outcome">Waiting for the requester: it runs once, as approved, when it is resumed (until "#
+        ),
+        "{notice}"
+    );
+    // The edit form does not open for a decided call.
+    let edit = send(
+        &setup.router,
+        post_form("/edit", "alice", &form(&alice, &text, "edit")),
+    )
+    .await;
+    assert_eq!(edit.status, StatusCode::CONFLICT);
+    assert!(
+        edit.body
+            .contains("<strong>Already decided</strong>: alice decided it (approved) at "),
+        "{}",
+        edit.body
+    );
+    assert!(
+        edit.body.contains("UTC; there is nothing left to edit"),
+        "{}",
+        edit.body
+    );
+
+    // It ran: the list says when, and with what.
+    let approval = setup.decided.lock().unwrap()[0].clone();
+    let view = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .approvals(&setup.approvals, "user:alice")
+        .build()
+        .unwrap();
+    assert!(view.resume(&approval, &Context::new()).await.is_success());
+    let page = send(&setup.router, get(&location, Some("alice"))).await;
+    let notice = notice_of(&page.body).unwrap();
+    assert!(
+        notice.contains(r#"<span class="outcome">Ran at "#)
+            && notice.ends_with(
+                r#" UTC, with the result &quot;released +15550100 in 0 days&quot;.</span>"#
+            ),
+        "{notice}"
+    );
+    // Bob may not see alice's call: the same link tells him nothing.
+    let bobs = send(&setup.router, get(&location, Some("bob"))).await;
+    assert_eq!(notice_of(&bobs.body), None);
+
+    // A denial: nothing ran.
+    let pending = ask(&setup.approvals, "user:alice", "call_2", "+15550101").await;
+    let text = call_of(&pending);
+    let mut pairs = form(&alice, &text, "deny");
+    pairs.push(("reason", "Not this one."));
+    let answer = send(&setup.router, post_form("/decide", "alice", &pairs)).await;
+    let location = answer.headers[header::LOCATION].to_str().unwrap();
+    let page = send(&setup.router, get(location, Some("alice"))).await;
+    let notice = notice_of(&page.body).unwrap();
+    assert!(notice.contains("<strong>Denied</strong> by "), "{notice}");
+    assert!(
+        notice
+            .ends_with(r#"<span class="outcome">Nothing ran; the model reads the reason.</span>"#),
+        "{notice}"
+    );
+}
+
+/// An approval nobody resumed in time: the list says it expired and nothing ran.
+#[tokio::test]
+async fn an_approval_never_resumed_is_told_as_expired() {
+    let key = || ApprovalKey::new(*b"the inbox tests' approval key!!!").unwrap();
+    let approvals = Arc::new(
+        Approvals::new(key(), MemoryApprovalStore::new()).approval_ttl(std::time::Duration::ZERO),
+    );
+    let router = Inbox::new(
+        approvals.clone(),
+        |parts: &http::request::Parts| {
+            Some(Identity::new(parts.headers.get("x-user")?.to_str().ok()?))
+        },
+        |_: &Identity, _: &PendingCall<'_>| true,
+    )
+    .router();
+    let pending = ask(&approvals, "user:alice", "call_1", "+15550100").await;
+    let alice = token(&router, "alice").await;
+    let text = call_of(&pending);
+    let answer = send(
+        &router,
+        post_form("/decide", "alice", &form(&alice, &text, "approve")),
+    )
+    .await;
+    let location = answer.headers[header::LOCATION]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let page = send(&router, get(&location, Some("alice"))).await;
+    let notice = notice_of(&page.body).unwrap();
+    assert!(
+        notice.contains(r#"<span class="outcome">Expired at "#)
+            && notice.ends_with(" UTC without being resumed: nothing ran.</span>"),
+        "{notice}"
+    );
+}
+
+/// Enter in an edit field submits nothing: the form's default button (its first)
+/// is a disabled one, and a submission that names no decision decides nothing.
+/// A denial's reason is required before the form can be sent.
+#[tokio::test]
+async fn enter_does_not_approve_and_a_denial_asks_for_its_reason() {
+    let setup = setup();
+    let pending = ask(&setup.approvals, "user:alice", "call_1", "+15550100").await;
+    let alice = token(&setup.router, "alice").await;
+    let text = call_of(&pending);
+    let edit = send(
+        &setup.router,
+        post_form("/edit", "alice", &form(&alice, &text, "edit")),
+    )
+    .await;
+    let form_html = &edit.body[edit.body.find(r#"<form class="edit""#).unwrap()..];
+    let first_button = &form_html[form_html.find("<button").unwrap()..];
+    assert!(
+        first_button.starts_with(
+            r#"<button class="enter-does-nothing" type="submit" disabled hidden aria-hidden="true" tabindex="-1"></button>"#
+        ),
+        "{form_html}"
+    );
+    assert!(
+        form_html.contains(
+            r#"<button class="approve" type="submit" name="action" value="approve_with">Approve with these arguments</button>"#
+        ),
+        "{form_html}"
+    );
+    assert!(!form_html.contains(r#"type="hidden" name="action""#));
+    // What Enter would send without the button: no decision.
+    let pairs = [
+        ("csrf", alice.as_str()),
+        ("call", text.as_str()),
+        ("arg.number", "+15550199"),
+    ];
+    let answer = send(&setup.router, post_form("/decide", "alice", &pairs)).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert!(
+        answer
+            .body
+            .contains("the form names no decision; nothing ran")
+    );
+    assert!(setup.decided.lock().unwrap().is_empty());
+
+    let list = send(&setup.router, get("/", Some("alice"))).await;
+    assert!(
+        list.body.contains(
+            r#"<input type="text" name="reason" required pattern=".*\S.*" title="Write why the call should not run: the model reads it""#
+        ),
+        "{}",
+        list.body
+    );
+}
+
+/// An unknown field's problem is at the field's own path.
+#[tokio::test]
+async fn an_unknown_field_is_named_by_its_own_path() {
+    let setup = setup();
+    let pending = ask(&setup.approvals, "user:alice", "call_1", "+15550100").await;
+    let alice = token(&setup.router, "alice").await;
+    let answer = send(
+        &setup.router,
+        api_decide(
+            &alice,
+            &json!({"pending": pending, "decision": {"approve_with": {"number": "+1", "evil": 1}}}),
+        ),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        answer.json()["error"]["problems"],
+        json!([{"path": "evil", "message": "the tool has no field `evil`"}])
+    );
+}

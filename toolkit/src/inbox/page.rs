@@ -50,6 +50,9 @@ textarea{width:100%;min-height:6rem}input[type=text]{width:100%}\
 .notice{background:#e8f5ec;border:1px solid #8cc49e;padding:.6rem 1rem;border-radius:6px;margin-bottom:1rem}\
 .refusal{background:#fdecec;border:1px solid #e3a0a0;padding:.6rem 1rem;border-radius:6px;margin-bottom:1rem}\
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border:1px solid #d6d9e0;padding:.35rem .5rem;text-align:left;vertical-align:top;font-size:.9rem}\
+.table-scroll{overflow-x:auto;max-width:100%}\
+main:has(table.decisions){max-width:90rem}\
+th{white-space:nowrap}td .text,td code{overflow-wrap:break-word;word-break:normal}td:first-child,td.verdict{white-space:nowrap}\
 .empty{color:#666}";
 
 /// What every page knows: where the inbox is mounted, who is looking, the form token.
@@ -621,7 +624,8 @@ pub(crate) fn audit_page(frame: &Frame<'_>, rows: &[AuditRow<'_>]) -> Markup {
             @if rows.is_empty() {
                 p.empty { "Nothing you may see was decided yet." }
             } @else {
-                table.decisions {
+                // Wider than a phone: the table scrolls inside its box, the page does not.
+                div.table-scroll { table.decisions {
                     thead { tr { th { "When" } th { "Who" } th { "Decision" } th { "Tool" } th { "For" } th { "Call" } th { "Message" } th { "Outcome" } } }
                     tbody {
                         @for row in rows {
@@ -637,7 +641,7 @@ pub(crate) fn audit_page(frame: &Frame<'_>, rows: &[AuditRow<'_>]) -> Markup {
                             }
                         }
                     }
-                }
+                } }
             }
         },
     )
