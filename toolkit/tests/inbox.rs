@@ -1209,7 +1209,7 @@ async fn after_a_decision_the_list_says_what_the_store_records_of_that_call() {
     assert!(
         notice.contains(r#"<span class="outcome">Ran at "#)
             && notice.ends_with(
-                r#" UTC, with the result &quot;released +15550100 in 0 days&quot;.</span>"#
+                r" UTC, with the result &quot;released +15550100 in 0 days&quot;.</span>"
             ),
         "{notice}"
     );
@@ -1343,5 +1343,67 @@ async fn an_unknown_field_is_named_by_its_own_path() {
     assert_eq!(
         answer.json()["error"]["problems"],
         json!([{"path": "evil", "message": "the tool has no field `evil`"}])
+    );
+}
+
+/// Who asked, in the application's words, where its hook names them; the audit
+/// list names the tool by its title.
+#[tokio::test]
+async fn who_asked_is_told_in_the_applications_words() {
+    let approvals = Arc::new(Approvals::new(
+        ApprovalKey::new(*b"the inbox tests' approval key!!!").unwrap(),
+        MemoryApprovalStore::new(),
+    ));
+    let router = Inbox::new(
+        approvals.clone(),
+        |parts: &http::request::Parts| {
+            Some(Identity::new(parts.headers.get("x-user")?.to_str().ok()?))
+        },
+        |_: &Identity, _: &PendingCall<'_>| true,
+    )
+    .requester(|pending| {
+        let user = pending.principal.strip_prefix("user:")?;
+        Some(format!("{user}'s assistant"))
+    })
+    .router();
+    ask(&approvals, "user:ada", "call_1", "+15550100").await;
+    ask(&approvals, "service", "call_2", "+15550101").await;
+    let page = send(&router, get("/", Some("bob"))).await;
+    assert!(
+        page.body.contains(
+            r#"<span>Asked by <span class="text requester">ada's assistant</span></span>"#
+        ),
+        "{}",
+        page.body
+    );
+    assert!(
+        !page
+            .body
+            .contains(r#"<span class="text principal">user:ada</span>"#)
+    );
+    // No words for it: the principal, as before.
+    assert!(
+        page.body
+            .contains(r#"<span>For <span class="text principal">service</span></span>"#)
+    );
+
+    let bob = token(&router, "bob").await;
+    let pending = approvals
+        .pending(&toolkit::approval::PendingQuery::new())
+        .await
+        .unwrap();
+    let call = call_of(&pending[0]);
+    send(
+        &router,
+        post_form("/decide", "bob", &form(&bob, &call, "approve")),
+    )
+    .await;
+    let audit = send(&router, get("/decisions", Some("bob"))).await;
+    assert!(
+        audit
+            .body
+            .contains("<td>Release a phone number <code>delete_phone_numbers</code></td>"),
+        "{}",
+        audit.body
     );
 }

@@ -412,6 +412,11 @@ fn card<'a>(
         pending,
         tool,
         view: pending.view.as_deref(),
+        requester: shared
+            .inbox
+            .requester
+            .as_ref()
+            .and_then(|words| words(pending)),
         preview: shared
             .inbox
             .previews
@@ -814,6 +819,11 @@ async fn audit(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
             decided_by: &record.decided_by,
             verdict: record.verdict.as_str(),
             tool: &record.tool,
+            title: shared
+                .inbox
+                .registry
+                .get(&record.tool)
+                .and_then(|tool| tool.tool().title),
             principal: &record.principal,
             call_id: &record.call_id,
             message: record.message.as_deref(),

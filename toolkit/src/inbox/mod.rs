@@ -3,7 +3,8 @@
 //! [`Inbox`] is an axum [`Router`](axum::Router) the application mounts in its own app, next to
 //! its other routes. It shows the pending approvals of the application's
 //! [`ApprovalStore`](crate::approval::ApprovalStore) that the approver may decide,
-//! newest first: the tool's title and description, who asked (the principal the
+//! newest first: the tool's title and description, who asked (in the
+//! application's words, see [`Inbox::requester`]; otherwise the principal the
 //! call acts for, and the [label](crate::ViewBuilder::label) of the view it came
 //! through, if any), when it was asked and when it expires, the arguments laid out by the tool's parameters
 //! (names and descriptions, nested values by their schema), and a preview where the
@@ -93,6 +94,7 @@ pub use policy::{PendingCall, Policy};
 
 type PreviewHook = Arc<dyn Fn(&PendingApproval) -> Option<Preview> + Send + Sync>;
 type DecisionHook = Arc<dyn Fn(&Approval) + Send + Sync>;
+type RequesterHook = Arc<dyn Fn(&PendingApproval) -> Option<String> + Send + Sync>;
 
 /// The approval inbox, configured by its builder methods; [`Inbox::router`] makes
 /// the [`Router`](axum::Router) to mount. See the [module docs](self).
@@ -104,6 +106,7 @@ pub struct Inbox {
     policy: Arc<dyn Policy>,
     previews: HashMap<String, PreviewHook>,
     on_decision: Option<DecisionHook>,
+    requester: Option<RequesterHook>,
     title: String,
     limits: crate::serving::HttpLimits,
 }
@@ -125,6 +128,7 @@ impl Inbox {
             policy: Arc::new(policy),
             previews: HashMap::new(),
             on_decision: None,
+            requester: None,
             title: "Approvals".to_owned(),
             limits: crate::serving::HttpLimits::default(),
         }
@@ -158,6 +162,27 @@ impl Inbox {
     #[must_use]
     pub fn on_decision(mut self, hook: impl Fn(&Approval) + Send + Sync + 'static) -> Self {
         self.on_decision = Some(Arc::new(hook));
+        self
+    }
+
+    /// Names who asked for a call in the application's words ("Ada Lovelace,
+    /// through the sales agent"), shown as "Asked by ..." on its card instead of
+    /// the principal and the view's label; `None` keeps those for that call.
+    ///
+    /// ```
+    /// # fn with(inbox: toolkit::inbox::Inbox) -> toolkit::inbox::Inbox {
+    /// inbox.requester(|pending| {
+    ///     let user = pending.principal.strip_prefix("user:")?;
+    ///     Some(format!("{user}'s assistant"))
+    /// })
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn requester(
+        mut self,
+        words: impl Fn(&PendingApproval) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.requester = Some(Arc::new(words));
         self
     }
 

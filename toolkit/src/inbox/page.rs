@@ -83,6 +83,8 @@ pub(crate) struct Card<'a> {
     pub(crate) tool: &'a RegisteredTool,
     /// The view that asked, when known.
     pub(crate) view: Option<&'a str>,
+    /// Who asked, in the application's words, if its hook names them.
+    pub(crate) requester: Option<String>,
     /// The application's preview of the call, if it has one for the tool.
     pub(crate) preview: Option<Preview>,
     /// Why it can't be decided (a failed signature or digest check), if so.
@@ -222,7 +224,7 @@ fn pending_card(frame: &Frame<'_>, card: &Card<'_>, now: u64) -> Markup {
     html! {
         section.card.pending data-call-id=(pending.call_id) data-tool=(pending.tool) {
             (tool_heading(tool))
-            (meta(pending, card.view, now))
+            (meta(card, now))
             p.description { (tool.description) }
             (arguments(schema, &form::fields(card.tool), &pending.arguments, &mut Budget::card()))
             @if let Some(preview) = &card.preview {
@@ -264,11 +266,16 @@ fn tool_heading(tool: &crate::Tool) -> Markup {
     }
 }
 
-fn meta(pending: &PendingApproval, view: Option<&str>, now: u64) -> Markup {
+fn meta(card: &Card<'_>, now: u64) -> Markup {
+    let pending = card.pending;
     html! {
         p.meta {
-            span { "For " span.text.principal { (visible(&pending.principal, SHOWN_CHARS)) } }
-            @if let Some(view) = view { span { "view " span.text { (visible(view, SHOWN_CHARS)) } } }
+            @if let Some(requester) = &card.requester {
+                span { "Asked by " span.text.requester { (visible(requester, SHOWN_CHARS)) } }
+            } @else {
+                span { "For " span.text.principal { (visible(&pending.principal, SHOWN_CHARS)) } }
+                @if let Some(view) = card.view { span { "view " span.text { (visible(view, SHOWN_CHARS)) } } }
+            }
             span { "asked " time datetime=(iso(pending.requested_at)) { (utc(pending.requested_at)) } }
             span { "expires " time datetime=(iso(pending.expires_at)) { (utc(pending.expires_at)) } " (" (remaining(pending.expires_at, now)) ")" }
             span { "call " code { (visible(&pending.call_id, 200)) } }
@@ -479,7 +486,7 @@ pub(crate) fn edit_page(
             h1 { "Edit and approve" }
             section.card {
                 (tool_heading(tool))
-                (meta(pending, card.view, now))
+                (meta(card, now))
                 p.description { (tool.description) }
                 @if !problems.is_empty() {
                     div.refusal role="alert" { "Nothing was approved: fix the arguments marked below." }
@@ -577,6 +584,8 @@ pub(crate) struct AuditRow<'a> {
     pub(crate) decided_by: &'a str,
     pub(crate) verdict: &'a str,
     pub(crate) tool: &'a str,
+    /// The tool's title, if it has one.
+    pub(crate) title: Option<&'static str>,
     pub(crate) principal: &'a str,
     pub(crate) call_id: &'a str,
     pub(crate) message: Option<&'a str>,
@@ -633,7 +642,7 @@ pub(crate) fn audit_page(frame: &Frame<'_>, rows: &[AuditRow<'_>]) -> Markup {
                                 td { time datetime=(iso(row.decided_at)) { (utc(row.decided_at)) } }
                                 td { span.text { (visible(row.decided_by, SHOWN_CHARS)) } }
                                 td.verdict { (row.verdict) }
-                                td { code { (row.tool) } }
+                                td { @if let Some(title) = row.title { (title) " " } code { (row.tool) } }
                                 td { span.text { (visible(row.principal, SHOWN_CHARS)) } }
                                 td { code { (visible(row.call_id, 200)) } }
                                 td { @if let Some(message) = row.message { span.text { (visible(message, SHOWN_CHARS)) } } }
