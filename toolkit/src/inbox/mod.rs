@@ -25,7 +25,14 @@
 //! Safe by construction: every string is HTML-escaped by the templates (maud);
 //! pages carry a Content-Security-Policy that allows no script at all; characters
 //! that hide or reorder text (bidirectional overrides, zero-width characters) are
-//! shown as their code points; decisions are POSTs carrying a CSRF token bound to
+//! shown as their code points, and in the edit form as JSON escapes (as is any
+//! value a typed field would not send back exactly, such as a lone carriage
+//! return), so approving an unchanged form approves the call as asked; a card
+//! shows a bounded part of long arguments, and its forms name the call (principal
+//! and call id) rather than carry it: the inbox decides the signed pending
+//! approval its store keeps; Enter in an edit field approves nothing; after a
+//! decision, the list says what the store records of that call (who decided,
+//! and whether it ran, with what, or waits, or expired); decisions are POSTs carrying a CSRF token bound to
 //! the approver (signed under a key derived from the approval key; tokens signed
 //! before a key rotation verify while the old key is among
 //! [`previous_keys`](crate::approval::Approvals::previous_keys)); a decision on an expired, already-decided, forged or altered
