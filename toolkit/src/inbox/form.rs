@@ -98,6 +98,14 @@ fn held_exactly(field: &Field, value: &Value) -> bool {
     {
         return false;
     }
+    // A select holds its options only: a browser sends the one it shows.
+    if let Kind::Choice(choices) = &field.kind
+        && !value
+            .as_str()
+            .is_some_and(|text| choices.iter().any(|choice| choice == text))
+    {
+        return false;
+    }
     let shown = initial_text(&field.kind, Some(value));
     let sent = through_a_browser(&shown, single_line(&field.kind, &shown));
     parse_field(field, &sent).is_some_and(|parsed| parsed.as_ref().ok() == Some(value))
@@ -489,6 +497,41 @@ mod tests {
         assert_eq!(on("at"), Some("at"));
         assert_eq!(on("attic"), None);
         assert_eq!(on("."), None);
+    }
+
+    #[test]
+    fn json_text_writes_hidden_characters_as_escapes_that_parse_back() {
+        let value = json!({"a": "x\u{202E}y\u{2800}\u{1D173}\r\u{0}"});
+        let text = json_text(&value);
+        assert_eq!(
+            text,
+            "{\n  \"a\": \"x\\u202ey\\u2800\\ud834\\udd73\\r\\u0000\"\n}"
+        );
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+    }
+
+    #[test]
+    fn a_value_its_field_would_change_is_edited_as_json() {
+        let text = field("note", false, Kind::Text);
+        let number = field("ratio", true, Kind::Number);
+        let choice = field("level", true, Kind::Choice(vec!["low".to_owned()]));
+        for (field, value, exact) in [
+            (&text, json!("plain"), true),
+            (&text, json!("two\nlines"), true),
+            (&text, json!("\nleading newline"), true),
+            (&text, json!("cr\rkept"), false),
+            (&text, json!("nul\u{0}kept"), false),
+            (&text, json!("rlo\u{202E}"), false),
+            (&text, json!(""), false),
+            (&text, json!("  "), false),
+            (&text, json!(null), false),
+            (&number, json!(0.1), true),
+            (&number, json!(7), false),
+            (&choice, json!("low"), true),
+            (&choice, json!("high"), false),
+        ] {
+            assert_eq!(held_exactly(field, &value), exact, "{value}");
+        }
     }
 
     #[test]

@@ -34,7 +34,7 @@ dl.arguments dd{margin:0;min-width:0}\
 .param-doc{color:#666;font-size:.85rem}\
 .text{unicode-bidi:isolate;white-space:pre-wrap;overflow-wrap:anywhere;background:#f0f2f5;border-radius:3px;padding:0 .25rem}\
 .invisible{font-size:.75rem;border:1px solid #c77;color:#a33;border-radius:3px;padding:0 .15rem;margin:0 .1rem}\
-.cut{color:#a33;font-size:.85rem}\
+.cut{color:#a33;font-size:.85rem}.when{color:#555;font-size:.88rem}\
 ol.items{margin:.2rem 0;padding-left:1.4rem}\
 .preview{border-left:3px solid #6b8afd;padding:.2rem .8rem;margin:.6rem 0;background:#f5f7ff}\
 .actions{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-start;margin-top:.8rem}\
@@ -374,7 +374,10 @@ fn value(root: &Value, schema: &Value, value_: &Value, budget: &mut Budget) -> M
         Value::String(text) => {
             let (shown, cost) = visible_costed(text, SHOWN_CHARS, budget.left);
             budget.take(cost);
-            html! { span.text { (shown) } }
+            html! {
+                span.text { (shown) }
+                @if let Some(when) = when(schema, text) { span.when { " (" (when) ")" } }
+            }
         }
         Value::Array(items) => {
             let item_schema = schema.get("items").unwrap_or(&Value::Null);
@@ -435,6 +438,25 @@ fn value(root: &Value, schema: &Value, value_: &Value, budget: &mut Budget) -> M
             budget.take(text.len());
             html! { code { (text) } }
         }
+    }
+}
+
+/// The date or time a string stands for, in words, when its schema says it is one
+/// (JSON Schema's `format`: `date-time` is RFC 3339, read in UTC so that an
+/// offset can't make a time look like another; `date` is a full date, given its
+/// weekday). Nothing for any other string: a date is only read where the tool
+/// declared one.
+fn when(schema: &Value, text: &str) -> Option<String> {
+    match schema.get("format")?.as_str()? {
+        "date-time" => chrono::DateTime::parse_from_rfc3339(text).ok().map(|time| {
+            time.with_timezone(&chrono::Utc)
+                .format("%A %-d %B %Y, %H:%M:%S UTC")
+                .to_string()
+        }),
+        "date" => chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .ok()
+            .map(|date| date.format("%A %-d %B %Y").to_string()),
+        _ => None,
     }
 }
 
@@ -772,6 +794,46 @@ mod tests {
         assert_eq!(
             html,
             "éééé<span class=\"cut\"> … and 6 more characters (10 in all); edit the call to see every one</span>"
+        );
+    }
+
+    #[test]
+    fn strings_the_schema_calls_dates_are_read_in_utc() {
+        let shown = |schema: Value, text: &str| {
+            value(
+                &Value::Null,
+                &schema,
+                &Value::from(text),
+                &mut Budget::card(),
+            )
+            .into_string()
+        };
+        assert_eq!(
+            shown(
+                serde_json::json!({"type": "string", "format": "date-time"}),
+                "2026-11-24T11:30:00+05:00"
+            ),
+            "<span class=\"text\">2026-11-24T11:30:00+05:00</span>\
+             <span class=\"when\"> (Tuesday 24 November 2026, 06:30:00 UTC)</span>"
+        );
+        assert_eq!(
+            shown(
+                serde_json::json!({"type": "string", "format": "date"}),
+                "2026-11-24"
+            ),
+            "<span class=\"text\">2026-11-24</span><span class=\"when\"> (Tuesday 24 November 2026)</span>"
+        );
+        // Not what the format says, or no format: the text alone.
+        assert_eq!(
+            shown(
+                serde_json::json!({"type": "string", "format": "date-time"}),
+                "tomorrow at ten"
+            ),
+            "<span class=\"text\">tomorrow at ten</span>"
+        );
+        assert_eq!(
+            shown(serde_json::json!({"type": "string"}), "2026-11-24"),
+            "<span class=\"text\">2026-11-24</span>"
         );
     }
 
