@@ -750,6 +750,9 @@ impl ApprovalStore for Down {
     fn list_pending<'a>(&'a self, _: &'a PendingQuery) -> StoreFuture<'a, Vec<PendingApproval>> {
         down()
     }
+    fn pending<'a>(&'a self, _: &'a str, _: &'a str) -> StoreFuture<'a, Option<PendingApproval>> {
+        down()
+    }
     fn record_decision<'a>(
         &'a self,
         _: &'a DecisionRecord,

@@ -141,6 +141,11 @@ pub fn app(org: Org, approvals: Arc<Approvals>, outcomes: Outcomes) -> Router {
     Router::new()
         .route("/login", get(login))
         .nest("/approvals", inbox.router())
+        // axum routes the nesting path with a trailing slash to neither router.
+        .route(
+            "/approvals/",
+            get(|| async { axum::response::Redirect::permanent("/approvals") }),
+        )
 }
 
 /// The agent's worker picks the decided call up where the conversation waits.

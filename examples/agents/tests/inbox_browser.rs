@@ -400,9 +400,18 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     // Fixed: approved, and the agent's worker creates the schedule, once.
     type_into(client, "#field-schedules", &edited("2026-11-24T11:30Z")).await;
     click(client, "form.edit button.approve").await;
-    assert_eq!(
-        text(client, ".notice").await,
-        "Approved with your edits: your decision is recorded; the call runs once, with them, when it is resumed."
+    // The notice names the call and says what the store records of it (the
+    // worker resumes it in the background: waiting, or already run).
+    let notice = text(client, ".notice").await;
+    assert!(
+        notice.starts_with("Approved with edits by olivia at "),
+        "{notice}"
+    );
+    assert!(
+        notice.contains(
+            " UTC: create_schedules (call call_follow_up, for agent:5a1e5000-0000-0000-0000-000000000001). "
+        ),
+        "{notice}"
     );
     let resumed = outcome(&outcomes, "call_follow_up").await;
     let created = json!([{
@@ -450,6 +459,38 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     // The audit row says what came of it, from the store's record of the run.
     assert!(row.contains("ran at "), "{row}");
     screenshot(client, "3-decided").await;
+    // On a phone, the table scrolls in its box, not the page; on a laptop, no
+    // word in it (no space, no hyphen) is broken across lines.
+    client
+        .set_window_size(400, 800)
+        .await
+        .expect("a narrow window");
+    assert_eq!(
+        script(
+            client,
+            "return document.documentElement.scrollWidth <= window.innerWidth"
+        )
+        .await,
+        json!(true)
+    );
+    client
+        .set_window_size(1280, 900)
+        .await
+        .expect("a laptop window");
+    assert_eq!(
+        script(
+            client,
+            "return [...document.querySelectorAll('td .text, td code, td.verdict')].filter(e => !/[\\s-]/.test(e.textContent.trim()) && e.getClientRects().length > 1).map(e => e.textContent)"
+        )
+        .await,
+        json!([])
+    );
+    // The first page with a trailing slash is the first page.
+    client
+        .goto(&format!("{base}/approvals/"))
+        .await
+        .expect("the inbox");
+    assert_eq!(text(client, "main h1").await, "Waiting for a decision");
     // Nothing ran a second time.
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(outcomes.of("call_follow_up").len(), 1);
@@ -521,13 +562,16 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
         .goto(&format!("{base}/approvals/decisions"))
         .await
         .expect("a page of the inbox");
-    let forged = json!([token, serde_json::to_string(&denied).unwrap()]);
+    let forged = json!([
+        token,
+        serde_json::to_string(&[&denied.principal, &denied.call_id]).unwrap()
+    ]);
     client
         .execute(
             "const [token, pending] = arguments;
              const form = document.createElement('form');
              form.method = 'post'; form.action = '/approvals/decide';
-             for (const [name, value] of [['csrf', token], ['pending', pending], ['action', 'approve']]) {
+             for (const [name, value] of [['csrf', token], ['call', pending], ['action', 'approve']]) {
                const input = document.createElement('input');
                input.type = 'hidden'; input.name = name; input.value = value; form.append(input);
              }
@@ -583,6 +627,18 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
         .await
         .expect("the inbox");
     let deny_form = r#"section.pending[data-call-id="call_denied"] form.deny"#;
+    // Without a reason, the browser asks for one and sends nothing.
+    click(client, &format!("{deny_form} button.deny")).await;
+    assert_eq!(
+        script(
+            client,
+            "return document.querySelector('section.pending[data-call-id=call_denied] input[name=reason]').validity.valueMissing"
+        )
+        .await,
+        json!(true)
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(outcomes.of("call_denied").is_empty());
     type_into(
         client,
         &format!("{deny_form} input[name=reason]"),
@@ -590,9 +646,13 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
     )
     .await;
     click(client, &format!("{deny_form} button.deny")).await;
-    assert_eq!(
-        text(client, ".notice").await,
-        "Denied: nothing ran, and the model reads your reason."
+    let notice = text(client, ".notice").await;
+    assert!(notice.starts_with("Denied by olivia at "), "{notice}");
+    assert!(
+        notice.ends_with(
+            " UTC: create_schedules (call call_denied, for agent:5a1e5000-0000-0000-0000-000000000001). Nothing ran; the model reads the reason."
+        ),
+        "{notice}"
     );
     assert_eq!(
         outcome(&outcomes, "call_denied").await,
@@ -737,5 +797,27 @@ async fn hostile_arguments_render_as_text() {
     )
     .await;
     assert_eq!(length, json!(1024 * 1024));
+
+    // Approved unchanged, a value of every awkward kind runs exactly as asked.
+    let awkward = "cr\rkept nul\0kept crlf\r\nkept \u{2028}\u{2800}\u{202E}";
+    agent_asks(
+        &org,
+        &approvals,
+        "call_awkward",
+        &follow_up(awkward, "2026-11-24T10:00Z"),
+    )
+    .await;
+    client
+        .goto(&format!("{base}/approvals"))
+        .await
+        .expect("the inbox");
+    click(
+        client,
+        r#"section.pending[data-call-id="call_awkward"] button.edit"#,
+    )
+    .await;
+    click(client, "form.edit button.approve").await;
+    let ran = outcome(&outcomes, "call_awkward").await;
+    assert_eq!(ran[0]["result"][0]["prompt"], json!(awkward), "{ran:?}");
     registry().set_limits(Limits::DEFAULT);
 }

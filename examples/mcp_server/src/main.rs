@@ -199,7 +199,12 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
         settings,
         [&tokens[0], &tokens[1], &tokens[2]].map(String::as_str),
     )
-    .nest("/approvals", inbox(settings, &inbox_token).router());
+    .nest("/approvals", inbox(settings, &inbox_token).router())
+    // axum routes the nesting path with a trailing slash to neither router.
+    .route(
+        "/approvals/",
+        axum::routing::get(|| async { axum::response::Redirect::permanent("/approvals") }),
+    );
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let mut stdout = std::io::stdout();

@@ -526,6 +526,14 @@ impl ApprovalStore for Tampering {
         self.store.list_pending(query)
     }
 
+    fn pending<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<PendingApproval>> {
+        self.store.pending(principal, call_id)
+    }
+
     fn record_decision<'a>(
         &'a self,
         record: &'a DecisionRecord,

@@ -411,6 +411,24 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
     )
     .await;
     assert!(!approvals.store().save_pending(&again).await.expect("saves"));
+    // Looked up by its key, a pending approval comes back exactly as stored (the
+    // first one); an unknown key finds none.
+    assert_eq!(
+        approvals
+            .store()
+            .pending("user:1", "call_0")
+            .await
+            .expect("reads"),
+        Some(made[0].clone())
+    );
+    assert_eq!(
+        approvals
+            .store()
+            .pending("user:2", "call_0")
+            .await
+            .expect("reads"),
+        None
+    );
 
     let shared = &approvals;
     let list = move |query: PendingQuery| async move {

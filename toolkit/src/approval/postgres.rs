@@ -635,6 +635,26 @@ impl ApprovalStore for PostgresApprovalStore {
         })
     }
 
+    fn pending<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<PendingApproval>> {
+        self.bounded(async move {
+            let client = self.client().await?;
+            let row = client
+                .query_opt(
+                    "SELECT principal, call_id, tool, arguments, digest,
+                            requested_at, expires_at, signature, view
+                     FROM toolkit_pending_approvals WHERE principal = $1 AND call_id = $2",
+                    &[&principal, &call_id],
+                )
+                .await
+                .map_err(db_error)?;
+            row.as_ref().map(pending_from_row).transpose()
+        })
+    }
+
     fn record_decision<'a>(
         &'a self,
         record: &'a DecisionRecord,

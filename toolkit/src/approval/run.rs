@@ -75,6 +75,13 @@ impl Approvals {
             .map_err(ApprovalError::Store)
     }
 
+    /// Until when an approval decided at `decided_at` may be resumed (Unix
+    /// seconds, store time): after it, an approved call that never ran never will.
+    #[must_use]
+    pub fn resumable_until(&self, decided_at: u64) -> u64 {
+        decided_at.saturating_add(self.approval_ttl.as_secs())
+    }
+
     /// How long a claim is kept: past the last moment any approval of the call could
     /// be valid. The pending is unknown here, but it was decided at or after it was
     /// requested, so it expired at most the pending TTL after this approval's

@@ -380,6 +380,25 @@ impl ApprovalStore for SqliteApprovalStore {
         Box::pin(std::future::ready(listed))
     }
 
+    fn pending<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<PendingApproval>> {
+        let found = self.with(|connection, _| {
+            connection
+                .query_row(
+                    "SELECT principal, call_id, tool, arguments, digest,
+                            requested_at, expires_at, signature, view
+                     FROM toolkit_pending_approvals WHERE principal = ? AND call_id = ?",
+                    rusqlite::params![principal, call_id],
+                    pending_from_row,
+                )
+                .optional()
+        });
+        Box::pin(std::future::ready(found))
+    }
+
     fn record_decision<'a>(
         &'a self,
         record: &'a DecisionRecord,

@@ -72,6 +72,15 @@ pub trait ApprovalStore: Send + Sync {
     fn list_pending<'a>(&'a self, query: &'a PendingQuery)
     -> StoreFuture<'a, Vec<PendingApproval>>;
 
+    /// The stored pending approval `call_id` of `principal`, decided or not,
+    /// expired or not, until it is purged: how a form that names a call by its key
+    /// finds the signed approval it decides.
+    fn pending<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<PendingApproval>>;
+
     /// Records the decision on a pending approval, atomically: the first decision on
     /// a principal and call id wins and [`DecisionOutcome::Recorded`] is returned;
     /// every later one gets [`DecisionOutcome::AlreadyDecided`] with the winner.
@@ -700,6 +709,20 @@ impl ApprovalStore for MemoryApprovalStore {
             ))
         });
         found.truncate(limit);
+        ready(Ok(found))
+    }
+
+    fn pending<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<PendingApproval>> {
+        let key = (principal.to_owned(), call_id.to_owned());
+        let found = self
+            .lock()
+            .pending
+            .get(&key)
+            .map(|(pending, _)| pending.clone());
         ready(Ok(found))
     }
 

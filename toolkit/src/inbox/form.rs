@@ -1,6 +1,8 @@
 //! The edit form: one field per parameter, typed by the tool's schema, and the way
 //! back from what the form sends to JSON arguments and from problems to fields.
 
+use std::fmt::Write as _;
+
 use serde_json::{Map, Value};
 
 use crate::approval::canonical_json;
@@ -34,6 +36,9 @@ pub(crate) struct Field {
     pub(crate) required: bool,
     /// How it is edited.
     pub(crate) kind: Kind,
+    /// Whether it is edited as JSON because the argument's value would not come
+    /// back exactly from the field its type asks for (see [`fields_for`]).
+    pub(crate) as_json: bool,
 }
 
 /// The form's name of a parameter's input: parameters are Rust identifiers, and the
@@ -56,8 +61,123 @@ pub(crate) fn fields(tool: &RegisteredTool) -> Vec<Field> {
             kind: properties
                 .and_then(|properties| properties.get(param.name))
                 .map_or(Kind::Json, |property| kind(schema, property)),
+            as_json: false,
         })
         .collect()
+}
+
+/// The fields of the form that edits `arguments`: those of [`fields`], but a
+/// parameter whose value its typed field would not send back exactly is edited as
+/// JSON. A browser changes what a page gives it: the HTML parser turns a carriage
+/// return into a line feed and NUL into U+FFFD, a one-line text box drops line
+/// breaks, an empty optional field means "not given", a select holds only its
+/// options; and characters that hide or reorder text can't be seen in a field at
+/// all. JSON text writes each of them as an escape the approver can read, and
+/// parses back to the very value asked for.
+pub(crate) fn fields_for(tool: &RegisteredTool, arguments: &Value) -> Vec<Field> {
+    fields(tool)
+        .into_iter()
+        .map(|mut field| {
+            if field.kind != Kind::Json
+                && let Some(value) = arguments.get(field.name)
+                && !held_exactly(&field, value)
+            {
+                field.kind = Kind::Json;
+                field.as_json = true;
+            }
+            field
+        })
+        .collect()
+}
+
+/// Whether `value`, shown in `field`'s input and sent back by a browser, parses
+/// to `value` itself.
+fn held_exactly(field: &Field, value: &Value) -> bool {
+    if let Value::String(text) = value
+        && text.chars().any(is_hidden)
+    {
+        return false;
+    }
+    // A select holds its options only: a browser sends the one it shows.
+    if let Kind::Choice(choices) = &field.kind
+        && !value
+            .as_str()
+            .is_some_and(|text| choices.iter().any(|choice| choice == text))
+    {
+        return false;
+    }
+    let shown = initial_text(&field.kind, Some(value));
+    let sent = through_a_browser(&shown, single_line(&field.kind, &shown));
+    parse_field(field, &sent).is_some_and(|parsed| parsed.as_ref().ok() == Some(value))
+}
+
+/// What a browser sends back of `text` put in a field's markup and left alone:
+/// the HTML parser's newline normalization and NUL replacement (HTML,
+/// "Preprocessing the input stream" and the tokenizer's NUL handling), and a text
+/// box's value sanitization (line breaks stripped). Form submission turns line
+/// feeds into CRLF pairs, which [`arguments_from_form`] turns back.
+fn through_a_browser(text: &str, single_line: bool) -> String {
+    let text = text
+        .replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .replace('\0', "\u{FFFD}");
+    if single_line {
+        text.replace('\n', "")
+    } else {
+        text
+    }
+}
+
+/// Whether a field of `kind` holding `text` is a one-line text box (otherwise a
+/// text area, or a select).
+pub(crate) fn single_line(kind: &Kind, text: &str) -> bool {
+    match kind {
+        Kind::Text => text.len() <= 200 && !text.contains('\n'),
+        Kind::Integer | Kind::Number => true,
+        Kind::Boolean | Kind::Choice(_) | Kind::Json => false,
+    }
+}
+
+/// Characters that change how text around them reads, or that can't be seen:
+/// bidirectional overrides and isolates (an RLO makes `gpj.exe` look like
+/// `exe.jpg`), zero-width characters, blanks that look like nothing or like a
+/// space (U+2800 BRAILLE PATTERN BLANK, U+3164 HANGUL FILLER), line and paragraph
+/// separators (U+2028, U+2029: a line break to some readers, nothing to others),
+/// other format and control characters. The pages show them as their code point,
+/// and the edit form as JSON escapes, so the approver sees every character the
+/// model wrote.
+pub(crate) fn is_hidden(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c,
+            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{2028}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{2800}'
+            | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFFB}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}')
+}
+
+/// `value` as pretty JSON text, every hidden character (see [`is_hidden`]) written
+/// as a `\uXXXX` escape: JSON's own structure is ASCII, so these only ever stand
+/// inside strings, where an escape means the same character.
+pub(crate) fn json_text(value: &Value) -> String {
+    let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
+    let mut text = String::with_capacity(pretty.len());
+    for c in pretty.chars() {
+        if is_hidden(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                let _ = write!(text, "\\u{unit:04x}");
+            }
+        } else {
+            text.push(c);
+        }
+    }
+    text
 }
 
 /// The schema of `property`, following a local `$ref` (one level: cleaned schemas
@@ -117,12 +237,49 @@ fn string_choices(property: &Value) -> Option<Vec<String>> {
 /// What a field shows before editing: the argument as it is.
 pub(crate) fn initial_text(kind: &Kind, value: Option<&Value>) -> String {
     match (kind, value) {
+        (Kind::Json, Some(Value::Null)) => "null".to_owned(),
         (_, None | Some(Value::Null)) => String::new(),
         (Kind::Text | Kind::Choice(_), Some(Value::String(text))) => text.clone(),
         (Kind::Integer | Kind::Number, Some(Value::Number(number))) => number.to_string(),
         (Kind::Boolean, Some(Value::Bool(flag))) => flag.to_string(),
-        (_, Some(other)) => serde_json::to_string_pretty(other).unwrap_or_default(),
+        (_, Some(other)) => json_text(other),
     }
+}
+
+/// The value one field's text stands for: `None` when it is left out (an empty
+/// optional field), a problem when it is JSON that does not parse.
+fn parse_field(field: &Field, text: &str) -> Option<Result<Value, Problem>> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() && !(field.required && field.kind == Kind::Text) {
+        return None;
+    }
+    Some(Ok(match &field.kind {
+        Kind::Text | Kind::Choice(_) => Value::String(text.to_owned()),
+        Kind::Integer => trimmed
+            .parse::<i64>()
+            .map(Value::from)
+            .or_else(|_| trimmed.parse::<u64>().map(Value::from))
+            .unwrap_or_else(|_| Value::String(text.to_owned())),
+        Kind::Number => trimmed
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map_or_else(|| Value::String(text.to_owned()), Value::Number),
+        Kind::Boolean => match trimmed {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => Value::String(text.to_owned()),
+        },
+        Kind::Json => match serde_json::from_str(trimmed) {
+            Ok(value) => value,
+            Err(error) => {
+                return Some(Err(Problem {
+                    path: field.name.to_owned(),
+                    message: format!("not valid JSON: {error}"),
+                }));
+            }
+        },
+    }))
 }
 
 /// The arguments the form describes, or the problems of each field.
@@ -148,40 +305,13 @@ pub(crate) fn arguments_from_form(
         };
         // Browsers send a textarea's line breaks as CRLF (HTML's form submission
         // normalizes them); the model wrote LF.
-        let text = &text.replace("\r\n", "\n");
-        let trimmed = text.trim();
-        if trimmed.is_empty() && !(field.required && field.kind == Kind::Text) {
-            continue;
+        match parse_field(field, &text.replace("\r\n", "\n")) {
+            None => {}
+            Some(Ok(value)) => {
+                arguments.insert(field.name.to_owned(), value);
+            }
+            Some(Err(problem)) => problems.push(problem),
         }
-        let value = match &field.kind {
-            Kind::Text | Kind::Choice(_) => Value::String(text.to_owned()),
-            Kind::Integer => trimmed
-                .parse::<i64>()
-                .map(Value::from)
-                .or_else(|_| trimmed.parse::<u64>().map(Value::from))
-                .unwrap_or_else(|_| Value::String(text.to_owned())),
-            Kind::Number => trimmed
-                .parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64)
-                .map_or_else(|| Value::String(text.to_owned()), Value::Number),
-            Kind::Boolean => match trimmed {
-                "true" => Value::Bool(true),
-                "false" => Value::Bool(false),
-                _ => Value::String(text.to_owned()),
-            },
-            Kind::Json => match serde_json::from_str(trimmed) {
-                Ok(value) => value,
-                Err(error) => {
-                    problems.push(Problem {
-                        path: field.name.to_owned(),
-                        message: format!("not valid JSON: {error}"),
-                    });
-                    continue;
-                }
-            },
-        };
-        arguments.insert(field.name.to_owned(), value);
     }
     if problems.is_empty() {
         Ok(Value::Object(arguments))
@@ -206,12 +336,9 @@ pub(crate) fn check(
 pub(crate) fn problems_of(error: ToolError) -> Vec<Problem> {
     match error {
         ToolError::InvalidArguments { problems } => problems,
+        // The path names the unknown field itself (`tasks[0].dew`).
         ToolError::UnknownField { path, field, .. } => vec![Problem {
-            path: if path == "." {
-                field.clone()
-            } else {
-                format!("{path}.{field}")
-            },
+            path,
             message: format!("the tool has no field `{field}`"),
         }],
         other => vec![Problem {
@@ -242,6 +369,7 @@ mod tests {
             description: "",
             required,
             kind,
+            as_json: false,
         }
     }
 
@@ -369,6 +497,41 @@ mod tests {
         assert_eq!(on("at"), Some("at"));
         assert_eq!(on("attic"), None);
         assert_eq!(on("."), None);
+    }
+
+    #[test]
+    fn json_text_writes_hidden_characters_as_escapes_that_parse_back() {
+        let value = json!({"a": "x\u{202E}y\u{2800}\u{1D173}\r\u{0}"});
+        let text = json_text(&value);
+        assert_eq!(
+            text,
+            "{\n  \"a\": \"x\\u202ey\\u2800\\ud834\\udd73\\r\\u0000\"\n}"
+        );
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+    }
+
+    #[test]
+    fn a_value_its_field_would_change_is_edited_as_json() {
+        let text = field("note", false, Kind::Text);
+        let number = field("ratio", true, Kind::Number);
+        let choice = field("level", true, Kind::Choice(vec!["low".to_owned()]));
+        for (field, value, exact) in [
+            (&text, json!("plain"), true),
+            (&text, json!("two\nlines"), true),
+            (&text, json!("\nleading newline"), true),
+            (&text, json!("cr\rkept"), false),
+            (&text, json!("nul\u{0}kept"), false),
+            (&text, json!("rlo\u{202E}"), false),
+            (&text, json!(""), false),
+            (&text, json!("  "), false),
+            (&text, json!(null), false),
+            (&number, json!(0.1), true),
+            (&number, json!(7), false),
+            (&choice, json!("low"), true),
+            (&choice, json!("high"), false),
+        ] {
+            assert_eq!(held_exactly(field, &value), exact, "{value}");
+        }
     }
 
     #[test]

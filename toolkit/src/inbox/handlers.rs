@@ -44,7 +44,26 @@ struct Shared {
 // configures the inbox does not use the one that serves it.
 impl Inbox {
     /// The router: mount it with [`Router::nest`] (its links follow the nesting
-    /// path) or [`Router::merge`].
+    /// path) or [`Router::merge`]. It answers the paths under it that it does not
+    /// serve with a page saying so, so it has a fallback: axum refuses to merge two
+    /// routers that both have one, so merge it only into an application without
+    /// its own, or nest it.
+    ///
+    /// Nested at `/approvals`, its first page is `/approvals`: axum routes
+    /// `/approvals/` to no router at all (a nested router's fallback covers the
+    /// paths below the nesting path, never the one with a trailing slash), so add
+    /// that route in the application if links may carry it:
+    ///
+    /// ```
+    /// # fn app(inbox: toolkit::inbox::Inbox) -> axum::Router {
+    /// use axum::response::Redirect;
+    /// use axum::routing::get;
+    ///
+    /// axum::Router::new()
+    ///     .nest("/approvals", inbox.router())
+    ///     .route("/approvals/", get(|| async { Redirect::permanent("/approvals") }))
+    /// # }
+    /// ```
     pub fn router(self) -> Router {
         router(self)
     }
@@ -71,6 +90,7 @@ fn router(inbox: Inbox) -> Router {
         .route("/api/pending", get(api_pending))
         .route("/api/decide", post(api_decide))
         .route("/api/decisions", get(api_decisions))
+        .fallback(elsewhere)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::map_response(secure_headers))
         .with_state(shared);
@@ -94,6 +114,22 @@ async fn secure_headers(mut response: Response) -> Response {
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
+}
+
+/// A path the inbox does not serve: a page saying so, with a way back, rather
+/// than an empty answer.
+async fn elsewhere(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
+    let approver = match authenticate(&shared, &parts).await {
+        Ok(approver) => approver,
+        Err(failure) => return failure.page(&shared, None),
+    };
+    Failure::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        "No such page",
+        "the inbox has no page here",
+    )
+    .page(&shared, Some(&approver))
 }
 
 async fn style() -> Response {
@@ -376,6 +412,11 @@ fn card<'a>(
         pending,
         tool,
         view: pending.view.as_deref(),
+        requester: shared
+            .inbox
+            .requester
+            .as_ref()
+            .and_then(|words| words(pending)),
         preview: shared
             .inbox
             .previews
@@ -401,21 +442,36 @@ async fn store_now(shared: &Shared) -> Result<u64, Failure> {
         .map_err(|error| Failure::from_approval(&ApprovalError::Store(error)))
 }
 
-/// `?done=approved` after a decision: the notice to show.
-fn notice(parts: &Parts) -> Option<&'static str> {
-    let query = parts.uri.query()?;
-    query.split('&').find_map(|pair| match pair {
-        // Recorded, not run: the call runs when whoever resumes it does (its
-        // requester, or the application's hook), once.
-        "done=approved" => Some(
-            "Approved: your decision is recorded; the call runs once, as asked, when it is resumed.",
-        ),
-        "done=approved_with_edits" => Some(
-            "Approved with your edits: your decision is recorded; the call runs once, with them, when it is resumed.",
-        ),
-        "done=denied" => Some("Denied: nothing ran, and the model reads your reason."),
-        _ => None,
-    })
+/// `?principal=..&call_id=..` after a decision: what the store records of that
+/// call (the decision, and what came of it), if the approver may see it. The
+/// query only names the call; every word shown comes from the store.
+async fn told(
+    shared: &Shared,
+    approver: &Identity,
+    parts: &Parts,
+    now: u64,
+) -> Result<Option<page::Told>, Failure> {
+    let Ok(axum::extract::Query(one)) = axum::extract::Query::<OneCall>::try_from_uri(&parts.uri)
+    else {
+        return Ok(None);
+    };
+    let Some((record, run)) = decided_call(shared, approver, &one).await?.pop() else {
+        return Ok(None);
+    };
+    let title = shared
+        .inbox
+        .registry
+        .get(&record.tool)
+        .and_then(|tool| tool.tool().title)
+        .map(str::to_owned);
+    let resumable_until = shared.inbox.approvals().resumable_until(record.decided_at);
+    Ok(Some(page::Told {
+        title,
+        resumable_until,
+        now,
+        record,
+        run,
+    }))
 }
 
 async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
@@ -426,10 +482,11 @@ async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
     let result = async {
         let (pending, more) = waiting(&shared, &approver.identity).await?;
         let now = store_now(&shared).await?;
-        Ok::<_, Failure>((pending, more, now))
+        let told = told(&shared, &approver.identity, &parts, now).await?;
+        Ok::<_, Failure>((pending, more, now, told))
     }
     .await;
-    let (pending, more, now) = match result {
+    let (pending, more, now, told) = match result {
         Ok(found) => found,
         Err(failure) => return failure.page(&shared, Some(&approver)),
     };
@@ -443,7 +500,7 @@ async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
     let frame = approver.frame(&shared);
     html(
         StatusCode::OK,
-        page::list_page(&frame, &cards, notice(&parts), more, now),
+        page::list_page(&frame, &cards, told.as_ref(), more, now),
     )
 }
 
@@ -453,23 +510,31 @@ fn field<'f>(form: &'f [(String, String)], name: &str) -> Option<&'f str> {
         .map(|(_, value)| value.as_str())
 }
 
-/// The pending approval a form carries (signed: checked when deciding), if the
-/// approver may see it.
-fn posted_pending<'s>(
+/// The pending approval a form names (`call`: its principal and call id), as the
+/// store keeps it (signed: checked again when deciding), if the approver may see it.
+async fn posted_pending<'s>(
     shared: &'s Shared,
     approver: &Approver,
     form: &[(String, String)],
 ) -> Result<(PendingApproval, &'s RegisteredTool), Failure> {
-    let pending: PendingApproval = field(form, "pending")
+    let (principal, call_id): (String, String) = field(form, "call")
         .and_then(|text| serde_json::from_str(text).ok())
         .ok_or_else(|| {
             Failure::new(
                 StatusCode::BAD_REQUEST,
                 "malformed",
                 "Refused",
-                "the form does not carry a readable pending approval; reload the inbox. Nothing ran",
+                "the form does not name a call; reload the inbox. Nothing ran",
             )
         })?;
+    let pending = shared
+        .inbox
+        .approvals()
+        .store()
+        .pending(&principal, &call_id)
+        .await
+        .map_err(|error| Failure::from_approval(&ApprovalError::Store(error)))?
+        .ok_or_else(Failure::not_yours)?;
     let tool = allowed(
         shared,
         &approver.identity,
@@ -479,6 +544,37 @@ fn posted_pending<'s>(
     )
     .ok_or_else(Failure::not_yours)?;
     Ok((pending, tool))
+}
+
+/// Refuses to open the edit form of a call that can no longer be decided: decided
+/// already (by whom, when), or expired.
+async fn still_open(shared: &Shared, pending: &PendingApproval, now: u64) -> Result<(), Failure> {
+    let decided = shared
+        .inbox
+        .approvals()
+        .store()
+        .decision(&pending.principal, &pending.call_id)
+        .await
+        .map_err(|error| Failure::from_approval(&ApprovalError::Store(error)))?;
+    if let Some(record) = decided {
+        return Err(Failure::new(
+            StatusCode::CONFLICT,
+            "already_decided",
+            "Already decided",
+            format!(
+                "{} decided it ({}) at {}; there is nothing left to edit",
+                record.decided_by,
+                record.verdict.as_str(),
+                page::utc(record.decided_at)
+            ),
+        ));
+    }
+    if now > pending.expires_at {
+        return Err(Failure::from_approval(&ApprovalError::Expired {
+            expired_at: pending.expires_at,
+        }));
+    }
+    Ok(())
 }
 
 async fn edit(
@@ -492,8 +588,9 @@ async fn edit(
     };
     let result = async {
         check_post(&shared, &approver, &parts.headers, field(&form, "csrf"))?;
-        let (pending, tool) = posted_pending(&shared, &approver, &form)?;
+        let (pending, tool) = posted_pending(&shared, &approver, &form).await?;
         let now = store_now(&shared).await?;
+        still_open(&shared, &pending, now).await?;
         Ok::<_, Failure>((pending, tool, now))
     }
     .await;
@@ -521,7 +618,7 @@ async fn decide(
     if let Err(failure) = check_post(&shared, &approver, &parts.headers, field(&form, "csrf")) {
         return failure.page(&shared, Some(&approver));
     }
-    let (pending, tool) = match posted_pending(&shared, &approver, &form) {
+    let (pending, tool) = match posted_pending(&shared, &approver, &form).await {
         Ok(found) => found,
         Err(failure) => return failure.page(&shared, Some(&approver)),
     };
@@ -552,11 +649,13 @@ async fn decide(
             }
         },
         Some("approve_with") => {
-            let fields = form::fields(tool);
+            let fields = form::fields_for(tool, &pending.arguments);
             let checked = form::arguments_from_form(&fields, &form).and_then(|arguments| {
                 form::check(shared.inbox.registry, tool, &arguments).map(|()| arguments)
             });
             match checked {
+                // Nothing edited: approved as asked, and recorded so.
+                Ok(arguments) if arguments == pending.arguments => Decision::Approve,
                 Ok(arguments) => Decision::ApproveWith(arguments),
                 Err(problems) => {
                     let now = store_now(&shared).await.unwrap_or(0);
@@ -576,8 +675,15 @@ async fn decide(
     };
     match record(&shared, &approver, &pending, decision).await {
         Ok(approval) => {
+            // The list then says what the store records of this call: the link only
+            // names it, and shows nothing to whoever may not see it.
             let frame = approver.frame(&shared);
-            let location = format!("{}?done={}", frame.home(), approval.verdict.as_str());
+            let query = serde_urlencoded::to_string([
+                ("principal", &approval.principal),
+                ("call_id", &approval.call_id),
+            ])
+            .unwrap_or_default();
+            let location = format!("{}?{query}", frame.home());
             (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response()
         }
         Err(failure)
@@ -713,6 +819,11 @@ async fn audit(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
             decided_by: &record.decided_by,
             verdict: record.verdict.as_str(),
             tool: &record.tool,
+            title: shared
+                .inbox
+                .registry
+                .get(&record.tool)
+                .and_then(|tool| tool.tool().title),
             principal: &record.principal,
             call_id: &record.call_id,
             message: record.message.as_deref(),

@@ -3,7 +3,8 @@
 //! [`Inbox`] is an axum [`Router`](axum::Router) the application mounts in its own app, next to
 //! its other routes. It shows the pending approvals of the application's
 //! [`ApprovalStore`](crate::approval::ApprovalStore) that the approver may decide,
-//! newest first: the tool's title and description, who asked (the principal the
+//! newest first: the tool's title and description, who asked (in the
+//! application's words, see [`Inbox::requester`]; otherwise the principal the
 //! call acts for, and the [label](crate::ViewBuilder::label) of the view it came
 //! through, if any), when it was asked and when it expires, the arguments laid out by the tool's parameters
 //! (names and descriptions, nested values by their schema), and a preview where the
@@ -24,7 +25,14 @@
 //! Safe by construction: every string is HTML-escaped by the templates (maud);
 //! pages carry a Content-Security-Policy that allows no script at all; characters
 //! that hide or reorder text (bidirectional overrides, zero-width characters) are
-//! shown as their code points; decisions are POSTs carrying a CSRF token bound to
+//! shown as their code points, and in the edit form as JSON escapes (as is any
+//! value a typed field would not send back exactly, such as a lone carriage
+//! return), so approving an unchanged form approves the call as asked; a card
+//! shows a bounded part of long arguments, and its forms name the call (principal
+//! and call id) rather than carry it: the inbox decides the signed pending
+//! approval its store keeps; Enter in an edit field approves nothing; after a
+//! decision, the list says what the store records of that call (who decided,
+//! and whether it ran, with what, or waits, or expired); decisions are POSTs carrying a CSRF token bound to
 //! the approver (signed under a key derived from the approval key; tokens signed
 //! before a key rotation verify while the old key is among
 //! [`previous_keys`](crate::approval::Approvals::previous_keys)); a decision on an expired, already-decided, forged or altered
@@ -93,6 +101,7 @@ pub use policy::{PendingCall, Policy};
 
 type PreviewHook = Arc<dyn Fn(&PendingApproval) -> Option<Preview> + Send + Sync>;
 type DecisionHook = Arc<dyn Fn(&Approval) + Send + Sync>;
+type RequesterHook = Arc<dyn Fn(&PendingApproval) -> Option<String> + Send + Sync>;
 
 /// The approval inbox, configured by its builder methods; [`Inbox::router`] makes
 /// the [`Router`](axum::Router) to mount. See the [module docs](self).
@@ -104,6 +113,7 @@ pub struct Inbox {
     policy: Arc<dyn Policy>,
     previews: HashMap<String, PreviewHook>,
     on_decision: Option<DecisionHook>,
+    requester: Option<RequesterHook>,
     title: String,
     limits: crate::serving::HttpLimits,
 }
@@ -125,6 +135,7 @@ impl Inbox {
             policy: Arc::new(policy),
             previews: HashMap::new(),
             on_decision: None,
+            requester: None,
             title: "Approvals".to_owned(),
             limits: crate::serving::HttpLimits::default(),
         }
@@ -158,6 +169,27 @@ impl Inbox {
     #[must_use]
     pub fn on_decision(mut self, hook: impl Fn(&Approval) + Send + Sync + 'static) -> Self {
         self.on_decision = Some(Arc::new(hook));
+        self
+    }
+
+    /// Names who asked for a call in the application's words ("Ada Lovelace,
+    /// through the sales agent"), shown as "Asked by ..." on its card instead of
+    /// the principal and the view's label; `None` keeps those for that call.
+    ///
+    /// ```
+    /// # fn with(inbox: toolkit::inbox::Inbox) -> toolkit::inbox::Inbox {
+    /// inbox.requester(|pending| {
+    ///     let user = pending.principal.strip_prefix("user:")?;
+    ///     Some(format!("{user}'s assistant"))
+    /// })
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn requester(
+        mut self,
+        words: impl Fn(&PendingApproval) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.requester = Some(Arc::new(words));
         self
     }
 

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde_json::Value;
 
-use crate::approval::{PendingApproval, RunOutcome, RunRecord};
+use crate::approval::{DecisionRecord, PendingApproval, RunOutcome, RunRecord, Verdict};
 use crate::{Preview, Problem, RegisteredTool};
 
 use super::form::{self, Field, Kind};
@@ -34,7 +34,7 @@ dl.arguments dd{margin:0;min-width:0}\
 .param-doc{color:#666;font-size:.85rem}\
 .text{unicode-bidi:isolate;white-space:pre-wrap;overflow-wrap:anywhere;background:#f0f2f5;border-radius:3px;padding:0 .25rem}\
 .invisible{font-size:.75rem;border:1px solid #c77;color:#a33;border-radius:3px;padding:0 .15rem;margin:0 .1rem}\
-.cut{color:#a33;font-size:.85rem}\
+.cut{color:#a33;font-size:.85rem}.when{color:#555;font-size:.88rem}\
 ol.items{margin:.2rem 0;padding-left:1.4rem}\
 .preview{border-left:3px solid #6b8afd;padding:.2rem .8rem;margin:.6rem 0;background:#f5f7ff}\
 .actions{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-start;margin-top:.8rem}\
@@ -46,9 +46,13 @@ textarea{width:100%;min-height:6rem}input[type=text]{width:100%}\
 .field{margin:.8rem 0}.field label{font-weight:600;font-family:ui-monospace,monospace}\
 .field.has-problem textarea,.field.has-problem input,.field.has-problem select{border:2px solid #c33}\
 .problem{color:#b21f1f;font-size:.9rem;margin:.2rem 0}\
+.as-json{color:#7a4b00;background:#fff6e0;border-radius:4px;padding:.2rem .5rem;font-size:.85rem;margin:.2rem 0}\
 .notice{background:#e8f5ec;border:1px solid #8cc49e;padding:.6rem 1rem;border-radius:6px;margin-bottom:1rem}\
 .refusal{background:#fdecec;border:1px solid #e3a0a0;padding:.6rem 1rem;border-radius:6px;margin-bottom:1rem}\
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border:1px solid #d6d9e0;padding:.35rem .5rem;text-align:left;vertical-align:top;font-size:.9rem}\
+.table-scroll{overflow-x:auto;max-width:100%}\
+main:has(table.decisions){max-width:90rem}\
+th{white-space:nowrap}td .text,td code{overflow-wrap:break-word;word-break:normal}td:first-child,td.verdict{white-space:nowrap}\
 .empty{color:#666}";
 
 /// What every page knows: where the inbox is mounted, who is looking, the form token.
@@ -79,6 +83,8 @@ pub(crate) struct Card<'a> {
     pub(crate) tool: &'a RegisteredTool,
     /// The view that asked, when known.
     pub(crate) view: Option<&'a str>,
+    /// Who asked, in the application's words, if its hook names them.
+    pub(crate) requester: Option<String>,
     /// The application's preview of the call, if it has one for the tool.
     pub(crate) preview: Option<Preview>,
     /// Why it can't be decided (a failed signature or digest check), if so.
@@ -122,11 +128,71 @@ pub(crate) fn message_page(frame: &Frame<'_>, heading: &str, message: &str) -> M
     )
 }
 
+/// What the store records of one decided call, shown above the list after a
+/// decision on it.
+pub(crate) struct Told {
+    /// The tool's title, if it has one.
+    pub(crate) title: Option<String>,
+    /// Until when the approval may be resumed.
+    pub(crate) resumable_until: u64,
+    /// The store's now.
+    pub(crate) now: u64,
+    /// THE decision.
+    pub(crate) record: DecisionRecord,
+    /// What came of it, once a run of it started.
+    pub(crate) run: Option<RunRecord>,
+}
+
+impl Told {
+    /// What happened to the call, in a sentence.
+    fn what_happened(&self) -> String {
+        if self.record.verdict == Verdict::Denied {
+            return "Nothing ran; the model reads the reason.".to_owned();
+        }
+        match &self.run {
+            None if self.now <= self.resumable_until => format!(
+                "Waiting for the requester: it runs once, as approved, when it is resumed (until {}).",
+                utc(self.resumable_until)
+            ),
+            None => format!(
+                "Expired at {} without being resumed: nothing ran.",
+                utc(self.resumable_until)
+            ),
+            Some(run) => {
+                let words = outcome(false, Some(run));
+                let mut chars = words.chars();
+                chars.next().map_or_else(String::new, |first| {
+                    format!("{}{}.", first.to_uppercase(), chars.as_str())
+                })
+            }
+        }
+    }
+}
+
+fn told(told: &Told) -> Markup {
+    let record = &told.record;
+    let verdict = match record.verdict {
+        Verdict::Approved => "Approved",
+        Verdict::ApprovedWithEdits => "Approved with edits",
+        Verdict::Denied => "Denied",
+    };
+    html! {
+        div.notice role="status" data-call-id=(record.call_id) data-verdict=(record.verdict.as_str()) {
+            strong { (verdict) } " by " span.text { (visible(&record.decided_by, 200)) }
+            " at " (utc(record.decided_at)) ": "
+            @if let Some(title) = &told.title { (title) } @else { code { (record.tool) } }
+            " (call " code { (visible(&record.call_id, 200)) } ", for "
+            span.text { (visible(&record.principal, 200)) } "). "
+            span.outcome { (visible(&told.what_happened(), SHOWN_CHARS)) }
+        }
+    }
+}
+
 /// The list of calls waiting for this approver.
 pub(crate) fn list_page(
     frame: &Frame<'_>,
     cards: &[Card<'_>],
-    notice: Option<&str>,
+    notice: Option<&Told>,
     more: bool,
     now: u64,
 ) -> Markup {
@@ -135,7 +201,7 @@ pub(crate) fn list_page(
         "Waiting for a decision",
         &html! {
             @if let Some(notice) = notice {
-                div.notice role="status" { (notice) }
+                (told(notice))
             }
             h1 { "Waiting for a decision" }
             @if cards.is_empty() {
@@ -158,14 +224,15 @@ fn pending_card(frame: &Frame<'_>, card: &Card<'_>, now: u64) -> Markup {
     html! {
         section.card.pending data-call-id=(pending.call_id) data-tool=(pending.tool) {
             (tool_heading(tool))
-            (meta(pending, card.view, now))
+            (meta(card, now))
             p.description { (tool.description) }
-            (arguments(schema, &form::fields(card.tool), &pending.arguments))
+            (arguments(schema, &form::fields(card.tool), &pending.arguments, &mut Budget::card()))
             @if let Some(preview) = &card.preview {
                 div.preview {
                     strong { "Preview: " } span.text { (visible(&preview.message, SHOWN_CHARS)) }
                     @if !preview.items.is_empty() {
-                        ol.items { @for item in &preview.items { li { (value(schema, &Value::Null, item)) } } }
+                        @let budget = &mut Budget::card();
+                        ol.items { @for item in &preview.items { li { (value(schema, &Value::Null, item, budget)) } } }
                     }
                 }
             }
@@ -181,7 +248,7 @@ fn pending_card(frame: &Frame<'_>, card: &Card<'_>, now: u64) -> Markup {
                     form.deny method="post" action={ (frame.base) "/decide" } {
                         (hidden(frame, pending))
                         input type="hidden" name="action" value="deny";
-                        input type="text" name="reason" placeholder="Why not (the model reads this)" aria-label="Reason for denying";
+                        input type="text" name="reason" required pattern=".*\\S.*" title="Write why the call should not run: the model reads it" placeholder="Why not (the model reads this)" aria-label="Reason for denying";
                         button.deny type="submit" { "Deny" }
                     }
                 }
@@ -199,11 +266,16 @@ fn tool_heading(tool: &crate::Tool) -> Markup {
     }
 }
 
-fn meta(pending: &PendingApproval, view: Option<&str>, now: u64) -> Markup {
+fn meta(card: &Card<'_>, now: u64) -> Markup {
+    let pending = card.pending;
     html! {
         p.meta {
-            span { "For " span.text.principal { (visible(&pending.principal, SHOWN_CHARS)) } }
-            @if let Some(view) = view { span { "view " span.text { (visible(view, SHOWN_CHARS)) } } }
+            @if let Some(requester) = &card.requester {
+                span { "Asked by " span.text.requester { (visible(requester, SHOWN_CHARS)) } }
+            } @else {
+                span { "For " span.text.principal { (visible(&pending.principal, SHOWN_CHARS)) } }
+                @if let Some(view) = card.view { span { "view " span.text { (visible(view, SHOWN_CHARS)) } } }
+            }
             span { "asked " time datetime=(iso(pending.requested_at)) { (utc(pending.requested_at)) } }
             span { "expires " time datetime=(iso(pending.expires_at)) { (utc(pending.expires_at)) } " (" (remaining(pending.expires_at, now)) ")" }
             span { "call " code { (visible(&pending.call_id, 200)) } }
@@ -211,18 +283,64 @@ fn meta(pending: &PendingApproval, view: Option<&str>, now: u64) -> Markup {
     }
 }
 
-/// What every decision form sends back: the token, and the signed pending approval
-/// itself (its signature is checked when deciding, so an altered one is refused).
+/// What every decision form sends back: the token, and which call it decides
+/// (its principal and call id, as a JSON array: JSON escapes every character an
+/// HTML attribute would not carry exactly). The signed pending approval itself
+/// stays in the store, so a card weighs what it shows.
 fn hidden(frame: &Frame<'_>, pending: &PendingApproval) -> Markup {
-    let pending = serde_json::to_string(pending).unwrap_or_default();
     html! {
         input type="hidden" name="csrf" value=(frame.csrf);
-        input type="hidden" name="pending" value=(pending);
+        input type="hidden" name="call" value=(call_field(pending));
+    }
+}
+
+/// The `call` field naming `pending`: `["principal","call id"]`.
+pub(crate) fn call_field(pending: &PendingApproval) -> String {
+    serde_json::to_string(&[&pending.principal, &pending.call_id]).unwrap_or_default()
+}
+
+/// How much of one call's arguments the list shows, in characters: a card's weight
+/// is bounded by what it shows, whatever the size of the arguments (the edit form
+/// holds every value).
+const CARD_BUDGET: usize = 2_000;
+
+/// What a hidden character's mark costs against the budget: its markup is about
+/// ten times a plain character's.
+const MARK_COST: usize = 10;
+
+/// What one array item or object member costs against the budget (its list markup).
+const NODE_COST: usize = 5;
+
+/// What is left to show of one card's values.
+pub(crate) struct Budget {
+    left: usize,
+    cut: bool,
+}
+
+impl Budget {
+    pub(crate) fn card() -> Self {
+        Budget {
+            left: CARD_BUDGET,
+            cut: false,
+        }
+    }
+
+    fn take(&mut self, cost: usize) {
+        self.left = self.left.saturating_sub(cost);
+    }
+
+    /// The note where the budget ran out, once.
+    fn note(&mut self) -> Markup {
+        if std::mem::replace(&mut self.cut, true) {
+            html! {}
+        } else {
+            html! { span.cut { "… the rest is not shown here; edit the call to see every argument" } }
+        }
     }
 }
 
 /// The arguments laid out by the tool's parameters: name, description, value.
-fn arguments(schema: &Value, fields: &[Field], arguments: &Value) -> Markup {
+fn arguments(schema: &Value, fields: &[Field], arguments: &Value, budget: &mut Budget) -> Markup {
     let properties = schema.get("properties");
     html! {
         dl.arguments {
@@ -231,7 +349,7 @@ fn arguments(schema: &Value, fields: &[Field], arguments: &Value) -> Markup {
                 dd data-param=(field.name) {
                     @match arguments.get(field.name) {
                         Some(argument) => {
-                            (value(schema, properties.and_then(|p| p.get(field.name)).unwrap_or(&Value::Null), argument))
+                            (value(schema, properties.and_then(|p| p.get(field.name)).unwrap_or(&Value::Null), argument, budget))
                         }
                         None => { span.empty { "(not given)" } }
                     }
@@ -245,35 +363,100 @@ fn arguments(schema: &Value, fields: &[Field], arguments: &Value) -> Markup {
 }
 
 /// One value, laid out by its schema: objects as name/value lists with the
-/// schema's descriptions, arrays as numbered lists, strings as visible text.
-fn value(root: &Value, schema: &Value, value_: &Value) -> Markup {
+/// schema's descriptions, arrays as numbered lists, strings as visible text; as
+/// much as `budget` leaves room for.
+fn value(root: &Value, schema: &Value, value_: &Value, budget: &mut Budget) -> Markup {
+    if budget.left == 0 {
+        return budget.note();
+    }
     let schema = form::resolve(root, schema);
     match value_ {
-        Value::String(text) => html! { span.text { (visible(text, SHOWN_CHARS)) } },
+        Value::String(text) => {
+            let (shown, cost) = visible_costed(text, SHOWN_CHARS, budget.left);
+            budget.take(cost);
+            html! {
+                span.text { (shown) }
+                @if let Some(when) = when(schema, text) { span.when { " (" (when) ")" } }
+            }
+        }
         Value::Array(items) => {
             let item_schema = schema.get("items").unwrap_or(&Value::Null);
+            let mut shown = Vec::new();
+            for item in items {
+                if budget.left == 0 {
+                    break;
+                }
+                budget.take(NODE_COST);
+                shown.push(value(root, item_schema, item, budget));
+            }
+            let unshown = items.len() - shown.len();
             html! {
-                ol.items { @for item in items { li { (value(root, item_schema, item)) } } }
+                ol.items {
+                    @for item in &shown { li { (item) } }
+                    @if unshown > 0 {
+                        li.cut { "… and " (unshown) " more items (" (items.len()) " in all); edit the call to see every one" }
+                    }
+                }
             }
         }
         Value::Object(members) => {
             let properties = object_properties(root, schema, members);
+            let mut shown = Vec::new();
+            for (name, member) in members {
+                if budget.left == 0 {
+                    break;
+                }
+                budget.take(NODE_COST);
+                let member_schema = properties.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
+                let (key, cost) = visible_costed(name, 200, budget.left);
+                budget.take(cost);
+                let doc = form::resolve(root, member_schema)
+                    .get("description")
+                    .and_then(Value::as_str);
+                shown.push((name, key, value(root, member_schema, member, budget), doc));
+            }
+            let unshown = members.len() - shown.len();
             html! {
                 dl.arguments {
-                    @for (name, member) in members {
-                        @let member_schema = properties.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
-                        dt { span.text { (visible(name, 200)) } }
+                    @for (name, key, member, doc) in &shown {
+                        dt { span.text { (key) } }
                         dd data-key=(name) {
-                            (value(root, member_schema, member))
-                            @if let Some(doc) = form::resolve(root, member_schema).get("description").and_then(Value::as_str) {
+                            (member)
+                            @if let Some(doc) = doc {
                                 div.param-doc { (doc) }
                             }
                         }
                     }
                 }
+                @if unshown > 0 {
+                    span.cut { "… and " (unshown) " more members (" (members.len()) " in all); edit the call to see every one" }
+                }
             }
         }
-        scalar => html! { code { (scalar.to_string()) } },
+        scalar => {
+            let text = scalar.to_string();
+            budget.take(text.len());
+            html! { code { (text) } }
+        }
+    }
+}
+
+/// The date or time a string stands for, in words, when its schema says it is one
+/// (JSON Schema's `format`: `date-time` is RFC 3339, read in UTC so that an
+/// offset can't make a time look like another; `date` is a full date, given its
+/// weekday). Nothing for any other string: a date is only read where the tool
+/// declared one.
+fn when(schema: &Value, text: &str) -> Option<String> {
+    match schema.get("format")?.as_str()? {
+        "date-time" => chrono::DateTime::parse_from_rfc3339(text).ok().map(|time| {
+            time.with_timezone(&chrono::Utc)
+                .format("%A %-d %B %Y, %H:%M:%S UTC")
+                .to_string()
+        }),
+        "date" => chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .ok()
+            .map(|date| date.format("%A %-d %B %Y").to_string()),
+        _ => None,
     }
 }
 
@@ -315,7 +498,7 @@ pub(crate) fn edit_page(
 ) -> Markup {
     let pending = card.pending;
     let tool = card.tool.tool();
-    let fields = form::fields(card.tool);
+    let fields = form::fields_for(card.tool, &pending.arguments);
     let loose: Vec<&Problem> = problems
         .iter()
         .filter(|problem| form::field_of(&fields, problem).is_none())
@@ -325,7 +508,7 @@ pub(crate) fn edit_page(
             h1 { "Edit and approve" }
             section.card {
                 (tool_heading(tool))
-                (meta(pending, card.view, now))
+                (meta(card, now))
                 p.description { (tool.description) }
                 @if !problems.is_empty() {
                     div.refusal role="alert" { "Nothing was approved: fix the arguments marked below." }
@@ -335,12 +518,15 @@ pub(crate) fn edit_page(
                 }
                 form.edit method="post" action={ (frame.base) "/decide" } novalidate {
                     (hidden(frame, pending))
-                    input type="hidden" name="action" value="approve_with";
+                    // Enter in a field submits with the form's default button, its first
+                    // (HTML, "Implicit submission"); a disabled one submits nothing, so
+                    // approving takes a click on the button that says so.
+                    button.enter-does-nothing type="submit" disabled hidden aria-hidden="true" tabindex="-1" {}
                     @for field in &fields {
                         (edit_field(field, pending, entered, problems))
                     }
                     div.actions {
-                        button.approve type="submit" { "Approve with these arguments" }
+                        button.approve type="submit" name="action" value="approve_with" { "Approve with these arguments" }
                         a.button href=(frame.home()) { "Cancel" }
                     }
                 }
@@ -371,6 +557,14 @@ fn edit_field(
             label for=(id) { (field.name) }
             @if field.required { " (required)" }
             @if !field.description.is_empty() { div.param-doc { (field.description) } }
+            @if field.as_json {
+                div.as-json {
+                    "Shown as JSON: the value holds characters a text box would change or hide \
+                     (a carriage return, NUL, a hidden or look-alike character, or a value a \
+                     field can't hold, such as an empty optional text); each is written as a \
+                     \\u escape. Left as it is, it runs exactly as asked."
+                }
+            }
             @match &field.kind {
                 Kind::Choice(choices) => {
                     select id=(id) name=(name) aria-describedby=(problem_id) {
@@ -385,7 +579,7 @@ fn edit_field(
                         option value="false" selected[text == "false"] { "false" }
                     }
                 }
-                Kind::Text if text.len() <= 200 && !text.contains('\n') => {
+                Kind::Text if form::single_line(&field.kind, &text) => {
                     input type="text" id=(id) name=(name) value=(text) aria-describedby=(problem_id);
                 }
                 Kind::Integer | Kind::Number => {
@@ -412,6 +606,8 @@ pub(crate) struct AuditRow<'a> {
     pub(crate) decided_by: &'a str,
     pub(crate) verdict: &'a str,
     pub(crate) tool: &'a str,
+    /// The tool's title, if it has one.
+    pub(crate) title: Option<&'static str>,
     pub(crate) principal: &'a str,
     pub(crate) call_id: &'a str,
     pub(crate) message: Option<&'a str>,
@@ -459,7 +655,8 @@ pub(crate) fn audit_page(frame: &Frame<'_>, rows: &[AuditRow<'_>]) -> Markup {
             @if rows.is_empty() {
                 p.empty { "Nothing you may see was decided yet." }
             } @else {
-                table.decisions {
+                // Wider than a phone: the table scrolls inside its box, the page does not.
+                div.table-scroll { table.decisions {
                     thead { tr { th { "When" } th { "Who" } th { "Decision" } th { "Tool" } th { "For" } th { "Call" } th { "Message" } th { "Outcome" } } }
                     tbody {
                         @for row in rows {
@@ -467,7 +664,7 @@ pub(crate) fn audit_page(frame: &Frame<'_>, rows: &[AuditRow<'_>]) -> Markup {
                                 td { time datetime=(iso(row.decided_at)) { (utc(row.decided_at)) } }
                                 td { span.text { (visible(row.decided_by, SHOWN_CHARS)) } }
                                 td.verdict { (row.verdict) }
-                                td { code { (row.tool) } }
+                                td { @if let Some(title) = row.title { (title) " " } code { (row.tool) } }
                                 td { span.text { (visible(row.principal, SHOWN_CHARS)) } }
                                 td { code { (visible(row.call_id, 200)) } }
                                 td { @if let Some(message) = row.message { span.text { (visible(message, SHOWN_CHARS)) } } }
@@ -475,45 +672,36 @@ pub(crate) fn audit_page(frame: &Frame<'_>, rows: &[AuditRow<'_>]) -> Markup {
                             }
                         }
                     }
-                }
+                } }
             }
         },
     )
-}
-
-/// Characters that change how text around them reads, or that can't be seen:
-/// bidirectional overrides and isolates (an RLO makes `gpj.exe` look like
-/// `exe.jpg`), zero-width characters, other format and control characters. They
-/// are shown as their code point instead, so the approver sees every character the
-/// model wrote.
-fn is_hidden(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c,
-            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
-            | '\u{180B}'..='\u{180F}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{206F}'
-            | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}'
-            | '\u{FFF0}'..='\u{FFFB}'
-            | '\u{1D173}'..='\u{1D17A}'
-            | '\u{E0000}'..='\u{E0FFF}')
 }
 
 /// Model-written text for display: escaped (by maud), hidden characters shown as
 /// `U+XXXX` marks, cut after `limit` characters with a note saying how much more
 /// there is.
 pub(crate) fn visible(text: &str, limit: usize) -> Markup {
+    visible_costed(text, limit, usize::MAX).0
+}
+
+/// [`visible`], also cut where the characters shown would cost more than `budget`
+/// (a plain character costs 1, a hidden one's mark [`MARK_COST`]); and what they
+/// cost.
+fn visible_costed(text: &str, limit: usize, budget: usize) -> (Markup, usize) {
     let mut html = String::new();
     let mut plain = String::new();
     let mut shown = 0usize;
-    let mut rest = text.char_indices();
-    for (_, c) in rest.by_ref() {
-        if shown == limit {
+    let mut cost = 0usize;
+    for c in text.chars() {
+        let hidden = form::is_hidden(c);
+        let price = if hidden { MARK_COST } else { 1 };
+        if shown == limit || cost + price > budget {
             break;
         }
         shown += 1;
-        if is_hidden(c) {
+        cost += price;
+        if hidden {
             maud::Escaper::new(&mut html).write_str(&plain).ok();
             plain.clear();
             let _ = write!(
@@ -535,7 +723,7 @@ pub(crate) fn visible(text: &str, limit: usize) -> Markup {
             total
         );
     }
-    PreEscaped(html)
+    (PreEscaped(html), cost)
 }
 
 /// `2026-11-23 09:00:00 UTC`.
@@ -606,6 +794,46 @@ mod tests {
         assert_eq!(
             html,
             "éééé<span class=\"cut\"> … and 6 more characters (10 in all); edit the call to see every one</span>"
+        );
+    }
+
+    #[test]
+    fn strings_the_schema_calls_dates_are_read_in_utc() {
+        let shown = |schema: Value, text: &str| {
+            value(
+                &Value::Null,
+                &schema,
+                &Value::from(text),
+                &mut Budget::card(),
+            )
+            .into_string()
+        };
+        assert_eq!(
+            shown(
+                serde_json::json!({"type": "string", "format": "date-time"}),
+                "2026-11-24T11:30:00+05:00"
+            ),
+            "<span class=\"text\">2026-11-24T11:30:00+05:00</span>\
+             <span class=\"when\"> (Tuesday 24 November 2026, 06:30:00 UTC)</span>"
+        );
+        assert_eq!(
+            shown(
+                serde_json::json!({"type": "string", "format": "date"}),
+                "2026-11-24"
+            ),
+            "<span class=\"text\">2026-11-24</span><span class=\"when\"> (Tuesday 24 November 2026)</span>"
+        );
+        // Not what the format says, or no format: the text alone.
+        assert_eq!(
+            shown(
+                serde_json::json!({"type": "string", "format": "date-time"}),
+                "tomorrow at ten"
+            ),
+            "<span class=\"text\">tomorrow at ten</span>"
+        );
+        assert_eq!(
+            shown(serde_json::json!({"type": "string"}), "2026-11-24"),
+            "<span class=\"text\">2026-11-24</span>"
         );
     }
 
