@@ -1,6 +1,7 @@
 //! What every HTTP surface of toolkit ([`McpHttp`](crate::mcp::McpHttp), the
 //! [inbox](crate::inbox)) needs from the server it is mounted in: bounds on how
-//! long a client may take ([`HttpLimits`]).
+//! long a client may take ([`HttpLimits`]) and the `Host` names it answers
+//! ([`AllowedHosts`]).
 //!
 //! The routers toolkit hands out apply [`HttpLimits::default`] themselves (a
 //! builder method replaces them), so a request whose body trickles in, or a
@@ -52,7 +53,7 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
-use http::{HeaderValue, StatusCode, header};
+use http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use http_body::{Body as _, Frame, SizeHint};
 
 /// Bounds on the time and the connections a client may take, each with a safe
@@ -246,5 +247,193 @@ impl http_body::Body for DeadlineBody {
 
     fn size_hint(&self) -> SizeHint {
         self.inner.size_hint()
+    }
+}
+
+/// The `Host` names a router answers, the guard against DNS rebinding: a page on
+/// an attacker's name that the attacker re-points at this server's address still
+/// sends the attacker's name as `Host`, and is refused. By default the loopback
+/// names (`localhost`, `127.0.0.1`, `::1`), with any port; a deployed server names
+/// its public names instead ([`AllowedHosts::new`]).
+///
+/// One rule for every surface: [`McpHttp`](crate::mcp::McpHttp) and the
+/// [inbox](crate::inbox) apply it (their `allowed_hosts` builder methods), and
+/// an application's own routes can too ([`AllowedHosts::apply`]).
+///
+/// A name without a port matches any port (`tools.example.com` accepts
+/// `tools.example.com:8443`); a name with one matches only that port. Names
+/// compare without case, IPv6 addresses with or without brackets.
+///
+/// ```
+/// use toolkit::serving::AllowedHosts;
+///
+/// let hosts = AllowedHosts::new(["tools.example.com", "localhost"]);
+/// assert!(hosts.allows("tools.example.com:443"));
+/// assert!(hosts.allows("LOCALHOST"));
+/// assert!(!hosts.allows("evil.example"));
+/// assert!(AllowedHosts::default().allows("[::1]:8080"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AllowedHosts {
+    hosts: Vec<String>,
+}
+
+impl Default for AllowedHosts {
+    /// The loopback names: `localhost`, `127.0.0.1`, `::1`.
+    fn default() -> Self {
+        AllowedHosts {
+            hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+        }
+    }
+}
+
+impl AllowedHosts {
+    /// Exactly `hosts` (names or `name:port`), instead of the loopback names (list
+    /// those too if local clients call the server). An empty list keeps the
+    /// loopback names: it never means "any host", so a list built from empty
+    /// configuration cannot switch the check off.
+    pub fn new(hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let hosts: Vec<String> = hosts.into_iter().map(Into::into).collect();
+        if hosts.is_empty() {
+            Self::default()
+        } else {
+            AllowedHosts { hosts }
+        }
+    }
+
+    /// These names and `host` too.
+    #[must_use]
+    pub fn and(mut self, host: impl Into<String>) -> Self {
+        let host = host.into();
+        if !self.hosts.contains(&host) {
+            self.hosts.push(host);
+        }
+        self
+    }
+
+    /// Whether a request whose `Host` header is `host` (`name` or `name:port`) is
+    /// answered.
+    #[must_use]
+    pub fn allows(&self, host: &str) -> bool {
+        let Ok(authority) = http::uri::Authority::try_from(host) else {
+            return false;
+        };
+        self.allows_authority(&authority)
+    }
+
+    fn allows_authority(&self, authority: &http::uri::Authority) -> bool {
+        let host = normalize_host(authority.host());
+        let port = authority.port_u16();
+        self.hosts.iter().any(|allowed| {
+            let (name, allowed_port) = match http::uri::Authority::try_from(allowed.trim()) {
+                Ok(allowed) => (normalize_host(allowed.host()), allowed.port_u16()),
+                Err(_) => (normalize_host(allowed.trim()), None),
+            };
+            name == host && allowed_port.is_none_or(|allowed| port == Some(allowed))
+        })
+    }
+
+    /// Checks a request's `Host` (or, without one, the authority of its URI, as
+    /// HTTP/2 carries it): `Ok` to answer it; otherwise the answer, `400 Bad
+    /// Request` for a missing or malformed `Host` and `403 Forbidden` for a name
+    /// not allowed.
+    #[allow(clippy::result_large_err)] // the refusal is the answer itself, made once
+    pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Response> {
+        use axum::response::IntoResponse as _;
+        let authority = match headers.get(header::HOST) {
+            Some(value) => value
+                .to_str()
+                .ok()
+                .and_then(|host| http::uri::Authority::try_from(host).ok()),
+            None => uri.authority().cloned(),
+        };
+        let Some(authority) = authority else {
+            return Err((
+                StatusCode::BAD_REQUEST,
+                "Bad Request: missing or invalid Host header",
+            )
+                .into_response());
+        };
+        if self.allows_authority(&authority) {
+            Ok(())
+        } else {
+            tracing::warn!(
+                host = %authority,
+                "request refused: its Host is not allowed (possible DNS rebinding)"
+            );
+            Err((
+                StatusCode::FORBIDDEN,
+                "Forbidden: Host header is not allowed",
+            )
+                .into_response())
+        }
+    }
+
+    /// `router`, answering only requests whose `Host` is allowed (see
+    /// [`check`](Self::check)); the others get `400` or `403` before any handler
+    /// runs.
+    pub fn apply(&self, router: Router) -> Router {
+        let hosts = Arc::new(self.clone());
+        router.layer(axum::middleware::from_fn(
+            move |request: Request, next: Next| {
+                let hosts = Arc::clone(&hosts);
+                async move {
+                    match hosts.check(request.uri(), request.headers()) {
+                        Ok(()) => next.run(request).await,
+                        Err(refusal) => refusal,
+                    }
+                }
+            },
+        ))
+    }
+
+    /// The names, as given.
+    #[must_use]
+    pub fn names(&self) -> &[String] {
+        &self.hosts
+    }
+}
+
+/// `[::1]` and `::1`, `LocalHost` and `localhost` are the same host.
+fn normalize_host(host: &str) -> String {
+    host.trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_names_match_without_case_brackets_or_an_unnamed_port() {
+        let loopback = AllowedHosts::default();
+        for host in [
+            "localhost",
+            "localhost:8080",
+            "127.0.0.1:1",
+            "[::1]",
+            "[::1]:80",
+        ] {
+            assert!(loopback.allows(host), "{host}");
+        }
+        for host in [
+            "evil.example",
+            "localhost.evil.example",
+            "127.0.0.2",
+            "",
+            "a b",
+        ] {
+            assert!(!loopback.allows(host), "{host}");
+        }
+        let named = AllowedHosts::new(["Tools.Example.com", "admin.example.com:8443"]);
+        assert!(named.allows("tools.example.com:443"));
+        assert!(named.allows("admin.example.com:8443"));
+        assert!(!named.allows("admin.example.com"));
+        assert!(!named.allows("admin.example.com:443"));
+        assert!(!named.allows("localhost"));
+        // An empty list is never "any host".
+        assert_eq!(AllowedHosts::new(Vec::<String>::new()), loopback);
+        assert!(named.and("localhost").allows("localhost:3000"));
     }
 }

@@ -12,7 +12,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::bearer::bearer_token;
 use super::{Access, McpServer};
-use crate::serving::HttpLimits;
+use crate::serving::{AllowedHosts, HttpLimits};
 
 /// An axum router serving MCP over streamable HTTP: one endpoint per client kind
 /// (USE-CASES E: `internal`, `copilot`, `external`), each with its own bearer
@@ -25,7 +25,8 @@ use crate::serving::HttpLimits;
 ///   serve the same endpoints behind a load balancer.
 /// - Each request's body and answer are bounded in time ([`McpHttp::limits`]).
 /// - Only loopback `Host` headers are accepted unless [`McpHttp::allowed_hosts`]
-///   says otherwise (rmcp's guard against DNS rebinding).
+///   says otherwise ([`AllowedHosts`], the guard against DNS rebinding that the
+///   [inbox](crate::inbox) applies too).
 #[must_use]
 pub struct McpHttp {
     access: Arc<dyn Access>,
@@ -33,6 +34,7 @@ pub struct McpHttp {
     config: StreamableHttpServerConfig,
     request_state: Option<Arc<RequestStateCodec>>,
     limits: HttpLimits,
+    hosts: AllowedHosts,
 }
 
 struct Endpoint {
@@ -62,6 +64,7 @@ impl McpHttp {
                 .with_sse_keep_alive(None),
             request_state: None,
             limits: HttpLimits::default(),
+            hosts: AllowedHosts::default(),
         }
     }
 
@@ -119,32 +122,27 @@ impl McpHttp {
     /// well. Any other `Host` is answered 403 before the request is read, which
     /// stops DNS rebinding.
     ///
-    /// An empty list keeps the names already set. It never means "any host",
-    /// rmcp's reading of an empty list, so a list built from empty configuration
-    /// cannot switch the check off.
+    /// An empty list keeps the names already set. It never means "any host"
+    /// (rmcp's reading of an empty list), so a list built from empty
+    /// configuration cannot switch the check off. See [`AllowedHosts`].
     pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
         let hosts: Vec<String> = hosts.into_iter().map(Into::into).collect();
         if !hosts.is_empty() {
-            self.config = self.config.with_allowed_hosts(hosts);
+            self.hosts = AllowedHosts::new(hosts);
         }
         self
     }
 
     /// Adds each OAuth endpoint's resource URL's host to the accepted `Host`
-    /// names: clients reach the server where its resource URL says. An empty
-    /// list (any host, set through [`config`](Self::config)) stays as it is.
+    /// names: clients reach the server where its resource URL says.
     #[cfg(feature = "oauth")]
     fn with_resource_hosts(mut self) -> Self {
         for endpoint in &self.endpoints {
             let Guard::OAuth(auth) = &endpoint.guard else {
                 continue;
             };
-            let Some(host) = resource_host(&auth.metadata().resource) else {
-                continue;
-            };
-            let hosts = &mut self.config.allowed_hosts;
-            if !hosts.is_empty() && !hosts.contains(&host) {
-                hosts.push(host);
+            if let Some(host) = resource_host(&auth.metadata().resource) {
+                self.hosts = self.hosts.and(host);
             }
         }
         self
@@ -165,6 +163,8 @@ impl McpHttp {
     }
 
     /// Replaces rmcp's transport settings (kept stateless: sessions are off).
+    /// Their `allowed_hosts` are not used: the `Host` check is toolkit's
+    /// ([`allowed_hosts`](Self::allowed_hosts)).
     pub fn config(mut self, config: StreamableHttpServerConfig) -> Self {
         self.config = config.with_legacy_session_mode(false);
         self
@@ -172,7 +172,10 @@ impl McpHttp {
 
     /// The router, to serve with `axum::serve` or nest in a larger app.
     pub fn into_router(self) -> Router {
-        let this = self.with_resource_hosts();
+        let mut this = self.with_resource_hosts();
+        // The `Host` rule has one home, `AllowedHosts`, applied to the whole
+        // router below; rmcp's copy of it is off.
+        this.config = this.config.disable_allowed_hosts();
         let mut router = Router::new();
         #[cfg(feature = "oauth")]
         let mut metadata_routes: Vec<String> = Vec::new();
@@ -230,7 +233,7 @@ impl McpHttp {
             };
             router = router.nest_service(&endpoint.path, guarded);
         }
-        this.limits.apply(router)
+        this.limits.apply(this.hosts.apply(router))
     }
 }
 
