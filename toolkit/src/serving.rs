@@ -1,7 +1,8 @@
 //! What every HTTP surface of toolkit ([`McpHttp`](crate::mcp::McpHttp), the
 //! [inbox](crate::inbox)) needs from the server it is mounted in: bounds on how
-//! long a client may take ([`HttpLimits`]) and the `Host` names it answers
-//! ([`AllowedHosts`]).
+//! long a client may take ([`HttpLimits`]), the `Host` names it answers
+//! ([`AllowedHosts`]), and health endpoints for the load balancer in front of it
+//! ([`Health`]).
 //!
 //! The routers toolkit hands out apply [`HttpLimits::default`] themselves (a
 //! builder method replaces them), so a request whose body trickles in, or a
@@ -401,9 +402,280 @@ fn normalize_host(host: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// Liveness and readiness endpoints for the load balancer or orchestrator in
+/// front of a server: a [`Router`] to merge into the application's app.
+///
+/// - `GET /livez` answers `200 ok` without touching anything: the process is
+///   serving requests. A process that stops answering it (frozen, deadlocked,
+///   out of threads) is restarted by whatever watches it.
+/// - `GET /readyz` answers `200 ok` once the approval store answers
+///   [`ApprovalStore::now`](crate::approval::ApprovalStore::now) within
+///   [`timeout`](Self::timeout) (2 s by default), else `503` saying why: a
+///   replica that can't reach its database takes no new requests. With no store
+///   ([`Health::new`]), ready whenever live.
+///
+/// A load balancer checks `/readyz` every second or so and takes a replica out
+/// of rotation after a failed check or two: a replica that hangs (a frozen
+/// process accepts connections in the kernel but never answers) leaves within
+/// seconds instead of holding its requests until the balancer's server timeout.
+/// The endpoints take no token and say nothing but `ok` or the failing check,
+/// and answer whatever the `Host`: load balancers probe by address.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::sync::Arc;
+/// use std::time::Duration;
+///
+/// use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
+/// use toolkit::serving::Health;
+///
+/// let key = ApprovalKey::new(*b"an application secret of 32 bytes")?;
+/// let approvals = Arc::new(Approvals::new(key, MemoryApprovalStore::new()));
+/// let app = axum::Router::new()
+///     .merge(Health::new().approvals(approvals).timeout(Duration::from_secs(1)).router());
+/// # let _ = app;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+#[must_use]
+pub struct Health {
+    approvals: Option<Arc<dyn std::borrow::Borrow<crate::approval::Approvals> + Send + Sync>>,
+    timeout: Duration,
+}
+
+impl Default for Health {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for Health {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Health")
+            .field("approvals", &self.approvals.is_some())
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl Health {
+    /// Liveness and readiness with nothing to check: ready whenever live.
+    pub fn new() -> Self {
+        Health {
+            approvals: None,
+            timeout: Duration::from_secs(2),
+        }
+    }
+
+    /// Ready only while `approvals`' store answers (an `Arc<Approvals>` or a
+    /// `&'static Approvals`).
+    pub fn approvals(
+        mut self,
+        approvals: impl std::borrow::Borrow<crate::approval::Approvals> + Send + Sync + 'static,
+    ) -> Self {
+        self.approvals = Some(Arc::new(approvals));
+        self
+    }
+
+    /// How long the store may take to answer a readiness check (2 s by default);
+    /// keep it below the load balancer's check timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The router: `GET /livez` and `GET /readyz`.
+    pub fn router(self) -> Router {
+        let health = Arc::new(self);
+        Router::new()
+            .route("/livez", axum::routing::get(|| async { "ok" }))
+            .route(
+                "/readyz",
+                axum::routing::get(move || {
+                    let health = Arc::clone(&health);
+                    async move { health.ready().await }
+                }),
+            )
+    }
+
+    /// The answer to `/readyz`.
+    async fn ready(&self) -> Response {
+        use axum::response::IntoResponse as _;
+        let Some(approvals) = &self.approvals else {
+            return "ok".into_response();
+        };
+        let approvals: &crate::approval::Approvals = (**approvals).borrow();
+        let why = match tokio::time::timeout(self.timeout, approvals.store().now()).await {
+            Ok(Ok(_)) => return "ok".into_response(),
+            Ok(Err(error)) => {
+                // The driver's words stay in the log: the endpoint takes no token.
+                tracing::warn!(%error, "readiness check: the approval store failed");
+                "not ready: the approval store failed".to_owned()
+            }
+            Err(_) => {
+                tracing::warn!(timeout = ?self.timeout, "readiness check: the approval store did not answer");
+                format!(
+                    "not ready: the approval store did not answer within {} ms",
+                    self.timeout.as_millis()
+                )
+            }
+        };
+        (StatusCode::SERVICE_UNAVAILABLE, why).into_response()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::approval::{
+        ApprovalKey, ApprovalStore, Approvals, Claim, DecisionOutcome, DecisionQuery,
+        DecisionRecord, PendingApproval, PendingQuery, RefusalRecord, RunOutcome, RunRecord,
+        StoreError, StoreFuture,
+    };
+    use tower::ServiceExt as _;
+
+    /// A store whose clock hangs (`hang`) or fails, and that nothing else asks.
+    struct Unwell {
+        hang: bool,
+    }
+
+    fn unused<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
+        unreachable!("a health check only reads the store's clock")
+    }
+
+    impl ApprovalStore for Unwell {
+        fn now(&self) -> StoreFuture<'_, u64> {
+            if self.hang {
+                Box::pin(std::future::pending())
+            } else {
+                Box::pin(std::future::ready(Err(StoreError::new(
+                    "PostgreSQL: db.internal:5432: Connection refused",
+                ))))
+            }
+        }
+        fn save_pending<'a>(&'a self, _: &'a PendingApproval) -> StoreFuture<'a, bool> {
+            unused()
+        }
+        fn list_pending<'a>(
+            &'a self,
+            _: &'a PendingQuery,
+        ) -> StoreFuture<'a, Vec<PendingApproval>> {
+            unused()
+        }
+        fn record_decision<'a>(
+            &'a self,
+            _: &'a DecisionRecord,
+            _: u64,
+        ) -> StoreFuture<'a, DecisionOutcome> {
+            unused()
+        }
+        fn decision<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+        ) -> StoreFuture<'a, Option<DecisionRecord>> {
+            unused()
+        }
+        fn decisions<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
+            unused()
+        }
+        fn claim<'a>(&'a self, _: &'a str, _: u64, _: u64) -> StoreFuture<'a, Claim> {
+            unused()
+        }
+        fn complete<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
+            unused()
+        }
+        fn release<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
+            unused()
+        }
+        fn renew<'a>(&'a self, _: &'a str, _: u32, _: u64) -> StoreFuture<'a, bool> {
+            unused()
+        }
+        fn run<'a>(&'a self, _: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
+            unused()
+        }
+        fn approved_unsettled(
+            &self,
+            _: u64,
+            _: u64,
+            _: usize,
+        ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
+            unused()
+        }
+        fn settle<'a>(&'a self, _: &'a str, _: &'a str) -> StoreFuture<'a, bool> {
+            unused()
+        }
+        fn record_refusal<'a>(&'a self, _: &'a RefusalRecord, _: u64) -> StoreFuture<'a, ()> {
+            unused()
+        }
+        fn refusals<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
+            unused()
+        }
+        fn purge(&self) -> StoreFuture<'_, u64> {
+            unused()
+        }
+    }
+
+    fn approvals(store: impl ApprovalStore + 'static) -> Arc<Approvals> {
+        let key = ApprovalKey::new(*b"the health tests' approval key!!").unwrap();
+        Arc::new(Approvals::new(key, store))
+    }
+
+    /// The status and body of `GET path` (no `Host`: load balancers probe by address).
+    async fn probe(router: &Router, path: &str) -> (StatusCode, String) {
+        let request = Request::get(path).body(Body::empty()).unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+            .await
+            .unwrap();
+        (status, String::from_utf8(body.to_vec()).unwrap())
+    }
+
+    #[tokio::test]
+    async fn readiness_asks_the_store_and_liveness_asks_nothing() {
+        let ok = (StatusCode::OK, "ok".to_owned());
+        let healthy = Health::new()
+            .approvals(approvals(crate::approval::MemoryApprovalStore::new()))
+            .router();
+        assert_eq!(probe(&healthy, "/livez").await, ok);
+        assert_eq!(probe(&healthy, "/readyz").await, ok);
+        assert_eq!(probe(&Health::new().router(), "/readyz").await, ok);
+
+        // A store that fails: not ready, and its words stay in the log.
+        let down = Health::new()
+            .approvals(approvals(Unwell { hang: false }))
+            .router();
+        assert_eq!(probe(&down, "/livez").await, ok);
+        assert_eq!(
+            probe(&down, "/readyz").await,
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "not ready: the approval store failed".to_owned()
+            )
+        );
+
+        // A store that hangs: not ready once the timeout passes, not later.
+        let stuck = Health::new()
+            .approvals(approvals(Unwell { hang: true }))
+            .timeout(Duration::from_millis(200))
+            .router();
+        assert_eq!(probe(&stuck, "/livez").await, ok);
+        let started = std::time::Instant::now();
+        assert_eq!(
+            probe(&stuck, "/readyz").await,
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "not ready: the approval store did not answer within 200 ms".to_owned()
+            )
+        );
+        let took = started.elapsed();
+        assert!(
+            took >= Duration::from_millis(200) && took < Duration::from_secs(2),
+            "{took:?}"
+        );
+    }
 
     #[test]
     fn host_names_match_without_case_brackets_or_an_unnamed_port() {

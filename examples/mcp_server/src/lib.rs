@@ -372,6 +372,16 @@ pub fn inbox(settings: Settings, token: &str) -> toolkit::inbox::Inbox {
     .allowed_hosts(settings.hosts())
 }
 
+/// Liveness (`GET /livez`) and readiness (`GET /readyz`: the approval store
+/// answers within a second) for the load balancer in front of the replicas;
+/// merge it into the app beside the other routers.
+pub fn health(settings: Settings) -> axum::Router {
+    toolkit::serving::Health::new()
+        .approvals(settings.approvals)
+        .timeout(std::time::Duration::from_secs(1))
+        .router()
+}
+
 fn digest(text: &str) -> String {
     toolkit::approval::digest(&serde_json::Value::String(text.to_owned()))
 }
