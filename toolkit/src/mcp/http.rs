@@ -11,6 +11,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::bearer::bearer_token;
+use super::cancel::{Cancellable, InFlight};
 use super::{Access, McpServer};
 use crate::serving::{AllowedHosts, HttpLimits};
 
@@ -24,6 +25,10 @@ use crate::serving::{AllowedHosts, HttpLimits};
 ///   clients' `initialize` is answered and forgotten), so several processes can
 ///   serve the same endpoints behind a load balancer.
 /// - Each request's body and answer are bounded in time ([`McpHttp::limits`]).
+/// - A `notifications/cancelled` ends the call it names when it runs in this
+///   process and came from the same caller (the same `Authorization` header):
+///   the tool's future is dropped and the call answered `-32800` at once (rmcp's
+///   stateless transport drops cancellations).
 /// - Only loopback `Host` headers are accepted unless [`McpHttp::allowed_hosts`]
 ///   says otherwise ([`AllowedHosts`], the guard against DNS rebinding that the
 ///   [inbox](crate::inbox) applies too).
@@ -196,10 +201,13 @@ impl McpHttp {
                 this.config.clone(),
             );
             let limit = this.config.max_request_body_bytes;
+            let in_flight = Arc::new(InFlight::default());
             let guarded = Router::new()
                 .fallback_service(service)
                 .layer(axum::middleware::from_fn(
-                    move |request: Request, next: Next| json_rpc_errors(limit, request, next),
+                    move |request: Request, next: Next| {
+                        json_rpc_errors(limit, Arc::clone(&in_flight), request, next)
+                    },
                 ));
             let guarded = match endpoint.guard {
                 Guard::Token(token) => guarded.layer(axum::middleware::from_fn(
@@ -273,7 +281,16 @@ async fn require_token(expected: &str, request: Request, next: Next) -> Response
 /// had none since 2025-06-18) or an object that is not a JSON-RPC message. rmcp
 /// answers all three with `415` and plain text; its answer is replaced only then,
 /// so a well-formed request is parsed once, by rmcp.
-async fn json_rpc_errors(limit: usize, request: Request, next: Next) -> Response {
+///
+/// Also makes the request's call cancellable and delivers a
+/// `notifications/cancelled` to the call it names (see [`super::cancel`]): rmcp's
+/// stateless transport drops cancellations.
+async fn json_rpc_errors(
+    limit: usize,
+    in_flight: Arc<InFlight>,
+    request: Request,
+    next: Next,
+) -> Response {
     let is_json = request
         .headers()
         .get(::http::header::CONTENT_TYPE)
@@ -287,7 +304,7 @@ async fn json_rpc_errors(limit: usize, request: Request, next: Next) -> Response
     if request.method() != ::http::Method::POST || !is_json {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
         return (
             ::http::StatusCode::PAYLOAD_TOO_LARGE,
@@ -295,6 +312,18 @@ async fn json_rpc_errors(limit: usize, request: Request, next: Next) -> Response
         )
             .into_response();
     };
+    // The same credential is the same caller: one client can't cancel another's
+    // call by guessing its id.
+    let caller: Arc<str> = parts
+        .headers
+        .get(::http::header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .into();
+    if let Some(id) = cancelled_request_id(&bytes) {
+        in_flight.cancel(&caller, &id);
+    }
+    parts.extensions.insert(Cancellable { in_flight, caller });
     let response = next
         .run(Request::from_parts(
             parts,
@@ -328,6 +357,21 @@ async fn json_rpc_errors(limit: usize, request: Request, next: Next) -> Response
         .into_response()
 }
 
+/// The request id a `notifications/cancelled` body names, as JSON text (`7`,
+/// `"a"`). Only a body that mentions the method is parsed here.
+fn cancelled_request_id(body: &[u8]) -> Option<String> {
+    const METHOD: &[u8] = b"notifications/cancelled";
+    if !body.windows(METHOD.len()).any(|window| window == METHOD) {
+        return None;
+    }
+    let message: serde_json::Value = serde_json::from_slice(body).ok()?;
+    if message.get("method")?.as_str()? != "notifications/cancelled" || message.get("id").is_some()
+    {
+        return None;
+    }
+    Some(message.pointer("/params/requestId")?.to_string())
+}
+
 /// Compares two byte strings in time that depends only on their lengths, so a
 /// wrong token's timing doesn't say how much of it was right (`subtle`, whose
 /// comparison the optimizer cannot turn into an early return).
@@ -351,6 +395,38 @@ fn resource_host(resource: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cancellation_names_its_request() {
+        let id = |body: &str| cancelled_request_id(body.as_bytes());
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#),
+            Some("7".to_owned())
+        );
+        assert_eq!(
+            id(
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#
+            ),
+            Some("\"a\"".to_owned())
+        );
+        // A request (it has an id), another method, or no request id: none.
+        assert_eq!(
+            id(
+                r#"{"jsonrpc":"2.0","id":1,"method":"notifications/cancelled","params":{"requestId":7}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            id(
+                r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"notifications/cancelled"}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}"#),
+            None
+        );
+    }
 
     #[test]
     fn tokens_compare_whole() {

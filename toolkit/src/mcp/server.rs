@@ -760,7 +760,26 @@ impl ServerHandler for McpServer {
             self.equip(&mut grant, &context);
             let started = Instant::now();
             let work = std::pin::pin!(self.dispatch(&grant, &request, &context));
-            let cancelled = std::pin::pin!(context.ct.cancelled());
+            // Over stateless HTTP a client's `notifications/cancelled` comes as
+            // a request of its own, which McpHttp delivers here (rmcp drops it).
+            let registration = context
+                .extensions
+                .get::<::http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<super::cancel::Cancellable>())
+                .map(|cancellable| cancellable.register(&context.id));
+            let by_notification = async {
+                match &registration {
+                    Some(registration) => registration.cancelled().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let cancelled = std::pin::pin!(async {
+                futures_util::future::select(
+                    std::pin::pin!(context.ct.cancelled()),
+                    std::pin::pin!(by_notification),
+                )
+                .await;
+            });
             let answer = match futures_util::future::select(work, cancelled).await {
                 futures_util::future::Either::Left((answer, _)) => answer,
                 // The client cancelled (`notifications/cancelled`) or went away:
