@@ -1,6 +1,8 @@
 //! What every HTTP surface of toolkit ([`McpHttp`](crate::mcp::McpHttp), the
 //! [inbox](crate::inbox)) needs from the server it is mounted in: bounds on how
-//! long a client may take ([`HttpLimits`]).
+//! long a client may take ([`HttpLimits`]), the `Host` names it answers
+//! ([`AllowedHosts`]), and health endpoints for the load balancer in front of it
+//! ([`Health`]).
 //!
 //! The routers toolkit hands out apply [`HttpLimits::default`] themselves (a
 //! builder method replaces them), so a request whose body trickles in, or a
@@ -52,7 +54,7 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
-use http::{HeaderValue, StatusCode, header};
+use http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use http_body::{Body as _, Frame, SizeHint};
 
 /// Bounds on the time and the connections a client may take, each with a safe
@@ -246,5 +248,464 @@ impl http_body::Body for DeadlineBody {
 
     fn size_hint(&self) -> SizeHint {
         self.inner.size_hint()
+    }
+}
+
+/// The `Host` names a router answers, the guard against DNS rebinding: a page on
+/// an attacker's name that the attacker re-points at this server's address still
+/// sends the attacker's name as `Host`, and is refused. By default the loopback
+/// names (`localhost`, `127.0.0.1`, `::1`), with any port; a deployed server names
+/// its public names instead ([`AllowedHosts::new`]).
+///
+/// One rule for every surface: [`McpHttp`](crate::mcp::McpHttp) and the
+/// [inbox](crate::inbox) apply it (their `allowed_hosts` builder methods), and
+/// an application's own routes can too ([`AllowedHosts::apply`]).
+///
+/// A name without a port matches any port (`tools.example.com` accepts
+/// `tools.example.com:8443`); a name with one matches only that port. Names
+/// compare without case, IPv6 addresses with or without brackets.
+///
+/// ```
+/// use toolkit::serving::AllowedHosts;
+///
+/// let hosts = AllowedHosts::new(["tools.example.com", "localhost"]);
+/// assert!(hosts.allows("tools.example.com:443"));
+/// assert!(hosts.allows("LOCALHOST"));
+/// assert!(!hosts.allows("evil.example"));
+/// assert!(AllowedHosts::default().allows("[::1]:8080"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AllowedHosts {
+    hosts: Vec<String>,
+}
+
+impl Default for AllowedHosts {
+    /// The loopback names: `localhost`, `127.0.0.1`, `::1`.
+    fn default() -> Self {
+        AllowedHosts {
+            hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+        }
+    }
+}
+
+impl AllowedHosts {
+    /// Exactly `hosts` (names or `name:port`), instead of the loopback names (list
+    /// those too if local clients call the server). An empty list keeps the
+    /// loopback names: it never means "any host", so a list built from empty
+    /// configuration cannot switch the check off.
+    pub fn new(hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let hosts: Vec<String> = hosts.into_iter().map(Into::into).collect();
+        if hosts.is_empty() {
+            Self::default()
+        } else {
+            AllowedHosts { hosts }
+        }
+    }
+
+    /// These names and `host` too.
+    #[must_use]
+    pub fn and(mut self, host: impl Into<String>) -> Self {
+        let host = host.into();
+        if !self.hosts.contains(&host) {
+            self.hosts.push(host);
+        }
+        self
+    }
+
+    /// Whether a request whose `Host` header is `host` (`name` or `name:port`) is
+    /// answered.
+    #[must_use]
+    pub fn allows(&self, host: &str) -> bool {
+        let Ok(authority) = http::uri::Authority::try_from(host) else {
+            return false;
+        };
+        self.allows_authority(&authority)
+    }
+
+    fn allows_authority(&self, authority: &http::uri::Authority) -> bool {
+        let host = normalize_host(authority.host());
+        let port = authority.port_u16();
+        self.hosts.iter().any(|allowed| {
+            let (name, allowed_port) = match http::uri::Authority::try_from(allowed.trim()) {
+                Ok(allowed) => (normalize_host(allowed.host()), allowed.port_u16()),
+                Err(_) => (normalize_host(allowed.trim()), None),
+            };
+            name == host && allowed_port.is_none_or(|allowed| port == Some(allowed))
+        })
+    }
+
+    /// Checks a request's `Host` (or, without one, the authority of its URI, as
+    /// HTTP/2 carries it): `Ok` to answer it; otherwise the answer, `400 Bad
+    /// Request` for a missing or malformed `Host` and `403 Forbidden` for a name
+    /// not allowed.
+    #[allow(clippy::result_large_err)] // the refusal is the answer itself, made once
+    pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Response> {
+        use axum::response::IntoResponse as _;
+        let authority = match headers.get(header::HOST) {
+            Some(value) => value
+                .to_str()
+                .ok()
+                .and_then(|host| http::uri::Authority::try_from(host).ok()),
+            None => uri.authority().cloned(),
+        };
+        let Some(authority) = authority else {
+            return Err((
+                StatusCode::BAD_REQUEST,
+                "Bad Request: missing or invalid Host header",
+            )
+                .into_response());
+        };
+        if self.allows_authority(&authority) {
+            Ok(())
+        } else {
+            tracing::warn!(
+                host = %authority,
+                "request refused: its Host is not allowed (possible DNS rebinding)"
+            );
+            Err((
+                StatusCode::FORBIDDEN,
+                "Forbidden: Host header is not allowed",
+            )
+                .into_response())
+        }
+    }
+
+    /// `router`, answering only requests whose `Host` is allowed (see
+    /// [`check`](Self::check)); the others get `400` or `403` before any handler
+    /// runs.
+    pub fn apply(&self, router: Router) -> Router {
+        let hosts = Arc::new(self.clone());
+        router.layer(axum::middleware::from_fn(
+            move |request: Request, next: Next| {
+                let hosts = Arc::clone(&hosts);
+                async move {
+                    match hosts.check(request.uri(), request.headers()) {
+                        Ok(()) => next.run(request).await,
+                        Err(refusal) => refusal,
+                    }
+                }
+            },
+        ))
+    }
+
+    /// The names, as given.
+    #[must_use]
+    pub fn names(&self) -> &[String] {
+        &self.hosts
+    }
+}
+
+/// `[::1]` and `::1`, `LocalHost` and `localhost` are the same host.
+fn normalize_host(host: &str) -> String {
+    host.trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase()
+}
+
+/// Liveness and readiness endpoints for the load balancer or orchestrator in
+/// front of a server: a [`Router`] to merge into the application's app.
+///
+/// - `GET /livez` answers `200 ok` without touching anything: the process is
+///   serving requests. A process that stops answering it (frozen, deadlocked,
+///   out of threads) is restarted by whatever watches it.
+/// - `GET /readyz` answers `200 ok` once the approval store answers
+///   [`ApprovalStore::now`](crate::approval::ApprovalStore::now) within
+///   [`timeout`](Self::timeout) (2 s by default), else `503` saying why: a
+///   replica that can't reach its database takes no new requests. With no store
+///   ([`Health::new`]), ready whenever live.
+///
+/// A load balancer checks `/readyz` every second or so and takes a replica out
+/// of rotation after a failed check or two: a replica that hangs (a frozen
+/// process accepts connections in the kernel but never answers) leaves within
+/// seconds instead of holding its requests until the balancer's server timeout.
+/// The endpoints take no token and say nothing but `ok` or the failing check,
+/// and answer whatever the `Host`: load balancers probe by address.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::sync::Arc;
+/// use std::time::Duration;
+///
+/// use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
+/// use toolkit::serving::Health;
+///
+/// let key = ApprovalKey::new(*b"an application secret of 32 bytes")?;
+/// let approvals = Arc::new(Approvals::new(key, MemoryApprovalStore::new()));
+/// let app = axum::Router::new()
+///     .merge(Health::new().approvals(approvals).timeout(Duration::from_secs(1)).router());
+/// # let _ = app;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+#[must_use]
+pub struct Health {
+    approvals: Option<Arc<dyn std::borrow::Borrow<crate::approval::Approvals> + Send + Sync>>,
+    timeout: Duration,
+}
+
+impl Default for Health {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for Health {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Health")
+            .field("approvals", &self.approvals.is_some())
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl Health {
+    /// Liveness and readiness with nothing to check: ready whenever live.
+    pub fn new() -> Self {
+        Health {
+            approvals: None,
+            timeout: Duration::from_secs(2),
+        }
+    }
+
+    /// Ready only while `approvals`' store answers (an `Arc<Approvals>` or a
+    /// `&'static Approvals`).
+    pub fn approvals(
+        mut self,
+        approvals: impl std::borrow::Borrow<crate::approval::Approvals> + Send + Sync + 'static,
+    ) -> Self {
+        self.approvals = Some(Arc::new(approvals));
+        self
+    }
+
+    /// How long the store may take to answer a readiness check (2 s by default);
+    /// keep it below the load balancer's check timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The router: `GET /livez` and `GET /readyz`.
+    pub fn router(self) -> Router {
+        let health = Arc::new(self);
+        Router::new()
+            .route("/livez", axum::routing::get(|| async { "ok" }))
+            .route(
+                "/readyz",
+                axum::routing::get(move || {
+                    let health = Arc::clone(&health);
+                    async move { health.ready().await }
+                }),
+            )
+    }
+
+    /// The answer to `/readyz`.
+    async fn ready(&self) -> Response {
+        use axum::response::IntoResponse as _;
+        let Some(approvals) = &self.approvals else {
+            return "ok".into_response();
+        };
+        let approvals: &crate::approval::Approvals = (**approvals).borrow();
+        let why = match tokio::time::timeout(self.timeout, approvals.store().now()).await {
+            Ok(Ok(_)) => return "ok".into_response(),
+            Ok(Err(error)) => {
+                // The driver's words stay in the log: the endpoint takes no token.
+                tracing::warn!(%error, "readiness check: the approval store failed");
+                "not ready: the approval store failed".to_owned()
+            }
+            Err(_) => {
+                tracing::warn!(timeout = ?self.timeout, "readiness check: the approval store did not answer");
+                format!(
+                    "not ready: the approval store did not answer within {} ms",
+                    self.timeout.as_millis()
+                )
+            }
+        };
+        (StatusCode::SERVICE_UNAVAILABLE, why).into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::approval::{
+        ApprovalKey, ApprovalStore, Approvals, Claim, DecisionOutcome, DecisionQuery,
+        DecisionRecord, PendingApproval, PendingQuery, RefusalRecord, RunOutcome, RunRecord,
+        StoreError, StoreFuture,
+    };
+    use tower::ServiceExt as _;
+
+    /// A store whose clock hangs (`hang`) or fails, and that nothing else asks.
+    struct Unwell {
+        hang: bool,
+    }
+
+    fn unused<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
+        unreachable!("a health check only reads the store's clock")
+    }
+
+    impl ApprovalStore for Unwell {
+        fn now(&self) -> StoreFuture<'_, u64> {
+            if self.hang {
+                Box::pin(std::future::pending())
+            } else {
+                Box::pin(std::future::ready(Err(StoreError::new(
+                    "PostgreSQL: db.internal:5432: Connection refused",
+                ))))
+            }
+        }
+        fn save_pending<'a>(&'a self, _: &'a PendingApproval) -> StoreFuture<'a, bool> {
+            unused()
+        }
+        fn list_pending<'a>(
+            &'a self,
+            _: &'a PendingQuery,
+        ) -> StoreFuture<'a, Vec<PendingApproval>> {
+            unused()
+        }
+        fn record_decision<'a>(
+            &'a self,
+            _: &'a DecisionRecord,
+            _: u64,
+        ) -> StoreFuture<'a, DecisionOutcome> {
+            unused()
+        }
+        fn decision<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+        ) -> StoreFuture<'a, Option<DecisionRecord>> {
+            unused()
+        }
+        fn decisions<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
+            unused()
+        }
+        fn claim<'a>(&'a self, _: &'a str, _: u64, _: u64) -> StoreFuture<'a, Claim> {
+            unused()
+        }
+        fn complete<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
+            unused()
+        }
+        fn release<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
+            unused()
+        }
+        fn renew<'a>(&'a self, _: &'a str, _: u32, _: u64) -> StoreFuture<'a, bool> {
+            unused()
+        }
+        fn run<'a>(&'a self, _: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
+            unused()
+        }
+        fn approved_unsettled(
+            &self,
+            _: u64,
+            _: u64,
+            _: usize,
+        ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
+            unused()
+        }
+        fn settle<'a>(&'a self, _: &'a str, _: &'a str) -> StoreFuture<'a, bool> {
+            unused()
+        }
+        fn record_refusal<'a>(&'a self, _: &'a RefusalRecord, _: u64) -> StoreFuture<'a, ()> {
+            unused()
+        }
+        fn refusals<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
+            unused()
+        }
+        fn purge(&self) -> StoreFuture<'_, u64> {
+            unused()
+        }
+    }
+
+    fn approvals(store: impl ApprovalStore + 'static) -> Arc<Approvals> {
+        let key = ApprovalKey::new(*b"the health tests' approval key!!").unwrap();
+        Arc::new(Approvals::new(key, store))
+    }
+
+    /// The status and body of `GET path` (no `Host`: load balancers probe by address).
+    async fn probe(router: &Router, path: &str) -> (StatusCode, String) {
+        let request = Request::get(path).body(Body::empty()).unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+            .await
+            .unwrap();
+        (status, String::from_utf8(body.to_vec()).unwrap())
+    }
+
+    #[tokio::test]
+    async fn readiness_asks_the_store_and_liveness_asks_nothing() {
+        let ok = (StatusCode::OK, "ok".to_owned());
+        let healthy = Health::new()
+            .approvals(approvals(crate::approval::MemoryApprovalStore::new()))
+            .router();
+        assert_eq!(probe(&healthy, "/livez").await, ok);
+        assert_eq!(probe(&healthy, "/readyz").await, ok);
+        assert_eq!(probe(&Health::new().router(), "/readyz").await, ok);
+
+        // A store that fails: not ready, and its words stay in the log.
+        let down = Health::new()
+            .approvals(approvals(Unwell { hang: false }))
+            .router();
+        assert_eq!(probe(&down, "/livez").await, ok);
+        assert_eq!(
+            probe(&down, "/readyz").await,
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "not ready: the approval store failed".to_owned()
+            )
+        );
+
+        // A store that hangs: not ready once the timeout passes, not later.
+        let stuck = Health::new()
+            .approvals(approvals(Unwell { hang: true }))
+            .timeout(Duration::from_millis(200))
+            .router();
+        assert_eq!(probe(&stuck, "/livez").await, ok);
+        let started = std::time::Instant::now();
+        assert_eq!(
+            probe(&stuck, "/readyz").await,
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "not ready: the approval store did not answer within 200 ms".to_owned()
+            )
+        );
+        let took = started.elapsed();
+        assert!(
+            took >= Duration::from_millis(200) && took < Duration::from_secs(2),
+            "{took:?}"
+        );
+    }
+
+    #[test]
+    fn host_names_match_without_case_brackets_or_an_unnamed_port() {
+        let loopback = AllowedHosts::default();
+        for host in [
+            "localhost",
+            "localhost:8080",
+            "127.0.0.1:1",
+            "[::1]",
+            "[::1]:80",
+        ] {
+            assert!(loopback.allows(host), "{host}");
+        }
+        for host in [
+            "evil.example",
+            "localhost.evil.example",
+            "127.0.0.2",
+            "",
+            "a b",
+        ] {
+            assert!(!loopback.allows(host), "{host}");
+        }
+        let named = AllowedHosts::new(["Tools.Example.com", "admin.example.com:8443"]);
+        assert!(named.allows("tools.example.com:443"));
+        assert!(named.allows("admin.example.com:8443"));
+        assert!(!named.allows("admin.example.com"));
+        assert!(!named.allows("admin.example.com:443"));
+        assert!(!named.allows("localhost"));
+        // An empty list is never "any host".
+        assert_eq!(AllowedHosts::new(Vec::<String>::new()), loopback);
+        assert!(named.and("localhost").allows("localhost:3000"));
     }
 }

@@ -111,7 +111,7 @@ async fn send(router: &Router, request: Request<Body>) -> Answer {
 }
 
 fn get(path: &str, user: Option<&str>) -> Request<Body> {
-    let mut request = Request::get(path);
+    let mut request = Request::get(path).header(header::HOST, "localhost");
     if let Some(user) = user {
         request = request.header("x-user", user);
     }
@@ -140,6 +140,7 @@ fn encode(pairs: &[(&str, &str)]) -> String {
 
 fn post_form(path: &str, user: &str, pairs: &[(&str, &str)]) -> Request<Body> {
     Request::post(path)
+        .header(header::HOST, "localhost")
         .header("x-user", user)
         .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
         .body(Body::from(encode(pairs)))
@@ -149,6 +150,7 @@ fn post_form(path: &str, user: &str, pairs: &[(&str, &str)]) -> Request<Body> {
 /// A decision sent to the JSON API by alice.
 fn api_decide(token: &str, body: &Value) -> Request<Body> {
     Request::post("/api/decide")
+        .header(header::HOST, "localhost")
         .header("x-user", "alice")
         .header("x-csrf-token", token)
         .header(header::CONTENT_TYPE, "application/json")
@@ -430,6 +432,7 @@ async fn a_decision_without_the_approvers_token_or_from_another_site_is_refused(
         StatusCode::FORBIDDEN
     );
     let api = Request::post("/api/decide")
+        .header(header::HOST, "localhost")
         .header("x-user", "alice")
         .header(header::CONTENT_TYPE, "application/json")
         .body(Body::from(
@@ -471,6 +474,7 @@ async fn a_call_outside_the_policy_cannot_be_seen_or_decided_by_any_url() {
         assert!(!answer.body.contains("+15550101"), "{path} shows the call");
     }
     let api = Request::post("/api/decide")
+        .header(header::HOST, "localhost")
         .header("x-user", "alice")
         .header("x-csrf-token", &alice)
         .header(header::CONTENT_TYPE, "application/json")
@@ -662,6 +666,7 @@ async fn the_json_api_decides_with_the_same_checks() {
     let alice = token(&setup.router, "alice").await;
     let decide = |decision: Value| {
         Request::post("/api/decide")
+            .header(header::HOST, "localhost")
             .header("x-user", "alice")
             .header("x-csrf-token", &alice)
             .header(header::CONTENT_TYPE, "application/json")
@@ -1406,4 +1411,77 @@ async fn who_asked_is_told_in_the_applications_words() {
         "{}",
         audit.body
     );
+}
+
+/// `request` with its `Host` header replaced by `host`.
+fn with_host(mut request: Request<Body>, host: &str) -> Request<Body> {
+    request
+        .headers_mut()
+        .insert(header::HOST, host.parse().unwrap());
+    request
+}
+
+#[tokio::test]
+async fn only_allowed_host_names_reach_the_inbox() {
+    let setup = setup();
+    let pending = ask(&setup.approvals, "user:alice", "call-host", "+15550199").await;
+    let call = call_of(&pending);
+    let alice = token(&setup.router, "alice").await;
+    let decide = || post_form("/decide", "alice", &form(&alice, &call, "approve"));
+    let forbidden = |answer: &Answer| {
+        assert_eq!(answer.status, StatusCode::FORBIDDEN);
+        assert_eq!(answer.body, "Forbidden: Host header is not allowed");
+    };
+    // A page on a rebound name reads nothing and decides nothing.
+    for host in ["evil.example", "evil.example:8080", "tools.example.com"] {
+        forbidden(&send(&setup.router, with_host(get("/", Some("alice")), host)).await);
+        forbidden(
+            &send(
+                &setup.router,
+                with_host(get("/api/pending", Some("alice")), host),
+            )
+            .await,
+        );
+        forbidden(&send(&setup.router, with_host(decide(), host)).await);
+    }
+    assert!(setup.decided.lock().unwrap().is_empty());
+    // The same decision through a loopback name is taken.
+    assert_eq!(
+        send(&setup.router, decide()).await.status,
+        StatusCode::SEE_OTHER
+    );
+    assert_eq!(setup.decided.lock().unwrap().len(), 1);
+    // The loopback names, with or without a port, by default.
+    for host in ["localhost", "127.0.0.1:8080", "[::1]:8080", "LocalHost"] {
+        let answer = send(
+            &setup.router,
+            with_host(get("/api/pending", Some("alice")), host),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{host}");
+    }
+    // Named hosts instead of the loopback ones; a port, when given, must match.
+    let deployed = Inbox::new(
+        setup.approvals.clone(),
+        |_: &http::request::Parts| Some(Identity::new("alice")),
+        |_: &Identity, _: &PendingCall<'_>| true,
+    )
+    .allowed_hosts(["tools.example.com", "admin.example.com:8443"])
+    .router();
+    for (host, status) in [
+        ("tools.example.com", StatusCode::OK),
+        ("tools.example.com:443", StatusCode::OK),
+        ("admin.example.com:8443", StatusCode::OK),
+        ("admin.example.com", StatusCode::FORBIDDEN),
+        ("localhost", StatusCode::FORBIDDEN),
+        ("evil.example", StatusCode::FORBIDDEN),
+    ] {
+        let answer = send(&deployed, with_host(get("/api/pending", None), host)).await;
+        assert_eq!(answer.status, status, "{host}");
+    }
+    // No `Host` at all (and no authority in the URI): not answered either.
+    let mut bare = get("/api/pending", Some("alice"));
+    bare.headers_mut().remove(header::HOST);
+    let answer = send(&setup.router, bare).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
 }

@@ -341,6 +341,7 @@ pub fn stdio_server(client: &str, state: AssistantState, settings: Settings) -> 
 /// as `Authorization: Bearer TOKEN` or in the `inbox_token` cookie, is the
 /// `operator` and decides every call. A real deployment identifies people with its
 /// own sign-in (or the OAuth verifier of its MCP endpoints) and writes a policy.
+/// It answers the same `Host` names as the MCP endpoints.
 #[must_use]
 pub fn inbox(settings: Settings, token: &str) -> toolkit::inbox::Inbox {
     use toolkit::inbox::{Identity, Inbox, PendingCall};
@@ -368,6 +369,17 @@ pub fn inbox(settings: Settings, token: &str) -> toolkit::inbox::Inbox {
     )
     .title("MCP server approvals")
     .limits(settings.limits)
+    .allowed_hosts(settings.hosts())
+}
+
+/// Liveness (`GET /livez`) and readiness (`GET /readyz`: the approval store
+/// answers within a second) for the load balancer in front of the replicas;
+/// merge it into the app beside the other routers.
+pub fn health(settings: Settings) -> axum::Router {
+    toolkit::serving::Health::new()
+        .approvals(settings.approvals)
+        .timeout(std::time::Duration::from_secs(1))
+        .router()
 }
 
 fn digest(text: &str) -> String {

@@ -27,6 +27,10 @@
 //! request 120 s to be answered, and at most 1024 connections are open at once
 //! (`toolkit::serving::HttpLimits`); slower clients are cut off.
 //!
+//! `GET /livez` answers `ok` while the process serves; `GET /readyz` answers
+//! `ok` while the approval store answers within a second too, else `503`: a load
+//! balancer checks it to take a frozen or cut-off replica out of rotation.
+//!
 //! People decide `approve` calls in the approval inbox at `/approvals`, signed in
 //! with `MCP_INBOX_TOKEN` as a bearer token or an `inbox_token` cookie (unset, a
 //! random one for this run is printed on stderr). A call approved there that
@@ -55,7 +59,8 @@ use std::io::Write as _;
 
 use example_assistant::AssistantState;
 use example_mcp_server::{
-    CLIENTS, Settings, http_router, inbox, oauth_resource_server, oauth_router, serve, stdio_server,
+    CLIENTS, Settings, health, http_router, inbox, oauth_resource_server, oauth_router, serve,
+    stdio_server,
 };
 
 const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH|postgres://...] [--oauth-issuer URL --resource URL] [--allowed-host NAME ...]";
@@ -204,7 +209,8 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
     .route(
         "/approvals/",
         axum::routing::get(|| async { axum::response::Redirect::permanent("/approvals") }),
-    );
+    )
+    .merge(health(settings));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let mut stdout = std::io::stdout();
@@ -251,7 +257,7 @@ async fn serve_oauth(
     let state = AssistantState::new();
     spawn_runner(state.clone(), settings);
     let limits = settings.limits;
-    let router = oauth_router(state, settings, auth);
+    let router = oauth_router(state, settings, auth).merge(health(settings));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let mut stdout = std::io::stdout();

@@ -12,7 +12,7 @@ use rmcp::RoleClient;
 use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
-use tokio::io::AsyncWriteExt as _;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::sync::Notify;
 use toolkit::mcp::{Caller, Grant, McpHttp, McpServer};
 use toolkit::{Context, Scope, State, tool};
@@ -259,4 +259,113 @@ async fn a_hung_up_http_client_drops_the_tools_future() {
     drop(stream);
     within("the tool's future to be dropped", probe.dropped.notified()).await;
     assert!(!probe.finished.load(Ordering::SeqCst));
+}
+
+/// One POST of `body` to the `/mcp` endpoint, with `headers` (`Name: value\r\n` each).
+fn post(headers: &str, body: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nAuthorization: Bearer secret\r\n\
+         {headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// The `_meta` a 2026-07-28 request carries.
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+/// Over stateless HTTP the cancellation is a POST of its own: the call it names
+/// stops, and its answer ends at once instead of when the tool would have. For
+/// clients of the 2026-07-28 revision and for older ones.
+#[tokio::test]
+async fn a_cancelled_http_call_stops_and_its_answer_ends() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
+    for revision in ["2026-07-28", "older"] {
+        let (call_headers, cancel_headers, call, cancel) = if revision == "older" {
+            (
+                String::new(),
+                String::new(),
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_reports"}}"#
+                    .to_owned(),
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user gave up"}}"#
+                    .to_owned(),
+            )
+        } else {
+            let version = "MCP-Protocol-Version: 2026-07-28\r\n";
+            (
+                format!("{version}Mcp-Method: tools/call\r\nMcp-Name: get_reports\r\n"),
+                format!("{version}Mcp-Method: notifications/cancelled\r\n"),
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"get_reports",{META}}}}}"#
+                ),
+                format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":7,"reason":"the user gave up",{META}}}}}"#
+                ),
+            )
+        };
+        cancel_one(revision, &call_headers, &call, &cancel_headers, &cancel).await;
+    }
+}
+
+async fn cancel_one(
+    revision: &str,
+    call_headers: &str,
+    call: &str,
+    cancel_headers: &str,
+    cancel: &str,
+) {
+    let probe = Probe::default();
+    let router = McpHttp::new(access(probe.clone()))
+        .endpoint("internal", "/mcp", "secret")
+        .into_router();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(post(call_headers, call).as_bytes())
+        .await
+        .unwrap();
+    within("the tool to start", probe.started.notified()).await;
+
+    let mut other = tokio::net::TcpStream::connect(addr).await.unwrap();
+    other
+        .write_all(post(cancel_headers, cancel).as_bytes())
+        .await
+        .unwrap();
+    let mut accepted = String::new();
+    within(
+        "the cancellation's answer",
+        other.read_to_string(&mut accepted),
+    )
+    .await
+    .unwrap();
+    assert!(
+        accepted.starts_with("HTTP/1.1 202 "),
+        "{revision}: {accepted}"
+    );
+
+    within("the tool's future to be dropped", probe.dropped.notified()).await;
+    assert!(!probe.finished.load(Ordering::SeqCst));
+    // The call's answer ends now, not when the tool would have (a minute).
+    let mut answer = String::new();
+    within(
+        "the call's answer to end",
+        stream.read_to_string(&mut answer),
+    )
+    .await
+    .unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200 "), "{revision}: {head}");
+    let body: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(
+        body,
+        serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": 7,
+            "error": {"code": -32800, "message": "the request was cancelled"},
+        }),
+        "{revision}"
+    );
 }

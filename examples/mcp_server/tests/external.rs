@@ -370,7 +370,9 @@ async fn the_mcp_server_serves_external_tools() {
         .call_tool(call("assistant_update_tasks", json!({})))
         .await
         .unwrap();
-    assert_eq!(local.structured_content, Some(json!("the local one")));
+    // A string result is its text, with no structured content.
+    assert_eq!(text(&local), "the local one");
+    assert_eq!(local.structured_content, None);
     // A remote tool the remote does not serve to us is unknown here too.
     let hidden = client
         .call_tool(call("assistant_delete_tasks", json!({"ids": [1]})))

@@ -2,7 +2,9 @@
 //! `PostgreSQL`, three replicas of this crate's server binary sharing it
 //! (`--approvals-db postgres://...`, one approval key) and `HAProxy` round robin in
 //! front (`fleet/haproxy.cfg`; installed from Debian's packages where missing),
-//! and drives them with the official Python MCP SDK: an approval asked on one
+//! and drives them with the official Python MCP SDK: a replica frozen with
+//! `SIGSTOP` leaves the rotation within seconds (`HAProxy` checks `/livez`), no
+//! request through the balancer waits 5 s, and thawed it is back; an approval asked on one
 //! replica, decided on a second and resumed on a third runs once; 200 approvals
 //! presented 3 times each by 8 clients at once run once each (counted in a
 //! `PostgreSQL` table); a replica killed with `SIGKILL` mid-run and a `PostgreSQL`
@@ -12,7 +14,7 @@
 //! approved for a client that cannot elicit runs once on some replica's runner,
 //! its outcome read back from the inbox; a replica frozen
 //! with `SIGSTOP` past its lease is fenced (one "ran" per approval, its callers
-//! told the run was taken over); a replica restarted with a rotated key resumes
+//! cut when it leaves the rotation and their retries finding the run taken over); a replica restarted with a rotated key resumes
 //! what the previous key signed; replicas two hours ahead and behind
 //! (libfaketime) agree on every approval; a `PostgreSQL` frozen for 40 s and 75 s
 //! gives bounded, retryable answers and loses or doubles nothing.
@@ -30,6 +32,7 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
         return;
     };
     for check in [
+        "a_frozen_replica_leaves_the_rotation_within_seconds_and_returns_thawed",
         "asked_on_one_decided_on_another_resumed_on_a_third",
         "two_hundred_approvals_three_times_each_by_eight_clients_run_once",
         "a_replica_killed_mid_run_loses_nothing_and_runs_nothing_twice",
@@ -51,7 +54,7 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
     assert!(
         stdout
             .lines()
-            .any(|line| line == "fleet: 10 passed, 0 failed"),
+            .any(|line| line == "fleet: 11 passed, 0 failed"),
         "the script printed no summary"
     );
 }

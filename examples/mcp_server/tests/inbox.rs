@@ -31,7 +31,7 @@ use toolkit::{CallId, Context, Response, Scope};
 use tower::ServiceExt as _;
 
 async fn get(router: &axum::Router, path: &str, bearer: Option<&str>) -> (StatusCode, Value) {
-    let mut request = Request::get(path);
+    let mut request = Request::get(path).header(header::HOST, "localhost");
     if let Some(token) = bearer {
         request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
     }
@@ -93,6 +93,7 @@ async fn decide_in_inbox(inbox: &axum::Router, decision: Value) -> Value {
     );
     let body = json!({"pending": listed["pending"][0]["pending"], "decision": decision});
     let request = Request::post("/api/decide")
+        .header(header::HOST, "localhost")
         .header(header::AUTHORIZATION, format!("Bearer {INBOX_TOKEN}"))
         .header("x-csrf-token", listed["csrf_token"].as_str().unwrap())
         .header(header::CONTENT_TYPE, "application/json")

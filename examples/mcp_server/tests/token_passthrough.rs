@@ -108,7 +108,7 @@ async fn an_external_server_never_sees_the_callers_token() {
         .unwrap();
     assert_eq!(
         serde_json::to_value(&result.content).unwrap(),
-        serde_json::json!([{"type": "text", "text": "\"sunny\""}])
+        serde_json::json!([{"type": "text", "text": "sunny"}])
     );
 
     // The call was forwarded (the upstream saw a request for it) with the

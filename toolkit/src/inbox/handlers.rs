@@ -80,6 +80,7 @@ fn router(inbox: Inbox) -> Router {
         .saturating_add(64 * 1024);
     let csrf = Csrf::new(inbox.approvals().derive_keys("toolkit.inbox.csrf-key.v1"));
     let limits = inbox.limits;
+    let hosts = inbox.hosts.clone();
     let shared = Arc::new(Shared { inbox, csrf });
     let router = Router::new()
         .route("/", get(list))
@@ -94,7 +95,7 @@ fn router(inbox: Inbox) -> Router {
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::map_response(secure_headers))
         .with_state(shared);
-    limits.apply(router)
+    limits.apply(hosts.apply(router))
 }
 
 async fn secure_headers(mut response: Response) -> Response {

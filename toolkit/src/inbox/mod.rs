@@ -22,7 +22,8 @@
 //!   What the policy refuses is never shown, and deciding it by any URL answers
 //!   as if it did not exist.
 //!
-//! Safe by construction: every string is HTML-escaped by the templates (maud);
+//! Safe by construction: only loopback `Host` names are answered unless
+//! [`Inbox::allowed_hosts`] names others (no DNS rebinding); every string is HTML-escaped by the templates (maud);
 //! pages carry a Content-Security-Policy that allows no script at all; characters
 //! that hide or reorder text (bidirectional overrides, zero-width characters) are
 //! shown as their code points, and in the edit form as JSON escapes (as is any
@@ -116,6 +117,7 @@ pub struct Inbox {
     requester: Option<RequesterHook>,
     title: String,
     limits: crate::serving::HttpLimits,
+    hosts: crate::serving::AllowedHosts,
 }
 
 impl Inbox {
@@ -138,6 +140,7 @@ impl Inbox {
             requester: None,
             title: "Approvals".to_owned(),
             limits: crate::serving::HttpLimits::default(),
+            hosts: crate::serving::AllowedHosts::default(),
         }
     }
 
@@ -200,6 +203,22 @@ impl Inbox {
     #[must_use]
     pub fn limits(mut self, limits: crate::serving::HttpLimits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// The `Host` names (or `host:port`) requests may carry, instead of the
+    /// loopback names (`localhost`, `127.0.0.1`, `::1`) accepted by default: the
+    /// same rule, and usually the same names, as
+    /// [`McpHttp::allowed_hosts`](crate::mcp::McpHttp::allowed_hosts). Any other
+    /// `Host` is answered 403 before anything is read, which keeps a page on a
+    /// rebound name from reading the inbox or deciding in it. An empty list keeps
+    /// the names already set. See [`AllowedHosts`](crate::serving::AllowedHosts).
+    #[must_use]
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let hosts: Vec<String> = hosts.into_iter().map(Into::into).collect();
+        if !hosts.is_empty() {
+            self.hosts = crate::serving::AllowedHosts::new(hosts);
+        }
         self
     }
 

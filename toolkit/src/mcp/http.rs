@@ -11,8 +11,9 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::bearer::bearer_token;
+use super::cancel::{Cancellable, InFlight};
 use super::{Access, McpServer};
-use crate::serving::HttpLimits;
+use crate::serving::{AllowedHosts, HttpLimits};
 
 /// An axum router serving MCP over streamable HTTP: one endpoint per client kind
 /// (USE-CASES E: `internal`, `copilot`, `external`), each with its own bearer
@@ -24,8 +25,13 @@ use crate::serving::HttpLimits;
 ///   clients' `initialize` is answered and forgotten), so several processes can
 ///   serve the same endpoints behind a load balancer.
 /// - Each request's body and answer are bounded in time ([`McpHttp::limits`]).
+/// - A `notifications/cancelled` ends the call it names when it runs in this
+///   process and came from the same caller (the same `Authorization` header):
+///   the tool's future is dropped and the call answered `-32800` at once (rmcp's
+///   stateless transport drops cancellations).
 /// - Only loopback `Host` headers are accepted unless [`McpHttp::allowed_hosts`]
-///   says otherwise (rmcp's guard against DNS rebinding).
+///   says otherwise ([`AllowedHosts`], the guard against DNS rebinding that the
+///   [inbox](crate::inbox) applies too).
 #[must_use]
 pub struct McpHttp {
     access: Arc<dyn Access>,
@@ -33,6 +39,7 @@ pub struct McpHttp {
     config: StreamableHttpServerConfig,
     request_state: Option<Arc<RequestStateCodec>>,
     limits: HttpLimits,
+    hosts: AllowedHosts,
 }
 
 struct Endpoint {
@@ -62,6 +69,7 @@ impl McpHttp {
                 .with_sse_keep_alive(None),
             request_state: None,
             limits: HttpLimits::default(),
+            hosts: AllowedHosts::default(),
         }
     }
 
@@ -119,32 +127,27 @@ impl McpHttp {
     /// well. Any other `Host` is answered 403 before the request is read, which
     /// stops DNS rebinding.
     ///
-    /// An empty list keeps the names already set. It never means "any host",
-    /// rmcp's reading of an empty list, so a list built from empty configuration
-    /// cannot switch the check off.
+    /// An empty list keeps the names already set. It never means "any host"
+    /// (rmcp's reading of an empty list), so a list built from empty
+    /// configuration cannot switch the check off. See [`AllowedHosts`].
     pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
         let hosts: Vec<String> = hosts.into_iter().map(Into::into).collect();
         if !hosts.is_empty() {
-            self.config = self.config.with_allowed_hosts(hosts);
+            self.hosts = AllowedHosts::new(hosts);
         }
         self
     }
 
     /// Adds each OAuth endpoint's resource URL's host to the accepted `Host`
-    /// names: clients reach the server where its resource URL says. An empty
-    /// list (any host, set through [`config`](Self::config)) stays as it is.
+    /// names: clients reach the server where its resource URL says.
     #[cfg(feature = "oauth")]
     fn with_resource_hosts(mut self) -> Self {
         for endpoint in &self.endpoints {
             let Guard::OAuth(auth) = &endpoint.guard else {
                 continue;
             };
-            let Some(host) = resource_host(&auth.metadata().resource) else {
-                continue;
-            };
-            let hosts = &mut self.config.allowed_hosts;
-            if !hosts.is_empty() && !hosts.contains(&host) {
-                hosts.push(host);
+            if let Some(host) = resource_host(&auth.metadata().resource) {
+                self.hosts = self.hosts.and(host);
             }
         }
         self
@@ -165,6 +168,8 @@ impl McpHttp {
     }
 
     /// Replaces rmcp's transport settings (kept stateless: sessions are off).
+    /// Their `allowed_hosts` are not used: the `Host` check is toolkit's
+    /// ([`allowed_hosts`](Self::allowed_hosts)).
     pub fn config(mut self, config: StreamableHttpServerConfig) -> Self {
         self.config = config.with_legacy_session_mode(false);
         self
@@ -172,7 +177,10 @@ impl McpHttp {
 
     /// The router, to serve with `axum::serve` or nest in a larger app.
     pub fn into_router(self) -> Router {
-        let this = self.with_resource_hosts();
+        let mut this = self.with_resource_hosts();
+        // The `Host` rule has one home, `AllowedHosts`, applied to the whole
+        // router below; rmcp's copy of it is off.
+        this.config = this.config.disable_allowed_hosts();
         let mut router = Router::new();
         #[cfg(feature = "oauth")]
         let mut metadata_routes: Vec<String> = Vec::new();
@@ -193,10 +201,13 @@ impl McpHttp {
                 this.config.clone(),
             );
             let limit = this.config.max_request_body_bytes;
+            let in_flight = Arc::new(InFlight::default());
             let guarded = Router::new()
                 .fallback_service(service)
                 .layer(axum::middleware::from_fn(
-                    move |request: Request, next: Next| json_rpc_errors(limit, request, next),
+                    move |request: Request, next: Next| {
+                        json_rpc_errors(limit, Arc::clone(&in_flight), request, next)
+                    },
                 ));
             let guarded = match endpoint.guard {
                 Guard::Token(token) => guarded.layer(axum::middleware::from_fn(
@@ -230,7 +241,7 @@ impl McpHttp {
             };
             router = router.nest_service(&endpoint.path, guarded);
         }
-        this.limits.apply(router)
+        this.limits.apply(this.hosts.apply(router))
     }
 }
 
@@ -270,7 +281,16 @@ async fn require_token(expected: &str, request: Request, next: Next) -> Response
 /// had none since 2025-06-18) or an object that is not a JSON-RPC message. rmcp
 /// answers all three with `415` and plain text; its answer is replaced only then,
 /// so a well-formed request is parsed once, by rmcp.
-async fn json_rpc_errors(limit: usize, request: Request, next: Next) -> Response {
+///
+/// Also makes the request's call cancellable and delivers a
+/// `notifications/cancelled` to the call it names (see [`super::cancel`]): rmcp's
+/// stateless transport drops cancellations.
+async fn json_rpc_errors(
+    limit: usize,
+    in_flight: Arc<InFlight>,
+    request: Request,
+    next: Next,
+) -> Response {
     let is_json = request
         .headers()
         .get(::http::header::CONTENT_TYPE)
@@ -284,7 +304,7 @@ async fn json_rpc_errors(limit: usize, request: Request, next: Next) -> Response
     if request.method() != ::http::Method::POST || !is_json {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
         return (
             ::http::StatusCode::PAYLOAD_TOO_LARGE,
@@ -292,6 +312,18 @@ async fn json_rpc_errors(limit: usize, request: Request, next: Next) -> Response
         )
             .into_response();
     };
+    // The same credential is the same caller: one client can't cancel another's
+    // call by guessing its id.
+    let caller: Arc<str> = parts
+        .headers
+        .get(::http::header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .into();
+    if let Some(id) = cancelled_request_id(&bytes) {
+        in_flight.cancel(&caller, &id);
+    }
+    parts.extensions.insert(Cancellable { in_flight, caller });
     let response = next
         .run(Request::from_parts(
             parts,
@@ -325,6 +357,21 @@ async fn json_rpc_errors(limit: usize, request: Request, next: Next) -> Response
         .into_response()
 }
 
+/// The request id a `notifications/cancelled` body names, as JSON text (`7`,
+/// `"a"`). Only a body that mentions the method is parsed here.
+fn cancelled_request_id(body: &[u8]) -> Option<String> {
+    const METHOD: &[u8] = b"notifications/cancelled";
+    if !body.windows(METHOD.len()).any(|window| window == METHOD) {
+        return None;
+    }
+    let message: serde_json::Value = serde_json::from_slice(body).ok()?;
+    if message.get("method")?.as_str()? != "notifications/cancelled" || message.get("id").is_some()
+    {
+        return None;
+    }
+    Some(message.pointer("/params/requestId")?.to_string())
+}
+
 /// Compares two byte strings in time that depends only on their lengths, so a
 /// wrong token's timing doesn't say how much of it was right (`subtle`, whose
 /// comparison the optimizer cannot turn into an early return).
@@ -348,6 +395,38 @@ fn resource_host(resource: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cancellation_names_its_request() {
+        let id = |body: &str| cancelled_request_id(body.as_bytes());
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#),
+            Some("7".to_owned())
+        );
+        assert_eq!(
+            id(
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#
+            ),
+            Some("\"a\"".to_owned())
+        );
+        // A request (it has an id), another method, or no request id: none.
+        assert_eq!(
+            id(
+                r#"{"jsonrpc":"2.0","id":1,"method":"notifications/cancelled","params":{"requestId":7}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            id(
+                r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"notifications/cancelled"}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}"#),
+            None
+        );
+    }
 
     #[test]
     fn tokens_compare_whole() {

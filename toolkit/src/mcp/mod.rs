@@ -45,6 +45,7 @@ mod access;
 #[cfg(feature = "oauth")]
 pub mod auth;
 mod bearer;
+mod cancel;
 #[cfg(feature = "mcp-client")]
 mod external;
 mod http;

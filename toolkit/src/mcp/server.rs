@@ -563,8 +563,9 @@ pub const META_PREVIEW: &str = "toolkit/preview";
 /// The `_meta` key of a pending approval (the call waits for a human).
 pub const META_PENDING_APPROVAL: &str = "toolkit/pending_approval";
 
-/// The MCP result of a toolkit response: a result as structured content plus its
-/// JSON text; anything else as `isError: true` with the text the model reads.
+/// The MCP result of a toolkit response: a result as content (see
+/// [`plain_result`]); anything else as `isError: true` with the text the model
+/// reads.
 ///
 /// An error, a preview and a pending approval carry no `structuredContent`: a
 /// tool's `outputSchema` describes what it returns when it runs, and clients check
@@ -585,7 +586,7 @@ fn call_result(response: Response) -> CallToolResult {
     match response {
         Response::Result(value) => match crate::content::Contents::from_result(&value) {
             Some((items, structured)) => rich_result(&items, structured),
-            None => CallToolResult::structured(value),
+            None => plain_result(value),
         },
         // The tool has not run: an error result saying so, with the pending
         // approval for an application that resumes it out of band.
@@ -611,6 +612,17 @@ fn call_result(response: Response) -> CallToolResult {
             let json = preview.to_json();
             flagged(json.to_string(), META_PREVIEW, json)
         }
+    }
+}
+
+/// A tool's value as MCP content: structured content and its JSON text, except a
+/// string, which is text the model reads as it is (newlines and quotes not
+/// JSON-escaped) and has no structured content (the specification has
+/// `structuredContent` be an object).
+fn plain_result(value: serde_json::Value) -> CallToolResult {
+    match value {
+        serde_json::Value::String(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        value => CallToolResult::structured(value),
     }
 }
 
@@ -748,7 +760,26 @@ impl ServerHandler for McpServer {
             self.equip(&mut grant, &context);
             let started = Instant::now();
             let work = std::pin::pin!(self.dispatch(&grant, &request, &context));
-            let cancelled = std::pin::pin!(context.ct.cancelled());
+            // Over stateless HTTP a client's `notifications/cancelled` comes as
+            // a request of its own, which McpHttp delivers here (rmcp drops it).
+            let registration = context
+                .extensions
+                .get::<::http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<super::cancel::Cancellable>())
+                .map(|cancellable| cancellable.register(&context.id));
+            let by_notification = async {
+                match &registration {
+                    Some(registration) => registration.cancelled().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let cancelled = std::pin::pin!(async {
+                futures_util::future::select(
+                    std::pin::pin!(context.ct.cancelled()),
+                    std::pin::pin!(by_notification),
+                )
+                .await;
+            });
             let answer = match futures_util::future::select(work, cancelled).await {
                 futures_util::future::Either::Left((answer, _)) => answer,
                 // The client cancelled (`notifications/cancelled`) or went away:
@@ -803,6 +834,7 @@ mod tests {
         for response in [
             Response::Result(serde_json::to_value(&rich).unwrap()),
             Response::Result(json!({"id": 7})),
+            Response::Result(json!("line one\nsaid \"two\"")),
             Response::Error(ToolError::failed("no such task")),
             Response::Preview(preview),
         ] {
@@ -824,6 +856,21 @@ mod tests {
                 "resultType": "complete",
                 "content": [{"type": "text", "text": "{\"id\":1}"}],
                 "structuredContent": {"id": 1},
+                "isError": false,
+            })
+        );
+    }
+
+    /// A string result is its own text (newlines and quotes as they are), with
+    /// no `structuredContent` (an object in MCP).
+    #[test]
+    fn a_plain_string_is_its_own_text_and_no_structured_content() {
+        let result = call_result(Response::Result(json!("line one\nsaid \"two\"")));
+        assert_eq!(
+            serde_json::to_value(&result).unwrap(),
+            json!({
+                "resultType": "complete",
+                "content": [{"type": "text", "text": "line one\nsaid \"two\""}],
                 "isError": false,
             })
         );

@@ -1,7 +1,9 @@
 //! A tool's result as each provider's tool-result message takes it.
 //!
 //! A plain result (any JSON) is its [`Response::to_json`] text in every provider
-//! dialect and `structuredContent` over MCP. A rich result
+//! dialect, and `structuredContent` with that text over MCP, except a string,
+//! which MCP gets as its own text (not JSON-quoted) and no `structuredContent`.
+//! A rich result
 //! ([`Contents`](crate::content::Contents)) keeps each block in the provider's own
 //! part type where that provider's tool result accepts the kind, and becomes a
 //! text note naming what was left out where it does not (listed in
@@ -414,6 +416,12 @@ fn mcp(response: &Response, rich: Option<&(Vec<Content>, Option<Value>)>) -> Val
             }
             result
         }
+        // A string is text for the model as it is, not JSON-quoted, and no
+        // `structuredContent` (an object in MCP's `CallToolResult`).
+        (Response::Result(Value::String(text)), None) => json!({
+            "content": [{"type": "text", "text": text}],
+            "isError": false,
+        }),
         (Response::Result(value), None) => json!({
             "content": [{"type": "text", "text": value.to_string()}],
             "structuredContent": value,
