@@ -105,6 +105,18 @@ pub(crate) fn render(
             out.push('\n');
         }
     }
+    if !attr.examples.is_empty() {
+        out.push_str("\n**Example arguments** (sent to Anthropic as `input_examples`)\n\n");
+        for example in &attr.examples {
+            let _ = writeln!(out, "- `{}`", example.value().trim());
+        }
+    }
+    if !attr.asked_as.is_empty() {
+        out.push_str("\n**Asked as** (read by the router, never sent to the model)\n\n");
+        for message in &attr.asked_as {
+            let _ = writeln!(out, "- \"{}\"", message.value().trim());
+        }
+    }
     out
 }
 
