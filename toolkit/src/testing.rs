@@ -1,8 +1,18 @@
 //! Helpers for your test suite: check the registry against a fixture of expected
-//! tool names, in both directions, with a readable diff.
+//! tool names, in both directions, with a readable diff; and score which tools a
+//! router picks against a labelled set of messages (selection evals, see
+//! [`assert_selection`]).
 
 use std::collections::BTreeSet;
 use std::fmt;
+
+mod selection;
+
+pub use selection::{
+    ConfusablePair, Confusion, Expected, Miss, SelectionCase, SelectionFailure, SelectionReport,
+    SelectionSet, SelectionSetError, Thresholds, ToolRecall, assert_no_confusable_tools,
+    assert_selection, confusable_tools, evaluate, evaluate_blocking,
+};
 
 /// The difference between the tools a registry has and the tools a fixture
 /// expects.
