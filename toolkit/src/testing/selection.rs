@@ -313,8 +313,8 @@ impl Thresholds {
 pub struct SelectionFailure {
     /// One line per figure under its threshold, like `recall@1 71.4% is under 80.0%`.
     pub failures: Vec<String>,
-    /// The whole report.
-    pub report: SelectionReport,
+    /// The whole report (boxed: a failure is passed around, the report is large).
+    pub report: Box<SelectionReport>,
 }
 
 impl fmt::Display for SelectionFailure {
@@ -376,7 +376,7 @@ impl SelectionReport {
         } else {
             Err(SelectionFailure {
                 failures,
-                report: self.clone(),
+                report: Box::new(self.clone()),
             })
         }
     }
@@ -569,7 +569,7 @@ pub async fn evaluate<R: Router + ?Sized>(
         })
         .collect();
     // Most frequent first; ties in name order (the map's), so reports are stable.
-    confusions.sort_by(|a, b| b.count.cmp(&a.count));
+    confusions.sort_by_key(|confusion| std::cmp::Reverse(confusion.count));
     report.confusions = confusions;
     report
 }
@@ -663,7 +663,7 @@ impl fmt::Display for ConfusablePair {
 pub fn confusable_tools(catalog: &Catalog, margin: f32) -> Vec<ConfusablePair> {
     let router = LexicalRouter::new(catalog.clone());
     let mut pairs: Vec<ConfusablePair> = Vec::new();
-    for entry in catalog.iter() {
+    for entry in catalog {
         let queries = std::iter::once(entry.summary.as_str())
             .chain(entry.asked_as.iter().map(String::as_str))
             .filter(|query| !query.trim().is_empty());
