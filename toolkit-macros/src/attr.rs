@@ -51,6 +51,8 @@ const TOOL_KEYS: &[&str] = &[
     "gate",
     "tags",
     "preview",
+    "examples",
+    "asked_as",
     "crate",
 ];
 
@@ -68,6 +70,10 @@ pub(crate) struct ToolAttr {
     pub(crate) title: Option<LitStr>,
     pub(crate) gate: Option<LitStr>,
     pub(crate) tags: Vec<LitStr>,
+    /// `examples = [r#"{...}"#, ...]`: example arguments, each a JSON object.
+    pub(crate) examples: Vec<LitStr>,
+    /// `asked_as = ["...", ...]`: what a user says when this tool is the right one.
+    pub(crate) asked_as: Vec<LitStr>,
     pub(crate) krate: Option<Path>,
     /// `preview = path::to_fn`: what a `confirm` tool shows before it acts.
     pub(crate) preview: Option<Path>,
@@ -128,6 +134,8 @@ impl ToolAttr {
                 "gate" => attr.gate = string(&meta, errors),
                 "aliases" => attr.aliases = strings(&meta, errors),
                 "tags" => attr.tags = strings(&meta, errors),
+                "examples" => attr.examples = strings(&meta, errors),
+                "asked_as" => attr.asked_as = strings(&meta, errors),
                 "scope" => attr.scope = keyword(&meta, "scope", SCOPES, errors),
                 "tier" => attr.tier = keyword(&meta, "tier", TIERS, errors),
                 "always" => match &meta {

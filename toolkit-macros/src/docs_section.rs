@@ -105,6 +105,18 @@ pub(crate) fn render(
             out.push('\n');
         }
     }
+    if !attr.examples.is_empty() {
+        out.push_str("\n**Example arguments** (sent to Anthropic as `input_examples`)\n\n");
+        for example in &attr.examples {
+            let _ = writeln!(out, "- `{}`", example.value().trim());
+        }
+    }
+    if !attr.asked_as.is_empty() {
+        out.push_str("\n**Asked as** (read by the router, never sent to the model)\n\n");
+        for message in &attr.asked_as {
+            let _ = writeln!(out, "- \"{}\"", message.value().trim());
+        }
+    }
     out
 }
 
@@ -288,6 +300,47 @@ mod tests {
             let ty: Type = syn::parse_str(ty).expect("a type");
             assert_eq!(json_type(&ty), expected);
         }
+    }
+
+    #[test]
+    fn examples_and_asked_as_close_the_section() {
+        let mut errors = crate::ctxt::Ctxt::new();
+        let attr = ToolAttr::parse(
+            quote::quote!(
+                scope = shared,
+                tier = auto,
+                examples = [r#"{"id": 3}"#],
+                asked_as = ["where is task 3?"]
+            ),
+            &mut errors,
+        );
+        let item: syn::ItemFn = syn::parse_quote! {
+            /// Get tasks.
+            fn get_tasks(
+                /// The task.
+                id: u32,
+            ) -> u32 { id }
+        };
+        let func = ToolFn::parse(item, crate::ast::Place::Free, &mut errors);
+        errors.check().expect("a valid tool");
+        let section = render(
+            "get_tasks",
+            attr.scope.expect("scope"),
+            attr.tier.expect("tier"),
+            &attr,
+            &func,
+            None,
+        );
+        assert!(
+            section.ends_with(
+                "| `id` | integer | required | The task. |\n\
+                 \n**Example arguments** (sent to Anthropic as `input_examples`)\n\n\
+                 - `{\"id\": 3}`\n\
+                 \n**Asked as** (read by the router, never sent to the model)\n\n\
+                 - \"where is task 3?\"\n"
+            ),
+            "{section}"
+        );
     }
 
     #[test]

@@ -281,6 +281,21 @@ pub enum RegistryError {
         /// How the second definition uses it, and where it is.
         second: (NameKind, Location),
     },
+    /// One of a tool's `examples` does not fit its arguments: the example would
+    /// teach the model a call the tool refuses.
+    InvalidExample {
+        /// The tool's name.
+        tool: &'static str,
+        /// Where the tool is defined.
+        location: Location,
+        /// The example's position in `examples`, from 1.
+        number: usize,
+        /// The example as written.
+        example: &'static str,
+        /// What the tool answers to a call with those arguments, exactly as the
+        /// model would read it.
+        error: ToolError,
+    },
 }
 
 /// How a definition uses a name.
@@ -320,6 +335,16 @@ impl fmt::Display for RegistryError {
                 }
                 Ok(())
             }
+            RegistryError::InvalidExample {
+                tool,
+                location,
+                number,
+                example,
+                error,
+            } => write!(
+                f,
+                "example {number} of tool `{tool}` at {location} does not fit its arguments: {error}; fix the example `{example}` or remove it"
+            ),
         }
     }
 }

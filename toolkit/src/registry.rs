@@ -338,7 +338,7 @@ impl Registry {
             .map(|(name, position, _)| (name, position))
             .collect();
         let table = name_table(&index);
-        let tools = tools
+        let tools: Vec<RegisteredTool> = tools
             .into_iter()
             .map(|tool| RegisteredTool {
                 tool,
@@ -348,6 +348,7 @@ impl Registry {
                 runtime: None,
             })
             .collect();
+        check_examples(&tools)?;
         Ok(Registry {
             tools,
             index,
@@ -574,6 +575,29 @@ const EMPTY: u32 = u32::MAX;
 
 /// The slots for `index`: a power of two at least twice its length, so probes
 /// stay short and one slot is always free (the lookup's loop ends).
+/// Checks every tool's `examples` as a call would be checked (the limits, the
+/// schema the model sees, the typed parse), so a wrong example stops the registry
+/// like a duplicate name does, instead of teaching the model a call the tool
+/// refuses. Only tools with examples have their schema built here.
+#[allow(clippy::result_large_err)] // see `Registry::new`
+fn check_examples(tools: &[RegisteredTool]) -> Result<(), RegistryError> {
+    for registered in tools {
+        let tool = registered.tool;
+        for (position, &example) in tool.examples.iter().enumerate() {
+            if let Err(error) = registered.check_arguments(example) {
+                return Err(RegistryError::InvalidExample {
+                    tool: tool.name,
+                    location: tool.location,
+                    number: position + 1,
+                    example,
+                    error,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 fn name_table(index: &[(&'static str, usize)]) -> Box<[(&'static str, u32)]> {
     let size = (index.len() * 2).next_power_of_two().max(8);
     let mut table = vec![("", EMPTY); size].into_boxed_slice();
@@ -708,6 +732,8 @@ mod tests {
             title: None,
             gate: None,
             tags: &[],
+            examples: &[],
+            asked_as: &[],
             params: &[],
             location: Location {
                 file: file!(),

@@ -399,6 +399,8 @@ fn intern(definition: Definition<'_>) -> Result<&'static Tool, RuntimeToolError>
         title: definition.title.map(leak),
         gate: None,
         tags: &[],
+        examples: &[],
+        asked_as: &[],
         params: Box::leak(params.into_boxed_slice()),
         location: RUNTIME_LOCATION,
         schema: object_schema,

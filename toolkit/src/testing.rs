@@ -1,8 +1,49 @@
 //! Helpers for your test suite: check the registry against a fixture of expected
-//! tool names, in both directions, with a readable diff.
+//! tool names, in both directions, with a readable diff; and score which tools a
+//! router picks against a labelled set of messages (selection evals, see
+//! [`assert_selection`]).
+//!
+//! ```
+//! use toolkit::route::{Catalog, CatalogEntry, LexicalRouter, Router};
+//! use toolkit::testing::{SelectionSet, Thresholds, assert_selection, confusable_tools};
+//!
+//! // In an application: LexicalRouter::new(view.catalog()).
+//! let router = LexicalRouter::new(Catalog::new([
+//!     CatalogEntry::new("delete_tasks", "Delete tasks by id."),
+//!     CatalogEntry::new("get_reminders", "Get reminders, soonest first."),
+//! ]));
+//! let set = SelectionSet::from_toml(r#"
+//!     [[case]]
+//!     message = "get rid of the groceries to-do"
+//!     expect = "delete_tasks"
+//!
+//!     [[case]]
+//!     message = "what's the weather like"
+//!     expect = "none"
+//! "#).unwrap();
+//! // Panics with the text report when a figure drops under its threshold, or when
+//! // the set names a tool the catalog lacks (renamed, or sent `always`).
+//! let report = assert_selection(
+//!     &router,
+//!     &set,
+//!     5,
+//!     Thresholds::new().recall_at_1(0.9).recall_at_k(1.0).mrr(0.9).abstention(1.0),
+//! );
+//! println!("{report}");            // the text report, for test output
+//! let _json = report.to_json();    // the same figures for CI
+//! assert!(confusable_tools(router.catalog(), 0.9).is_empty());
+//! ```
 
 use std::collections::BTreeSet;
 use std::fmt;
+
+mod selection;
+
+pub use selection::{
+    ConfusablePair, Confusion, Expected, Miss, SelectionCase, SelectionFailure, SelectionReport,
+    SelectionSet, SelectionSetError, Thresholds, ToolRecall, assert_no_confusable_tools,
+    assert_selection, confusable_tools, evaluate, evaluate_blocking,
+};
 
 /// The difference between the tools a registry has and the tools a fixture
 /// expects.

@@ -73,6 +73,13 @@ pub struct Tool {
     pub gate: Option<&'static str>,
     /// Free-form labels (channels, surfaces, ...).
     pub tags: &'static [&'static str],
+    /// Example arguments (`examples = [r#"{"id": 3}"#]`), each a JSON object the
+    /// registry has checked against the arguments: rendered where a provider takes
+    /// them (Anthropic's `input_examples`).
+    pub examples: &'static [&'static str],
+    /// What a user says when this tool is the right one (`asked_as = [..]`): read by
+    /// routers and selection evals, never sent to the model.
+    pub asked_as: &'static [&'static str],
     /// The model-visible parameters, in declaration order.
     pub params: &'static [Param],
     /// Where the tool was defined.

@@ -179,7 +179,9 @@ pub fn set_prompt(
 
 /// Get calendar events, soonest first; only one day's with `day`.
 #[tool(scope = shared, tier = auto, group = "calendar",
-       tags = ["internal", "copilot", "external"])]
+       tags = ["internal", "copilot", "external"],
+       examples = [r#"{"day": "2026-12-24"}"#, "{}"],
+       asked_as = ["am I free on Saturday?", "what do we have on this week", "when is the parents' evening?"])]
 pub fn get_events(
     #[ctx] home: State<Home>,
     /// The day, `YYYY-MM-DD`.
@@ -213,7 +215,8 @@ pub struct NewEvent {
 /// Create calendar events (appointments, dinners, trips).
 #[tool(scope = shared, tier = auto, group = "calendar",
        tags = ["internal", "copilot", "persistent"],
-       guidance = "Times are local; ask for a time rather than guessing one.")]
+       guidance = "Times are local; ask for a time rather than guessing one.",
+       examples = [r#"{"events": [{"title": "Dinner with Ada", "start": "2026-12-04T20:00", "minutes": 120}]}"#])]
 pub fn create_events(
     #[ctx] home: State<Home>,
     /// The events.
@@ -305,7 +308,8 @@ pub fn create_contacts(
 // ---------------------------------------------------------------- email
 
 /// Search the inbox by words in the sender, subject or text.
-#[tool(scope = shared, tier = auto, group = "email", tags = ["internal", "copilot"])]
+#[tool(scope = shared, tier = auto, group = "email", tags = ["internal", "copilot"],
+       asked_as = ["has the school replied?", "any mail from the bank this week?", "did anyone answer my message about the boiler"])]
 pub fn search_emails(
     #[ctx] home: State<Home>,
     /// Words the email contains.
@@ -423,7 +427,8 @@ pub fn create_list_items(
 
 /// Tick list items off, or back on.
 #[tool(scope = shared, tier = auto, group = "lists",
-       tags = ["internal", "copilot", "external", "persistent"])]
+       tags = ["internal", "copilot", "external", "persistent"],
+       asked_as = ["cross the bread off", "mark the milk as bought", "we got the batteries"])]
 pub fn update_list_items(
     #[ctx] home: State<Home>,
     /// The items' ids.

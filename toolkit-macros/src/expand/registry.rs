@@ -94,6 +94,8 @@ pub(super) fn expand(
     let gate = optional(&attr.gate);
     let aliases = &attr.aliases;
     let tags = &attr.tags;
+    let examples = &attr.examples;
+    let asked_as = &attr.asked_as;
     let track_manifest = manifest.as_ref().map(|path| {
         quote!(
             const _: &[u8] = ::core::include_bytes!(#path);
@@ -184,6 +186,8 @@ pub(super) fn expand(
                 title: #title,
                 gate: #gate,
                 tags: &[#(#tags),*],
+                examples: &[#(#examples),*],
+                asked_as: &[#(#asked_as),*],
                 params: &[#(#params),*],
                 location: #private::Location {
                     file: ::core::file!(),

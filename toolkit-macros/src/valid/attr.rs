@@ -2,12 +2,15 @@
 //! aliases, optional texts, the description, the tier's `preview`, and the keys
 //! every tool must declare.
 
+use std::fmt::Write as _;
+
 use proc_macro2::Span;
 use quote::{ToTokens, quote};
 
-use crate::ast::{CONFIRMED, ToolFn};
+use crate::ast::{CONFIRMED, Param, ParamKind, ToolFn};
 use crate::attr::ToolAttr;
 use crate::ctxt::Ctxt;
+use crate::suggest::closest;
 use crate::valid::name::check_format;
 
 /// The longest description providers accept without complaint.
@@ -170,5 +173,88 @@ pub(crate) fn check_required(attr: &ToolAttr, errors: &mut Ctxt) {
             "missing `tier` in `#[tool]`; declare whether a human must approve calls: `tier = auto`, `confirm` or `approve`",
         ),
         (false, false) => {}
+    }
+}
+
+/// `examples = [..]`: each a JSON object whose keys are the tool's arguments, and
+/// `asked_as = [..]`: each a message someone could send. Whether an example's
+/// values fit the argument types is checked by the registry, with serde's own
+/// messages: the macro sees the types only as tokens.
+pub(crate) fn check_examples(attr: &ToolAttr, func: &ToolFn, errors: &mut Ctxt) {
+    let mut names: Vec<String> = func.model_params().map(Param::model_name).collect();
+    if attr.tier.is_some_and(|tier| tier.word == "confirm") {
+        names.push(CONFIRMED.to_owned());
+    }
+    // A flattened field brings keys the macro cannot see.
+    let flattened = func.model_params().any(|param| match &param.kind {
+        ParamKind::Model { field_attrs, .. } => field_attrs
+            .iter()
+            .any(|attr| attr.to_token_stream().to_string().contains("flatten")),
+        ParamKind::Context { .. } => false,
+    });
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    for example in &attr.examples {
+        let value: serde_json::Value = match serde_json::from_str(&example.value()) {
+            Ok(value) => value,
+            Err(error) => {
+                errors.error(
+                    example,
+                    format!(
+                        "this example is not JSON ({error}); write the arguments as a JSON object in a raw string, like `r#\"{{\"id\": 3}}\"#`"
+                    ),
+                );
+                continue;
+            }
+        };
+        let Some(object) = value.as_object() else {
+            errors.error(
+                example,
+                format!(
+                    "an example is the tool's arguments, a JSON object, not {}; write it like `r#\"{{\"id\": 3}}\"#`",
+                    json_kind(&value)
+                ),
+            );
+            continue;
+        };
+        if flattened {
+            continue;
+        }
+        for key in object.keys() {
+            if !names.contains(&key.as_str()) {
+                let mut message = if names.is_empty() {
+                    format!(
+                        "unknown argument `{key}` in this example; the tool takes no arguments, so its example is `\"{{}}\"`"
+                    )
+                } else {
+                    format!(
+                        "unknown argument `{key}` in this example; expected one of {}",
+                        names.join(", ")
+                    )
+                };
+                if let Some(guess) = closest(key, &names) {
+                    let _ = write!(message, " (did you mean `{guess}`?)");
+                }
+                errors.error(example, message);
+            }
+        }
+    }
+    for message in &attr.asked_as {
+        if message.value().trim().is_empty() {
+            errors.error(
+                message,
+                "empty message in `asked_as`; write what a user would say, or remove it",
+            );
+        }
+    }
+}
+
+fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
     }
 }

@@ -52,6 +52,7 @@ pub(crate) fn check<'a>(
     attr::check_values(attr, &name, errors);
     let description = attr::check_description(attr, func, &name, errors);
     attr::check_confirm(attr, func, errors);
+    attr::check_examples(attr, func, errors);
     params::check_json_names(func, errors);
     attr::check_required(attr, errors);
     Some(Checked {

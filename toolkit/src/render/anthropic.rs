@@ -18,6 +18,19 @@ pub(super) fn tool(tool: &Tool, schema: Value, dialect: Dialect) -> Value {
     if dialect == Dialect::AnthropicStrict {
         entry.insert("strict".to_owned(), Value::Bool(true));
     }
+    // Anthropic's tool definitions take example inputs, `input_examples`
+    // (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-reference,
+    // sent with the `advanced-tool-use-2025-11-20` beta header), each of which
+    // must fit `input_schema`: the registry checked them when it was built. A tool
+    // without examples keeps the envelope it always had.
+    let examples: Vec<Value> = tool
+        .examples
+        .iter()
+        .filter_map(|example| serde_json::from_str(example).ok())
+        .collect();
+    if !examples.is_empty() {
+        entry.insert("input_examples".to_owned(), Value::Array(examples));
+    }
     Value::Object(entry)
 }
 

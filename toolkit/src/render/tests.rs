@@ -26,6 +26,8 @@ const TOOL: Tool = Tool {
     title: Some("Update tasks"),
     gate: None,
     tags: &[],
+    examples: &[],
+    asked_as: &[],
     params: &[],
     location: Location {
         file: "x.rs",

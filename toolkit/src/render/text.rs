@@ -37,6 +37,7 @@ const ENVELOPE_ORDER: &[&str] = &[
     "inputSchema",
     "outputSchema",
     "strict",
+    "input_examples",
     "annotations",
     "readOnlyHint",
     "destructiveHint",

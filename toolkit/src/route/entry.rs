@@ -74,6 +74,10 @@ pub struct CatalogEntry {
     /// The verb of the name (`get` in `getNavItem`, `get` in `game_scores.get`),
     /// when the name has one a router knows.
     pub verb: Option<String>,
+    /// What users say when this tool is the right one (`#[tool(asked_as = ..)]`):
+    /// indexed by [`LexicalRouter`](super::LexicalRouter), never put in a prompt.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asked_as: Vec<String>,
 }
 
 /// The JSON shape, with everything but the name optional.
@@ -96,6 +100,8 @@ struct RawEntry {
     guidance: Option<String>,
     #[serde(default)]
     verb: Option<String>,
+    #[serde(default)]
+    asked_as: Vec<String>,
 }
 
 impl From<RawEntry> for CatalogEntry {
@@ -114,6 +120,7 @@ impl From<RawEntry> for CatalogEntry {
             params: raw.params,
             guidance: raw.guidance,
             verb,
+            asked_as: raw.asked_as,
         }
     }
 }
@@ -133,6 +140,7 @@ impl CatalogEntry {
             params: Vec::new(),
             guidance: None,
             verb: None,
+            asked_as: Vec::new(),
         })
     }
 
@@ -161,6 +169,11 @@ impl CatalogEntry {
                 .collect(),
             guidance: tool.guidance.map(str::to_owned),
             verb: Some(tool.verb().to_owned()),
+            asked_as: tool
+                .asked_as
+                .iter()
+                .map(|&message| message.to_owned())
+                .collect(),
         }
     }
 }

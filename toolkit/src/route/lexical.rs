@@ -26,6 +26,8 @@ pub struct FieldWeights {
     pub params: f32,
     /// The guidance.
     pub guidance: f32,
+    /// The messages users send when the tool is right (`asked_as`).
+    pub asked_as: f32,
     /// How much a verb class match (`remove` ~ `delete`) counts beside the word
     /// itself, for verbs in the message.
     pub verbs: f32,
@@ -54,6 +56,7 @@ impl Default for FieldWeights {
             tags: 1.0,
             params: 0.4,
             guidance: 0.4,
+            asked_as: 1.0,
             verbs: 1.0,
             concepts: 0.8,
             turns: 0.4,
@@ -526,6 +529,14 @@ impl LexicalRouter {
                     field(
                         entry.guidance.as_deref().into_iter().collect(),
                         weights.guidance,
+                        0.75,
+                    ),
+                    // Messages are many short texts: normalized by length like
+                    // the description, so a tool with ten of them does not
+                    // outrank one with two on a shared word.
+                    field(
+                        entry.asked_as.iter().map(String::as_str).collect(),
+                        weights.asked_as,
                         0.75,
                     ),
                 ]

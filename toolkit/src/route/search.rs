@@ -284,6 +284,8 @@ pub const fn search_tool(name: &'static str) -> Tool {
         title: Some("Search tools"),
         gate: None,
         tags: &[SEARCH_TAG],
+        examples: &[],
+        asked_as: &[],
         params: &[
             Param {
                 name: "query",

@@ -347,6 +347,8 @@ fn confirm_tool(name: &'static str, description: &'static str) -> crate::Tool {
         always: false,
         group: None,
         tags: &[],
+        examples: &[],
+        asked_as: &[],
         params: &[
             crate::Param {
                 name: "ids",

@@ -47,6 +47,9 @@ pub(crate) enum Rule {
     ForbiddenKeyword,
     /// A keyword beside a `$ref` that the dialect does not allow there.
     RefSiblings,
+    /// Anthropic: `input_examples` is not a list of objects that each fit
+    /// `input_schema`.
+    InputExamples,
     /// A keyword whose value has the wrong JSON type (`uniqueItems: {}`).
     KeywordValue,
     /// A `format` the dialect does not accept.
@@ -203,7 +206,7 @@ fn envelope(dialect: Dialect) -> Option<Envelope> {
             nested_under: None,
             type_function: false,
             required: &["name", "description", "input_schema"],
-            optional: &[],
+            optional: &["input_examples"],
             schema_key: "input_schema",
             strict: None,
         },
@@ -211,7 +214,7 @@ fn envelope(dialect: Dialect) -> Option<Envelope> {
             nested_under: None,
             type_function: false,
             required: &["name", "description", "input_schema", "strict"],
-            optional: &[],
+            optional: &["input_examples"],
             schema_key: "input_schema",
             strict: Some(true),
         },
@@ -322,6 +325,10 @@ pub(crate) fn check(dialect: Dialect, rendered: &Value) -> Vec<Violation> {
         );
     }
 
+    if let Some(examples) = tool.get("input_examples") {
+        check_input_examples(&mut report, &base, examples, tool.get(envelope.schema_key));
+    }
+
     match tool.get("name") {
         Some(Value::String(name)) if is_tool_name(name) => {}
         Some(other) => report.add(
@@ -349,6 +356,31 @@ pub(crate) fn check(dialect: Dialect, rendered: &Value) -> Vec<Violation> {
         check_mcp_extras(tool, &mut report);
     }
     report.violations
+}
+
+/// Anthropic's `input_examples`: a non-empty array of objects, each valid
+/// against the tool's own `input_schema` (the API refuses an example that is not).
+fn check_input_examples(report: &mut Report, base: &str, examples: &Value, schema: Option<&Value>) {
+    let path = pointer(base, "input_examples");
+    let Some(examples) = examples.as_array().filter(|list| !list.is_empty()) else {
+        report.add(&path, Rule::InputExamples, "expected a non-empty array");
+        return;
+    };
+    let validator = schema.and_then(|schema| jsonschema::validator_for(schema).ok());
+    for (index, example) in examples.iter().enumerate() {
+        let at = format!("{path}/{index}");
+        if !example.is_object() {
+            report.add(&at, Rule::InputExamples, "expected an object");
+        } else if let Some(validator) = &validator
+            && !validator.is_valid(example)
+        {
+            report.add(
+                &at,
+                Rule::InputExamples,
+                format!("`{example}` does not fit `input_schema`"),
+            );
+        }
+    }
 }
 
 fn exact_keys(

@@ -866,3 +866,44 @@ fn preservation_of_mcp_annotations() {
         ])
     );
 }
+
+#[test]
+fn anthropic_input_examples_must_be_objects_that_fit_the_schema() {
+    let tool = |examples: Value| {
+        json!({
+            "name": "get_notes",
+            "description": "Get notes.",
+            "input_schema": {
+                "type": "object",
+                "properties": {"tag": {"type": "string", "description": "Only this tag."}},
+                "required": ["tag"]
+            },
+            "input_examples": examples,
+        })
+    };
+    assert_eq!(
+        found(&check(Dialect::Anthropic, &tool(json!([{"tag": "work"}])))),
+        expect(&[])
+    );
+    assert_eq!(
+        found(&check(
+            Dialect::Anthropic,
+            &tool(json!([{"tag": 3}, "work", {"tag": "home"}]))
+        )),
+        expect(&[
+            ("/input_examples/0", Rule::InputExamples),
+            ("/input_examples/1", Rule::InputExamples),
+        ])
+    );
+    assert_eq!(
+        found(&check(Dialect::Anthropic, &tool(json!([])))),
+        expect(&[("/input_examples", Rule::InputExamples)])
+    );
+    // Only Anthropic's envelopes take the key.
+    let mut chat_tool = chat(lenient_schema(), false);
+    chat_tool["function"]["input_examples"] = json!([{"tag": "work"}]);
+    assert_eq!(
+        found(&check(Dialect::OpenAiChat, &chat_tool)),
+        expect(&[("/function/input_examples", Rule::Envelope)])
+    );
+}

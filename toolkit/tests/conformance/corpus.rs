@@ -18,7 +18,9 @@ use toolkit::{Registry, Tool, tool};
 // --- primitives -------------------------------------------------------------------
 
 /// Set one integer of every width.
-#[tool(scope = shared, tier = auto)]
+#[tool(scope = shared, tier = auto, examples = [
+    r#"{"tiny": 255, "small": 1, "medium": 2, "large": 3, "signed_tiny": -128, "signed_small": -1, "signed_medium": -2, "signed_large": -3, "count": 0}"#,
+])]
 pub(crate) fn set_integers(
     /// An 8-bit unsigned integer.
     tiny: u8,
