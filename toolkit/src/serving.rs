@@ -577,6 +577,13 @@ mod tests {
         ) -> StoreFuture<'a, Option<DecisionRecord>> {
             unused()
         }
+        fn pending<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+        ) -> StoreFuture<'a, Option<PendingApproval>> {
+            unused()
+        }
         fn decisions<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
             unused()
         }
