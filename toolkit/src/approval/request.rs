@@ -39,6 +39,7 @@ fn arguments_value(arguments: &str) -> Result<Value, ToolError> {
 
 fn made_up_call_id(principal: &str, tool: &str, digest: &str) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    // Only entropy for a made-up id, never a time decision (those read the store's clock).
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |since| since.as_nanos());

@@ -551,6 +551,8 @@ impl std::error::Error for StoreError {}
 /// A clock a store reads: the process's, or one a test injects.
 pub(crate) type StoreClock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
+// The clock of the memory and SQLite stores: one host, so the process's clock is
+// the store's clock, and every time decision of those stores reads it here.
 pub(crate) fn system_clock() -> StoreClock {
     Arc::new(|| {
         SystemTime::now()
