@@ -732,32 +732,45 @@ async fn decided(
         .decisions(&DecisionQuery::new().limit(MAX_QUERY_LIMIT))
         .await
         .map_err(|error| Failure::from_approval(&error))?;
-    records.retain(|record| {
-        allowed(
-            shared,
-            approver,
-            &record.tool,
-            &record.principal,
-            &record.call_id,
-        )
-        .is_some()
-    });
+    records.retain(|record| sees(shared, approver, record));
     records.truncate(SHOWN);
-    // What came of each approved call: ran (when, with what), failed, or not yet.
-    let approvals = shared.inbox.approvals();
     let mut decided = Vec::with_capacity(records.len());
     for record in records {
-        let run = if record.verdict == Verdict::Denied {
-            None
-        } else {
-            approvals
-                .outcome(&record.principal, &record.call_id)
-                .await
-                .map_err(|error| Failure::from_approval(&error))?
-        };
-        decided.push((record, run));
+        decided.push(with_run(shared, record).await?);
     }
     Ok(decided)
+}
+
+/// Whether the approver may see `record` (what they may not does not exist for
+/// them).
+fn sees(shared: &Shared, approver: &Identity, record: &DecisionRecord) -> bool {
+    allowed(
+        shared,
+        approver,
+        &record.tool,
+        &record.principal,
+        &record.call_id,
+    )
+    .is_some()
+}
+
+/// `record` with what came of its call: ran (when, with what), failed, or not yet;
+/// nothing for a denial.
+async fn with_run(
+    shared: &Shared,
+    record: DecisionRecord,
+) -> Result<(DecisionRecord, Option<RunRecord>), Failure> {
+    let run = if record.verdict == Verdict::Denied {
+        None
+    } else {
+        shared
+            .inbox
+            .approvals()
+            .outcome(&record.principal, &record.call_id)
+            .await
+            .map_err(|error| Failure::from_approval(&error))?
+    };
+    Ok((record, run))
 }
 
 /// One call, named in the query of `/api/decisions`.
@@ -774,34 +787,18 @@ async fn decided_call(
     approver: &Identity,
     one: &OneCall,
 ) -> Result<Vec<(DecisionRecord, Option<RunRecord>)>, Failure> {
-    let approvals = shared.inbox.approvals();
-    let record = approvals
+    let record = shared
+        .inbox
+        .approvals()
         .store()
         .decision(&one.principal, &one.call_id)
         .await
         .map_err(|error| Failure::from_approval(&ApprovalError::Store(error)))?
-        .filter(|record| {
-            allowed(
-                shared,
-                approver,
-                &record.tool,
-                &record.principal,
-                &record.call_id,
-            )
-            .is_some()
-        });
-    let Some(record) = record else {
-        return Ok(Vec::new());
-    };
-    let run = if record.verdict == Verdict::Denied {
-        None
-    } else {
-        approvals
-            .outcome(&record.principal, &record.call_id)
-            .await
-            .map_err(|error| Failure::from_approval(&error))?
-    };
-    Ok(vec![(record, run)])
+        .filter(|record| sees(shared, approver, record));
+    match record {
+        Some(record) => Ok(vec![with_run(shared, record).await?]),
+        None => Ok(Vec::new()),
+    }
 }
 
 async fn audit(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
