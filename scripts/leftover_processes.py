@@ -2,7 +2,7 @@
 """Runs a command and fails if anything it started is still running after it.
 
     scripts/leftover_processes.py cargo test --workspace
-    scripts/leftover_processes.py cargo test -p example-agents --test inbox_browser
+    scripts/leftover_processes.py cargo test -p example-agents --test it inbox_browser::
 
 Exits with the command's status; when the command succeeded but left processes
 behind, names each (pid and command line), kills them, and exits 1.

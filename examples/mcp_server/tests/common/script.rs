@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::{Mutex, PoisonError};
 
 /// The exit status a script uses for "a prerequisite is missing and can't be
 /// installed here" (no root, say), after printing one line saying what.
@@ -18,6 +19,11 @@ fn missing(what: &str, why: &str) {
     assert!(!in_ci(), "CI is set but {why}: {what} can't run");
     println!("skipped: {why}, so {what} can't run");
 }
+
+/// One script at a time: several install into the same folders under `target/`
+/// (the Python client's virtual environment, Node 22 and the npm clients), and the
+/// test binary runs its tests side by side.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Runs `scripts/<script>` with bash and `env`, once the programs in `needs` are
 /// installed; returns what it printed on stdout, or `None` when a prerequisite is
@@ -38,6 +44,7 @@ pub fn run_script(
         missing(what, &format!("{absent:?} not installed"));
         return None;
     }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let output = Command::new("bash")
         .arg(root.join("scripts").join(script))

@@ -1,0 +1,17 @@
+//! Every test file here is a module of one test binary: a binary of its own per
+//! file linked the whole dependency tree again each time (about 40-70 MB and several
+//! seconds of linking apiece), which made a first `cargo test --workspace` take
+//! more disk and time than anything the tests do.
+//!
+//! Beside it, in a binary of its own: `bounded_work`, whose timing tests compare
+//! two input sizes and would measure the other tests of this binary running beside
+//! them.
+
+mod behaviour;
+mod cascades;
+mod fixture;
+mod golden;
+mod prompt;
+mod properties;
+mod registrations;
+mod selection;

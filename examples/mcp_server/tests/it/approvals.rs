@@ -1,0 +1,389 @@
+//! `approve` over MCP: the 2026-07-28 input-required result with a sealed
+//! `requestState`, answered by the client's user, run once; and two server
+//! processes sharing one SQLite approval store.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::io::BufRead as _;
+use std::process::{Child, Command, Stdio};
+
+use common::{call, text};
+use example_assistant::AssistantState;
+use example_mcp_server::Settings;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams,
+    ElicitResult, ElicitationAction, ErrorCode, Implementation, InputRequiredResult,
+    ProtocolVersion,
+};
+use rmcp::service::{RequestContext, RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, ErrorData, RoleClient};
+use serde_json::json;
+
+/// A client whose user accepts (or declines) every approval it is asked for.
+#[derive(Clone)]
+struct User {
+    accepts: bool,
+}
+
+impl ClientHandler for User {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("approval-test", "0.0.0"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams { message, .. } = &request else {
+            panic!("an approval is a form: {request:?}");
+        };
+        assert_eq!(
+            message,
+            r#"Allow `delete_memories` to run with {"ids":[1]}? It has not run yet."#
+        );
+        Ok(ElicitResult::new(if self.accepts {
+            ElicitationAction::Accept
+        } else {
+            ElicitationAction::Decline
+        }))
+    }
+}
+
+async fn connect(
+    url: &str,
+    user: User,
+    lifecycle: ClientLifecycleMode,
+) -> RunningService<RoleClient, User> {
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(url.to_owned()).auth_header("internal-token");
+    user.serve_with_lifecycle(
+        StreamableHttpClientTransport::from_config(config),
+        lifecycle,
+    )
+    .await
+    .unwrap()
+}
+
+fn stateless() -> ClientLifecycleMode {
+    ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    }
+}
+
+async fn serve_in_process() -> String {
+    let router = example_mcp_server::http_router(
+        AssistantState::new(),
+        Settings::ephemeral().unwrap(),
+        ["internal-token", "copilot-token", "external-token"],
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{addr}/mcp/internal")
+}
+
+async fn remember(client: &RunningService<RoleClient, User>) {
+    let created = client
+        .call_tool(call(
+            "create_memories",
+            json!({"memories": [{"content": "Ada takes her tea black"}]}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(created.is_error, Some(false), "{created:?}");
+}
+
+fn forget() -> CallToolRequestParams {
+    call("delete_memories", json!({"ids": [1]}))
+}
+
+async fn ask(client: &RunningService<RoleClient, User>) -> InputRequiredResult {
+    match client.call_tool_once(forget()).await.unwrap() {
+        CallToolResponse::InputRequired(input) => input,
+        other => panic!("an approve tool asks first: {other:?}"),
+    }
+}
+
+fn answer(input: &InputRequiredResult, action: &str) -> CallToolRequestParams {
+    let mut retry = forget();
+    retry.request_state.clone_from(&input.request_state);
+    retry.input_responses = Some(BTreeMap::from([(
+        "approval".to_owned(),
+        json!({"action": action}),
+    )]));
+    retry
+}
+
+async fn complete(
+    client: &RunningService<RoleClient, User>,
+    params: CallToolRequestParams,
+) -> rmcp::model::CallToolResult {
+    match client.call_tool_once(params).await.unwrap() {
+        CallToolResponse::Complete(result) => result,
+        other => panic!("the retry completes: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_users_approval_runs_the_tool_and_a_decline_does_not() {
+    let url = serve_in_process().await;
+    let user = connect(&url, User { accepts: true }, stateless()).await;
+    remember(&user).await;
+    // rmcp's client drives the input-required round itself.
+    let deleted = user.call_tool(forget()).await.unwrap();
+    assert_eq!(deleted.is_error, Some(false), "{deleted:?}");
+    let gone = user
+        .call_tool(call("get_memories", json!({"id": 1})))
+        .await
+        .unwrap();
+    assert_eq!(text(&gone), "no memory with id 1");
+
+    let url = serve_in_process().await;
+    let refuser = connect(&url, User { accepts: false }, stateless()).await;
+    remember(&refuser).await;
+    let denied = refuser.call_tool(forget()).await.unwrap();
+    assert_eq!(denied.is_error, Some(true));
+    assert_eq!(text(&denied), common_denied());
+    let kept = refuser
+        .call_tool(call("get_memories", json!({"id": 1})))
+        .await
+        .unwrap();
+    assert_eq!(
+        kept.structured_content
+            .as_ref()
+            .and_then(|memories| memories.as_array())
+            .map(Vec::len),
+        Some(1)
+    );
+}
+
+fn already_used() -> String {
+    toolkit::ToolError::from(toolkit::approval::ApprovalError::AlreadyUsed).to_string()
+}
+
+/// A 2025-11-25 client over a transport that carries its answers (stdio here):
+/// the pending approval is asked of its user with `elicitation/create` in the same
+/// request, and the answer resumes the call through the signed, claimed path.
+#[tokio::test]
+async fn a_handshake_client_that_elicits_is_asked_in_the_same_request() {
+    for accepts in [true, false] {
+        let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+        let server = example_mcp_server::stdio_server(
+            "internal",
+            AssistantState::new(),
+            Settings::ephemeral().unwrap(),
+        );
+        tokio::spawn(async move {
+            if let Ok(running) = rmcp::ServiceExt::serve(server, server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = User { accepts }
+            .serve_with_lifecycle(client_io, ClientLifecycleMode::Initialize)
+            .await
+            .unwrap();
+        remember(&client).await;
+        let result = client.call_tool(forget()).await.unwrap();
+        let after = client
+            .call_tool(call("get_memories", json!({"id": 1})))
+            .await
+            .unwrap();
+        if accepts {
+            assert_eq!(result.is_error, Some(false), "{result:?}");
+            assert_eq!(result.structured_content, Some(json!({"deleted": [1]})));
+            assert_eq!(text(&after), "no memory with id 1");
+        } else {
+            assert_eq!(result.is_error, Some(true), "{result:?}");
+            assert_eq!(text(&result), common_denied());
+            assert_eq!(after.is_error, Some(false), "{after:?}");
+        }
+    }
+}
+
+fn common_denied() -> String {
+    toolkit::ToolError::Denied {
+        message: "the user declined the call".to_owned(),
+    }
+    .to_string()
+}
+
+#[tokio::test]
+async fn an_approval_runs_once_and_binds_its_arguments() {
+    let url = serve_in_process().await;
+    let client = connect(&url, User { accepts: true }, stateless()).await;
+    remember(&client).await;
+    let input = ask(&client).await;
+    let question = serde_json::to_value(&input.input_requests).unwrap();
+    assert_eq!(question["approval"]["method"], "elicitation/create");
+
+    let first = complete(&client, answer(&input, "accept")).await;
+    assert_eq!(first.is_error, Some(false), "{first:?}");
+    let replay = complete(&client, answer(&input, "accept")).await;
+    assert_eq!(replay.is_error, Some(true));
+    assert_eq!(text(&replay), already_used());
+
+    // The sealed state is bound to the arguments it was issued for.
+    let input = ask(&client).await;
+    let mut other = answer(&input, "accept");
+    other.arguments = Some(json!({"ids": [2]}).as_object().unwrap().clone());
+    let refused = client.call_tool_once(other).await.unwrap_err();
+    let ServiceError::McpError(error) = refused else {
+        panic!("a protocol error: {refused:?}");
+    };
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+    // Without the user's answer there is nothing to resume.
+    let unanswered = {
+        let mut retry = answer(&input, "accept");
+        retry.input_responses = None;
+        client.call_tool_once(retry).await.unwrap_err()
+    };
+    assert!(
+        matches!(unanswered, ServiceError::McpError(ref error) if error.code == ErrorCode::INVALID_PARAMS)
+    );
+}
+
+#[tokio::test]
+async fn an_older_client_gets_the_pending_approval_as_the_result() {
+    let url = serve_in_process().await;
+    let client = connect(
+        &url,
+        User { accepts: true },
+        ClientLifecycleMode::Initialize,
+    )
+    .await;
+    remember(&client).await;
+    let pending = client.call_tool(forget()).await.unwrap();
+    // The tool has not run: an error result, so its output schema is not applied.
+    assert_eq!(pending.is_error, Some(true));
+    assert_eq!(
+        text(&pending),
+        "`delete_memories` waits for a person's approval; it has not run"
+    );
+    // No structured content: it would have to match the tool's output schema.
+    assert_eq!(pending.structured_content, None);
+    let meta = pending.meta.unwrap();
+    let body = &meta.0[toolkit::mcp::META_PENDING_APPROVAL];
+    assert_eq!(body["tool"], "delete_memories");
+    assert_eq!(body["principal"], "internal");
+    assert_eq!(body["arguments"], json!({"ids": [1]}));
+}
+
+/// A server process of the example, killed when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The keys every process sharing a store is given (test values).
+const SHARED_APPROVAL_KEY: &str = "approval key shared by the test processes";
+const SHARED_REQUEST_STATE_KEY: &str = "request-state key shared by the test processes";
+
+#[test]
+fn a_shared_store_without_shared_keys_refuses_to_start() {
+    let store = std::env::temp_dir().join(format!("mcp-no-keys-{}.sqlite3", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp_server"))
+        .args(["http", "--addr", "127.0.0.1:0", "--approvals-db"])
+        .arg(&store)
+        .env("MCP_TOKEN_INTERNAL", "internal-token")
+        .env_remove("MCP_APPROVAL_KEY")
+        .env("MCP_REQUEST_STATE_KEY", SHARED_REQUEST_STATE_KEY)
+        .output()
+        .expect("the example binary runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr).trim_end(),
+        "mcp_server: --approvals-db needs MCP_APPROVAL_KEY, the same in every process sharing \
+         the store (at least 32 bytes; `openssl rand -hex 32` makes one)"
+    );
+    assert!(output.stdout.is_empty());
+    let short = Command::new(env!("CARGO_BIN_EXE_mcp_server"))
+        .args(["stdio"])
+        .env("MCP_APPROVAL_KEY", "short")
+        .output()
+        .expect("the example binary runs");
+    assert_eq!(short.status.code(), Some(2));
+    let _ = std::fs::remove_file(&store);
+}
+
+fn start_process(store: &std::path::Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp_server"))
+        .args(["http", "--addr", "127.0.0.1:0", "--approvals-db"])
+        .arg(store)
+        .env("MCP_TOKEN_INTERNAL", "internal-token")
+        .env("MCP_APPROVAL_KEY", SHARED_APPROVAL_KEY)
+        .env("MCP_REQUEST_STATE_KEY", SHARED_REQUEST_STATE_KEY)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the example binary starts");
+    let stdout = child.stdout.take().expect("piped");
+    // Held before anything can fail: a server that never says where it listens is
+    // stopped too, not left serving.
+    let mut server = Server {
+        child,
+        url: String::new(),
+    };
+    let mut line = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("the address line");
+    server.url = format!("{base}/mcp/internal");
+    server
+}
+
+#[tokio::test]
+async fn two_processes_share_one_approval_store_and_the_tool_runs_once() {
+    let store = std::env::temp_dir().join(format!(
+        "toolkit-mcp-approvals-{}.sqlite3",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&store);
+    let (a, b) = (start_process(&store), start_process(&store));
+    let on_a = connect(&a.url, User { accepts: true }, stateless()).await;
+    let on_b = connect(&b.url, User { accepts: true }, stateless()).await;
+    // Each process has its own stores: give both the memory to delete.
+    remember(&on_a).await;
+    remember(&on_b).await;
+
+    // Asked on A, approved and resumed on B: it runs there.
+    let input = ask(&on_a).await;
+    let resumed = complete(&on_b, answer(&input, "accept")).await;
+    assert_eq!(resumed.is_error, Some(false), "{resumed:?}");
+    assert_eq!(resumed.structured_content, Some(json!({"deleted": [1]})));
+    // Replayed on A (or B): refused by the shared store, nothing runs.
+    for client in [&on_a, &on_b] {
+        let replay = complete(client, answer(&input, "accept")).await;
+        assert_eq!(text(&replay), already_used());
+    }
+    let on_a_still = on_a
+        .call_tool(call("get_memories", json!({"id": 1})))
+        .await
+        .unwrap();
+    assert_eq!(
+        on_a_still
+            .structured_content
+            .as_ref()
+            .and_then(|m| m.as_array())
+            .map(Vec::len),
+        Some(1)
+    );
+    drop((a, b));
+    let _ = std::fs::remove_file(&store);
+}

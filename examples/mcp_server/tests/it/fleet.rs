@@ -1,0 +1,60 @@
+//! The fleet as it is deployed: `scripts/fleet_test.sh` starts a throwaway
+//! `PostgreSQL`, three replicas of this crate's server binary sharing it
+//! (`--approvals-db postgres://...`, one approval key) and `HAProxy` round robin in
+//! front (`fleet/haproxy.cfg`; installed from Debian's packages where missing),
+//! and drives them with the official Python MCP SDK: a replica frozen with
+//! `SIGSTOP` leaves the rotation within seconds (`HAProxy` checks `/livez`), no
+//! request through the balancer waits 5 s, and thawed it is back; an approval asked on one
+//! replica, decided on a second and resumed on a third runs once; 200 approvals
+//! presented 3 times each by 8 clients at once run once each (counted in a
+//! `PostgreSQL` table); a replica killed with `SIGKILL` mid-run and a `PostgreSQL`
+//! restart mid-run lose nothing and run nothing twice, their callers get a
+//! retryable error and a retry completes; the requester's own "yes" cannot
+//! approve its transfer (an operator approves each in the inbox); a transfer
+//! approved for a client that cannot elicit runs once on some replica's runner,
+//! its outcome read back from the inbox; a replica frozen
+//! with `SIGSTOP` past its lease is fenced (one "ran" per approval, its callers
+//! cut when it leaves the rotation and their retries finding the run taken over); a replica restarted with a rotated key resumes
+//! what the previous key signed; replicas two hours ahead and behind
+//! (libfaketime) agree on every approval; a `PostgreSQL` frozen for 40 s and 75 s
+//! gives bounded, retryable answers and loses or doubles nothing.
+
+use crate::common;
+
+#[test]
+fn three_replicas_behind_haproxy_run_every_approved_call_once() {
+    let Some(stdout) = common::run_script(
+        "fleet_test.sh",
+        &["python3"],
+        &[("MCP_SERVER_BIN", env!("CARGO_BIN_EXE_mcp_server"))],
+        "the fleet test",
+    ) else {
+        return;
+    };
+    for check in [
+        "a_frozen_replica_leaves_the_rotation_within_seconds_and_returns_thawed",
+        "asked_on_one_decided_on_another_resumed_on_a_third",
+        "two_hundred_approvals_three_times_each_by_eight_clients_run_once",
+        "a_replica_killed_mid_run_loses_nothing_and_runs_nothing_twice",
+        "a_postgresql_restart_mid_run_loses_nothing_and_runs_nothing_twice",
+        "the_requester_cannot_approve_its_own_transfer",
+        "a_call_approved_for_a_client_that_cannot_elicit_runs_on_the_fleet",
+        "a_replica_frozen_past_its_lease_is_fenced_and_reports_no_second_run",
+        "replicas_two_hours_apart_agree_on_every_approval",
+        "a_stalled_postgresql_answers_within_seconds_and_loses_nothing",
+        "a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed",
+    ] {
+        assert!(
+            stdout
+                .lines()
+                .any(|line| line.starts_with(&format!("ok {check} ("))),
+            "missing: ok {check}"
+        );
+    }
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line == "fleet: 11 passed, 0 failed"),
+        "the script printed no summary"
+    );
+}

@@ -1,0 +1,439 @@
+//! rmcp's own client against the streamable HTTP endpoints, on loopback: each
+//! client kind sees its view, tokens are checked first, both protocol revisions.
+
+use crate::common;
+
+use common::{COPILOT_TOOLS, EXTERNAL_TOOLS, call, text};
+use example_assistant::AssistantState;
+use rmcp::model::{ProtocolVersion, Tool};
+use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientLifecycleMode, ClientServiceExt as _, RoleClient};
+use serde_json::json;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+const TOKENS: [&str; 3] = ["internal-secret", "copilot-secret", "external-secret"];
+
+/// Starts the example's router on a free loopback port; gives its address.
+async fn serve() -> std::net::SocketAddr {
+    let router = example_mcp_server::http_router(
+        AssistantState::new(),
+        example_mcp_server::Settings::ephemeral().unwrap(),
+        TOKENS,
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    addr
+}
+
+async fn connect(
+    addr: std::net::SocketAddr,
+    client: &str,
+    token: &str,
+    lifecycle: ClientLifecycleMode,
+) -> RunningService<RoleClient, ()> {
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp/{client}"))
+            .auth_header(token);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    ().serve_with_lifecycle(transport, lifecycle).await.unwrap()
+}
+
+fn stateless() -> ClientLifecycleMode {
+    ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    }
+}
+
+fn names(tools: &[Tool]) -> Vec<&str> {
+    tools.iter().map(|tool| &*tool.name).collect()
+}
+
+#[tokio::test]
+async fn each_client_kind_lists_its_own_view_in_name_order() {
+    let addr = serve().await;
+    for lifecycle in [ClientLifecycleMode::Initialize, stateless()] {
+        let internal = connect(addr, "internal", TOKENS[0], lifecycle.clone()).await;
+        assert_eq!(internal.list_all_tools().await.unwrap().len(), 23);
+        let copilot = connect(addr, "copilot", TOKENS[1], lifecycle.clone()).await;
+        assert_eq!(
+            names(&copilot.list_all_tools().await.unwrap()),
+            COPILOT_TOOLS
+        );
+        let external = connect(addr, "external", TOKENS[2], lifecycle).await;
+        assert_eq!(
+            names(&external.list_all_tools().await.unwrap()),
+            EXTERNAL_TOOLS
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_stateless_list_is_private_to_the_token() {
+    let addr = serve().await;
+    let external = connect(addr, "external", TOKENS[2], stateless()).await;
+    let listed = external.list_tools(None).await.unwrap();
+    assert_eq!(listed.cache_scope, Some(rmcp::model::CacheScope::Private));
+    // The older revision has no caching hints.
+    let legacy = connect(addr, "external", TOKENS[2], ClientLifecycleMode::Initialize).await;
+    let listed = legacy.list_tools(None).await.unwrap();
+    assert_eq!(listed.cache_scope, None);
+}
+
+#[tokio::test]
+async fn calls_dispatch_through_the_view() {
+    let addr = serve().await;
+    let external = connect(addr, "external", TOKENS[2], stateless()).await;
+    let created = external
+        .call_tool(call(
+            "create_tasks",
+            json!({"tasks": [{"title": "Water the plants"}]}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(created.is_error, Some(false), "{created:?}");
+    let read = external
+        .call_tool(call("get_tasks", json!({"id": 1})))
+        .await
+        .unwrap();
+    assert_eq!(
+        read.structured_content,
+        Some(json!([{"id": 1, "title": "Water the plants", "priority": "normal", "done": false}]))
+    );
+
+    // Bad arguments: a tool error the model can act on, not a protocol error.
+    let bad = external
+        .call_tool(call("create_tasks", json!({"tasks": [{"title": 42}]})))
+        .await
+        .unwrap();
+    assert_eq!(bad.is_error, Some(true));
+    let expected = common::direct_message("create_tasks", &json!({"tasks": [{"title": 42}]})).await;
+    assert!(
+        expected.starts_with("invalid arguments at `tasks[0].title`: "),
+        "{expected}"
+    );
+    assert_eq!(text(&bad), expected);
+}
+
+#[tokio::test]
+async fn a_tool_outside_the_view_is_answered_like_an_unknown_tool() {
+    let addr = serve().await;
+    let external = connect(addr, "external", TOKENS[2], stateless()).await;
+    let hidden = external
+        .call_tool(call("delete_tasks", json!({"ids": [1]})))
+        .await
+        .unwrap();
+    let missing = external
+        .call_tool(call("delete_tazks", json!({"ids": [1]})))
+        .await
+        .unwrap();
+    assert_eq!(hidden.is_error, Some(true));
+    assert_eq!(text(&hidden), "unknown tool `delete_tasks`");
+    assert_eq!(text(&missing), "unknown tool `delete_tazks`");
+    // Through an alias of the hidden tool too; suggestions come only from the view.
+    let alias = external
+        .call_tool(call("delete_task", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(text(&alias), "unknown tool `delete_task`");
+    let near = external
+        .call_tool(call("get_taks", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&near),
+        "unknown tool `get_taks`; did you mean `get_tasks`?"
+    );
+    // The internal endpoint has it.
+    let internal = connect(addr, "internal", TOKENS[0], stateless()).await;
+    let tools = internal.list_all_tools().await.unwrap();
+    assert!(names(&tools).contains(&"delete_tasks"));
+}
+
+#[tokio::test]
+async fn an_alias_is_neither_listed_nor_run_and_names_the_tool_to_call() {
+    let addr = serve().await;
+    for lifecycle in [ClientLifecycleMode::Initialize, stateless()] {
+        let internal = connect(addr, "internal", TOKENS[0], lifecycle).await;
+        let tools = internal.list_all_tools().await.unwrap();
+        assert!(names(&tools).contains(&"get_memories"));
+        assert!(!names(&tools).contains(&"fetch_memory"));
+        let by_alias = internal
+            .call_tool(call("fetch_memory", json!({"id": 1})))
+            .await
+            .unwrap();
+        assert_eq!(by_alias.is_error, Some(true));
+        assert_eq!(
+            text(&by_alias),
+            "unknown tool `fetch_memory`; did you mean `get_memories`?"
+        );
+        assert_eq!(by_alias.structured_content, None);
+    }
+}
+
+/// Sends one raw `tools/list` POST and gives the status line.
+async fn raw_status(addr: std::net::SocketAddr, path: &str, authorization: Option<&str>) -> String {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    raw_post(addr, path, authorization, body).await.0
+}
+
+/// Sends one raw POST; gives the status line and the body.
+async fn raw_post(
+    addr: std::net::SocketAddr,
+    path: &str,
+    authorization: Option<&str>,
+    body: &str,
+) -> (String, String) {
+    let authorization =
+        authorization.map_or(String::new(), |value| format!("Authorization: {value}\r\n"));
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n{authorization}Content-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let status = response.lines().next().unwrap_or_default().to_owned();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, body)| body)
+        .to_owned();
+    (status, body)
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_one_json_rpc_message_is_400_with_a_json_rpc_error() {
+    let addr = serve().await;
+    let auth = Some("Bearer internal-secret");
+    let error = |body: &str| serde_json::from_str::<serde_json::Value>(body).unwrap();
+    let (status, body) = raw_post(addr, "/mcp/internal", auth, "{not json").await;
+    assert_eq!(status, "HTTP/1.1 400 Bad Request");
+    let body = error(&body);
+    assert_eq!(body["jsonrpc"], "2.0");
+    assert_eq!(body["id"], json!(null));
+    assert_eq!(body["error"]["code"], -32700);
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Parse error: key must be a string"),
+        "{body}"
+    );
+    let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#;
+    let (status, body) = raw_post(addr, "/mcp/internal", auth, batch).await;
+    assert_eq!(status, "HTTP/1.1 400 Bad Request");
+    assert_eq!(
+        error(&body),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600,
+            "message": "Invalid Request: batch requests are not supported"}})
+    );
+    let (status, body) = raw_post(addr, "/mcp/internal", auth, r#"{"id": 1}"#).await;
+    assert_eq!(status, "HTTP/1.1 400 Bad Request");
+    assert_eq!(error(&body)["error"]["code"], -32600);
+    // The token is still checked first.
+    let (status, _) = raw_post(addr, "/mcp/internal", None, "{not json").await;
+    assert_eq!(status, "HTTP/1.1 401 Unauthorized");
+}
+
+#[tokio::test]
+async fn a_call_without_a_name_is_invalid_params() {
+    let addr = serve().await;
+    let auth = Some("Bearer internal-secret");
+    let request = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{}}}"#;
+    let (status, body) = raw_post(addr, "/mcp/internal", auth, request).await;
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["id"], 7);
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    assert_eq!(
+        body["error"]["message"],
+        "invalid params for `tools/call`: missing field `name`"
+    );
+    // A method the protocol does not have is still "method not found".
+    let request = r#"{"jsonrpc":"2.0","id":8,"method":"tools/frobnicate","params":{}}"#;
+    let (_, body) = raw_post(addr, "/mcp/internal", auth, request).await;
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["error"]["code"], -32601, "{body}");
+}
+
+#[tokio::test]
+async fn a_missing_or_wrong_token_is_401_before_anything_else() {
+    let addr = serve().await;
+    assert_eq!(
+        raw_status(addr, "/mcp/external", None).await,
+        "HTTP/1.1 401 Unauthorized"
+    );
+    assert_eq!(
+        raw_status(addr, "/mcp/external", Some("Bearer wrong")).await,
+        "HTTP/1.1 401 Unauthorized"
+    );
+    // Another kind's token opens only that kind's endpoint.
+    assert_eq!(
+        raw_status(addr, "/mcp/external", Some("Bearer internal-secret")).await,
+        "HTTP/1.1 401 Unauthorized"
+    );
+    assert_eq!(
+        raw_status(addr, "/mcp/external", Some("Bearer external-secret")).await,
+        "HTTP/1.1 200 OK"
+    );
+
+    // rmcp's client gets no further than its first request.
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp/internal"))
+            .auth_header("external-secret");
+    let refused = ()
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_config(config),
+            stateless(),
+        )
+        .await;
+    assert!(refused.is_err());
+}
+
+/// A stateless `tools/list` on the `internal` endpoint with this `Host` header:
+/// the status and body of the answer.
+async fn list_with_host(router: axum::Router, host: &str) -> (u16, String) {
+    use tower::ServiceExt as _;
+    let request = common::list_request("/mcp/internal", host, TOKENS[0]);
+    let response = router.oneshot(request).await.unwrap();
+    let status = response.status().as_u16();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    (status, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[tokio::test]
+async fn only_allowed_host_names_reach_the_endpoints() {
+    let router = |settings: example_mcp_server::Settings| {
+        example_mcp_server::http_router(AssistantState::new(), settings, TOKENS)
+    };
+    let forbidden = (403, "Forbidden: Host header is not allowed".to_owned());
+    let settings = example_mcp_server::Settings::ephemeral().unwrap();
+    // By default only loopback names: a rebinding page's name is refused.
+    assert_eq!(
+        list_with_host(router(settings), "127.0.0.1:8080").await.0,
+        200
+    );
+    assert_eq!(list_with_host(router(settings), "localhost").await.0, 200);
+    assert_eq!(
+        list_with_host(router(settings), "evil.example").await,
+        forbidden
+    );
+    assert_eq!(
+        list_with_host(router(settings), "tools.example.com").await,
+        forbidden
+    );
+    // `--allowed-host tools.example.com` adds the deployed name, and only it.
+    let deployed = settings.allowed_hosts(["tools.example.com".to_owned()]);
+    assert_eq!(
+        list_with_host(router(deployed), "tools.example.com")
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        list_with_host(router(deployed), "tools.example.com:443")
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        list_with_host(router(deployed), "localhost:8080").await.0,
+        200
+    );
+    assert_eq!(
+        list_with_host(router(deployed), "evil.example").await,
+        forbidden
+    );
+    // An empty list in toolkit never turns the check off (rmcp reads an empty
+    // list as any host).
+    let empty = toolkit::mcp::McpHttp::new(
+        |_: &toolkit::mcp::Caller<'_>| -> Result<toolkit::mcp::Grant, String> {
+            Err("no grant".to_owned())
+        },
+    )
+    .allowed_hosts(Vec::<String>::new())
+    .endpoint("internal", "/mcp/internal", TOKENS[0])
+    .into_router();
+    assert_eq!(list_with_host(empty, "evil.example").await, forbidden);
+}
+
+/// Sends `method` as a 2026-07-28 request (its headers and `_meta`); gives the
+/// status line and the JSON-RPC answer.
+async fn stateless_request(
+    addr: std::net::SocketAddr,
+    method: &str,
+    params: serde_json::Value,
+) -> (String, serde_json::Value) {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let request = format!(
+        "POST /mcp/internal HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nAuthorization: Bearer internal-secret\r\n\
+         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let status = head.lines().next().unwrap().to_owned();
+    (status, serde_json::from_str(body).unwrap())
+}
+
+#[tokio::test]
+async fn methods_the_server_lacks_or_the_revision_removed_are_not_found() {
+    let addr = serve().await;
+    // Removed by 2026-07-28 (no session), with or without valid params; and
+    // methods of features this server does not have, whatever their params.
+    for (method, params) in [
+        ("logging/setLevel", json!({"level": "error"})),
+        ("logging/setLevel", json!({})),
+        ("initialize", json!({})),
+        ("resources/subscribe", json!({})),
+        ("completion/complete", json!({})),
+        ("prompts/get", json!({})),
+    ] {
+        let (status, answer) = stateless_request(addr, method, params).await;
+        assert_eq!(status, "HTTP/1.1 404 Not Found", "{method}: {answer}");
+        assert_eq!(
+            answer["error"],
+            json!({"code": -32601, "message": method}),
+            "{method}"
+        );
+    }
+    // A method the revision has, with bad params, is still invalid params.
+    let (status, answer) = stateless_request(addr, "tools/call", json!({})).await;
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    // On the earlier revision `logging/setLevel` exists: bad params are -32602,
+    // `resources/subscribe` is still not found.
+    let auth = Some("Bearer internal-secret");
+    for (request, code) in [
+        (
+            r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{}}"#,
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{}}"#,
+            -32601,
+        ),
+    ] {
+        let (_, body) = raw_post(addr, "/mcp/internal", auth, request).await;
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(body["error"]["code"], code, "{body}");
+    }
+}

@@ -1,0 +1,827 @@
+//! The OAuth mode against an authorization server of the test's own (discovery,
+//! a JWKS whose fetches are counted, tokens signed with RSA keys): valid tokens
+//! get the view their scopes choose, and every hostile token is refused with the
+//! right status before anything is listed or run.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use base64::Engine as _;
+use common::{EXTERNAL_TOOLS, call, text};
+use example_assistant::AssistantState;
+use example_mcp_server::{OAUTH_SCOPES, Settings, oauth_router};
+use jsonwebtoken::jwk::{Jwk, JwkSet};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use rmcp::model::{
+    CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, Implementation, ProtocolVersion,
+};
+use rmcp::service::{RequestContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, ErrorData, RoleClient};
+use serde_json::{Value, json};
+use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer, TokenVerifier as _};
+
+const ISSUER_KEY: &[u8] = include_bytes!("../../../../toolkit/src/mcp/auth/testdata/issuer.der");
+const ATTACKER_KEY: &[u8] =
+    include_bytes!("../../../../toolkit/src/mcp/auth/testdata/attacker.der");
+const ISSUER_PUBLIC_PEM: &[u8] =
+    include_bytes!("../../../../toolkit/src/mcp/auth/testdata/issuer.pub.pem");
+
+/// An authorization server: discovery and a JWKS (fetches counted; answered
+/// `500` while `failing`).
+struct Issuer {
+    url: String,
+    fetches: Arc<AtomicUsize>,
+    jwks: Arc<RwLock<JwkSet>>,
+    failing: Arc<AtomicBool>,
+}
+
+fn jwk(der: &[u8], kid: &str) -> Jwk {
+    let mut jwk =
+        Jwk::from_encoding_key(&EncodingKey::from_rsa_der(der), Algorithm::RS256).unwrap();
+    jwk.common.key_id = Some(kid.to_owned());
+    jwk
+}
+
+async fn issuer() -> Issuer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let failing = Arc::new(AtomicBool::new(false));
+    let jwks = Arc::new(RwLock::new(JwkSet {
+        keys: vec![jwk(ISSUER_KEY, "issuer-1")],
+    }));
+    let discovery = json!({
+        "issuer": url,
+        "jwks_uri": format!("{url}/jwks"),
+        "token_endpoint": format!("{url}/token"),
+    });
+    let router = axum::Router::new()
+        .route(
+            "/.well-known/openid-configuration",
+            axum::routing::get(move || {
+                let discovery = discovery.to_string();
+                async move { discovery }
+            }),
+        )
+        .route(
+            "/jwks",
+            axum::routing::get({
+                let (fetches, jwks) = (Arc::clone(&fetches), Arc::clone(&jwks));
+                let failing = Arc::clone(&failing);
+                move || {
+                    fetches.fetch_add(1, Ordering::SeqCst);
+                    let body = serde_json::to_string(&*jwks.read().unwrap()).unwrap();
+                    let status = if failing.load(Ordering::SeqCst) {
+                        http::StatusCode::INTERNAL_SERVER_ERROR
+                    } else {
+                        http::StatusCode::OK
+                    };
+                    async move { (status, body) }
+                }
+            }),
+        );
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    Issuer {
+        url,
+        fetches,
+        jwks,
+        failing,
+    }
+}
+
+fn now() -> u64 {
+    jsonwebtoken::get_current_timestamp()
+}
+
+/// The claims of a good token for `subject` with `scope`, for `resource`.
+fn claims(issuer: &Issuer, resource: &str, subject: &str, scope: &str) -> Value {
+    json!({
+        "iss": issuer.url,
+        "sub": subject,
+        "aud": resource,
+        "iat": now(),
+        "nbf": now() - 10,
+        "exp": now() + 300,
+        "scope": scope,
+    })
+}
+
+fn sign(key: &[u8], kid: &str, claims: &Value) -> String {
+    let mut header = Header::new(Algorithm::RS256);
+    header.kid = Some(kid.to_owned());
+    jsonwebtoken::encode(&header, claims, &EncodingKey::from_rsa_der(key)).unwrap()
+}
+
+/// A token signed with the issuer's key under `header` (any JSON, including
+/// parameters jsonwebtoken's `Header` does not model).
+fn sign_with_header(header: &Value, claims: &Value) -> String {
+    let message = format!(
+        "{}.{}",
+        b64(header.to_string().as_bytes()),
+        b64(claims.to_string().as_bytes())
+    );
+    let signature = jsonwebtoken::crypto::sign(
+        message.as_bytes(),
+        &EncodingKey::from_rsa_der(ISSUER_KEY),
+        Algorithm::RS256,
+    )
+    .unwrap();
+    format!("{message}.{signature}")
+}
+
+fn b64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The example server in OAuth mode on a free loopback port: its `/mcp` URL and
+/// its stores.
+async fn serve(issuer: &Issuer) -> (String, AssistantState) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let resource = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let auth = example_mcp_server::oauth_resource_server(&issuer.url, &resource)
+        .await
+        .unwrap();
+    let state = AssistantState::new();
+    let router = oauth_router(state.clone(), Settings::ephemeral().unwrap(), auth);
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    (resource, state)
+}
+
+/// A client whose user would accept approvals (the test answers them itself).
+#[derive(Clone)]
+struct User;
+
+impl ClientHandler for User {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("oauth-test", "0.0.0"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        Ok(ElicitResult::new(ElicitationAction::Accept))
+    }
+}
+
+async fn connect(resource: &str, token: &str) -> RunningService<RoleClient, User> {
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(resource.to_owned()).auth_header(token);
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    User.serve_with_lifecycle(
+        StreamableHttpClientTransport::from_config(config),
+        lifecycle,
+    )
+    .await
+    .unwrap()
+}
+
+/// A raw `tools/call` of `create_tasks` (a tool with an effect) with `token`:
+/// the status, the `WWW-Authenticate` header and the body.
+async fn raw_call(url: &str, token: Option<&str>) -> (u16, String, String) {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {
+            "name": "create_tasks",
+            "arguments": {"tasks": [{"title": "pwned"}]},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    });
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "create_tasks")
+        .body(body.to_string());
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .map(|value| value.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (status, challenge, response.text().await.unwrap())
+}
+
+fn invalid(resource: &str, reason: &str) -> (u16, String, String) {
+    (
+        401,
+        format!(
+            "Bearer error=\"invalid_token\", error_description=\"{reason}\", resource_metadata=\"{}\"",
+            metadata_url(resource)
+        ),
+        format!("invalid token: {reason}"),
+    )
+}
+
+fn metadata_url(resource: &str) -> String {
+    resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+}
+
+#[tokio::test]
+async fn the_metadata_names_the_resource_its_issuer_and_scopes() {
+    let issuer = issuer().await;
+    let (resource, _) = serve(&issuer).await;
+    let expected = json!({
+        "resource": resource,
+        "authorization_servers": [issuer.url],
+        "scopes_supported": OAUTH_SCOPES,
+        "bearer_methods_supported": ["header"],
+        "resource_name": "toolkit example MCP server",
+    });
+    for url in [
+        metadata_url(&resource),
+        resource.replace("/mcp", "/.well-known/oauth-protected-resource"),
+    ] {
+        let response = reqwest::get(&url).await.unwrap();
+        assert_eq!(response.status(), 200, "{url}");
+        assert_eq!(response.headers()["content-type"], "application/json");
+        let document: Value = response.json().await.unwrap();
+        assert_eq!(document, expected, "{url}");
+    }
+}
+
+#[tokio::test]
+async fn scopes_choose_the_view_and_the_subject_is_the_principal() {
+    let issuer = issuer().await;
+    let (resource, _) = serve(&issuer).await;
+    let external = sign(
+        ISSUER_KEY,
+        "issuer-1",
+        &claims(&issuer, &resource, "ext-app", "mcp external"),
+    );
+    let client = connect(&resource, &external).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| &*tool.name).collect();
+    assert_eq!(names, EXTERNAL_TOOLS);
+    // Outside the view is the same as nonexistent, under any name.
+    for name in ["delete_memories", "get_memories", "DELETE_MEMORIES"] {
+        let refused = client
+            .call_tool(call(name, json!({"ids": [1]})))
+            .await
+            .unwrap();
+        assert_eq!(refused.is_error, Some(true), "{name}");
+        assert!(
+            text(&refused).starts_with(&format!("unknown tool `{name}`")),
+            "{}",
+            text(&refused)
+        );
+    }
+    let created = client
+        .call_tool(call(
+            "create_tasks",
+            json!({"tasks": [{"title": "file the report"}]}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(created.is_error, Some(false), "{created:?}");
+
+    let internal = sign(
+        ISSUER_KEY,
+        "issuer-1",
+        &claims(&issuer, &resource, "alice", "mcp internal"),
+    );
+    let client = connect(&resource, &internal).await;
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 23);
+
+    // The door's scope alone opens an empty view.
+    let bare = sign(
+        ISSUER_KEY,
+        "issuer-1",
+        &claims(&issuer, &resource, "carol", "mcp"),
+    );
+    let client = connect(&resource, &bare).await;
+    assert!(client.list_all_tools().await.unwrap().is_empty());
+    let refused = client
+        .call_tool(call("get_tasks", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn every_hostile_token_is_refused_before_anything_is_listed_or_run() {
+    let issuer = issuer().await;
+    let (resource, state) = serve(&issuer).await;
+    let before = state.snapshot();
+    let good = claims(&issuer, &resource, "alice", "mcp internal");
+    let with = |changes: Value| {
+        let mut claims = good.clone();
+        for (name, value) in changes.as_object().unwrap() {
+            if value.is_null() {
+                claims.as_object_mut().unwrap().remove(name);
+            } else {
+                claims[name] = value.clone();
+            }
+        }
+        claims
+    };
+    let valid = sign(ISSUER_KEY, "issuer-1", &good);
+    let [header, payload, signature]: [&str; 3] =
+        valid.split('.').collect::<Vec<_>>().try_into().unwrap();
+    let none = format!(
+        "{}.{}.",
+        b64(br#"{"alg":"none","typ":"JWT","kid":"issuer-1"}"#),
+        b64(good.to_string().as_bytes())
+    );
+    let hs256 = {
+        let mut header = Header::new(Algorithm::HS256);
+        header.kid = Some("issuer-1".to_owned());
+        jsonwebtoken::encode(&header, &good, &EncodingKey::from_secret(ISSUER_PUBLIC_PEM)).unwrap()
+    };
+    let tampered_payload = format!(
+        "{header}.{}.{signature}",
+        b64(with(json!({"sub": "root"})).to_string().as_bytes())
+    );
+    let tampered_header = format!(
+        "{}.{payload}.{signature}",
+        b64(br#"{"alg":"RS512","typ":"JWT","kid":"issuer-1"}"#)
+    );
+
+    let cases: Vec<(&str, String, String)> = vec![
+        (
+            "expired",
+            sign(ISSUER_KEY, "issuer-1", &with(json!({"exp": now() - 120}))),
+            "the token has expired".into(),
+        ),
+        (
+            "not yet valid",
+            sign(ISSUER_KEY, "issuer-1", &with(json!({"nbf": now() + 120}))),
+            "the token is not valid yet (`nbf`)".into(),
+        ),
+        (
+            "wrong issuer",
+            sign(
+                ISSUER_KEY,
+                "issuer-1",
+                &with(json!({"iss": "https://evil.example"})),
+            ),
+            "the token is from another issuer".into(),
+        ),
+        (
+            "wrong audience",
+            sign(
+                ISSUER_KEY,
+                "issuer-1",
+                &with(json!({"aud": "https://other.example/mcp"})),
+            ),
+            "the token is not for this resource (`aud`)".into(),
+        ),
+        (
+            "no audience",
+            sign(ISSUER_KEY, "issuer-1", &with(json!({"aud": null}))),
+            "the token has no `aud` claim".into(),
+        ),
+        (
+            "no subject",
+            sign(ISSUER_KEY, "issuer-1", &with(json!({"sub": null}))),
+            "the token has no `sub` claim".into(),
+        ),
+        (
+            "alg none",
+            none,
+            "the token header is malformed or names an unknown algorithm".into(),
+        ),
+        (
+            "HS256 with the public key",
+            hs256,
+            "the signing algorithm HS256 is not accepted".into(),
+        ),
+        (
+            "unknown kid",
+            sign(ATTACKER_KEY, "attacker-1", &good),
+            "the token's key id (`kid`) is not one of the issuer's keys".into(),
+        ),
+        (
+            "another key under the issuer's kid",
+            sign(ATTACKER_KEY, "issuer-1", &good),
+            "the signature does not verify".into(),
+        ),
+        (
+            "tampered payload",
+            tampered_payload,
+            "the signature does not verify".into(),
+        ),
+        (
+            "tampered header",
+            tampered_header,
+            "the signing algorithm RS512 does not match the key".into(),
+        ),
+        (
+            "truncated",
+            valid[..valid.len() - 21].to_owned(),
+            "the token is malformed".into(),
+        ),
+        (
+            "two parts",
+            format!("{header}.{payload}"),
+            "the token header is malformed or names an unknown algorithm".into(),
+        ),
+        (
+            "a critical header parameter",
+            sign_with_header(
+                &json!({"alg": "RS256", "typ": "JWT", "kid": "issuer-1",
+                    "crit": ["exp-policy"], "exp-policy": "lenient"}),
+                &good,
+            ),
+            "the token header names critical parameters (`crit`) this server does not understand"
+                .into(),
+        ),
+        (
+            "an unencoded payload",
+            sign_with_header(
+                &json!({"alg": "RS256", "typ": "JWT", "kid": "issuer-1", "b64": false}),
+                &good,
+            ),
+            "the token header asks for an unencoded payload (`b64`), which is not accepted".into(),
+        ),
+        (
+            "an array of issuers",
+            sign(
+                ISSUER_KEY,
+                "issuer-1",
+                &with(json!({"iss": [issuer.url, "https://evil.example"]})),
+            ),
+            "the token is from another issuer".into(),
+        ),
+    ];
+    let count = cases.len();
+    for (name, token, reason) in cases {
+        let answer = raw_call(&resource, Some(&token)).await;
+        assert_eq!(answer, invalid(&resource, &reason), "{name}");
+    }
+
+    // No token: the challenge points at the metadata.
+    let answer = raw_call(&resource, None).await;
+    assert_eq!(
+        answer,
+        (
+            401,
+            format!("Bearer resource_metadata=\"{}\"", metadata_url(&resource)),
+            "a bearer access token is required".to_owned()
+        )
+    );
+    // A token in the query string is refused, even a valid one.
+    let answer = raw_call(&format!("{resource}?access_token={valid}"), None).await;
+    assert_eq!(
+        answer,
+        (
+            400,
+            format!(
+                "Bearer error=\"invalid_request\", error_description=\"access tokens are accepted in the Authorization header only\", resource_metadata=\"{}\"",
+                metadata_url(&resource)
+            ),
+            "access tokens are accepted in the Authorization header only".to_owned()
+        )
+    );
+    // A valid token without the door's scope.
+    let unscoped = sign(ISSUER_KEY, "issuer-1", &with(json!({"scope": "internal"})));
+    let answer = raw_call(&resource, Some(&unscoped)).await;
+    assert_eq!(
+        answer,
+        (
+            403,
+            format!(
+                "Bearer error=\"insufficient_scope\", scope=\"mcp\", error_description=\"the token lacks the scope mcp\", resource_metadata=\"{}\"",
+                metadata_url(&resource)
+            ),
+            "the token lacks the scope mcp".to_owned()
+        )
+    );
+    // Scopes are split on the ASCII space alone (RFC 6749 §3.3), and an array's
+    // element is one scope: none of these carries `mcp`, nor opens `internal`.
+    for scopes in [
+        json!({"scope": "mcp\u{a0}internal"}),
+        json!({"scope": "mcp\tinternal"}),
+        json!({"scope": null, "scp": ["mcp internal"]}),
+    ] {
+        let token = sign(ISSUER_KEY, "issuer-1", &with(scopes.clone()));
+        let (status, _, body) = raw_call(&resource, Some(&token)).await;
+        assert_eq!(
+            (status, body.as_str()),
+            (403, "the token lacks the scope mcp"),
+            "{scopes}"
+        );
+    }
+    // Two Authorization headers are no token, even when the first is valid.
+    let response = reqwest::Client::new()
+        .post(&resource)
+        .header("authorization", format!("Bearer {valid}"))
+        .header("authorization", "Bearer forged")
+        .header("content-type", "application/json")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    assert_eq!(
+        response.text().await.unwrap(),
+        "a bearer access token is required"
+    );
+    println!("hostile tokens refused: {}", count + 7);
+    // Nothing ran: the stores are as they were. The one valid token (the
+    // control) then does run, so the raw request would have had an effect.
+    assert_eq!(state.snapshot(), before);
+    let (status, _, body) = raw_call(&resource, Some(&valid)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_ne!(state.snapshot(), before);
+    // One fetch for the first token; the unknown kid came within the refetch
+    // interval, so it made none.
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn one_principals_pending_approval_is_refused_to_another() {
+    let issuer = issuer().await;
+    let (resource, state) = serve(&issuer).await;
+    let token = |subject: &str| {
+        sign(
+            ISSUER_KEY,
+            "issuer-1",
+            &claims(&issuer, &resource, subject, "mcp internal"),
+        )
+    };
+    let alice = connect(&resource, &token("alice")).await;
+    let created = alice
+        .call_tool(call(
+            "create_memories",
+            json!({"memories": [{"content": "Ada takes her tea black"}]}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(created.is_error, Some(false), "{created:?}");
+    let forget = call("delete_memories", json!({"ids": [1]}));
+    let CallToolResponse::InputRequired(input) =
+        alice.call_tool_once(forget.clone()).await.unwrap()
+    else {
+        panic!("an approve tool asks first");
+    };
+    let mut retry = forget;
+    retry.request_state.clone_from(&input.request_state);
+    retry.input_responses = Some(BTreeMap::from([(
+        "approval".to_owned(),
+        json!({"action": "accept"}),
+    )]));
+
+    let mallory = connect(&resource, &token("mallory")).await;
+    let refused = mallory.call_tool_once(retry.clone()).await.unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("the requestState is not valid here"),
+        "{refused}"
+    );
+    let kept = alice
+        .call_tool(call("get_memories", json!({"id": 1})))
+        .await
+        .unwrap();
+    assert_eq!(kept.is_error, Some(false), "{kept:?}");
+    assert!(state.snapshot().contains("Ada takes her tea black"));
+    // Alice's own answer runs it.
+    let CallToolResponse::Complete(done) = alice.call_tool_once(retry).await.unwrap() else {
+        panic!("the retry completes");
+    };
+    assert_eq!(done.is_error, Some(false), "{done:?}");
+    let gone = alice
+        .call_tool(call("get_memories", json!({"id": 1})))
+        .await
+        .unwrap();
+    assert_eq!(text(&gone), "no memory with id 1");
+}
+
+#[tokio::test]
+async fn a_flood_of_unknown_kids_is_one_jwks_fetch() {
+    let issuer = issuer().await;
+    let resource = "https://tools.example/mcp";
+    let interval = Duration::from_secs(1);
+    let verifier = JwtVerifier::builder(&issuer.url, resource)
+        .min_refresh_interval(interval)
+        .discover()
+        .await
+        .unwrap();
+    let verifier = Arc::new(verifier);
+    let good = claims(&issuer, resource, "alice", "mcp");
+    // The key is looked up before the signature is checked, so the flood's
+    // signatures need not be real (and RSA signing is slow in a debug build).
+    let payload = b64(good.to_string().as_bytes());
+    let floods: Vec<Vec<String>> = (0..3)
+        .map(|round| {
+            (0..200)
+                .map(|n| {
+                    let header = json!({"alg": "RS256", "typ": "JWT", "kid": format!("made-up-{round}-{n}")});
+                    format!("{}.{payload}.{}", b64(header.to_string().as_bytes()), b64(&[7; 256]))
+                })
+                .collect()
+        })
+        .collect();
+    let alice = verifier
+        .verify(&sign(ISSUER_KEY, "issuer-1", &good))
+        .await
+        .unwrap();
+    assert_eq!(alice.subject, "alice");
+    assert_eq!(alice.scopes, ["mcp"]);
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+
+    let flood = |round: usize| {
+        let mut flood = tokio::task::JoinSet::new();
+        for token in floods[round].clone() {
+            let verifier = Arc::clone(&verifier);
+            flood.spawn(async move { verifier.verify(&token).await });
+        }
+        flood
+    };
+    // Within the interval after the first fetch: no fetch at all.
+    let mut within = flood(0);
+    while let Some(outcome) = within.join_next().await {
+        assert_eq!(
+            outcome.unwrap(),
+            Err(AuthError::InvalidToken(
+                "the token's key id (`kid`) is not one of the issuer's keys".to_owned()
+            ))
+        );
+    }
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+    // After it: 200 concurrent unknown kids are one fetch, and so are the next 200.
+    tokio::time::sleep(interval + Duration::from_millis(50)).await;
+    for round in 1..=2 {
+        let mut after = flood(round);
+        while let Some(outcome) = after.join_next().await {
+            assert!(outcome.unwrap().is_err());
+        }
+        assert_eq!(issuer.fetches.load(Ordering::SeqCst), 2, "round {round}");
+    }
+    assert_eq!(verifier.jwks_fetches(), 2);
+    // The known key still works, from the cache.
+    verifier
+        .verify(&sign(ISSUER_KEY, "issuer-1", &good))
+        .await
+        .unwrap();
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 2);
+}
+
+/// A JWKS the issuer cannot serve is the issuer's outage, not the token's
+/// fault: `503`, never `invalid_token`, on every request until the issuer is
+/// back, and its keys are used as soon as it is.
+#[tokio::test]
+async fn a_failed_jwks_fetch_is_unavailable_and_recovery_is_used_at_once() {
+    let issuer = issuer().await;
+    let (resource, _) = serve(&issuer).await;
+    let good = claims(&issuer, &resource, "alice", "mcp internal");
+    let valid = sign(ISSUER_KEY, "issuer-1", &good);
+    let unavailable = |body: &str| {
+        assert_eq!(body, "the access token could not be checked; try again");
+    };
+    // Down from the first request: no keys cached.
+    issuer.failing.store(true, Ordering::SeqCst);
+    for _ in 0..3 {
+        let (status, challenge, body) = raw_call(&resource, Some(&valid)).await;
+        assert_eq!(status, 503, "{body}");
+        assert!(!challenge.contains("invalid_token"), "{challenge}");
+        unavailable(&body);
+    }
+    // Back: the very next request is served (no 30 s wait).
+    issuer.failing.store(false, Ordering::SeqCst);
+    let (status, _, body) = raw_call(&resource, Some(&valid)).await;
+    assert_eq!(status, 200, "{body}");
+    // Once keys are cached, an outage leaves their tokens served.
+    issuer.failing.store(true, Ordering::SeqCst);
+    let (status, _, body) = raw_call(&resource, Some(&valid)).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn a_rotated_key_is_fetched_once_its_kid_appears() {
+    let issuer = issuer().await;
+    let resource = "https://tools.example/mcp";
+    let verifier = JwtVerifier::builder(&issuer.url, resource)
+        .jwks_uri(format!("{}/jwks", issuer.url))
+        .min_refresh_interval(Duration::from_millis(50))
+        .build()
+        .unwrap();
+    let good = claims(&issuer, resource, "alice", "mcp");
+    verifier
+        .verify(&sign(ISSUER_KEY, "issuer-1", &good))
+        .await
+        .unwrap();
+    // The issuer rotates to a new key.
+    issuer
+        .jwks
+        .write()
+        .unwrap()
+        .keys
+        .push(jwk(ATTACKER_KEY, "issuer-2"));
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    let rotated = verifier
+        .verify(&sign(ATTACKER_KEY, "issuer-2", &good))
+        .await
+        .unwrap();
+    assert_eq!(rotated.subject, "alice");
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn discovery_refuses_metadata_naming_another_issuer() {
+    let issuer = issuer().await;
+    let claimed = issuer.url.replace("127.0.0.1", "localhost");
+    let refused = JwtVerifier::discover(&claimed, "https://tools.example/mcp")
+        .await
+        .unwrap_err();
+    let AuthError::Unavailable(message) = refused else {
+        panic!("{refused:?}");
+    };
+    assert!(message.contains("is for issuer"), "{message}");
+}
+
+#[tokio::test]
+async fn a_verifier_never_allows_hmac() {
+    let refused = JwtVerifier::builder("https://auth.example", "https://tools.example/mcp")
+        .jwks_uri("https://auth.example/jwks")
+        .algorithms([Algorithm::RS256, Algorithm::HS256])
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        refused,
+        AuthError::Config(
+            "HS256 is an HMAC algorithm: a resource server verifies with public keys only"
+                .to_owned()
+        )
+    );
+    let refused = JwtVerifier::builder("https://auth.example", "https://tools.example/mcp")
+        .jwks_uri("http://auth.example/jwks")
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        refused,
+        AuthError::Config(
+            "`http://auth.example/jwks` must be an https URL (plain http is accepted for loopback hosts only)".to_owned()
+        )
+    );
+    let _ = ResourceServer::new(
+        "not a url",
+        JwtVerifier::builder("a", "b")
+            .jwks(JwkSet { keys: vec![] })
+            .build()
+            .unwrap(),
+    )
+    .unwrap_err();
+}
+
+#[tokio::test]
+async fn the_resource_url_s_host_is_accepted_beside_loopback_and_no_other() {
+    use tower::ServiceExt as _;
+    let issuer = issuer().await;
+    // Deployed under a name: clients send `Host: tools.example.test`, which the
+    // example's command line never listed.
+    let resource = "https://tools.example.test/mcp";
+    let auth = example_mcp_server::oauth_resource_server(&issuer.url, resource)
+        .await
+        .unwrap();
+    let router = oauth_router(AssistantState::new(), Settings::ephemeral().unwrap(), auth);
+    let token = sign(
+        ISSUER_KEY,
+        "issuer-1",
+        &claims(&issuer, resource, "ext-app", "mcp external"),
+    );
+    let mut seen = Vec::new();
+    for host in [
+        "tools.example.test",
+        "localhost:8080",
+        "evil.example",
+        "tools.example.test.evil.example",
+    ] {
+        let request = common::list_request("/mcp", host, &token);
+        let response = router.clone().oneshot(request).await.unwrap();
+        seen.push((host, response.status().as_u16()));
+    }
+    assert_eq!(
+        seen,
+        [
+            ("tools.example.test", 200),
+            ("localhost:8080", 200),
+            ("evil.example", 403),
+            ("tools.example.test.evil.example", 403),
+        ]
+    );
+}
