@@ -13,8 +13,18 @@ use std::path::Path;
 use std::process::Command;
 use std::{env, fs};
 
+/// Set for every cargo the tests here start: trybuild writes its own Cargo.toml
+/// without this workspace's profiles, so its copy of every dev-dependency and each
+/// `pass` case's binary got full debug info: 2.6 GB under `target/tests/trybuild`.
+/// Nothing reads it: a case's result is the compiler's text or the exit status.
+const NO_DEBUG_INFO: (&str, &str) = ("CARGO_PROFILE_DEV_DEBUG", "false");
+
 #[test]
 fn ui() {
+    // trybuild starts cargo with this process's environment and offers no other way
+    // in. SAFETY: the only other thread here (`crate_config`) reads the environment
+    // through `std::process::Command` alone, which takes the same lock as `set_var`.
+    unsafe { env::set_var(NO_DEBUG_INFO.0, NO_DEBUG_INFO.1) };
     let cases = trybuild::TestCases::new();
     cases.compile_fail("tests/ui/*.rs");
     cases.pass("tests/ui/pass/*.rs");
@@ -81,6 +91,8 @@ fn crate_config() {
     let output = Command::new(cargo)
         .current_dir(&root)
         .env("CARGO_TARGET_DIR", root.join("target"))
+        // The same whether or not `ui` has set it yet, so a rerun checks nothing again.
+        .env(NO_DEBUG_INFO.0, NO_DEBUG_INFO.1)
         .args([
             "check",
             "--workspace",
