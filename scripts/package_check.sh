@@ -33,10 +33,12 @@ cargo publish --dry-run --no-verify -p toolkit-macros "$@"
 echo "== cargo publish --dry-run -p toolkit-macros -p toolkit"
 cargo publish --dry-run -p toolkit-macros -p toolkit "$@"
 
-version="$(cargo metadata --format-version 1 --no-deps \
-    | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "toolkit"))')"
+metadata="$(cargo metadata --format-version 1 --no-deps)"
+version="$(python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "toolkit"))' <<<"$metadata")"
+# Where cargo package wrote the .crate files: under CARGO_TARGET_DIR when set.
+target="$(python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])' <<<"$metadata")"
 for crate in toolkit toolkit-macros; do
-    listing="$(tar -tzf "target/package/$crate-$version.crate")"
+    listing="$(tar -tzf "$target/package/$crate-$version.crate")"
     for file in LICENSE-MIT LICENSE-APACHE Cargo.toml; do
         if ! grep -qx "$crate-$version/$file" <<<"$listing"; then
             echo "package_check: $crate-$version.crate lacks $file" >&2
@@ -46,7 +48,7 @@ for crate in toolkit toolkit-macros; do
 done
 # The listing is read whole first: `grep -q` stops early, and under pipefail tar's
 # broken pipe would read as a missing file.
-listing="$(tar -tzf "target/package/toolkit-$version.crate")"
+listing="$(tar -tzf "$target/package/toolkit-$version.crate")"
 if ! grep -qx "toolkit-$version/README.md" <<<"$listing"; then
     echo "package_check: toolkit-$version.crate lacks README.md" >&2
     exit 1
