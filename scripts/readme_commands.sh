@@ -13,6 +13,14 @@
 #   README_ONLY     run only the commands containing this text
 #   README_SKIP     skip the commands containing this text (CI skips `--release`:
 #                   a second, optimised build of the workspace is not worth its time)
+#   README_BUILT    a target directory whose binaries are current (CI passes the
+#                   one `cargo test --workspace` has just built): a `cargo run -p P
+#                   [--bin B] [-- ARGS]` whose binary is there runs as `DIR/debug/B
+#                   ARGS`, once cargo's metadata says the command names it (P has
+#                   B, or exactly one binary or a `default-run` when there is no
+#                   --bin). `cargo run -p P` builds P's dependencies with P's
+#                   features alone, which are not the test build's, so each such
+#                   command rebuilt most of the tree. Anything else runs as written.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -47,11 +55,54 @@ if [[ -n "${README_ONLY:-}" ]]; then
     mapfile -t commands < <(printf '%s\n' "${commands[@]}" | grep -F -- "$README_ONLY")
 fi
 
+# The binary `cargo run` would run for "$1", already built under README_BUILT,
+# with its arguments, quoted for bash; nothing when the command has any other
+# flag, names no binary cargo would pick, or that binary was not built.
+built_command() {
+    local -a words args=()
+    read -ra words <<<"$1"
+    local package="" bin="" i=2
+    [[ "${words[0]:-} ${words[1]:-}" == "cargo run" ]] || return 0
+    while ((i < ${#words[@]})); do
+        case "${words[i]}" in
+            -p | --package) package="${words[i + 1]:-}"; i=$((i + 2)) ;;
+            --bin) bin="${words[i + 1]:-}"; i=$((i + 2)) ;;
+            --) args=("${words[@]:i+1}"); break ;;
+            *) return 0 ;;
+        esac
+    done
+    [[ -n "$package" ]] || return 0
+    local name
+    name="$(cargo metadata --format-version 1 --no-deps --offline | python3 -c '
+import json, sys
+package, wanted = sys.argv[1], sys.argv[2]
+for p in json.load(sys.stdin)["packages"]:
+    if p["name"] == package:
+        names = [t["name"] for t in p["targets"] if "bin" in t["kind"]]
+        if wanted:
+            print(wanted if wanted in names else "")
+        elif len(names) == 1:
+            print(names[0])
+        elif p.get("default_run") in names:
+            print(p["default_run"])
+' "$package" "$bin")"
+    [[ -n "$name" && -x "$README_BUILT/debug/$name" ]] || return 0
+    printf '%q ' "$README_BUILT/debug/$name" "${args[@]}"
+}
+
 failed=0
 for command in "${commands[@]}"; do
     log="$(mktemp)"
     # Servers get a port of their own so they never collide with anything.
     run="${command/--addr 127.0.0.1:8080/--addr 127.0.0.1:0}"
+    how=""
+    if [[ -n "${README_BUILT:-}" ]]; then
+        built="$(built_command "$run")"
+        if [[ -n "$built" ]]; then
+            run="$built"
+            how=" (the tests' build: $built)"
+        fi
+    fi
     set +e
     # The example server generates its tokens and keys when none are set (it says
     # so); no secret is needed to try it.
@@ -71,10 +122,10 @@ for command in "${commands[@]}"; do
     done
     set -e
     if [[ "$status" == 0 || "$status" == serving ]]; then
-        echo "ok   $command"
+        echo "ok   $command$how"
     else
         failed=$((failed + 1))
-        echo "FAIL $command (status ${status:-timeout})"
+        echo "FAIL $command$how (status ${status:-timeout})"
         tail -n 30 "$log" | sed 's/^/     /'
     fi
     rm -f "$log"
