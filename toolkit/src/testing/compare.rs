@@ -94,6 +94,16 @@ fn percent(value: f64) -> String {
     format!("{:.1}%", value * 100.0)
 }
 
+/// The abstention cell: `-` for a set with no "none" case, where the report's
+/// 1.0 means "nothing to abstain on", not "abstained".
+fn abstention(report: &SelectionReport, value: f64) -> String {
+    if report.none_cases == 0 {
+        "-".to_owned()
+    } else {
+        percent(value)
+    }
+}
+
 /// One row of the table: the strategy, then its figures.
 fn row(text: &mut String, strategy: &str, report: &SelectionReport) {
     let _ = writeln!(
@@ -103,13 +113,16 @@ fn row(text: &mut String, strategy: &str, report: &SelectionReport) {
         percent(report.recall_at_1),
         percent(report.recall_at_k),
         report.mrr,
-        percent(report.abstention),
+        abstention(report, report.abstention),
     );
 }
 
-impl fmt::Display for SelectionComparison {
-    /// A table of the three (or four) rows, then the router's own report.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl SelectionComparison {
+    /// The table alone: one row per way of choosing tools (tools sent per
+    /// message, recall@1, recall@k, MRR, abstention), without the router's
+    /// misses, for sets too large to list them.
+    #[must_use]
+    pub fn table(&self) -> String {
         let k = self.k;
         let mut text = format!(
             "{} cases expecting tools, {} expecting none; {} routed tools\n",
@@ -131,7 +144,7 @@ impl fmt::Display for SelectionComparison {
             "-",
             percent(1.0),
             "-",
-            percent(0.0)
+            abstention(&self.router, 0.0)
         );
         row(&mut text, "toolkit LexicalRouter", &self.router);
         if let Some(bare) = &self.router_without_asked_as {
@@ -142,9 +155,14 @@ impl fmt::Display for SelectionComparison {
             "provider search (BM25, name + desc)",
             &self.provider_search,
         );
-        let _ = writeln!(text, "\nthe router's report:");
-        f.write_str(&text)?;
-        write!(f, "{}", self.router)
+        text
+    }
+}
+
+impl fmt::Display for SelectionComparison {
+    /// The [`table`](SelectionComparison::table), then the router's own report.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}\nthe router's report:\n{}", self.table(), self.router)
     }
 }
 
@@ -304,6 +322,11 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("recall@3"), "{text}");
+        // No "none" case: nothing to abstain on, shown as `-`, not 100%.
+        assert!(
+            text.contains("\nsend all                                      1         -    100.0%      -           -\n"),
+            "{text}"
+        );
         let json: serde_json::Value =
             serde_json::from_str(&selection_command(&catalog, args(&["--json", &path])).unwrap())
                 .unwrap();
