@@ -483,13 +483,13 @@ pub async fn evaluate<R: Router + ?Sized>(
     let mut abstained_on_none = 0_usize;
     let mut confusions: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut per_tool: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    let mut sent = 0_usize;
+    let mut tools_sent = 0_usize;
     for case in &set.cases {
         let request = RouteRequest::new(&case.message)
             .turns(case.turns.iter().map(String::as_str))
             .limit(k);
         let selection = select(router, &request).await;
-        sent += selection.tools.len();
+        tools_sent += selection.tools.len();
         let picked: Vec<String> = match selection.outcome {
             Outcome::Picked => selection.names().into_iter().map(str::to_owned).collect(),
             Outcome::Abstained | Outcome::FellBack(_) => Vec::new(),
@@ -551,7 +551,7 @@ pub async fn evaluate<R: Router + ?Sized>(
         report.recall_at_1 /= cases;
         report.recall_at_k /= cases;
         report.mrr /= cases;
-        report.tools_sent = sent as f64 / set.cases.len().max(1) as f64;
+        report.tools_sent = tools_sent as f64 / set.cases.len().max(1) as f64;
         if report.none_cases > 0 {
             report.abstention = abstained_on_none as f64 / report.none_cases as f64;
         }
