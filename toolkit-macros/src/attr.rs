@@ -571,3 +571,58 @@ fn keyword(meta: &Meta, key: &str, allowed: &[Keyword], errors: &mut Ctxt) -> Op
     errors.error(ident, message);
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Ctxt, LitStr, ToolAttr};
+
+    /// `examples = "<file>"` with the file holding `contents`: the examples read
+    /// and every error's message. An absolute path stays itself when joined to
+    /// the crate's directory.
+    fn examples_from(name: &str, contents: &str) -> (String, Vec<String>, Vec<String>) {
+        let path =
+            std::env::temp_dir().join(format!("toolkit-macros-{}-{name}.json", std::process::id()));
+        std::fs::write(&path, contents).expect("a temporary file");
+        let written = path.display().to_string();
+        let mut errors = Ctxt::new();
+        let attr = ToolAttr::parse(
+            quote::quote!(scope = shared, tier = auto, examples = #written),
+            &mut errors,
+        );
+        std::fs::remove_file(&path).expect("removed");
+        let messages = errors
+            .check()
+            .err()
+            .into_iter()
+            .flatten()
+            .map(|error| error.to_string())
+            .collect();
+        (
+            written,
+            attr.examples.iter().map(LitStr::value).collect(),
+            messages,
+        )
+    }
+
+    #[test]
+    fn a_file_of_examples_gives_one_literal_per_item() {
+        let (written, examples, errors) =
+            examples_from("items", r#"[{"id": 3}, {"id": 4, "list": "work"}, 5]"#);
+        assert_eq!(errors, Vec::<String>::new());
+        // Items that are not objects are the validation's to report, as inline.
+        assert_eq!(examples, [r#"{"id":3}"#, r#"{"id":4,"list":"work"}"#, "5"]);
+        assert!(!written.is_empty());
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_json_array_is_one_error_on_the_path() {
+        let (written, examples, errors) = examples_from("object", r#"{"id": 3}"#);
+        assert!(examples.is_empty());
+        assert_eq!(
+            errors,
+            [format!(
+                "the examples file `{written}` is not a JSON array; write a JSON array of the tool's arguments, like `[{{\"id\": 3}}]`"
+            )]
+        );
+    }
+}
