@@ -34,6 +34,19 @@ pub fn get_weather(
     city
 }
 
+/// Rename a note.
+#[tool(scope = shared, tier = auto, examples = "tests/data/rename_notes.examples.json")]
+pub fn update_note_titles(
+    /// The note.
+    id: u32,
+    /// Its new title.
+    title: String,
+    /// Whether it stays on top of the list.
+    pinned: Option<bool>,
+) -> String {
+    format!("{id} {title} {pinned:?}")
+}
+
 /// Delete notes by id.
 #[tool(scope = shared, tier = auto, asked_as = ["throw away my shopping note"])]
 pub fn delete_notes(
@@ -61,6 +74,30 @@ fn examples_and_messages_are_kept_on_the_definition_as_written() {
         ]
     );
     assert!(delete_notes::definition().examples.is_empty());
+}
+
+#[test]
+fn examples_from_a_file_are_its_items_checked_like_inline_ones() {
+    // `examples = "tests/data/rename_notes.examples.json"`, read from the
+    // crate's directory: one example per item of the file's array.
+    let examples: Vec<serde_json::Value> = update_note_titles::definition()
+        .examples
+        .iter()
+        .map(|example| serde_json::from_str(example).unwrap())
+        .collect();
+    assert_eq!(
+        examples,
+        [
+            json!({"id": 7, "title": "Groceries"}),
+            json!({"id": 12, "title": "Books to read", "pinned": true})
+        ]
+    );
+    let registry = Registry::new([update_note_titles::definition()]).expect("the examples fit");
+    let tool = registry.get("update_note_titles").expect("registered");
+    assert_eq!(
+        tool.render(Dialect::Anthropic).expect("renders")["input_examples"],
+        json!(examples)
+    );
 }
 
 #[test]

@@ -70,8 +70,13 @@ pub(crate) struct ToolAttr {
     pub(crate) title: Option<LitStr>,
     pub(crate) gate: Option<LitStr>,
     pub(crate) tags: Vec<LitStr>,
-    /// `examples = [r#"{...}"#, ...]`: example arguments, each a JSON object.
+    /// `examples = [r#"{...}"#, ...]`: example arguments, each a JSON object; or
+    /// `examples = "path.json"`, a file holding a JSON array of them, each then
+    /// carried as a literal spanned on the path.
     pub(crate) examples: Vec<LitStr>,
+    /// The file of `examples = "path.json"`, resolved against the crate's
+    /// directory, for `include_bytes!` (so editing it recompiles the crate).
+    pub(crate) examples_file: Option<String>,
     /// `asked_as = ["...", ...]`: what a user says when this tool is the right one.
     pub(crate) asked_as: Vec<LitStr>,
     pub(crate) krate: Option<Path>,
@@ -134,7 +139,15 @@ impl ToolAttr {
                 "gate" => attr.gate = string(&meta, errors),
                 "aliases" => attr.aliases = strings(&meta, errors),
                 "tags" => attr.tags = strings(&meta, errors),
-                "examples" => attr.examples = strings(&meta, errors),
+                "examples" => match examples_path(&meta) {
+                    Some(path) => {
+                        if let Some((examples, file)) = examples_file(path, errors) {
+                            attr.examples = examples;
+                            attr.examples_file = Some(file);
+                        }
+                    }
+                    None => attr.examples = strings(&meta, errors),
+                },
                 "asked_as" => attr.asked_as = strings(&meta, errors),
                 "scope" => attr.scope = keyword(&meta, "scope", SCOPES, errors),
                 "tier" => attr.tier = keyword(&meta, "tier", TIERS, errors),
@@ -438,6 +451,74 @@ fn strings(meta: &Meta, errors: &mut Ctxt) -> Vec<LitStr> {
     out
 }
 
+/// The path of `examples = "path.json"`: one string literal that does not read
+/// as JSON written without its list (`examples = r#"{..}"#` is that slip, and
+/// [`strings`] says so).
+fn examples_path(meta: &Meta) -> Option<&LitStr> {
+    let Meta::NameValue(MetaNameValue {
+        value: Expr::Lit(ExprLit {
+            lit: Lit::Str(path),
+            ..
+        }),
+        ..
+    }) = meta
+    else {
+        return None;
+    };
+    let text = path.value();
+    let text = text.trim_start();
+    (!text.starts_with('{') && !text.starts_with('[')).then_some(path)
+}
+
+/// Reads `examples = "path.json"` from the crate's directory: a JSON array whose
+/// items become the examples, each spanned on the path so the checks that follow
+/// point at it. Returns the examples and the file's full path.
+fn examples_file(path: &LitStr, errors: &mut Ctxt) -> Option<(Vec<LitStr>, String)> {
+    const LIKE: &str = "write a JSON array of the tool's arguments, like `[{\"id\": 3}]`";
+    let written = path.value();
+    // Absent only outside Cargo; then the path is taken as it is.
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let full = std::path::Path::new(&dir).join(&written);
+    let text = match std::fs::read_to_string(&full) {
+        Ok(text) => text,
+        Err(error) => {
+            let reason = match error.kind() {
+                std::io::ErrorKind::NotFound => "no such file".to_owned(),
+                _ => error.to_string(),
+            };
+            errors.error(
+                path,
+                format!(
+                    "cannot read the examples file `{written}`: {reason}; the path is relative to the crate's directory (where its Cargo.toml is), or list the examples inline, like `examples = [r#\"{{\"id\": 3}}\"#]`"
+                ),
+            );
+            return None;
+        }
+    };
+    let items = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::Array(items)) => items,
+        Ok(_) => {
+            errors.error(
+                path,
+                format!("the examples file `{written}` is not a JSON array; {LIKE}"),
+            );
+            return None;
+        }
+        Err(error) => {
+            errors.error(
+                path,
+                format!("the examples file `{written}` is not JSON ({error}); {LIKE}"),
+            );
+            return None;
+        }
+    };
+    let examples = items
+        .iter()
+        .map(|item| LitStr::new(&item.to_string(), path.span()))
+        .collect();
+    Some((examples, full.display().to_string()))
+}
+
 fn keyword(meta: &Meta, key: &str, allowed: &[Keyword], errors: &mut Ctxt) -> Option<Keyword> {
     let names: Vec<&str> = allowed.iter().map(|keyword| keyword.word).collect();
     let value = name_value(meta, errors, &format!("{key} = {}", names[0]))?;
@@ -489,4 +570,59 @@ fn keyword(meta: &Meta, key: &str, allowed: &[Keyword], errors: &mut Ctxt) -> Op
     }
     errors.error(ident, message);
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Ctxt, LitStr, ToolAttr};
+
+    /// `examples = "<file>"` with the file holding `contents`: the examples read
+    /// and every error's message. An absolute path stays itself when joined to
+    /// the crate's directory.
+    fn examples_from(name: &str, contents: &str) -> (String, Vec<String>, Vec<String>) {
+        let path =
+            std::env::temp_dir().join(format!("toolkit-macros-{}-{name}.json", std::process::id()));
+        std::fs::write(&path, contents).expect("a temporary file");
+        let written = path.display().to_string();
+        let mut errors = Ctxt::new();
+        let attr = ToolAttr::parse(
+            quote::quote!(scope = shared, tier = auto, examples = #written),
+            &mut errors,
+        );
+        std::fs::remove_file(&path).expect("removed");
+        let messages = errors
+            .check()
+            .err()
+            .into_iter()
+            .flatten()
+            .map(|error| error.to_string())
+            .collect();
+        (
+            written,
+            attr.examples.iter().map(LitStr::value).collect(),
+            messages,
+        )
+    }
+
+    #[test]
+    fn a_file_of_examples_gives_one_literal_per_item() {
+        let (written, examples, errors) =
+            examples_from("items", r#"[{"id": 3}, {"id": 4, "list": "work"}, 5]"#);
+        assert_eq!(errors, Vec::<String>::new());
+        // Items that are not objects are the validation's to report, as inline.
+        assert_eq!(examples, [r#"{"id":3}"#, r#"{"id":4,"list":"work"}"#, "5"]);
+        assert!(!written.is_empty());
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_json_array_is_one_error_on_the_path() {
+        let (written, examples, errors) = examples_from("object", r#"{"id": 3}"#);
+        assert!(examples.is_empty());
+        assert_eq!(
+            errors,
+            [format!(
+                "the examples file `{written}` is not a JSON array; write a JSON array of the tool's arguments, like `[{{\"id\": 3}}]`"
+            )]
+        );
+    }
 }

@@ -37,8 +37,12 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
+mod compare;
 mod selection;
 
+pub use compare::{
+    SelectionComparison, compare_selection, selection_command, selection_command_main,
+};
 pub use selection::{
     ConfusablePair, Confusion, Expected, Miss, SelectionCase, SelectionFailure, SelectionReport,
     SelectionSet, SelectionSetError, Thresholds, ToolRecall, assert_no_confusable_tools,

@@ -101,6 +101,12 @@ pub(super) fn expand(
             const _: &[u8] = ::core::include_bytes!(#path);
         )
     });
+    // The file of `examples = "path.json"`, tracked like the manifest.
+    let track_examples = attr.examples_file.as_ref().map(|path| {
+        quote!(
+            const _: &[u8] = ::core::include_bytes!(#path);
+        )
+    });
 
     let mut item = func.item.clone();
     let section = docs_section::render(
@@ -133,6 +139,7 @@ pub(super) fn expand(
 
         const _: () = {
             #track_manifest
+            #track_examples
 
             #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
             #[serde(crate = #serde_path, deny_unknown_fields)]

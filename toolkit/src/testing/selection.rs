@@ -245,6 +245,10 @@ pub struct SelectionReport {
     pub abstention: f64,
     /// Cases that expect tools on which the router abstained.
     pub wrong_abstentions: usize,
+    /// Mean number of routed tools sent with a message, over every case: what a
+    /// request carries besides the tools sent always (after a router error, the
+    /// fallback sends every routed tool).
+    pub tools_sent: f64,
     /// (expected, picked first) pairs, most frequent first.
     pub confusions: Vec<Confusion>,
     /// Each expected tool's recall@k, by name.
@@ -471,6 +475,7 @@ pub async fn evaluate<R: Router + ?Sized>(
         mrr: 0.0,
         abstention: 1.0,
         wrong_abstentions: 0,
+        tools_sent: 0.0,
         confusions: Vec::new(),
         per_tool: BTreeMap::new(),
         misses: Vec::new(),
@@ -478,11 +483,13 @@ pub async fn evaluate<R: Router + ?Sized>(
     let mut abstained_on_none = 0_usize;
     let mut confusions: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut per_tool: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut tools_sent = 0_usize;
     for case in &set.cases {
         let request = RouteRequest::new(&case.message)
             .turns(case.turns.iter().map(String::as_str))
             .limit(k);
         let selection = select(router, &request).await;
+        tools_sent += selection.tools.len();
         let picked: Vec<String> = match selection.outcome {
             Outcome::Picked => selection.names().into_iter().map(str::to_owned).collect(),
             Outcome::Abstained | Outcome::FellBack(_) => Vec::new(),
@@ -544,6 +551,7 @@ pub async fn evaluate<R: Router + ?Sized>(
         report.recall_at_1 /= cases;
         report.recall_at_k /= cases;
         report.mrr /= cases;
+        report.tools_sent = tools_sent as f64 / set.cases.len().max(1) as f64;
         if report.none_cases > 0 {
             report.abstention = abstained_on_none as f64 / report.none_cases as f64;
         }
@@ -849,7 +857,7 @@ mod tests {
             serde_json::json!({
                 "k": 3, "cases": 4, "none_cases": 2,
                 "recall_at_1": 0.375, "recall_at_k": 0.75, "mrr": 0.625,
-                "abstention": 0.5, "wrong_abstentions": 0,
+                "abstention": 0.5, "wrong_abstentions": 0, "tools_sent": 2.0,
                 "confusions": [
                     {"expected": "create_reminders", "picked": "get_reminders", "count": 1},
                     {"expected": "get_reminders", "picked": "get_tasks", "count": 1}

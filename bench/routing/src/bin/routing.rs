@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use routing_bench::{BFCL_FILES, BFCL_PARALLEL_FILES, Bfcl, Case, HEADER, Recall, evaluate, row};
 use toolkit::route::{Catalog, FieldWeights, LexicalRouter, PlainBm25, RouteRequest};
+use toolkit::testing::{Expected, SelectionCase, SelectionSet, compare_selection};
 
 /// The lexical router's weights: the defaults, or those of `--weights`.
 static WEIGHTS: std::sync::OnceLock<FieldWeights> = std::sync::OnceLock::new();
@@ -124,6 +125,26 @@ fn print_misses(catalog: &Catalog, cases: &[&Case]) {
                 case.message, case.expected
             );
         }
+    }
+}
+
+/// Scores `cases` as a labelled set of `toolkit::testing` against `catalog`:
+/// sending all, the router and plain BM25 side by side (the table only; the
+/// router's misses would run to hundreds of lines).
+fn print_eval(label: &str, catalog: &Catalog, cases: &[&Case]) {
+    let set = SelectionSet {
+        cases: cases
+            .iter()
+            .map(|case| SelectionCase {
+                message: case.message.clone(),
+                expect: Expected::Tools(case.expected.clone()),
+                turns: case.turns.clone(),
+            })
+            .collect(),
+    };
+    match compare_selection(catalog, &set, 5) {
+        Ok(comparison) => println!("\n{label}:\n{}", comparison.table()),
+        Err(error) => eprintln!("{label}: {error}"),
     }
 }
 
@@ -303,6 +324,22 @@ fn main() {
                 print_rows(&set, measure(&parallel.catalog, &cases));
             }
             Err(error) => eprintln!("no multi-tool measurement: {error}"),
+        }
+        // The same questions through toolkit::testing's selection eval, the
+        // way an example's eval test scores its set: `select` applies the
+        // selection policy (a router may pick fewer than five, or abstain).
+        print_eval(
+            "BFCL v4 multiple + live_multiple, toolkit::testing::compare_selection (k = 5)",
+            &bfcl.catalog,
+            &cases,
+        );
+        if let Ok(parallel) = Bfcl::load(&dir, &BFCL_PARALLEL_FILES) {
+            let cases: Vec<&Case> = parallel.cases.iter().collect();
+            print_eval(
+                "BFCL v4 parallel_multiple + live_parallel_multiple, toolkit::testing::compare_selection (k = 5)",
+                &parallel.catalog,
+                &cases,
+            );
         }
         // Per-message time over the pooled catalog, every question: rounds that
         // alternate the two routers, so both see the same load; medians of rounds.

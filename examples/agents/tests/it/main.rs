@@ -7,4 +7,5 @@ mod approvals;
 mod demo;
 mod inbox_browser;
 mod schedules;
+mod selection;
 mod views;

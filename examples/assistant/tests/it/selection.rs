@@ -11,7 +11,9 @@
 extern crate example_assistant;
 
 use toolkit::route::{Catalog, LexicalRouter, Router};
-use toolkit::testing::{SelectionSet, Thresholds, assert_selection, confusable_tools};
+use toolkit::testing::{
+    SelectionSet, Thresholds, assert_selection, compare_selection, confusable_tools,
+};
 
 fn router() -> LexicalRouter {
     LexicalRouter::new(Catalog::routed(toolkit::registry()))
@@ -37,8 +39,13 @@ fn selection_stays_at_least_as_good_as_measured() {
             .mrr(0.97)
             .abstention(0.33),
     );
-    // `cargo test -p example-assistant --test it selection:: -- --nocapture` shows it.
+    // `cargo test -p example-assistant --test it selection:: -- --nocapture` shows it,
+    // beside sending every routed tool and a provider's search.
     println!("{report}");
+    println!(
+        "{}",
+        compare_selection(router().catalog(), &set(), 5).expect("checked above")
+    );
 }
 
 #[test]

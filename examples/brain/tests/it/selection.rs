@@ -8,7 +8,9 @@
 
 use example_brain::{Brain, Client, Home};
 use toolkit::route::{Catalog, LexicalRouter, Router};
-use toolkit::testing::{SelectionSet, Thresholds, assert_selection, confusable_tools};
+use toolkit::testing::{
+    SelectionSet, Thresholds, assert_selection, compare_selection, confusable_tools,
+};
 
 fn router() -> LexicalRouter {
     LexicalRouter::new(Brain::new(Home::sample()).view(Client::Internal).catalog())
@@ -35,8 +37,13 @@ fn selection_stays_at_least_as_good_as_measured() {
             .mrr(0.81)
             .abstention(0.66),
     );
-    // `cargo test -p example-brain --test it selection:: -- --nocapture` shows it.
+    // `cargo test -p example-brain --test it selection:: -- --nocapture` shows it,
+    // beside sending every routed tool and a provider's search.
     println!("{report}");
+    println!(
+        "{}",
+        compare_selection(router().catalog(), &set(), 5).expect("checked above")
+    );
 }
 
 #[test]

@@ -8,7 +8,9 @@
 
 use example_cms::{Agent, Cms, registry};
 use toolkit::route::{Catalog, LexicalRouter, Router};
-use toolkit::testing::{SelectionSet, Thresholds, assert_selection, confusable_tools};
+use toolkit::testing::{
+    SelectionSet, Thresholds, assert_selection, compare_selection, confusable_tools,
+};
 
 fn router() -> LexicalRouter {
     LexicalRouter::new(Agent::new(registry(), Cms::sample()).view().catalog())
@@ -32,8 +34,13 @@ fn selection_stays_at_least_as_good_as_measured() {
             .mrr(0.92)
             .abstention(0.75),
     );
-    // `cargo test -p example-cms --test it selection:: -- --nocapture` shows it.
+    // `cargo test -p example-cms --test it selection:: -- --nocapture` shows it,
+    // beside sending every routed tool and a provider's search.
     println!("{report}");
+    println!(
+        "{}",
+        compare_selection(router().catalog(), &set(), 5).expect("checked above")
+    );
 }
 
 #[test]

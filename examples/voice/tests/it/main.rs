@@ -5,4 +5,5 @@
 
 mod golden;
 mod registry;
+mod selection;
 mod surface;
