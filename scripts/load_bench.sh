@@ -8,7 +8,8 @@
 # Servers (all started here, on 127.0.0.1, and stopped at exit):
 #   toolkit  load_server toolkit: get_sum and set_pages as #[tool]s behind McpHttp
 #   rmcp     load_server rmcp: the same tools on rmcp alone (#[tool_router];
-#            #[tool_handler] builds the router per request, rmcp's default)
+#            #[tool_handler] builds the router per request, rmcp's default),
+#            behind the same bearer-token check
 #   rmcp-shared  load_server rmcp-shared: the same, the router built once
 #   fastmcp  scripts/load/fastmcp_server.py: the same tools on FastMCP (PyPI,
 #            pinned below, in a virtual environment under target/)
@@ -27,6 +28,9 @@
 #   LOAD_BIN_DIR      where load_server and mcp_server are (default: built here
 #                     with `cargo build --release`, into target/release)
 #   LOAD_VENV         FastMCP's virtual environment (default target/fastmcp-venv)
+#   LOAD_TOOLKIT_BEFORE  another build's load_server (say, of the commit before
+#                     a change): measured as `toolkit-before` in the same rounds,
+#                     with the toolkit requests, for a before/after ratio
 #   LOAD_FLEET_URL    the fleet hook: the URL of the example server's external
 #                     endpoint served by several replicas behind a load balancer
 #                     (for instance three `mcp_server http --approvals-db ...`
@@ -89,8 +93,8 @@ start() { # name, command...
 for server in $servers; do
     case "$server" in
         toolkit) start toolkit "$bin/load_server" toolkit; token[toolkit]=load-token ;;
-        rmcp) start rmcp "$bin/load_server" rmcp; token[rmcp]="" ;;
-        rmcp-shared) start rmcp-shared "$bin/load_server" rmcp-shared; token[rmcp-shared]="" ;;
+        rmcp) start rmcp "$bin/load_server" rmcp; token[rmcp]=load-token ;;
+        rmcp-shared) start rmcp-shared "$bin/load_server" rmcp-shared; token[rmcp-shared]=load-token ;;
         fastmcp) start fastmcp "$venv/bin/python" "$root/scripts/load/fastmcp_server.py"; token[fastmcp]="" ;;
         example)
             MCP_TOKEN_INTERNAL=internal-token MCP_TOKEN_COPILOT=copilot-token MCP_TOKEN_EXTERNAL=external-token \
@@ -101,6 +105,11 @@ for server in $servers; do
         *) echo "load_bench: unknown server $server" >&2; exit 1 ;;
     esac
 done
+if [[ -n "${LOAD_TOOLKIT_BEFORE:-}" ]]; then
+    start toolkit-before "$LOAD_TOOLKIT_BEFORE" toolkit
+    token[toolkit-before]=load-token
+    servers="$servers toolkit-before"
+fi
 if [[ -n "${LOAD_FLEET_URL:-}" ]]; then
     url[fleet]="$LOAD_FLEET_URL"
     token[fleet]="${LOAD_FLEET_TOKEN:-external-token}"
@@ -263,6 +272,17 @@ for (request, conns, server) in rows:
     sh = median.get((request, conns, "rmcp-shared"))
     f = median.get((request, conns, "fastmcp"))
     print(f"| {labels[request]} | {conns} | {ratio(t['rps'], r and r['rps'])} | {ratio(r and r['p99'], t['p99'])} | {ratio(t['cpu'], r and r['cpu'])} | {ratio(t['rps'], sh and sh['rps'])} | {ratio(sh and sh['p99'], t['p99'])} | {ratio(t['cpu'], sh and sh['cpu'])} | {ratio(t['rps'], f and f['rps'])} |")
+
+if any(server == "toolkit-before" for (_, _, server) in rows):
+    print("\nThis build against the one before (LOAD_TOOLKIT_BEFORE): toolkit / toolkit-before requests/s and server CPU per request.\n")
+    print("| request | connections | requests/s | CPU per request |")
+    print("|---|---:|---:|---:|")
+    for (request, conns, server) in rows:
+        b = median.get((request, conns, "toolkit-before"))
+        if server != "toolkit" or not b:
+            continue
+        t = median[(request, conns, "toolkit")]
+        print(f"| {labels[request]} | {conns} | {ratio(t['rps'], b['rps'])} | {ratio(t['cpu'], b['cpu'])} |")
 
 if any(server == "fleet" for (_, _, server) in rows):
     print("\nThe fleet against one example server: fleet / example requests/s, fleet p99 - example p99 (what the balancer and the store add).\n")

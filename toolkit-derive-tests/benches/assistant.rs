@@ -101,20 +101,26 @@ const ROUNDS: usize = 201;
 
 /// The interleaved measure: [`ROUNDS`] rounds, each timing one batch of
 /// [`BATCH`] direct calls and then one batch through the registry, each on a
-/// fresh seeded state; the median per call of each path. Both paths see the same
-/// moments of a shared machine's load, which criterion's two separate
-/// measurements (seconds apart) do not.
+/// fresh seeded state; the median per call of each path, and the median of the
+/// rounds' own ratios (registry / direct within one round: the paired ratio).
+/// Both paths see the same moments of a shared machine's load, which
+/// criterion's two separate measurements (seconds apart) do not.
 #[allow(clippy::cast_precision_loss)] // batch sizes
 fn interleaved(
     mut direct: impl FnMut(&AssistantState, &Context),
     mut registry: impl FnMut(&AssistantState, &Context),
-) -> [f64; 2] {
-    let mut samples = [Vec::with_capacity(ROUNDS), Vec::with_capacity(ROUNDS)];
+) -> [f64; 3] {
+    let mut samples = [
+        Vec::with_capacity(ROUNDS),
+        Vec::with_capacity(ROUNDS),
+        Vec::with_capacity(ROUNDS),
+    ];
     for _ in 0..ROUNDS {
-        let direct_time = timed(BATCH, &mut direct);
-        let registry_time = timed(BATCH, &mut registry);
-        samples[0].push(direct_time.as_nanos() as f64 / BATCH as f64);
-        samples[1].push(registry_time.as_nanos() as f64 / BATCH as f64);
+        let direct_time = timed(BATCH, &mut direct).as_nanos() as f64 / BATCH as f64;
+        let registry_time = timed(BATCH, &mut registry).as_nanos() as f64 / BATCH as f64;
+        samples[0].push(direct_time);
+        samples[1].push(registry_time);
+        samples[2].push(registry_time / direct_time);
     }
     samples.map(|mut times| {
         times.sort_by(f64::total_cmp);
@@ -540,7 +546,7 @@ fn main() {
         // Under criterion's profile mode (scripts/dispatch_instructions.sh runs
         // one path of one tool under callgrind) only that path runs.
         let (counts, medians) = if profiling {
-            ([f64::NAN; 2], [f64::NAN; 2])
+            ([f64::NAN; 2], [f64::NAN; 3])
         } else {
             let counts = [
                 allocations(|s, _| {
@@ -584,13 +590,13 @@ fn main() {
     }
     criterion.final_summary();
     println!(
-        "\n| tool | direct | registry | ratio | interleaved direct | registry | ratio | allocations direct | registry |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "\n| tool | direct | registry | ratio | interleaved direct | registry | ratio | paired ratio | allocations direct | registry |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
-    let (mut log_sum, mut log_sum_interleaved) = (0.0, 0.0);
+    let (mut log_sum, mut log_sum_interleaved, mut log_sum_paired) = (0.0, 0.0, 0.0);
     for (
         name,
         [direct, registry],
-        [direct_median, registry_median],
+        [direct_median, registry_median, paired],
         [allocs_direct, allocs_registry],
     ) in &ratios
     {
@@ -598,17 +604,19 @@ fn main() {
         let interleaved_ratio = registry_median / direct_median;
         log_sum += ratio.ln();
         log_sum_interleaved += interleaved_ratio.ln();
+        log_sum_paired += paired.ln();
         println!(
-            "| `{name}` | {direct:.0} ns | {registry:.0} ns | {ratio:.3}x | {direct_median:.0} ns | {registry_median:.0} ns | {interleaved_ratio:.3}x | {allocs_direct:.2} | {allocs_registry:.2} |"
+            "| `{name}` | {direct:.0} ns | {registry:.0} ns | {ratio:.3}x | {direct_median:.0} ns | {registry_median:.0} ns | {interleaved_ratio:.3}x | {paired:.3}x | {allocs_direct:.2} | {allocs_registry:.2} |"
         );
     }
     #[allow(clippy::cast_precision_loss)]
     let count = ratios.len() as f64;
     println!(
-        "\ngeometric mean of {} ratios: {:.3}x (criterion), {:.3}x (interleaved medians)",
+        "\ngeometric mean of {} ratios: {:.3}x (criterion), {:.3}x (interleaved medians), {:.3}x (paired, median of each round's ratio)",
         ratios.len(),
         (log_sum / count).exp(),
-        (log_sum_interleaved / count).exp()
+        (log_sum_interleaved / count).exp(),
+        (log_sum_paired / count).exp()
     );
 }
 

@@ -141,14 +141,45 @@ impl HttpLimits {
                 self.request,
             ))
             .layer(axum::middleware::from_fn(
-                move |request: Request, next: Next| bound_body(body_read, request, next),
+                move |request: Request, next: Next| {
+                    bound_body(body_read, request, |request| next.run(request))
+                },
+            ))
+    }
+
+    /// [`HttpLimits::apply`] and [`AllowedHosts::apply`] together, the `Host`
+    /// checked inside the body's bounds as there: one middleware per request
+    /// instead of two (each is a boxed future and a clone of the inner service).
+    #[cfg(feature = "mcp")]
+    pub(crate) fn apply_with_hosts(&self, hosts: &AllowedHosts, router: Router) -> Router {
+        let body_read = self.body_read;
+        let hosts = Arc::new(hosts.matcher());
+        router
+            .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+                StatusCode::SERVICE_UNAVAILABLE,
+                self.request,
+            ))
+            .layer(axum::middleware::from_fn(
+                move |request: Request, next: Next| {
+                    let hosts = Arc::clone(&hosts);
+                    bound_body(body_read, request, move |request: Request| async move {
+                        match hosts.check(request.uri(), request.headers()) {
+                            Ok(()) => next.run(request).await,
+                            Err(refusal) => refusal,
+                        }
+                    })
+                },
             ))
     }
 }
 
 /// Gives the request body a deadline and marks the answer `Connection: close`
-/// when the body was left unread or ran out of time.
-async fn bound_body(body_read: Duration, request: Request, next: Next) -> Response {
+/// when the body was left unread or ran out of time; `inner` answers the request.
+async fn bound_body<F, Fut>(body_read: Duration, request: Request, inner: F) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
     let state = Arc::new(BodyState {
         finished: AtomicBool::new(request.body().is_end_stream()),
         timed_out: AtomicBool::new(false),
@@ -159,7 +190,7 @@ async fn bound_body(body_read: Duration, request: Request, next: Next) -> Respon
         deadline: Box::pin(tokio::time::sleep(body_read)),
         state: Arc::clone(&state),
     });
-    let mut response = next.run(Request::from_parts(parts, body)).await;
+    let mut response = inner(Request::from_parts(parts, body)).await;
     if state.timed_out.load(Ordering::Acquire) {
         // Whatever the handler made of its failed read (axum's extractors say 400,
         // a length check 413), the client was too slow.
@@ -319,19 +350,22 @@ impl AllowedHosts {
         let Ok(authority) = http::uri::Authority::try_from(host) else {
             return false;
         };
-        self.allows_authority(&authority)
+        self.matcher().allows_authority(&authority)
     }
 
-    fn allows_authority(&self, authority: &http::uri::Authority) -> bool {
-        let host = normalize_host(authority.host());
-        let port = authority.port_u16();
-        self.hosts.iter().any(|allowed| {
-            let (name, allowed_port) = match http::uri::Authority::try_from(allowed.trim()) {
-                Ok(allowed) => (normalize_host(allowed.host()), allowed.port_u16()),
-                Err(_) => (normalize_host(allowed.trim()), None),
-            };
-            name == host && allowed_port.is_none_or(|allowed| port == Some(allowed))
-        })
+    /// The names parsed and normalized once, for the checks of every request.
+    fn matcher(&self) -> HostMatcher {
+        HostMatcher(
+            self.hosts
+                .iter()
+                .map(
+                    |allowed| match http::uri::Authority::try_from(allowed.trim()) {
+                        Ok(allowed) => (normalize_host(allowed.host()), allowed.port_u16()),
+                        Err(_) => (normalize_host(allowed.trim()), None),
+                    },
+                )
+                .collect(),
+        )
     }
 
     /// Checks a request's `Host` (or, without one, the authority of its URI, as
@@ -340,6 +374,52 @@ impl AllowedHosts {
     /// not allowed.
     #[allow(clippy::result_large_err)] // the refusal is the answer itself, made once
     pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Response> {
+        self.matcher().check(uri, headers)
+    }
+
+    /// `router`, answering only requests whose `Host` is allowed (see
+    /// [`check`](Self::check)); the others get `400` or `403` before any handler
+    /// runs.
+    pub fn apply(&self, router: Router) -> Router {
+        let hosts = Arc::new(self.matcher());
+        router.layer(axum::middleware::from_fn(
+            move |request: Request, next: Next| {
+                let hosts = Arc::clone(&hosts);
+                async move {
+                    match hosts.check(request.uri(), request.headers()) {
+                        Ok(()) => next.run(request).await,
+                        Err(refusal) => refusal,
+                    }
+                }
+            },
+        ))
+    }
+
+    /// The names, as given.
+    #[must_use]
+    pub fn names(&self) -> &[String] {
+        &self.hosts
+    }
+}
+
+/// [`AllowedHosts`] parsed once: each name without brackets, in lower case, and
+/// its port if it has one. A request's check then allocates nothing for the
+/// list.
+struct HostMatcher(Vec<(String, Option<u16>)>);
+
+impl HostMatcher {
+    fn allows_authority(&self, authority: &http::uri::Authority) -> bool {
+        let host = trim_brackets(authority.host());
+        let port = authority.port_u16();
+        self.0.iter().any(|(name, allowed_port)| {
+            name.eq_ignore_ascii_case(host)
+                && allowed_port.is_none_or(|allowed| port == Some(allowed))
+        })
+    }
+
+    /// [`AllowedHosts::check`].
+    #[allow(clippy::result_large_err)] // the refusal is the answer itself, made once
+    fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Response> {
         use axum::response::IntoResponse as _;
         let authority = match headers.get(header::HOST) {
             Some(value) => value
@@ -369,37 +449,16 @@ impl AllowedHosts {
                 .into_response())
         }
     }
-
-    /// `router`, answering only requests whose `Host` is allowed (see
-    /// [`check`](Self::check)); the others get `400` or `403` before any handler
-    /// runs.
-    pub fn apply(&self, router: Router) -> Router {
-        let hosts = Arc::new(self.clone());
-        router.layer(axum::middleware::from_fn(
-            move |request: Request, next: Next| {
-                let hosts = Arc::clone(&hosts);
-                async move {
-                    match hosts.check(request.uri(), request.headers()) {
-                        Ok(()) => next.run(request).await,
-                        Err(refusal) => refusal,
-                    }
-                }
-            },
-        ))
-    }
-
-    /// The names, as given.
-    #[must_use]
-    pub fn names(&self) -> &[String] {
-        &self.hosts
-    }
 }
 
 /// `[::1]` and `::1`, `LocalHost` and `localhost` are the same host.
 fn normalize_host(host: &str) -> String {
-    host.trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_ascii_lowercase()
+    trim_brackets(host).to_ascii_lowercase()
+}
+
+/// An IPv6 address without its brackets.
+fn trim_brackets(host: &str) -> &str {
+    host.trim_start_matches('[').trim_end_matches(']')
 }
 
 /// Liveness and readiness endpoints for the load balancer or orchestrator in

@@ -30,7 +30,7 @@ use toolkit::approval::{
     SqliteApprovalStore,
 };
 use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer};
-use toolkit::mcp::{Caller, Grant, McpHttp, McpServer};
+use toolkit::mcp::{Caller, Grant, McpHttp, McpServer, ViewCache};
 use toolkit::serving::HttpLimits;
 use toolkit::{Context, Scope, Tier};
 
@@ -184,22 +184,31 @@ pub fn random_secret() -> Result<String, String> {
     Ok(hex)
 }
 
-/// The access hook: the caller's view and the context its calls run with, built
-/// per request from the client kind. Approvals are bound to the client kind (a
-/// real server would use the user behind the token).
+/// How many views the access hooks keep (one per client kind, or per user and
+/// kind in the OAuth mode); the least recently used goes first.
+const KEPT_VIEWS: usize = 1024;
+
+/// The access hook: the caller's view and the context its calls run with, from
+/// the client kind. Approvals are bound to the client kind (a real server would
+/// use the user behind the token). The view depends on the kind alone, so each
+/// kind's is built once and shared by its requests.
 pub fn access(
     state: AssistantState,
     settings: Settings,
 ) -> impl Fn(&Caller<'_>) -> Result<Grant, String> + Send + Sync + 'static {
+    let views = ViewCache::new(KEPT_VIEWS);
     move |caller: &Caller<'_>| {
-        let view = kind_view(caller.client)
-            .permit(move |tool| {
-                settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
+        let view = views
+            .get_or_build(caller.client.to_owned(), || {
+                kind_view(caller.client)
+                    .permit(move |tool| {
+                        settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
+                    })
+                    .approvals(settings.approvals, caller.client)
+                    // The client kind names the view in every dispatch span.
+                    .label(caller.client.to_owned())
+                    .build()
             })
-            .approvals(settings.approvals, caller.client)
-            // The client kind names the view in every dispatch span.
-            .label(caller.client.to_owned())
-            .build()
             .map_err(|error| error.to_string())?;
         Ok(Grant::new(view, context(&state, settings)))
     }
@@ -270,10 +279,12 @@ pub const OAUTH_SCOPES: [&str; 4] = [OAUTH_REQUIRED_SCOPE, "internal", "copilot"
 /// The access hook of the OAuth mode: the view is chosen by the verified token's
 /// scopes (see [`OAUTH_SCOPES`]) and approvals bind to its subject, the user the
 /// token speaks for, so one user's pending approval can't be resumed by another.
+/// The view depends on those two alone: kept per (kind, subject).
 pub fn oauth_access(
     state: AssistantState,
     settings: Settings,
 ) -> impl Fn(&Caller<'_>) -> Result<Grant, String> + Send + Sync + 'static {
+    let views: ViewCache<(&'static str, String)> = ViewCache::new(KEPT_VIEWS);
     move |caller: &Caller<'_>| {
         // The endpoint let the request through, so it carries a verified token.
         let token = caller
@@ -284,13 +295,16 @@ pub fn oauth_access(
             .copied()
             .find(|kind| token.has_scope(kind))
             .unwrap_or("none");
-        let view = kind_view(kind)
-            .permit(move |tool| {
-                settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
+        let view = views
+            .get_or_build((kind, token.subject.clone()), || {
+                kind_view(kind)
+                    .permit(move |tool| {
+                        settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
+                    })
+                    .approvals(settings.approvals, token.subject.clone())
+                    .label(kind.to_owned())
+                    .build()
             })
-            .approvals(settings.approvals, token.subject.clone())
-            .label(kind.to_owned())
-            .build()
             .map_err(|error| error.to_string())?;
         Ok(Grant::new(view, context(&state, settings)))
     }

@@ -145,7 +145,9 @@ impl Plan {
     /// removed. Free-form data (`Value` parameters, map values, array items) is
     /// never touched: only declared properties are.
     pub(crate) fn strip_optional_nulls(&self, value: &mut Value) -> bool {
-        strip(value, &self.schema, &self.schema, 0)
+        // Only a `null` is ever removed: a value without one (most calls) is left
+        // as it is without walking the schema beside it.
+        has_null(value) && strip(value, &self.schema, &self.schema, 0)
     }
 
     /// The schema node at a JSON pointer (a validation error's schema location).
@@ -652,6 +654,16 @@ fn resolve_in<'s>(mut node: &'s Value, root: &'s Value) -> &'s Value {
         }
     }
     node
+}
+
+/// Whether `value` holds a `null` anywhere (its depth is the parser's, bounded).
+fn has_null(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(items) => items.iter().any(has_null),
+        Value::Object(members) => members.values().any(has_null),
+        _ => false,
+    }
 }
 
 fn strip(value: &mut Value, schema: &Value, root: &Value, depth: usize) -> bool {

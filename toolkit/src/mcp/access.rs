@@ -88,6 +88,11 @@ impl fmt::Debug for Grant {
 /// Implemented for closures `Fn(&Caller<'_>) -> Result<Grant, String>`. An `Err`
 /// is a server-side failure (the view could not be built) and reaches the client
 /// as an internal error; refuse *callers* with the endpoint's token instead.
+///
+/// Building a view per request costs a pass over the registry and its
+/// allowlist; a hook whose views depend on few things (the client kind, the
+/// token's subject and scopes) keeps them in a [`ViewCache`](super::ViewCache)
+/// keyed by those things, and every request of the same caller shares one.
 pub trait Access: Send + Sync + 'static {
     /// The grant for one request.
     fn grant(&self, caller: &Caller<'_>) -> Result<Grant, String>;
@@ -199,6 +204,39 @@ impl ToolSet for View<'static> {
                 Err(error) => Response::Error(error.into()),
             }
         })
+    }
+}
+
+/// A shared set is the set: what [`ViewCache`](super::ViewCache) hands out, so
+/// the requests of one caller share one view.
+impl<T: ToolSet + ?Sized> ToolSet for Arc<T> {
+    fn tools(&self) -> Box<dyn Iterator<Item = &RegisteredTool> + '_> {
+        (**self).tools()
+    }
+
+    fn call<'a>(&'a self, name: &'a str, arguments: &'a str, ctx: &'a Context) -> CallFuture<'a> {
+        (**self).call(name, arguments, ctx)
+    }
+
+    fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        (**self).get(name)
+    }
+
+    fn principal(&self) -> Option<&str> {
+        (**self).principal()
+    }
+
+    fn requester_may_decide(&self, pending: &PendingApproval) -> bool {
+        (**self).requester_may_decide(pending)
+    }
+
+    fn resume<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        decision: Decision,
+        ctx: &'a Context,
+    ) -> CallFuture<'a> {
+        (**self).resume(pending, decision, ctx)
     }
 }
 

@@ -5,10 +5,10 @@
 //! request id. The call went on to its end and its answer (the JSON response or
 //! the event stream) stayed open as long. [`McpHttp`](super::McpHttp) therefore
 //! keeps the calls running in this process by caller and request id, and a
-//! cancellation from the same caller (the same `Authorization` header) ends its
-//! call: the tool's future is dropped and the call answered "cancelled", which
-//! closes its stream. A cancellation that reaches another process of a fleet
-//! finds nothing there.
+//! cancellation from the same caller (the same bearer token; the same
+//! `Authorization` header where no guard read one) ends its call: the tool's
+//! future is dropped and the call answered "cancelled", which closes its stream.
+//! A cancellation that reaches another process of a fleet finds nothing there.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -10,7 +10,7 @@ use rmcp::model::{RequestStateCodec, RequestStateError};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
-use super::bearer::bearer_token;
+use super::bearer::{Bearer, bearer_token};
 use super::cancel::{Cancellable, InFlight};
 use super::{Access, McpServer};
 use crate::serving::{AllowedHosts, HttpLimits};
@@ -26,7 +26,7 @@ use crate::serving::{AllowedHosts, HttpLimits};
 ///   serve the same endpoints behind a load balancer.
 /// - Each request's body and answer are bounded in time ([`McpHttp::limits`]).
 /// - A `notifications/cancelled` ends the call it names when it runs in this
-///   process and came from the same caller (the same `Authorization` header):
+///   process and came from the same caller (the same bearer token):
 ///   the tool's future is dropped and the call answered `-32800` at once (rmcp's
 ///   stateless transport drops cancellations).
 /// - Only loopback `Host` headers are accepted unless [`McpHttp::allowed_hosts`]
@@ -202,22 +202,32 @@ impl McpHttp {
             );
             let limit = this.config.max_request_body_bytes;
             let in_flight = Arc::new(InFlight::default());
-            let guarded = Router::new()
-                .fallback_service(service)
-                .layer(axum::middleware::from_fn(
-                    move |request: Request, next: Next| {
-                        json_rpc_errors(limit, Arc::clone(&in_flight), request, next)
-                    },
-                ));
+            let service = Router::new().fallback_service(service);
             let guarded = match endpoint.guard {
-                Guard::Token(token) => guarded.layer(axum::middleware::from_fn(
+                // The token check and the JSON-RPC answers in one middleware: one
+                // boxed future and one clone of the inner service per request
+                // fewer than two layers.
+                Guard::Token(token) => service.layer(axum::middleware::from_fn(
                     move |request: Request, next: Next| {
                         let token = Arc::clone(&token);
-                        async move { require_token(&token, request, next).await }
+                        let in_flight = Arc::clone(&in_flight);
+                        async move {
+                            match require_token(&token, request) {
+                                Ok(request) => {
+                                    json_rpc_errors(limit, in_flight, request, next).await
+                                }
+                                Err(refusal) => refusal,
+                            }
+                        }
                     },
                 )),
                 #[cfg(feature = "oauth")]
                 Guard::OAuth(auth) => {
+                    let guarded = service.layer(axum::middleware::from_fn(
+                        move |request: Request, next: Next| {
+                            json_rpc_errors(limit, Arc::clone(&in_flight), request, next)
+                        },
+                    ));
                     // RFC 9728 §3.1: the path-inserted location; the bare one
                     // too, for clients that only try it (first endpoint wins).
                     let bare = "/.well-known/oauth-protected-resource".to_owned();
@@ -241,7 +251,7 @@ impl McpHttp {
             };
             router = router.nest_service(&endpoint.path, guarded);
         }
-        this.limits.apply(this.hosts.apply(router))
+        this.limits.apply_with_hosts(&this.hosts, router)
     }
 }
 
@@ -258,20 +268,26 @@ impl std::fmt::Debug for McpHttp {
     }
 }
 
-/// Answers 401 unless the request bears `expected`.
-async fn require_token(expected: &str, request: Request, next: Next) -> Response {
+/// The request, if it bears `expected`; else the 401 answer.
+///
+/// The token is kept in the request's extensions ([`Bearer`]): nothing after
+/// this reads the header again.
+#[allow(clippy::result_large_err)] // the refusal is the answer itself
+fn require_token(expected: &str, mut request: Request) -> Result<Request, Response> {
     let authorized = bearer_token(request.headers())
-        .is_some_and(|token| constant_time_eq(token.as_bytes(), expected.as_bytes()));
-    if authorized {
-        next.run(request).await
+        .filter(|token| constant_time_eq(token.as_bytes(), expected.as_bytes()))
+        .map(Arc::<str>::from);
+    if let Some(token) = authorized {
+        request.extensions_mut().insert(Bearer(token));
+        Ok(request)
     } else {
         tracing::info!(path = %request.uri().path(), "MCP request refused: missing or wrong bearer token");
-        (
+        Err((
             ::http::StatusCode::UNAUTHORIZED,
             [(::http::header::WWW_AUTHENTICATE, "Bearer")],
             "a valid bearer token is required",
         )
-            .into_response()
+            .into_response())
     }
 }
 
@@ -313,13 +329,17 @@ async fn json_rpc_errors(
             .into_response();
     };
     // The same credential is the same caller: one client can't cancel another's
-    // call by guessing its id.
-    let caller: Arc<str> = parts
-        .headers
-        .get(::http::header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or_default()
-        .into();
+    // call by guessing its id. The guard's token where it kept one, else the
+    // header as it is.
+    let caller: Arc<str> = match parts.extensions.get::<Bearer>() {
+        Some(Bearer(token)) => Arc::clone(token),
+        None => parts
+            .headers
+            .get(::http::header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default()
+            .into(),
+    };
     if let Some(id) = cancelled_request_id(&bytes) {
         in_flight.cancel(&caller, &id);
     }
@@ -360,10 +380,11 @@ async fn json_rpc_errors(
 /// The request id a `notifications/cancelled` body names, as JSON text (`7`,
 /// `"a"`). Only a body that mentions the method is parsed here.
 fn cancelled_request_id(body: &[u8]) -> Option<String> {
-    const METHOD: &[u8] = b"notifications/cancelled";
-    if !body.windows(METHOD.len()).any(|window| window == METHOD) {
-        return None;
-    }
+    // The searcher is built once: building one per request cost more than the
+    // search.
+    static METHOD: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"notifications/cancelled"));
+    METHOD.find(body)?;
     let message: serde_json::Value = serde_json::from_slice(body).ok()?;
     if message.get("method")?.as_str()? != "notifications/cancelled" || message.get("id").is_some()
     {

@@ -51,6 +51,7 @@ mod external;
 mod http;
 mod request;
 mod server;
+mod views;
 
 pub use access::{Access, Caller, Grant, Selection, ToolSet};
 #[cfg(feature = "mcp-client")]
@@ -62,6 +63,7 @@ pub use external::{
 pub use http::McpHttp;
 pub use request::McpRequest;
 pub use server::{META_ERROR, META_PENDING_APPROVAL, META_PREVIEW, McpServer};
+pub use views::ViewCache;
 
 /// The rmcp crate this module is built on, for applications that need its types
 /// (a custom transport, the client).

@@ -134,7 +134,7 @@ impl McpServer {
     fn grant(&self, context: &RequestContext<RoleServer>) -> Result<(Grant, bool), ErrorData> {
         let parts = context.extensions.get::<::http::request::Parts>();
         let headers = parts.map(|parts| &parts.headers);
-        let bearer = headers.and_then(super::bearer::bearer_token);
+        let bearer = parts.and_then(super::bearer::request_bearer);
         let caller = Caller {
             client: &self.inner.client,
             bearer,
@@ -256,6 +256,14 @@ impl McpServer {
                 error,
             ))));
         }
+        // The arguments arrive parsed (rmcp's `Map`) and are written back to text
+        // once, for the dispatch every caller shares (`View::call` takes the
+        // model's text). Kept on purpose: the typed parse is each tool's one
+        // `Deserialize` instantiation, from text (a second one, from a `Value`,
+        // would compile every tool's argument parser twice); a refused call's
+        // message and path come from positions in that text, the same for every
+        // provider; and writing a small map costs well under 1% of a request's
+        // instructions here (BENCHMARKS.md, "The server under load").
         let arguments = match &request.arguments {
             Some(arguments) => serde_json::to_string(arguments)
                 .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?,
@@ -759,7 +767,11 @@ impl ServerHandler for McpServer {
             let (mut grant, _) = self.grant(&context)?;
             self.equip(&mut grant, &context);
             let started = Instant::now();
-            let work = std::pin::pin!(self.dispatch(&grant, &request, &context));
+            // Boxed: rmcp holds every handler's future in one per-request value
+            // the size of the largest, moved into the tasks it spawns, so the
+            // call's state (approvals, elicitation) inline would be copied on
+            // every request, `tools/list` too.
+            let work = Box::pin(self.dispatch(&grant, &request, &context));
             // Over stateless HTTP a client's `notifications/cancelled` comes as
             // a request of its own, which McpHttp delivers here (rmcp drops it).
             let registration = context

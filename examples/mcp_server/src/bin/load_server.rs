@@ -3,22 +3,22 @@
 //! count the schema constrains to 1..=100: the constrained tool), served over
 //! stateless streamable HTTP with JSON responses, either
 //!
-//! - `toolkit`: `#[tool]` functions served by toolkit's `McpHttp` (a view built per
-//!   request by the access hook, a bearer token, the tier check, the schema
-//!   enforced before the typed parse), exactly as the example server serves the
+//! - `toolkit`: `#[tool]` functions served by toolkit's `McpHttp` (the access
+//!   hook's view kept in a `ViewCache`, a bearer token, the tier check, the schema
+//!   enforced before the typed parse), as the example server serves the
 //!   assistant's tools; or
 //! - `rmcp`: the same tools written directly on rmcp (`#[tool_router]`,
 //!   `Parameters<T>`, the range checked by hand), served by rmcp's
-//!   `StreamableHttpService` with the same transport settings, no auth; its
-//!   `#[tool_handler]` builds the tool router per request, as rmcp's own quick
-//!   example does;
+//!   `StreamableHttpService` with the same transport settings and the same
+//!   bearer-token check (an axum middleware); its `#[tool_handler]` builds the
+//!   tool router per request, as rmcp's own quick example does;
 //! - `rmcp-shared`: the same, with the router built once and shared.
 //!
 //! ```text
 //! load_server toolkit|rmcp|rmcp-shared [--addr 127.0.0.1:0]
 //! ```
 //!
-//! Once listening it prints `listening on http://ADDR/mcp` on stdout. The toolkit
+//! Once listening it prints `listening on http://ADDR/mcp` on stdout. Every
 //! endpoint wants `Authorization: Bearer load-token`.
 
 use std::io::Write as _;
@@ -32,7 +32,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, ServerHandler, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use toolkit::mcp::{Caller, Grant, McpHttp};
+use toolkit::mcp::{Caller, Grant, McpHttp, ViewCache};
 use toolkit::{Context, Scope};
 
 // The assistant's 23 tools are registered too, as in the example server, so the
@@ -43,7 +43,7 @@ extern crate example_assistant;
 
 const USAGE: &str = "usage: load_server toolkit|rmcp|rmcp-shared [--addr 127.0.0.1:0]";
 
-/// The bearer token of the toolkit endpoint.
+/// The bearer token of every endpoint.
 const TOKEN: &str = "load-token";
 
 /// Get the sum of two numbers.
@@ -142,12 +142,17 @@ impl ServerHandler for Bare {
 }
 
 fn toolkit_router() -> axum::Router {
-    let access = |_: &Caller<'_>| -> Result<Grant, String> {
-        let view = toolkit::registry()
-            .view()
-            .scopes([Scope::Shared])
-            .allow(["@load"])
-            .build()
+    // The view depends on nothing about the caller: one key for all.
+    let views = ViewCache::new(1);
+    let access = move |_: &Caller<'_>| -> Result<Grant, String> {
+        let view = views
+            .get_or_build((), || {
+                toolkit::registry()
+                    .view()
+                    .scopes([Scope::Shared])
+                    .allow(["@load"])
+                    .build()
+            })
             .map_err(|error| error.to_string())?;
         Ok(Grant::new(view, Context::new()))
     };
@@ -169,7 +174,39 @@ fn rmcp_router(shared: bool) -> axum::Router {
             .with_json_response(true)
             .with_sse_keep_alive(None),
     );
-    axum::Router::new().nest_service("/mcp", service)
+    axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(require_token))
+}
+
+/// The bearer check toolkit's endpoint makes, on the rmcp servers: one
+/// `Authorization: Bearer load-token` header, or 401.
+async fn require_token(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let mut values = request
+        .headers()
+        .get_all(http::header::AUTHORIZATION)
+        .iter();
+    let token = match (values.next(), values.next()) {
+        (Some(value), None) => value
+            .to_str()
+            .ok()
+            .and_then(|value| value.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim()),
+        _ => None,
+    };
+    if token == Some(TOKEN) {
+        next.run(request).await
+    } else {
+        axum::response::IntoResponse::into_response((
+            http::StatusCode::UNAUTHORIZED,
+            [(http::header::WWW_AUTHENTICATE, "Bearer")],
+            "a valid bearer token is required",
+        ))
+    }
 }
 
 #[tokio::main]

@@ -284,7 +284,9 @@ pub(crate) async fn require_verified_token(
                     &description,
                 );
             }
+            let token = crate::mcp::bearer::Bearer(Arc::from(token));
             request.extensions_mut().insert(verified);
+            request.extensions_mut().insert(token);
             next.run(request).await
         }
         Err(AuthError::InvalidToken(reason)) => {
