@@ -16,11 +16,15 @@
 //! The application supplies two things, once:
 //!
 //! - who is asking: an [`Authenticate`] hook given the request's parts (its session
-//!   cookie, an OAuth bearer token, a header set by its proxy);
+//!   cookie, an OAuth bearer token, a header set by its proxy). Signing in is the
+//!   application's (its OpenID Connect sign-in, its proxy); the inbox links to its
+//!   pages ([`Inbox::sign_in`], [`Inbox::sign_out`]) and never sets a cookie;
 //! - who may decide what: a [`Policy`] given the approver's [`Identity`] and the
 //!   call ([`PendingCall`]: the tool, with its group and tier, and the principal).
 //!   What the policy refuses is never shown, and deciding it by any URL answers
-//!   as if it did not exist.
+//!   as if it did not exist. A call the approver may see but that the approvals'
+//!   own [policy](crate::approval::Approvals::policy) leaves to someone else
+//!   (their own call of a tool others decide) shows why, in place of its buttons.
 //!
 //! Safe by construction: only loopback `Host` names are answered unless
 //! [`Inbox::allowed_hosts`] names others (no DNS rebinding); every string is HTML-escaped by the templates (maud);
@@ -118,6 +122,8 @@ pub struct Inbox {
     title: String,
     limits: crate::serving::HttpLimits,
     hosts: crate::serving::AllowedHosts,
+    sign_in: Option<String>,
+    sign_out: Option<String>,
 }
 
 impl Inbox {
@@ -141,6 +147,8 @@ impl Inbox {
             title: "Approvals".to_owned(),
             limits: crate::serving::HttpLimits::default(),
             hosts: crate::serving::AllowedHosts::default(),
+            sign_in: None,
+            sign_out: None,
         }
     }
 
@@ -219,6 +227,25 @@ impl Inbox {
         if !hosts.is_empty() {
             self.hosts = crate::serving::AllowedHosts::new(hosts);
         }
+        self
+    }
+
+    /// The application's sign-in page (`/signin`): the "Sign in first" page and
+    /// the header of a visitor nobody signed in link to it. Signing in stays the
+    /// application's: its [`Authenticate`] hook says who a request comes from
+    /// (the session its sign-in set), the inbox only links to it.
+    #[must_use]
+    pub fn sign_in(mut self, url: impl Into<String>) -> Self {
+        self.sign_in = Some(url.into());
+        self
+    }
+
+    /// The application's sign-out route (`/signout`): every page's header has a
+    /// "Sign out" button that POSTs an empty form to it (a same-origin request,
+    /// which the application's route can insist on through `Sec-Fetch-Site`).
+    #[must_use]
+    pub fn sign_out(mut self, url: impl Into<String>) -> Self {
+        self.sign_out = Some(url.into());
         self
     }
 

@@ -22,7 +22,8 @@ pub(crate) const STYLE: &str = "\
 :root{color-scheme:light;font-family:system-ui,sans-serif;font-size:15px;line-height:1.45}\
 body{margin:0;background:#f4f5f7;color:#1d2330}\
 header{background:#1d2330;color:#fff;padding:.7rem 1.5rem;display:flex;gap:1.5rem;align-items:baseline}\
-header a{color:#cfd8ff}header .who{margin-left:auto;font-size:.9rem}header .who .text{background:none;font-weight:600}\
+header a{color:#cfd8ff}header .who{margin-left:auto;font-size:.9rem;display:flex;gap:.6rem;align-items:baseline;flex-wrap:wrap}header .who .text{background:none;font-weight:600;color:#fff}\
+header form.sign-out{display:inline;margin:0}header button.sign-out{padding:.1rem .6rem;font-size:.85rem;background:none;color:#cfd8ff;border-color:#cfd8ff}\
 main{max-width:60rem;margin:0 auto;padding:1rem 1.5rem}\
 .card{background:#fff;border:1px solid #d6d9e0;border-radius:8px;padding:1rem 1.2rem;margin:0 0 1rem}\
 .card h2{margin:0;font-size:1.15rem}.card h2 code{font-size:.85rem;color:#555;margin-left:.4rem}\
@@ -53,7 +54,8 @@ table{border-collapse:collapse;width:100%;background:#fff}th,td{border:1px solid
 .table-scroll{overflow-x:auto;max-width:100%}\
 main:has(table.decisions){max-width:90rem}\
 th{white-space:nowrap}td .text,td code{overflow-wrap:break-word;word-break:normal}td:first-child,td.verdict{white-space:nowrap}\
-.empty{color:#666}";
+.empty{color:#666}\
+.someone-else{background:#f0f2f5;border-left:3px solid #888;padding:.4rem .8rem;margin:.8rem 0 0}";
 
 /// What every page knows: where the inbox is mounted, who is looking, the form token.
 pub(crate) struct Frame<'a> {
@@ -61,10 +63,14 @@ pub(crate) struct Frame<'a> {
     pub(crate) base: &'a str,
     /// The inbox's title.
     pub(crate) title: &'a str,
-    /// The approver's subject.
-    pub(crate) approver: &'a str,
+    /// The approver's subject, or `None` before anyone signed in.
+    pub(crate) approver: Option<&'a str>,
     /// The CSRF token for this approver's forms.
     pub(crate) csrf: &'a str,
+    /// The application's sign-in page, if it named one.
+    pub(crate) sign_in: Option<&'a str>,
+    /// The application's sign-out route (a POST), if it named one.
+    pub(crate) sign_out: Option<&'a str>,
 }
 
 impl Frame<'_> {
@@ -89,6 +95,9 @@ pub(crate) struct Card<'a> {
     pub(crate) preview: Option<Preview>,
     /// Why it can't be decided (a failed signature or digest check), if so.
     pub(crate) refused: Option<String>,
+    /// Why the approvals' policy leaves this call to someone other than this
+    /// approver (they asked for it, and the tool is decided by others), if so.
+    pub(crate) someone_else: Option<String>,
 }
 
 pub(crate) fn layout(frame: &Frame<'_>, heading: &str, body: &Markup) -> Markup {
@@ -107,7 +116,18 @@ pub(crate) fn layout(frame: &Frame<'_>, heading: &str, body: &Markup) -> Markup 
                     strong { (frame.title) }
                     a href=(frame.home()) { "Waiting" }
                     a href={ (frame.base) "/decisions" } { "Decided" }
-                    span.who { "Signed in as " span.text { (visible(frame.approver, SHOWN_CHARS)) } }
+                    @if let Some(approver) = frame.approver {
+                        span.who {
+                            "Signed in as " span.text { (visible(approver, SHOWN_CHARS)) }
+                            @if let Some(sign_out) = frame.sign_out {
+                                form.sign-out method="post" action=(sign_out) {
+                                    button.sign-out type="submit" { "Sign out" }
+                                }
+                            }
+                        }
+                    } @else if let Some(sign_in) = frame.sign_in {
+                        span.who { a.sign-in href=(sign_in) { "Sign in" } }
+                    }
                 }
                 main { (body) }
             }
@@ -123,7 +143,11 @@ pub(crate) fn message_page(frame: &Frame<'_>, heading: &str, message: &str) -> M
         heading,
         &html! {
             div.refusal role="alert" { strong { (heading) } ": " (message) }
-            p { a href=(frame.home()) { "Back to the waiting calls" } }
+            @if frame.approver.is_some() {
+                p { a href=(frame.home()) { "Back to the waiting calls" } }
+            } @else if let Some(sign_in) = frame.sign_in {
+                p { a.button.sign-in href=(sign_in) { "Sign in" } }
+            }
         },
     )
 }
@@ -238,6 +262,8 @@ fn pending_card(frame: &Frame<'_>, card: &Card<'_>, now: u64) -> Markup {
             }
             @if let Some(reason) = &card.refused {
                 div.refusal role="alert" { "This call cannot be decided: " (reason) ". Nothing will run." }
+            } @else if let Some(reason) = &card.someone_else {
+                p.someone-else role="note" { "Not yours to decide: " (reason) "." }
             } @else {
                 div.actions {
                     form.approve method="post" action={ (frame.base) "/decide" } {
