@@ -1128,6 +1128,11 @@ mod signed_in {
             text(client, &format!("{card} .someone-else")).await,
             "Not yours to decide: `create_transfers` is approved by someone other than the requester; the call waits for them."
         );
+        // The schema says the cents are euros (`x-currency`): shown as money.
+        assert_eq!(
+            text(client, &format!("{card} .amount")).await,
+            "(2,001.50 EUR)"
+        );
         assert_eq!(
             script(
                 client,

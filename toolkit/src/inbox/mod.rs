@@ -17,7 +17,7 @@
 //!
 //! - who is asking: an [`Authenticate`] hook given the request's parts (its session
 //!   cookie, an OAuth bearer token, a header set by its proxy). Signing in is the
-//!   application's (its OpenID Connect sign-in, its proxy); the inbox links to its
+//!   application's (its `OpenID` Connect sign-in, its proxy); the inbox links to its
 //!   pages ([`Inbox::sign_in`], [`Inbox::sign_out`]) and never sets a cookie;
 //! - who may decide what: a [`Policy`] given the approver's [`Identity`] and the
 //!   call ([`PendingCall`]: the tool, with its group and tier, and the principal).

@@ -35,7 +35,7 @@ dl.arguments dd{margin:0;min-width:0}\
 .param-doc{color:#666;font-size:.85rem}\
 .text{unicode-bidi:isolate;white-space:pre-wrap;overflow-wrap:anywhere;background:#f0f2f5;border-radius:3px;padding:0 .25rem}\
 .invisible{font-size:.75rem;border:1px solid #c77;color:#a33;border-radius:3px;padding:0 .15rem;margin:0 .1rem}\
-.cut{color:#a33;font-size:.85rem}.when{color:#555;font-size:.88rem}\
+.cut{color:#a33;font-size:.85rem}.when,.amount{color:#555;font-size:.88rem}\
 ol.items{margin:.2rem 0;padding-left:1.4rem}\
 .preview{border-left:3px solid #6b8afd;padding:.2rem .8rem;margin:.6rem 0;background:#f5f7ff}\
 .actions{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-start;margin-top:.8rem}\
@@ -462,7 +462,10 @@ fn value(root: &Value, schema: &Value, value_: &Value, budget: &mut Budget) -> M
         scalar => {
             let text = scalar.to_string();
             budget.take(text.len());
-            html! { code { (text) } }
+            html! {
+                code { (text) }
+                @if let Some(amount) = amount(schema, scalar) { span.amount { " (" (amount) ")" } }
+            }
         }
     }
 }
@@ -484,6 +487,51 @@ fn when(schema: &Value, text: &str) -> Option<String> {
             .map(|date| date.format("%A %-d %B %Y").to_string()),
         _ => None,
     }
+}
+
+/// The sum an integer stands for, in words, when its schema says it is money: the
+/// extension keyword `x-currency` (an ISO 4217 code, `"EUR"`) on an integer makes
+/// it an amount in the currency's minor unit, with `x-minor-units` digits after
+/// the point (2 unless said: cents). A tool declares it with schemars, on the
+/// parameter: `#[schemars(extend("x-currency" = "EUR"))]`. JSON Schema has no
+/// keyword for money, and `format` values it does not define are dropped from
+/// the schema the model sees; unknown keywords are annotations every validator
+/// ignores. Nothing for any other number: an amount is only read where the tool
+/// declared one.
+fn amount(schema: &Value, number: &Value) -> Option<String> {
+    let currency = schema.get("x-currency")?.as_str()?;
+    if currency.is_empty()
+        || currency.len() > 8
+        || !currency.chars().all(|c| c.is_ascii_alphabetic())
+    {
+        return None;
+    }
+    let digits = match schema.get("x-minor-units") {
+        None => 2,
+        Some(digits) => u32::try_from(digits.as_u64()?).ok().filter(|&d| d <= 6)?,
+    };
+    let minor = number.as_i64()?;
+    let scale = 10_u64.pow(digits);
+    let magnitude = minor.unsigned_abs();
+    let (whole, fraction) = (magnitude / scale, magnitude % scale);
+    // Thousands grouped with commas, as an English-speaking approver reads them.
+    let whole = whole.to_string();
+    let mut grouped = String::with_capacity(whole.len() + whole.len() / 3);
+    for (index, digit) in whole.chars().enumerate() {
+        if index > 0 && (whole.len() - index) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    let sign = if minor < 0 { "-" } else { "" };
+    Some(if digits == 0 {
+        format!("{sign}{grouped} {currency}")
+    } else {
+        format!(
+            "{sign}{grouped}.{fraction:0width$} {currency}",
+            width = digits as usize
+        )
+    })
 }
 
 /// The `properties` describing an object: its own, or those of the `oneOf`/`anyOf`
@@ -860,6 +908,42 @@ mod tests {
         assert_eq!(
             shown(serde_json::json!({"type": "string"}), "2026-11-24"),
             "<span class=\"text\">2026-11-24</span>"
+        );
+    }
+
+    #[test]
+    fn integers_the_schema_calls_money_are_shown_as_amounts() {
+        let shown = |schema: Value, number: Value| {
+            value(&Value::Null, &schema, &number, &mut Budget::card()).into_string()
+        };
+        let cents = serde_json::json!({"type": "integer", "x-currency": "EUR"});
+        assert_eq!(
+            shown(cents.clone(), Value::from(200_150)),
+            "<code>200150</code><span class=\"amount\"> (2,001.50 EUR)</span>"
+        );
+        assert_eq!(
+            shown(cents.clone(), Value::from(-5)),
+            "<code>-5</code><span class=\"amount\"> (-0.05 EUR)</span>"
+        );
+        assert_eq!(
+            shown(
+                serde_json::json!({"type": "integer", "x-currency": "JPY", "x-minor-units": 0}),
+                Value::from(1_234_567)
+            ),
+            "<code>1234567</code><span class=\"amount\"> (1,234,567 JPY)</span>"
+        );
+        // Not an integer, a currency that is no code, or no currency: the number alone.
+        assert_eq!(shown(cents, Value::from(2.5)), "<code>2.5</code>");
+        assert_eq!(
+            shown(
+                serde_json::json!({"type": "integer", "x-currency": "<b>"}),
+                Value::from(1)
+            ),
+            "<code>1</code>"
+        );
+        assert_eq!(
+            shown(serde_json::json!({"type": "integer"}), Value::from(200_150)),
+            "<code>200150</code>"
         );
     }
 
