@@ -1007,6 +1007,32 @@ mod signed_in {
             .expect("the script runs")
     }
 
+    /// The page at 1280 px and at 400 px wide, saved as
+    /// `target/inbox-screenshots/inbox-{name}-{width}.png`; with
+    /// `UPDATE_SCREENSHOTS=1`, also as `docs/inbox/` (the README's pictures).
+    async fn pictures(client: &Client, name: &str) {
+        for (width, height) in [(1280, 800), (400, 800)] {
+            client
+                .set_window_size(width, height)
+                .await
+                .expect("the window resized");
+            let png = client.screenshot().await.expect("a screenshot");
+            let file = format!("inbox-{name}-{width}.png");
+            let mut directories = vec![root().join("target/inbox-screenshots")];
+            if std::env::var("UPDATE_SCREENSHOTS").as_deref() == Ok("1") {
+                directories.push(root().join("docs/inbox"));
+            }
+            for directory in directories {
+                std::fs::create_dir_all(&directory).expect("the screenshot directory");
+                std::fs::write(directory.join(&file), &png).expect("the screenshot is saved");
+            }
+        }
+        client
+            .set_window_size(1280, 900)
+            .await
+            .expect("the window resized");
+    }
+
     async fn sign_in(client: &Client, base: &str, who: &str) {
         client
             .goto(&format!("{base}/signin?login_hint={who}"))
@@ -1067,6 +1093,17 @@ mod signed_in {
             )
             .await;
         assert!(matches!(asked, Response::Pending(_)), "{asked:?}");
+        // And to forget a memory, which she could decide herself.
+        let forget = view
+            .call_value(
+                "delete_memories",
+                &json!({"ids": [3]}),
+                &Context::new()
+                    .with(AssistantState::new())
+                    .with(CallId::new("call_forget")),
+            )
+            .await;
+        assert!(matches!(forget, Response::Pending(_)), "{forget:?}");
 
         // Nobody signed in: told so on the inbox's own (styled) page, with the way in.
         client.goto(&format!("{base}/approvals")).await.unwrap();
@@ -1136,7 +1173,7 @@ mod signed_in {
         assert_eq!(
             script(
                 client,
-                "return document.querySelectorAll('section.pending button').length"
+                "return document.querySelectorAll('section.pending[data-call-id=call_pay] button').length"
             )
             .await,
             json!(0)
@@ -1172,16 +1209,35 @@ mod signed_in {
         sign_out(client).await;
 
         // Olivia approves it.
+        // Olivia approves it. The README's pictures are taken on her way: the
+        // list, the edit form and the audit list, on a laptop and on a phone.
         sign_in(client, &base, "olivia").await;
+        text(client, &format!("{card} .amount")).await;
+        pictures(client, "list").await;
+        click(client, &format!("{card} button.edit")).await;
+        text(client, "form.edit button.approve").await;
+        pictures(client, "edit").await;
+        client.goto(&format!("{base}/approvals")).await.unwrap();
         click(client, &format!("{card} button.approve")).await;
         let notice = text(client, ".notice").await;
         assert!(notice.starts_with("Approved by olivia at "), "{notice}");
+        let forget = r#"section.pending[data-call-id="call_forget"] form.deny"#;
+        client
+            .find(Locator::Css(&format!("{forget} input[name=reason]")))
+            .await
+            .unwrap()
+            .send_keys("Ada still needs that memory for the Friday report.")
+            .await
+            .unwrap();
+        click(client, &format!("{forget} button.deny")).await;
+        text(client, r#".notice[data-verdict="denied"]"#).await;
         client
             .goto(&format!("{base}/approvals/decisions"))
             .await
             .unwrap();
         let row = text(client, r#"tr[data-call-id="call_pay"]"#).await;
         assert!(row.contains("olivia approved create_transfers"), "{row}");
+        pictures(client, "audit").await;
 
         // An answer from the authorization server counts only in the browser that
         // started that sign-in (its `state`, kept in the sealed sign-in cookie):

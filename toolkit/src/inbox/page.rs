@@ -21,9 +21,9 @@ pub(crate) const SHOWN_CHARS: usize = 600;
 pub(crate) const STYLE: &str = "\
 :root{color-scheme:light;font-family:system-ui,sans-serif;font-size:15px;line-height:1.45}\
 body{margin:0;background:#f4f5f7;color:#1d2330}\
-header{background:#1d2330;color:#fff;padding:.7rem 1.5rem;display:flex;gap:1.5rem;align-items:baseline}\
+header{background:#1d2330;color:#fff;padding:.7rem 1.5rem;display:flex;flex-wrap:wrap;gap:.4rem 1.5rem;align-items:baseline}\
 header a{color:#cfd8ff}header .who{margin-left:auto;font-size:.9rem;display:flex;gap:.6rem;align-items:baseline;flex-wrap:wrap}header .who .text{background:none;font-weight:600;color:#fff}\
-header form.sign-out{display:inline;margin:0}header button.sign-out{padding:.1rem .6rem;font-size:.85rem;background:none;color:#cfd8ff;border-color:#cfd8ff}\
+header form.sign-out{display:inline;margin:0}header button.sign-out{white-space:nowrap;padding:.1rem .6rem;font-size:.85rem;background:none;color:#cfd8ff;border-color:#cfd8ff}\
 main{max-width:60rem;margin:0 auto;padding:1rem 1.5rem}\
 .card{background:#fff;border:1px solid #d6d9e0;border-radius:8px;padding:1rem 1.2rem;margin:0 0 1rem}\
 .card h2{margin:0;font-size:1.15rem}.card h2 code{font-size:.85rem;color:#555;margin-left:.4rem}\
