@@ -431,6 +431,12 @@ fn card<'a>(
         pending,
         tool,
         view: pending.view.as_deref(),
+        reason: shared
+            .inbox
+            .reason
+            .as_ref()
+            .and_then(|words| words(pending))
+            .filter(|words| !words.trim().is_empty()),
         requester: shared
             .inbox
             .requester

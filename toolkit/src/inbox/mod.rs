@@ -7,8 +7,9 @@
 //! application's words, see [`Inbox::requester`]; otherwise the principal the
 //! call acts for, and the [label](crate::ViewBuilder::label) of the view it came
 //! through, if any), when it was asked and when it expires, the arguments laid out by the tool's parameters
-//! (names and descriptions, nested values by their schema), and a preview where the
-//! application gives one. The approver approves, approves with edited arguments (a
+//! (names and descriptions, nested values by their schema; money and dates read
+//! as such where the schema says so), the model's stated reason and a preview
+//! where the application gives them ([`Inbox::reason`], [`Inbox::preview`]). The approver approves, approves with edited arguments (a
 //! form generated from the tool's schema; the edits are checked exactly as the
 //! call will be, every problem shown beside its field), or denies with a reason the
 //! model reads. What was decided, by whom and when, is listed from the same store.
@@ -119,6 +120,7 @@ pub struct Inbox {
     previews: HashMap<String, PreviewHook>,
     on_decision: Option<DecisionHook>,
     requester: Option<RequesterHook>,
+    reason: Option<RequesterHook>,
     title: String,
     limits: crate::serving::HttpLimits,
     hosts: crate::serving::AllowedHosts,
@@ -144,6 +146,7 @@ impl Inbox {
             previews: HashMap::new(),
             on_decision: None,
             requester: None,
+            reason: None,
             title: "Approvals".to_owned(),
             limits: crate::serving::HttpLimits::default(),
             hosts: crate::serving::AllowedHosts::default(),
@@ -201,6 +204,34 @@ impl Inbox {
         words: impl Fn(&PendingApproval) -> Option<String> + Send + Sync + 'static,
     ) -> Self {
         self.requester = Some(Arc::new(words));
+        self
+    }
+
+    /// Shows the model's stated reason for a call on its card, "The model's
+    /// reason: ...", where `reason(pending)` gives one.
+    ///
+    /// A tool call carries no reason of its own: what the model said about it is
+    /// the text of the assistant message the call came in (or a `reason` the
+    /// application's prompt asks the model to write there). The application keeps
+    /// that conversation, so it gives the words, found by the pending approval's
+    /// principal and call id; the inbox shows them as the model's, escaped and with
+    /// hidden characters marked like any model-written text, and never as the
+    /// application's word. They are not part of the signed pending approval: what
+    /// runs is decided by the arguments alone.
+    ///
+    /// ```
+    /// # use std::collections::HashMap;
+    /// # fn with(inbox: toolkit::inbox::Inbox, said: HashMap<String, String>) -> toolkit::inbox::Inbox {
+    /// // `said`: the assistant message's text, by call id, kept by the application.
+    /// inbox.reason(move |pending| said.get(&pending.call_id).cloned())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn reason(
+        mut self,
+        reason: impl Fn(&PendingApproval) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.reason = Some(Arc::new(reason));
         self
     }
 

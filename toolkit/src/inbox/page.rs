@@ -29,6 +29,7 @@ main{max-width:60rem;margin:0 auto;padding:1rem 1.5rem}\
 .card h2{margin:0;font-size:1.15rem}.card h2 code{font-size:.85rem;color:#555;margin-left:.4rem}\
 .meta{color:#555;font-size:.88rem;margin:.3rem 0 .6rem}.meta span{margin-right:1rem}\
 .description{margin:.3rem 0 .7rem;white-space:pre-line}\
+.reason{margin:.3rem 0 .7rem;font-style:italic}.reason .text{font-style:normal}\
 dl.arguments{display:grid;grid-template-columns:minmax(8rem,auto) 1fr;gap:.35rem 1rem;margin:.4rem 0}\
 dl.arguments dt{font-weight:600;font-family:ui-monospace,monospace}\
 dl.arguments dd{margin:0;min-width:0}\
@@ -91,6 +92,8 @@ pub(crate) struct Card<'a> {
     pub(crate) view: Option<&'a str>,
     /// Who asked, in the application's words, if its hook names them.
     pub(crate) requester: Option<String>,
+    /// The model's stated reason for the call, if the application gives one.
+    pub(crate) reason: Option<String>,
     /// The application's preview of the call, if it has one for the tool.
     pub(crate) preview: Option<Preview>,
     /// Why it can't be decided (a failed signature or digest check), if so.
@@ -250,6 +253,9 @@ fn pending_card(frame: &Frame<'_>, card: &Card<'_>, now: u64) -> Markup {
             (tool_heading(tool))
             (meta(card, now))
             p.description { (tool.description) }
+            @if let Some(reason) = &card.reason {
+                p.reason { "The model's reason: " span.text { (visible(reason, SHOWN_CHARS)) } }
+            }
             (arguments(schema, &form::fields(card.tool), &pending.arguments, &mut Budget::card()))
             @if let Some(preview) = &card.preview {
                 div.preview {
