@@ -1,7 +1,7 @@
 // A real OpenID Connect server for tests: npm `oauth2-mock-server` (discovery,
 // JWKS, RS256-signed JWT access tokens), started by scripts/oauth_test.sh.
 //
-// The token endpoint's access tokens get, as an authorization server for MCP
+// The client-credentials tokens get, as an authorization server for MCP
 // would give them: `sub` = the client id (client_credentials, from HTTP Basic or
 // the form), `aud` = the RFC 8707 `resource` parameter the client sent.
 // The scopes granted are those asked for that the client's policy allows, as a
@@ -16,11 +16,27 @@ const POLICY = {
   inspector: ["mcp", "external"],
 };
 
+// People signing in (the authorization-code flow, from a browser): the mock has
+// no login page, so the client names who signs in with OpenID Connect's
+// `login_hint` (`/signin?login_hint=ada` in the example); the tokens that code
+// buys are theirs (`sub`). Without a hint, the mock's own `johndoe` signs in.
+const SIGNED_IN = new Map();
+
 const server = new OAuth2Server();
 await server.issuer.keys.generate("RS256");
 
+server.service.on("beforeAuthorizeRedirect", (redirect, req) => {
+  const hint = req.query?.login_hint;
+  const code = redirect.url.searchParams.get("code");
+  if (typeof hint === "string" && hint && code) SIGNED_IN.set(code, hint);
+});
+
 server.service.on("beforeTokenSigning", (token, req) => {
   const body = req.body ?? {};
+  if (body.grant_type === "authorization_code") {
+    token.payload.sub = SIGNED_IN.get(body.code) ?? "johndoe";
+    return;
+  }
   let client = body.client_id;
   const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? "");
   if (basic) {

@@ -1351,6 +1351,40 @@ async fn an_unknown_field_is_named_by_its_own_path() {
     );
 }
 
+/// The model's stated reason, where the application gives one, is shown as the
+/// model's words: escaped, hidden characters marked, blank words left out.
+#[tokio::test]
+async fn the_models_stated_reason_is_shown_as_its_words() {
+    let approvals = Arc::new(Approvals::new(
+        ApprovalKey::new(*b"the inbox tests' approval key!!!").unwrap(),
+        MemoryApprovalStore::new(),
+    ));
+    let router = Inbox::new(
+        approvals.clone(),
+        |parts: &http::request::Parts| {
+            Some(Identity::new(parts.headers.get("x-user")?.to_str().ok()?))
+        },
+        |_: &Identity, _: &PendingCall<'_>| true,
+    )
+    .reason(|pending| match pending.call_id.as_str() {
+        "call_1" => Some("Ada asked to <b>release</b> it\u{202E}; she moved".to_owned()),
+        "call_2" => Some("  ".to_owned()),
+        _ => None,
+    })
+    .router();
+    ask(&approvals, "user:ada", "call_1", "+15550100").await;
+    ask(&approvals, "user:ada", "call_2", "+15550101").await;
+    let page = send(&router, get("/", Some("bob"))).await;
+    assert!(
+        page.body.contains(
+            r#"<p class="reason">The model's reason: <span class="text">Ada asked to &lt;b&gt;release&lt;/b&gt; it<span class="invisible" title="a hidden character">U+202E</span>; she moved</span></p>"#
+        ),
+        "{}",
+        page.body
+    );
+    assert_eq!(page.body.matches(r#"<p class="reason">"#).count(), 1);
+}
+
 /// Who asked, in the application's words, where its hook names them; the audit
 /// list names the tool by its title.
 #[tokio::test]

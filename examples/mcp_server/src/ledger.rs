@@ -109,6 +109,8 @@ async fn create_transfers(
     /// The payment's reference, shown on the payee's statement.
     reference: String,
     /// The amount, in cents.
+    // Shown to the approver as money (the inbox reads `x-currency`).
+    #[schemars(extend("x-currency" = "EUR"))]
     amount_cents: u32,
 ) -> Result<Value, ToolError> {
     // Only an approved run reaches here (the tool is `approve`); its key is the

@@ -21,6 +21,7 @@ use std::fmt::Write as _;
 
 pub mod ledger;
 mod serve;
+pub mod signin;
 
 pub use serve::serve;
 
@@ -382,6 +383,27 @@ pub fn inbox(settings: Settings, token: &str) -> toolkit::inbox::Inbox {
         |_: &Identity, _: &PendingCall<'_>| true,
     )
     .title("MCP server approvals")
+    .limits(settings.limits)
+    .allowed_hosts(settings.hosts())
+}
+
+/// The approval inbox of the OAuth mode: operators sign in with the
+/// authorization server the MCP clients use (see [`signin`]); those `signin`
+/// names approvers (the [`signin::APPROVER_ROLE`]) see and decide the calls,
+/// anyone else signed in sees none. Who may decide a given call is still the
+/// approvals' policy ([`who_decides`]): an approver who asked for a transfer
+/// (their subject is its principal) may not decide it, and the page says so.
+#[must_use]
+pub fn oauth_inbox(settings: Settings, signin: signin::SignIn) -> toolkit::inbox::Inbox {
+    use toolkit::inbox::{Identity, Inbox, PendingCall};
+    Inbox::new(
+        settings.approvals,
+        signin,
+        |who: &Identity, _: &PendingCall<'_>| who.has_role(signin::APPROVER_ROLE),
+    )
+    .title("MCP server approvals")
+    .sign_in("/signin")
+    .sign_out("/signout")
     .limits(settings.limits)
     .allowed_hosts(settings.hosts())
 }

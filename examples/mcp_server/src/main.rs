@@ -3,7 +3,9 @@
 //! ```text
 //! mcp_server stdio [--client internal|copilot|external]
 //! mcp_server http [--addr 127.0.0.1:8080] [--approvals-db approvals.sqlite3 | postgres://...]
-//!                  [--oauth-issuer URL --resource URL] [--allowed-host NAME ...]
+//!                  [--oauth-issuer URL --resource URL
+//!                   [--inbox-client-id ID [--inbox-approver SUBJECT ...]]]
+//!                  [--allowed-host NAME ...]
 //! ```
 //!
 //! Requests are accepted only with a loopback `Host` (`localhost`, `127.0.0.1`,
@@ -16,6 +18,15 @@
 //! tokens (JWTs) from that issuer whose audience is `--resource` (the URL
 //! clients connect to, like `http://127.0.0.1:8080/mcp`); the token's scopes
 //! choose the view (see `example_mcp_server::oauth_access`).
+//!
+//! With `--inbox-client-id ID` too, the approval inbox is at `/approvals` and
+//! operators sign in to it with the same issuer (`OpenID` Connect, authorization
+//! code with PKCE, as the public client `ID` whose redirect URI is
+//! `ORIGIN/signin/callback`, `ORIGIN` being `--resource`'s); each
+//! `--inbox-approver SUBJECT` names an ID token subject who sees and decides
+//! calls. The session cookie is encrypted under `MCP_INBOX_SESSION_KEY` (at
+//! least 32 bytes, the same on every replica; unset, a random one of this
+//! process).
 //!
 //! Over HTTP each client kind has its endpoint and bearer token; the tokens come
 //! from `MCP_TOKEN_INTERNAL`, `MCP_TOKEN_COPILOT` and `MCP_TOKEN_EXTERNAL`. An
@@ -58,12 +69,13 @@
 use std::io::Write as _;
 
 use example_assistant::AssistantState;
+use example_mcp_server::signin::SignIn;
 use example_mcp_server::{
-    CLIENTS, Settings, health, http_router, inbox, oauth_resource_server, oauth_router, serve,
-    stdio_server,
+    CLIENTS, Settings, health, http_router, inbox, oauth_inbox, oauth_resource_server,
+    oauth_router, serve, stdio_server,
 };
 
-const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH|postgres://...] [--oauth-issuer URL --resource URL] [--allowed-host NAME ...]";
+const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH|postgres://...] [--oauth-issuer URL --resource URL [--inbox-client-id ID [--inbox-approver SUBJECT ...]]] [--allowed-host NAME ...]";
 
 #[tokio::main]
 async fn main() {
@@ -98,7 +110,19 @@ async fn main() {
             match (option("--oauth-issuer"), option("--resource")) {
                 (None, None) => serve_http(addr, settings).await,
                 (Some(issuer), Some(resource)) => {
-                    serve_oauth(addr, settings, issuer, resource).await
+                    let approvers = arguments
+                        .windows(2)
+                        .filter(|pair| pair[0] == "--inbox-approver")
+                        .map(|pair| pair[1].clone())
+                        .collect();
+                    serve_oauth(
+                        addr,
+                        settings,
+                        (issuer, resource),
+                        option("--inbox-client-id"),
+                        approvers,
+                    )
+                    .await
                 }
                 _ => fail(&format!(
                     "--oauth-issuer and --resource go together\n{USAGE}"
@@ -245,11 +269,19 @@ fn spawn_runner(state: AssistantState, settings: Settings) {
     });
 }
 
+/// `scheme://host[:port]` of `url`.
+fn origin(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    (!authority.is_empty()).then(|| format!("{scheme}://{authority}"))
+}
+
 async fn serve_oauth(
     addr: &str,
     settings: Settings,
-    issuer: &str,
-    resource: &str,
+    (issuer, resource): (&str, &str),
+    inbox_client: Option<&str>,
+    approvers: Vec<String>,
 ) -> std::io::Result<()> {
     let auth = oauth_resource_server(issuer, resource)
         .await
@@ -257,7 +289,38 @@ async fn serve_oauth(
     let state = AssistantState::new();
     spawn_runner(state.clone(), settings);
     let limits = settings.limits;
-    let router = oauth_router(state, settings, auth).merge(health(settings));
+    let mut router = oauth_router(state, settings, auth).merge(health(settings));
+    if let Some(client_id) = inbox_client {
+        // The inbox's sign-in: the same issuer, as the public client `client_id`,
+        // its redirect URI on the resource URL's origin.
+        let public = origin(resource)
+            .unwrap_or_else(|| fail(&format!("mcp_server: --resource `{resource}` is not a URL")));
+        let secret = std::env::var("MCP_INBOX_SESSION_KEY").unwrap_or_else(|_| {
+            eprintln!(
+                "mcp_server: MCP_INBOX_SESSION_KEY is not set: using a random key for this \
+                 process; its inbox sessions end with it and no other replica accepts them"
+            );
+            random_secret()
+        });
+        let signin = SignIn::discover(
+            issuer,
+            client_id,
+            &public,
+            secret.as_bytes(),
+            approvers,
+            settings.approvals,
+            "/approvals",
+        )
+        .await
+        .unwrap_or_else(|error| fail(&format!("mcp_server: the inbox sign-in: {error}")));
+        router = router
+            .merge(signin.router())
+            .nest("/approvals", oauth_inbox(settings, signin).router())
+            .route(
+                "/approvals/",
+                axum::routing::get(|| async { axum::response::Redirect::permanent("/approvals") }),
+            );
+    }
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let mut stdout = std::io::stdout();

@@ -54,6 +54,17 @@ impl Approvals {
         self.policy.check(decider, pending).is_ok()
     }
 
+    /// Why the [policy](Approvals::policy) refuses `decider` for `pending`, in
+    /// the words the decider reads, or `None` when they may decide it: what the
+    /// inbox shows on a card in place of its buttons.
+    pub(crate) fn refusal(
+        &self,
+        decider: &Decider<'_>,
+        pending: &PendingApproval,
+    ) -> Option<String> {
+        self.policy.check(decider, pending).err()
+    }
+
     /// The application's decision on `pending` ([`Decider::Application`]), signed,
     /// checked against this process's clock and the [policy](Approvals::policy),
     /// and not recorded in the store: prefer [`Approvals::decide_as`], which records

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::approval::{
-    Approval, ApprovalError, Decision, DecisionQuery, DecisionRecord, MAX_QUERY_LIMIT,
+    Approval, ApprovalError, Decider, Decision, DecisionQuery, DecisionRecord, MAX_QUERY_LIMIT,
     PendingApproval, PendingQuery, RunRecord, Verdict,
 };
 use crate::{Problem, RegisteredTool};
@@ -157,8 +157,10 @@ impl Approver {
         Frame {
             base: &self.base,
             title: &shared.inbox.title,
-            approver: &self.identity.subject,
+            approver: Some(&self.identity.subject),
             csrf: &self.csrf,
+            sign_in: shared.inbox.sign_in.as_deref(),
+            sign_out: shared.inbox.sign_out.as_deref(),
         }
     }
 }
@@ -170,6 +172,9 @@ struct Failure {
     heading: &'static str,
     message: String,
     problems: Vec<Problem>,
+    /// Where the inbox is mounted, for a page shown to nobody signed in (its
+    /// style sheet and links).
+    base: String,
 }
 
 impl Failure {
@@ -185,6 +190,7 @@ impl Failure {
             heading,
             message: message.into(),
             problems: Vec::new(),
+            base: String::new(),
         }
     }
 
@@ -265,6 +271,7 @@ impl Failure {
             heading,
             message,
             problems,
+            base: String::new(),
         }
     }
 
@@ -275,10 +282,12 @@ impl Failure {
             }
             None => page::message_page(
                 &Frame {
-                    base: "",
+                    base: &self.base,
                     title: &shared.inbox.title,
-                    approver: "nobody",
+                    approver: None,
                     csrf: "",
+                    sign_in: shared.inbox.sign_in.as_deref(),
+                    sign_out: None,
                 },
                 self.heading,
                 &self.message,
@@ -301,18 +310,22 @@ fn html(status: StatusCode, markup: Markup) -> Response {
 }
 
 async fn authenticate(shared: &Shared, parts: &Parts) -> Result<Approver, Failure> {
-    let identity = shared
-        .inbox
-        .authenticate
-        .authenticate(parts)
-        .await
-        .ok_or_else(Failure::unauthenticated)?;
     let base = parts
         .extensions
         .get::<axum::extract::NestedPath>()
         .map(|nested| nested.as_str().trim_end_matches('/').to_owned())
         .unwrap_or_default();
-    let now = store_now(shared).await?;
+    let with_base = |mut failure: Failure| {
+        failure.base.clone_from(&base);
+        failure
+    };
+    let identity = shared
+        .inbox
+        .authenticate
+        .authenticate(parts)
+        .await
+        .ok_or_else(|| with_base(Failure::unauthenticated()))?;
+    let now = store_now(shared).await.map_err(with_base)?;
     let csrf = shared.csrf.issue(&identity.subject, now);
     Ok(Approver {
         identity,
@@ -406,13 +419,24 @@ async fn waiting(
 
 fn card<'a>(
     shared: &'a Shared,
+    approver: &Identity,
     pending: &'a PendingApproval,
     tool: &'a RegisteredTool,
 ) -> Card<'a> {
     Card {
+        someone_else: shared
+            .inbox
+            .approvals()
+            .refusal(&Decider::Person(&approver.subject), pending),
         pending,
         tool,
         view: pending.view.as_deref(),
+        reason: shared
+            .inbox
+            .reason
+            .as_ref()
+            .and_then(|words| words(pending))
+            .filter(|words| !words.trim().is_empty()),
         requester: shared
             .inbox
             .requester
@@ -495,7 +519,7 @@ async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
         .iter()
         .filter_map(|pending| {
             let tool = shared.inbox.registry.get(&pending.tool)?;
-            Some(card(&shared, pending, tool))
+            Some(card(&shared, &approver.identity, pending, tool))
         })
         .collect();
     let frame = approver.frame(&shared);
@@ -597,7 +621,7 @@ async fn edit(
     .await;
     match result {
         Ok((pending, tool, now)) => {
-            let card = card(&shared, &pending, tool);
+            let card = card(&shared, &approver.identity, &pending, tool);
             html(
                 StatusCode::OK,
                 page::edit_page(&approver.frame(&shared), &card, &[], &[], now),
@@ -629,7 +653,7 @@ async fn decide(
             .filter(|(key, _)| key.starts_with("arg."))
             .cloned()
             .collect();
-        let card = card(&shared, &pending, tool);
+        let card = card(&shared, &approver.identity, &pending, tool);
         html(
             StatusCode::UNPROCESSABLE_ENTITY,
             page::edit_page(&approver.frame(&shared), &card, &entered, &problems, now),
@@ -847,7 +871,7 @@ async fn api_pending(State(shared): State<Arc<Shared>>, parts: Parts) -> Respons
         .iter()
         .filter_map(|pending| {
             let tool = shared.inbox.registry.get(&pending.tool)?;
-            let card = card(&shared, pending, tool);
+            let card = card(&shared, &approver.identity, pending, tool);
             let definition = tool.tool();
             Some(json!({
                 "pending": pending,

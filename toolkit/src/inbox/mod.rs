@@ -7,8 +7,9 @@
 //! application's words, see [`Inbox::requester`]; otherwise the principal the
 //! call acts for, and the [label](crate::ViewBuilder::label) of the view it came
 //! through, if any), when it was asked and when it expires, the arguments laid out by the tool's parameters
-//! (names and descriptions, nested values by their schema), and a preview where the
-//! application gives one. The approver approves, approves with edited arguments (a
+//! (names and descriptions, nested values by their schema; money and dates read
+//! as such where the schema says so), the model's stated reason and a preview
+//! where the application gives them ([`Inbox::reason`], [`Inbox::preview`]). The approver approves, approves with edited arguments (a
 //! form generated from the tool's schema; the edits are checked exactly as the
 //! call will be, every problem shown beside its field), or denies with a reason the
 //! model reads. What was decided, by whom and when, is listed from the same store.
@@ -16,11 +17,15 @@
 //! The application supplies two things, once:
 //!
 //! - who is asking: an [`Authenticate`] hook given the request's parts (its session
-//!   cookie, an OAuth bearer token, a header set by its proxy);
+//!   cookie, an OAuth bearer token, a header set by its proxy). Signing in is the
+//!   application's (its `OpenID` Connect sign-in, its proxy); the inbox links to its
+//!   pages ([`Inbox::sign_in`], [`Inbox::sign_out`]) and never sets a cookie;
 //! - who may decide what: a [`Policy`] given the approver's [`Identity`] and the
 //!   call ([`PendingCall`]: the tool, with its group and tier, and the principal).
 //!   What the policy refuses is never shown, and deciding it by any URL answers
-//!   as if it did not exist.
+//!   as if it did not exist. A call the approver may see but that the approvals'
+//!   own [policy](crate::approval::Approvals::policy) leaves to someone else
+//!   (their own call of a tool others decide) shows why, in place of its buttons.
 //!
 //! Safe by construction: only loopback `Host` names are answered unless
 //! [`Inbox::allowed_hosts`] names others (no DNS rebinding); every string is HTML-escaped by the templates (maud);
@@ -115,9 +120,12 @@ pub struct Inbox {
     previews: HashMap<String, PreviewHook>,
     on_decision: Option<DecisionHook>,
     requester: Option<RequesterHook>,
+    reason: Option<RequesterHook>,
     title: String,
     limits: crate::serving::HttpLimits,
     hosts: crate::serving::AllowedHosts,
+    sign_in: Option<String>,
+    sign_out: Option<String>,
 }
 
 impl Inbox {
@@ -138,9 +146,12 @@ impl Inbox {
             previews: HashMap::new(),
             on_decision: None,
             requester: None,
+            reason: None,
             title: "Approvals".to_owned(),
             limits: crate::serving::HttpLimits::default(),
             hosts: crate::serving::AllowedHosts::default(),
+            sign_in: None,
+            sign_out: None,
         }
     }
 
@@ -196,6 +207,34 @@ impl Inbox {
         self
     }
 
+    /// Shows the model's stated reason for a call on its card, "The model's
+    /// reason: ...", where `reason(pending)` gives one.
+    ///
+    /// A tool call carries no reason of its own: what the model said about it is
+    /// the text of the assistant message the call came in (or a `reason` the
+    /// application's prompt asks the model to write there). The application keeps
+    /// that conversation, so it gives the words, found by the pending approval's
+    /// principal and call id; the inbox shows them as the model's, escaped and with
+    /// hidden characters marked like any model-written text, and never as the
+    /// application's word. They are not part of the signed pending approval: what
+    /// runs is decided by the arguments alone.
+    ///
+    /// ```
+    /// # use std::collections::HashMap;
+    /// # fn with(inbox: toolkit::inbox::Inbox, said: HashMap<String, String>) -> toolkit::inbox::Inbox {
+    /// // `said`: the assistant message's text, by call id, kept by the application.
+    /// inbox.reason(move |pending| said.get(&pending.call_id).cloned())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn reason(
+        mut self,
+        reason: impl Fn(&PendingApproval) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.reason = Some(Arc::new(reason));
+        self
+    }
+
     /// Replaces the bounds on a request's body and answer time
     /// ([`HttpLimits::default`](crate::serving::HttpLimits::default) otherwise);
     /// the server's own bounds are the application's, see
@@ -219,6 +258,25 @@ impl Inbox {
         if !hosts.is_empty() {
             self.hosts = crate::serving::AllowedHosts::new(hosts);
         }
+        self
+    }
+
+    /// The application's sign-in page (`/signin`): the "Sign in first" page and
+    /// the header of a visitor nobody signed in link to it. Signing in stays the
+    /// application's: its [`Authenticate`] hook says who a request comes from
+    /// (the session its sign-in set), the inbox only links to it.
+    #[must_use]
+    pub fn sign_in(mut self, url: impl Into<String>) -> Self {
+        self.sign_in = Some(url.into());
+        self
+    }
+
+    /// The application's sign-out route (`/signout`): every page's header has a
+    /// "Sign out" button that POSTs an empty form to it (a same-origin request,
+    /// which the application's route can insist on through `Sec-Fetch-Site`).
+    #[must_use]
+    pub fn sign_out(mut self, url: impl Into<String>) -> Self {
+        self.sign_out = Some(url.into());
         self
     }
 

@@ -21,20 +21,22 @@ pub(crate) const SHOWN_CHARS: usize = 600;
 pub(crate) const STYLE: &str = "\
 :root{color-scheme:light;font-family:system-ui,sans-serif;font-size:15px;line-height:1.45}\
 body{margin:0;background:#f4f5f7;color:#1d2330}\
-header{background:#1d2330;color:#fff;padding:.7rem 1.5rem;display:flex;gap:1.5rem;align-items:baseline}\
-header a{color:#cfd8ff}header .who{margin-left:auto;font-size:.9rem}header .who .text{background:none;font-weight:600}\
+header{background:#1d2330;color:#fff;padding:.7rem 1.5rem;display:flex;flex-wrap:wrap;gap:.4rem 1.5rem;align-items:baseline}\
+header a{color:#cfd8ff}header .who{margin-left:auto;font-size:.9rem;display:flex;gap:.6rem;align-items:baseline;flex-wrap:wrap}header .who .text{background:none;font-weight:600;color:#fff}\
+header form.sign-out{display:inline;margin:0}header button.sign-out{white-space:nowrap;padding:.1rem .6rem;font-size:.85rem;background:none;color:#cfd8ff;border-color:#cfd8ff}\
 main{max-width:60rem;margin:0 auto;padding:1rem 1.5rem}\
 .card{background:#fff;border:1px solid #d6d9e0;border-radius:8px;padding:1rem 1.2rem;margin:0 0 1rem}\
 .card h2{margin:0;font-size:1.15rem}.card h2 code{font-size:.85rem;color:#555;margin-left:.4rem}\
 .meta{color:#555;font-size:.88rem;margin:.3rem 0 .6rem}.meta span{margin-right:1rem}\
 .description{margin:.3rem 0 .7rem;white-space:pre-line}\
+.reason{margin:.3rem 0 .7rem;font-style:italic}.reason .text{font-style:normal}\
 dl.arguments{display:grid;grid-template-columns:minmax(8rem,auto) 1fr;gap:.35rem 1rem;margin:.4rem 0}\
 dl.arguments dt{font-weight:600;font-family:ui-monospace,monospace}\
 dl.arguments dd{margin:0;min-width:0}\
 .param-doc{color:#666;font-size:.85rem}\
 .text{unicode-bidi:isolate;white-space:pre-wrap;overflow-wrap:anywhere;background:#f0f2f5;border-radius:3px;padding:0 .25rem}\
 .invisible{font-size:.75rem;border:1px solid #c77;color:#a33;border-radius:3px;padding:0 .15rem;margin:0 .1rem}\
-.cut{color:#a33;font-size:.85rem}.when{color:#555;font-size:.88rem}\
+.cut{color:#a33;font-size:.85rem}.when,.amount{color:#555;font-size:.88rem}\
 ol.items{margin:.2rem 0;padding-left:1.4rem}\
 .preview{border-left:3px solid #6b8afd;padding:.2rem .8rem;margin:.6rem 0;background:#f5f7ff}\
 .actions{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-start;margin-top:.8rem}\
@@ -53,7 +55,8 @@ table{border-collapse:collapse;width:100%;background:#fff}th,td{border:1px solid
 .table-scroll{overflow-x:auto;max-width:100%}\
 main:has(table.decisions){max-width:90rem}\
 th{white-space:nowrap}td .text,td code{overflow-wrap:break-word;word-break:normal}td:first-child,td.verdict{white-space:nowrap}\
-.empty{color:#666}";
+.empty{color:#666}\
+.someone-else{background:#f0f2f5;border-left:3px solid #888;padding:.4rem .8rem;margin:.8rem 0 0}";
 
 /// What every page knows: where the inbox is mounted, who is looking, the form token.
 pub(crate) struct Frame<'a> {
@@ -61,10 +64,14 @@ pub(crate) struct Frame<'a> {
     pub(crate) base: &'a str,
     /// The inbox's title.
     pub(crate) title: &'a str,
-    /// The approver's subject.
-    pub(crate) approver: &'a str,
+    /// The approver's subject, or `None` before anyone signed in.
+    pub(crate) approver: Option<&'a str>,
     /// The CSRF token for this approver's forms.
     pub(crate) csrf: &'a str,
+    /// The application's sign-in page, if it named one.
+    pub(crate) sign_in: Option<&'a str>,
+    /// The application's sign-out route (a POST), if it named one.
+    pub(crate) sign_out: Option<&'a str>,
 }
 
 impl Frame<'_> {
@@ -85,10 +92,15 @@ pub(crate) struct Card<'a> {
     pub(crate) view: Option<&'a str>,
     /// Who asked, in the application's words, if its hook names them.
     pub(crate) requester: Option<String>,
+    /// The model's stated reason for the call, if the application gives one.
+    pub(crate) reason: Option<String>,
     /// The application's preview of the call, if it has one for the tool.
     pub(crate) preview: Option<Preview>,
     /// Why it can't be decided (a failed signature or digest check), if so.
     pub(crate) refused: Option<String>,
+    /// Why the approvals' policy leaves this call to someone other than this
+    /// approver (they asked for it, and the tool is decided by others), if so.
+    pub(crate) someone_else: Option<String>,
 }
 
 pub(crate) fn layout(frame: &Frame<'_>, heading: &str, body: &Markup) -> Markup {
@@ -107,7 +119,18 @@ pub(crate) fn layout(frame: &Frame<'_>, heading: &str, body: &Markup) -> Markup 
                     strong { (frame.title) }
                     a href=(frame.home()) { "Waiting" }
                     a href={ (frame.base) "/decisions" } { "Decided" }
-                    span.who { "Signed in as " span.text { (visible(frame.approver, SHOWN_CHARS)) } }
+                    @if let Some(approver) = frame.approver {
+                        span.who {
+                            "Signed in as " span.text { (visible(approver, SHOWN_CHARS)) }
+                            @if let Some(sign_out) = frame.sign_out {
+                                form.sign-out method="post" action=(sign_out) {
+                                    button.sign-out type="submit" { "Sign out" }
+                                }
+                            }
+                        }
+                    } @else if let Some(sign_in) = frame.sign_in {
+                        span.who { a.sign-in href=(sign_in) { "Sign in" } }
+                    }
                 }
                 main { (body) }
             }
@@ -123,7 +146,11 @@ pub(crate) fn message_page(frame: &Frame<'_>, heading: &str, message: &str) -> M
         heading,
         &html! {
             div.refusal role="alert" { strong { (heading) } ": " (message) }
-            p { a href=(frame.home()) { "Back to the waiting calls" } }
+            @if frame.approver.is_some() {
+                p { a href=(frame.home()) { "Back to the waiting calls" } }
+            } @else if let Some(sign_in) = frame.sign_in {
+                p { a.button.sign-in href=(sign_in) { "Sign in" } }
+            }
         },
     )
 }
@@ -226,6 +253,9 @@ fn pending_card(frame: &Frame<'_>, card: &Card<'_>, now: u64) -> Markup {
             (tool_heading(tool))
             (meta(card, now))
             p.description { (tool.description) }
+            @if let Some(reason) = &card.reason {
+                p.reason { "The model's reason: " span.text { (visible(reason, SHOWN_CHARS)) } }
+            }
             (arguments(schema, &form::fields(card.tool), &pending.arguments, &mut Budget::card()))
             @if let Some(preview) = &card.preview {
                 div.preview {
@@ -238,6 +268,8 @@ fn pending_card(frame: &Frame<'_>, card: &Card<'_>, now: u64) -> Markup {
             }
             @if let Some(reason) = &card.refused {
                 div.refusal role="alert" { "This call cannot be decided: " (reason) ". Nothing will run." }
+            } @else if let Some(reason) = &card.someone_else {
+                p.someone-else role="note" { "Not yours to decide: " (reason) "." }
             } @else {
                 div.actions {
                     form.approve method="post" action={ (frame.base) "/decide" } {
@@ -436,7 +468,10 @@ fn value(root: &Value, schema: &Value, value_: &Value, budget: &mut Budget) -> M
         scalar => {
             let text = scalar.to_string();
             budget.take(text.len());
-            html! { code { (text) } }
+            html! {
+                code { (text) }
+                @if let Some(amount) = amount(schema, scalar) { span.amount { " (" (amount) ")" } }
+            }
         }
     }
 }
@@ -458,6 +493,51 @@ fn when(schema: &Value, text: &str) -> Option<String> {
             .map(|date| date.format("%A %-d %B %Y").to_string()),
         _ => None,
     }
+}
+
+/// The sum an integer stands for, in words, when its schema says it is money: the
+/// extension keyword `x-currency` (an ISO 4217 code, `"EUR"`) on an integer makes
+/// it an amount in the currency's minor unit, with `x-minor-units` digits after
+/// the point (2 unless said: cents). A tool declares it with schemars, on the
+/// parameter: `#[schemars(extend("x-currency" = "EUR"))]`. JSON Schema has no
+/// keyword for money, and `format` values it does not define are dropped from
+/// the schema the model sees; unknown keywords are annotations every validator
+/// ignores. Nothing for any other number: an amount is only read where the tool
+/// declared one.
+fn amount(schema: &Value, number: &Value) -> Option<String> {
+    let currency = schema.get("x-currency")?.as_str()?;
+    if currency.is_empty()
+        || currency.len() > 8
+        || !currency.chars().all(|c| c.is_ascii_alphabetic())
+    {
+        return None;
+    }
+    let digits = match schema.get("x-minor-units") {
+        None => 2,
+        Some(digits) => u32::try_from(digits.as_u64()?).ok().filter(|&d| d <= 6)?,
+    };
+    let minor = number.as_i64()?;
+    let scale = 10_u64.pow(digits);
+    let magnitude = minor.unsigned_abs();
+    let (whole, fraction) = (magnitude / scale, magnitude % scale);
+    // Thousands grouped with commas, as an English-speaking approver reads them.
+    let whole = whole.to_string();
+    let mut grouped = String::with_capacity(whole.len() + whole.len() / 3);
+    for (index, digit) in whole.chars().enumerate() {
+        if index > 0 && (whole.len() - index) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    let sign = if minor < 0 { "-" } else { "" };
+    Some(if digits == 0 {
+        format!("{sign}{grouped} {currency}")
+    } else {
+        format!(
+            "{sign}{grouped}.{fraction:0width$} {currency}",
+            width = digits as usize
+        )
+    })
 }
 
 /// The `properties` describing an object: its own, or those of the `oneOf`/`anyOf`
@@ -834,6 +914,42 @@ mod tests {
         assert_eq!(
             shown(serde_json::json!({"type": "string"}), "2026-11-24"),
             "<span class=\"text\">2026-11-24</span>"
+        );
+    }
+
+    #[test]
+    fn integers_the_schema_calls_money_are_shown_as_amounts() {
+        let shown = |schema: Value, number: Value| {
+            value(&Value::Null, &schema, &number, &mut Budget::card()).into_string()
+        };
+        let cents = serde_json::json!({"type": "integer", "x-currency": "EUR"});
+        assert_eq!(
+            shown(cents.clone(), Value::from(200_150)),
+            "<code>200150</code><span class=\"amount\"> (2,001.50 EUR)</span>"
+        );
+        assert_eq!(
+            shown(cents.clone(), Value::from(-5)),
+            "<code>-5</code><span class=\"amount\"> (-0.05 EUR)</span>"
+        );
+        assert_eq!(
+            shown(
+                serde_json::json!({"type": "integer", "x-currency": "JPY", "x-minor-units": 0}),
+                Value::from(1_234_567)
+            ),
+            "<code>1234567</code><span class=\"amount\"> (1,234,567 JPY)</span>"
+        );
+        // Not an integer, a currency that is no code, or no currency: the number alone.
+        assert_eq!(shown(cents, Value::from(2.5)), "<code>2.5</code>");
+        assert_eq!(
+            shown(
+                serde_json::json!({"type": "integer", "x-currency": "<b>"}),
+                Value::from(1)
+            ),
+            "<code>1</code>"
+        );
+        assert_eq!(
+            shown(serde_json::json!({"type": "integer"}), Value::from(200_150)),
+            "<code>200150</code>"
         );
     }
 

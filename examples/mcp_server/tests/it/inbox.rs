@@ -787,3 +787,522 @@ async fn a_requester_the_policy_refuses_cannot_approve_its_own_call() {
     );
     assert_eq!(memories(&asked_inline).await, "kept");
 }
+
+/// Operators sign in to the inbox in a real browser (Debian's Chromium, headless,
+/// over `WebDriver`) with a real `OpenID` Connect server (npm `oauth2-mock-server`,
+/// `scripts/oauth_mock_server.mjs`): the authorization-code flow with PKCE, as the
+/// example's OAuth mode mounts it (`SignIn`, `oauth_inbox`).
+mod signed_in {
+    use std::io::{BufRead as _, BufReader};
+    use std::net::TcpListener as StdListener;
+    use std::os::unix::process::CommandExt as _;
+    use std::path::{Path, PathBuf};
+    use std::process::{Child, Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    use example_assistant::AssistantState;
+    use example_mcp_server::signin::SignIn;
+    use example_mcp_server::{Settings, oauth_inbox};
+    use fantoccini::{Client, ClientBuilder, Locator};
+    use serde_json::{Value, json};
+    use toolkit::{CallId, Context, Response, Scope};
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    /// Says why a test can't run on this machine, or fails under `CI=true`.
+    fn missing(what: &str) {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true: the sign-in test must run, but {what}"
+        );
+        println!("skipped: {what}");
+    }
+
+    /// A child process in a process group of its own, killed with its whole group
+    /// when dropped: chromedriver's Chromium, node's server.
+    struct Group {
+        process: Child,
+    }
+
+    impl Group {
+        fn start(command: &mut Command) -> Group {
+            let process = command
+                .process_group(0)
+                .spawn()
+                .unwrap_or_else(|error| panic!("{command:?} starts: {error}"));
+            Group { process }
+        }
+    }
+
+    impl Drop for Group {
+        fn drop(&mut self) {
+            let group = libc::pid_t::try_from(self.process.id()).expect("a pid fits pid_t");
+            // SAFETY: kill(2) takes no pointers. A negative pid names the process
+            // group this child leads (`process_group(0)`); it is not reaped yet, so
+            // the group id cannot have been given to anyone else.
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::kill(-group, libc::SIGKILL);
+            }
+            let _ = self.process.wait();
+        }
+    }
+
+    /// `oauth2-mock-server` on a loopback port, with its issuer URL.
+    fn issuer() -> Option<(Group, String)> {
+        if Command::new("npm").arg("--version").output().is_err() {
+            missing("npm is not installed (it installs oauth2-mock-server)");
+            return None;
+        }
+        let install = Command::new("bash")
+            .arg(root().join("scripts/oauth_mock_install.sh"))
+            .output()
+            .expect("bash runs the install script");
+        assert!(
+            install.status.success(),
+            "installing oauth2-mock-server failed: {}",
+            String::from_utf8_lossy(&install.stderr)
+        );
+        let node = String::from_utf8(install.stdout).unwrap().trim().to_owned();
+        let tools = Path::new(&node).ancestors().nth(4).unwrap().to_owned();
+        // The script must sit beside node_modules to import the package.
+        let script = tools.join("oauth_mock_server.mjs");
+        std::fs::copy(root().join("scripts/oauth_mock_server.mjs"), &script).unwrap();
+        let mut server = Group::start(Command::new(&node).arg(&script).stdout(Stdio::piped()));
+        let stdout = server.process.stdout.take().unwrap();
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).unwrap();
+        let issuer = line
+            .strip_prefix("issuer ")
+            .unwrap_or_else(|| panic!("the mock did not start: {line:?}"))
+            .trim()
+            .to_owned();
+        Some((server, issuer))
+    }
+
+    /// A headless Chromium session, ended over `WebDriver` when dropped (on success
+    /// and on panic alike), then its driver's process group stopped.
+    struct Browser {
+        client: Client,
+        _driver: Group,
+        profile: PathBuf,
+    }
+
+    impl Drop for Browser {
+        fn drop(&mut self) {
+            let client = self.client.clone();
+            let ended = tokio::runtime::Handle::try_current().map(|runtime| {
+                tokio::task::block_in_place(|| {
+                    runtime.block_on(tokio::time::timeout(
+                        Duration::from_secs(20),
+                        client.close(),
+                    ))
+                })
+            });
+            if !matches!(ended, Ok(Ok(Ok(())))) {
+                eprintln!("the WebDriver session did not end ({ended:?}): stopping its group");
+            }
+            let _ = std::fs::remove_dir_all(&self.profile);
+        }
+    }
+
+    async fn browser() -> Option<Browser> {
+        let output = Command::new("bash")
+            .arg(root().join("scripts/browser.sh"))
+            .output()
+            .expect("bash runs scripts/browser.sh");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if output.status.code() == Some(3) {
+            missing(stderr.trim());
+            return None;
+        }
+        assert!(
+            output.status.success(),
+            "scripts/browser.sh failed: {stderr}"
+        );
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let path = |key: &str| {
+            stdout
+                .lines()
+                .find_map(|line| line.strip_prefix(&format!("{key}=")))
+                .unwrap_or_else(|| panic!("scripts/browser.sh printed no {key}: {stdout}"))
+                .to_owned()
+        };
+        let port = StdListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let driver = Group::start(
+            Command::new(path("chromedriver"))
+                .arg(format!("--port={port}"))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        );
+        let profile =
+            std::env::temp_dir().join(format!("inbox-signin-{}-{port}", std::process::id()));
+        let Value::Object(capabilities) = json!({
+            "goog:chromeOptions": {
+                "binary": path("chromium"),
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--window-size=1280,900", "--lang=en-US",
+                    format!("--user-data-dir={}", profile.display()),
+                ]
+            }
+        }) else {
+            unreachable!()
+        };
+        let started = Instant::now();
+        let client = loop {
+            let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+            match ClientBuilder::new(connector)
+                .capabilities(capabilities.clone())
+                .connect(&format!("http://127.0.0.1:{port}"))
+                .await
+            {
+                Ok(client) => break client,
+                Err(_) if started.elapsed() < Duration::from_secs(20) => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                Err(error) => panic!("chromedriver did not start a session: {error}"),
+            }
+        };
+        Some(Browser {
+            client,
+            _driver: driver,
+            profile,
+        })
+    }
+
+    async fn text(client: &Client, css: &str) -> String {
+        client
+            .wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|error| panic!("no `{css}` on the page: {error}"))
+            .text()
+            .await
+            .expect("its text")
+    }
+
+    async fn click(client: &Client, css: &str) {
+        client
+            .wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|error| panic!("no `{css}` on the page: {error}"))
+            .click()
+            .await
+            .unwrap_or_else(|error| panic!("`{css}` can't be clicked: {error}"));
+    }
+
+    async fn script(client: &Client, source: &str) -> Value {
+        client
+            .execute(source, Vec::new())
+            .await
+            .expect("the script runs")
+    }
+
+    /// The page at 1280 px and at 400 px wide, saved as
+    /// `target/inbox-screenshots/inbox-{name}-{width}.png`; with
+    /// `UPDATE_SCREENSHOTS=1`, also as `docs/inbox/` (the README's pictures).
+    async fn pictures(client: &Client, name: &str) {
+        for (width, height) in [(1280, 800), (400, 800)] {
+            client
+                .set_window_size(width, height)
+                .await
+                .expect("the window resized");
+            let png = client.screenshot().await.expect("a screenshot");
+            let file = format!("inbox-{name}-{width}.png");
+            let mut directories = vec![root().join("target/inbox-screenshots")];
+            if std::env::var("UPDATE_SCREENSHOTS").as_deref() == Ok("1") {
+                directories.push(root().join("docs/inbox"));
+            }
+            for directory in directories {
+                std::fs::create_dir_all(&directory).expect("the screenshot directory");
+                std::fs::write(directory.join(&file), &png).expect("the screenshot is saved");
+            }
+        }
+        client
+            .set_window_size(1280, 900)
+            .await
+            .expect("the window resized");
+    }
+
+    async fn sign_in(client: &Client, base: &str, who: &str) {
+        client
+            .goto(&format!("{base}/signin?login_hint={who}"))
+            .await
+            .expect("the sign-in");
+        assert_eq!(text(client, "header .who > .text").await, who);
+    }
+
+    async fn sign_out(client: &Client) {
+        click(client, "header button.sign-out").await;
+        text(client, "main a.sign-in").await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn operators_sign_in_with_the_authorization_server_and_the_policy_shows_in_the_page() {
+        let Some((_issuer, issuer)) = issuer() else {
+            return;
+        };
+        let Some(browser) = browser().await else {
+            return;
+        };
+        let client = &browser.client;
+        // The example's approvals: others than the requester decide transfers.
+        let settings = Settings::ephemeral().unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let signin = SignIn::discover(
+            &issuer,
+            "toolkit-inbox",
+            &base,
+            b"the example's inbox session key, 32+ bytes",
+            vec!["ada".to_owned(), "olivia".to_owned()],
+            settings.approvals,
+            "/approvals",
+        )
+        .await
+        .expect("the issuer is discovered");
+        let app = signin
+            .router()
+            .nest("/approvals", oauth_inbox(settings, signin).router());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+
+        // Ada's assistant asks to pay a supplier, on her behalf (her token's subject).
+        let view = toolkit::registry()
+            .view()
+            .scopes([Scope::Shared, Scope::Assistant])
+            .approvals(settings.approvals, "ada")
+            .build()
+            .unwrap();
+        let ctx = Context::new()
+            .with(AssistantState::new())
+            .with(CallId::new("call_pay"));
+        let asked = view
+            .call_value(
+                "create_transfers",
+                &json!({"reference": "Invoice 2026-118", "amount_cents": 200_150}),
+                &ctx,
+            )
+            .await;
+        assert!(matches!(asked, Response::Pending(_)), "{asked:?}");
+        // And to forget a memory, which she could decide herself.
+        let forget = view
+            .call_value(
+                "delete_memories",
+                &json!({"ids": [3]}),
+                &Context::new()
+                    .with(AssistantState::new())
+                    .with(CallId::new("call_forget")),
+            )
+            .await;
+        assert!(matches!(forget, Response::Pending(_)), "{forget:?}");
+
+        // Nobody signed in: told so on the inbox's own (styled) page, with the way in.
+        client.goto(&format!("{base}/approvals")).await.unwrap();
+        assert_eq!(
+            text(client, "div.refusal").await,
+            "Sign in first: the application does not know who you are; sign in and open the inbox again"
+        );
+        assert_eq!(
+            script(
+                client,
+                "return getComputedStyle(document.querySelector('header')).display"
+            )
+            .await,
+            json!("flex"),
+            "the style sheet is the inbox's"
+        );
+        // The mock's own user (no login hint) signs in, and is no approver: the
+        // policy shows them nothing.
+        click(client, "main a.sign-in").await;
+        assert_eq!(text(client, "header .who > .text").await, "johndoe");
+        assert_eq!(
+            text(client, "main p.empty").await,
+            "Nothing is waiting for you."
+        );
+        // The session cookie is the server's: out of scripts' reach, not sent by
+        // other sites' POSTs, sealed (the subject can't be read or changed in it).
+        let cookies = client.get_all_cookies().await.unwrap();
+        let names: Vec<String> = cookies
+            .iter()
+            .map(|cookie| cookie.name().to_owned())
+            .collect();
+        assert_eq!(names, ["inbox_session"], "the sign-in cookie is gone");
+        let session = &cookies[0];
+        assert_eq!(
+            (
+                session.http_only(),
+                session.same_site().map(|site| site.to_string()),
+                session.secure()
+            ),
+            (Some(true), Some("Lax".to_owned()), Some(false)),
+            "Secure only over HTTPS"
+        );
+        assert!(!session.value().contains("johndoe"), "{}", session.value());
+        assert_eq!(script(client, "return document.cookie").await, json!(""));
+        sign_out(client).await;
+        assert_eq!(client.get_all_cookies().await.unwrap().len(), 0);
+        client.goto(&format!("{base}/approvals")).await.unwrap();
+        assert!(
+            text(client, "div.refusal")
+                .await
+                .starts_with("Sign in first")
+        );
+
+        // Ada is an approver and sees her own transfer, but the approvals' policy
+        // leaves it to someone else: the card says so, and has no buttons.
+        sign_in(client, &base, "ada").await;
+        let card = r#"section.pending[data-call-id="call_pay"]"#;
+        assert_eq!(
+            text(client, &format!("{card} .someone-else")).await,
+            "Not yours to decide: `create_transfers` is approved by someone other than the requester; the call waits for them."
+        );
+        // The schema says the cents are euros (`x-currency`): shown as money.
+        assert_eq!(
+            text(client, &format!("{card} .amount")).await,
+            "(2,001.50 EUR)"
+        );
+        assert_eq!(
+            script(
+                client,
+                "return document.querySelectorAll('section.pending[data-call-id=call_pay] button').length"
+            )
+            .await,
+            json!(0)
+        );
+        // A decision sent anyway (her own valid token, from her inbox page) is refused.
+        let api: Value = {
+            client
+                .goto(&format!("{base}/approvals/api/pending"))
+                .await
+                .unwrap();
+            serde_json::from_str(&text(client, "body").await).expect("JSON")
+        };
+        let token = api["csrf_token"].as_str().expect("a token").to_owned();
+        client.goto(&format!("{base}/approvals")).await.unwrap();
+        client
+            .execute(
+                "const [token, call] = arguments;
+                 const form = document.createElement('form');
+                 form.method = 'post'; form.action = '/approvals/decide';
+                 for (const [name, value] of [['csrf', token], ['call', call], ['action', 'approve']]) {
+                   const input = document.createElement('input');
+                   input.type = 'hidden'; input.name = name; input.value = value; form.append(input);
+                 }
+                 document.body.append(form); form.submit();",
+                vec![json!(token), json!(r#"["ada","call_pay"]"#)],
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            text(client, "div.refusal").await,
+            "Not yours to decide: ada may not decide it: `create_transfers` is approved by someone other than the requester; the call waits for them; nothing ran"
+        );
+        sign_out(client).await;
+
+        // Olivia approves it.
+        // Olivia approves it. The README's pictures are taken on her way: the
+        // list, the edit form and the audit list, on a laptop and on a phone.
+        sign_in(client, &base, "olivia").await;
+        text(client, &format!("{card} .amount")).await;
+        pictures(client, "list").await;
+        click(client, &format!("{card} button.edit")).await;
+        text(client, "form.edit button.approve").await;
+        pictures(client, "edit").await;
+        client.goto(&format!("{base}/approvals")).await.unwrap();
+        click(client, &format!("{card} button.approve")).await;
+        let notice = text(client, ".notice").await;
+        assert!(notice.starts_with("Approved by olivia at "), "{notice}");
+        let forget = r#"section.pending[data-call-id="call_forget"] form.deny"#;
+        client
+            .find(Locator::Css(&format!("{forget} input[name=reason]")))
+            .await
+            .unwrap()
+            .send_keys("Ada still needs that memory for the Friday report.")
+            .await
+            .unwrap();
+        click(client, &format!("{forget} button.deny")).await;
+        text(client, r#".notice[data-verdict="denied"]"#).await;
+        client
+            .goto(&format!("{base}/approvals/decisions"))
+            .await
+            .unwrap();
+        let row = text(client, r#"tr[data-call-id="call_pay"]"#).await;
+        assert!(row.contains("olivia approved create_transfers"), "{row}");
+        pictures(client, "audit").await;
+
+        // An answer from the authorization server counts only in the browser that
+        // started that sign-in (its `state`, kept in the sealed sign-in cookie):
+        // login CSRF is refused, and so is a callback no sign-in started.
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let started = http.get(format!("{base}/signin")).send().await.unwrap();
+        assert_eq!(started.status(), 303);
+        let location = started.headers()["location"].to_str().unwrap().to_owned();
+        assert!(
+            location.starts_with(&format!("{issuer}/authorize?")),
+            "{location}"
+        );
+        for expected in [
+            "code_challenge_method=S256",
+            "response_type=code",
+            "nonce=",
+            "state=",
+        ] {
+            assert!(location.contains(expected), "{expected} in {location}");
+        }
+        let cookie = started.headers()["set-cookie"].to_str().unwrap().to_owned();
+        assert!(cookie.starts_with("inbox_signin="), "{cookie}");
+        assert!(
+            cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"),
+            "{cookie}"
+        );
+        let cookie = cookie.split(';').next().unwrap().to_owned();
+        let refused = |cookie: Option<String>| {
+            let mut request = http.get(format!(
+                "{base}/signin/callback?code=stolen&state=the-attackers"
+            ));
+            if let Some(cookie) = cookie {
+                request = request.header("cookie", cookie);
+            }
+            async move {
+                let answer = request.send().await.unwrap();
+                (answer.status().as_u16(), answer.text().await.unwrap())
+            }
+        };
+        assert_eq!(
+            refused(Some(cookie)).await,
+            (
+                400,
+                "Sign-in failed: the answer is not for the sign-in this browser started.\n"
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            refused(None).await,
+            (
+                400,
+                "Sign-in failed: no sign-in was started in this browser, or it took too long.\n"
+                    .to_owned()
+            )
+        );
+        // Sign-out from another site's page is refused.
+        let elsewhere = http
+            .post(format!("{base}/signout"))
+            .header("sec-fetch-site", "cross-site")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(elsewhere.status(), 403);
+    }
+}
