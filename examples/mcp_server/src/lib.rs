@@ -21,6 +21,7 @@ use std::fmt::Write as _;
 
 pub mod ledger;
 mod serve;
+pub mod telemetry;
 
 pub use serve::serve;
 

@@ -122,7 +122,14 @@ impl McpServer {
     /// Serves one client over this process's stdin and stdout until it
     /// disconnects: what Claude Desktop, Cursor and other local hosts start.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
-        let running = self
+        #[cfg(feature = "otel")]
+        let server = {
+            let client = Arc::clone(&self.inner.client);
+            crate::otel::McpSpans::new(self, crate::otel::Transport::Stdio).client(client)
+        };
+        #[cfg(not(feature = "otel"))]
+        let server = self;
+        let running = server
             .serve(rmcp::transport::stdio())
             .await
             .map_err(std::io::Error::other)?;
@@ -228,6 +235,8 @@ impl McpServer {
                     }
                 }));
         }
+        #[cfg(feature = "otel")]
+        crate::otel::equip(grant.context_mut(), context);
         grant.context_mut().insert(super::McpRequest {
             peer: context.peer.clone(),
             can_ask,
