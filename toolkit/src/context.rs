@@ -218,3 +218,16 @@ impl<T> DerefMut for State<T> {
         &mut self.0
     }
 }
+
+/// The id of the model's tool call (`call_...` in OpenAI, `toolu_...` in Anthropic),
+/// put in the [`Context`] so a pending approval carries it (without one, an id is
+/// made up) and telemetry names the run by it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CallId(pub String);
+
+impl CallId {
+    /// The call id `id`.
+    pub fn new(id: impl Into<String>) -> Self {
+        CallId(id.into())
+    }
+}

@@ -81,6 +81,9 @@ pub mod inbox;
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 mod observe;
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub mod otel;
 mod preview;
 mod progress;
 pub mod prompt;

@@ -46,6 +46,12 @@ pub(crate) struct Dispatch<'a> {
     pub(crate) arguments: Option<&'a str>,
     /// An approved call resumed ([`View::resume`](crate::View::resume)).
     pub(crate) resumed: bool,
+    /// The call's context (its [`CallId`](crate::CallId)), read by telemetry only.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    pub(crate) ctx: &'a crate::Context,
+    /// The call id and verdict of the approval a resumed call runs by.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    pub(crate) approval: Option<(&'a str, &'static str)>,
 }
 
 /// `call` inside a `toolkit.call` span when a subscriber wants one; `call` itself
@@ -115,10 +121,22 @@ pub(crate) fn observe_call<'a>(
     dispatch: &Dispatch<'_>,
     call: crate::dispatch::Call<'a>,
 ) -> crate::dispatch::Call<'a> {
+    use tracing::level_filters::{LevelFilter, STATIC_MAX_LEVEL};
+    // OpenTelemetry's run span and metrics, when the application wants them.
+    #[cfg(feature = "otel")]
+    let call = crate::otel::tool_run(
+        &crate::otel::Run {
+            tool: dispatch.tool,
+            name: dispatch.name,
+            view: dispatch.view,
+            ctx: dispatch.ctx,
+            approval: dispatch.approval,
+        },
+        call,
+    );
     // The first test `info_span!` makes, made here inline: with no subscriber at
     // `INFO` the call goes back as it came, without a frame or a `Span` to build
     // and drop.
-    use tracing::level_filters::{LevelFilter, STATIC_MAX_LEVEL};
     if tracing::Level::INFO > STATIC_MAX_LEVEL || tracing::Level::INFO > LevelFilter::current() {
         return call;
     }
@@ -142,12 +160,7 @@ fn observe_boxed<'a>(
 /// The outcome a span records: `ok`, `preview`, `pending_approval`, or the
 /// error's kind.
 pub(crate) fn outcome(response: &Response) -> &'static str {
-    match response {
-        Response::Result(_) => "ok",
-        Response::Error(error) => error.kind(),
-        Response::Pending(_) => "pending_approval",
-        Response::Preview(_) => "preview",
-    }
+    response.outcome()
 }
 
 /// `text` cut to at most `max` bytes, at a character boundary.

@@ -530,6 +530,8 @@ impl Registry {
             view: Some("registry"),
             arguments: None,
             resumed: false,
+            ctx,
+            approval: None,
         };
         crate::observe::observe_call(&dispatch, call)
     }

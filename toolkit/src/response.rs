@@ -31,6 +31,17 @@ pub enum Response {
 }
 
 impl Response {
+    /// The outcome spans and metrics record: `ok`, `preview`, `pending_approval`,
+    /// or the error's kind.
+    pub(crate) fn outcome(&self) -> &'static str {
+        match self {
+            Response::Result(_) => "ok",
+            Response::Error(error) => error.kind(),
+            Response::Pending(_) => "pending_approval",
+            Response::Preview(_) => "preview",
+        }
+    }
+
     /// Whether the tool ran and returned a result.
     #[must_use]
     pub fn is_success(&self) -> bool {

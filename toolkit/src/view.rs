@@ -759,6 +759,8 @@ impl<'r> View<'r> {
             view: self.label.as_deref(),
             arguments: (logged && found.is_some()).then_some(arguments),
             resumed: false,
+            ctx,
+            approval: None,
         };
         crate::observe::observe_call(&dispatch, call)
     }
@@ -802,8 +804,14 @@ impl<'r> View<'r> {
             view: self.label.as_deref(),
             arguments: None,
             resumed: true,
+            ctx,
+            approval: Some((&approval.call_id, approval.verdict.as_str())),
         };
-        crate::observe::observe(&dispatch, crate::approval::resume(self, approval, ctx)).await
+        let call = crate::dispatch::Call::running(
+            found.map_or("", |tool| tool.name),
+            Box::pin(crate::approval::resume(self, approval, ctx)),
+        );
+        crate::observe::observe_call(&dispatch, call).await
     }
 
     /// The error for a name that isn't in the view: the same as for a name that

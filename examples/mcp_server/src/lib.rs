@@ -22,6 +22,7 @@ use std::fmt::Write as _;
 pub mod ledger;
 mod serve;
 pub mod signin;
+pub mod telemetry;
 
 pub use serve::serve;
 

@@ -42,6 +42,11 @@
 //! `ok` while the approval store answers within a second too, else `503`: a load
 //! balancer checks it to take a frozen or cut-off replica out of rotation.
 //!
+//! With `OTEL_EXPORTER_OTLP_ENDPOINT` set (`http://collector:4318`), spans and
+//! metrics go there over OTLP/HTTP (toolkit's `otel` feature; see
+//! `src/telemetry.rs`), and a client's `traceparent` in `params._meta` parents
+//! the server's spans; the usual `OTEL_*` variables apply.
+//!
 //! People decide `approve` calls in the approval inbox at `/approvals`, signed in
 //! with `MCP_INBOX_TOKEN` as a bearer token or an `inbox_token` cookie (unset, a
 //! random one for this run is printed on stderr). A call approved there that
@@ -87,6 +92,9 @@ async fn main() {
             .and_then(|at| arguments.get(at + 1))
             .map(String::as_str)
     };
+    // OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set; flushed on return.
+    let _telemetry = example_mcp_server::telemetry::Telemetry::from_env()
+        .unwrap_or_else(|error| fail(&format!("mcp_server: telemetry: {error}")));
     let outcome = match arguments.first().map(String::as_str) {
         Some("stdio") => {
             let client = option("--client").unwrap_or("internal");

@@ -1,6 +1,10 @@
 //! The `tracing` span of every dispatch through a view or the registry, read by a
 //! capturing subscriber: exact fields, arguments only for tools the view opts in,
-//! and nothing at all when no subscriber is interested.
+//! and nothing at all when no subscriber is interested. And the server's
+//! OpenTelemetry (toolkit's `otel` feature), exported over OTLP to a receiver that
+//! decodes it with the official protobuf definitions (`scripts/otel_test.sh`).
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -384,4 +388,327 @@ fn an_unobserved_dispatch_allocates_no_more_than_the_tool() {
     // The measure sees the span when a subscriber records it.
     let (alone, dispatched) = allocations_alone_and_dispatched(true);
     assert!(dispatched > alone, "{dispatched} > {alone}");
+}
+
+/// The attributes `tracing-opentelemetry` adds to every span (where in the code,
+/// which thread, busy and idle time): left out of the comparisons.
+const LAYER_ATTRIBUTES: [&str; 8] = [
+    "busy_ns",
+    "idle_ns",
+    "code.file.path",
+    "code.line.number",
+    "code.module.name",
+    "target",
+    "thread.id",
+    "thread.name",
+];
+
+/// The client's trace the script's requests continue (`traceparent` in
+/// `params._meta`), and its `tracestate`.
+const CLIENT_TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+/// One exported span, as the receiver decoded it, without the layer's own
+/// attributes.
+fn exported(span: &Value) -> Value {
+    let mut span = span.clone();
+    if let Some(Value::Object(attributes)) = span.get_mut("attributes") {
+        attributes.retain(|key, _| !LAYER_ATTRIBUTES.contains(&key.as_str()));
+    }
+    span
+}
+
+#[test]
+fn the_server_exports_mcp_and_tool_spans_and_metrics_over_otlp() {
+    // `MCP_SERVER_BIN` names a copy of the binary where builds share a target
+    // directory (another build may replace the one cargo made for this test).
+    let server = std::env::var("MCP_SERVER_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_mcp_server").to_owned());
+    let Some(stdout) = common::run_script(
+        "otel_test.sh",
+        &["python3"],
+        &[("MCP_SERVER_BIN", &server)],
+        "the OpenTelemetry export",
+    ) else {
+        return;
+    };
+    let document: Value = serde_json::from_str(&stdout).expect("the script prints JSON");
+    // tools/list, three calls (ok, a tool error, no such tool), a method the
+    // server lacks (404 in 2026-07-28), a call with no trace context.
+    assert_eq!(document["statuses"], json!([200, 200, 200, 200, 404, 200]));
+    let spans: Vec<Value> = document["spans"]
+        .as_array()
+        .expect("spans")
+        .iter()
+        .map(exported)
+        .collect();
+    assert_eq!(spans.len(), 10, "{spans:#?}");
+    let server = |request_id: &str| {
+        spans
+            .iter()
+            .find(|span| span["attributes"]["jsonrpc.request.id"] == request_id)
+            .unwrap_or_else(|| panic!("no span for request {request_id}"))
+    };
+    let run_of = |parent: &Value| {
+        spans
+            .iter()
+            .find(|span| span["parent_span_id"] == parent["span_id"])
+            .unwrap_or_else(|| panic!("no execute_tool span under {parent}"))
+    };
+    let common = |request_id: &str, method: &str| {
+        json!({
+            "jsonrpc.request.id": request_id,
+            "mcp.method.name": method,
+            "mcp.protocol.version": "2026-07-28",
+            "network.protocol.name": "http",
+            "network.transport": "tcp",
+            "toolkit.client": "internal",
+        })
+    };
+    let with = |mut base: Value, more: Value| {
+        base.as_object_mut()
+            .unwrap()
+            .extend(more.as_object().unwrap().clone());
+        base
+    };
+    let unset = json!({"code": "STATUS_CODE_UNSET", "message": ""});
+    let description =
+        "Get entities: one by `id`, or all of them (optionally of one kind), oldest first.";
+
+    // Each request's span is a server span whose parent is the client's span
+    // named in its `_meta`, in the client's trace, with its `tracestate`.
+    for (request_id, client_span) in [
+        ("1", "1111111111111111"),
+        ("2", "2222222222222222"),
+        ("3", "3333333333333333"),
+        ("4", "4444444444444444"),
+        ("5", "5555555555555555"),
+    ] {
+        let span = server(request_id);
+        assert_eq!(span["kind"], "SPAN_KIND_SERVER");
+        assert_eq!(span["trace_id"], CLIENT_TRACE);
+        assert_eq!(span["parent_span_id"], client_span);
+        assert_eq!(span["trace_state"], "congo=t61rcWkgMzE");
+        assert_eq!(span["scope"], "example-mcp-server");
+        assert_eq!(span["service"], "otel-test-server");
+        assert_eq!(span["links"], json!([]));
+    }
+
+    let list = server("1");
+    assert_eq!(list["name"], "tools/list");
+    assert_eq!(list["status"], unset);
+    assert_eq!(list["attributes"], common("1", "tools/list"));
+
+    // A call that runs: `tools/call {tool}`, and its run inside it.
+    let call = server("2");
+    assert_eq!(call["name"], "tools/call get_entities");
+    assert_eq!(call["status"], unset);
+    let call_attributes = with(
+        common("2", "tools/call"),
+        json!({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_entities"}),
+    );
+    assert_eq!(call["attributes"], call_attributes);
+    let run = run_of(call);
+    assert_eq!(run["name"], "execute_tool get_entities");
+    assert_eq!(run["kind"], "SPAN_KIND_INTERNAL");
+    assert_eq!(run["trace_id"], CLIENT_TRACE);
+    assert_eq!(run["status"], unset);
+    let run_attributes = json!({
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "get_entities",
+        "gen_ai.tool.description": description,
+        "gen_ai.tool.call.id": "2",
+        "toolkit.tool.scope": "shared",
+        "toolkit.tool.tier": "auto",
+        "toolkit.view": "internal",
+        "toolkit.outcome": "ok",
+    });
+    assert_eq!(run["attributes"], run_attributes);
+
+    // A tool that fails (`isError`): both spans are errors.
+    let failed = server("3");
+    assert_eq!(failed["name"], "tools/call get_entities");
+    assert_eq!(
+        failed["status"],
+        json!({"code": "STATUS_CODE_ERROR", "message": ""})
+    );
+    assert_eq!(
+        failed["attributes"],
+        with(
+            common("3", "tools/call"),
+            json!({
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_entities",
+                "error.type": "tool_error",
+            }),
+        )
+    );
+    let run = run_of(failed);
+    assert_eq!(run["name"], "execute_tool get_entities");
+    assert_eq!(
+        run["status"],
+        json!({"code": "STATUS_CODE_ERROR", "message": "no entity with id 999"})
+    );
+    assert_eq!(
+        run["attributes"],
+        with(
+            run_attributes.clone(),
+            json!({"gen_ai.tool.call.id": "3", "toolkit.outcome": "failed", "error.type": "failed"}),
+        )
+    );
+
+    // A name that is no tool's stays out of the span names.
+    let unknown = server("4");
+    assert_eq!(unknown["name"], "tools/call");
+    assert_eq!(
+        unknown["status"],
+        json!({"code": "STATUS_CODE_ERROR", "message": ""})
+    );
+    assert_eq!(
+        unknown["attributes"],
+        with(
+            common("4", "tools/call"),
+            json!({"gen_ai.operation.name": "execute_tool", "error.type": "tool_error"}),
+        )
+    );
+    let run = run_of(unknown);
+    assert_eq!(run["name"], "execute_tool");
+    assert_eq!(
+        run["status"],
+        json!({"code": "STATUS_CODE_ERROR", "message": "unknown tool `no_such_tool`"})
+    );
+    assert_eq!(
+        run["attributes"],
+        json!({
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "no_such_tool",
+            "gen_ai.tool.call.id": "4",
+            "toolkit.view": "internal",
+            "toolkit.outcome": "unknown_tool",
+            "error.type": "unknown_tool",
+        })
+    );
+
+    // A JSON-RPC error: its code is the error type, its message the status's.
+    let lacking = server("5");
+    assert_eq!(lacking["name"], "resources/list");
+    assert_eq!(
+        lacking["status"],
+        json!({"code": "STATUS_CODE_ERROR", "message": "resources/list"})
+    );
+    assert_eq!(
+        lacking["attributes"],
+        with(
+            common("5", "resources/list"),
+            json!({"error.type": "-32601", "rpc.response.status_code": "-32601"}),
+        )
+    );
+
+    // No trace context: a trace of its own.
+    let own = server("six");
+    assert_eq!(own["parent_span_id"], "");
+    assert_ne!(own["trace_id"], CLIENT_TRACE);
+    assert_eq!(run_of(own)["trace_id"], own["trace_id"]);
+
+    // Metrics: calls by tool and outcome, errors by kind, durations; a name that
+    // is no tool's is `_OTHER`.
+    let metrics = document["metrics"].as_array().expect("metrics");
+    let points = |name: &str| -> Vec<(Value, Value)> {
+        metrics
+            .iter()
+            .filter(|point| point["name"] == name)
+            .map(|point| {
+                let value = point.get("value").unwrap_or(&point["count"]).clone();
+                (point["attributes"].clone(), value)
+            })
+            .collect()
+    };
+    assert_eq!(
+        points("toolkit.tool.calls"),
+        vec![
+            (
+                json!({"gen_ai.tool.name": "_OTHER", "toolkit.outcome": "unknown_tool"}),
+                json!(1)
+            ),
+            (
+                json!({"gen_ai.tool.name": "get_entities", "toolkit.outcome": "failed"}),
+                json!(1)
+            ),
+            (
+                json!({"gen_ai.tool.name": "get_entities", "toolkit.outcome": "ok"}),
+                json!(2)
+            ),
+        ]
+    );
+    assert_eq!(
+        points("toolkit.tool.errors"),
+        vec![
+            (
+                json!({"error.type": "failed", "gen_ai.tool.name": "get_entities"}),
+                json!(1)
+            ),
+            (
+                json!({"error.type": "unknown_tool", "gen_ai.tool.name": "_OTHER"}),
+                json!(1)
+            ),
+        ]
+    );
+    assert_eq!(
+        points("toolkit.tool.duration"),
+        vec![
+            (
+                json!({"error.type": "failed", "gen_ai.tool.name": "get_entities"}),
+                json!(1)
+            ),
+            (
+                json!({"error.type": "unknown_tool", "gen_ai.tool.name": "_OTHER"}),
+                json!(1)
+            ),
+            (json!({"gen_ai.tool.name": "get_entities"}), json!(2)),
+        ]
+    );
+    let request = |more: Value| {
+        with(
+            json!({"mcp.protocol.version": "2026-07-28", "network.transport": "tcp"}),
+            more,
+        )
+    };
+    assert_eq!(
+        points("mcp.server.operation.duration"),
+        vec![
+            (
+                request(
+                    json!({"mcp.method.name": "resources/list", "error.type": "-32601", "rpc.response.status_code": "-32601"})
+                ),
+                json!(1)
+            ),
+            (
+                request(
+                    json!({"mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_entities", "error.type": "tool_error"})
+                ),
+                json!(1)
+            ),
+            (
+                request(
+                    json!({"mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool", "error.type": "tool_error"})
+                ),
+                json!(1)
+            ),
+            (
+                request(
+                    json!({"mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_entities"})
+                ),
+                json!(2)
+            ),
+            (request(json!({"mcp.method.name": "tools/list"})), json!(1)),
+        ]
+    );
+    for point in metrics.iter().filter(|point| point["kind"] == "histogram") {
+        assert_eq!(point["unit"], "s");
+        assert_eq!(
+            point["bounds"],
+            json!([
+                0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0
+            ])
+        );
+    }
 }

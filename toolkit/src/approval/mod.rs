@@ -96,12 +96,12 @@ pub use postgres::PostgresApprovalStore;
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use sqlite::SqliteApprovalStore;
 
+pub use crate::context::CallId;
 pub use decide::Approver;
 pub use error::ApprovalError;
 pub use key::{ApprovalKey, ApprovalKeyError, canonical_json, digest};
 pub(crate) use key::{from_hex, to_hex};
 pub use policy::{Decider, Deciders, DecisionPolicy};
-pub use request::CallId;
 pub(crate) use request::request;
 pub use run::ApprovedRun;
 pub(crate) use run::resume;

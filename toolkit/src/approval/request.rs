@@ -9,20 +9,8 @@ use sha2::{Digest, Sha256};
 
 use super::key::{digest, pending_payload, to_hex};
 use super::{ApprovalError, Approvals, CallingView, Decider, PendingApproval, check_arguments};
+use crate::context::CallId;
 use crate::{Context, RegisteredTool, Response, ToolError};
-
-/// The id of the model's tool call (`call_...` in OpenAI, `toolu_...` in Anthropic),
-/// put in the [`Context`] so a pending approval carries it. Without one, an id is
-/// made up.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CallId(pub String);
-
-impl CallId {
-    /// The call id `id`.
-    pub fn new(id: impl Into<String>) -> Self {
-        CallId(id.into())
-    }
-}
 
 /// The arguments as a JSON value; empty text or `null` mean `{}`, as in dispatch.
 fn arguments_value(arguments: &str) -> Result<Value, ToolError> {

@@ -185,6 +185,8 @@ impl McpHttp {
         #[cfg(feature = "oauth")]
         let mut metadata_routes: Vec<String> = Vec::new();
         for endpoint in this.endpoints {
+            #[cfg(feature = "otel")]
+            let client = Arc::clone(&endpoint.client);
             let server = McpServer::with_access(
                 endpoint.client,
                 Arc::clone(&this.access),
@@ -196,7 +198,14 @@ impl McpHttp {
             let service = StreamableHttpService::new(
                 // Each service rmcp makes serves one session (one request,
                 // when stateless): what a client sets stays with it.
-                move || Ok(server.for_new_session()),
+                move || {
+                    let server = server.for_new_session();
+                    // Every request and notification in its OpenTelemetry span.
+                    #[cfg(feature = "otel")]
+                    let server = crate::otel::McpSpans::new(server, crate::otel::Transport::Http)
+                        .client(Arc::clone(&client));
+                    Ok(server)
+                },
                 Arc::new(LocalSessionManager::default()),
                 this.config.clone(),
             );

@@ -122,7 +122,14 @@ impl McpServer {
     /// Serves one client over this process's stdin and stdout until it
     /// disconnects: what Claude Desktop, Cursor and other local hosts start.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
-        let running = self
+        #[cfg(feature = "otel")]
+        let server = {
+            let client = Arc::clone(&self.inner.client);
+            crate::otel::McpSpans::new(self, crate::otel::Transport::Stdio).client(client)
+        };
+        #[cfg(not(feature = "otel"))]
+        let server = self;
+        let running = server
             .serve(rmcp::transport::stdio())
             .await
             .map_err(std::io::Error::other)?;
@@ -228,6 +235,8 @@ impl McpServer {
                     }
                 }));
         }
+        #[cfg(feature = "otel")]
+        crate::otel::equip(grant.context_mut(), context);
         grant.context_mut().insert(super::McpRequest {
             peer: context.peer.clone(),
             can_ask,
@@ -625,8 +634,13 @@ fn call_result(response: Response) -> CallToolResult {
 
 /// A tool's value as MCP content: structured content and its JSON text, except a
 /// string, which is text the model reads as it is (newlines and quotes not
-/// JSON-escaped) and has no structured content (the specification has
-/// `structuredContent` be an object).
+/// JSON-escaped) and has no structured content.
+///
+/// Any other value (an array, a number) is structured content: the 2026-07-28
+/// revision lets `structuredContent` be any JSON value (SEP-2106). Earlier
+/// revisions require an object; for a client on one of them rmcp drops a
+/// non-object `structuredContent` (and a non-object `outputSchema` from
+/// `tools/list`) before answering, and the text keeps the value.
 fn plain_result(value: serde_json::Value) -> CallToolResult {
     match value {
         serde_json::Value::String(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
@@ -868,6 +882,22 @@ mod tests {
                 "resultType": "complete",
                 "content": [{"type": "text", "text": "{\"id\":1}"}],
                 "structuredContent": {"id": 1},
+                "isError": false,
+            })
+        );
+    }
+
+    /// An array is structured content as it is (2026-07-28 allows any JSON
+    /// value; rmcp drops it for older clients, see `plain_result`).
+    #[test]
+    fn an_array_result_is_structured_content_and_its_text() {
+        let result = call_result(Response::Result(json!([{"id": 1}, 2])));
+        assert_eq!(
+            serde_json::to_value(&result).unwrap(),
+            json!({
+                "resultType": "complete",
+                "content": [{"type": "text", "text": "[{\"id\":1},2]"}],
+                "structuredContent": [{"id": 1}, 2],
                 "isError": false,
             })
         );

@@ -437,3 +437,71 @@ async fn methods_the_server_lacks_or_the_revision_removed_are_not_found() {
         assert_eq!(body["error"]["code"], code, "{body}");
     }
 }
+
+/// Sends a `tools/call` of `name` with `arguments` as a client of `revision`
+/// would (2026-07-28: its headers and `_meta`; older: the version header only);
+/// gives the JSON-RPC result.
+async fn call_as(
+    addr: std::net::SocketAddr,
+    revision: &str,
+    name: &str,
+    arguments: serde_json::Value,
+) -> serde_json::Value {
+    let mut params = json!({"name": name, "arguments": arguments});
+    let mut headers = format!("MCP-Protocol-Version: {revision}\r\n");
+    if revision == "2026-07-28" {
+        headers = format!("{headers}Mcp-Method: tools/call\r\nMcp-Name: {name}\r\n");
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": revision,
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+    }
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
+    let request = format!(
+        "POST /mcp/internal HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nAuthorization: Bearer internal-secret\r\n\
+         {headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let answer: serde_json::Value = serde_json::from_str(body).unwrap();
+    answer["result"].clone()
+}
+
+/// A tool whose value is not an object (an array here): `structuredContent` on
+/// 2026-07-28, which lets it be any JSON value (SEP-2106), and text alone for an
+/// older client, whose `structuredContent` must be an object (rmcp drops it; the
+/// text already holds the value, so nothing is added).
+#[tokio::test]
+async fn a_non_object_result_is_structured_content_only_where_the_revision_allows_it() {
+    let addr = serve().await;
+    let task = |id: u64| json!({"done": false, "id": id, "priority": "normal", "title": "Water the plants"});
+    // The text is the value as the tool serialized it (fields in declaration order).
+    let as_text = |id: u64| {
+        format!(r#"[{{"id":{id},"title":"Water the plants","priority":"normal","done":false}}]"#)
+    };
+    let arguments = json!({"tasks": [{"title": "Water the plants"}]});
+    assert_eq!(
+        call_as(addr, "2026-07-28", "create_tasks", arguments.clone()).await,
+        json!({
+            "resultType": "complete",
+            "content": [{"type": "text", "text": as_text(1)}],
+            "structuredContent": [task(1)],
+            "isError": false,
+        })
+    );
+    for (id, revision) in [(2, "2025-11-25"), (3, "2025-06-18")] {
+        assert_eq!(
+            call_as(addr, revision, "create_tasks", arguments.clone()).await,
+            json!({"content": [{"type": "text", "text": as_text(id)}], "isError": false}),
+            "{revision}"
+        );
+    }
+}

@@ -1,0 +1,80 @@
+//! OpenTelemetry for the example server: what an operator wires up for toolkit's
+//! `otel` feature (see `toolkit::otel`), exporting OTLP over HTTP (protobuf).
+//!
+//! On when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (`http://collector:4318`); the
+//! exporter and the SDK read the standard variables (`OTEL_SERVICE_NAME`,
+//! `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_METRIC_EXPORT_INTERVAL`, ...).
+
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use toolkit::otel::opentelemetry::metrics::MeterProvider as _;
+use toolkit::otel::opentelemetry::trace::TracerProvider as _;
+use tracing_subscriber::Layer as _;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+
+/// The running pipeline; dropping it flushes what is buffered.
+pub struct Telemetry {
+    tracer_provider: SdkTracerProvider,
+    meter_provider: SdkMeterProvider,
+}
+
+impl Telemetry {
+    /// Installs the pipeline when `OTEL_EXPORTER_OTLP_ENDPOINT` is set: the W3C
+    /// Trace Context propagator (a client's `traceparent` in `params._meta`), the
+    /// `tracing` layer for toolkit's spans, and toolkit's metrics. `None` when
+    /// the variable is unset.
+    pub fn from_env() -> Result<Option<Telemetry>, String> {
+        if std::env::var_os("OTEL_EXPORTER_OTLP_ENDPOINT").is_none() {
+            return Ok(None);
+        }
+        let spans = opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .build()
+            .map_err(|error| format!("the OTLP span exporter: {error}"))?;
+        let metrics = opentelemetry_otlp::MetricExporter::builder()
+            .with_http()
+            .build()
+            .map_err(|error| format!("the OTLP metric exporter: {error}"))?;
+        let tracer_provider = SdkTracerProvider::builder()
+            .with_batch_exporter(spans)
+            .build();
+        let meter_provider = SdkMeterProvider::builder()
+            .with_periodic_exporter(metrics)
+            .build();
+        toolkit::otel::opentelemetry::global::set_text_map_propagator(
+            opentelemetry_sdk::propagation::TraceContextPropagator::new(),
+        );
+        // toolkit's OpenTelemetry spans only: its log-style spans (`toolkit.call`,
+        // `mcp.request`) and rmcp's stay out of the traces.
+        let layer = toolkit::otel::tracing_opentelemetry::layer()
+            .with_tracer(tracer_provider.tracer("example-mcp-server"))
+            .with_filter(
+                tracing_subscriber::filter::Targets::new()
+                    .with_target("toolkit::otel", tracing::Level::INFO)
+                    .with_target("example_mcp_server", tracing::Level::INFO),
+            );
+        tracing_subscriber::registry()
+            .with(layer)
+            .try_init()
+            .map_err(|error| format!("a tracing subscriber is already installed: {error}"))?;
+        toolkit::otel::install_metrics(&meter_provider.meter("toolkit"))
+            .map_err(|error| error.to_string())?;
+        Ok(Some(Telemetry {
+            tracer_provider,
+            meter_provider,
+        }))
+    }
+}
+
+impl Drop for Telemetry {
+    fn drop(&mut self) {
+        // Whatever is still buffered goes out before the process ends.
+        if let Err(error) = self.tracer_provider.shutdown() {
+            eprintln!("mcp_server: the last spans were not exported: {error}");
+        }
+        if let Err(error) = self.meter_provider.shutdown() {
+            eprintln!("mcp_server: the last metrics were not exported: {error}");
+        }
+    }
+}
