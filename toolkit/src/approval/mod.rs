@@ -73,6 +73,7 @@ mod policy;
 mod request;
 mod run;
 mod runner;
+mod status;
 mod store;
 mod types;
 
@@ -106,6 +107,7 @@ pub(crate) use request::request;
 pub use run::ApprovedRun;
 pub(crate) use run::resume;
 pub use runner::RunPass;
+pub use status::{CallState, CallStatus, WITHDRAWN};
 pub use store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
     MAX_QUERY_LIMIT, MAX_QUERY_VALUES, MemoryApprovalStore, PendingQuery, RefusalRecord, RunRecord,
