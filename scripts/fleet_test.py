@@ -15,6 +15,7 @@ Each check prints `ok <name>` or `FAILED <name>: <why>`; the last line is
 
 import asyncio
 import ctypes
+import json
 import os
 import random
 import signal
@@ -37,6 +38,11 @@ PSQL = os.environ["FLEET_PSQL"]
 POSTGRES_SH = os.environ["FLEET_POSTGRES_SH"]
 FAKETIME_LIB = os.environ["FLEET_FAKETIME_LIB"]
 BENCH = os.environ.get("FLEET_BENCH") == "1"
+# rmcp's client speaking MCP Tasks, one request per run.
+TASK_CLIENT = os.environ["FLEET_TASK_CLIENT"]
+# Only the checks named here (comma-separated), when set: a quicker run while
+# working on one of them. CI runs them all.
+ONLY = {name for name in os.environ.get("FLEET_CHECKS", "").split(",") if name}
 
 TOKEN = "fleet-internal-token"
 INBOX_TOKEN = "fleet-inbox-token"
@@ -563,7 +569,7 @@ async def fleet(replicas, balancer):
 
     async def a_replica_killed_mid_run_loses_nothing_and_runs_nothing_twice():
         states = await ask_all(lb, [f"kill-{i}" for i in range(120)])
-        cut = []
+        cut, takeover = [], []
 
         async def kill_r2(done, total):
             while done[0] < total // 4:
@@ -572,7 +578,16 @@ async def fleet(replicas, balancer):
             # Every client's run waits inside the tool, some of them on r2.
             cut.append(await lock.until_waiting(r2, 8))
             r2.kill()
+            killed = time.monotonic()
             lock.release()
+            # The takeover time: from the kill until every run cut on r2 ran
+            # elsewhere (the lease, then a caller's retry or a runner's pass).
+            over = "SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'kill-%' AND (attempt > 1 OR attempts > 1)"
+            while int(psql(over)) < cut[0] and time.monotonic() - killed < 30:
+                await asyncio.sleep(0.1)
+            takeover.append(time.monotonic() - killed)
+            print(f"  kill -9: the runs cut on r2 ran elsewhere {takeover[0]:.1f} s after the kill "
+                  f"(lease {LEASE_SECONDS} s)", flush=True)
 
         outcomes, retries = await resume_all(lb, states, during=kill_r2)
         reruns = assert_once("kill-", states, outcomes, reruns_allowed=8)
@@ -877,7 +892,84 @@ async def fleet(replicas, balancer):
               f"({sum(o == 'cut' for _, _, o in seen)} cut when r2 left); r2 back {back:.1f} s "
               f"after SIGCONT", flush=True)
 
+    def task_client(base, *args):
+        """One request of rmcp's client with the tasks extension; its answer."""
+        out = subprocess.run([TASK_CLIENT, f"{base}/mcp/internal", TOKEN, *args],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, f"mcp_task_client {args[0]}: {out.stderr.strip()}"
+        return json.loads(out.stdout)
+
+    async def poll_task(task_id, until, timeout=20):
+        """tasks/get through the balancer (each poll on the next replica) until
+        the task is `until`; the statuses seen, in order, without repeats."""
+        seen, started = [], time.monotonic()
+        while True:
+            got = await asyncio.to_thread(task_client, lb, "get", task_id)
+            if not seen or seen[-1] != got["status"]:
+                seen.append(got["status"])
+            if got["status"] == until:
+                return got, seen
+            assert not got["status"] in ("completed", "failed", "cancelled"), (seen, got)
+            assert time.monotonic() - started < timeout, f"{task_id} still {seen}"
+            await asyncio.sleep(0.05)
+
+    async def a_task_is_polled_from_input_required_to_completed_across_replicas():
+        # rmcp's client declares the tasks extension: asked on r1, the transfer
+        # is a task waiting for the operator on every replica; the client's own
+        # "yes" (on r3) decides nothing; the operator approves in r2's inbox; the
+        # next poll, on whichever replica the balancer picks, runs it, once.
+        created = await asyncio.to_thread(
+            task_client, r1.url, "call", "create_transfers", json.dumps(arguments("task-1")))
+        assert (created["resultType"], created["status"]) == ("task", "input_required"), created
+        assert created["ttlMs"] == (24 * 60 + 15) * 60 * 1000 and created["pollIntervalMs"] == 5000, created
+        task_id = created["taskId"]
+        for replica in (r1, r2, r3):
+            got = await asyncio.to_thread(task_client, replica.url, "get", task_id)
+            assert (got["status"], got["inputRequests"]) == ("input_required", {}), (replica.name, got)
+        await asyncio.to_thread(task_client, r3.url, "update", task_id, "accept")
+        await asyncio.sleep(0.5)
+        got = await asyncio.to_thread(task_client, r1.url, "get", task_id)
+        assert got["status"] == "input_required", got
+        await approve_in_inbox(r2.url, ["task-1"])
+        approved = time.monotonic()
+        done, seen = await poll_task(task_id, "completed")
+        took = time.monotonic() - approved
+        assert seen[0] in ("input_required", "working") and seen[-1] == "completed", seen
+        assert done["result"]["structuredContent"] == {"transferred": 106, "reference": "task-1"}, done
+        assert done["result"]["isError"] is False, done
+        for replica in (r1, r2, r3):
+            again = await asyncio.to_thread(task_client, replica.url, "get", task_id)
+            assert again["result"] == done["result"], (replica.name, again)
+        assert psql("SELECT count(*), sum(attempts) FROM mcp_server_transfers WHERE reference = 'task-1'") == "1|1"
+        ran_on = psql("SELECT replica FROM mcp_server_transfers WHERE reference = 'task-1'")
+        # Cancelled while it waits: the operator's later "yes" runs nothing.
+        cancelled = await asyncio.to_thread(
+            task_client, r2.url, "call", "create_transfers", json.dumps(arguments("task-2")))
+        await asyncio.to_thread(task_client, r3.url, "cancel", cancelled["taskId"])
+        gone, _ = await poll_task(cancelled["taskId"], "cancelled")
+        assert gone["statusMessage"] == "`create_transfers` was withdrawn before it ran", gone
+        assert psql("SELECT count(*) FROM mcp_server_transfers WHERE reference = 'task-2'") == "0"
+        print(f"  task: {' -> '.join(['input_required'] + seen)}, completed {took:.2f} s after the "
+              f"inbox approval; ran on {ran_on}", flush=True)
+        if BENCH:
+            # From the inbox's answer to the decision until a poll (every 50 ms,
+            # through the balancer) reads the task completed: the poll that finds
+            # it approved runs it.
+            took = []
+            for i in range(100):
+                reference = f"task-bench-{i}"
+                created = await asyncio.to_thread(
+                    task_client, lb, "call", "create_transfers", json.dumps(arguments(reference)))
+                await approve_in_inbox(lb, [reference])
+                approved = time.monotonic()
+                await poll_task(created["taskId"], "completed")
+                took.append(time.monotonic() - approved)
+            print(f"bench: inbox approval to a task's outcome (100 tasks, polled every 50 ms): "
+                  f"median {percentile(took, 0.5) * 1000:.0f} ms, p99 {percentile(took, 0.99) * 1000:.0f} ms",
+                  flush=True)
+
     for body in [
+        a_task_is_polled_from_input_required_to_completed_across_replicas,
         a_frozen_replica_leaves_the_rotation_within_seconds_and_returns_thawed,
         asked_on_one_decided_on_another_resumed_on_a_third,
         two_hundred_approvals_three_times_each_by_eight_clients_run_once,
@@ -890,7 +982,8 @@ async def fleet(replicas, balancer):
         a_stalled_postgresql_answers_within_seconds_and_loses_nothing,
         a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
     ]:
-        await check(body.__name__, body)
+        if not ONLY or body.__name__ in ONLY:
+            await check(body.__name__, body)
     if BENCH:
         # The whole fleet on one key again (the rotation check left r3 on another).
         r3.stop()

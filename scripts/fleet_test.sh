@@ -14,6 +14,8 @@
 # here (no root); the Rust test fails on it when CI is set.
 #
 #   MCP_SERVER_BIN  the server binary (default: built with cargo)
+#   MCP_TASK_CLIENT_BIN  rmcp's client speaking MCP Tasks (default: built with cargo)
+#   FLEET_CHECKS    only these checks (comma-separated names), for a quicker run
 #   MCP_VENV        where the virtual environment lives
 #   FLEET_BENCH=1   also measure the fleet's throughput and latency (BENCHMARKS.md)
 set -euo pipefail
@@ -62,9 +64,12 @@ if ! "$venv/bin/python" -c "import mcp, importlib.metadata as m; assert m.versio
 fi
 
 server="${MCP_SERVER_BIN:-}"
-if [[ -z "$server" ]]; then
-    cargo build --quiet --manifest-path "$root/Cargo.toml" -p example-mcp-server --bin mcp_server
-    server="$root/target/debug/mcp_server"
+task_client="${MCP_TASK_CLIENT_BIN:-}"
+if [[ -z "$server" || -z "$task_client" ]]; then
+    cargo build --quiet --manifest-path "$root/Cargo.toml" -p example-mcp-server \
+        --bin mcp_server --bin mcp_task_client
+    server="${server:-$root/target/debug/mcp_server}"
+    task_client="${task_client:-$root/target/debug/mcp_task_client}"
 fi
 
 # The cluster stops with this script (its watchdog watches this shell).
@@ -75,7 +80,7 @@ pg_dir="$(sed -n 's/^DIR=//p' <<<"$cluster")"
 pg_url="$(sed -n 's/^URL=//p' <<<"$cluster")"
 trap '"$root/scripts/postgres.sh" stop "$pg_dir" >/dev/null 2>&1 || true' EXIT
 
-FLEET_SERVER_BIN="$server" FLEET_HAPROXY="$haproxy" FLEET_FAKETIME_LIB="$faketime_lib" \
+FLEET_SERVER_BIN="$server" FLEET_TASK_CLIENT="$task_client" FLEET_HAPROXY="$haproxy" FLEET_FAKETIME_LIB="$faketime_lib" \
     FLEET_HAPROXY_CFG="$root/examples/mcp_server/fleet/haproxy.cfg" \
     FLEET_PG_DIR="$pg_dir" FLEET_PG_URL="$pg_url" FLEET_PSQL="$(cat "$pg_dir/bin")/psql" \
     FLEET_POSTGRES_SH="$root/scripts/postgres.sh" \

@@ -1336,6 +1336,169 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     assert_eq!((record.attempt, record.done), (2, true));
 }
 
+/// What a requester polling its call reads, from the store alone and the same on
+/// every replica: waiting (and whether its own answer decides), approved, ran with
+/// the result (once, whoever polled), denied, withdrawn (it never runs, and it
+/// leaves the inbox), expired; nothing for another principal.
+pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
+    backend: Arc<dyn Backend>,
+) {
+    use toolkit::approval::CallState;
+
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let approvals = approvals(store.clone(), &clock, 0);
+    let other_replica = self::approvals(store, &clock, 0);
+    let view = view(&approvals, "user:7");
+    let other_view = self::view(&other_replica, "user:7");
+    let released = Released::default();
+    let ctx = context(&released, "call_1");
+    let pending = release(&view, &ctx).await;
+    let state = |replica: &'static str, call_id: &'static str| {
+        let approvals = if replica == "a" {
+            &approvals
+        } else {
+            &other_replica
+        };
+        async move {
+            approvals
+                .status("user:7", call_id)
+                .await
+                .expect("reads")
+                .map(|status| status.state)
+        }
+    };
+    assert_eq!(
+        state("b", "call_1").await,
+        Some(CallState::Waiting {
+            requester_decides: false
+        })
+    );
+    assert_eq!(
+        approvals.status("user:8", "call_1").await,
+        Ok(None),
+        "another principal's call is not found"
+    );
+    let status = approvals.status("user:7", "call_1").await.unwrap().unwrap();
+    assert_eq!(status.pending, pending);
+    assert_eq!(
+        status.kept_until,
+        pending.expires_at + 15 * 60,
+        "kept past the pending's expiry and the approval's lifetime"
+    );
+
+    approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    assert_eq!(state("b", "call_1").await, Some(CallState::Approved));
+    // Two replicas polling at once run it once.
+    let (first, second) = futures_util::future::join(
+        approvals.run_approved(&view, &ctx, &pending),
+        other_replica.run_approved(&other_view, &ctx, &pending),
+    )
+    .await;
+    assert_eq!(
+        usize::from(first.is_success()) + usize::from(second.is_success()),
+        1,
+        "{first:?} {second:?}"
+    );
+    assert_eq!(released.count(), 1);
+    let ran = Some(CallState::Ran(Some(json!({"released": ["+15550100"]}))));
+    assert_eq!(state("a", "call_1").await, ran);
+    assert_eq!(state("b", "call_1").await, ran);
+    assert!(ran.as_ref().is_some_and(CallState::is_final));
+    assert!(
+        !approvals.withdraw(&pending).await.expect("reads"),
+        "too late: it ran"
+    );
+    assert_eq!(state("b", "call_1").await, ran);
+
+    // Denied: it never runs.
+    let denied = release(&view, &context(&released, "call_2")).await;
+    approvals
+        .decide_as(
+            toolkit::registry(),
+            &denied,
+            Decision::Deny("keep it".to_owned()),
+            "admin:1",
+        )
+        .await
+        .expect("denied");
+    assert_eq!(
+        state("b", "call_2").await,
+        Some(CallState::NotRun {
+            kind: "denied".to_owned(),
+            message: ToolError::Denied {
+                message: "keep it".to_owned()
+            }
+            .to_string(),
+        })
+    );
+
+    // Withdrawn while it waits: an approver's later "yes" runs nothing, and it
+    // left the inbox.
+    let withdrawn = release(&view, &context(&released, "call_3")).await;
+    assert!(other_replica.withdraw(&withdrawn).await.expect("withdrawn"));
+    assert_eq!(state("a", "call_3").await, Some(CallState::Withdrawn));
+    assert!(matches!(
+        approvals
+            .decide_as(toolkit::registry(), &withdrawn, Decision::Approve, "admin:1")
+            .await,
+        Err(ApprovalError::AlreadyDecided(record)) if record.decided_by == "the requester"
+    ));
+    let listed = approvals
+        .pending(&PendingQuery::new().principal("user:7"))
+        .await
+        .expect("lists");
+    assert!(listed.iter().all(|p| p.call_id != "call_3"), "{listed:?}");
+    assert!(!approvals.withdraw(&withdrawn).await.expect("reads"));
+
+    // Withdrawn after an approval, before anyone ran it: it never runs.
+    let approved = release(&view, &context(&released, "call_4")).await;
+    approvals
+        .decide_as(toolkit::registry(), &approved, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    assert!(approvals.withdraw(&approved).await.expect("withdrawn"));
+    assert_eq!(state("b", "call_4").await, Some(CallState::Withdrawn));
+    assert!(
+        !approvals
+            .run_approved(&view, &ctx, &approved)
+            .await
+            .is_success()
+    );
+    assert_eq!(released.count(), 1);
+
+    // Approved and never run within its approval's lifetime: expired.
+    let late = release(&view, &context(&released, "call_5")).await;
+    approvals
+        .decide_as(toolkit::registry(), &late, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    let waiting = release(&view, &context(&released, "call_6")).await;
+    clock.advance(16 * 60);
+    assert!(matches!(
+        state("b", "call_5").await,
+        Some(CallState::NotRun { kind, .. }) if kind == "expired"
+    ));
+    assert_eq!(
+        state("b", "call_6").await,
+        Some(CallState::Waiting {
+            requester_decides: false
+        }),
+        "a pending approval waits its own 24 hours"
+    );
+    // Past its 24 hours (and before the store may purge it, an hour later).
+    clock.advance(24 * HOUR);
+    assert!(matches!(
+        state("a", "call_6").await,
+        Some(CallState::NotRun { kind, .. }) if kind == "expired"
+    ));
+    assert_eq!(waiting.call_id, "call_6");
+    assert_eq!(released.count(), 1);
+}
+
 pub(crate) async fn a_run_that_hangs_and_is_dropped_runs_again_after_its_lease(
     backend: Arc<dyn Backend>,
 ) {
@@ -1510,6 +1673,13 @@ macro_rules! contract_tests {
         #[test]
         fn edited_arguments_are_kept_with_the_decision() {
             $run(|backend| Box::pin(suite::edited_arguments_are_kept_with_the_decision(backend)));
+        }
+
+        #[test]
+        fn a_call_tells_where_it_is_from_the_store_on_any_replica() {
+            $run(|backend| {
+                Box::pin(suite::a_call_tells_where_it_is_from_the_store_on_any_replica(backend))
+            });
         }
 
         #[test]

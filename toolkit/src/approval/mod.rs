@@ -10,7 +10,10 @@
 //!    signed [`Approval`].
 //! 3. [`View::resume`](crate::View::resume) checks the approval and runs the call, once.
 //! 4. The run's outcome is kept in the store ([`Approvals::outcome`]), for whoever
-//!    was not waiting for it.
+//!    was not waiting for it; [`Approvals::status`] tells a requester that polls
+//!    (an MCP task, an agent on its next wake) where its call is, on any replica.
+//!    A call nobody comes back for is run by [`Approvals::run_decided`], the
+//!    runner, once across the fleet.
 //!
 //! Who may decide is one [`DecisionPolicy`], asked on every path: by default
 //! ([`Deciders::others`]) nobody approves or denies their own call, so an agent
@@ -73,6 +76,7 @@ mod policy;
 mod request;
 mod run;
 mod runner;
+mod status;
 mod store;
 mod types;
 
@@ -106,6 +110,7 @@ pub(crate) use request::request;
 pub use run::ApprovedRun;
 pub(crate) use run::resume;
 pub use runner::RunPass;
+pub use status::{CallState, CallStatus, WITHDRAWN};
 pub use store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
     MAX_QUERY_LIMIT, MAX_QUERY_VALUES, MemoryApprovalStore, PendingQuery, RefusalRecord, RunRecord,

@@ -99,7 +99,7 @@ impl Approvals {
     }
 
     /// The lease a claim or a renewal takes, in whole seconds (at least one).
-    fn lease_seconds(&self) -> u64 {
+    pub(super) fn lease_seconds(&self) -> u64 {
         self.run_lease.as_secs().max(1)
     }
 
@@ -228,7 +228,7 @@ fn with_edit_note(response: Response, approval: &Approval) -> Response {
 /// A result with `note` as its first text block: a plain value becomes its JSON
 /// text after the note (and stays the structured value), a rich result keeps its
 /// blocks and structured value.
-fn with_note(value: Value, note: String) -> Value {
+pub(super) fn with_note(value: Value, note: String) -> Value {
     let (items, structured) = match Contents::from_result(&value) {
         Some(rich) => rich,
         None => (

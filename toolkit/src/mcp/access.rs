@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::approval::{ApprovalError, Decider, Decision, PendingApproval};
+use crate::approval::{ApprovalError, Approvals, Decider, Decision, PendingApproval};
 use crate::{CallFuture, Context, RegisteredTool, Registry, Response, Tool, ToolError, View};
 
 /// Who is asking, as the transport knows it. The [`Access`] hook reads it to build
@@ -139,6 +139,29 @@ pub trait ToolSet: Send + Sync {
         false
     }
 
+    /// The approvals this set's calls are kept in, and its principal: where an MCP
+    /// task (an `approve` call polled with `tasks/get`) is read from. Sets without
+    /// approvals have none, and no tasks.
+    fn approvals(&self) -> Option<(&Approvals, &str)> {
+        None
+    }
+
+    /// Runs the decided call `pending` as THE recorded decision says (a task's
+    /// poll found it approved and not run), once across every process: see
+    /// [`Approvals::run_approved`]. Sets without approvals refuse.
+    fn run_approved<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        ctx: &'a Context,
+    ) -> CallFuture<'a> {
+        let _ = (pending, ctx);
+        Box::pin(std::future::ready(Response::Error(
+            ToolError::ApprovalRejected {
+                reason: "this server takes no approvals".to_owned(),
+            },
+        )))
+    }
+
     /// The requester's `answer` on a call left pending (an elicitation's): signed
     /// and, unless it is a denial, the call runs once (the approval store refuses a
     /// second run, in any process). Sets without approvals refuse.
@@ -181,8 +204,25 @@ impl ToolSet for View<'static> {
         View::principal(self)
     }
 
+    fn approvals(&self) -> Option<(&Approvals, &str)> {
+        View::approvals(self).map(|(approvals, principal)| (approvals as &Approvals, principal))
+    }
+
+    fn run_approved<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        ctx: &'a Context,
+    ) -> CallFuture<'a> {
+        Box::pin(async move {
+            match View::approvals(self) {
+                Some((approvals, _)) => approvals.run_approved(self, ctx, pending).await,
+                None => Response::Error(ApprovalError::NotConfigured.into()),
+            }
+        })
+    }
+
     fn requester_may_decide(&self, pending: &PendingApproval) -> bool {
-        self.approvals()
+        View::approvals(self)
             .is_some_and(|(approvals, _)| approvals.may_decide(&Decider::Requester, pending))
     }
 
@@ -193,7 +233,7 @@ impl ToolSet for View<'static> {
         ctx: &'a Context,
     ) -> CallFuture<'a> {
         Box::pin(async move {
-            let Some((approvals, _)) = self.approvals() else {
+            let Some((approvals, _)) = View::approvals(self) else {
                 return Response::Error(ApprovalError::NotConfigured.into());
             };
             match approvals
@@ -228,6 +268,18 @@ impl<T: ToolSet + ?Sized> ToolSet for Arc<T> {
 
     fn requester_may_decide(&self, pending: &PendingApproval) -> bool {
         (**self).requester_may_decide(pending)
+    }
+
+    fn approvals(&self) -> Option<(&Approvals, &str)> {
+        (**self).approvals()
+    }
+
+    fn run_approved<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        ctx: &'a Context,
+    ) -> CallFuture<'a> {
+        (**self).run_approved(pending, ctx)
     }
 
     fn resume<'a>(

@@ -40,6 +40,17 @@
 //! predicate). Tools of other MCP servers (feature `mcp-client`,
 //! `ExternalServer`) join a registry as runtime tools, so a view of it serves them
 //! like local ones, over both transports.
+//!
+//! An `approve` call asked by a client that declares the MCP Tasks extension
+//! (`io.modelcontextprotocol/tasks`, on the call) is answered with a task: the
+//! client polls `tasks/get` on any replica until the call ran (`completed`, with
+//! its result) or never will (`failed`, `cancelled`); its user answers with
+//! `tasks/update` where the policy lets them decide, and `tasks/cancel` withdraws
+//! the call. The task's state is the approval store's
+//! ([`Approvals::status`](crate::approval::Approvals::status)). Clients without the
+//! extension get the pending approval, and read the outcome later from the
+//! application (the inbox's `/api/decisions?principal=&call_id=`, or
+//! [`Approvals::outcome`](crate::approval::Approvals::outcome)).
 
 mod access;
 #[cfg(feature = "oauth")]
@@ -51,6 +62,7 @@ mod external;
 mod http;
 mod request;
 mod server;
+mod task;
 mod views;
 
 pub use access::{Access, Caller, Grant, Selection, ToolSet};

@@ -19,7 +19,7 @@ use crate::approval::{Decision, PendingApproval};
 use crate::{Dialect, RegisteredTool, Response};
 
 /// The key of the one input request an approval asks the client for.
-const APPROVAL_INPUT: &str = "approval";
+pub(super) const APPROVAL_INPUT: &str = "approval";
 
 /// An rmcp server handler serving, on every request, the tools the application's
 /// [`Access`] hook grants that request.
@@ -301,6 +301,14 @@ impl McpServer {
                 match response {
                     Response::Pending(pending) => {
                         let requester_decides = grant.tools().requester_may_decide(&pending);
+                        // A client that declared the tasks extension polls for the
+                        // outcome instead (SEP-2663); others never get a task.
+                        if let Some(created) =
+                            self.task_for(grant, &pending, context, requester_decides)
+                        {
+                            tracing::Span::current().record("outcome", "task");
+                            return Ok(CallToolResponse::Task(created));
+                        }
                         if let Some(input) = self.ask_for_approval(
                             grant,
                             request,
@@ -372,6 +380,26 @@ impl McpServer {
 }
 
 impl McpServer {
+    /// The task handle for a call left pending, when this server takes approvals
+    /// and the client declared the tasks extension on this request.
+    fn task_for(
+        &self,
+        grant: &Grant,
+        pending: &PendingApproval,
+        context: &RequestContext<RoleServer>,
+        requester_decides: bool,
+    ) -> Option<rmcp::model::CreateTaskResult> {
+        self.inner.request_state.as_ref()?;
+        if !context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks())
+        {
+            return None;
+        }
+        let (approvals, _) = super::task::approvals_of(grant.tools())?;
+        Some(super::task::created(pending, requester_decides, approvals))
+    }
+
     /// The input-required result for a call left pending, when the client can
     /// answer one: a 2026-07-28 client that elicits, and a server with a key.
     ///
@@ -534,7 +562,7 @@ fn method_not_found(method: &str) -> ErrorData {
 }
 
 /// What the user is asked about a pending approval.
-fn approval_question(pending: &PendingApproval) -> String {
+pub(super) fn approval_question(pending: &PendingApproval) -> String {
     format!(
         "Allow `{}` to run with {}? It has not run yet.",
         pending.tool,
@@ -592,7 +620,7 @@ pub const META_PENDING_APPROVAL: &str = "toolkit/pending_approval";
 /// output schema and puts no such rule on `_meta`, so the machine-readable detail
 /// goes there, under [`META_ERROR`], [`META_PREVIEW`] and
 /// [`META_PENDING_APPROVAL`].
-fn call_result(response: Response) -> CallToolResult {
+pub(super) fn call_result(response: Response) -> CallToolResult {
     let flagged = |text: String, key: &str, detail: serde_json::Value| {
         let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
         let mut meta = serde_json::Map::new();
@@ -681,13 +709,16 @@ impl ServerHandler for McpServer {
     #[allow(deprecated)] // logging: see `McpRequest`
     fn get_info(&self) -> ServerConfig {
         // Logging: tools send `notifications/message` through `McpRequest::log`.
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_logging()
-                .build(),
-        )
-        .with_server_info(self.inner.implementation.clone())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging();
+        // Tasks for `approve` calls, where this server takes them.
+        let capabilities = if self.inner.request_state.is_some() {
+            capabilities.enable_tasks().build()
+        } else {
+            capabilities.build()
+        };
+        ServerConfig::new(capabilities).with_server_info(self.inner.implementation.clone())
     }
 
     /// Kept for the session (stdio; an HTTP connection with sessions): log
@@ -735,6 +766,73 @@ impl ServerHandler for McpServer {
             None => format!("invalid params for `{}`", request.method),
         };
         Err(ErrorData::invalid_params(message, None))
+    }
+
+    /// A task (an `approve` call) of the caller's principal, from the approval
+    /// store: any replica answers. A task found approved and not run is run here,
+    /// in the background, once across the fleet.
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        let (grant, _) = self.grant(&context)?;
+        let Some((_, status)) = super::task::find(&grant, &request.task_id).await? else {
+            return Err(ErrorData::invalid_params(
+                format!("no task `{}` here", crate::echo::echo(&request.task_id)),
+                None,
+            ));
+        };
+        let task = super::task::detailed(&status);
+        if status.state == crate::approval::CallState::Approved {
+            super::task::in_background(grant, status.pending, None);
+        }
+        Ok(rmcp::model::GetTaskResult::new(task))
+    }
+
+    /// The requester's answer to a task's approval question, where the policy
+    /// lets it decide: the call runs (or is denied) in the background, and the
+    /// next `tasks/get` tells. Answers to nothing outstanding are ignored.
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let (grant, _) = self.grant(&context)?;
+        let Some((_, status)) = super::task::find(&grant, &request.task_id).await? else {
+            return Err(ErrorData::invalid_params(
+                format!("no task `{}` here", crate::echo::echo(&request.task_id)),
+                None,
+            ));
+        };
+        let asked = status.state
+            == crate::approval::CallState::Waiting {
+                requester_decides: true,
+            };
+        if let (true, Some(decision)) = (asked, super::task::answer(&request.input_responses)) {
+            super::task::in_background(grant, status.pending, Some(decision));
+        }
+        Ok(())
+    }
+
+    /// Withdraws a task's call unless it ran or runs now; acknowledged whatever
+    /// the task (the specification asks it), and the next `tasks/get` tells.
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let (grant, _) = self.grant(&context)?;
+        if let Some((approvals, status)) = super::task::find(&grant, &request.task_id).await?
+            && let Err(error) = approvals.withdraw(&status.pending).await
+        {
+            tracing::warn!(%error, "a task could not be withdrawn");
+            return Err(ErrorData::internal_error(
+                crate::ToolError::from(error).to_string(),
+                None,
+            ));
+        }
+        Ok(())
     }
 
     async fn list_tools(

@@ -1,6 +1,7 @@
 //! `approve` over MCP: the 2026-07-28 input-required result with a sealed
-//! `requestState`, answered by the client's user, run once; and two server
-//! processes sharing one SQLite approval store.
+//! `requestState`, answered by the client's user, run once; MCP Tasks (SEP-2663)
+//! for clients that declare them, polled to the outcome; and two server processes
+//! sharing one SQLite approval store.
 
 use crate::common;
 
@@ -12,9 +13,10 @@ use common::{call, text};
 use example_assistant::AssistantState;
 use example_mcp_server::Settings;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams,
-    ElicitResult, ElicitationAction, ErrorCode, Implementation, InputRequiredResult,
-    ProtocolVersion,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
+    CreateTaskResult, ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode,
+    GetTaskParams, GetTaskResult, Implementation, InputRequiredResult, ProtocolVersion, TaskStatus,
+    UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -78,9 +80,13 @@ fn stateless() -> ClientLifecycleMode {
 }
 
 async fn serve_in_process() -> String {
+    serve_with(Settings::ephemeral().unwrap()).await
+}
+
+async fn serve_with(settings: Settings) -> String {
     let router = example_mcp_server::http_router(
         AssistantState::new(),
-        Settings::ephemeral().unwrap(),
+        settings,
         ["internal-token", "copilot-token", "external-token"],
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -89,7 +95,7 @@ async fn serve_in_process() -> String {
     format!("http://{addr}/mcp/internal")
 }
 
-async fn remember(client: &RunningService<RoleClient, User>) {
+async fn remember<C: ClientHandler>(client: &RunningService<RoleClient, C>) {
     let created = client
         .call_tool(call(
             "create_memories",
@@ -384,6 +390,340 @@ async fn two_processes_share_one_approval_store_and_the_tool_runs_once() {
             .map(Vec::len),
         Some(1)
     );
+    drop((a, b));
+    let _ = std::fs::remove_file(&store);
+}
+
+/// A client that declares the MCP Tasks extension (SEP-2663) on its calls, and
+/// elicitation; it is never asked anything in the same request.
+#[derive(Clone)]
+struct TaskClient;
+
+impl ClientHandler for TaskClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder()
+                .enable_elicitation()
+                .enable_tasks()
+                .build(),
+            Implementation::new("task-test", "0.0.0"),
+        )
+    }
+}
+
+async fn connect_tasks(url: &str) -> RunningService<RoleClient, TaskClient> {
+    let token = if url.ends_with("/copilot") {
+        "copilot-token"
+    } else {
+        "internal-token"
+    };
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned()).auth_header(token);
+    TaskClient
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_config(config),
+            stateless(),
+        )
+        .await
+        .unwrap()
+}
+
+async fn task_of(client: &RunningService<RoleClient, TaskClient>) -> CreateTaskResult {
+    match client.call_tool_once(forget()).await.unwrap() {
+        CallToolResponse::Task(task) => task,
+        other => panic!("a client with tasks gets a task: {other:?}"),
+    }
+}
+
+async fn get_task(client: &RunningService<RoleClient, TaskClient>, id: &str) -> GetTaskResult {
+    client.get_task(GetTaskParams::new(id)).await.unwrap()
+}
+
+/// Polls task `id` until it is `status` (five seconds at most).
+async fn poll(
+    client: &RunningService<RoleClient, TaskClient>,
+    id: &str,
+    status: TaskStatus,
+) -> serde_json::Value {
+    for _ in 0..100 {
+        let task = get_task(client, id).await;
+        if task.task.status() == status {
+            return without_times(&task);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!(
+        "task {id} never became {status:?}: {:?}",
+        get_task(client, id).await
+    );
+}
+
+/// A task's JSON without its two timestamps (checked to be ISO 8601 UTC).
+fn without_times(task: &impl serde::Serialize) -> serde_json::Value {
+    let mut json = serde_json::to_value(task).unwrap();
+    for key in ["createdAt", "lastUpdatedAt"] {
+        let time = json[key].as_str().unwrap().to_owned();
+        assert!(
+            time.len() == 20 && time.ends_with('Z') && time.as_bytes()[10] == b'T',
+            "{key}: {time}"
+        );
+        json.as_object_mut().unwrap().remove(key);
+    }
+    json
+}
+
+async fn memories<C: ClientHandler>(client: &RunningService<RoleClient, C>) -> usize {
+    let got = client
+        .call_tool(call("get_memories", json!({})))
+        .await
+        .unwrap();
+    got.structured_content
+        .as_ref()
+        .and_then(|memories| memories.as_array())
+        .map_or(0, Vec::len)
+}
+
+fn accept() -> BTreeMap<String, serde_json::Value> {
+    BTreeMap::from([("approval".to_owned(), json!({"action": "accept"}))])
+}
+
+/// 24 hours to decide and 15 minutes to run it after: the task is kept that long.
+const TASK_TTL_MS: u64 = (24 * 60 + 15) * 60 * 1000;
+
+/// A client that declared the tasks extension gets a task for an `approve` call;
+/// where the policy lets its user decide, the task asks them (`input_required`),
+/// their answer comes with `tasks/update`, and the task is `completed` with the
+/// tool's result, as `tools/call` would have answered it. Another principal's
+/// `tasks/get` of the same id finds nothing.
+#[tokio::test]
+async fn a_client_with_tasks_answers_its_approval_and_polls_the_result() {
+    let url = serve_in_process().await;
+    let client = connect_tasks(&url).await;
+    remember(&client).await;
+    let created = task_of(&client).await;
+    let id = created.task.task_id.clone();
+    assert!(id.starts_with("approval_"), "{id}");
+    assert_eq!(
+        without_times(&created),
+        json!({
+            "resultType": "task",
+            "taskId": id,
+            "status": "input_required",
+            "statusMessage": "`delete_memories` waits for your approval; it has not run",
+            "ttlMs": TASK_TTL_MS,
+            "pollIntervalMs": 5000,
+        })
+    );
+    let asked = without_times(&get_task(&client, &id).await);
+    assert_eq!(asked["resultType"], "complete");
+    assert_eq!(asked["status"], "input_required");
+    assert_eq!(
+        asked["inputRequests"]["approval"]["method"],
+        "elicitation/create"
+    );
+    assert_eq!(
+        asked["inputRequests"]["approval"]["params"]["message"],
+        r#"Allow `delete_memories` to run with {"ids":[1]}? It has not run yet."#
+    );
+    assert_eq!(memories(&client).await, 1, "nothing ran yet");
+
+    client
+        .update_task(UpdateTaskParams::new(&id, accept()))
+        .await
+        .unwrap();
+    let done = poll(&client, &id, TaskStatus::Completed).await;
+    assert_eq!(
+        done,
+        json!({
+            "resultType": "complete",
+            "taskId": id,
+            "status": "completed",
+            "statusMessage": "`delete_memories` ran",
+            "ttlMs": TASK_TTL_MS,
+            "pollIntervalMs": 1000,
+            "result": {
+                "content": [{"type": "text", "text": "{\"deleted\":[1]}"}],
+                "structuredContent": {"deleted": [1]},
+                "isError": false,
+            },
+        })
+    );
+    assert_eq!(memories(&client).await, 0);
+    // A second answer runs nothing: the task stays as it ended.
+    client
+        .update_task(UpdateTaskParams::new(&id, accept()))
+        .await
+        .unwrap();
+    assert_eq!(poll(&client, &id, TaskStatus::Completed).await, done);
+
+    // The copilot endpoint's principal is another: no such task there.
+    let other = connect_tasks(&url.replace("/internal", "/copilot")).await;
+    let refused = other.get_task(GetTaskParams::new(&id)).await.unwrap_err();
+    assert!(
+        matches!(&refused, ServiceError::McpError(error)
+            if error.code == ErrorCode::INVALID_PARAMS && error.message == format!("no task `{id}` here")),
+        "{refused:?}"
+    );
+}
+
+/// Where the policy leaves the call to an approver, the task waits for them
+/// (`input_required` with nothing to answer: the user's "yes" decides nothing),
+/// and the approver's decision, made elsewhere, moves it: approved, the next poll
+/// runs it and the task completes; denied, it fails with the reason; withdrawn
+/// with `tasks/cancel`, it is cancelled and an approver's later "yes" runs nothing.
+#[tokio::test]
+async fn a_task_an_approver_decides_completes_fails_or_is_cancelled() {
+    let settings = Settings::ephemeral().unwrap();
+    let approvals = toolkit::approval::Approvals::new(
+        toolkit::approval::ApprovalKey::new(example_mcp_server::random_secret().unwrap()).unwrap(),
+        toolkit::approval::MemoryApprovalStore::new(),
+    )
+    .policy(toolkit::approval::Deciders::others());
+    let approvals: &'static toolkit::approval::Approvals = Box::leak(Box::new(approvals));
+    let url = serve_with(Settings {
+        approvals,
+        ..settings
+    })
+    .await;
+    let client = connect_tasks(&url).await;
+    remember(&client).await;
+    let pending = |id: String| async move {
+        approvals
+            .status("internal", &id)
+            .await
+            .unwrap()
+            .expect("stored")
+            .pending
+    };
+    let decide = |id: String, decision: toolkit::approval::Decision| async move {
+        approvals
+            .decide_as(
+                toolkit::registry(),
+                &pending(id).await,
+                decision,
+                "operator",
+            )
+            .await
+    };
+
+    let created = task_of(&client).await;
+    let id = created.task.task_id.clone();
+    let waiting = without_times(&get_task(&client, &id).await);
+    assert_eq!(
+        waiting,
+        json!({
+            "resultType": "complete",
+            "taskId": id,
+            "status": "input_required",
+            "statusMessage": "`delete_memories` waits for an approver's decision; it has not run, and runs once they approve it",
+            "ttlMs": TASK_TTL_MS,
+            "pollIntervalMs": 5000,
+            "inputRequests": {},
+        })
+    );
+    // The requester's own "yes" is no decision here.
+    client
+        .update_task(UpdateTaskParams::new(&id, accept()))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(without_times(&get_task(&client, &id).await), waiting);
+    assert_eq!(memories(&client).await, 1);
+    // The operator approves (in the inbox, which decides through the same call).
+    decide(id.clone(), toolkit::approval::Decision::Approve)
+        .await
+        .unwrap();
+    let done = poll(&client, &id, TaskStatus::Completed).await;
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"deleted": [1]}),
+        "{done}"
+    );
+    assert_eq!(memories(&client).await, 0);
+
+    remember(&client).await;
+    let denied = task_of(&client).await.task.task_id;
+    decide(
+        denied.clone(),
+        toolkit::approval::Decision::Deny("not that memory".to_owned()),
+    )
+    .await
+    .unwrap();
+    let reason = "a human denied this call: not that memory";
+    assert_eq!(
+        poll(&client, &denied, TaskStatus::Failed).await,
+        json!({
+            "resultType": "complete",
+            "taskId": denied,
+            "status": "failed",
+            "statusMessage": reason,
+            "ttlMs": TASK_TTL_MS,
+            "pollIntervalMs": 1000,
+            "error": {
+                "code": -32603,
+                "message": reason,
+                "data": {"kind": "denied", "message": reason},
+            },
+        })
+    );
+
+    let cancelled = task_of(&client).await.task.task_id;
+    client
+        .cancel_task(CancelTaskParams::new(&cancelled))
+        .await
+        .unwrap();
+    let seen = poll(&client, &cancelled, TaskStatus::Cancelled).await;
+    assert_eq!(
+        seen["statusMessage"],
+        "`delete_memories` was withdrawn before it ran"
+    );
+    assert!(matches!(
+        decide(cancelled.clone(), toolkit::approval::Decision::Approve).await,
+        Err(toolkit::approval::ApprovalError::AlreadyDecided(_))
+    ));
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(poll(&client, &cancelled, TaskStatus::Cancelled).await, seen);
+    assert_eq!(
+        memories(&client).await,
+        1,
+        "neither the denied nor the cancelled call ran"
+    );
+    // `tasks/cancel` of an unknown task is acknowledged; `tasks/get` of it is not.
+    client
+        .cancel_task(CancelTaskParams::new("approval_none"))
+        .await
+        .unwrap();
+    assert!(
+        client
+            .get_task(GetTaskParams::new("approval_none"))
+            .await
+            .is_err()
+    );
+}
+
+/// Two processes sharing one SQLite approval store: a task asked on one is
+/// answered on the other and polled to its end on the first; it ran once.
+#[tokio::test]
+async fn a_task_asked_on_one_process_completes_on_another() {
+    let store =
+        std::env::temp_dir().join(format!("toolkit-mcp-tasks-{}.sqlite3", std::process::id()));
+    let _ = std::fs::remove_file(&store);
+    let (a, b) = (start_process(&store), start_process(&store));
+    let (on_a, on_b) = (connect_tasks(&a.url).await, connect_tasks(&b.url).await);
+    remember(&on_a).await;
+    remember(&on_b).await;
+    let id = task_of(&on_a).await.task.task_id;
+    assert_eq!(
+        get_task(&on_b, &id).await.task.status(),
+        TaskStatus::InputRequired
+    );
+    on_b.update_task(UpdateTaskParams::new(&id, accept()))
+        .await
+        .unwrap();
+    let done = poll(&on_a, &id, TaskStatus::Completed).await;
+    assert_eq!(done["result"]["structuredContent"], json!({"deleted": [1]}));
+    // It ran once: on B, which was answered, or on A, whose poll found it approved
+    // first (each process has its own memories).
+    assert_eq!(memories(&on_a).await + memories(&on_b).await, 1);
     drop((a, b));
     let _ = std::fs::remove_file(&store);
 }

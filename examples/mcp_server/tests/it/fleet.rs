@@ -26,12 +26,16 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
     let Some(stdout) = common::run_script(
         "fleet_test.sh",
         &["python3"],
-        &[("MCP_SERVER_BIN", env!("CARGO_BIN_EXE_mcp_server"))],
+        &[
+            ("MCP_SERVER_BIN", env!("CARGO_BIN_EXE_mcp_server")),
+            ("MCP_TASK_CLIENT_BIN", env!("CARGO_BIN_EXE_mcp_task_client")),
+        ],
         "the fleet test",
     ) else {
         return;
     };
     for check in [
+        "a_task_is_polled_from_input_required_to_completed_across_replicas",
         "a_frozen_replica_leaves_the_rotation_within_seconds_and_returns_thawed",
         "asked_on_one_decided_on_another_resumed_on_a_third",
         "two_hundred_approvals_three_times_each_by_eight_clients_run_once",

@@ -1,0 +1,357 @@
+//! Where one `approve` call is in its life, read from the store alone: what a
+//! requester that polls (an MCP task, an agent on its next wake) is told, on any
+//! replica; and the requester withdrawing its call.
+
+use serde_json::Value;
+
+use super::key::{canonical_json, pending_payload};
+use super::run::{resume, used_key, with_note};
+use super::{
+    ApprovalError, ApprovalView, Approvals, CLOCK_SKEW_SECONDS, Claim, Decider, DecisionOutcome,
+    DecisionRecord, PendingApproval, RunOutcome, Verdict,
+};
+use crate::{Context, Response, ToolError};
+
+/// The [`RunOutcome::Failed::kind`] of a call its requester withdrew
+/// ([`Approvals::withdraw`]).
+pub const WITHDRAWN: &str = "withdrawn";
+
+/// Where an `approve` call is ([`Approvals::status`]).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum CallState {
+    /// Nobody decided yet. `requester_decides`: the [policy](Approvals::policy)
+    /// lets the requester's own answer decide; otherwise a person (an approver in
+    /// the inbox) must.
+    Waiting {
+        /// Whether the requester's own answer may decide it.
+        requester_decides: bool,
+    },
+    /// Approved, and no run holds it: whoever polls may run it now
+    /// ([`Approvals::run_approved`]); otherwise a runner does
+    /// ([`Approvals::run_decided`]).
+    Approved,
+    /// A run holds it (attempt 1, 2, ...), or its last run failed and a runner
+    /// tries it again while the approval is valid (`last_error` says how it
+    /// failed).
+    Running {
+        /// The latest attempt.
+        attempt: u32,
+        /// The error of the last attempt that failed, if the last one did.
+        last_error: Option<String>,
+    },
+    /// It ran: the result as the model reads it (with the note of who edited the
+    /// arguments, when someone did). `None` when the result was too large to keep
+    /// ([`MAX_OUTCOME_BYTES`](super::MAX_OUTCOME_BYTES)).
+    Ran(Option<Value>),
+    /// It never runs: denied (`kind` `denied`), expired undecided or approved and
+    /// never run in time (`expired`), refused at run time (`approval_rejected`), or
+    /// failed on every attempt until its approval expired (the tool's error kind).
+    NotRun {
+        /// Why, as a [`ToolError::kind`].
+        kind: String,
+        /// What the model reads.
+        message: String,
+    },
+    /// Its requester withdrew it before it ran ([`Approvals::withdraw`]).
+    Withdrawn,
+}
+
+impl CallState {
+    /// Whether the call's life is over: it ran, or never will.
+    #[must_use]
+    pub fn is_final(&self) -> bool {
+        matches!(
+            self,
+            CallState::Ran(_) | CallState::NotRun { .. } | CallState::Withdrawn
+        )
+    }
+}
+
+/// One `approve` call as the store knows it ([`Approvals::status`]).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct CallStatus {
+    /// The stored, signed pending approval.
+    pub pending: PendingApproval,
+    /// Where it is.
+    pub state: CallState,
+    /// When it last changed (requested, decided, a run ended), Unix seconds, store
+    /// time.
+    pub updated_at: u64,
+    /// Until when the store keeps it at least (Unix seconds, store time): past its
+    /// pending expiry and the approval's lifetime.
+    pub kept_until: u64,
+}
+
+impl Approvals {
+    /// Where the `approve` call `call_id` of `principal` is, from the store alone
+    /// (any replica answers the same): waiting for a decision, approved, running,
+    /// ran (with its result), never running (and why), or withdrawn. `None` when
+    /// the store has no such call (never made, made for another principal, or
+    /// purged). Time is the store's clock.
+    ///
+    /// ```
+    /// use toolkit::approval::{ApprovalKey, Approvals, CallState, Decision, MemoryApprovalStore};
+    /// use toolkit::{CallId, Context, Response, Scope, tool};
+    ///
+    /// /// Release a phone number.
+    /// #[tool(scope = shared, tier = approve)]
+    /// async fn delete_numbers(
+    ///     /// In E.164 form.
+    ///     number: String,
+    /// ) -> String {
+    ///     format!("released {number}")
+    /// }
+    ///
+    /// # futures_executor::block_on(async {
+    /// let approvals = Approvals::new(ApprovalKey::new(*b"an application secret of 32 bytes")?, MemoryApprovalStore::new());
+    /// let view = toolkit::registry().view().scopes([Scope::Shared]).approvals(&approvals, "agent:7").build()?;
+    /// let ctx = Context::new().with(CallId::new("call_1"));
+    /// let Response::Pending(pending) = view.call("delete_numbers", r#"{"number": "+15550100"}"#, &ctx).await else {
+    ///     panic!("an approve tool waits for a person");
+    /// };
+    /// let status = approvals.status("agent:7", "call_1").await?.expect("stored");
+    /// assert_eq!(status.state, CallState::Waiting { requester_decides: false });
+    ///
+    /// // A person approves it in the inbox; whoever polls next runs it, once.
+    /// approvals.decide_as(toolkit::registry(), &pending, Decision::Approve, "owner").await?;
+    /// assert_eq!(approvals.status("agent:7", "call_1").await?.unwrap().state, CallState::Approved);
+    /// approvals.run_approved(&view, &ctx, &pending).await;
+    /// let ran = approvals.status("agent:7", "call_1").await?.unwrap();
+    /// assert_eq!(ran.state, CallState::Ran(Some(serde_json::json!("released +15550100"))));
+    /// // Another principal asking for the same call id finds nothing.
+    /// assert_eq!(approvals.status("agent:8", "call_1").await?, None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    /// [`ApprovalError::Store`] when the store fails; [`ApprovalError::BadSignature`]
+    /// when the stored pending approval was altered.
+    pub async fn status(
+        &self,
+        principal: &str,
+        call_id: &str,
+    ) -> Result<Option<CallStatus>, ApprovalError> {
+        let store = |error| ApprovalError::Store(error);
+        let Some(pending) = self
+            .store
+            .pending(principal, call_id)
+            .await
+            .map_err(store)?
+        else {
+            return Ok(None);
+        };
+        // The store returns what it was given, but a row is only as good as its
+        // signature.
+        self.verify(&pending_payload(&pending), &pending.signature)?;
+        let now = self.store_now().await?;
+        let decision = self
+            .store
+            .decision(principal, call_id)
+            .await
+            .map_err(store)?;
+        let run = self
+            .store
+            .run(&used_key(principal, call_id))
+            .await
+            .map_err(store)?;
+        let resumable_until = decision
+            .as_ref()
+            .map(|record| self.resumable_until(record.decided_at));
+        let mut updated_at = decision
+            .as_ref()
+            .map_or(pending.requested_at, |record| record.decided_at);
+        let state = match (&decision, run) {
+            (_, Some(run)) => {
+                if let Some(ended_at) = run.ended_at {
+                    updated_at = updated_at.max(ended_at);
+                }
+                match run.outcome {
+                    Some(RunOutcome::Ran { result, .. }) if run.done => {
+                        CallState::Ran(result.map(|value| edited(value, decision.as_ref())))
+                    }
+                    Some(RunOutcome::Failed { kind, .. }) if run.done && kind == WITHDRAWN => {
+                        CallState::Withdrawn
+                    }
+                    Some(RunOutcome::Failed { kind, message }) if run.done => {
+                        CallState::NotRun { kind, message }
+                    }
+                    _ if run.lease_until >= now => CallState::Running {
+                        attempt: run.attempt,
+                        last_error: None,
+                    },
+                    // Its lease ended: released after the tool failed (a runner
+                    // tries it again), or its holder died (anyone may take it over).
+                    outcome => match resumable_until {
+                        Some(until) if now > until => match outcome {
+                            Some(RunOutcome::Failed { kind, message }) => {
+                                CallState::NotRun { kind, message }
+                            }
+                            _ => expired(until),
+                        },
+                        _ => match outcome {
+                            Some(RunOutcome::Failed { message, .. }) if run.lease_until == 0 => {
+                                CallState::Running {
+                                    attempt: run.attempt,
+                                    last_error: Some(message),
+                                }
+                            }
+                            _ => CallState::Approved,
+                        },
+                    },
+                }
+            }
+            (None, None) if now > pending.expires_at => CallState::NotRun {
+                kind: "expired".to_owned(),
+                message: ToolError::from(ApprovalError::Expired {
+                    expired_at: pending.expires_at,
+                })
+                .to_string(),
+            },
+            (None, None) => CallState::Waiting {
+                requester_decides: self.may_decide(&Decider::Requester, &pending),
+            },
+            (Some(record), None) if record.verdict == Verdict::Denied => CallState::NotRun {
+                kind: "denied".to_owned(),
+                message: ToolError::Denied {
+                    message: record
+                        .message
+                        .clone()
+                        .unwrap_or_else(|| format!("{} denied the call", record.decided_by)),
+                }
+                .to_string(),
+            },
+            (Some(_), None) => match resumable_until {
+                Some(until) if now > until => expired(until),
+                _ => CallState::Approved,
+            },
+        };
+        let kept_until = pending
+            .expires_at
+            .saturating_add(self.approval_ttl.as_secs());
+        Ok(Some(CallStatus {
+            pending,
+            state,
+            updated_at,
+            kept_until,
+        }))
+    }
+
+    /// Runs the decided call `pending` through `view` (the requester's own view,
+    /// polling for its outcome), as THE recorded decision says, once across every
+    /// replica: the claim decides, so two pollers (or a poller and a runner) never
+    /// both run it. A call not decided yet, denied, expired or already run is not
+    /// run, and the answer says why.
+    pub async fn run_approved<'r>(
+        &self,
+        view: &impl ApprovalView<'r>,
+        ctx: &Context,
+        pending: &PendingApproval,
+    ) -> Response {
+        let record = match self
+            .store
+            .decision(&pending.principal, &pending.call_id)
+            .await
+        {
+            Ok(Some(record)) => record,
+            Ok(None) => {
+                return Response::Error(ToolError::ApprovalRejected {
+                    reason: "nobody has decided it yet".to_owned(),
+                });
+            }
+            Err(error) => return Response::Error(ApprovalError::Store(error).into()),
+        };
+        match self.follow(view.registry(), pending, &record, None).await {
+            Ok(approval) => resume(view, &approval, ctx).await,
+            Err(error) => Response::Error(error.into()),
+        }
+    }
+
+    /// The requester withdraws its call `pending` (an MCP `tasks/cancel`): unless
+    /// it ran or runs now, it never will. Withdrawing is not deciding, so the
+    /// [policy](Approvals::policy) is not asked (the requester may always take
+    /// back what it asked for): an undecided call is recorded as denied by
+    /// [`Decider::Requester`] (it leaves the inbox), and its run is ended with the
+    /// [`WITHDRAWN`] outcome, so no approval of it runs. `Ok(false)` when it was too
+    /// late: it ran, a run holds it now, or it never runs anyway.
+    ///
+    /// # Errors
+    /// [`ApprovalError::Store`] when the store fails.
+    pub async fn withdraw(&self, pending: &PendingApproval) -> Result<bool, ApprovalError> {
+        let now = self.store_now().await?;
+        let keep_until = pending
+            .expires_at
+            .saturating_add(self.approval_ttl.as_secs())
+            .saturating_add(self.pending_ttl.as_secs())
+            .saturating_add(CLOCK_SKEW_SECONDS);
+        let record = DecisionRecord {
+            call_id: pending.call_id.clone(),
+            principal: pending.principal.clone(),
+            tool: pending.tool.clone(),
+            verdict: Verdict::Denied,
+            digest: pending.digest.clone(),
+            message: Some("the requester withdrew the call".to_owned()),
+            decided_by: Decider::Requester.name().to_owned(),
+            decided_at: now,
+            arguments: None,
+        };
+        // Denied before: it never runs anyway. Approved: it is ended below, unless
+        // a run holds it.
+        if let DecisionOutcome::AlreadyDecided(winner) = self
+            .store
+            .record_decision(&record, keep_until)
+            .await
+            .map_err(ApprovalError::Store)?
+            && winner.verdict == Verdict::Denied
+        {
+            return Ok(false);
+        }
+        let key = used_key(&pending.principal, &pending.call_id);
+        let lease_until = now.saturating_add(self.lease_seconds());
+        let Claim::Won { attempt } = self
+            .store
+            .claim(&key, lease_until, keep_until)
+            .await
+            .map_err(ApprovalError::Store)?
+        else {
+            return Ok(false);
+        };
+        let outcome = RunOutcome::Failed {
+            kind: WITHDRAWN.to_owned(),
+            message: "the requester withdrew the call before it ran".to_owned(),
+        };
+        self.store
+            .complete(&key, attempt, &outcome)
+            .await
+            .map_err(ApprovalError::Store)
+    }
+}
+
+/// A result, with the note of who edited the arguments when the decision edited
+/// them (as [`View::resume`](crate::View::resume) told the requester that waited).
+fn edited(value: Value, decision: Option<&DecisionRecord>) -> Value {
+    match decision {
+        Some(record) if record.verdict == Verdict::ApprovedWithEdits => {
+            let arguments = record
+                .arguments
+                .as_ref()
+                .map_or_else(String::new, canonical_json);
+            let note = format!(
+                "{} approved it with edited arguments, and it ran with them: {arguments}",
+                record.decided_by
+            );
+            with_note(value, note)
+        }
+        _ => value,
+    }
+}
+
+/// An approved call whose approval expired at `until` without a run.
+fn expired(until: u64) -> CallState {
+    CallState::NotRun {
+        kind: "expired".to_owned(),
+        message: ToolError::from(ApprovalError::Expired { expired_at: until }).to_string(),
+    }
+}

@@ -1,0 +1,244 @@
+//! MCP Tasks (SEP-2663, the `io.modelcontextprotocol/tasks` extension) for
+//! `approve` calls: a client that declares the extension on a call gets a task
+//! handle instead of a pending approval, and polls it on any replica. The task's
+//! state is the approval store's ([`Approvals::status`]): this module only
+//! translates it, and the requester's answers and cancellations, to and from the
+//! protocol.
+//!
+//! | the call ([`CallState`]) | the task |
+//! |---|---|
+//! | waiting, the requester's answer decides | `input_required`, asking `approval` (accept or decline) |
+//! | waiting for an approver | `input_required` with no input requests: nothing the client sends moves it; its `statusMessage` says who it waits for |
+//! | approved, running, or failed and tried again | `working` |
+//! | ran | `completed`, with the tool's result as `tools/call` gives it |
+//! | denied, expired, refused at run time | `failed`, with the reason |
+//! | withdrawn (`tasks/cancel`) | `cancelled` |
+//!
+//! The task id is the call id: looked up for the caller's own principal only, so
+//! another caller's `tasks/get` of the same id finds nothing.
+
+use rmcp::model::{
+    CreateTaskResult, DetailedTask, ElicitRequest, ElicitRequestParams, ErrorCode, InputRequest,
+    InputRequests, JsonObject, Task, TaskPayload, TaskStatus,
+};
+
+use super::server::APPROVAL_INPUT;
+use super::{Grant, ToolSet};
+use crate::approval::{Approvals, CallState, CallStatus, Decision, PendingApproval};
+use crate::{Response, ToolError};
+
+/// How often a client is asked to poll a task that waits for a person, in ms.
+const POLL_WAITING_MS: u64 = 5_000;
+/// How often a client is asked to poll a task that runs, in ms.
+const POLL_RUNNING_MS: u64 = 1_000;
+/// The longest task id looked up: longer ones are no call id of ours.
+const MAX_TASK_ID: usize = 256;
+
+/// The approvals a grant's calls are kept in, and its principal.
+pub(super) fn approvals_of(tools: &dyn ToolSet) -> Option<(&Approvals, &str)> {
+    tools.approvals()
+}
+
+/// The task handle for a call left pending.
+pub(super) fn created(
+    pending: &PendingApproval,
+    requester_decides: bool,
+    approvals: &Approvals,
+) -> CreateTaskResult {
+    let state = CallState::Waiting { requester_decides };
+    // Kept at least until a decision made at the last moment could still run.
+    let kept_until = approvals.resumable_until(pending.expires_at);
+    CreateTaskResult::new(task(pending, &state, pending.requested_at, kept_until))
+}
+
+/// The task `status` is, with its payload.
+pub(super) fn detailed(status: &CallStatus) -> DetailedTask {
+    let pending = &status.pending;
+    let task = task(pending, &status.state, status.updated_at, status.kept_until);
+    let payload = match &status.state {
+        CallState::Waiting {
+            requester_decides: true,
+        } => TaskPayload::InputRequired {
+            input_requests: InputRequests::from([(
+                APPROVAL_INPUT.to_owned(),
+                InputRequest::Elicitation(ElicitRequest::new(
+                    ElicitRequestParams::FormElicitationParams {
+                        meta: None,
+                        message: super::server::approval_question(pending),
+                        requested_schema: empty_form(),
+                    },
+                )),
+            )]),
+        },
+        CallState::Waiting {
+            requester_decides: false,
+        } => TaskPayload::InputRequired {
+            input_requests: InputRequests::new(),
+        },
+        CallState::Approved | CallState::Running { .. } => TaskPayload::Working,
+        CallState::Ran(result) => TaskPayload::Completed {
+            result: completed(result.clone()),
+        },
+        CallState::NotRun { kind, message } => TaskPayload::Failed {
+            error: failed(kind, message),
+        },
+        CallState::Withdrawn => TaskPayload::Cancelled,
+    };
+    DetailedTask::new(task, payload)
+}
+
+/// The base task of `pending` in `state`.
+fn task(pending: &PendingApproval, state: &CallState, updated_at: u64, kept_until: u64) -> Task {
+    let status = match state {
+        CallState::Waiting { .. } => TaskStatus::InputRequired,
+        CallState::Approved | CallState::Running { .. } => TaskStatus::Working,
+        CallState::Ran(_) => TaskStatus::Completed,
+        CallState::NotRun { .. } => TaskStatus::Failed,
+        CallState::Withdrawn => TaskStatus::Cancelled,
+    };
+    let message = match state {
+        CallState::Waiting {
+            requester_decides: true,
+        } => format!("`{}` waits for your approval; it has not run", pending.tool),
+        CallState::Waiting {
+            requester_decides: false,
+        } => format!(
+            "`{}` waits for an approver's decision; it has not run, and runs once they approve it",
+            pending.tool
+        ),
+        CallState::Approved => format!("`{}` was approved and runs now", pending.tool),
+        CallState::Running {
+            attempt,
+            last_error: None,
+        } => format!("`{}` runs now (attempt {attempt})", pending.tool),
+        CallState::Running {
+            attempt,
+            last_error: Some(error),
+        } => format!(
+            "attempt {attempt} of `{}` failed ({error}); it is tried again while its approval is valid",
+            pending.tool
+        ),
+        CallState::Ran(_) => format!("`{}` ran", pending.tool),
+        CallState::NotRun { message, .. } => message.clone(),
+        CallState::Withdrawn => format!("`{}` was withdrawn before it ran", pending.tool),
+    };
+    let poll = match state {
+        CallState::Waiting { .. } => POLL_WAITING_MS,
+        _ => POLL_RUNNING_MS,
+    };
+    Task::new(
+        pending.call_id.clone(),
+        status,
+        timestamp(pending.requested_at),
+        timestamp(updated_at.max(pending.requested_at)),
+    )
+    .with_status_message(message)
+    .with_ttl_ms(
+        kept_until
+            .saturating_sub(pending.requested_at)
+            .saturating_mul(1000),
+    )
+    .with_poll_interval_ms(poll)
+}
+
+/// Unix seconds as ISO 8601 (UTC, whole seconds).
+fn timestamp(seconds: u64) -> String {
+    i64::try_from(seconds)
+        .ok()
+        .and_then(|seconds| chrono::DateTime::from_timestamp(seconds, 0))
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// A completed task's result: what `tools/call` would have answered.
+fn completed(result: Option<serde_json::Value>) -> JsonObject {
+    let response = match result {
+        Some(value) => Response::Result(value),
+        None => Response::Result(serde_json::Value::String(
+            "the call ran; its result was too large to keep".to_owned(),
+        )),
+    };
+    let result = super::server::call_result(response);
+    match serde_json::to_value(result) {
+        Ok(serde_json::Value::Object(mut object)) => {
+            // The envelope's discriminator, not the tool result's.
+            object.remove("resultType");
+            object
+        }
+        _ => JsonObject::new(),
+    }
+}
+
+/// A failed task's JSON-RPC error: the reason, and its kind under `data`.
+fn failed(kind: &str, message: &str) -> JsonObject {
+    let mut data = JsonObject::new();
+    data.insert("kind".to_owned(), kind.into());
+    data.insert("message".to_owned(), message.into());
+    let mut error = JsonObject::new();
+    error.insert("code".to_owned(), ErrorCode::INTERNAL_ERROR.0.into());
+    error.insert("message".to_owned(), message.into());
+    error.insert("data".to_owned(), serde_json::Value::Object(data));
+    error
+}
+
+/// The approval question's form: no fields, only accept or decline.
+fn empty_form() -> rmcp::model::ElicitationSchema {
+    rmcp::model::ElicitationSchema::new(std::collections::BTreeMap::new())
+}
+
+/// The stored call `task_id` of the grant's principal, and its approvals.
+pub(super) async fn find<'g>(
+    grant: &'g Grant,
+    task_id: &str,
+) -> Result<Option<(&'g Approvals, CallStatus)>, rmcp::ErrorData> {
+    let Some((approvals, principal)) = approvals_of(grant.tools()) else {
+        return Ok(None);
+    };
+    if task_id.is_empty() || task_id.len() > MAX_TASK_ID {
+        return Ok(None);
+    }
+    match approvals.status(principal, task_id).await {
+        Ok(status) => Ok(status.map(|status| (approvals, status))),
+        Err(error) => {
+            tracing::warn!(%error, "a task could not be read from the approval store");
+            Err(rmcp::ErrorData::internal_error(
+                ToolError::from(error).to_string(),
+                None,
+            ))
+        }
+    }
+}
+
+/// The requester's answer in a `tasks/update`, if it answers the approval.
+pub(super) fn answer(responses: &rmcp::model::InputResponses) -> Option<Decision> {
+    let action = responses.get(APPROVAL_INPUT)?.get("action")?.as_str()?;
+    match action {
+        "accept" => Some(Decision::Approve),
+        "decline" => Some(Decision::Deny("the user declined the call".to_owned())),
+        "cancel" => Some(Decision::Deny(
+            "the user dismissed the approval request".to_owned(),
+        )),
+        _ => None,
+    }
+}
+
+/// Runs, in the background, what a poll or an answer started: the task is
+/// polled for its outcome, which the store keeps, so nothing waits for this.
+pub(super) fn in_background(grant: Grant, pending: PendingApproval, decision: Option<Decision>) {
+    tokio::spawn(async move {
+        let response = match decision {
+            Some(decision) => {
+                grant
+                    .tools()
+                    .resume(&pending, decision, grant.context())
+                    .await
+            }
+            None => grant.tools().run_approved(&pending, grant.context()).await,
+        };
+        if let Response::Error(error) = &response {
+            // Another replica running it, or a decision that stops it: the task's
+            // next poll reads what the store kept.
+            tracing::debug!(task = %pending.call_id, kind = error.kind(), %error, "a task's run did not run here");
+        }
+    });
+}
