@@ -1,7 +1,7 @@
 //! Scopes bound by type: each context type declares its binding, each tool records
 //! the bindings it requires (`Tool::bindings`), and `Tool::validate` checks a call's
 //! arguments without running anything. The pairs that must not compile are in
-//! `tests/ui/bindings.rs`.
+//! `toolkit-ui-tests/tests/ui/bindings.rs`.
 
 use futures_executor::block_on;
 use serde_json::json;

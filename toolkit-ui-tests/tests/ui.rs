@@ -4,7 +4,7 @@
 //! `tests/ui/*.rs` must fail to compile with exactly the pinned `.stderr`;
 //! `tests/ui/pass/*.rs` must compile and run. `tests/ui/config/` holds the cases
 //! that need a `[package.metadata.toolkit]` table (see [`crate_config`]).
-//! `TRYBUILD=overwrite cargo test -p toolkit-derive-tests --test ui` rewrites
+//! `TRYBUILD=overwrite cargo test -p toolkit-ui-tests --test ui` rewrites
 //! every pinned `.stderr`; read the diff before keeping it.
 
 use std::collections::BTreeMap;
@@ -43,7 +43,7 @@ fn crate_config() {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let workspace_dir = manifest_dir
         .parent()
-        .expect("toolkit-derive-tests sits inside the workspace");
+        .expect("toolkit-ui-tests sits inside the workspace");
     let cases_dir = manifest_dir.join("tests/ui/config");
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("toolkit-config");
     fs::create_dir_all(&root).expect("create the fixture workspace");
