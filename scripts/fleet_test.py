@@ -20,6 +20,7 @@ import os
 import random
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -195,8 +196,21 @@ async def never_asked(context, params):
     raise AssertionError(f"asked unexpectedly: {params.message}")
 
 
+# One TLS context for every HTTP client: httpx builds a new one per client
+# otherwise (loading the CA bundle: about 28 ms of CPU each here), synchronously,
+# which stalls the one event loop that drives every simulated client. The bench
+# opens an inbox client per approval, so that alone capped it near 35 approvals/s
+# and showed up in every other client's resume latency. The URLs are plain HTTP.
+TLS = ssl.create_default_context()
+
+
+def http_client(**options):
+    """An httpx client sharing TLS (see above)."""
+    return httpx2.AsyncClient(verify=TLS, **options)
+
+
 def client(base, elicits=True):
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
+    http = http_client(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
     transport = streamable_http_client(f"{base}/mcp/internal", http_client=http)
     # Saying it can elicit is what makes the server ask with input-required.
     if not elicits:
@@ -253,7 +267,7 @@ async def approve_in_inbox(base, references):
     API (the listing shows a page at a time): THE decision, made by someone other
     than the requester."""
     wanted = set(references)
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
+    async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
         while wanted:
             listed = (await http.get(f"{base}/approvals/api/pending")).json()
             page = [item["pending"] for item in listed["pending"]
@@ -534,7 +548,7 @@ async def fleet(replicas, balancer):
         async with client(r1.url) as mcp:
             await mcp.list_tools()
             state = await ask(mcp, "split-1")
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}) as http:
+        async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}) as http:
             listed = (await http.get(f"{r2.url}/approvals/api/pending")).json()
             waiting = [item["pending"] for item in listed["pending"]
                        if item["pending"]["arguments"].get("reference") == "split-1"]
@@ -664,7 +678,7 @@ async def fleet(replicas, balancer):
             "(SELECT call_id FROM toolkit_pending_approvals WHERE arguments LIKE '%\"away-1\"%')"
         )
         started = time.monotonic()
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
+        async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
             # What the requester (or anyone it told) reads back later: the one call.
             one = {"principal": pending["principal"], "call_id": pending["call_id"]}
             while True:
@@ -768,7 +782,7 @@ async def fleet(replicas, balancer):
                 async with client(asker.url) as mcp:
                     await mcp.list_tools()
                     state = await ask(mcp, reference)
-                async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}) as http:
+                async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}) as http:
                     issuer = resumer  # the replica whose page gave the token
                     token = (await http.get(f"{issuer.url}/approvals/api/pending")).json()["csrf_token"]
                     listed = (await http.get(f"{decider.url}/approvals/api/pending")).json()
@@ -858,7 +872,7 @@ async def fleet(replicas, balancer):
         async def round_of(http, count):
             return await asyncio.gather(*(probe(http) for _ in range(count)))
 
-        async with httpx2.AsyncClient(timeout=bound) as http:
+        async with http_client(timeout=bound) as http:
             before = {outcome for _, _, outcome in await round_of(http, 12)}
             assert before == {"r1", "r2", "r3"}, before
             r2.freeze()

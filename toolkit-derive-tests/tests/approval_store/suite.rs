@@ -1231,6 +1231,20 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
         .expect("approved");
     assert!(resume(&view, &approval, &released).await.is_success());
     assert_eq!(released.count(), 1);
+    // The requester's resume settled its call: no runner reads it again (only the
+    // unattended approval is left for them; the denial never runs).
+    let unsettled = approvals
+        .store()
+        .approved_unsettled(0, u64::MAX / 2, 100)
+        .await
+        .expect("reads");
+    assert_eq!(
+        unsettled
+            .iter()
+            .map(|(pending, _)| pending.call_id.as_str())
+            .collect::<Vec<_>>(),
+        ["call_unattended"]
+    );
 
     // Within the grace, a requester coming back runs it itself: nothing runs.
     let pass = approvals

@@ -170,7 +170,11 @@ pub(crate) async fn resume<'r>(
     // used" rather than running the call again.
     let outcome = RunOutcome::of(&response);
     let ended = if outcome.ran() {
-        approvals.store.complete(&key, attempt, &outcome).await
+        let completed = approvals.store.complete(&key, attempt, &outcome).await;
+        if matches!(completed, Ok(true)) {
+            settle(approvals, approval).await;
+        }
+        completed
     } else {
         approvals.store.release(&key, attempt, &outcome).await
     };
@@ -184,6 +188,21 @@ pub(crate) async fn resume<'r>(
             tracing::warn!(%error, "the end of an approved run could not be recorded; it may run again after its lease");
             with_edit_note(response, approval)
         }
+    }
+}
+
+/// Marks the call of `approval` settled once its run completed here, so that no
+/// replica's runner ([`Approvals::run_decided`]) reads it again: otherwise every
+/// call a requester resumed is read, and settled, by the runner of each replica
+/// once its grace has passed, a few statements per approval for nothing. A
+/// failure leaves it to the runner, as before.
+async fn settle(approvals: &Approvals, approval: &Approval) {
+    if let Err(error) = approvals
+        .store
+        .settle(&approval.principal, &approval.call_id)
+        .await
+    {
+        tracing::warn!(%error, "a completed run could not be marked settled; a runner settles it");
     }
 }
 
