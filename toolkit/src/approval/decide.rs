@@ -57,6 +57,7 @@ impl Approvals {
     /// Why the [policy](Approvals::policy) refuses `decider` for `pending`, in
     /// the words the decider reads, or `None` when they may decide it: what the
     /// inbox shows on a card in place of its buttons.
+    #[cfg(feature = "inbox")]
     pub(crate) fn refusal(
         &self,
         decider: &Decider<'_>,
