@@ -34,7 +34,7 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
     ) else {
         return;
     };
-    for check in [
+    let checks = [
         "a_task_is_polled_from_input_required_to_completed_across_replicas",
         "a_frozen_replica_leaves_the_rotation_within_seconds_and_returns_thawed",
         "asked_on_one_decided_on_another_resumed_on_a_third",
@@ -47,7 +47,8 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
         "replicas_two_hours_apart_agree_on_every_approval",
         "a_stalled_postgresql_answers_within_seconds_and_loses_nothing",
         "a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed",
-    ] {
+    ];
+    for check in checks {
         assert!(
             stdout
                 .lines()
@@ -58,7 +59,7 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
     assert!(
         stdout
             .lines()
-            .any(|line| line == "fleet: 11 passed, 0 failed"),
+            .any(|line| line == format!("fleet: {} passed, 0 failed", checks.len())),
         "the script printed no summary"
     );
 }
