@@ -61,6 +61,7 @@ mod cancel;
 mod external;
 mod http;
 mod request;
+mod result;
 mod server;
 mod task;
 mod views;
@@ -74,7 +75,8 @@ pub use external::{
 };
 pub use http::McpHttp;
 pub use request::McpRequest;
-pub use server::{META_ERROR, META_PENDING_APPROVAL, META_PREVIEW, McpServer};
+pub use result::{META_ERROR, META_PENDING_APPROVAL, META_PREVIEW};
+pub use server::McpServer;
 pub use views::ViewCache;
 
 /// The rmcp crate this module is built on, for applications that need its types

@@ -22,7 +22,7 @@ use rmcp::model::{
     InputRequests, JsonObject, Task, TaskPayload, TaskStatus,
 };
 
-use super::server::APPROVAL_INPUT;
+use super::result::{APPROVAL_INPUT, approval_question, call_result};
 use super::{Grant, ToolSet};
 use crate::approval::{Approvals, CallState, CallStatus, Decision, PendingApproval};
 use crate::{Response, ToolError};
@@ -64,7 +64,7 @@ pub(super) fn detailed(status: &CallStatus) -> DetailedTask {
                 InputRequest::Elicitation(ElicitRequest::new(
                     ElicitRequestParams::FormElicitationParams {
                         meta: None,
-                        message: super::server::approval_question(pending),
+                        message: approval_question(pending),
                         requested_schema: empty_form(),
                     },
                 )),
@@ -158,7 +158,7 @@ fn completed(result: Option<serde_json::Value>) -> JsonObject {
             "the call ran; its result was too large to keep".to_owned(),
         )),
     };
-    let result = super::server::call_result(response);
+    let result = call_result(response);
     match serde_json::to_value(result) {
         Ok(serde_json::Value::Object(mut object)) => {
             // The envelope's discriminator, not the tool result's.
