@@ -9,9 +9,11 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use toolkit::approval::{
-    ApprovalKey, ApprovalStore, Approvals, Approver, Decision, MemoryApprovalStore, PendingApproval,
+    ApprovalKey, ApprovalStore, Approvals, Approver, Deciders, Decision, MemoryApprovalStore,
+    PendingApproval,
 };
 use toolkit::{Binding, Context, Preset, Registry, Scope, Tool, View, ViewError};
 
@@ -202,8 +204,8 @@ impl Approver for TrustPolicy {
     }
 }
 
-/// The org's approval set-up: signed with `key`, used approvals remembered in
-/// memory, decided inline by the [`TrustPolicy`] where it can.
+/// The org's approval set-up: signed with `key`, the life of its approvals kept
+/// in memory, decided inline by the [`TrustPolicy`] where it can.
 #[must_use]
 pub fn approvals(key: ApprovalKey) -> Approvals {
     approvals_in(key, MemoryApprovalStore::new())
@@ -213,5 +215,20 @@ pub fn approvals(key: ApprovalKey) -> Approvals {
 /// shared database in a fleet; a store with a pinned clock in tests).
 #[must_use]
 pub fn approvals_in(key: ApprovalKey, store: impl ApprovalStore + 'static) -> Approvals {
-    Approvals::new(key, store).approver(TrustPolicy)
+    approvals_on(key, Arc::new(store))
+}
+
+/// The org's approval set-up over a `store` other processes (or other runners
+/// in this one) share.
+///
+/// Who may decide: never the agent that asked. A contact-triggered schedule is
+/// asked for by someone outside the org through the agent, so the agent's own
+/// "yes" (an agent framework that accepts every question it is asked) is refused
+/// on every path, and an owner decides in the inbox. Named here, not left to the
+/// default, so that the rule stays when the default's wording changes.
+#[must_use]
+pub fn approvals_on(key: ApprovalKey, store: Arc<dyn ApprovalStore>) -> Approvals {
+    Approvals::with_store(key, store)
+        .approver(TrustPolicy)
+        .policy(Deciders::others().others_decide([create_schedules::NAME]))
 }

@@ -12,6 +12,10 @@
 //! - [`consumers`]: the views: the assistant's and each agent's, built per request
 //!   from stored allowlist strings, the `recommended` preset, permissions, pages,
 //!   flags, and the trust rule for schedules.
+//! - [`inbox`] and [`wake`]: a contact-triggered schedule waits for an owner, who
+//!   decides in the inbox; the core's runner creates it once while the agent is
+//!   away, and the agent's next wake reads what came of it from the approval
+//!   store.
 //!
 //! ```
 //! use example_agents::consumers::{Request, agent_view, approvals};
@@ -44,6 +48,7 @@ pub mod schedule;
 mod store;
 pub mod time;
 pub mod tools;
+pub mod wake;
 
 pub use context::{CallerThread, ChannelKind, LiveMessage, Principal, Session, ThreadId, Trigger};
 pub use store::{

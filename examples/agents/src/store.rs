@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::context::{ChannelKind, ThreadId, Trigger};
+use crate::context::{ChannelKind, Principal, ThreadId, Trigger};
 use crate::schedule::ScheduleRecord;
 use crate::time::Timestamp;
 
@@ -122,6 +122,18 @@ pub struct AgentConfig {
     /// recommended preset.
     #[serde(default)]
     pub attach_domain_tools: bool,
+    /// The permissions the org granted the agent (`contacts.read`, ...), as stored.
+    #[serde(default)]
+    pub permissions: Vec<String>,
+}
+
+impl AgentConfig {
+    /// Who the agent acts as: `agent:<thread>`, with its stored permissions.
+    #[must_use]
+    pub fn principal(&self) -> Principal {
+        let permissions: Vec<&str> = self.permissions.iter().map(String::as_str).collect();
+        Principal::agent(self.thread, &permissions)
+    }
 }
 
 /// Something an agent remembers.
@@ -206,7 +218,7 @@ pub(crate) struct Data {
     pub(crate) plans: BTreeMap<ThreadId, Vec<String>>,
     pub(crate) personalization: BTreeMap<u32, String>,
     pub(crate) replies: Vec<Reply>,
-    pub(crate) pending_approvals: BTreeMap<String, String>,
+    pub(crate) awaiting: BTreeMap<ThreadId, Vec<String>>,
     next_id: u32,
 }
 
@@ -305,6 +317,9 @@ impl Org {
                     .map(str::to_owned)
                     .to_vec(),
                     attach_domain_tools: false,
+                    permissions: ["contacts.read", "messages.write", "sales.read"]
+                        .map(str::to_owned)
+                        .to_vec(),
                 },
                 AgentConfig {
                     name: "Front desk".to_owned(),
@@ -312,6 +327,7 @@ impl Org {
                     instructions: "Answer the phone line.".to_owned(),
                     allowlist: ["create_escalations"].map(str::to_owned).to_vec(),
                     attach_domain_tools: true,
+                    permissions: Vec::new(),
                 },
             ],
             knowledge: vec![
@@ -325,7 +341,7 @@ impl Org {
             plans: BTreeMap::new(),
             personalization: BTreeMap::new(),
             replies: Vec::new(),
-            pending_approvals: BTreeMap::new(),
+            awaiting: BTreeMap::new(),
             next_id: 100,
         };
         Org {
@@ -457,22 +473,37 @@ impl Org {
         wakes
     }
 
-    /// Keeps a serialized pending approval under `key` until an owner decides.
-    pub fn store_pending_approval(&self, key: impl Into<String>, json: impl Into<String>) {
+    /// Remembers on `thread` that its call `call_id` waits for a person: the
+    /// agent's next wake reads what came of it from the approval store
+    /// ([`crate::wake`]). What the agent's transcript would hold; the call itself,
+    /// and its whole life, are the approval store's.
+    pub fn await_decision(&self, thread: ThreadId, call_id: impl Into<String>) {
+        let call_id = call_id.into();
+        let mut data = self.lock();
+        let awaited = data.awaiting.entry(thread).or_default();
+        if !awaited.contains(&call_id) {
+            awaited.push(call_id);
+        }
+    }
+
+    /// The calls `thread` waits on a person for, oldest first.
+    #[must_use]
+    pub fn awaiting(&self, thread: ThreadId) -> Vec<String> {
         self.lock()
-            .pending_approvals
-            .insert(key.into(), json.into());
+            .awaiting
+            .get(&thread)
+            .cloned()
+            .unwrap_or_default()
     }
 
-    /// The stored pending approvals, by key.
-    #[must_use]
-    pub fn pending_approvals(&self) -> BTreeMap<String, String> {
-        self.lock().pending_approvals.clone()
-    }
-
-    /// Removes and returns a stored pending approval.
-    #[must_use]
-    pub fn take_pending_approval(&self, key: &str) -> Option<String> {
-        self.lock().pending_approvals.remove(key)
+    /// Forgets that `thread` waits on `call_id`: its agent has read what came of it.
+    pub(crate) fn stop_awaiting(&self, thread: ThreadId, call_id: &str) {
+        let mut data = self.lock();
+        if let Some(awaited) = data.awaiting.get_mut(&thread) {
+            awaited.retain(|awaited| awaited != call_id);
+            if awaited.is_empty() {
+                data.awaiting.remove(&thread);
+            }
+        }
     }
 }

@@ -1,18 +1,22 @@
 //! One registry, three consumers: the human assistant on the Contacts page, an
-//! agent from its stored allowlist, and the same agent answering a text from a
-//! contact, whose request for a call-back waits for an owner's approval.
+//! agent from its stored allowlist, and the same agent answering texts from
+//! contacts, whose requests for a call-back wait for an owner's approval. The
+//! agent's own "yes" is refused; the owner approves one and denies the other;
+//! the core's runner creates the approved schedule once while the agent is away;
+//! and the agent's next wake reads what came of both from the approval store.
 //!
 //! Run it with `cargo run -p example-agents --bin agents`.
 
 use example_agents::consumers::{
     ASSISTANT_ALLOWLIST, Page, Request, agent_view, approvals, assistant_view,
 };
+use example_agents::wake::{run_approved, wake_agents};
 use example_agents::{
     CallerThread, ChannelKind, FRONT_DESK_AGENT, LiveMessage, Org, Principal, SALES_AGENT, Trigger,
 };
 use futures_executor::block_on;
-use toolkit::approval::{ApprovalKey, Decision, PendingApproval};
-use toolkit::{CallId, Context, Response, Scope, View, registry};
+use toolkit::approval::{ApprovalKey, Decision, PendingQuery};
+use toolkit::{CallId, Context, Scope, View, registry};
 
 fn show(title: &str, view: &View<'_>) {
     println!("{title} ({} tools):", view.len());
@@ -94,18 +98,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Ada texts the sales agent: a live turn, triggered by a contact.
     let live = agent_view(registry, &approvals, &sales, &request, true)?;
-    let ctx = Context::new()
-        .with(org.clone())
-        .with(CallerThread(SALES_AGENT))
-        .with(Trigger::Contact { contact_id: 1 })
-        .with(LiveMessage {
-            channel: ChannelKind::Sms,
-            conversation_id: 1,
-            message_id: 4,
-            contact_id: Some(1),
-            text: "Can you call me tomorrow at ten?".to_owned(),
-        })
-        .with(CallId::new("call_7"));
+    let turn = |contact_id: u32, text: &str, call_id: &str| {
+        Context::new()
+            .with(org.clone())
+            .with(CallerThread(SALES_AGENT))
+            .with(Trigger::Contact { contact_id })
+            .with(LiveMessage {
+                channel: ChannelKind::Sms,
+                conversation_id: contact_id,
+                message_id: 4,
+                contact_id: Some(contact_id),
+                text: text.to_owned(),
+            })
+            .with(CallId::new(call_id))
+    };
+    let ada = turn(1, "Can you call me tomorrow at ten?", "call_7");
     let script = [
         ("create_replies", r#"{"text": "Of course, talk tomorrow!"}"#),
         (
@@ -118,43 +125,79 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ];
     for (name, arguments) in script {
         println!("> {name} {arguments}");
-        let response = block_on(live.call(name, arguments, &ctx));
+        let arguments = serde_json::from_str(arguments)?;
+        // The agent's turn remembers a call that waits for a person, and ends.
+        let response = block_on(example_agents::wake::call(&live, name, &arguments, &ada));
         println!("< {}\n", response.to_json());
-        if let Response::Pending(pending) = response {
-            org.store_pending_approval(pending.call_id.clone(), serde_json::to_string(&pending)?);
-        }
     }
+    // Grace texts too, and asks for a call on a Sunday.
+    let grace = turn(3, "Call me on Sunday?", "call_8");
+    let arguments = serde_json::json!({"schedules": [{"prompt": "Call Grace about the demo.", "recurrence": {"kind": "once", "at": "2026-11-29T10:00Z"}, "contact_id": 3}]});
+    println!("> create_schedules {arguments}");
+    let response = block_on(example_agents::wake::call(
+        &live,
+        "create_schedules",
+        &arguments,
+        &grace,
+    ));
+    println!("< {}\n", response.to_json());
 
-    // Later, an owner opens the approvals screen.
-    for key in org.pending_approvals().into_keys() {
-        let stored = org.take_pending_approval(&key).ok_or("taken meanwhile")?;
-        let pending: PendingApproval = serde_json::from_str(&stored)?;
-        println!("Owner approves `{}` ({key})", pending.tool);
-        let approval = approvals.decide(registry, &pending, Decision::Approve)?;
-        // The agent's worker resumes it, with the agent's own context.
-        let worker = agent_view(registry, &approvals, &sales, &request, false)?;
-        let ctx = Context::new()
-            .with(org.clone())
-            .with(CallerThread(SALES_AGENT));
-        println!("< {}", block_on(worker.resume(&approval, &ctx)).to_json());
+    // The agent's framework accepts every question it is asked: its own "yes" is
+    // refused by the approvals' policy, and kept in the audit.
+    let waiting = block_on(approvals.pending(&PendingQuery::new()))?;
+    for pending in &waiting {
+        let own = block_on(approvals.answer_as_requester(registry, pending, Decision::Approve));
         println!(
-            "< again: {}\n",
-            block_on(worker.resume(&approval, &ctx)).to_json()
+            "The agent approves its own `{}` ({}): {}",
+            pending.tool,
+            pending.call_id,
+            own.map_or_else(|error| error.to_string(), |_| "approved".to_owned())
         );
     }
 
+    // Later, the owner opens the inbox (`example_agents::inbox`; its browser test
+    // clicks the same decisions) and decides each call it lists.
+    println!();
+    for pending in &waiting {
+        let decision = if pending.call_id == "call_7" {
+            Decision::Approve
+        } else {
+            Decision::Deny("Grace asked us never to call at weekends.".to_owned())
+        };
+        println!(
+            "Owner olivia decides `{}` ({}): {decision:?}",
+            pending.tool, pending.call_id
+        );
+        block_on(approvals.decide_as(registry, pending, decision, "olivia"))?;
+    }
+
+    // Nobody is waiting for the answers: the agent's turns ended long ago. The
+    // core's runner (a background task on every server) runs what was approved,
+    // once, however often and wherever it runs.
+    for pass in 1..=2 {
+        println!(
+            "Runner pass {pass}: {:?}",
+            block_on(run_approved(&org, &approvals))?
+        );
+    }
+    println!(
+        "The sales agent's schedules: {}\n",
+        serde_json::to_string(&org.schedules(SALES_AGENT))?
+    );
+
     // The clock moves on: the one-shot fires once, carrying the contact into the
-    // agent's run.
+    // agent's run, and the agent reads first what came of the calls it waited on.
     for now in ["2026-11-24T10:00Z", "2026-11-25T10:00Z"] {
-        let wakes = org.advance_to(now.parse()?);
-        println!("At {now}: {}", serde_json::to_string(&wakes)?);
-        for wake in wakes {
+        let wakings = block_on(wake_agents(&org, &approvals, now.parse()?));
+        println!("At {now}: {} wake(s)", wakings.len());
+        for waking in wakings {
+            println!("{}", serde_json::to_string(&waking)?);
+            for message in waking.messages() {
+                println!("  reads: {message}");
+            }
             let run = agent_view(registry, &approvals, &sales, &request, false)?;
-            let ctx = Context::new()
-                .with(org.clone())
-                .with(CallerThread(wake.thread))
-                .with(wake.trigger());
-            if let Some(contact_id) = wake.contact_id {
+            let ctx = waking.context(&org);
+            if let Some(contact_id) = waking.wake.contact_id {
                 let arguments = format!(r#"{{"id": {contact_id}}}"#);
                 println!("> get_contacts {arguments}");
                 let response = block_on(run.call("get_contacts", &arguments, &ctx));

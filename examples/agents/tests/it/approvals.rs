@@ -1,18 +1,24 @@
 //! The trust rule for schedules: an agent may schedule its own wake-ups (capped),
-//! but one asked for by a contact waits for an owner. The pending approval is
-//! stored, decided later, resumed once; a replayed or altered approval runs
+//! but one asked for by a contact waits for an owner, never for the agent itself.
+//! The pending approval is kept in the approval store and decided later; the
+//! core's runner creates the schedule once while the agent is away, and the
+//! agent's next wake reads what came of it. A replayed or altered approval runs
 //! nothing.
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use example_agents::consumers::{Request, agent_view, approvals_in};
+use std::sync::Arc;
+
+use example_agents::consumers::{Request, agent_view, approvals_in, approvals_on};
+use example_agents::wake::{news, run_approved, wake_agents};
 use example_agents::{
     CallerThread, ChannelKind, LiveMessage, Org, Principal, SALES_AGENT, Trigger,
 };
 use futures_executor::block_on;
 use serde_json::{Value, json};
 use toolkit::approval::{
-    Approval, ApprovalKey, Approvals, Decision, MemoryApprovalStore, PendingApproval,
+    Approval, ApprovalKey, ApprovalStore, Approvals, CallState, Decision, DecisionQuery,
+    MemoryApprovalStore, PendingApproval, PendingQuery, RunPass,
 };
 use toolkit::{CallId, Context, Response, View, registry};
 
@@ -25,6 +31,19 @@ fn org_approvals() -> Approvals {
         MemoryApprovalStore::new().clock(|| NOW),
     )
     .clock(|| UNIX_EPOCH + Duration::from_secs(NOW))
+}
+
+/// The org's approval set-up twice over one store: two runners, as two servers
+/// of the org (or two tasks of one) would have.
+fn two_runners() -> (Arc<Approvals>, Arc<Approvals>) {
+    let store: Arc<dyn ApprovalStore> = Arc::new(MemoryApprovalStore::new().clock(|| NOW));
+    let key = || ApprovalKey::new(*b"the example org's approval key!!").expect("32 bytes");
+    let pinned =
+        |approvals: Approvals| Arc::new(approvals.clock(|| UNIX_EPOCH + Duration::from_secs(NOW)));
+    (
+        pinned(approvals_on(key(), store.clone())),
+        pinned(approvals_on(key(), store)),
+    )
 }
 
 fn principal() -> Principal {
@@ -80,26 +99,36 @@ fn worker(org: &Org) -> Context {
         .with(CallerThread(SALES_AGENT))
 }
 
-/// The contact-triggered call, stored as its pending approval; returns the key.
+/// The contact-triggered call, on the agent's turn: its pending approval, kept
+/// in the approval store (and remembered on the agent's thread).
 fn request_follow_up(org: &Org, approvals: &Approvals) -> String {
     let principal = principal();
     let view = sales_view(org, approvals, &principal, true);
-    let response = block_on(view.call_value("create_schedules", &follow_up(), &contact_turn(org)));
+    let response = block_on(example_agents::wake::call(
+        &view,
+        "create_schedules",
+        &follow_up(),
+        &contact_turn(org),
+    ));
     let Response::Pending(pending) = response else {
         panic!("a contact-triggered schedule waits for an owner: {response:?}");
     };
-    org.store_pending_approval(
-        pending.call_id.clone(),
-        serde_json::to_string(&pending).unwrap(),
-    );
     pending.call_id
 }
 
-/// An owner reads the stored pending approval and decides.
-fn owner_decides(org: &Org, approvals: &Approvals, key: &str, decision: Decision) -> Approval {
-    let stored = org.take_pending_approval(key).expect("stored");
-    let pending: PendingApproval = serde_json::from_str(&stored).unwrap();
+/// An owner reads the pending approval the store keeps and decides.
+fn owner_decides(approvals: &Approvals, call_id: &str, decision: Decision) -> Approval {
+    let pending = stored(approvals, call_id);
     approvals.decide(registry(), &pending, decision).unwrap()
+}
+
+/// The pending approval of `call_id` that the store lists as waiting.
+fn stored(approvals: &Approvals, call_id: &str) -> PendingApproval {
+    block_on(approvals.pending(&PendingQuery::new().principal(principal().id)))
+        .unwrap()
+        .into_iter()
+        .find(|pending| pending.call_id == call_id)
+        .expect("the store keeps it")
 }
 
 #[test]
@@ -131,9 +160,8 @@ fn a_contact_triggered_schedule_waits_for_an_owner_and_runs_once() {
     let Response::Pending(pending) = response else {
         unreachable!()
     };
-    org.store_pending_approval("call_7", serde_json::to_string(&pending).unwrap());
-    let approval = owner_decides(&org, &approvals, "call_7", Decision::Approve);
-    assert_eq!(org.pending_approvals().len(), 0);
+    assert_eq!(stored(&approvals, "call_7"), *pending);
+    let approval = owner_decides(&approvals, "call_7", Decision::Approve);
 
     // The worker resumes it: the schedule is created, once.
     let worker_view = sales_view(&org, &approvals, &principal, false);
@@ -174,7 +202,6 @@ fn an_owner_may_edit_or_deny_a_pending_schedule() {
 
     let key = request_follow_up(&org, &approvals);
     let denied = owner_decides(
-        &org,
         &approvals,
         &key,
         Decision::Deny("Ada asked for email, not calls.".to_owned()),
@@ -240,7 +267,7 @@ fn an_altered_or_misdirected_approval_runs_nothing() {
     let principal = principal();
     let worker_view = sales_view(&org, &approvals, &principal, false);
     let key = request_follow_up(&org, &approvals);
-    let approval = owner_decides(&org, &approvals, &key, Decision::Approve);
+    let approval = owner_decides(&approvals, &key, Decision::Approve);
 
     let mut altered = approval.clone();
     altered.arguments["schedules"][0]["recurrence"] = json!({"kind": "hourly"});
@@ -340,4 +367,239 @@ fn powerful_tools_always_wait_for_a_human_even_for_an_owner() {
     // The registry itself never runs an `approve` tool.
     let response = block_on(registry().call("buy_phone_numbers", r#"{"area_code": 20}"#, &ctx));
     assert_eq!(response.to_json()["error"]["kind"], "approval_required");
+}
+
+#[test]
+fn the_agent_may_not_approve_its_own_contact_triggered_schedule() {
+    let org = Org::sample();
+    let approvals = org_approvals();
+    let call_id = request_follow_up(&org, &approvals);
+    let pending = stored(&approvals, &call_id);
+    // An agent framework that accepts every question it is asked answers "yes".
+    assert_eq!(
+        block_on(approvals.answer_as_requester(registry(), &pending, Decision::Approve))
+            .unwrap_err()
+            .to_string(),
+        "the requester may not decide it: `create_schedules` is approved by someone other than the requester; the call waits for them"
+    );
+    // Nor may it decide as a person named like itself.
+    let agent = principal().id;
+    assert_eq!(
+        block_on(approvals.decide_as(registry(), &pending, Decision::Approve, &agent))
+            .unwrap_err()
+            .to_string(),
+        format!(
+            "{agent} may not decide it: `create_schedules` is approved by someone other than the requester; the call waits for them"
+        )
+    );
+    // Nothing was recorded as the decision; both refusals are in the audit.
+    assert_eq!(
+        block_on(approvals.decisions(&DecisionQuery::new())).unwrap(),
+        []
+    );
+    let refusals = block_on(approvals.refusals(&DecisionQuery::new())).unwrap();
+    let mut refused: Vec<(&str, &str)> = refusals
+        .iter()
+        .map(|refusal| (refusal.decided_by.as_str(), refusal.call_id.as_str()))
+        .collect();
+    refused.sort_unstable();
+    assert_eq!(
+        refused,
+        [(agent.as_str(), "call_7"), ("the requester", "call_7")]
+    );
+    // The runner has nothing to run; the call waits for someone else.
+    assert_eq!(
+        block_on(run_approved(&org, &approvals)).unwrap(),
+        RunPass::default()
+    );
+    assert_eq!(
+        block_on(approvals.status(&agent, "call_7"))
+            .unwrap()
+            .unwrap()
+            .state,
+        CallState::Waiting {
+            requester_decides: false
+        }
+    );
+    assert_eq!(org.schedules(SALES_AGENT), []);
+    // A wake now reads nothing of it, and the agent still waits on it.
+    assert_eq!(block_on(news(&org, &approvals, SALES_AGENT)), []);
+    assert_eq!(org.awaiting(SALES_AGENT), ["call_7"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_approved_schedule_is_created_once_by_the_runner_and_read_on_the_next_wake() {
+    let org = Org::sample();
+    let (approvals, other_server) = two_runners();
+    let call_id = request_follow_up(&org, &approvals);
+    let pending = stored(&approvals, &call_id);
+    approvals
+        .decide_as(registry(), &pending, Decision::Approve, "olivia")
+        .await
+        .expect("an owner decides");
+    // Decided, and nothing ran: the agent's turn is over, and nobody resumes it.
+    assert_eq!(org.schedules(SALES_AGENT), []);
+    let agent = principal().id;
+    assert_eq!(
+        approvals
+            .status(&agent, "call_7")
+            .await
+            .unwrap()
+            .unwrap()
+            .state,
+        CallState::Approved
+    );
+    // An early wake reads nothing yet: the call is approved, not over.
+    assert_eq!(news(&org, &approvals, SALES_AGENT).await, []);
+
+    // Two runners at once (two servers' background tasks): the schedule is created
+    // once.
+    let runner = |approvals: Arc<Approvals>| {
+        let org = org.clone();
+        tokio::spawn(async move { run_approved(&org, &approvals).await })
+    };
+    let (first, second) = (runner(approvals.clone()), runner(other_server.clone()));
+    let (first, second) = (
+        first.await.unwrap().unwrap(),
+        second.await.unwrap().unwrap(),
+    );
+    // The other one found it held, or ran, or (settled already) not at all.
+    assert_eq!(
+        (
+            first.ran + second.ran,
+            first.failed + second.failed + first.refused + second.refused
+        ),
+        (1, 0),
+        "{first:?} {second:?}"
+    );
+    let created = json!([{
+        "id": 101,
+        "prompt": "Call Ada back about the quote.",
+        "recurrence": {"kind": "once", "at": "2026-11-24T10:00Z"},
+        "contact_id": 1,
+        "next_run": "2026-11-24T10:00Z",
+        "fired": 0
+    }]);
+    assert_eq!(
+        serde_json::to_value(org.schedules(SALES_AGENT)).unwrap(),
+        created
+    );
+    // Driven again, on either server: nothing more runs.
+    for approvals in [&approvals, &other_server] {
+        assert_eq!(
+            run_approved(&org, approvals).await.unwrap(),
+            RunPass::default()
+        );
+    }
+    assert_eq!(org.schedules(SALES_AGENT).len(), 1);
+
+    // The agent's next wake (the schedule it asked for, firing) reads first what
+    // came of its call, from the approval store.
+    let wakings = wake_agents(&org, &approvals, "2026-11-24T10:00Z".parse().unwrap()).await;
+    assert_eq!(
+        serde_json::to_value(&wakings).unwrap(),
+        json!([{
+            "thread": "5a1e5000-0000-0000-0000-000000000001",
+            "schedule_id": 101,
+            "due": "2026-11-24T10:00Z",
+            "prompt": "Call Ada back about the quote.",
+            "contact_id": 1,
+            "news": [{
+                "call_id": "call_7",
+                "tool": "create_schedules",
+                "status": "ran",
+                "result": created
+            }]
+        }])
+    );
+    assert_eq!(
+        wakings[0].messages(),
+        [
+            format!(
+                "Your call `create_schedules` (call_7) was approved and ran; it returned: {created}"
+            ),
+            "Call Ada back about the quote.".to_owned()
+        ]
+    );
+    // Read once: the agent no longer waits on it.
+    assert_eq!(org.awaiting(SALES_AGENT), Vec::<String>::new());
+    assert_eq!(news(&org, &approvals, SALES_AGENT).await, []);
+}
+
+#[test]
+fn a_denied_schedule_is_read_as_denied_on_the_next_wake_and_nothing_is_created() {
+    let org = Org::sample();
+    let approvals = org_approvals();
+    let principal = principal();
+    // The agent's own daily check, which it decided by itself: approved inline.
+    let view = sales_view(&org, &approvals, &principal, false);
+    let own = block_on(view.call_value(
+        "create_schedules",
+        &json!({"schedules": [{"prompt": "Check open deals.", "recurrence": {"kind": "daily", "time": "08:00"}}]}),
+        &worker(&org)
+            .with(Trigger::Schedule { schedule_id: 0 })
+            .with(CallId::new("own_1")),
+    ));
+    assert_eq!(own.to_json()["result"][0]["id"], 101);
+
+    let call_id = request_follow_up(&org, &approvals);
+    let pending = stored(&approvals, &call_id);
+    block_on(approvals.decide_as(
+        registry(),
+        &pending,
+        Decision::Deny("Ada asked for email, not calls.".to_owned()),
+        "olivia",
+    ))
+    .expect("an owner decides");
+    // The runner runs nothing denied.
+    assert_eq!(
+        block_on(run_approved(&org, &approvals)).unwrap(),
+        RunPass::default()
+    );
+
+    // The agent's next wake (its own daily check) reads the denial first.
+    let wakings = block_on(wake_agents(
+        &org,
+        &approvals,
+        "2026-11-24T08:00Z".parse().unwrap(),
+    ));
+    assert_eq!(
+        serde_json::to_value(&wakings).unwrap(),
+        json!([{
+            "thread": "5a1e5000-0000-0000-0000-000000000001",
+            "schedule_id": 101,
+            "due": "2026-11-24T08:00Z",
+            "prompt": "Check open deals.",
+            "contact_id": null,
+            "news": [{
+                "call_id": "call_7",
+                "tool": "create_schedules",
+                "status": "not_run",
+                "kind": "denied",
+                "message": "a human denied this call: Ada asked for email, not calls."
+            }]
+        }])
+    );
+    assert_eq!(
+        wakings[0].messages(),
+        [
+            "Your call `create_schedules` (call_7) never ran (denied): a human denied this call: Ada asked for email, not calls.",
+            "Check open deals."
+        ]
+    );
+    // Nothing was created but the agent's own schedule, and the denial is read once.
+    assert_eq!(
+        org.schedules(SALES_AGENT)
+            .iter()
+            .map(|schedule| schedule.id)
+            .collect::<Vec<_>>(),
+        [101]
+    );
+    let next = block_on(wake_agents(
+        &org,
+        &approvals,
+        "2026-11-25T08:00Z".parse().unwrap(),
+    ));
+    assert_eq!(next.len(), 1);
+    assert_eq!(next[0].news, []);
 }

@@ -29,10 +29,17 @@ fn the_demo_runs_and_shows_each_step() {
         "The sales agent (11 tools):",
         "The front desk agent (the legacy switch is the recommended preset) (17 tools):",
         r#"< {"error":{"kind":"unknown_tool","name":"buy_phone_number","message":"unknown tool `buy_phone_number`"}}"#,
-        "Owner approves `create_schedules` (call_7)",
-        r#"< again: {"error":{"kind":"approval_rejected","reason":"it was already used, and an approved call runs once","message":"the approval was refused: it was already used, and an approved call runs once; nothing ran"}}"#,
-        r#"< {"result":[{"id":1,"name":"Ada Lovelace","phone":"+44 20 7946 0001","company":"Analytical Engines"}]}"#,
-        "At 2026-11-25T10:00Z: []",
+        // The agent's own "yes" is refused by the policy.
+        "The agent approves its own `create_schedules` (call_7): the requester may not decide it: `create_schedules` is approved by someone other than the requester; the call waits for them",
+        "Owner olivia decides `create_schedules` (call_7): Approve",
+        // The runner creates the approved schedule once, however often it runs.
+        "Runner pass 1: RunPass { ran: 1, failed: 0, refused: 0, skipped: 0 }",
+        "Runner pass 2: RunPass { ran: 0, failed: 0, refused: 0, skipped: 0 }",
+        // The agent's next wake reads what came of both calls first.
+        "At 2026-11-24T10:00Z: 1 wake(s)",
+        "  reads: Your call `create_schedules` (call_8) never ran (denied): a human denied this call: Grace asked us never to call at weekends.",
+        "  reads: Call Ada back about the quote.",
+        "At 2026-11-25T10:00Z: 0 wake(s)",
     ] {
         assert!(
             stdout.lines().any(|printed| same(printed, line)),
@@ -41,6 +48,12 @@ fn the_demo_runs_and_shows_each_step() {
     }
     assert_eq!(
         stdout.matches("\"pending_approval\"").count(),
+        2,
+        "{stdout}"
+    );
+    let ran = "  reads: Your call `create_schedules` (call_7) was approved and ran; it returned: ";
+    assert_eq!(
+        stdout.lines().filter(|line| line.starts_with(ran)).count(),
         1,
         "{stdout}"
     );

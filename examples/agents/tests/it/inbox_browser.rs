@@ -4,8 +4,10 @@
 //! `target/inbox-screenshots/`.
 //!
 //! The story is USE-CASES B's trust rule: the sales agent, answering a text from a
-//! contact, asks to schedule a call-back; an owner decides in the inbox; the agent's
-//! worker resumes the call in the background, once.
+//! contact, asks to schedule a call-back, and its turn ends; an owner decides in
+//! the inbox; the core's runner, in the background beside the app, creates the
+//! schedule once; the agent's next wake reads what came of it from the approval
+//! store.
 
 use std::net::TcpListener as StdListener;
 use std::os::unix::process::CommandExt as _;
@@ -14,12 +16,15 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use example_agents::consumers::{Request, agent_view, approvals};
-use example_agents::inbox::{Outcomes, agent_principal, app};
-use example_agents::{CallerThread, ChannelKind, LiveMessage, Org, SALES_AGENT, Trigger};
+use example_agents::consumers::{Request, agent_view, approvals, approvals_on};
+use example_agents::inbox::app;
+use example_agents::wake::{run_approved, run_approved_every, wake_agents};
+use example_agents::{
+    CallerThread, ChannelKind, LiveMessage, Org, Principal, SALES_AGENT, Trigger,
+};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
-use toolkit::approval::{ApprovalKey, Approvals, Decision, PendingApproval};
+use toolkit::approval::{ApprovalKey, Approvals, CallState, Decision, PendingApproval, RunPass};
 use toolkit::{CallId, Context, Limits, Response, registry};
 
 /// One browser at a time: the machine is small, and Chromium is not.
@@ -200,21 +205,34 @@ async fn screenshot(client: &Client, name: &str) {
     std::fs::write(directory.join(format!("{name}.png")), png).expect("the screenshot is saved");
 }
 
-/// The app on a loopback port: its base URL.
-async fn serve(org: &Org, approvals: &Arc<Approvals>, outcomes: &Outcomes) -> String {
+/// The app on a loopback port, with the core's approval runner beside it, as the
+/// application's `main` starts them: its base URL.
+async fn serve(org: &Org, approvals: &Arc<Approvals>) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a port");
     let addr = listener.local_addr().expect("its address");
-    let router = app(org.clone(), approvals.clone(), outcomes.clone());
+    let router = app(approvals.clone());
     tokio::spawn(async move { axum::serve(listener, router).await });
+    tokio::spawn(run_approved_every(
+        org.clone(),
+        approvals.clone(),
+        Duration::from_millis(100),
+    ));
     format!("http://{addr}")
 }
 
+fn key() -> ApprovalKey {
+    ApprovalKey::new(*b"the example org's approval key!!").expect("32 bytes")
+}
+
 fn org_approvals() -> Arc<Approvals> {
-    Arc::new(approvals(
-        ApprovalKey::new(*b"the example org's approval key!!").expect("32 bytes"),
-    ))
+    Arc::new(approvals(key()))
+}
+
+/// The agent's principal, as the org stores it.
+fn agent_principal(org: &Org) -> Principal {
+    org.agent(SALES_AGENT).expect("the sales agent").principal()
 }
 
 fn follow_up(prompt: &str, at: &str) -> Value {
@@ -229,7 +247,7 @@ async fn agent_asks(
     call_id: &str,
     arguments: &Value,
 ) -> PendingApproval {
-    let principal = agent_principal();
+    let principal = agent_principal(org);
     let sales = org.agent(SALES_AGENT).expect("the sales agent");
     let request = Request {
         principal: &principal,
@@ -250,19 +268,33 @@ async fn agent_asks(
             text: "Can you call me tomorrow at ten?".to_owned(),
         })
         .with(CallId::new(call_id));
-    match view.call_value("create_schedules", arguments, &ctx).await {
+    // The agent's turn remembers the waiting call, and ends: nobody waits for it.
+    match example_agents::wake::call(&view, "create_schedules", arguments, &ctx).await {
         Response::Pending(pending) => *pending,
         other => panic!("a contact-triggered schedule waits for an owner: {other:?}"),
     }
 }
 
-/// Waits until the worker resumed `call_id` (the hook spawns it).
-async fn outcome(outcomes: &Outcomes, call_id: &str) -> Vec<Value> {
+/// Where the agent's call `call_id` is, from the approval store.
+async fn state(org: &Org, approvals: &Approvals, call_id: &str) -> CallState {
+    approvals
+        .status(&agent_principal(org).id, call_id)
+        .await
+        .expect("the store answers")
+        .expect("the store keeps the call")
+        .state
+}
+
+/// Waits until the runner in the background ran `call_id` (or it never will).
+async fn ended(org: &Org, approvals: &Approvals, call_id: &str) -> CallState {
     let started = Instant::now();
-    while outcomes.of(call_id).is_empty() && started.elapsed() < Duration::from_secs(10) {
+    loop {
+        let state = state(org, approvals, call_id).await;
+        if state.is_final() || started.elapsed() > Duration::from_secs(10) {
+            return state;
+        }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    outcomes.of(call_id)
 }
 
 async fn text(client: &Client, css: &str) -> String {
@@ -326,8 +358,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     let client = &browser.client;
     let org = Org::sample();
     let approvals = org_approvals();
-    let outcomes = Outcomes::default();
-    let base = serve(&org, &approvals, &outcomes).await;
+    let base = serve(&org, &approvals).await;
     agent_asks(
         &org,
         &approvals,
@@ -395,13 +426,18 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     );
     screenshot(client, "2-invalid-edit").await;
     assert_eq!(org.schedules(SALES_AGENT), []);
-    assert!(outcomes.of("call_follow_up").is_empty());
+    assert_eq!(
+        state(&org, &approvals, "call_follow_up").await,
+        CallState::Waiting {
+            requester_decides: false
+        }
+    );
 
-    // Fixed: approved, and the agent's worker creates the schedule, once.
+    // Fixed: approved, and the runner beside the app creates the schedule, once.
     type_into(client, "#field-schedules", &edited("2026-11-24T11:30Z")).await;
     click(client, "form.edit button.approve").await;
     // The notice names the call and says what the store records of it (the
-    // worker resumes it in the background: waiting, or already run).
+    // runner runs it in the background: waiting, or already run).
     let notice = text(client, ".notice").await;
     assert!(
         notice.starts_with("Approved with edits by olivia at "),
@@ -413,7 +449,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
         ),
         "{notice}"
     );
-    let resumed = outcome(&outcomes, "call_follow_up").await;
+    let ran = ended(&org, &approvals, "call_follow_up").await;
     let created = json!([{
         "id": 101,
         "prompt": "Call Ada back about the quote.",
@@ -423,10 +459,10 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
         "fired": 0
     }]);
     // The agent reads who edited its arguments and what ran, then the result.
-    let [resumed] = resumed.as_slice() else {
-        panic!("one outcome: {resumed:?}");
+    let CallState::Ran(Some(resumed)) = ran else {
+        panic!("it ran: {ran:?}");
     };
-    let content = &resumed["result"]["toolkit/content"];
+    let content = &resumed["toolkit/content"];
     assert_eq!(
         content[0],
         json!({"type": "text", "text": "olivia approved it with edited arguments, and it ran with \
@@ -440,7 +476,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
             .and_then(Result::ok),
         Some(created.clone())
     );
-    assert_eq!(resumed["result"]["toolkit/structured"], created);
+    assert_eq!(resumed["toolkit/structured"], created);
     assert_eq!(org.schedules(SALES_AGENT).len(), 1);
     // Decided calls leave the list, and the audit list says who decided.
     assert_eq!(
@@ -491,27 +527,38 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
         .await
         .expect("the inbox");
     assert_eq!(text(client, "main h1").await, "Waiting for a decision");
-    // Nothing ran a second time.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(outcomes.of("call_follow_up").len(), 1);
+    // Nothing ran a second time, however often the runner passed, and a second
+    // runner (another server's, over the same store) finds nothing to run.
+    let other_server = approvals_on(key(), approvals.store().clone());
+    assert_eq!(
+        run_approved(&org, &other_server)
+            .await
+            .expect("the store answers"),
+        RunPass::default()
+    );
     assert_eq!(org.schedules(SALES_AGENT).len(), 1);
-    // The agent's next wake reads what came of the call it asked for, from the
-    // approval store: it ran once, and created the schedule the owner edited.
     let run = approvals
-        .outcome(&agent_principal().id, "call_follow_up")
+        .outcome(&agent_principal(&org).id, "call_follow_up")
         .await
         .expect("the store answers")
         .expect("the call ran");
     assert_eq!((run.attempt, run.done), (1, true));
-    let Some(toolkit::approval::RunOutcome::Ran {
-        result: Some(result),
-        ..
-    }) = &run.outcome
-    else {
-        panic!("it ran: {run:?}");
+    // The agent's next wake (the schedule it asked for, firing at the time the
+    // owner set) reads first what came of its call, from the approval store.
+    let wakings = wake_agents(&org, &approvals, "2026-11-24T11:30Z".parse().unwrap()).await;
+    let [waking] = wakings.as_slice() else {
+        panic!("one wake: {wakings:?}");
     };
-    // The run's own result, without the note the model reads before it.
-    assert_eq!(result[0]["next_run"], "2026-11-24T11:30Z", "{result}");
+    assert_eq!(
+        serde_json::to_value(&waking.news).unwrap(),
+        json!([{"call_id": "call_follow_up", "tool": "create_schedules", "status": "ran", "result": resumed}])
+    );
+    assert_eq!(
+        waking.messages()[0],
+        format!(
+            "Your call `create_schedules` (call_follow_up) was approved and ran; it returned: {resumed}"
+        )
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -524,8 +571,7 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
     let client = &browser.client;
     let org = Org::sample();
     let approvals = org_approvals();
-    let outcomes = Outcomes::default();
-    let base = serve(&org, &approvals, &outcomes).await;
+    let base = serve(&org, &approvals).await;
     let raced = agent_asks(
         &org,
         &approvals,
@@ -586,7 +632,12 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
     );
     screenshot(client, "4-refused").await;
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(outcomes.of("call_denied").is_empty());
+    assert_eq!(
+        state(&org, &approvals, "call_denied").await,
+        CallState::Waiting {
+            requester_decides: false
+        }
+    );
 
     // Olivia's page shows both; meanwhile another owner decides one elsewhere.
     client
@@ -615,13 +666,25 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
         "{told}"
     );
     screenshot(client, "5-already-decided").await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Ada's approval stands: the runner creates that schedule, once; the loser's
+    // click ran nothing more.
     assert!(
-        outcomes.of("call_raced").is_empty(),
-        "the loser's click resumed nothing"
+        matches!(
+            ended(&org, &approvals, "call_raced").await,
+            CallState::Ran(Some(_))
+        ),
+        "the first decision runs"
     );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let prompts = |org: &Org| {
+        org.schedules(SALES_AGENT)
+            .into_iter()
+            .map(|schedule| schedule.prompt)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(prompts(&org), ["Send Ada the quote."]);
 
-    // Deny with a reason: the agent's worker reads it.
+    // Deny with a reason: the agent reads it on its next wake.
     client
         .goto(&format!("{base}/approvals"))
         .await
@@ -638,7 +701,12 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
         json!(true)
     );
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(outcomes.of("call_denied").is_empty());
+    assert_eq!(
+        state(&org, &approvals, "call_denied").await,
+        CallState::Waiting {
+            requester_decides: false
+        }
+    );
     type_into(
         client,
         &format!("{deny_form} input[name=reason]"),
@@ -654,11 +722,36 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
         ),
         "{notice}"
     );
+    let denial = "a human denied this call: Ada asked us never to call on Sundays.";
     assert_eq!(
-        outcome(&outcomes, "call_denied").await,
-        [json!({"error": {"kind": "denied", "message": "Ada asked us never to call on Sundays."}})]
+        ended(&org, &approvals, "call_denied").await,
+        CallState::NotRun {
+            kind: "denied".to_owned(),
+            message: denial.to_owned()
+        }
     );
-    assert_eq!(org.schedules(SALES_AGENT), []);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(prompts(&org), ["Send Ada the quote."], "nothing denied ran");
+    // The agent's next wake (Ada's quote, due at noon) reads what came of both
+    // calls it asked for.
+    let wakings = wake_agents(&org, &approvals, "2026-11-24T12:00Z".parse().unwrap()).await;
+    let [waking] = wakings.as_slice() else {
+        panic!("one wake: {wakings:?}");
+    };
+    let news: Vec<String> = waking.messages();
+    assert!(
+        news[0].starts_with(
+            "Your call `create_schedules` (call_raced) was approved and ran; it returned: "
+        ),
+        "{news:?}"
+    );
+    assert_eq!(
+        news[1..],
+        [
+            format!("Your call `create_schedules` (call_denied) never ran (denied): {denial}"),
+            "Send Ada the quote.".to_owned()
+        ]
+    );
     client
         .goto(&format!("{base}/approvals/decisions"))
         .await
@@ -708,8 +801,7 @@ async fn hostile_arguments_render_as_text() {
     });
     let org = Org::sample();
     let approvals = org_approvals();
-    let outcomes = Outcomes::default();
-    let base = serve(&org, &approvals, &outcomes).await;
+    let base = serve(&org, &approvals).await;
     agent_asks(
         &org,
         &approvals,
@@ -817,7 +909,10 @@ async fn hostile_arguments_render_as_text() {
     )
     .await;
     click(client, "form.edit button.approve").await;
-    let ran = outcome(&outcomes, "call_awkward").await;
-    assert_eq!(ran[0]["result"][0]["prompt"], json!(awkward), "{ran:?}");
+    let ran = ended(&org, &approvals, "call_awkward").await;
+    let CallState::Ran(Some(result)) = &ran else {
+        panic!("it ran: {ran:?}");
+    };
+    assert_eq!(result[0]["prompt"], json!(awkward), "{ran:?}");
     registry().set_limits(Limits::DEFAULT);
 }
