@@ -1,6 +1,7 @@
 //! The approval inbox in a real browser: Debian's Chromium, headless, driven over
-//! `WebDriver` (chromium-driver) with fantoccini. `scripts/browser.sh` installs both
-//! when missing; under `CI=true` these tests never skip. Screenshots go to
+//! `WebDriver` (chromium-driver) with fantoccini, through the workspace's harness
+//! (`toolkit-test-support`). `scripts/browser.sh` installs both when missing;
+//! under `CI=true` these tests never skip. Screenshots go to
 //! `target/inbox-screenshots/`.
 //!
 //! The story is USE-CASES B's trust rule: the sales agent, answering a text from a
@@ -9,10 +10,6 @@
 //! schedule once; the agent's next wake reads what came of it from the approval
 //! store.
 
-use std::net::TcpListener as StdListener;
-use std::os::unix::process::CommandExt as _;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,187 +19,17 @@ use example_agents::wake::{run_approved, run_approved_every, wake_agents};
 use example_agents::{
     CallerThread, ChannelKind, LiveMessage, Org, Principal, SALES_AGENT, Trigger,
 };
-use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 use toolkit::approval::{ApprovalKey, Approvals, CallState, Decision, PendingApproval, RunPass};
 use toolkit::{CallId, Context, Limits, Response, registry};
+use toolkit_test_support::{Browser, click, present, screenshot, script, text, type_into};
 
 /// One browser at a time: the machine is small, and Chromium is not.
 static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Where Chromium and its `WebDriver` are, from `scripts/browser.sh` (which installs
-/// them when it can); `None`, with one message, on a machine that has neither and
-/// can't install them, unless `CI=true`.
-fn browser_paths() -> Option<(String, String)> {
-    let output = Command::new("bash")
-        .arg(root().join("scripts/browser.sh"))
-        .output()
-        .expect("bash runs scripts/browser.sh");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if output.status.code() == Some(3) {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true: the browser tests must run, but {}",
-            stderr.trim()
-        );
-        println!("skipped: {}", stderr.trim());
-        return None;
-    }
-    assert!(
-        output.status.success(),
-        "scripts/browser.sh failed: {stderr}"
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let value = |key: &str| {
-        stdout
-            .lines()
-            .find_map(|line| line.strip_prefix(&format!("{key}=")))
-            .map_or_else(
-                || panic!("scripts/browser.sh printed no {key}: {stdout}"),
-                str::to_owned,
-            )
-    };
-    Some((value("chromium"), value("chromedriver")))
-}
-
-fn free_port() -> u16 {
-    StdListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|addr| addr.port())
-        .expect("a free loopback port")
-}
-
-/// A headless Chromium session, ended when dropped, on success and on panic alike.
-struct Browser {
-    client: Client,
-    driver: Driver,
-    profile: PathBuf,
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        // Chromium is chromedriver's child, not a part of it: killing the driver alone
-        // orphans the whole browser (about thirty processes, re-parented to init). The
-        // session is ended over WebDriver first (`DELETE /session/{id}`, which quits
-        // the browser), while the driver still answers; then whatever is left in the
-        // driver's process group is stopped.
-        let client = self.client.clone();
-        let ended = tokio::runtime::Handle::try_current().map(|runtime| {
-            // The session's task runs on the test's runtime; block_in_place lets this
-            // thread wait for it, even while a panic unwinds.
-            tokio::task::block_in_place(|| {
-                runtime.block_on(tokio::time::timeout(
-                    Duration::from_secs(20),
-                    client.close(),
-                ))
-            })
-        });
-        if !matches!(ended, Ok(Ok(Ok(())))) {
-            eprintln!(
-                "the WebDriver session did not end ({ended:?}): stopping the browser's process group"
-            );
-        }
-        self.driver.stop();
-        let _ = std::fs::remove_dir_all(&self.profile);
-    }
-}
-
-/// chromedriver, in a process group of its own that Chromium's processes join
-/// (Chromium's crash handlers leave it, and end with the browser they watch).
-/// Stopping it kills the whole group, so a session that could not be ended leaves
-/// nothing running either; so does dropping it (a session that never started).
-struct Driver {
-    process: Child,
-    stopped: bool,
-}
-
-impl Driver {
-    fn start(chromedriver: &str, port: u16) -> Driver {
-        let process = Command::new(chromedriver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .expect("chromedriver starts");
-        Driver {
-            process,
-            stopped: false,
-        }
-    }
-
-    fn stop(&mut self) {
-        if std::mem::replace(&mut self.stopped, true) {
-            return;
-        }
-        let group = libc::pid_t::try_from(self.process.id()).expect("a pid fits pid_t");
-        // SAFETY: kill(2) takes no pointers. A negative pid names the process group
-        // chromedriver leads (`process_group(0)`); chromedriver is not reaped yet, so
-        // the group id cannot have been given to anyone else.
-        #[allow(unsafe_code)]
-        unsafe {
-            libc::kill(-group, libc::SIGKILL);
-        }
-        let _ = self.process.wait();
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
+/// A headless Chromium session for these tests.
 async fn browser() -> Option<Browser> {
-    let (chromium, chromedriver) = browser_paths()?;
-    let port = free_port();
-    let driver = Driver::start(&chromedriver, port);
-    let profile = std::env::temp_dir().join(format!("inbox-browser-{}-{port}", std::process::id()));
-    let capabilities = json!({
-        "goog:chromeOptions": {
-            "binary": chromium,
-            "args": [
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1100,900", "--lang=en-US",
-                format!("--user-data-dir={}", profile.display()),
-            ]
-        }
-    });
-    let Value::Object(capabilities) = capabilities else {
-        unreachable!()
-    };
-    let started = Instant::now();
-    let client = loop {
-        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-        match ClientBuilder::new(connector)
-            .capabilities(capabilities.clone())
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-        {
-            Ok(client) => break client,
-            Err(error) if started.elapsed() < Duration::from_secs(20) => {
-                let _ = error;
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-            Err(error) => panic!("chromedriver did not start a session: {error}"),
-        }
-    };
-    Some(Browser {
-        client,
-        driver,
-        profile,
-    })
-}
-
-async fn screenshot(client: &Client, name: &str) {
-    let png = client.screenshot().await.expect("a screenshot");
-    let directory = root().join("target/inbox-screenshots");
-    std::fs::create_dir_all(&directory).expect("the screenshot directory");
-    std::fs::write(directory.join(format!("{name}.png")), png).expect("the screenshot is saved");
+    Browser::start("inbox", (1100, 900)).await
 }
 
 /// The app on a loopback port, with the core's approval runner beside it, as the
@@ -297,58 +124,6 @@ async fn ended(org: &Org, approvals: &Approvals, call_id: &str) -> CallState {
     }
 }
 
-async fn text(client: &Client, css: &str) -> String {
-    client
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css(css))
-        .await
-        .unwrap_or_else(|error| panic!("no `{css}` on the page: {error}"))
-        .text()
-        .await
-        .expect("its text")
-}
-
-async fn click(client: &Client, css: &str) {
-    client
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css(css))
-        .await
-        .unwrap_or_else(|error| panic!("no `{css}` on the page: {error}"))
-        .click()
-        .await
-        .unwrap_or_else(|error| panic!("`{css}` can't be clicked: {error}"));
-}
-
-async fn type_into(client: &Client, css: &str, text: &str) {
-    let element = client
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css(css))
-        .await
-        .unwrap_or_else(|error| panic!("no `{css}` on the page: {error}"));
-    element.clear().await.expect("cleared");
-    element.send_keys(text).await.expect("typed");
-}
-
-/// Waits until the page (the next one, after a click) has `css`.
-async fn present(client: &Client, css: &str) {
-    client
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css(css))
-        .await
-        .unwrap_or_else(|error| panic!("no `{css}` on the page: {error}"));
-}
-
-async fn script(client: &Client, source: &str) -> Value {
-    client
-        .execute(source, Vec::new())
-        .await
-        .expect("the script runs")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_once() {
     let _one = ONE_BROWSER.lock().await;
@@ -405,7 +180,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
         preview.starts_with("Preview: The sales agent will wake 1 time(s)"),
         "{preview}"
     );
-    screenshot(client, "1-waiting").await;
+    screenshot(client, "1-waiting.png").await;
 
     // Edit the time to something that is not a time: refused, beside the field.
     click(client, &format!("{card} button.edit")).await;
@@ -424,7 +199,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
         text(client, "div.refusal").await,
         "Nothing was approved: fix the arguments marked below."
     );
-    screenshot(client, "2-invalid-edit").await;
+    screenshot(client, "2-invalid-edit.png").await;
     assert_eq!(org.schedules(SALES_AGENT), []);
     assert_eq!(
         state(&org, &approvals, "call_follow_up").await,
@@ -494,7 +269,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     );
     // The audit row says what came of it, from the store's record of the run.
     assert!(row.contains("ran at "), "{row}");
-    screenshot(client, "3-decided").await;
+    screenshot(client, "3-decided.png").await;
     // On a phone, the table scrolls in its box, not the page; on a laptop, no
     // word in it (no space, no hyphen) is broken across lines.
     client
@@ -630,7 +405,7 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
         text(client, "div.refusal").await,
         "No such call is waiting for you: there is no pending approval like this one that you may decide; nothing ran"
     );
-    screenshot(client, "4-refused").await;
+    screenshot(client, "4-refused.png").await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(
         state(&org, &approvals, "call_denied").await,
@@ -665,7 +440,7 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
         told.ends_with("; your decision was not recorded and nothing more ran"),
         "{told}"
     );
-    screenshot(client, "5-already-decided").await;
+    screenshot(client, "5-already-decided.png").await;
     // Ada's approval stands: the runner creates that schedule, once; the loser's
     // click ran nothing more.
     assert!(
@@ -767,7 +542,7 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
             .await
             .contains("ada approved")
     );
-    screenshot(client, "6-audit").await;
+    screenshot(client, "6-audit.png").await;
 
     // And Max sees none of these decisions either.
     client
@@ -856,7 +631,7 @@ async fn hostile_arguments_render_as_text() {
         "document.querySelector('section.pending[data-call-id=call_hostile]').scrollIntoView()",
     )
     .await;
-    screenshot(client, "7-hostile").await;
+    screenshot(client, "7-hostile.png").await;
 
     // The edit form holds the exact text, every character, to approve or change.
     click(client, &format!("{card} button.edit")).await;

@@ -794,61 +794,16 @@ async fn a_requester_the_policy_refuses_cannot_approve_its_own_call() {
 /// example's OAuth mode mounts it (`SignIn`, `oauth_inbox`).
 mod signed_in {
     use std::io::{BufRead as _, BufReader};
-    use std::net::TcpListener as StdListener;
-    use std::os::unix::process::CommandExt as _;
-    use std::path::{Path, PathBuf};
-    use std::process::{Child, Command, Stdio};
-    use std::time::{Duration, Instant};
+    use std::path::Path;
+    use std::process::{Command, Stdio};
 
     use example_assistant::AssistantState;
     use example_mcp_server::signin::SignIn;
     use example_mcp_server::{Settings, oauth_inbox};
-    use fantoccini::{Client, ClientBuilder, Locator};
+    use fantoccini::{Client, Locator};
     use serde_json::{Value, json};
     use toolkit::{CallId, Context, Response, Scope};
-
-    fn root() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-    }
-
-    /// Says why a test can't run on this machine, or fails under `CI=true`.
-    fn missing(what: &str) {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true: the sign-in test must run, but {what}"
-        );
-        println!("skipped: {what}");
-    }
-
-    /// A child process in a process group of its own, killed with its whole group
-    /// when dropped: chromedriver's Chromium, node's server.
-    struct Group {
-        process: Child,
-    }
-
-    impl Group {
-        fn start(command: &mut Command) -> Group {
-            let process = command
-                .process_group(0)
-                .spawn()
-                .unwrap_or_else(|error| panic!("{command:?} starts: {error}"));
-            Group { process }
-        }
-    }
-
-    impl Drop for Group {
-        fn drop(&mut self) {
-            let group = libc::pid_t::try_from(self.process.id()).expect("a pid fits pid_t");
-            // SAFETY: kill(2) takes no pointers. A negative pid names the process
-            // group this child leads (`process_group(0)`); it is not reaped yet, so
-            // the group id cannot have been given to anyone else.
-            #[allow(unsafe_code)]
-            unsafe {
-                libc::kill(-group, libc::SIGKILL);
-            }
-            let _ = self.process.wait();
-        }
-    }
+    use toolkit_test_support::{Browser, Group, click, missing, root, screenshot, script, text};
 
     /// `oauth2-mock-server` on a loopback port, with its issuer URL.
     fn issuer() -> Option<(Group, String)> {
@@ -871,7 +826,7 @@ mod signed_in {
         let script = tools.join("oauth_mock_server.mjs");
         std::fs::copy(root().join("scripts/oauth_mock_server.mjs"), &script).unwrap();
         let mut server = Group::start(Command::new(&node).arg(&script).stdout(Stdio::piped()));
-        let stdout = server.process.stdout.take().unwrap();
+        let stdout = server.process().stdout.take().unwrap();
         let mut line = String::new();
         BufReader::new(stdout).read_line(&mut line).unwrap();
         let issuer = line
@@ -884,127 +839,8 @@ mod signed_in {
 
     /// A headless Chromium session, ended over `WebDriver` when dropped (on success
     /// and on panic alike), then its driver's process group stopped.
-    struct Browser {
-        client: Client,
-        _driver: Group,
-        profile: PathBuf,
-    }
-
-    impl Drop for Browser {
-        fn drop(&mut self) {
-            let client = self.client.clone();
-            let ended = tokio::runtime::Handle::try_current().map(|runtime| {
-                tokio::task::block_in_place(|| {
-                    runtime.block_on(tokio::time::timeout(
-                        Duration::from_secs(20),
-                        client.close(),
-                    ))
-                })
-            });
-            if !matches!(ended, Ok(Ok(Ok(())))) {
-                eprintln!("the WebDriver session did not end ({ended:?}): stopping its group");
-            }
-            let _ = std::fs::remove_dir_all(&self.profile);
-        }
-    }
-
     async fn browser() -> Option<Browser> {
-        let output = Command::new("bash")
-            .arg(root().join("scripts/browser.sh"))
-            .output()
-            .expect("bash runs scripts/browser.sh");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        if output.status.code() == Some(3) {
-            missing(stderr.trim());
-            return None;
-        }
-        assert!(
-            output.status.success(),
-            "scripts/browser.sh failed: {stderr}"
-        );
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let path = |key: &str| {
-            stdout
-                .lines()
-                .find_map(|line| line.strip_prefix(&format!("{key}=")))
-                .unwrap_or_else(|| panic!("scripts/browser.sh printed no {key}: {stdout}"))
-                .to_owned()
-        };
-        let port = StdListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port")
-            .port();
-        let driver = Group::start(
-            Command::new(path("chromedriver"))
-                .arg(format!("--port={port}"))
-                .stdout(Stdio::null())
-                .stderr(Stdio::null()),
-        );
-        let profile =
-            std::env::temp_dir().join(format!("inbox-signin-{}-{port}", std::process::id()));
-        let Value::Object(capabilities) = json!({
-            "goog:chromeOptions": {
-                "binary": path("chromium"),
-                "args": [
-                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--window-size=1280,900", "--lang=en-US",
-                    format!("--user-data-dir={}", profile.display()),
-                ]
-            }
-        }) else {
-            unreachable!()
-        };
-        let started = Instant::now();
-        let client = loop {
-            let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-            match ClientBuilder::new(connector)
-                .capabilities(capabilities.clone())
-                .connect(&format!("http://127.0.0.1:{port}"))
-                .await
-            {
-                Ok(client) => break client,
-                Err(_) if started.elapsed() < Duration::from_secs(20) => {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-                Err(error) => panic!("chromedriver did not start a session: {error}"),
-            }
-        };
-        Some(Browser {
-            client,
-            _driver: driver,
-            profile,
-        })
-    }
-
-    async fn text(client: &Client, css: &str) -> String {
-        client
-            .wait()
-            .at_most(Duration::from_secs(10))
-            .for_element(Locator::Css(css))
-            .await
-            .unwrap_or_else(|error| panic!("no `{css}` on the page: {error}"))
-            .text()
-            .await
-            .expect("its text")
-    }
-
-    async fn click(client: &Client, css: &str) {
-        client
-            .wait()
-            .at_most(Duration::from_secs(10))
-            .for_element(Locator::Css(css))
-            .await
-            .unwrap_or_else(|error| panic!("no `{css}` on the page: {error}"))
-            .click()
-            .await
-            .unwrap_or_else(|error| panic!("`{css}` can't be clicked: {error}"));
-    }
-
-    async fn script(client: &Client, source: &str) -> Value {
-        client
-            .execute(source, Vec::new())
-            .await
-            .expect("the script runs")
+        Browser::start("inbox-signin", (1280, 900)).await
     }
 
     /// The page at 1280 px and at 400 px wide, saved as
@@ -1016,13 +852,10 @@ mod signed_in {
                 .set_window_size(width, height)
                 .await
                 .expect("the window resized");
-            let png = client.screenshot().await.expect("a screenshot");
             let file = format!("inbox-{name}-{width}.png");
-            let mut directories = vec![root().join("target/inbox-screenshots")];
+            let png = screenshot(client, &file).await;
             if std::env::var("UPDATE_SCREENSHOTS").as_deref() == Ok("1") {
-                directories.push(root().join("docs/inbox"));
-            }
-            for directory in directories {
+                let directory = root().join("docs/inbox");
                 std::fs::create_dir_all(&directory).expect("the screenshot directory");
                 std::fs::write(directory.join(&file), &png).expect("the screenshot is saved");
             }
