@@ -26,7 +26,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
-use toolkit::approval::{ApprovalError, Approvals, CallState, CallStatus, RunPass};
+use toolkit::approval::{
+    ApprovalError, Approvals, CallState, CallStatus, PendingApproval, RunPass,
+};
 use toolkit::{Context, Response, View, registry};
 
 use crate::consumers::{Request, agent_view};
@@ -59,22 +61,32 @@ pub async fn call(view: &View<'_>, name: &str, arguments: &Value, ctx: &Context)
 /// [`ApprovalError::Store`] when the store cannot list the decided calls.
 pub async fn run_approved(org: &Org, approvals: &Approvals) -> Result<RunPass, ApprovalError> {
     approvals
-        .run_decided(Duration::ZERO, |pending| {
-            let agent = agent_of(org, &pending.principal)?;
-            let principal = agent.principal();
-            let request = Request {
-                principal: &principal,
-                flags: &[],
-                page: None,
-            };
-            let view = agent_view(registry(), approvals, &agent, &request, false)
-                .map_err(|error| error.to_string())?;
-            let ctx = Context::new()
-                .with(org.clone())
-                .with(CallerThread(agent.thread));
-            Ok((view, ctx))
-        })
+        .run_decided(Duration::ZERO, |pending| run_as(org, approvals, pending))
         .await
+}
+
+/// The view and context the agent that asked for `pending` has *now*, to run it
+/// with: its stored allowlist and permissions, its thread, the org. The runner's
+/// `run_as` hook ([`run_approved`]); `Err` (kept as the call's outcome) when the
+/// principal is no agent of the org any more.
+pub fn run_as<'r>(
+    org: &Org,
+    approvals: &'r Approvals,
+    pending: &PendingApproval,
+) -> Result<(View<'r>, Context), String> {
+    let agent = agent_of(org, &pending.principal)?;
+    let principal = agent.principal();
+    let request = Request {
+        principal: &principal,
+        flags: &[],
+        page: None,
+    };
+    let view = agent_view(registry(), approvals, &agent, &request, false)
+        .map_err(|error| error.to_string())?;
+    let ctx = Context::new()
+        .with(org.clone())
+        .with(CallerThread(agent.thread));
+    Ok((view, ctx))
 }
 
 /// The org's agent whose principal is `principal` (`agent:<thread>`).

@@ -8,9 +8,11 @@
 use std::time::{Duration, UNIX_EPOCH};
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 
 use example_agents::consumers::{Request, agent_view, approvals_in, approvals_on};
-use example_agents::wake::{news, run_approved, wake_agents};
+use example_agents::wake::{news, run_approved, run_as, wake_agents};
 use example_agents::{
     CallerThread, ChannelKind, LiveMessage, Org, Principal, SALES_AGENT, Trigger,
 };
@@ -524,6 +526,63 @@ async fn an_owner_approved_schedule_is_created_once_by_the_runner_and_read_on_th
     // Read once: the agent no longer waits on it.
     assert_eq!(org.awaiting(SALES_AGENT), Vec::<String>::new());
     assert_eq!(news(&org, &approvals, SALES_AGENT).await, []);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_runners_that_reach_one_approved_call_at_once_create_it_once() {
+    let org = Org::sample();
+    let (approvals, other_server) = two_runners();
+    let call_id = request_follow_up(&org, &approvals);
+    approvals
+        .decide_as(
+            registry(),
+            &stored(&approvals, &call_id),
+            Decision::Approve,
+            "olivia",
+        )
+        .await
+        .expect("an owner decides");
+    // Each runner, having listed the call and found it unrun, waits in the
+    // example's `run_as` hook for the other (5 s at most): both then try to run it.
+    let arrived = Arc::new(AtomicUsize::new(0));
+    let runner = |approvals: Arc<Approvals>| {
+        let (org, arrived) = (org.clone(), arrived.clone());
+        tokio::spawn(async move {
+            approvals
+                .run_decided(Duration::ZERO, |pending| {
+                    arrived.fetch_add(1, Ordering::SeqCst);
+                    let started = Instant::now();
+                    while arrived.load(Ordering::SeqCst) < 2
+                        && started.elapsed() < Duration::from_secs(5)
+                    {
+                        std::thread::yield_now();
+                    }
+                    run_as(&org, &approvals, pending)
+                })
+                .await
+        })
+    };
+    let (first, second) = (runner(approvals.clone()), runner(other_server));
+    let (first, second) = (
+        first.await.unwrap().unwrap(),
+        second.await.unwrap().unwrap(),
+    );
+    assert_eq!(arrived.load(Ordering::SeqCst), 2, "{first:?} {second:?}");
+    // One schedule, made by the first attempt.
+    assert_eq!(
+        org.schedules(SALES_AGENT)
+            .iter()
+            .map(|schedule| schedule.prompt.as_str())
+            .collect::<Vec<_>>(),
+        ["Call Ada back about the quote."],
+        "{first:?} {second:?}"
+    );
+    let run = approvals
+        .outcome(&principal().id, "call_7")
+        .await
+        .unwrap()
+        .expect("it ran");
+    assert_eq!((run.attempt, run.done), (1, true), "{first:?} {second:?}");
 }
 
 #[test]
