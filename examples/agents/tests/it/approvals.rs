@@ -662,3 +662,53 @@ fn a_denied_schedule_is_read_as_denied_on_the_next_wake_and_nothing_is_created()
     assert_eq!(next.len(), 1);
     assert_eq!(next[0].news, []);
 }
+
+#[test]
+fn a_call_nobody_decided_in_time_is_read_as_expired_on_the_next_wake() {
+    let org = Org::sample();
+    // The store's clock, moved by the test.
+    let clock = Arc::new(std::sync::atomic::AtomicU64::new(NOW));
+    let store_clock = clock.clone();
+    let approvals = approvals_in(
+        ApprovalKey::new(*b"the example org's approval key!!").expect("32 bytes"),
+        MemoryApprovalStore::new().clock(move || store_clock.load(Ordering::SeqCst)),
+    );
+    let principal = principal();
+    // The agent's own daily check, and a contact's call-back nobody decides.
+    let view = sales_view(&org, &approvals, &principal, false);
+    let own = block_on(view.call_value(
+        "create_schedules",
+        &json!({"schedules": [{"prompt": "Check open deals.", "recurrence": {"kind": "daily", "time": "08:00"}}]}),
+        &worker(&org)
+            .with(Trigger::Schedule { schedule_id: 0 })
+            .with(CallId::new("own_1")),
+    ));
+    assert!(own.is_success(), "{own:?}");
+    request_follow_up(&org, &approvals);
+
+    // A day and a second later, nobody has decided: the agent's next wake reads
+    // that it expired, and the runner never runs it.
+    let expired_at = NOW + 24 * 60 * 60;
+    clock.store(expired_at + 1, Ordering::SeqCst);
+    assert_eq!(
+        block_on(run_approved(&org, &approvals)).unwrap(),
+        RunPass::default()
+    );
+    let wakings = block_on(wake_agents(
+        &org,
+        &approvals,
+        "2026-11-24T08:00Z".parse().unwrap(),
+    ));
+    assert_eq!(
+        serde_json::to_value(&wakings[0].news).unwrap(),
+        json!([{
+            "call_id": "call_7",
+            "tool": "create_schedules",
+            "status": "not_run",
+            "kind": "expired",
+            "message": format!("the approval was refused: it expired at {expired_at} (Unix seconds); nothing ran")
+        }])
+    );
+    assert_eq!(org.schedules(SALES_AGENT).len(), 1);
+    assert_eq!(org.awaiting(SALES_AGENT), Vec::<String>::new());
+}
