@@ -137,9 +137,8 @@ pub use error::{Problem, ToolError};
 pub use response::Response;
 
 // Render: the tools in each provider's format.
-pub use registry::{render, render_set, render_tool};
 pub use render::result::{RenderedResult, Replaced, render_result};
-pub use render::{Dialect, RenderError, Rendered};
+pub use render::{Dialect, RenderError, Rendered, render, render_set, render_tool};
 
 /// What `#[tool]` generates and names: a tool's static definition and its parts,
 /// the traits behind `#[ctx]` parameters and previews. Applications rarely name

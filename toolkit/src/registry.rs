@@ -204,69 +204,6 @@ impl Deref for RegisteredTool {
     }
 }
 
-/// Renders one tool in `dialect` as a [`Value`]; see [`RegisteredTool::render`].
-pub fn render_tool(tool: &RegisteredTool, dialect: Dialect) -> Result<Value, RenderError> {
-    tool.render(dialect)
-}
-
-/// Renders tools in `dialect` as one JSON array, all or nothing: the first tool
-/// (in the order given) that the dialect cannot express is the error.
-///
-/// A convenience for tests and start-up checks; a request path wants
-/// [`render_set`], which copies cached text and skips what can't be rendered.
-pub fn render<'a>(
-    tools: impl IntoIterator<Item = &'a RegisteredTool>,
-    dialect: Dialect,
-) -> Result<Value, RenderError> {
-    render_set(tools, dialect)
-        .all_or_error()
-        .map(|json| crate::render::to_value(&json))
-}
-
-/// Renders a set of tools in `dialect` as the JSON array a request carries.
-///
-/// Each tool's rendering is built once per dialect and kept as compact JSON text
-/// ([`RegisteredTool::render_json`]); a set is those texts copied into one buffer
-/// between `[`, `,` and `]`, in the order `tools` gives them (views and the
-/// registry give name order). A tool the dialect cannot express is left out of the
-/// array and listed in [`Rendered::skipped`], so one such tool never takes the
-/// others down; [`Rendered::all_or_error`] insists on every tool.
-///
-/// ```
-/// # use toolkit::{Dialect, render_set};
-/// let rendered = render_set(toolkit::registry(), Dialect::OpenAiChat);
-/// assert!(rendered.skipped.is_empty());
-/// let body = format!(r#"{{"model": "gpt-5", "tools": {}}}"#, rendered.json);
-/// # assert!(body.contains("gpt-5"));
-/// ```
-pub fn render_set<'a>(
-    tools: impl IntoIterator<Item = &'a RegisteredTool>,
-    dialect: Dialect,
-) -> Rendered {
-    let tools = tools.into_iter();
-    let mut texts: Vec<&str> = Vec::with_capacity(tools.size_hint().0);
-    let mut skipped = Vec::new();
-    for tool in tools {
-        match tool.render_json(dialect) {
-            Ok(text) => texts.push(text),
-            Err(error) => skipped.push(error.clone()),
-        }
-    }
-    // One allocation of the exact size: the brackets and commas are the only new
-    // bytes.
-    let length = texts.iter().map(|text| text.len()).sum::<usize>() + texts.len().max(1) + 1;
-    let mut json = String::with_capacity(length);
-    json.push('[');
-    for (position, text) in texts.into_iter().enumerate() {
-        if position > 0 {
-            json.push(',');
-        }
-        json.push_str(text);
-    }
-    json.push(']');
-    Rendered { json, skipped }
-}
-
 /// A set of tools with unique names and aliases, sorted by name.
 ///
 /// [`registry()`](crate::registry) gives the process-wide one holding every
@@ -469,7 +406,7 @@ impl Registry {
     /// tool the dialect cannot express is left out and reported in
     /// [`Rendered::skipped`]; call [`Rendered::all_or_error`] to insist on all.
     pub fn render(&self, dialect: Dialect) -> Rendered {
-        render_set(self.iter(), dialect)
+        Rendered::join(self.iter().map(|tool| tool.render_json(dialect)))
     }
 
     /// The limits every call through this registry is held to.

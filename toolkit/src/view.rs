@@ -714,7 +714,7 @@ impl<'r> View<'r> {
     /// call [`Rendered::all_or_error`](crate::Rendered::all_or_error) to insist on
     /// every tool.
     pub fn render(&self, dialect: Dialect) -> crate::Rendered {
-        crate::render_set(self.iter(), dialect)
+        crate::render::render_set(self.iter(), dialect)
     }
 
     /// Calls a tool of the view with the JSON text the model produced, applying its
