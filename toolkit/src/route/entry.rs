@@ -192,11 +192,11 @@ fn first_paragraph(text: &str) -> &str {
 /// The verb of a name from elsewhere: its first word if that is a verb a router
 /// knows (`getNavItem`), else its last (`game_scores.get`).
 fn verb_of_name(name: &str) -> Option<String> {
-    let words = super::text::words(name);
+    let words = super::lexicon::words(name);
     [words.first(), words.last()]
         .into_iter()
         .flatten()
-        .find_map(|word| super::text::canonical_verb(word))
+        .find_map(|word| super::lexicon::canonical_verb(word))
         .map(str::to_owned)
 }
 
