@@ -36,7 +36,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::Scope;
+use crate::declaration::Scope;
 
 /// What a context value is bound to, at run time. [`Tool::bindings`](crate::Tool::bindings)
 /// lists the ones a tool requires, so a consumer that cannot provide one never gets

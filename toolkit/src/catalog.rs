@@ -3,8 +3,9 @@
 
 use std::fmt::Write as _;
 
+use crate::declaration::Scope;
 use crate::route::AsTool;
-use crate::{Scope, Tool};
+use crate::tool::Tool;
 
 /// The tools as a Markdown document, grouped by scope (shared, agent, assistant,
 /// channel) and then by group (alphabetically, tools without a group last), each

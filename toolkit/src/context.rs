@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
-use crate::ToolError;
+use crate::error::ToolError;
 
 /// A typed map the caller fills before dispatching: sessions, application state,
 /// ids. One value per type, like `http::Extensions`.

@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::Location;
+use crate::declaration::Location;
 
 /// Why a call produced no result. Every variant is written for the model to read
 /// and act on: it serializes as `{"kind": "...", "message": "...", ...fields}`.

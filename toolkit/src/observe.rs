@@ -27,7 +27,8 @@ use futures_util::future::Either;
 use tracing::Instrument as _;
 use tracing::field::Empty;
 
-use crate::{Response, Tool};
+use crate::response::Response;
+use crate::tool::Tool;
 
 /// The most argument text a span records.
 const MAX_ARGUMENT_BYTES: usize = 1024;
@@ -48,7 +49,7 @@ pub(crate) struct Dispatch<'a> {
     pub(crate) resumed: bool,
     /// The call's context (its [`CallId`](crate::CallId)), read by telemetry only.
     #[cfg_attr(not(feature = "otel"), allow(dead_code))]
-    pub(crate) ctx: &'a crate::Context,
+    pub(crate) ctx: &'a crate::context::Context,
     /// The call id and verdict of the approval a resumed call runs by.
     #[cfg_attr(not(feature = "otel"), allow(dead_code))]
     pub(crate) approval: Option<(&'a str, &'static str)>,

@@ -6,7 +6,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use crate::{Context, FromContext, ToolError};
+use crate::context::{Context, FromContext};
+use crate::error::ToolError;
 
 /// One progress report: how far, out of how much, and what is happening.
 #[derive(Clone, Debug, PartialEq)]

@@ -7,11 +7,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
-use crate::dispatch::{Call, Plan};
-use crate::error::NameKind;
-use crate::{
-    Context, Dialect, Limits, RegistryError, RenderError, Rendered, Response, Tool, ToolError,
-};
+use crate::context::Context;
+use crate::dispatch::{Call, Limits, Plan};
+use crate::error::{NameKind, RegistryError, ToolError};
+use crate::render::{Dialect, RenderError, Rendered};
+use crate::response::Response;
+use crate::tool::Tool;
 
 /// One tool in a [`Registry`]: its static definition plus its cleaned schema, built
 /// once, on first use. Dereferences to [`Tool`], so `entry.name`, `entry.scope` work.
@@ -452,7 +453,7 @@ impl Registry {
         // subscriber wants one: see `crate::observe`).
         let found = self.get(name);
         let call = match found {
-            Some(tool) if tool.tier != crate::Tier::Approve => {
+            Some(tool) if tool.tier != crate::declaration::Tier::Approve => {
                 tool.start(arguments, ctx, &self.limits())
             }
             Some(tool) => Call::ready(Response::Error(ToolError::ApprovalRequired {
@@ -620,8 +621,8 @@ mod tests {
 
     use super::*;
     use crate::declaration::Location;
+    use crate::declaration::{Scope, Tier};
     use crate::tool::CallFuture;
-    use crate::{Scope, Tier};
 
     /// How many times each test tool's schema function ran.
     static LAZY_SCHEMAS: AtomicUsize = AtomicUsize::new(0);
@@ -681,7 +682,7 @@ mod tests {
             },
             schema,
             output_schema: no_output,
-            dispatch: crate::Dispatch::Async(answer),
+            dispatch: crate::tool::Dispatch::Async(answer),
             bindings: &[],
             validate: accept,
         }

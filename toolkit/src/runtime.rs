@@ -45,7 +45,11 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde_json::{Map, Value};
 
-use crate::{CallFuture, Context, Location, Param, Response, Scope, Tier, Tool, ToolError};
+use crate::context::Context;
+use crate::declaration::{Location, Param, Scope, Tier};
+use crate::error::ToolError;
+use crate::response::Response;
+use crate::tool::{CallFuture, Tool};
 
 /// How many bytes of runtime definitions (names, descriptions, parameters and the
 /// schema text they are told apart by) one process keeps at most: 16 MiB, some
@@ -477,7 +481,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{Dialect, NameKind, Registry, RegistryError};
+    use crate::error::{NameKind, RegistryError};
+    use crate::registry::Registry;
+    use crate::render::Dialect;
 
     fn schema() -> Value {
         json!({

@@ -13,9 +13,14 @@ use std::future::Future;
 use serde_json::Value;
 
 use crate::approval::{Approval, Approvals};
-use crate::{
-    Binding, Context, Dialect, RegisteredTool, Registry, Response, Scope, Tier, Tool, ToolError,
-};
+use crate::binding::Binding;
+use crate::context::Context;
+use crate::declaration::{Scope, Tier};
+use crate::error::ToolError;
+use crate::registry::{RegisteredTool, Registry};
+use crate::render::Dialect;
+use crate::response::Response;
+use crate::tool::Tool;
 
 /// The prefix of a preset in allowlist strings: `"preset:recommended"`.
 pub const PRESET_PREFIX: &str = "preset:";
@@ -713,7 +718,7 @@ impl<'r> View<'r> {
     /// left out and reported in [`Rendered::skipped`](crate::Rendered::skipped);
     /// call [`Rendered::all_or_error`](crate::Rendered::all_or_error) to insist on
     /// every tool.
-    pub fn render(&self, dialect: Dialect) -> crate::Rendered {
+    pub fn render(&self, dialect: Dialect) -> crate::render::Rendered {
         crate::render::render_set(self.iter(), dialect)
     }
 

@@ -10,7 +10,8 @@ use super::{
     DecisionQuery, DecisionRecord, PendingApproval, PendingQuery, RefusalRecord, Verdict,
     check_arguments,
 };
-use crate::{Context, Registry};
+use crate::context::Context;
+use crate::registry::Registry;
 
 /// Decides approvals inline, when the application can (a policy, a human on a live
 /// channel). Returning `None` leaves the call pending.

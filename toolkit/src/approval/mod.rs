@@ -92,7 +92,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hmac::Mac;
 
-use crate::{RegisteredTool, Registry, ToolError};
+use crate::error::ToolError;
+use crate::registry::{RegisteredTool, Registry};
 
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresApprovalStore;
@@ -353,7 +354,8 @@ impl<'r, T: CallingView<'r>> ApprovalView<'r> for T {}
 
 mod sealed {
     use super::Approvals;
-    use crate::{RegisteredTool, Registry, ToolError};
+    use crate::error::ToolError;
+    use crate::registry::{RegisteredTool, Registry};
 
     /// What the approval flow needs of the view a call came through: its approvals
     /// and principal, its registry, its tools and its unknown-tool error.

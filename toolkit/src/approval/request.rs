@@ -9,8 +9,10 @@ use sha2::{Digest, Sha256};
 
 use super::key::{digest, pending_payload, to_hex};
 use super::{ApprovalError, Approvals, CallingView, Decider, PendingApproval, check_arguments};
-use crate::context::CallId;
-use crate::{Context, RegisteredTool, Response, ToolError};
+use crate::context::{CallId, Context};
+use crate::error::ToolError;
+use crate::registry::RegisteredTool;
+use crate::response::Response;
 
 /// The arguments as a JSON value; empty text or `null` mean `{}`, as in dispatch.
 fn arguments_value(arguments: &str) -> Result<Value, ToolError> {

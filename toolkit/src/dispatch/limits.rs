@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::messages::{Problem, display_key};
-use crate::ToolError;
+use crate::error::ToolError;
 
 /// The bounds every call's arguments must stay within, set by the application.
 ///

@@ -61,8 +61,10 @@ pub use limits::Limits;
 pub use panics::{PANIC_MESSAGE, PanicReport, expose_panic_messages, on_panic};
 pub(crate) use validate::Plan;
 
-use crate::tool::Dispatch;
-use crate::{Context, Response, Tool, ToolError};
+use crate::context::Context;
+use crate::error::ToolError;
+use crate::response::Response;
+use crate::tool::{Dispatch, Tool};
 
 /// The checks that come before the dispatcher: limits, then the schema where the
 /// plan asks for it. `Ok` means "dispatch the text as it is".

@@ -100,7 +100,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::approval::{Approval, Approvals, PendingApproval};
-use crate::{Preview, Registry};
+use crate::preview::Preview;
+use crate::registry::Registry;
 
 pub use identity::{Authenticate, AuthenticateFuture, Identity};
 pub use policy::{PendingCall, Policy};
@@ -140,7 +141,7 @@ impl Inbox {
     ) -> Self {
         Inbox {
             approvals: Arc::new(approvals),
-            registry: crate::registry(),
+            registry: crate::registry::registry(),
             authenticate: Arc::new(authenticate),
             policy: Arc::new(policy),
             previews: HashMap::new(),

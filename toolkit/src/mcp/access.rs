@@ -4,7 +4,12 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::approval::{ApprovalError, Approvals, Decider, Decision, PendingApproval};
-use crate::{CallFuture, Context, RegisteredTool, Registry, Response, Tool, ToolError, View};
+use crate::context::Context;
+use crate::error::ToolError;
+use crate::registry::{RegisteredTool, Registry};
+use crate::response::Response;
+use crate::tool::{CallFuture, Tool};
+use crate::view::View;
 
 /// Who is asking, as the transport knows it. The [`Access`] hook reads it to build
 /// the caller's tools and context.

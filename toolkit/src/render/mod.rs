@@ -32,7 +32,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::Tool;
+use crate::tool::Tool;
 use canonical::{
     Fail, give_arrays_items, inline_single_use_definitions, replace_bool_schemas, walk_all,
 };

@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{RegisteredTool, Tier, Tool};
+use crate::declaration::Tier;
+use crate::registry::RegisteredTool;
+use crate::tool::Tool;
 
 /// Anything that stands for one tool definition: `&Tool`, `&RegisteredTool`, or a
 /// view's items. Lets catalogs, guidance and docs take any iterator of tools.
@@ -181,7 +183,7 @@ impl CatalogEntry {
 /// Whether `param` is an argument toolkit adds to `tool` rather than one its
 /// author wrote: the `confirmed` flag of a `confirm` tool (the macro refuses a
 /// parameter of that name on such a tool, so the name identifies it).
-fn is_added_by_toolkit(tool: &Tool, param: &crate::Param) -> bool {
+fn is_added_by_toolkit(tool: &Tool, param: &crate::declaration::Param) -> bool {
     tool.tier == Tier::Confirm && param.name == "confirmed"
 }
 

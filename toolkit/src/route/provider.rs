@@ -33,7 +33,7 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
-use crate::{Dialect, RenderError};
+use crate::render::{Dialect, RenderError};
 
 /// At most this many tools in one OpenAI request.
 pub const OPENAI_MAX_TOOLS: usize = 128;
