@@ -21,7 +21,7 @@ use toolkit::approval::{
     PendingQuery, RefusalRecord, RunOutcome, RunRecord, SqliteApprovalStore, StoreError,
     StoreFuture, Verdict,
 };
-use toolkit::{CallId, Context, Registry, Response, Scope, State, ToolError, View, tool};
+use toolkit::{Context, Registry, Response, Scope, State, ToolError, View, call::CallId, tool};
 
 /// How many numbers were released: each run of the tool adds one.
 #[derive(Clone, Default)]

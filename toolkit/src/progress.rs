@@ -30,7 +30,7 @@ type Report = dyn Fn(ProgressUpdate) -> Pin<Box<dyn Future<Output = ()> + Send>>
 /// reports progress can be called from anywhere.
 ///
 /// ```
-/// use toolkit::{Context, Progress, ProgressUpdate};
+/// use toolkit::{Context, call::{Progress, ProgressUpdate}};
 /// use std::sync::{Arc, Mutex};
 ///
 /// let seen = Arc::new(Mutex::new(Vec::new()));

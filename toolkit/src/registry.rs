@@ -1,4 +1,6 @@
-//! The process-wide collection of tools, built once from the distributed slice.
+//! The process-wide collection of tools, built once from the distributed slice:
+//! [`registry()`] (or [`try_registry`], which returns the [`RegistryError`] instead
+//! of panicking), each tool a [`RegisteredTool`].
 
 use std::future::Future;
 use std::ops::Deref;
@@ -9,7 +11,8 @@ use serde_json::Value;
 
 use crate::context::Context;
 use crate::dispatch::{Call, Limits, Plan};
-use crate::error::{NameKind, RegistryError, ToolError};
+pub use crate::error::RegistryError;
+use crate::error::{NameKind, ToolError};
 use crate::render::{Dialect, RenderError, Rendered};
 use crate::response::Response;
 use crate::tool::Tool;
@@ -51,7 +54,7 @@ impl RegisteredTool {
 
     /// The tool as `dialect` expects it, as compact JSON text, or why `dialect`
     /// cannot express it. Built once per tool and dialect (thread-safely, on first
-    /// use), then borrowed: this is what [`render_set`](crate::render_set) copies.
+    /// use), then borrowed: this is what [`render_set`](crate::render::render_set) copies.
     pub fn render_json(&self, dialect: Dialect) -> Result<&str, &RenderError> {
         self.rendered[dialect.index()]
             .get_or_init(|| crate::render::build_json(self.tool, self.schema(), dialect))
@@ -207,7 +210,7 @@ impl Deref for RegisteredTool {
 
 /// A set of tools with unique names and aliases, sorted by name.
 ///
-/// [`registry()`](crate::registry) gives the process-wide one holding every
+/// [`registry()`](crate::registry()) gives the process-wide one holding every
 /// `#[tool]` linked into the binary; [`Registry::new`] builds one from any
 /// definitions (tests, or a subset).
 #[derive(Debug)]
@@ -403,7 +406,7 @@ impl Registry {
     /// Every tool rendered in `dialect`, in name order: the JSON array a request
     /// carries.
     ///
-    /// Partial, like every set rendering ([`render_set`](crate::render_set)): a
+    /// Partial, like every set rendering ([`render_set`](crate::render::render_set)): a
     /// tool the dialect cannot express is left out and reported in
     /// [`Rendered::skipped`]; call [`Rendered::all_or_error`] to insist on all.
     pub fn render(&self, dialect: Dialect) -> Rendered {
@@ -420,7 +423,7 @@ impl Registry {
     }
 
     /// Sets the limits for every later call (the process-wide
-    /// [`registry()`](crate::registry) included): typically once, at start-up.
+    /// [`registry()`](crate::registry()) included): typically once, at start-up.
     pub fn set_limits(&self, limits: Limits) {
         self.max_argument_bytes
             .store(limits.max_argument_bytes, Ordering::Relaxed);
@@ -436,7 +439,7 @@ impl Registry {
     /// The registry is the view of every tool with no approvals configured: an
     /// `approve` tool never runs from here and returns
     /// [`ToolError::ApprovalRequired`]; call it through a [`View`](crate::View) built
-    /// with [`approvals`](crate::ViewBuilder::approvals). A `confirm` tool answers
+    /// with [`approvals`](crate::view::ViewBuilder::approvals). A `confirm` tool answers
     /// with its preview until called with `confirmed: true`.
     ///
     /// Under `panic = "abort"` a panicking tool ends the process: nothing can

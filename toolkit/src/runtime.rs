@@ -69,7 +69,7 @@ pub const MAX_NAME_LEN: usize = 64;
 ///
 /// A call reaches [`Forward::forward`] only after the view's rules (scope,
 /// allowlist, tier and approvals) and the same argument checks as a local tool's:
-/// the [`Limits`](crate::Limits) and the schema the model saw, every problem reported. A panic
+/// the [`Limits`](crate::call::Limits) and the schema the model saw, every problem reported. A panic
 /// inside it is caught like a local tool's.
 ///
 /// Implemented for closures `Fn(Map<String, Value>, &Context) -> impl Future<Output =
@@ -315,7 +315,7 @@ impl fmt::Display for RuntimeToolError {
 impl std::error::Error for RuntimeToolError {}
 
 /// The forwarder of a registered runtime tool: the one field a runtime tool adds to
-/// a [`RegisteredTool`](crate::RegisteredTool).
+/// a [`RegisteredTool`](crate::registry::RegisteredTool).
 #[derive(Clone)]
 pub(crate) struct Source(pub(crate) Arc<dyn Forward>);
 

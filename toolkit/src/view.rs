@@ -36,7 +36,7 @@ pub const GROUP_PREFIX: &str = "@";
 /// view uses the preset, like any other allowlist entry.
 ///
 /// ```
-/// use toolkit::Preset;
+/// use toolkit::view::Preset;
 ///
 /// /// The shared tools an agent gets when its owner ticked "all domain tools".
 /// pub const RECOMMENDED: Preset =
@@ -165,7 +165,7 @@ fn binding_bit(binding: Binding) -> u8 {
 /// build, naming the tool and the binding.
 ///
 /// ```
-/// use toolkit::{Binding, Context, Scope, tool};
+/// use toolkit::{Context, Scope, tool, binding::Binding};
 ///
 /// /// Get the contacts whose name contains a text.
 /// #[tool(scope = shared, tier = auto, group = "contacts", aliases = ["find_contacts"])]
@@ -195,7 +195,7 @@ fn binding_bit(binding: Binding) -> u8 {
 /// let hidden = view.call("get_phone_numbers", "{}", &Context::new()).await;
 /// assert_eq!(hidden.error().map(|e| e.kind()), Some("unknown_tool"));
 /// # });
-/// # Ok::<(), toolkit::ViewError>(())
+/// # Ok::<(), toolkit::view::ViewError>(())
 /// ```
 #[must_use = "a view builder does nothing until `build` is called"]
 pub struct ViewBuilder<'r> {
@@ -715,8 +715,8 @@ impl<'r> View<'r> {
     /// request carries, written from each tool's cached text.
     ///
     /// Partial, like [`Registry::render`]: a tool the dialect cannot express is
-    /// left out and reported in [`Rendered::skipped`](crate::Rendered::skipped);
-    /// call [`Rendered::all_or_error`](crate::Rendered::all_or_error) to insist on
+    /// left out and reported in [`Rendered::skipped`](crate::render::Rendered::skipped);
+    /// call [`Rendered::all_or_error`](crate::render::Rendered::all_or_error) to insist on
     /// every tool.
     pub fn render(&self, dialect: Dialect) -> crate::render::Rendered {
         crate::render::render_set(self.iter(), dialect)

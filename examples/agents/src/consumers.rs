@@ -13,7 +13,11 @@ use std::pin::Pin;
 use toolkit::approval::{
     ApprovalKey, ApprovalStore, Approvals, Approver, Decision, MemoryApprovalStore, PendingApproval,
 };
-use toolkit::{Binding, Context, Preset, Registry, Scope, Tool, View, ViewError};
+use toolkit::{
+    Context, Registry, Scope, Tool, View,
+    binding::Binding,
+    view::{Preset, ViewError},
+};
 
 use crate::context::{Principal, Trigger};
 use crate::store::AgentConfig;

@@ -1,6 +1,6 @@
 //! The `approve` tier: a human decides before a tool runs.
 //!
-//! 1. A [`View`](crate::View) built with [`ViewBuilder::approvals`](crate::ViewBuilder::approvals)
+//! 1. A [`View`](crate::View) built with [`ViewBuilder::approvals`](crate::view::ViewBuilder::approvals)
 //!    validates an `approve` tool's arguments, then returns
 //!    [`Response::Pending`](crate::Response::Pending) with a [`PendingApproval`] (unless an [`Approver`]
 //!    decides inline). The tool does not run. The pending approval is plain,
@@ -35,7 +35,7 @@
 //!
 //! ```
 //! use toolkit::approval::{ApprovalKey, Approvals, Decision, MemoryApprovalStore};
-//! use toolkit::{CallId, Context, Response, Scope, tool};
+//! use toolkit::{Context, Response, Scope, tool, call::CallId};
 //!
 //! /// Delete a phone number the organization owns.
 //! #[tool(scope = shared, tier = approve)]

@@ -95,7 +95,7 @@ impl Approvals {
     ///
     /// ```
     /// use toolkit::approval::{ApprovalKey, Approvals, CallState, Decision, MemoryApprovalStore};
-    /// use toolkit::{CallId, Context, Response, Scope, tool};
+    /// use toolkit::{Context, Response, Scope, tool, call::CallId};
     ///
     /// /// Release a phone number.
     /// #[tool(scope = shared, tier = approve)]

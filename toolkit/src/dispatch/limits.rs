@@ -18,7 +18,7 @@ use crate::error::ToolError;
 /// over-deep payload costs one scan of its bytes and nothing more.
 ///
 /// ```
-/// let limits = toolkit::Limits { max_argument_bytes: 64 * 1024, ..toolkit::Limits::default() };
+/// let limits = toolkit::call::Limits { max_argument_bytes: 64 * 1024, ..toolkit::call::Limits::default() };
 /// toolkit::registry().set_limits(limits);
 /// assert_eq!(toolkit::registry().limits().max_depth, 32);
 /// ```

@@ -214,7 +214,7 @@ impl McpServer {
 
 impl McpServer {
     /// Puts what the transport knows of this request in the call's context: the
-    /// client's progress token as a [`Progress`](crate::Progress), and the request
+    /// client's progress token as a [`Progress`](crate::call::Progress), and the request
     /// itself as an [`McpRequest`](super::McpRequest).
     fn equip(&self, grant: &mut Grant, context: &RequestContext<RoleServer>) {
         let can_ask = self.inner.server_requests && !is_stateless_revision(context);
@@ -853,8 +853,7 @@ mod tests {
             if let serde_json::Value::Object(sent) = &mut sent {
                 sent.remove("resultType");
             }
-            let rendered =
-                crate::render::result::render_result(Dialect::Mcp, "call_1", "t", &response);
+            let rendered = crate::render::render_result(Dialect::Mcp, "call_1", "t", &response);
             assert_eq!(rendered.message, sent);
         }
     }

@@ -15,13 +15,13 @@ use crate::view::View;
 /// the client kind, the token's subject the approvals are bound to, its scopes,
 /// the flags... Two requests with equal keys get the same view, so a key that
 /// leaves out something the view depends on hands one caller another's view
-/// (a view built with [`approvals`](crate::ViewBuilder::approvals) for a user
+/// (a view built with [`approvals`](crate::view::ViewBuilder::approvals) for a user
 /// needs that user in its key).
 ///
 /// Bounded: at most `capacity` views are kept; when full, the least recently
 /// used is dropped. A view that lists a runtime tool is rebuilt when any runtime
 /// tool of its registry has come or gone since
-/// ([`RegisteredTool::is_available`](crate::RegisteredTool::is_available)),
+/// ([`RegisteredTool::is_available`](crate::registry::RegisteredTool::is_available)),
 /// as a view built then would.
 ///
 /// ```

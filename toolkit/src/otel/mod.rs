@@ -220,7 +220,7 @@ pub fn install_metrics(meter: &Meter) -> Result<(), MetricsAlreadyInstalled> {
 }
 
 /// The id of the MCP request a call came in, put in the call's context by the MCP
-/// server: the run's `gen_ai.tool.call.id` when there is no [`CallId`](crate::CallId).
+/// server: the run's `gen_ai.tool.call.id` when there is no [`CallId`](crate::call::CallId).
 #[derive(Clone, Debug)]
 pub(crate) struct RequestId(pub(crate) String);
 

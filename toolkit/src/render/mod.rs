@@ -16,7 +16,7 @@
 //! with readable paths, inlining definitions, array `items`, recursion); `openai`,
 //! `anthropic`, `gemini` and `mcp` have each provider family's envelope and rules.
 //! `result` renders a tool's result (plain or rich, see [`crate::content`]) as each
-//! provider's tool-result message: [`render_result`](crate::render_result).
+//! provider's tool-result message: [`render_result`].
 
 mod anthropic;
 mod canonical;
@@ -24,7 +24,7 @@ mod dialect;
 mod gemini;
 mod mcp;
 mod openai;
-pub(crate) mod result;
+mod result;
 mod set;
 mod text;
 
@@ -37,6 +37,7 @@ use canonical::{
     Fail, give_arrays_items, inline_single_use_definitions, replace_bool_schemas, walk_all,
 };
 pub use dialect::Dialect;
+pub use result::{RenderedResult, Replaced, render_result};
 pub use set::{render, render_set, render_tool};
 
 /// A tool whose arguments a dialect cannot express.

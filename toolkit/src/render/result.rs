@@ -68,7 +68,7 @@ pub struct Replaced {
 ///
 /// ```
 /// use toolkit::content::{Contents, Image};
-/// use toolkit::{Dialect, Response, render_result};
+/// use toolkit::{Dialect, Response, render::render_result};
 ///
 /// let chart = Contents::new().text("Sales:").image(Image::new("iVBORw0KGgo=", "image/png"));
 /// let response = Response::Result(serde_json::to_value(&chart).unwrap());

@@ -35,7 +35,7 @@ pub fn render<'a>(
 /// others down; [`Rendered::all_or_error`] insists on every tool.
 ///
 /// ```
-/// # use toolkit::{Dialect, render_set};
+/// # use toolkit::{Dialect, render::render_set};
 /// let rendered = render_set(toolkit::registry(), Dialect::OpenAiChat);
 /// assert!(rendered.skipped.is_empty());
 /// let body = format!(r#"{{"model": "gpt-5", "tools": {}}}"#, rendered.json);

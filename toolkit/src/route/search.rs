@@ -317,7 +317,7 @@ pub const fn search_tool(name: &'static str) -> Tool {
 }
 
 /// The built-in `search_tools` tool (see [`search_tool`]). Not in
-/// [`registry()`](crate::registry) unless you add it: applications that want it put
+/// [`registry()`](crate::registry()) unless you add it: applications that want it put
 /// it in their registry, the tools of a view then reach the model through it.
 ///
 /// ```

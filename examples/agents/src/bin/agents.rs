@@ -12,7 +12,7 @@ use example_agents::{
 };
 use futures_executor::block_on;
 use toolkit::approval::{ApprovalKey, Decision, PendingApproval};
-use toolkit::{CallId, Context, Response, Scope, View, registry};
+use toolkit::{Context, Response, Scope, View, call::CallId, registry};
 
 fn show(title: &str, view: &View<'_>) {
     println!("{title} ({} tools):", view.len());

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use toolkit::approval::{
     Approval, ApprovalKey, Approvals, Decision, MemoryApprovalStore, PendingApproval,
 };
-use toolkit::{CallId, Context, Response, View, registry};
+use toolkit::{Context, Response, View, call::CallId, registry};
 
 /// 2026-11-23T09:00Z, the sample org's clock, in Unix seconds.
 const NOW: u64 = 1_795_424_400;

@@ -20,7 +20,11 @@ use example_agents::{CallerThread, ChannelKind, LiveMessage, Org, SALES_AGENT, T
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 use toolkit::approval::{ApprovalKey, Approvals, Decision, PendingApproval};
-use toolkit::{CallId, Context, Limits, Response, registry};
+use toolkit::{
+    Context, Response,
+    call::{CallId, Limits},
+    registry,
+};
 
 /// One browser at a time: the machine is small, and Chromium is not.
 static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());

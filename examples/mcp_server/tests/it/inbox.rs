@@ -27,7 +27,7 @@ use toolkit::approval::{
     DecisionRecord, MemoryApprovalStore, PendingApproval, PendingQuery, RefusalRecord, RunOutcome,
     RunRecord, StoreFuture,
 };
-use toolkit::{CallId, Context, Response, Scope};
+use toolkit::{Context, Response, Scope, call::CallId};
 use tower::ServiceExt as _;
 
 async fn get(router: &axum::Router, path: &str, bearer: Option<&str>) -> (StatusCode, Value) {
@@ -805,7 +805,7 @@ mod signed_in {
     use example_mcp_server::{Settings, oauth_inbox};
     use fantoccini::{Client, ClientBuilder, Locator};
     use serde_json::{Value, json};
-    use toolkit::{CallId, Context, Response, Scope};
+    use toolkit::{Context, Response, Scope, call::CallId};
 
     fn root() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
