@@ -60,7 +60,7 @@
 //!   model can act on, a preview or a pending approval; bounds, call ids and
 //!   progress are in [`call`], panic reports in [`panics`].
 //! - **Render**: the tools in each provider's format, [`Dialect`] (sets, single
-//!   tools and results in [`render`]); [`catalog`], [`prompt`] and [`route`] choose and
+//!   tools and results in [`render`]); [`docs`], [`prompt`] and [`route`] choose and
 //!   describe what the model sees.
 //! - **Approval**: signed human decisions on `approve` tools, [`approval`].
 
@@ -69,12 +69,12 @@
 
 pub mod approval;
 pub mod binding;
-pub mod catalog;
 pub mod content;
 mod context;
 mod declaration;
 pub mod diagnostics;
 mod dispatch;
+pub mod docs;
 mod echo;
 mod error;
 #[cfg(feature = "inbox")]

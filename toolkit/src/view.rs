@@ -730,7 +730,7 @@ impl<'r> View<'r> {
     /// - `auto` and `confirm` tools: dispatched; a `confirm` tool called without
     ///   `confirmed: true` answers with its preview and does not act.
     /// - `approve` tools: the arguments are validated first; then, with an
-    ///   [`Approver`](crate::approval::Approver), it decides inline; without one the
+    ///   [`InlineDecider`](crate::approval::InlineDecider), it decides inline; without one the
     ///   call returns [`Response::Pending`] and the tool does not run. A view built
     ///   without [`ViewBuilder::approvals`] returns [`ToolError::ApprovalRequired`].
     #[inline]

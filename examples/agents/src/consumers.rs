@@ -11,7 +11,8 @@ use std::future::Future;
 use std::pin::Pin;
 
 use toolkit::approval::{
-    ApprovalKey, ApprovalStore, Approvals, Approver, Decision, MemoryApprovalStore, PendingApproval,
+    ApprovalKey, ApprovalStore, Approvals, Decision, InlineDecider, MemoryApprovalStore,
+    PendingApproval,
 };
 use toolkit::{
     Context, Registry, Scope, Tool, View,
@@ -186,14 +187,14 @@ pub fn agent_view<'r>(
         .build()
 }
 
-/// The trust rule for schedules, as an [`Approver`]: an agent that decided by
+/// The trust rule for schedules, as an [`InlineDecider`]: an agent that decided by
 /// itself to schedule a wake-up is approved at once (the cap still holds); one
 /// whose run was triggered by a contact waits for an owner, since someone outside
 /// the org asked for it. Every other `approve` call waits for a human.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TrustPolicy;
 
-impl Approver for TrustPolicy {
+impl InlineDecider for TrustPolicy {
     fn decide<'a>(
         &'a self,
         pending: &'a PendingApproval,
@@ -217,5 +218,5 @@ pub fn approvals(key: ApprovalKey) -> Approvals {
 /// shared database in a fleet; a store with a pinned clock in tests).
 #[must_use]
 pub fn approvals_in(key: ApprovalKey, store: impl ApprovalStore + 'static) -> Approvals {
-    Approvals::new(key, store).approver(TrustPolicy)
+    Approvals::new(key, store).inline_decider(TrustPolicy)
 }

@@ -78,10 +78,10 @@ pub(crate) async fn request<'r>(
     if let Err(error) = approvals.store.save_pending(&pending).await {
         return Response::Error(ApprovalError::Store(error).into());
     }
-    let Some(approver) = &approvals.approver else {
+    let Some(decider) = &approvals.inline_decider else {
         return Response::Pending(Box::new(pending));
     };
-    let Some(decision) = approver.decide(&pending, ctx).await else {
+    let Some(decision) = decider.decide(&pending, ctx).await else {
         return Response::Pending(Box::new(pending));
     };
     match approvals

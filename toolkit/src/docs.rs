@@ -1,5 +1,6 @@
-//! A catalog of tools for people: what a set of tools (a view, a registry) offers,
-//! as Markdown, for docs, reviews and changelogs.
+//! Docs of tools for people: what a set of tools (a view, a registry) offers, as
+//! Markdown, for handbooks, reviews and changelogs. (A router's list of tools is a
+//! [`route::Catalog`](crate::route::Catalog).)
 
 use std::fmt::Write as _;
 
@@ -28,7 +29,7 @@ use crate::tool::Tool;
 ///     String::new()
 /// }
 ///
-/// let markdown = toolkit::catalog::markdown([get_weather::definition()]);
+/// let markdown = toolkit::docs::markdown([get_weather::definition()]);
 /// let expected = [
 ///     "1 tool: 0 always sent, 1 routed.",
 ///     "#### `get_weather`",
