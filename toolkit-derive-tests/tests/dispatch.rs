@@ -856,7 +856,9 @@ fn the_tool_is_still_a_plain_rust_function() {
 }
 
 // ---------------------------------------------------------------------------
-// Tools with tricky argument types (issue 6 §1, §2; issue 7).
+// Tools with tricky argument types: schema constraints serde does not check,
+// numbers, tuples, unions, flattened fields and optional items, each refused
+// with the path of the mistake.
 // ---------------------------------------------------------------------------
 
 #[allow(unreachable_pub)]

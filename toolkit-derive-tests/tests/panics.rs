@@ -1,4 +1,4 @@
-//! Panics inside tools, the whole story (issue 6 §4, issue 7): the model gets a
+//! Panics inside tools, the whole story: the model gets a
 //! stable message and an id, the application gets the text, and no panic gets out
 //! of a call: not one whose payload panics when dropped, not one from a guard
 //! dropped when the call is cancelled. A test binary of its own, because the

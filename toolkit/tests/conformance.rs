@@ -1,8 +1,8 @@
 //! Conformance: every corpus tool rendered in every dialect either passes that
 //! dialect's checker or fails with a documented [`toolkit::render::RenderError`].
 //!
-//! The checker (`conformance/checker.rs`) is written from the dialect rules of
-//! issue 3, independently of the renderer; the corpus (`conformance/corpus.rs`) has
+//! The checker (`conformance/checker.rs`) is written from each provider's
+//! documented rules for tool schemas, independently of the renderer; the corpus (`conformance/corpus.rs`) has
 //! one tool per argument shape. Problems are collected over the whole matrix and
 //! reported together.
 
