@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions per call of the assistant's 23 tools, through the registry and by
-# hand (issue 9, "Dispatch"), counted by callgrind: a figure that does not move
+# hand (BENCHMARKS.md, "Dispatch"), counted by callgrind: a figure that does not move
 # with the load of a shared machine, unlike the criterion times of
 # `cargo bench -p toolkit-derive-tests --bench assistant`, which runs the same code.
 #

@@ -1,5 +1,5 @@
 //! Writes 1,000 `#[tool]` functions into `OUT_DIR/tools.rs`: enough tools that
-//! building every schema at start-up shows (issue 9, "First use").
+//! building every schema at start-up shows (BENCHMARKS.md, "First use").
 
 use std::fmt::Write as _;
 

@@ -20,7 +20,7 @@ use std::sync::{LazyLock, Mutex, PoisonError};
 
 use schemars::Schema;
 use serde_json::Value;
-use toolkit::{Dialect, RegisteredTool, Registry, Tool};
+use toolkit::{Dialect, Registry, Tool, registry::RegisteredTool};
 
 use crate::checker::{Declared, Rule, Violation, check, check_preserves};
 use crate::generate::{Bytes, root_schema, schema};

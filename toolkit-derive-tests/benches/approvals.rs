@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use toolkit::approval::{
     ApprovalKey, Approvals, Decision, MemoryApprovalStore, PostgresApprovalStore,
 };
-use toolkit::{CallId, Context, Response, Scope, tool};
+use toolkit::{Context, Response, Scope, call::CallId, tool};
 
 /// Release a phone number the organization owns.
 #[tool(scope = shared, tier = approve)]

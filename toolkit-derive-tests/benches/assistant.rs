@@ -1,5 +1,6 @@
 //! Dispatch over the assistant example's 23 tools against the direct typed path
-//! (issue 9, "Dispatch": the geometric mean of the ratios is the goal).
+//! (the geometric mean of the ratios is the figure BENCHMARKS.md, "Dispatch", holds
+//! to its goal).
 //!
 //! For each tool, `registry` is `toolkit::registry().call(name, json_text, &ctx)`
 //! (the one `approve` tool, `delete_memories`, runs through

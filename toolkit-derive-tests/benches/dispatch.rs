@@ -34,7 +34,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use futures_executor::block_on;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use toolkit::{Context, Dispatch, Response, tool};
+use toolkit::{Context, Response, definition::Dispatch, tool};
 
 /// The system allocator, counting the bytes live and the peak since the last reset
 /// while [`COUNTING`] is on (only around the peak-memory call: three atomic
@@ -130,7 +130,7 @@ fn direct_pages(arguments: &str) -> Value {
 fn peak_memory() {
     let registry = toolkit::registry();
     let defaults = registry.limits();
-    registry.set_limits(toolkit::Limits {
+    registry.set_limits(toolkit::call::Limits {
         max_argument_bytes: 64 * 1024 * 1024,
         ..defaults
     });

@@ -4,7 +4,7 @@
 //! and 200-tool sets made of copies of them under new names (so each copy has its
 //! own cache, as distinct tools would). Rows per set and dialect:
 //!
-//! - `render_set`: `toolkit::render_set(tools, dialect)`, what a registry or view
+//! - `render_set`: `toolkit::render::render_set(tools, dialect)`, what a registry or view
 //!   renders per request: each tool's cached JSON text copied into one buffer.
 //! - `value_clone`: the previous way, kept as the baseline: clone each tool's
 //!   cached `serde_json::Value` into an array and serialize the tree.
@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use serde_json::Value;
-use toolkit::{Dialect, Registry, Tool, render_set};
+use toolkit::{Dialect, Registry, Tool, render::render_set};
 
 // Nothing else in this benchmark names the crate, and the linker would drop its tools.
 toolkit::link_tools!(example_assistant);
@@ -31,7 +31,7 @@ toolkit::link_tools!(example_assistant);
 fn tools(count: usize) -> Registry {
     let assistant: Vec<&'static Tool> = toolkit::registry()
         .iter()
-        .map(toolkit::RegisteredTool::tool)
+        .map(toolkit::registry::RegisteredTool::tool)
         .filter(|tool| tool.location.module_path.starts_with("example_assistant"))
         .collect();
     assert_eq!(assistant.len(), 23, "the assistant's tools");

@@ -17,7 +17,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use futures_executor::block_on;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use toolkit::{Binding, Context, Dialect, Response, Scope, Tool, tool};
+use toolkit::{Context, Dialect, Response, Scope, Tool, binding::Binding, tool};
 
 /// A note as created.
 #[derive(Serialize)]

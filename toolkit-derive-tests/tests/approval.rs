@@ -16,12 +16,12 @@ use std::time::{Duration, UNIX_EPOCH};
 use futures_executor::block_on;
 use serde_json::{Value, json};
 use toolkit::approval::{
-    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Approver, Claim, Decision,
-    DecisionOutcome, DecisionQuery, DecisionRecord, MemoryApprovalStore, PendingApproval,
-    PendingQuery, RefusalRecord, RunOutcome, RunRecord, SqliteApprovalStore, StoreError,
-    StoreFuture, Verdict,
+    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decision,
+    DecisionOutcome, DecisionQuery, DecisionRecord, InlineDecider, MemoryApprovalStore,
+    PendingApproval, PendingQuery, RefusalRecord, RunOutcome, RunRecord, SqliteApprovalStore,
+    StoreError, StoreFuture, Verdict,
 };
-use toolkit::{CallId, Context, Registry, Response, Scope, State, ToolError, View, tool};
+use toolkit::{Context, Registry, Response, Scope, State, ToolError, View, call::CallId, tool};
 
 /// How many numbers were released: each run of the tool adds one.
 #[derive(Clone, Default)]
@@ -483,7 +483,7 @@ fn expired_pending_approvals_and_approvals_run_nothing() {
 /// "ask"` pending.
 struct Policy;
 
-impl Approver for Policy {
+impl InlineDecider for Policy {
     fn decide<'a>(
         &'a self,
         pending: &'a PendingApproval,
@@ -504,9 +504,9 @@ impl Approver for Policy {
 }
 
 #[test]
-fn an_approver_decides_inline() {
+fn an_inline_decider_decides() {
     let clock = Clock::new();
-    let approvals = approvals_with(MemoryApprovalStore::new(), &clock).approver(Policy);
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock).inline_decider(Policy);
     let view = view(&approvals, "user:7");
     let released = Released::default();
     let ctx = Context::new().with(released.clone());

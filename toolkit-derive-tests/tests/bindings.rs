@@ -5,7 +5,9 @@
 
 use futures_executor::block_on;
 use serde_json::json;
-use toolkit::{Binding, Context, FromContext, Response, State, ToolError, registry, tool};
+use toolkit::{
+    Context, Response, State, ToolError, binding::Binding, definition::FromContext, registry, tool,
+};
 
 /// The live human session.
 #[derive(Clone)]

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use futures_executor::block_on;
 use serde_json::json;
-use toolkit::{Context, Param, Preview, Response, State, ToolError, registry, tool};
+use toolkit::{Context, Preview, Response, State, ToolError, definition::Param, registry, tool};
 
 /// Pages by id.
 #[derive(Clone, Default)]

@@ -5,7 +5,7 @@
 use futures_executor::block_on;
 use serde::Serialize;
 use serde_json::json;
-use toolkit::{Context, FromContext, Response, State, ToolError, registry, tool};
+use toolkit::{Context, Response, State, ToolError, definition::FromContext, registry, tool};
 use toolkit_derive_tests::TaskStore;
 
 /// The caller's session, put in the context by the host application.

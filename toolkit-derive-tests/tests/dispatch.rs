@@ -8,7 +8,7 @@ use futures_executor::block_on;
 use serde::ser::Error as _;
 use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
-use toolkit::{Context, PanicReport, Response, State, ToolError, registry, tool};
+use toolkit::{Context, Response, State, ToolError, panics::PanicReport, registry, tool};
 use toolkit_derive_tests::{Priority, Task, TaskStore, get_tasks, remove_task};
 
 /// Get page numbers. Refuses more than 100 with its own `InvalidArguments`.
@@ -55,7 +55,9 @@ fn set_volume(
 fn call(name: &str, arguments: &str, ctx: &Context) -> Response {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
-        toolkit::on_panic(|report| PANICS.lock().expect("not poisoned").push(report.clone()));
+        toolkit::panics::on_panic(|report| {
+            PANICS.lock().expect("not poisoned").push(report.clone());
+        });
     });
     // `Registry::call` never runs an `approve` tool (`delete_tasks`; see
     // tests/approval.rs), so these dispatch tests call it on the registered tool,
@@ -101,7 +103,7 @@ fn panic_report(response: Response) -> String {
     let ToolError::Panicked { message, id } = error(response) else {
         panic!("expected a panic");
     };
-    assert_eq!(message, toolkit::PANIC_MESSAGE);
+    assert_eq!(message, toolkit::panics::PANIC_MESSAGE);
     assert_eq!(id.len(), 16);
     assert!(id.bytes().all(|byte| byte.is_ascii_hexdigit()), "{id}");
     let reports = PANICS.lock().expect("not poisoned");
@@ -360,11 +362,11 @@ fn a_wrong_type_names_its_path() {
         )),
         ToolError::InvalidArguments {
             problems: vec![
-                toolkit::Problem {
+                toolkit::call::Problem {
                     path: "notify.ada".to_owned(),
                     message: "expected a non-negative integer, got the string \"soon\"".to_owned(),
                 },
-                toolkit::Problem {
+                toolkit::call::Problem {
                     path: "recurrence.at".to_owned(),
                     message: "missing required field".to_owned(),
                 },
@@ -449,12 +451,12 @@ fn an_unknown_field_lists_the_expected_ones() {
         error(call("update_tasks", r#"{"updates": [{"id": 1}]}"#, &ctx)),
         ToolError::InvalidArguments {
             problems: vec![
-                toolkit::Problem {
+                toolkit::call::Problem {
                     path: "updates[0].id".to_owned(),
                     message: "unknown field; expected one of `priority`, `taskId`, `title`"
                         .to_owned(),
                 },
-                toolkit::Problem {
+                toolkit::call::Problem {
                     path: "updates[0].taskId".to_owned(),
                     message: "missing required field".to_owned(),
                 },
@@ -771,7 +773,7 @@ fn responses_serialize_to_the_shapes_the_model_reads() {
     let id = panicked["error"]["id"].as_str().expect("an id").to_owned();
     assert_eq!(
         panicked,
-        json!({"error": {"kind": "panicked", "message": toolkit::PANIC_MESSAGE, "id": id}})
+        json!({"error": {"kind": "panicked", "message": toolkit::panics::PANIC_MESSAGE, "id": id}})
     );
     assert_eq!(
         json_of("get_clock", "{}"),
@@ -854,7 +856,9 @@ fn the_tool_is_still_a_plain_rust_function() {
 }
 
 // ---------------------------------------------------------------------------
-// Tools with tricky argument types (issue 6 §1, §2; issue 7).
+// Tools with tricky argument types: schema constraints serde does not check,
+// numbers, tuples, unions, flattened fields and optional items, each refused
+// with the path of the mistake.
 // ---------------------------------------------------------------------------
 
 #[allow(unreachable_pub)]
@@ -1374,7 +1378,7 @@ fn limits_are_refused_before_parsing() {
     );
     // The application's limits apply to every call through the registry.
     let small = toolkit::Registry::new([tricky::set_tricky::definition()]).expect("one tool");
-    small.set_limits(toolkit::Limits {
+    small.set_limits(toolkit::call::Limits {
         max_argument_bytes: 16,
         max_depth: 2,
     });
@@ -1431,7 +1435,7 @@ fn an_empty_error_message_gets_a_stable_one() {
     assert_eq!(
         error(call("get_silence", "{}", &ctx)),
         ToolError::Failed {
-            message: toolkit::EMPTY_FAILURE.to_owned()
+            message: toolkit::panics::EMPTY_FAILURE.to_owned()
         }
     );
 }

@@ -8,7 +8,7 @@
 
 use serde_json::json;
 use toolkit::route::{Catalog, CatalogEntry, LexicalRouter, RouteRequest, select};
-use toolkit::{Dialect, Problem, Registry, RegistryError, ToolError, tool};
+use toolkit::{Dialect, Registry, ToolError, call::Problem, registry::RegistryError, tool};
 
 /// Move a task to another list.
 #[tool(scope = shared, tier = auto, group = "tasks",

@@ -6,7 +6,7 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use toolkit::{Dialect, registry, render_tool, tool};
+use toolkit::{Dialect, registry, render::render_tool, tool};
 
 /// One booked hour.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -1,4 +1,4 @@
-//! Panics inside tools, the whole story (issue 6 §4, issue 7): the model gets a
+//! Panics inside tools, the whole story: the model gets a
 //! stable message and an id, the application gets the text, and no panic gets out
 //! of a call: not one whose payload panics when dropped, not one from a guard
 //! dropped when the call is cancelled. A test binary of its own, because the
@@ -10,7 +10,7 @@ use std::sync::{Mutex, Once};
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use futures_executor::block_on;
-use toolkit::{Context, PanicReport, Response, ToolError, registry, tool};
+use toolkit::{Context, Response, ToolError, panics::PanicReport, registry, tool};
 
 /// A panic payload whose own `Drop` panics.
 struct Bomb;
@@ -61,7 +61,9 @@ static REPORTS: Mutex<Vec<PanicReport>> = Mutex::new(Vec::new());
 fn install_hook() {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
-        toolkit::on_panic(|report| REPORTS.lock().expect("not poisoned").push(report.clone()));
+        toolkit::panics::on_panic(|report| {
+            REPORTS.lock().expect("not poisoned").push(report.clone());
+        });
     });
 }
 
@@ -86,7 +88,7 @@ fn panics_are_hidden_from_the_model_unless_the_application_opts_in() {
     let Response::Error(ToolError::Panicked { message, id }) = call("get_secret", "{}") else {
         panic!("expected a panic");
     };
-    assert_eq!(message, toolkit::PANIC_MESSAGE);
+    assert_eq!(message, toolkit::panics::PANIC_MESSAGE);
     assert!(!message.contains("hunter2"));
     let report = REPORTS
         .lock()
@@ -106,9 +108,9 @@ fn panics_are_hidden_from_the_model_unless_the_application_opts_in() {
     };
     assert_ne!(id, second);
 
-    toolkit::expose_panic_messages(true);
+    toolkit::panics::expose_panic_messages(true);
     let exposed = call("get_secret", "{}");
-    toolkit::expose_panic_messages(false);
+    toolkit::panics::expose_panic_messages(false);
     let Response::Error(ToolError::Panicked { message, .. }) = exposed else {
         panic!("expected a panic");
     };

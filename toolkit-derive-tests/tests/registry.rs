@@ -7,7 +7,10 @@ toolkit::link_tools!(other_tools);
 
 use serde_json::{Value, json};
 use toolkit::{
-    Location, NameKind, Param, Registry, RegistryError, Scope, Tier, Tool, ToolHandle, registry,
+    Registry, Scope, Tier, Tool,
+    definition::{Location, NameKind, Param, ToolHandle},
+    registry,
+    registry::{RegisteredTool, RegistryError, try_registry},
 };
 use toolkit_derive_tests::{
     create_reminders, create_tasks, get_tasks, remove_task, search_void, set_mood, set_title,
@@ -100,7 +103,7 @@ fn holds_exactly_the_linked_tools_sorted_by_name_including_the_other_crates() {
     }
     assert_eq!(by_ref, names);
     assert!(std::ptr::eq(
-        toolkit::try_registry().expect("no duplicate names"),
+        try_registry().expect("no duplicate names"),
         registry()
     ));
     toolkit::testing::assert_tools_match(
@@ -402,7 +405,7 @@ fn describe<H: ToolHandle>() -> (&'static str, Scope, Tier, &'static str) {
 }
 
 /// The registry entry of a handle.
-fn entry<H: ToolHandle>(registry: &Registry) -> Option<&toolkit::RegisteredTool> {
+fn entry<H: ToolHandle>(registry: &Registry) -> Option<&RegisteredTool> {
     registry.get(H::NAME)
 }
 

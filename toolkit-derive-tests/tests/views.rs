@@ -9,8 +9,10 @@
 use futures_executor::block_on;
 use serde_json::json;
 use toolkit::{
-    Binding, Context, Dialect, EntryProblem, Preset, Registry, Response, Scope, Tool, ToolError,
-    UnknownEntry, View, ViewError, ViewProblem, tool,
+    Context, Dialect, Registry, Response, Scope, Tool, ToolError, View,
+    binding::Binding,
+    tool,
+    view::{EntryProblem, Preset, UnknownEntry, ViewError, ViewProblem},
 };
 
 /// Get contacts whose name contains a text.
@@ -159,14 +161,14 @@ fn names(view: &View<'_>) -> Vec<&'static str> {
     view.names().collect()
 }
 
-fn assistant(registry: &Registry) -> toolkit::ViewBuilder<'_> {
+fn assistant(registry: &Registry) -> toolkit::view::ViewBuilder<'_> {
     registry
         .view()
         .scopes([Scope::Shared, Scope::Assistant])
         .provides([Binding::HumanSession])
 }
 
-fn agent(registry: &Registry) -> toolkit::ViewBuilder<'_> {
+fn agent(registry: &Registry) -> toolkit::view::ViewBuilder<'_> {
     registry
         .view()
         .scopes([Scope::Shared, Scope::Agent])

@@ -15,7 +15,7 @@ toolkit::link_tools!(example_assistant);
 fn assistant() -> Registry {
     let tools: Vec<&'static Tool> = toolkit::registry()
         .iter()
-        .map(toolkit::RegisteredTool::tool)
+        .map(toolkit::registry::RegisteredTool::tool)
         .filter(|tool| tool.location.module_path.starts_with("example_assistant"))
         .collect();
     assert_eq!(tools.len(), 23);

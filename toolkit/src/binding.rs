@@ -1,7 +1,7 @@
 //! What a context type is bound to, and which scopes can provide it.
 //!
 //! A tool is agent-only because it needs the caller's thread, not because of what it
-//! does. Every [`FromContext`](crate::FromContext) type declares its binding in one
+//! does. Every [`FromContext`](crate::definition::FromContext) type declares its binding in one
 //! line (`type Binding = toolkit::binding::BoundToCallerThread;`), and `#[tool]` refuses, at
 //! compile time, a `#[ctx]` parameter whose binding the tool's scope cannot provide:
 //!
@@ -17,7 +17,7 @@
 //! writing one where the other belongs would give a bare resolution error.
 //!
 //! ```
-//! use toolkit::{Context, FromContext, ToolError};
+//! use toolkit::{Context, ToolError, definition::FromContext};
 //!
 //! /// The agent's own thread, put in the context by the agent runtime.
 //! #[derive(Clone)]
@@ -36,7 +36,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::Scope;
+use crate::declaration::Scope;
 
 /// What a context value is bound to, at run time. [`Tool::bindings`](crate::Tool::bindings)
 /// lists the ones a tool requires, so a consumer that cannot provide one never gets
@@ -78,7 +78,7 @@ impl Binding {
     /// Whether a tool of `scope` may take a context value with this binding.
     ///
     /// ```
-    /// use toolkit::{Binding, Scope};
+    /// use toolkit::{Scope, binding::Binding};
     ///
     /// assert!(Binding::Unbound.allowed_in(Scope::Shared));
     /// assert!(Binding::CallerThread.allowed_in(Scope::Agent));

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
-use crate::ToolError;
+use crate::error::ToolError;
 
 /// A typed map the caller fills before dispatching: sessions, application state,
 /// ids. One value per type, like `http::Extensions`.
@@ -127,7 +127,7 @@ impl fmt::Debug for Context {
 /// `#[tool]` says so at compile time for any other scope.
 ///
 /// ```
-/// use toolkit::{Context, FromContext, ToolError};
+/// use toolkit::{Context, ToolError, definition::FromContext};
 ///
 /// struct Session { user: String }
 ///
@@ -145,7 +145,7 @@ impl fmt::Debug for Context {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be taken from the tool context",
     label = "this `#[ctx]` parameter's type does not implement `FromContext`",
-    note = "a `#[ctx]` type is `toolkit::State<T>`, a clone of a `T: Clone + Send + Sync + 'static` the caller put in the `Context`; an `Option` of a `#[ctx]` type; or a type that implements `toolkit::FromContext`"
+    note = "a `#[ctx]` type is `toolkit::State<T>`, a clone of a `T: Clone + Send + Sync + 'static` the caller put in the `Context`; an `Option` of a `#[ctx]` type; or a type that implements `toolkit::definition::FromContext`"
 )]
 pub trait FromContext: Sized {
     /// What the value is bound to: [`binding::BoundToNothing`](crate::binding::BoundToNothing) for

@@ -21,7 +21,10 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::{Deserializer, Serialize};
 
-use crate::{FromContext, Preview, Response, ToolError};
+use crate::context::FromContext;
+use crate::error::ToolError;
+use crate::preview::Preview;
+use crate::response::Response;
 
 /// Who fills a parameter the macro reads from the model's JSON: the model, for a
 /// type that is not [`FromContext`]. `ModelArgument.fill(..)` needs the type to be

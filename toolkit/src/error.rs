@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::Location;
+use crate::declaration::Location;
 
 /// Why a call produced no result. Every variant is written for the model to read
 /// and act on: it serializes as `{"kind": "...", "message": "...", ...fields}`.
@@ -63,13 +63,13 @@ pub enum ToolError {
     },
     /// The tool panicked; the panic was caught and the process keeps serving.
     ///
-    /// The model sees [`PANIC_MESSAGE`](crate::PANIC_MESSAGE) and the id; the panic
-    /// text goes to the application ([`on_panic`](crate::on_panic) and a `tracing`
-    /// event), unless [`expose_panic_messages`](crate::expose_panic_messages) is on.
+    /// The model sees [`PANIC_MESSAGE`](crate::panics::PANIC_MESSAGE) and the id; the panic
+    /// text goes to the application ([`on_panic`](crate::panics::on_panic) and a `tracing`
+    /// event), unless [`expose_panic_messages`](crate::panics::expose_panic_messages) is on.
     Panicked {
         /// What the model is told.
         message: String,
-        /// Matches the application's [`PanicReport`](crate::PanicReport).
+        /// Matches the application's [`PanicReport`](crate::panics::PanicReport).
         id: String,
     },
     /// The tool's result could not be serialized to JSON.

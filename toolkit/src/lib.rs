@@ -44,35 +44,37 @@
 //!
 //! # The vocabulary
 //!
+//! The crate root holds the words every user writes; each module holds the rest
+//! of its idea, one level down.
+//!
 //! - **Tool**: [`macro@tool`] defines one; [`Scope`] says who may use it, [`Tier`]
 //!   whether a human confirms or approves it; `#[ctx]` parameters read the
-//!   [`Context`] ([`State`], [`Binding`]); a `confirm` tool shows a [`Preview`].
-//! - **Registry**: every tool of the program, [`registry()`] ([`Registry`],
-//!   [`RegisteredTool`], [`RegistryError`]); [`runtime`] tools join it at run time.
-//! - **View**: what one consumer may list and call, [`Registry::view`] ([`View`],
-//!   [`ViewBuilder`], [`Preset`], [`ViewError`]; the rest in [`view`]).
+//!   [`Context`] ([`State`], the rest in [`binding`]); a `confirm` tool shows a
+//!   [`Preview`]. A [`Tool`] is the static definition `#[tool]` generates (its parts
+//!   in [`definition`]).
+//! - **Registry**: every tool of the program, [`registry()`] ([`Registry`]; the
+//!   rest in [`mod@registry`]); [`runtime`] tools join it at run time.
+//! - **View**: what one consumer may list and call, [`Registry::view`] ([`View`];
+//!   the builder, presets and errors in [`view`]).
 //! - **Call**: [`View::call`] answers a [`Response`]: a result, a [`ToolError`] the
-//!   model can act on (each [`Problem`] with its path), a preview or a pending
-//!   approval; [`Limits`] bound the work; [`CallId`] names a call.
-//! - **Render**: the tools in each provider's format, [`Dialect`] ([`render`],
-//!   [`render_set`], [`render_tool`], [`Rendered`], [`RenderError`]); [`catalog`],
-//!   [`prompt`] and [`route`] choose and describe what the model sees.
+//!   model can act on, a preview or a pending approval; bounds, call ids and
+//!   progress are in [`call`], panic reports in [`panics`].
+//! - **Render**: the tools in each provider's format, [`Dialect`] (sets, single
+//!   tools and results in [`render`]); [`docs`], [`prompt`] and [`route`] choose and
+//!   describe what the model sees.
 //! - **Approval**: signed human decisions on `approve` tools, [`approval`].
-//!
-//! What `#[tool]` generates and names is in [`definition`]; panic reports are in
-//! [`panics`].
 
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod approval;
 pub mod binding;
-pub mod catalog;
 pub mod content;
 mod context;
 mod declaration;
 pub mod diagnostics;
 mod dispatch;
+pub mod docs;
 mod echo;
 mod error;
 #[cfg(feature = "inbox")]
@@ -87,8 +89,8 @@ pub mod otel;
 mod preview;
 mod progress;
 pub mod prompt;
-mod registry;
-mod render;
+pub mod registry;
+pub mod render;
 mod response;
 #[cfg(feature = "rig")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
@@ -109,37 +111,29 @@ pub mod view;
 pub mod __private;
 
 // The crate page is the user's vocabulary, one group per word of it; what only
-// generated code, diagnostics or advanced uses name lives in a submodule (and stays
-// reachable at the root, hidden, for code written before).
+// generated code, diagnostics or advanced uses name lives one module down.
 
 // Tool: defining one.
-pub use binding::Binding;
 pub use context::{Context, State};
 pub use declaration::{Scope, Tier};
 pub use preview::Preview;
-pub use progress::{Progress, ProgressUpdate};
 pub use tool::Tool;
 #[doc(inline)]
 #[doc = include_str!("tool_attribute.md")]
 pub use toolkit_macros::tool;
 
 // Registry: every tool of the program.
-pub use error::RegistryError;
-pub use registry::{RegisteredTool, Registry, registry, try_registry};
+pub use registry::{Registry, registry};
 
 // View: what one consumer may list and call.
-pub use view::{Preset, View, ViewBuilder, ViewError};
+pub use view::View;
 
-// Call: what a call answers, and its bounds.
-pub use approval::CallId;
-pub use dispatch::Limits;
-pub use error::{Problem, ToolError};
+// Call: what a call answers.
+pub use error::ToolError;
 pub use response::Response;
 
 // Render: the tools in each provider's format.
-pub use registry::{render, render_set, render_tool};
-pub use render::result::{RenderedResult, Replaced, render_result};
-pub use render::{Dialect, RenderError, Rendered};
+pub use render::Dialect;
 
 /// What `#[tool]` generates and names: a tool's static definition and its parts,
 /// the traits behind `#[ctx]` parameters and previews. Applications rarely name
@@ -152,19 +146,21 @@ pub mod definition {
     pub use crate::tool::{CallFuture, Dispatch, ToolHandle};
 }
 
+/// A call's surroundings: the [`Limits`](call::Limits) that bound its work, the
+/// [`Problem`](call::Problem)s of an invalid one, the [`CallId`](call::CallId) that
+/// names it, and the [`Progress`](call::Progress) a long one reports.
+pub mod call {
+    pub use crate::context::CallId;
+    pub use crate::dispatch::Limits;
+    pub use crate::error::Problem;
+    pub use crate::progress::{Progress, ProgressUpdate};
+}
+
 /// Panics inside tools: the application's full report, and what the model reads.
 pub mod panics {
     pub use crate::dispatch::{PANIC_MESSAGE, PanicReport, expose_panic_messages, on_panic};
     pub use crate::error::EMPTY_FAILURE;
 }
-
-// The same items at the root, as code written before these modules names them.
-#[doc(hidden)]
-pub use definition::*;
-#[doc(hidden)]
-pub use panics::*;
-#[doc(hidden)]
-pub use view::{EntryProblem, GROUP_PREFIX, PRESET_PREFIX, UnknownEntry, ViewIter, ViewProblem};
 
 /// Keeps the tools of crates this binary depends on but never otherwise names.
 ///

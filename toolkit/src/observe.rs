@@ -8,12 +8,12 @@
 //! |---|---|
 //! | `tool` | the tool's name; for a name nothing answers to, the name as called (cut and cleaned) |
 //! | `scope`, `tier` | the tool's (absent for an unknown name) |
-//! | `view` | the view's [label](crate::ViewBuilder::label); `registry` for [`Registry::call`](crate::Registry::call); absent for an unlabelled view |
+//! | `view` | the view's [label](crate::view::ViewBuilder::label); `registry` for [`Registry::call`](crate::Registry::call); absent for an unlabelled view |
 //! | `runtime` | `true` for a tool defined at run time (an external MCP server's) |
 //! | `resumed` | `true` for an approved call run by [`View::resume`](crate::View::resume) |
 //! | `outcome` | `ok`, `preview` (a `confirm` tool answered with its preview), `pending_approval`, or the error's kind (`invalid_arguments`, `unknown_tool`, `approval_required`, `failed`, ...) |
 //! | `duration_us` | microseconds from dispatch to the response |
-//! | `arguments` | the arguments' text, cut at 1 KiB: only for tools the view [opts in](crate::ViewBuilder::log_arguments) |
+//! | `arguments` | the arguments' text, cut at 1 KiB: only for tools the view [opts in](crate::view::ViewBuilder::log_arguments) |
 //!
 //! When no subscriber is interested in the span, a call costs one check of the
 //! callsite's interest: no clock read, no allocation, no wrapper around the
@@ -27,7 +27,8 @@ use futures_util::future::Either;
 use tracing::Instrument as _;
 use tracing::field::Empty;
 
-use crate::{Response, Tool};
+use crate::response::Response;
+use crate::tool::Tool;
 
 /// The most argument text a span records.
 const MAX_ARGUMENT_BYTES: usize = 1024;
@@ -46,9 +47,9 @@ pub(crate) struct Dispatch<'a> {
     pub(crate) arguments: Option<&'a str>,
     /// An approved call resumed ([`View::resume`](crate::View::resume)).
     pub(crate) resumed: bool,
-    /// The call's context (its [`CallId`](crate::CallId)), read by telemetry only.
+    /// The call's context (its [`CallId`](crate::call::CallId)), read by telemetry only.
     #[cfg_attr(not(feature = "otel"), allow(dead_code))]
-    pub(crate) ctx: &'a crate::Context,
+    pub(crate) ctx: &'a crate::context::Context,
     /// The call id and verdict of the approval a resumed call runs by.
     #[cfg_attr(not(feature = "otel"), allow(dead_code))]
     pub(crate) approval: Option<(&'a str, &'static str)>,

@@ -12,7 +12,7 @@ use std::future::{Future, Ready, ready};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::ToolError;
+use crate::error::ToolError;
 
 /// What a `confirm` tool would do: a message and the items it would affect.
 ///

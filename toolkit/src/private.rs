@@ -13,18 +13,18 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::__toolkit_items as items;
-pub use crate::binding::{Kind as BindingKind, required as required_bindings};
-pub use crate::declaration::{Location, Param};
+pub use crate::binding::{Binding, Kind as BindingKind, required as required_bindings};
+pub use crate::context::{Context, FromContext};
+pub use crate::declaration::{Location, Param, Scope, Tier};
 pub use crate::diagnostics;
 pub use crate::dispatch::parse::parse_arguments;
+pub use crate::error::ToolError;
 pub use crate::preview::{
-    FutureTag, IntoPreview, PreviewIsFuture, PreviewIsValue, ValueTag, default_preview,
+    FutureTag, IntoPreview, Preview, PreviewIsFuture, PreviewIsValue, ValueTag, default_preview,
 };
+pub use crate::response::Response;
 pub use crate::schema::raw_schema_for;
-pub use crate::tool::{CallFuture, Dispatch};
-pub use crate::{
-    Binding, Context, FromContext, Preview, Response, Scope, Tier, Tool, ToolError, ToolHandle,
-};
+pub use crate::tool::{CallFuture, Dispatch, Tool, ToolHandle};
 
 /// Every `#[tool]` in the binary, whichever crate defined it.
 #[linkme::distributed_slice]

@@ -6,7 +6,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use crate::{Context, FromContext, ToolError};
+use crate::context::{Context, FromContext};
+use crate::error::ToolError;
 
 /// One progress report: how far, out of how much, and what is happening.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,7 +30,7 @@ type Report = dyn Fn(ProgressUpdate) -> Pin<Box<dyn Future<Output = ()> + Send>>
 /// reports progress can be called from anywhere.
 ///
 /// ```
-/// use toolkit::{Context, Progress, ProgressUpdate};
+/// use toolkit::{Context, call::{Progress, ProgressUpdate}};
 /// use std::sync::{Arc, Mutex};
 ///
 /// let seen = Arc::new(Mutex::new(Vec::new()));

@@ -326,6 +326,6 @@ mod tests {
              </tool-guidance>"
         );
         assert_eq!(guidance_of_entries(&entries[1..2]), "");
-        assert_eq!(guidance::<&crate::Tool>([]), "");
+        assert_eq!(guidance::<&crate::tool::Tool>([]), "");
     }
 }

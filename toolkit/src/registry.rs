@@ -1,4 +1,6 @@
-//! The process-wide collection of tools, built once from the distributed slice.
+//! The process-wide collection of tools, built once from the distributed slice:
+//! [`registry()`] (or [`try_registry`], which returns the [`RegistryError`] instead
+//! of panicking), each tool a [`RegisteredTool`].
 
 use std::future::Future;
 use std::ops::Deref;
@@ -7,11 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
-use crate::dispatch::{Call, Plan};
-use crate::error::NameKind;
-use crate::{
-    Context, Dialect, Limits, RegistryError, RenderError, Rendered, Response, Tool, ToolError,
-};
+use crate::context::Context;
+use crate::dispatch::{Call, Limits, Plan};
+pub use crate::error::RegistryError;
+use crate::error::{NameKind, ToolError};
+use crate::render::{Dialect, RenderError, Rendered};
+use crate::response::Response;
+use crate::tool::Tool;
 
 /// One tool in a [`Registry`]: its static definition plus its cleaned schema, built
 /// once, on first use. Dereferences to [`Tool`], so `entry.name`, `entry.scope` work.
@@ -50,7 +54,7 @@ impl RegisteredTool {
 
     /// The tool as `dialect` expects it, as compact JSON text, or why `dialect`
     /// cannot express it. Built once per tool and dialect (thread-safely, on first
-    /// use), then borrowed: this is what [`render_set`](crate::render_set) copies.
+    /// use), then borrowed: this is what [`render_set`](crate::render::render_set) copies.
     pub fn render_json(&self, dialect: Dialect) -> Result<&str, &RenderError> {
         self.rendered[dialect.index()]
             .get_or_init(|| crate::render::build_json(self.tool, self.schema(), dialect))
@@ -204,72 +208,9 @@ impl Deref for RegisteredTool {
     }
 }
 
-/// Renders one tool in `dialect` as a [`Value`]; see [`RegisteredTool::render`].
-pub fn render_tool(tool: &RegisteredTool, dialect: Dialect) -> Result<Value, RenderError> {
-    tool.render(dialect)
-}
-
-/// Renders tools in `dialect` as one JSON array, all or nothing: the first tool
-/// (in the order given) that the dialect cannot express is the error.
-///
-/// A convenience for tests and start-up checks; a request path wants
-/// [`render_set`], which copies cached text and skips what can't be rendered.
-pub fn render<'a>(
-    tools: impl IntoIterator<Item = &'a RegisteredTool>,
-    dialect: Dialect,
-) -> Result<Value, RenderError> {
-    render_set(tools, dialect)
-        .all_or_error()
-        .map(|json| crate::render::to_value(&json))
-}
-
-/// Renders a set of tools in `dialect` as the JSON array a request carries.
-///
-/// Each tool's rendering is built once per dialect and kept as compact JSON text
-/// ([`RegisteredTool::render_json`]); a set is those texts copied into one buffer
-/// between `[`, `,` and `]`, in the order `tools` gives them (views and the
-/// registry give name order). A tool the dialect cannot express is left out of the
-/// array and listed in [`Rendered::skipped`], so one such tool never takes the
-/// others down; [`Rendered::all_or_error`] insists on every tool.
-///
-/// ```
-/// # use toolkit::{Dialect, render_set};
-/// let rendered = render_set(toolkit::registry(), Dialect::OpenAiChat);
-/// assert!(rendered.skipped.is_empty());
-/// let body = format!(r#"{{"model": "gpt-5", "tools": {}}}"#, rendered.json);
-/// # assert!(body.contains("gpt-5"));
-/// ```
-pub fn render_set<'a>(
-    tools: impl IntoIterator<Item = &'a RegisteredTool>,
-    dialect: Dialect,
-) -> Rendered {
-    let tools = tools.into_iter();
-    let mut texts: Vec<&str> = Vec::with_capacity(tools.size_hint().0);
-    let mut skipped = Vec::new();
-    for tool in tools {
-        match tool.render_json(dialect) {
-            Ok(text) => texts.push(text),
-            Err(error) => skipped.push(error.clone()),
-        }
-    }
-    // One allocation of the exact size: the brackets and commas are the only new
-    // bytes.
-    let length = texts.iter().map(|text| text.len()).sum::<usize>() + texts.len().max(1) + 1;
-    let mut json = String::with_capacity(length);
-    json.push('[');
-    for (position, text) in texts.into_iter().enumerate() {
-        if position > 0 {
-            json.push(',');
-        }
-        json.push_str(text);
-    }
-    json.push(']');
-    Rendered { json, skipped }
-}
-
 /// A set of tools with unique names and aliases, sorted by name.
 ///
-/// [`registry()`](crate::registry) gives the process-wide one holding every
+/// [`registry()`](crate::registry()) gives the process-wide one holding every
 /// `#[tool]` linked into the binary; [`Registry::new`] builds one from any
 /// definitions (tests, or a subset).
 #[derive(Debug)]
@@ -465,11 +406,11 @@ impl Registry {
     /// Every tool rendered in `dialect`, in name order: the JSON array a request
     /// carries.
     ///
-    /// Partial, like every set rendering ([`render_set`](crate::render_set)): a
+    /// Partial, like every set rendering ([`render_set`](crate::render::render_set)): a
     /// tool the dialect cannot express is left out and reported in
     /// [`Rendered::skipped`]; call [`Rendered::all_or_error`] to insist on all.
     pub fn render(&self, dialect: Dialect) -> Rendered {
-        render_set(self.iter(), dialect)
+        Rendered::join(self.iter().map(|tool| tool.render_json(dialect)))
     }
 
     /// The limits every call through this registry is held to.
@@ -482,7 +423,7 @@ impl Registry {
     }
 
     /// Sets the limits for every later call (the process-wide
-    /// [`registry()`](crate::registry) included): typically once, at start-up.
+    /// [`registry()`](crate::registry()) included): typically once, at start-up.
     pub fn set_limits(&self, limits: Limits) {
         self.max_argument_bytes
             .store(limits.max_argument_bytes, Ordering::Relaxed);
@@ -498,7 +439,7 @@ impl Registry {
     /// The registry is the view of every tool with no approvals configured: an
     /// `approve` tool never runs from here and returns
     /// [`ToolError::ApprovalRequired`]; call it through a [`View`](crate::View) built
-    /// with [`approvals`](crate::ViewBuilder::approvals). A `confirm` tool answers
+    /// with [`approvals`](crate::view::ViewBuilder::approvals). A `confirm` tool answers
     /// with its preview until called with `confirmed: true`.
     ///
     /// Under `panic = "abort"` a panicking tool ends the process: nothing can
@@ -515,7 +456,7 @@ impl Registry {
         // subscriber wants one: see `crate::observe`).
         let found = self.get(name);
         let call = match found {
-            Some(tool) if tool.tier != crate::Tier::Approve => {
+            Some(tool) if tool.tier != crate::declaration::Tier::Approve => {
                 tool.start(arguments, ctx, &self.limits())
             }
             Some(tool) => Call::ready(Response::Error(ToolError::ApprovalRequired {
@@ -683,8 +624,8 @@ mod tests {
 
     use super::*;
     use crate::declaration::Location;
+    use crate::declaration::{Scope, Tier};
     use crate::tool::CallFuture;
-    use crate::{Scope, Tier};
 
     /// How many times each test tool's schema function ran.
     static LAZY_SCHEMAS: AtomicUsize = AtomicUsize::new(0);
@@ -744,7 +685,7 @@ mod tests {
             },
             schema,
             output_schema: no_output,
-            dispatch: crate::Dispatch::Async(answer),
+            dispatch: crate::tool::Dispatch::Async(answer),
             bindings: &[],
             validate: accept,
         }

@@ -5,7 +5,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::approval::PendingApproval;
-use crate::{Preview, ToolError};
+use crate::error::ToolError;
+use crate::preview::Preview;
 
 /// The one response type of every call: the tool's serialized result, or an error
 /// the model can act on.

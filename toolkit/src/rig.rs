@@ -27,7 +27,9 @@ use std::sync::Arc;
 use rig_core::message::ToolName;
 use rig_core::tool::{DynamicTool, ToolErrorKind, ToolExecutionError, ToolOutput};
 
-use crate::{Context, Response, View};
+use crate::context::Context;
+use crate::response::Response;
+use crate::view::View;
 
 /// One rig [`DynamicTool`] per tool of `view`, in name order: the tool's name,
 /// description and cleaned JSON schema; executing one calls [`View::call`] with

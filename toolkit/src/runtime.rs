@@ -45,7 +45,11 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde_json::{Map, Value};
 
-use crate::{CallFuture, Context, Location, Param, Response, Scope, Tier, Tool, ToolError};
+use crate::context::Context;
+use crate::declaration::{Location, Param, Scope, Tier};
+use crate::error::ToolError;
+use crate::response::Response;
+use crate::tool::{CallFuture, Tool};
 
 /// How many bytes of runtime definitions (names, descriptions, parameters and the
 /// schema text they are told apart by) one process keeps at most: 16 MiB, some
@@ -65,7 +69,7 @@ pub const MAX_NAME_LEN: usize = 64;
 ///
 /// A call reaches [`Forward::forward`] only after the view's rules (scope,
 /// allowlist, tier and approvals) and the same argument checks as a local tool's:
-/// the [`Limits`](crate::Limits) and the schema the model saw, every problem reported. A panic
+/// the [`Limits`](crate::call::Limits) and the schema the model saw, every problem reported. A panic
 /// inside it is caught like a local tool's.
 ///
 /// Implemented for closures `Fn(Map<String, Value>, &Context) -> impl Future<Output =
@@ -311,7 +315,7 @@ impl fmt::Display for RuntimeToolError {
 impl std::error::Error for RuntimeToolError {}
 
 /// The forwarder of a registered runtime tool: the one field a runtime tool adds to
-/// a [`RegisteredTool`](crate::RegisteredTool).
+/// a [`RegisteredTool`](crate::registry::RegisteredTool).
 #[derive(Clone)]
 pub(crate) struct Source(pub(crate) Arc<dyn Forward>);
 
@@ -477,7 +481,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{Dialect, NameKind, Registry, RegistryError};
+    use crate::error::{NameKind, RegistryError};
+    use crate::registry::Registry;
+    use crate::render::Dialect;
 
     fn schema() -> Value {
         json!({

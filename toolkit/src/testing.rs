@@ -127,7 +127,7 @@ pub fn compare<'a, 'b>(
 /// # }
 /// ```
 #[track_caller]
-pub fn assert_tools_match(registry: &crate::Registry, fixture: &str) {
+pub fn assert_tools_match(registry: &crate::registry::Registry, fixture: &str) {
     if let Err(diff) = compare(
         registry.iter().map(|tool| tool.name),
         parse_fixture(fixture),

@@ -4,7 +4,10 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::{Binding, Context, Location, Param, Response, Scope, Tier};
+use crate::binding::Binding;
+use crate::context::Context;
+use crate::declaration::{Location, Param, Scope, Tier};
+use crate::response::Response;
 
 /// The future an `async` tool's dispatcher returns.
 pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Response> + Send + 'a>>;
@@ -97,7 +100,7 @@ pub struct Tool {
     pub bindings: &'static [Binding],
     /// Parses the JSON arguments into the typed arguments exactly as dispatch does,
     /// without running anything (to check a call before a human approves it).
-    pub validate: for<'a> fn(&'a str) -> Result<(), crate::ToolError>,
+    pub validate: for<'a> fn(&'a str) -> Result<(), crate::error::ToolError>,
 }
 
 impl Tool {

@@ -13,9 +13,14 @@ use std::future::Future;
 use serde_json::Value;
 
 use crate::approval::{Approval, Approvals};
-use crate::{
-    Binding, Context, Dialect, RegisteredTool, Registry, Response, Scope, Tier, Tool, ToolError,
-};
+use crate::binding::Binding;
+use crate::context::Context;
+use crate::declaration::{Scope, Tier};
+use crate::error::ToolError;
+use crate::registry::{RegisteredTool, Registry};
+use crate::render::Dialect;
+use crate::response::Response;
+use crate::tool::Tool;
 
 /// The prefix of a preset in allowlist strings: `"preset:recommended"`.
 pub const PRESET_PREFIX: &str = "preset:";
@@ -31,7 +36,7 @@ pub const GROUP_PREFIX: &str = "@";
 /// view uses the preset, like any other allowlist entry.
 ///
 /// ```
-/// use toolkit::Preset;
+/// use toolkit::view::Preset;
 ///
 /// /// The shared tools an agent gets when its owner ticked "all domain tools".
 /// pub const RECOMMENDED: Preset =
@@ -160,7 +165,7 @@ fn binding_bit(binding: Binding) -> u8 {
 /// build, naming the tool and the binding.
 ///
 /// ```
-/// use toolkit::{Binding, Context, Scope, tool};
+/// use toolkit::{Context, Scope, tool, binding::Binding};
 ///
 /// /// Get the contacts whose name contains a text.
 /// #[tool(scope = shared, tier = auto, group = "contacts", aliases = ["find_contacts"])]
@@ -190,7 +195,7 @@ fn binding_bit(binding: Binding) -> u8 {
 /// let hidden = view.call("get_phone_numbers", "{}", &Context::new()).await;
 /// assert_eq!(hidden.error().map(|e| e.kind()), Some("unknown_tool"));
 /// # });
-/// # Ok::<(), toolkit::ViewError>(())
+/// # Ok::<(), toolkit::view::ViewError>(())
 /// ```
 #[must_use = "a view builder does nothing until `build` is called"]
 pub struct ViewBuilder<'r> {
@@ -710,11 +715,11 @@ impl<'r> View<'r> {
     /// request carries, written from each tool's cached text.
     ///
     /// Partial, like [`Registry::render`]: a tool the dialect cannot express is
-    /// left out and reported in [`Rendered::skipped`](crate::Rendered::skipped);
-    /// call [`Rendered::all_or_error`](crate::Rendered::all_or_error) to insist on
+    /// left out and reported in [`Rendered::skipped`](crate::render::Rendered::skipped);
+    /// call [`Rendered::all_or_error`](crate::render::Rendered::all_or_error) to insist on
     /// every tool.
-    pub fn render(&self, dialect: Dialect) -> crate::Rendered {
-        crate::render_set(self.iter(), dialect)
+    pub fn render(&self, dialect: Dialect) -> crate::render::Rendered {
+        crate::render::render_set(self.iter(), dialect)
     }
 
     /// Calls a tool of the view with the JSON text the model produced, applying its
@@ -725,7 +730,7 @@ impl<'r> View<'r> {
     /// - `auto` and `confirm` tools: dispatched; a `confirm` tool called without
     ///   `confirmed: true` answers with its preview and does not act.
     /// - `approve` tools: the arguments are validated first; then, with an
-    ///   [`Approver`](crate::approval::Approver), it decides inline; without one the
+    ///   [`InlineDecider`](crate::approval::InlineDecider), it decides inline; without one the
     ///   call returns [`Response::Pending`] and the tool does not run. A view built
     ///   without [`ViewBuilder::approvals`] returns [`ToolError::ApprovalRequired`].
     #[inline]

@@ -1,8 +1,8 @@
 //! Conformance: every corpus tool rendered in every dialect either passes that
-//! dialect's checker or fails with a documented [`toolkit::RenderError`].
+//! dialect's checker or fails with a documented [`toolkit::render::RenderError`].
 //!
-//! The checker (`conformance/checker.rs`) is written from the dialect rules of
-//! issue 3, independently of the renderer; the corpus (`conformance/corpus.rs`) has
+//! The checker (`conformance/checker.rs`) is written from each provider's
+//! documented rules for tool schemas, independently of the renderer; the corpus (`conformance/corpus.rs`) has
 //! one tool per argument shape. Problems are collected over the whole matrix and
 //! reported together.
 
@@ -20,7 +20,7 @@ mod regressions;
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
-use toolkit::{Context, Dialect, RegisteredTool, Response};
+use toolkit::{Context, Dialect, Response, registry::RegisteredTool};
 
 use checker::{Declared, check, check_preserves};
 
@@ -352,7 +352,7 @@ fn rendering_is_deterministic() {
 fn lenient_dialects_render_the_whole_corpus() {
     let registry = corpus::registry();
     for dialect in LENIENT {
-        let all = toolkit::render(registry.iter(), dialect)
+        let all = toolkit::render::render(registry.iter(), dialect)
             .unwrap_or_else(|error| panic!("{dialect:?}: {error}"));
         let one_by_one: Vec<Value> = registry
             .iter()
@@ -373,7 +373,7 @@ fn a_set_is_its_tools_cached_texts_joined() {
             .iter()
             .filter_map(|tool| tool.render_json(dialect).ok())
             .collect();
-        let rendered = toolkit::render_set(&registry, dialect);
+        let rendered = toolkit::render::render_set(&registry, dialect);
         assert_eq!(
             rendered.json,
             format!("[{}]", texts.join(",")),
@@ -399,7 +399,7 @@ fn a_set_is_its_tools_cached_texts_joined() {
             }
         }
     }
-    let empty = toolkit::render_set(std::iter::empty(), Dialect::Mcp);
+    let empty = toolkit::render::render_set(std::iter::empty(), Dialect::Mcp);
     assert_eq!((empty.json.as_str(), empty.skipped.len()), ("[]", 0));
 }
 
@@ -445,7 +445,7 @@ fn a_set_keeps_the_tools_that_render_and_names_each_that_does_not() {
         .all_or_error()
         .expect_err("the corpus has maps and recursion");
     assert_eq!(error, rendered.skipped[0]);
-    let error = toolkit::render(registry.iter().rev(), Dialect::AnthropicStrict)
+    let error = toolkit::render::render(registry.iter().rev(), Dialect::AnthropicStrict)
         .expect_err("the corpus has maps and recursion");
     assert_eq!(error.tool, "set_quotas");
 }

@@ -13,7 +13,7 @@ use toolkit::approval::{
     Approval, ApprovalKey, Approvals, DecisionQuery, MemoryApprovalStore, PendingApproval, Verdict,
 };
 use toolkit::inbox::{Identity, Inbox, PendingCall};
-use toolkit::{CallId, Context, Response, Scope, tool};
+use toolkit::{Context, Response, Scope, call::CallId, tool};
 use tower::ServiceExt as _;
 
 /// Release a phone number the organization owns.

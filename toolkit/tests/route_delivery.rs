@@ -1,5 +1,6 @@
 //! The built-in search tool through a view, and a view's tools rendered for each
-//! way of delivering routed tools (issue 10).
+//! way of delivering routed tools (`route::Delivery`: sent with the request, found
+//! by the built-in search tool, or deferred to a provider's tool search).
 
 use futures_executor::block_on;
 use serde_json::{Value, json};

@@ -1,4 +1,4 @@
-//! The cost of first use, in fresh processes (issue 9, "First use").
+//! The cost of first use, in fresh processes (BENCHMARKS.md, "First use").
 //!
 //! The binary links 1,000 generated `#[tool]`s (see `build.rs`). Run without
 //! arguments (or with a count), it starts itself that many times (default 21) in

@@ -12,10 +12,14 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use toolkit::approval::{
-    ApprovalKey, ApprovalStore, Approvals, Approver, Deciders, Decision, MemoryApprovalStore,
+    ApprovalKey, ApprovalStore, Approvals, Deciders, Decision, InlineDecider, MemoryApprovalStore,
     PendingApproval,
 };
-use toolkit::{Binding, Context, Preset, Registry, Scope, Tool, View, ViewError};
+use toolkit::{
+    Context, Registry, Scope, Tool, View,
+    binding::Binding,
+    view::{Preset, ViewError},
+};
 
 use crate::context::{Principal, Trigger};
 use crate::store::AgentConfig;
@@ -184,14 +188,14 @@ pub fn agent_view<'r>(
         .build()
 }
 
-/// The trust rule for schedules, as an [`Approver`]: an agent that decided by
+/// The trust rule for schedules, as an [`InlineDecider`]: an agent that decided by
 /// itself to schedule a wake-up is approved at once (the cap still holds); one
 /// whose run was triggered by a contact waits for an owner, since someone outside
 /// the org asked for it. Every other `approve` call waits for a human.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TrustPolicy;
 
-impl Approver for TrustPolicy {
+impl InlineDecider for TrustPolicy {
     fn decide<'a>(
         &'a self,
         pending: &'a PendingApproval,
@@ -229,6 +233,6 @@ pub fn approvals_in(key: ApprovalKey, store: impl ApprovalStore + 'static) -> Ap
 #[must_use]
 pub fn approvals_on(key: ApprovalKey, store: Arc<dyn ApprovalStore>) -> Approvals {
     Approvals::with_store(key, store)
-        .approver(TrustPolicy)
+        .inline_decider(TrustPolicy)
         .policy(Deciders::others().others_decide([create_schedules::NAME]))
 }

@@ -16,7 +16,7 @@ use std::str::FromStr;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolkit::{Context, FromContext, ToolError};
+use toolkit::{Context, ToolError, definition::FromContext};
 
 /// An agent's thread: the long-lived identity an agent acts under, written like a
 /// UUID (`00000000-0000-0000-0000-00000000000a`).

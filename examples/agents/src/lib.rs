@@ -38,7 +38,7 @@
 //! // `update_deal` is the name the stored allowlist and old transcripts use.
 //! let response = futures_executor::block_on(view.call("update_deal", r#"{"id": 6, "stage": "won"}"#, &ctx));
 //! assert_eq!(response.result().map(|deal| &deal["stage"]), Some(&serde_json::json!("won")));
-//! # Ok::<(), toolkit::ViewError>(())
+//! # Ok::<(), toolkit::view::ViewError>(())
 //! ```
 
 pub mod consumers;

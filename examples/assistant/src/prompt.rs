@@ -32,7 +32,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use toolkit::prompt::Template;
-use toolkit::{Binding, RegisteredTool, Scope, View, ViewError};
+use toolkit::{Scope, View, binding::Binding, registry::RegisteredTool, view::ViewError};
 
 use crate::AssistantState;
 

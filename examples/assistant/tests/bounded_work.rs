@@ -1,4 +1,4 @@
-//! Work under the store's lock stays proportional to the input (issue 7): naming
+//! Work under the store's lock stays proportional to the input, whatever a caller sends: naming
 //! many entities is one index lookup each, and a search query is read once,
 //! before the lock, into at most 32 different words.
 //!

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 use toolkit::route::{RouteError, RouteRequest, Router, select};
-use toolkit::{Context, Dialect, RegisteredTool, Registry, Response, View};
+use toolkit::{Context, Dialect, Registry, Response, View, registry::RegisteredTool};
 
 pub use store::{
     Contact, Email, Event, Home, Issue, IssueState, LedgerEntry, ListItem, Memory, Personality,

@@ -19,7 +19,7 @@ use serde_json::Value;
 use toolkit::definition::CallFuture;
 use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer, VerifiedToken};
 use toolkit::mcp::{Caller, Grant, McpHttp, ToolSet};
-use toolkit::{Context, RegisteredTool, View};
+use toolkit::{Context, View, registry::RegisteredTool};
 
 use crate::{Brain, Client};
 

@@ -34,7 +34,7 @@ use std::sync::{Arc, OnceLock};
 use toolkit::route::{
     FoundTools, LexicalRouter, Outcome, RouteRequest, SEARCH_TAG, ToolSearch, select,
 };
-use toolkit::{Context, RegisteredTool, Registry, Response, Scope, View};
+use toolkit::{Context, Registry, Response, Scope, View, registry::RegisteredTool};
 
 pub use store::{
     Cms, Entry, Image, NavItem, Page, PageStatus, Post, PostStatus, Said, Section, SectionTemplate,

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolkit::{Preview, Progress, State, Tool, ToolError, tool};
+use toolkit::{Preview, State, Tool, ToolError, call::Progress, tool};
 
 use crate::store::{
     Cms, Entry, Image, NavItem, Page, PageStatus, Post, PostStatus, Record, Said, Section,

@@ -255,7 +255,7 @@ fn context(state: &AssistantState, settings: Settings) -> Context {
 
 /// The view of a client kind (`internal`, `copilot`, `external`; any other
 /// kind sees nothing).
-fn kind_view(kind: &str) -> toolkit::ViewBuilder<'static> {
+fn kind_view(kind: &str) -> toolkit::view::ViewBuilder<'static> {
     let view = toolkit::registry().view();
     match kind {
         "internal" => view.scopes([Scope::Shared, Scope::Assistant]),

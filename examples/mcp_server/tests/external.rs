@@ -12,10 +12,12 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientLifecycleMode, ClientServiceExt as _};
 use serde_json::json;
-use toolkit::CallId;
 use toolkit::approval::{ApprovalKey, Approvals, Decision, MemoryApprovalStore};
+use toolkit::call::CallId;
 use toolkit::mcp::{ExternalReport, ExternalServer, ExternalTools, Grant, McpHttp, Pins};
-use toolkit::{Context, Dialect, RegisteredTool, Registry, Response, Scope, Tier, ToolError};
+use toolkit::{
+    Context, Dialect, Registry, Response, Scope, Tier, ToolError, registry::RegisteredTool,
+};
 
 /// A local tool with the name an external one gets: the local one wins.
 #[toolkit::tool(scope = shared, tier = auto)]

@@ -210,8 +210,8 @@ async fn every_dispatch_has_a_span_with_exact_fields() {
 
 #[tokio::test]
 async fn an_approved_resume_has_its_span() {
-    use toolkit::CallId;
     use toolkit::approval::{ApprovalKey, Approvals, Decision, MemoryApprovalStore};
+    use toolkit::call::CallId;
 
     let capture = Capture::new(true);
     let _default = tracing::subscriber::set_default(capture.clone());

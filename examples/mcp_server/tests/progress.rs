@@ -13,7 +13,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
 use toolkit::mcp::{Caller, Grant, McpHttp};
-use toolkit::{Context, Progress, Scope, tool};
+use toolkit::{Context, Scope, call::Progress, tool};
 
 /// Counts to three, reporting each step.
 #[tool(scope = shared, tier = auto, group = "counting")]

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolkit::{Context, Dialect, RenderError, State, ToolError, tool};
+use toolkit::{Context, Dialect, State, ToolError, render::RenderError, tool};
 
 // Parameter types derive `Deserialize` and `JsonSchema`; doc comments, the variants'
 // included, become descriptions in the schema the model reads.

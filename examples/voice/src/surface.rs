@@ -8,7 +8,8 @@ use std::str::FromStr;
 
 use serde_json::Value;
 use toolkit::{
-    Context, Dialect, RegisteredTool, RenderError, Response, Tool, ToolError, View, ViewError,
+    Context, Dialect, Response, Tool, ToolError, View, registry::RegisteredTool,
+    render::RenderError, view::ViewError,
 };
 
 /// Where the user is talking to the assistant. A tool lists the channels it is
@@ -147,7 +148,7 @@ impl VoiceSurface {
     /// The advertised tools as the `tools` array of a request in `dialect`, or the
     /// first tool that dialect cannot express.
     pub fn render(&self, dialect: Dialect) -> Result<Value, RenderError> {
-        toolkit::render(self.advertised(), dialect)
+        toolkit::render::render(self.advertised(), dialect)
     }
 
     /// Calls an enabled tool through the view. A tool whose flag is off answers

@@ -14,7 +14,7 @@ use toolkit::approval::{
     Decision, DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval, PendingQuery,
     RunOutcome, RunPass, RunRecord, Verdict,
 };
-use toolkit::{CallId, Context, Response, Scope, State, ToolError, View, tool};
+use toolkit::{Context, Response, Scope, State, ToolError, View, call::CallId, tool};
 
 /// Opens the store under test.
 pub(crate) trait Backend: Send + Sync {

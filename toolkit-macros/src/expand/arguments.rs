@@ -20,7 +20,7 @@ pub(super) struct Arguments {
     pub(super) patterns: Vec<TokenStream>,
     /// The functions `#[serde(default = "..")]` names.
     pub(super) defaults: Vec<TokenStream>,
-    /// `toolkit::Param` metadata, one per field.
+    /// `toolkit::definition::Param` metadata, one per field.
     pub(super) params: Vec<TokenStream>,
 }
 

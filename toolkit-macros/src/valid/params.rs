@@ -15,7 +15,7 @@ pub(crate) fn check_each(func: &ToolFn, errors: &mut Ctxt) {
                 if is_context(&param.ty) {
                     errors.error(
                         &param.ty,
-                        "a tool cannot take the `Context` itself; take what the caller put in it: `#[ctx] name: toolkit::State<T>` for a value added with `Context::with(value)`, or a type that implements `toolkit::FromContext`",
+                        "a tool cannot take the `Context` itself; take what the caller put in it: `#[ctx] name: toolkit::State<T>` for a value added with `Context::with(value)`, or a type that implements `toolkit::definition::FromContext`",
                     );
                 } else {
                     check_owned(&param.ty, errors);

@@ -1,7 +1,7 @@
 //! A `#[ctx]` parameter whose binding the tool's scope cannot provide: one error per
 //! scope and binding that must not meet, in the user's words, on the parameter's type.
 
-use toolkit::{Context, FromContext, ToolError, tool};
+use toolkit::{Context, ToolError, tool, definition::FromContext};
 
 struct Session;
 struct CallerThread;

@@ -1,7 +1,7 @@
 //! A context type written without `#[ctx]`: one error on the type, asking for
 //! `#[ctx]`, and nothing about `Deserialize` or `JsonSchema`.
 
-use toolkit::{Context, FromContext, State, ToolError, tool};
+use toolkit::{Context, State, ToolError, tool, definition::FromContext};
 
 #[derive(Clone)]
 struct Db;

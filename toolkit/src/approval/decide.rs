@@ -10,11 +10,14 @@ use super::{
     DecisionQuery, DecisionRecord, PendingApproval, PendingQuery, RefusalRecord, Verdict,
     check_arguments,
 };
-use crate::{Context, Registry};
+use crate::context::Context;
+use crate::registry::Registry;
 
-/// Decides approvals inline, when the application can (a policy, a human on a live
-/// channel). Returning `None` leaves the call pending.
-pub trait Approver: Send + Sync {
+/// The application's own code deciding approvals inline, when it can (a policy, a
+/// human it asks on a live channel), before the call is left pending. Returning
+/// `None` leaves the call pending for a person: an approver in the inbox, or
+/// [`Approvals::decide_as`].
+pub trait InlineDecider: Send + Sync {
     /// The decision on `pending`, or `None` to return it as [`Response::Pending`](crate::Response::Pending).
     fn decide<'a>(
         &'a self,

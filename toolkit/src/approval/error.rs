@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::ToolError;
+use crate::error::ToolError;
 
 use super::{DecisionRecord, RunOutcome, StoreError};
 

@@ -1,8 +1,8 @@
 //! The `approve` tier: a human decides before a tool runs.
 //!
-//! 1. A [`View`](crate::View) built with [`ViewBuilder::approvals`](crate::ViewBuilder::approvals)
+//! 1. A [`View`](crate::View) built with [`ViewBuilder::approvals`](crate::view::ViewBuilder::approvals)
 //!    validates an `approve` tool's arguments, then returns
-//!    [`Response::Pending`](crate::Response::Pending) with a [`PendingApproval`] (unless an [`Approver`]
+//!    [`Response::Pending`](crate::Response::Pending) with a [`PendingApproval`] (unless an [`InlineDecider`]
 //!    decides inline). The tool does not run. The pending approval is plain,
 //!    signed JSON: store it, show it in a UI, resume it in another process.
 //! 2. A human decides: [`Approvals::decide`] turns the pending approval and a
@@ -35,7 +35,7 @@
 //!
 //! ```
 //! use toolkit::approval::{ApprovalKey, Approvals, Decision, MemoryApprovalStore};
-//! use toolkit::{CallId, Context, Response, Scope, tool};
+//! use toolkit::{Context, Response, Scope, tool, call::CallId};
 //!
 //! /// Delete a phone number the organization owns.
 //! #[tool(scope = shared, tier = approve)]
@@ -92,7 +92,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hmac::Mac;
 
-use crate::{RegisteredTool, Registry, ToolError};
+use crate::error::ToolError;
+use crate::registry::{RegisteredTool, Registry};
 
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresApprovalStore;
@@ -101,7 +102,7 @@ pub use postgres::PostgresApprovalStore;
 pub use sqlite::SqliteApprovalStore;
 
 pub use crate::context::CallId;
-pub use decide::Approver;
+pub use decide::InlineDecider;
 pub use error::ApprovalError;
 pub use key::{ApprovalKey, ApprovalKeyError, canonical_json, digest};
 pub(crate) use key::{from_hex, to_hex};
@@ -122,7 +123,7 @@ type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
 /// The application's approval set-up, made once at start-up and shared by every
 /// view: the signing keys, the [`ApprovalStore`] that keeps the life of every
-/// approval, the expiries, optionally an [`Approver`]. See the
+/// approval, the expiries, optionally an [`InlineDecider`]. See the
 /// [module docs](crate::approval).
 ///
 /// # Exactly once, and for how long
@@ -184,7 +185,7 @@ pub struct Approvals {
     key: ApprovalKey,
     previous_keys: Vec<ApprovalKey>,
     store: Arc<dyn ApprovalStore>,
-    approver: Option<Arc<dyn Approver>>,
+    inline_decider: Option<Arc<dyn InlineDecider>>,
     policy: Arc<dyn DecisionPolicy>,
     pending_ttl: Duration,
     approval_ttl: Duration,
@@ -206,7 +207,7 @@ impl Approvals {
             key,
             previous_keys: Vec::new(),
             store,
-            approver: None,
+            inline_decider: None,
             policy: Arc::new(Deciders::others()),
             pending_ttl: Duration::from_hours(24),
             approval_ttl: Duration::from_mins(15),
@@ -223,16 +224,16 @@ impl Approvals {
         self
     }
 
-    /// Decides approvals inline with `approver`.
+    /// Decides approvals inline with `decider`, in code, before any person is asked.
     #[must_use]
-    pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
-        self.approver = Some(Arc::new(approver));
+    pub fn inline_decider(mut self, decider: impl InlineDecider + 'static) -> Self {
+        self.inline_decider = Some(Arc::new(decider));
         self
     }
 
     /// Who may decide a call: asked on every path (the inbox, an MCP client's own
     /// answer, [`Approvals::decide`], [`Approvals::decide_as`], an inline
-    /// [`Approver`]). Unless set, [`Deciders::others`]: nobody decides their own
+    /// [`InlineDecider`]). Unless set, [`Deciders::others`]: nobody decides their own
     /// call.
     #[must_use]
     pub fn policy(mut self, policy: impl DecisionPolicy + 'static) -> Self {
@@ -338,7 +339,7 @@ impl fmt::Debug for Approvals {
             .field("pending_ttl", &self.pending_ttl)
             .field("approval_ttl", &self.approval_ttl)
             .field("previous_keys", &self.previous_keys.len())
-            .field("approver", &self.approver.is_some())
+            .field("inline_decider", &self.inline_decider.is_some())
             .field("run_lease", &self.run_lease)
             .finish_non_exhaustive()
     }
@@ -353,7 +354,8 @@ impl<'r, T: CallingView<'r>> ApprovalView<'r> for T {}
 
 mod sealed {
     use super::Approvals;
-    use crate::{RegisteredTool, Registry, ToolError};
+    use crate::error::ToolError;
+    use crate::registry::{RegisteredTool, Registry};
 
     /// What the approval flow needs of the view a call came through: its approvals
     /// and principal, its registry, its tools and its unknown-tool error.

@@ -1,7 +1,7 @@
 //! Who may decide an `approve` call: one policy, asked by every door (an MCP
 //! client's own answer, the inbox, [`Approvals::decide`](super::Approvals::decide)
 //! and [`Approvals::decide_as`](super::Approvals::decide_as), an inline
-//! [`Approver`](super::Approver), an agent framework's hook).
+//! [`InlineDecider`](super::InlineDecider), an agent framework's hook).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -20,7 +20,7 @@ pub enum Decider<'a> {
     /// `decided_by` of [`Approvals::decide_as`](super::Approvals::decide_as)). A
     /// person named exactly like the call's principal is its requester.
     Person(&'a str),
-    /// The application itself, in code: its inline [`Approver`](super::Approver),
+    /// The application itself, in code: its inline [`InlineDecider`](super::InlineDecider),
     /// or [`Approvals::decide`](super::Approvals::decide).
     Application,
 }

@@ -9,8 +9,10 @@ use sha2::{Digest, Sha256};
 
 use super::key::{digest, pending_payload, to_hex};
 use super::{ApprovalError, Approvals, CallingView, Decider, PendingApproval, check_arguments};
-use crate::context::CallId;
-use crate::{Context, RegisteredTool, Response, ToolError};
+use crate::context::{CallId, Context};
+use crate::error::ToolError;
+use crate::registry::RegisteredTool;
+use crate::response::Response;
 
 /// The arguments as a JSON value; empty text or `null` mean `{}`, as in dispatch.
 fn arguments_value(arguments: &str) -> Result<Value, ToolError> {
@@ -76,10 +78,10 @@ pub(crate) async fn request<'r>(
     if let Err(error) = approvals.store.save_pending(&pending).await {
         return Response::Error(ApprovalError::Store(error).into());
     }
-    let Some(approver) = &approvals.approver else {
+    let Some(decider) = &approvals.inline_decider else {
         return Response::Pending(Box::new(pending));
     };
-    let Some(decision) = approver.decide(&pending, ctx).await else {
+    let Some(decision) = decider.decide(&pending, ctx).await else {
         return Response::Pending(Box::new(pending));
     };
     match approvals

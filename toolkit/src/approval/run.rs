@@ -15,7 +15,10 @@ use super::{
     RunOutcome, RunRecord, Verdict, check_arguments,
 };
 use crate::content::{Content, Contents};
-use crate::{Context, RegisteredTool, Response, ToolError};
+use crate::context::Context;
+use crate::error::ToolError;
+use crate::registry::RegisteredTool;
+use crate::response::Response;
 
 impl RunOutcome {
     /// The outcome of a run that answered `response`.

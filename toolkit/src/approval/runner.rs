@@ -8,7 +8,9 @@ use super::{
     ApprovalError, ApprovalView, Approvals, CLOCK_SKEW_SECONDS, CallingView, Claim,
     PendingApproval, RunOutcome,
 };
-use crate::{Context, Response, ToolError};
+use crate::context::Context;
+use crate::error::ToolError;
+use crate::response::Response;
 
 /// What one pass of [`Approvals::run_decided`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

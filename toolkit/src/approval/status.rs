@@ -10,7 +10,9 @@ use super::{
     ApprovalError, ApprovalView, Approvals, CLOCK_SKEW_SECONDS, Claim, Decider, DecisionOutcome,
     DecisionRecord, PendingApproval, RunOutcome, Verdict,
 };
-use crate::{Context, Response, ToolError};
+use crate::context::Context;
+use crate::error::ToolError;
+use crate::response::Response;
 
 /// The [`RunOutcome::Failed::kind`] of a call its requester withdrew
 /// ([`Approvals::withdraw`]).
@@ -93,7 +95,7 @@ impl Approvals {
     ///
     /// ```
     /// use toolkit::approval::{ApprovalKey, Approvals, CallState, Decision, MemoryApprovalStore};
-    /// use toolkit::{CallId, Context, Response, Scope, tool};
+    /// use toolkit::{Context, Response, Scope, tool, call::CallId};
     ///
     /// /// Release a phone number.
     /// #[tool(scope = shared, tier = approve)]

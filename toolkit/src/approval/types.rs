@@ -18,7 +18,7 @@ pub struct PendingApproval {
     /// Who the call acts for (the view's principal).
     pub principal: String,
     /// The label of the view the call was made through
-    /// ([`ViewBuilder::label`](crate::ViewBuilder::label)), if it had one: which of
+    /// ([`ViewBuilder::label`](crate::view::ViewBuilder::label)), if it had one: which of
     /// the application's surfaces asked (an MCP endpoint, an agent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub view: Option<String>,

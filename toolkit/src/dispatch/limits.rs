@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::messages::{Problem, display_key};
-use crate::ToolError;
+use crate::error::ToolError;
 
 /// The bounds every call's arguments must stay within, set by the application.
 ///
@@ -18,7 +18,7 @@ use crate::ToolError;
 /// over-deep payload costs one scan of its bytes and nothing more.
 ///
 /// ```
-/// let limits = toolkit::Limits { max_argument_bytes: 64 * 1024, ..toolkit::Limits::default() };
+/// let limits = toolkit::call::Limits { max_argument_bytes: 64 * 1024, ..toolkit::call::Limits::default() };
 /// toolkit::registry().set_limits(limits);
 /// assert_eq!(toolkit::registry().limits().max_depth, 32);
 /// ```

@@ -9,9 +9,8 @@
 
 use serde_json::Value;
 
-use crate::ToolError;
 use crate::echo::{ECHO_CHARS, clean, echo};
-use crate::error::Problem as PublicProblem;
+use crate::error::{Problem as PublicProblem, ToolError};
 
 /// At most this many problems are listed in one error; the rest are counted.
 pub(crate) const MAX_PROBLEMS: usize = 20;

@@ -1,7 +1,7 @@
 //! Turning the model's argument text into a call, or into a precise, bounded error.
 //!
 //! Every call through a [`Registry`](crate::Registry) (or a view) passes one place,
-//! [`RegisteredTool::call`](crate::RegisteredTool::call), in this order:
+//! [`RegisteredTool::call`](crate::registry::RegisteredTool::call), in this order:
 //!
 //! 1. [`limits`]: the text's size and nesting depth, checked on the raw bytes
 //!    before anything parses it;
@@ -61,8 +61,10 @@ pub use limits::Limits;
 pub use panics::{PANIC_MESSAGE, PanicReport, expose_panic_messages, on_panic};
 pub(crate) use validate::Plan;
 
-use crate::tool::Dispatch;
-use crate::{Context, Response, Tool, ToolError};
+use crate::context::Context;
+use crate::error::ToolError;
+use crate::response::Response;
+use crate::tool::{Dispatch, Tool};
 
 /// The checks that come before the dispatcher: limits, then the schema where the
 /// plan asks for it. `Ok` means "dispatch the text as it is".
@@ -101,7 +103,7 @@ pub(crate) fn check_schema(plan: &Plan, arguments: &str) -> Result<(), ToolError
     Err(messages::into_error(problems))
 }
 
-/// Runs `tool` after the checks: the future of [`crate::RegisteredTool::call`].
+/// Runs `tool` after the checks: the future of [`crate::registry::RegisteredTool::call`].
 #[inline]
 pub(crate) fn call<'a>(
     tool: &'a Tool,
@@ -128,11 +130,11 @@ impl Tool {
     /// typed arguments, extracts `#[ctx]` values, awaits the function and serializes
     /// its result.
     ///
-    /// This is the raw per-tool runner: it does not apply [`Limits`](crate::Limits),
+    /// This is the raw per-tool runner: it does not apply [`Limits`](crate::call::Limits),
     /// the schema's constraint keywords (`minimum`, `pattern`, ...) or a tier.
     /// Applications call tools through [`Registry::call`](crate::Registry::call) (or
     /// a view), which go through
-    /// [`RegisteredTool::call`](crate::RegisteredTool::call) and do all of that.
+    /// [`RegisteredTool::call`](crate::registry::RegisteredTool::call) and do all of that.
     ///
     /// Empty or whitespace-only `arguments`, and `null`, count as `{}` (providers
     /// send those for tools without parameters).
@@ -143,7 +145,7 @@ impl Tool {
     /// its future is dropped (cancelled, or after it finished), or in the `Drop` of
     /// a panic's payload, is caught and becomes
     /// [`ToolError::Panicked`](crate::ToolError::Panicked) with a stable message and
-    /// an id; the full text goes to [`on_panic`](crate::on_panic) and a `tracing`
+    /// an id; the full text goes to [`on_panic`](crate::panics::on_panic) and a `tracing`
     /// event. Two things cannot be caught: under `panic = "abort"` (in
     /// `[profile.*]`) every panic ends the process before any code of toolkit runs,
     /// so keep `unwind` in binaries that serve tools (or run tools in a child
@@ -159,7 +161,7 @@ impl Tool {
 }
 
 /// The one future of every call, whatever layer made it ([`Tool::call`],
-/// [`crate::RegisteredTool::call`], [`crate::Registry::call`]): nothing runs
+/// [`crate::registry::RegisteredTool::call`], [`crate::Registry::call`]): nothing runs
 /// before its first poll; a plain `fn` tool then runs to completion in that poll,
 /// with no allocation, and an `async` tool's boxed future is polled with every
 /// panic caught ([`panics::CatchPanics`]). An error found before the tool (an

@@ -17,7 +17,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 use std::task::{Context as TaskContext, Poll};
 
-use crate::{CallFuture, Response, ToolError};
+use crate::error::ToolError;
+use crate::response::Response;
+use crate::tool::CallFuture;
 
 /// What the application learns about a panic inside a tool.
 #[derive(Clone, Debug, PartialEq, Eq)]

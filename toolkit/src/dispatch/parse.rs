@@ -24,7 +24,7 @@ use super::layout::{self, Layout, Segment, value_at};
 use super::limits::{self, Limits};
 use super::messages::{self, Problem};
 use super::validate::Plan;
-use crate::ToolError;
+use crate::error::ToolError;
 
 /// Parses the model's JSON text straight into the argument struct `T`.
 pub fn parse_arguments<T: DeserializeOwned + JsonSchema + 'static>(

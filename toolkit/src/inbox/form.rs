@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 
 use crate::approval::canonical_json;
-use crate::{Problem, RegisteredTool, Registry, ToolError};
+use crate::error::{Problem, ToolError};
+use crate::registry::{RegisteredTool, Registry};
 
 /// How a parameter is edited.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -17,7 +17,8 @@ use crate::approval::{
     Approval, ApprovalError, Decider, Decision, DecisionQuery, DecisionRecord, MAX_QUERY_LIMIT,
     PendingApproval, PendingQuery, RunRecord, Verdict,
 };
-use crate::{Problem, RegisteredTool};
+use crate::error::Problem;
+use crate::registry::RegisteredTool;
 
 use super::csrf::Csrf;
 use super::form;
@@ -972,7 +973,7 @@ async fn api_decide(
         ApiDecision::ApproveWith(arguments) => {
             if let Err(problems) = form::check(shared.inbox.registry, tool, &arguments) {
                 let mut failure = Failure::from_approval(&ApprovalError::InvalidArguments(
-                    crate::ToolError::InvalidArguments { problems },
+                    crate::error::ToolError::InvalidArguments { problems },
                 ));
                 "the edited arguments are not valid; nothing was decided"
                     .clone_into(&mut failure.message);

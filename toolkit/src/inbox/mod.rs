@@ -5,7 +5,7 @@
 //! [`ApprovalStore`](crate::approval::ApprovalStore) that the approver may decide,
 //! newest first: the tool's title and description, who asked (in the
 //! application's words, see [`Inbox::requester`]; otherwise the principal the
-//! call acts for, and the [label](crate::ViewBuilder::label) of the view it came
+//! call acts for, and the [label](crate::view::ViewBuilder::label) of the view it came
 //! through, if any), when it was asked and when it expires, the arguments laid out by the tool's parameters
 //! (names and descriptions, nested values by their schema; money and dates read
 //! as such where the schema says so), the model's stated reason and a preview
@@ -100,7 +100,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::approval::{Approval, Approvals, PendingApproval};
-use crate::{Preview, Registry};
+use crate::preview::Preview;
+use crate::registry::Registry;
 
 pub use identity::{Authenticate, AuthenticateFuture, Identity};
 pub use policy::{PendingCall, Policy};
@@ -140,7 +141,7 @@ impl Inbox {
     ) -> Self {
         Inbox {
             approvals: Arc::new(approvals),
-            registry: crate::registry(),
+            registry: crate::registry::registry(),
             authenticate: Arc::new(authenticate),
             policy: Arc::new(policy),
             previews: HashMap::new(),

@@ -9,7 +9,9 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde_json::Value;
 
 use crate::approval::{DecisionRecord, PendingApproval, RunOutcome, RunRecord, Verdict};
-use crate::{Preview, Problem, RegisteredTool};
+use crate::error::Problem;
+use crate::preview::Preview;
+use crate::registry::RegisteredTool;
 
 use super::form::{self, Field, Kind};
 
@@ -290,7 +292,7 @@ fn pending_card(frame: &Frame<'_>, card: &Card<'_>, now: u64) -> Markup {
 }
 
 /// The tool's title and name, or its name alone.
-fn tool_heading(tool: &crate::Tool) -> Markup {
+fn tool_heading(tool: &crate::tool::Tool) -> Markup {
     html! {
         h2 {
             @if let Some(title) = tool.title { (title) " " code { (tool.name) } } @else { code { (tool.name) } }

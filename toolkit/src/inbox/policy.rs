@@ -1,6 +1,6 @@
 //! Who may decide what: the application's rule, written once.
 
-use crate::Tool;
+use crate::tool::Tool;
 
 use super::Identity;
 

@@ -4,7 +4,12 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::approval::{ApprovalError, Approvals, Decider, Decision, PendingApproval};
-use crate::{CallFuture, Context, RegisteredTool, Registry, Response, Tool, ToolError, View};
+use crate::context::Context;
+use crate::error::ToolError;
+use crate::registry::{RegisteredTool, Registry};
+use crate::response::Response;
+use crate::tool::{CallFuture, Tool};
+use crate::view::View;
 
 /// Who is asking, as the transport knows it. The [`Access`] hook reads it to build
 /// the caller's tools and context.
@@ -297,18 +302,18 @@ impl<T: ToolSet + ?Sized> ToolSet for Arc<T> {
 /// servers without approvals.
 ///
 /// ```
-/// use toolkit::mcp::{Selection, ToolSet};
+/// use toolkit::mcp::{FilteredRegistry, ToolSet};
 ///
-/// let read_only = Selection::new(toolkit::registry(), |tool| tool.verb() == "get");
+/// let read_only = FilteredRegistry::new(toolkit::registry(), |tool| tool.verb() == "get");
 /// assert!(read_only.tools().all(|tool| tool.name.starts_with("get")));
 /// ```
 #[derive(Clone)]
-pub struct Selection {
+pub struct FilteredRegistry {
     registry: &'static Registry,
     keep: Arc<dyn Fn(&Tool) -> bool + Send + Sync>,
 }
 
-impl Selection {
+impl FilteredRegistry {
     /// Every tool of `registry`.
     #[must_use]
     pub fn all(registry: &'static Registry) -> Self {
@@ -320,7 +325,7 @@ impl Selection {
         registry: &'static Registry,
         keep: impl Fn(&Tool) -> bool + Send + Sync + 'static,
     ) -> Self {
-        Selection {
+        FilteredRegistry {
             registry,
             keep: Arc::new(keep),
         }
@@ -333,14 +338,16 @@ impl Selection {
     }
 }
 
-impl fmt::Debug for Selection {
+impl fmt::Debug for FilteredRegistry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<&str> = self.tools().map(|tool| tool.name).collect();
-        f.debug_struct("Selection").field("tools", &names).finish()
+        f.debug_struct("FilteredRegistry")
+            .field("tools", &names)
+            .finish()
     }
 }
 
-impl ToolSet for Selection {
+impl ToolSet for FilteredRegistry {
     fn tools(&self) -> Box<dyn Iterator<Item = &RegisteredTool> + '_> {
         Box::new(self.registry.iter().filter(|tool| (self.keep)(tool)))
     }

@@ -16,8 +16,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest as _, Sha256};
 
+use crate::context::Context;
+use crate::declaration::Tier;
+use crate::error::ToolError;
+use crate::registry::Registry;
+use crate::response::Response;
 use crate::runtime::{Forward, RuntimeTool};
-use crate::{CallFuture, Context, Registry, Response, Tier, Tool, ToolError};
+use crate::tool::{CallFuture, Tool};
 
 /// An MCP server whose tools this process offers as its own, under `label`.
 ///

@@ -9,15 +9,15 @@
 //! caller's set gets the same answer as a tool that does not exist.
 //!
 //! ```no_run
-//! use toolkit::mcp::{Caller, Grant, McpHttp, McpServer, Selection};
+//! use toolkit::mcp::{Caller, FilteredRegistry, Grant, McpHttp, McpServer};
 //!
 //! # async fn run() -> std::io::Result<()> {
 //! // Who gets which tools, decided per request.
 //! let access = |caller: &Caller<'_>| -> Result<Grant, String> {
 //!     let registry = toolkit::registry();
 //!     let tools = match caller.client {
-//!         "internal" => Selection::all(registry),
-//!         _ => Selection::new(registry, |tool| tool.verb() == "get"),
+//!         "internal" => FilteredRegistry::all(registry),
+//!         _ => FilteredRegistry::new(registry, |tool| tool.verb() == "get"),
 //!     };
 //!     Ok(Grant::new(tools, toolkit::Context::new()))
 //! };
@@ -36,7 +36,7 @@
 //! ```
 //!
 //! A [`View`](crate::View) is the usual [`ToolSet`] (any value that lists tools and
-//! dispatches calls can be granted; [`Selection`] narrows a registry with a
+//! dispatches calls can be granted; [`FilteredRegistry`] narrows a registry with a
 //! predicate). Tools of other MCP servers (feature `mcp-client`,
 //! `ExternalServer`) join a registry as runtime tools, so a view of it serves them
 //! like local ones, over both transports.
@@ -66,7 +66,7 @@ mod server;
 mod task;
 mod views;
 
-pub use access::{Access, Caller, Grant, Selection, ToolSet};
+pub use access::{Access, Caller, FilteredRegistry, Grant, ToolSet};
 #[cfg(feature = "mcp-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub use external::{

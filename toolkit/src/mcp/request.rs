@@ -15,7 +15,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use rmcp::{Peer, RoleServer};
 use serde_json::Value;
 
-use crate::{Context, FromContext, ToolError};
+use crate::context::{Context, FromContext};
+use crate::error::ToolError;
 
 /// The MCP request a tool call came in: a `#[ctx] request: McpRequest` parameter
 /// (or `Option<McpRequest>` for a tool also called outside MCP).

@@ -4,8 +4,8 @@
 
 use rmcp::model::{CallToolResult, ContentBlock};
 
-use crate::Response;
 use crate::approval::PendingApproval;
+use crate::response::Response;
 
 /// The key of the one input request an approval asks the client for.
 pub(super) const APPROVAL_INPUT: &str = "approval";

@@ -17,7 +17,9 @@ use tracing::Instrument as _;
 use super::result::{APPROVAL_INPUT, approval_question, call_result};
 use super::{Access, Caller, Grant};
 use crate::approval::{Decision, PendingApproval};
-use crate::{Dialect, RegisteredTool, Response};
+use crate::registry::RegisteredTool;
+use crate::render::Dialect;
+use crate::response::Response;
 
 /// An rmcp server handler serving, on every request, the tools the application's
 /// [`Access`] hook grants that request.
@@ -212,7 +214,7 @@ impl McpServer {
 
 impl McpServer {
     /// Puts what the transport knows of this request in the call's context: the
-    /// client's progress token as a [`Progress`](crate::Progress), and the request
+    /// client's progress token as a [`Progress`](crate::call::Progress), and the request
     /// itself as an [`McpRequest`](super::McpRequest).
     fn equip(&self, grant: &mut Grant, context: &RequestContext<RoleServer>) {
         let can_ask = self.inner.server_requests && !is_stateless_revision(context);
@@ -220,7 +222,7 @@ impl McpServer {
             let peer = context.peer.clone();
             grant
                 .context_mut()
-                .insert(crate::Progress::from_async(move |update| {
+                .insert(crate::progress::Progress::from_async(move |update| {
                     let peer = peer.clone();
                     let mut param =
                         rmcp::model::ProgressNotificationParam::new(token.clone(), update.progress);
@@ -283,7 +285,7 @@ impl McpServer {
             // listed output schema, so a call by an unlisted name would bypass
             // both. The error names the tool to call.
             None if is_alias(grant.tools(), &request.name) => {
-                Response::Error(crate::ToolError::UnknownTool {
+                Response::Error(crate::error::ToolError::UnknownTool {
                     name: request.name.to_string(),
                     suggestion: grant
                         .tools()
@@ -713,7 +715,7 @@ impl ServerHandler for McpServer {
         {
             tracing::warn!(%error, "a task could not be withdrawn");
             return Err(ErrorData::internal_error(
-                crate::ToolError::from(error).to_string(),
+                crate::error::ToolError::from(error).to_string(),
                 None,
             ));
         }
@@ -818,7 +820,7 @@ impl ServerHandler for McpServer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ToolError;
+    use crate::error::ToolError;
     use serde_json::json;
 
     /// `render_result`'s MCP dialect (for applications that relay results
@@ -837,7 +839,7 @@ mod tests {
                 "JVBERg==",
             ))
             .structured(json!({"total": 3}));
-        let preview = crate::Preview::new("Delete 2 tasks")
+        let preview = crate::preview::Preview::new("Delete 2 tasks")
             .item("task 1")
             .item("task 2");
         for response in [
@@ -851,7 +853,7 @@ mod tests {
             if let serde_json::Value::Object(sent) = &mut sent {
                 sent.remove("resultType");
             }
-            let rendered = crate::render_result(Dialect::Mcp, "call_1", "t", &response);
+            let rendered = crate::render::render_result(Dialect::Mcp, "call_1", "t", &response);
             assert_eq!(rendered.message, sent);
         }
     }
@@ -917,7 +919,7 @@ mod tests {
 
     #[test]
     fn a_preview_is_flagged_and_carries_no_structured_content() {
-        let mut preview = crate::Preview::new("Delete 1 task?");
+        let mut preview = crate::preview::Preview::new("Delete 1 task?");
         preview.items.push(json!({"id": 7}));
         let result = call_result(Response::Preview(preview));
         let body = json!({"requires_confirmation": true, "message": "Delete 1 task?", "items": [{"id": 7}]});

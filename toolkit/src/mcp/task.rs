@@ -25,7 +25,8 @@ use rmcp::model::{
 use super::result::{APPROVAL_INPUT, approval_question, call_result};
 use super::{Grant, ToolSet};
 use crate::approval::{Approvals, CallState, CallStatus, Decision, PendingApproval};
-use crate::{Response, ToolError};
+use crate::error::ToolError;
+use crate::response::Response;
 
 /// How often a client is asked to poll a task that waits for a person, in ms.
 const POLL_WAITING_MS: u64 = 5_000;

@@ -5,7 +5,7 @@ use std::fmt;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::View;
+use crate::view::View;
 
 /// A bounded cache of views for an [`Access`](super::Access) hook, so that
 /// requests of the same caller share one view instead of building it anew each
@@ -15,13 +15,13 @@ use crate::View;
 /// the client kind, the token's subject the approvals are bound to, its scopes,
 /// the flags... Two requests with equal keys get the same view, so a key that
 /// leaves out something the view depends on hands one caller another's view
-/// (a view built with [`approvals`](crate::ViewBuilder::approvals) for a user
+/// (a view built with [`approvals`](crate::view::ViewBuilder::approvals) for a user
 /// needs that user in its key).
 ///
 /// Bounded: at most `capacity` views are kept; when full, the least recently
 /// used is dropped. A view that lists a runtime tool is rebuilt when any runtime
 /// tool of its registry has come or gone since
-/// ([`RegisteredTool::is_available`](crate::RegisteredTool::is_available)),
+/// ([`RegisteredTool::is_available`](crate::registry::RegisteredTool::is_available)),
 /// as a view built then would.
 ///
 /// ```
@@ -159,7 +159,7 @@ fn runtime_availability(view: &View<'static>) -> Vec<bool> {
     view.registry()
         .iter()
         .filter(|tool| tool.is_runtime())
-        .map(crate::RegisteredTool::is_available)
+        .map(crate::registry::RegisteredTool::is_available)
         .collect()
 }
 
@@ -186,8 +186,11 @@ mod tests {
 
     use super::*;
     use crate::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
+    use crate::context::Context;
+    use crate::registry::Registry;
+    use crate::response::Response;
     use crate::runtime::{Forward, RuntimeTool};
-    use crate::{CallFuture, Context, Registry, Response};
+    use crate::tool::CallFuture;
 
     /// A runtime tool that answers with its arguments, offered while `on` says so.
     struct Echo(Arc<AtomicBool>);

@@ -339,8 +339,8 @@ fn tool_answer(response: &CallToolResponse) -> Option<ToolAnswer> {
 }
 
 /// Puts the MCP request's id in a tool call's context: the run's
-/// `gen_ai.tool.call.id` when the context names no [`CallId`](crate::CallId).
-pub(crate) fn equip(ctx: &mut crate::Context, context: &RequestContext<RoleServer>) {
+/// `gen_ai.tool.call.id` when the context names no [`CallId`](crate::call::CallId).
+pub(crate) fn equip(ctx: &mut crate::context::Context, context: &RequestContext<RoleServer>) {
     ctx.insert(RequestId(context.id.to_string()));
 }
 

@@ -113,9 +113,10 @@ use opentelemetry::metrics::{Counter, Histogram, Meter};
 use tracing::Instrument as _;
 use tracing::field::Empty;
 
-use crate::context::CallId;
+use crate::context::{CallId, Context};
 use crate::dispatch::Call;
-use crate::{Context, Response, Tool};
+use crate::response::Response;
+use crate::tool::Tool;
 
 #[cfg(feature = "mcp")]
 mod mcp;
@@ -219,7 +220,7 @@ pub fn install_metrics(meter: &Meter) -> Result<(), MetricsAlreadyInstalled> {
 }
 
 /// The id of the MCP request a call came in, put in the call's context by the MCP
-/// server: the run's `gen_ai.tool.call.id` when there is no [`CallId`](crate::CallId).
+/// server: the run's `gen_ai.tool.call.id` when there is no [`CallId`](crate::call::CallId).
 #[derive(Clone, Debug)]
 pub(crate) struct RequestId(pub(crate) String);
 
@@ -329,7 +330,7 @@ fn finish(
     started: Instant,
 ) {
     let outcome = response.outcome();
-    let error = response.error().map(crate::ToolError::kind);
+    let error = response.error().map(crate::error::ToolError::kind);
     span.record("toolkit.outcome", outcome);
     match response {
         Response::Error(failure) => {

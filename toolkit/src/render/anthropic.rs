@@ -7,7 +7,7 @@ use super::canonical::{
     Fail, is_map, is_type, one_of_as_any_of, recursive_definition, refers_to_root,
     state_dropped_constraints, walk_all,
 };
-use crate::Tool;
+use crate::tool::Tool;
 
 /// The tool around `schema`.
 pub(super) fn tool(tool: &Tool, schema: Value, dialect: Dialect) -> Value {

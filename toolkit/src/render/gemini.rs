@@ -8,7 +8,7 @@ use super::canonical::{
     Fail, UNTYPED, false_subschema, give_arrays_items, inline_refs, is_map, is_type, json_type,
     one_of_as_any_of, recursive_definition, refers_to_root, state_dropped_constraints, walk_all,
 };
-use crate::Tool;
+use crate::tool::Tool;
 
 /// The function declaration around `schema`.
 pub(super) fn declaration(tool: &Tool, schema: Value, dialect: Dialect) -> Value {

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::Tool;
+use crate::tool::Tool;
 
 /// MCP `tools/list` entry; behaviour hints follow from the verb.
 pub(super) fn tool(tool: &Tool, input_schema: Value) -> Value {

@@ -11,11 +11,12 @@
 //!
 //! Layout: `dialect` has the formats; this file has the error, the rendered set
 //! and one tool's rendering (built once per dialect and kept as JSON text by the
-//! registry, whose `render_set` copies those texts into one buffer). `canonical` has the steps every dialect shares (walking
+//! registry); `set` has [`render_set`] and its kin, which copy those texts into
+//! one buffer. `canonical` has the steps every dialect shares (walking
 //! with readable paths, inlining definitions, array `items`, recursion); `openai`,
 //! `anthropic`, `gemini` and `mcp` have each provider family's envelope and rules.
 //! `result` renders a tool's result (plain or rich, see [`crate::content`]) as each
-//! provider's tool-result message: [`render_result`](crate::render_result).
+//! provider's tool-result message: [`render_result`].
 
 mod anthropic;
 mod canonical;
@@ -23,20 +24,21 @@ mod dialect;
 mod gemini;
 mod mcp;
 mod openai;
-// Re-exported by lib.rs, not here: the results module names `Dialect`, and this
-// module naming it back would make the two use each other.
-pub(crate) mod result;
+mod result;
+mod set;
 mod text;
 
 use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::Tool;
+use crate::tool::Tool;
 use canonical::{
     Fail, give_arrays_items, inline_single_use_definitions, replace_bool_schemas, walk_all,
 };
 pub use dialect::Dialect;
+pub use result::{RenderedResult, Replaced, render_result};
+pub use set::{render, render_set, render_tool};
 
 /// A tool whose arguments a dialect cannot express.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,6 +112,34 @@ impl Rendered {
     #[must_use]
     pub fn to_value(&self) -> Value {
         parse_own(&self.json)
+    }
+
+    /// Joins each tool's rendering (or why it has none), in the order given: the
+    /// texts copied into one buffer between `[`, `,` and `]`, the errors kept.
+    pub(crate) fn join<'a>(
+        renderings: impl Iterator<Item = Result<&'a str, &'a RenderError>>,
+    ) -> Rendered {
+        let mut texts: Vec<&str> = Vec::with_capacity(renderings.size_hint().0);
+        let mut skipped = Vec::new();
+        for rendering in renderings {
+            match rendering {
+                Ok(text) => texts.push(text),
+                Err(error) => skipped.push(error.clone()),
+            }
+        }
+        // One allocation of the exact size: the brackets and commas are the only new
+        // bytes.
+        let length = texts.iter().map(|text| text.len()).sum::<usize>() + texts.len().max(1) + 1;
+        let mut json = String::with_capacity(length);
+        json.push('[');
+        for (position, text) in texts.into_iter().enumerate() {
+            if position > 0 {
+                json.push(',');
+            }
+            json.push_str(text);
+        }
+        json.push(']');
+        Rendered { json, skipped }
     }
 }
 

@@ -9,8 +9,8 @@ use super::canonical::{
     Fail, UNTYPED, false_subschema, has_type_information, infer_enum_type, is_map, is_type,
     one_of_as_any_of, walk_all,
 };
-use crate::Tool;
 use crate::schema::subschemas;
+use crate::tool::Tool;
 
 /// The function tool around `schema`: nested under `function` for Chat
 /// Completions, flat for Responses.

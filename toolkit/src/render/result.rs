@@ -29,8 +29,8 @@
 use serde_json::{Map, Value, json};
 
 use super::Dialect;
-use crate::Response;
 use crate::content::{Content, Contents, EmbeddedResource};
+use crate::response::Response;
 
 // The `_meta` keys of the MCP server's flagged results (`toolkit::mcp::META_*`,
 // which exist only with the `mcp` feature; a test there checks they agree).
@@ -68,7 +68,7 @@ pub struct Replaced {
 ///
 /// ```
 /// use toolkit::content::{Contents, Image};
-/// use toolkit::{Dialect, Response, render_result};
+/// use toolkit::{Dialect, Response, render::render_result};
 ///
 /// let chart = Contents::new().text("Sales:").image(Image::new("iVBORw0KGgo=", "image/png"));
 /// let response = Response::Result(serde_json::to_value(&chart).unwrap());
@@ -435,7 +435,7 @@ fn mcp(response: &Response, rich: Option<&(Vec<Content>, Option<Value>)>) -> Val
             flagged(json.to_string(), META_PREVIEW, json)
         }
         (Response::Pending(pending), None) => flagged(
-            crate::ToolError::ApprovalRequired {
+            crate::error::ToolError::ApprovalRequired {
                 tool: pending.tool.clone(),
             }
             .to_string(),
@@ -448,8 +448,8 @@ fn mcp(response: &Response, rich: Option<&(Vec<Content>, Option<Value>)>) -> Val
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ToolError;
     use crate::content::{Audio, Image, ResourceLink};
+    use crate::error::ToolError;
 
     /// Every kind, one the providers take and one they don't of images and
     /// binary resources, and a structured value.

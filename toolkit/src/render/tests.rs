@@ -1,5 +1,7 @@
 use super::*;
-use crate::{Context, Location, Response, Scope, Tier};
+use crate::context::Context;
+use crate::declaration::{Location, Scope, Tier};
+use crate::response::Response;
 use serde_json::{Map, json};
 
 fn no_schema() -> schemars::Schema {
@@ -10,7 +12,7 @@ fn no_output() -> Option<schemars::Schema> {
     None
 }
 
-fn no_call<'a>(_: &'a str, _: &'a Context) -> crate::CallFuture<'a> {
+fn no_call<'a>(_: &'a str, _: &'a Context) -> crate::tool::CallFuture<'a> {
     Box::pin(async { Response::Result(Value::Null) })
 }
 
@@ -36,7 +38,7 @@ const TOOL: Tool = Tool {
     },
     schema: no_schema,
     output_schema: no_output,
-    dispatch: crate::Dispatch::Async(no_call),
+    dispatch: crate::tool::Dispatch::Async(no_call),
     bindings: &[],
     validate: |_| Ok(()),
 };
@@ -377,18 +379,18 @@ fn lenient_dialects_leave_out_what_binds_nothing_for_the_model() {
 /// starts with the name and the description.
 #[test]
 fn rendered_root_properties_follow_declaration_order_in_every_dialect() {
-    const PARAMS: &[crate::Param] = &[
-        crate::Param {
+    const PARAMS: &[crate::declaration::Param] = &[
+        crate::declaration::Param {
             name: "zeta",
             description: "Last by name, first declared.",
             required: true,
         },
-        crate::Param {
+        crate::declaration::Param {
             name: "alpha",
             description: "First by name.",
             required: true,
         },
-        crate::Param {
+        crate::declaration::Param {
             name: "middle",
             description: "Optional.",
             required: false,

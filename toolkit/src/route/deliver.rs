@@ -8,7 +8,9 @@ use super::provider::{
     self, AnthropicSearch, GEMINI_MAX_FUNCTIONS, OPENAI_MAX_TOOLS, ProviderError,
 };
 use super::{FoundTools, SEARCH_TAG, Selection};
-use crate::{Dialect, RegisteredTool, View};
+use crate::registry::RegisteredTool;
+use crate::render::Dialect;
+use crate::view::View;
 
 /// How a request carries a view's routed tools (its `always` tools are always
 /// sent, loaded).

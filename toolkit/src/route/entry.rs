@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{RegisteredTool, Tier, Tool};
+use crate::declaration::Tier;
+use crate::registry::RegisteredTool;
+use crate::tool::Tool;
 
 /// Anything that stands for one tool definition: `&Tool`, `&RegisteredTool`, or a
 /// view's items. Lets catalogs, guidance and docs take any iterator of tools.
@@ -181,7 +183,7 @@ impl CatalogEntry {
 /// Whether `param` is an argument toolkit adds to `tool` rather than one its
 /// author wrote: the `confirmed` flag of a `confirm` tool (the macro refuses a
 /// parameter of that name on such a tool, so the name identifies it).
-fn is_added_by_toolkit(tool: &Tool, param: &crate::Param) -> bool {
+fn is_added_by_toolkit(tool: &Tool, param: &crate::declaration::Param) -> bool {
     tool.tier == Tier::Confirm && param.name == "confirmed"
 }
 
@@ -192,11 +194,11 @@ fn first_paragraph(text: &str) -> &str {
 /// The verb of a name from elsewhere: its first word if that is a verb a router
 /// knows (`getNavItem`), else its last (`game_scores.get`).
 fn verb_of_name(name: &str) -> Option<String> {
-    let words = super::text::words(name);
+    let words = super::lexicon::words(name);
     [words.first(), words.last()]
         .into_iter()
         .flatten()
-        .find_map(|word| super::text::canonical_verb(word))
+        .find_map(|word| super::lexicon::canonical_verb(word))
         .map(str::to_owned)
 }
 

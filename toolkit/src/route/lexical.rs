@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use super::text;
 use super::{Catalog, CatalogEntry, RouteFuture, RouteRequest, Router, Routing};
+use super::{lexicon, message};
 
 /// How much a match in each field of an entry counts (BM25F field weights).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -114,15 +114,15 @@ fn analyze(text: &str, analyzer: Analyzer, weights: (f32, f32), out: &mut Vec<(T
                 .map(|word| (Cow::Owned(word.to_owned()), 1.0)),
         ),
         Analyzer::Full => {
-            let mut words = text::words(text);
-            text::replace_phrases(&mut words);
+            let mut words = lexicon::words(text);
+            lexicon::replace_phrases(&mut words);
             for word in words {
                 // Stop words are most words: known before stemming.
-                if text::is_stop_word(&word) {
+                if lexicon::is_stop_word(&word) {
                     continue;
                 }
-                let stemmed = text::stem(&word);
-                let lookup = text::look_up(&word, &stemmed);
+                let stemmed = lexicon::stem(&word);
+                let lookup = lexicon::look_up(&word, &stemmed);
                 for &(class, weight) in lookup.verbs {
                     out.push((Cow::Borrowed(class), weight * verb_weight));
                 }
@@ -140,7 +140,7 @@ fn analyze(text: &str, analyzer: Analyzer, weights: (f32, f32), out: &mut Vec<(T
 /// message's words already matched may be chosen).
 type ClauseVerb = (&'static [(&'static str, f32)], bool);
 
-/// The message's terms, read clause by clause ([`text::read_message`]): verb
+/// The message's terms, read clause by clause ([`message::read_message`]): verb
 /// classes of verb-like words by their role, and an entity's name (a word of
 /// `entities`) in a prepositional phrase after the verb weighed `weights.phrase`. Pushes the verb classes of each clause's
 /// leading verb to `verbs`.
@@ -152,19 +152,19 @@ fn analyze_message(
     data: &mut Vec<(Term, f32)>,
     verbs: &mut Vec<ClauseVerb>,
 ) {
-    for word in text::read_message(message) {
+    for word in message::read_message(message) {
         let verb_weight = match word.role {
-            text::Role::Leading => {
+            message::Role::Leading => {
                 if verbs.len() < MAX_CLAUSE_VERBS {
                     verbs.push((word.verbs, false));
                 }
                 weights.verbs
             }
-            text::Role::Verb => weights.verbs,
-            text::Role::Secondary => weights.verbs * weights.secondary_verbs,
-            text::Role::Other => 0.0,
-            text::Role::Particle => continue,
-            text::Role::Asking => {
+            message::Role::Verb => weights.verbs,
+            message::Role::Secondary => weights.verbs * weights.secondary_verbs,
+            message::Role::Other => 0.0,
+            message::Role::Particle => continue,
+            message::Role::Asking => {
                 verbs.push((word.verbs, true));
                 0.0
             }
@@ -230,7 +230,7 @@ impl Families {
         // Per entry: the stemmed words naming its entity, if its name has a verb.
         let mut rests: Vec<Option<Vec<String>>> = Vec::with_capacity(catalog.len());
         for (position, entry) in catalog.iter().enumerate() {
-            let words = text::words(&entry.name);
+            let words = lexicon::words(&entry.name);
             // The name's first word that is a verb of the vocabulary; the rest
             // names the entity. A name with none starts with its own verb
             // (`importImage`, `browseImages`): it belongs to the entity's family
@@ -238,7 +238,7 @@ impl Families {
             let found = words
                 .iter()
                 .enumerate()
-                .find_map(|(at, word)| text::verb_term(word).map(|term| (at, Some(term))))
+                .find_map(|(at, word)| lexicon::verb_term(word).map(|term| (at, Some(term))))
                 .or_else(|| (words.len() > 1).then_some((0, None)));
             let Some((at, term)) = found else {
                 verb.push(None);
@@ -250,7 +250,7 @@ impl Families {
                 .iter()
                 .enumerate()
                 .filter(|&(other, _)| other != at)
-                .map(|(_, word)| text::stem(word))
+                .map(|(_, word)| lexicon::stem(word))
                 .collect();
             if rest.is_empty() {
                 rests.push(None);
@@ -599,7 +599,7 @@ fn score(
     let mut scores = vec![0.0_f32; count];
     let mut content = vec![false; count];
     add_scores(index, query, &mut scores, |slot, term| {
-        content[slot] |= analyzer == Analyzer::Plain || !text::is_verb_term(term);
+        content[slot] |= analyzer == Analyzer::Plain || !lexicon::is_verb_term(term);
     });
     (scores, content)
 }

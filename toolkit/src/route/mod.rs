@@ -42,11 +42,12 @@
 mod deliver;
 mod entry;
 mod lexical;
+mod lexicon;
+mod message;
 mod model;
 pub mod provider;
 mod router;
 mod search;
-pub(crate) mod text;
 mod view;
 
 pub use deliver::Delivery;

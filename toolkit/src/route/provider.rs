@@ -6,7 +6,7 @@
 //! [`Delivery::ProviderSearch`](super::Delivery::ProviderSearch) renders a view this
 //! way directly. These functions are the pieces: they take tools already rendered
 //! for the provider (the JSON objects
-//! of `toolkit::render(tools, dialect)`), always and routed apart (see
+//! of `toolkit::render::render(tools, dialect)`), always and routed apart (see
 //! [`View::split`](crate::View::split)), and check each provider's invariants,
 //! returning a [`ProviderError`] rather than a request the provider would reject.
 //!
@@ -33,7 +33,7 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
-use crate::{Dialect, RenderError};
+use crate::render::{Dialect, RenderError};
 
 /// At most this many tools in one OpenAI request.
 pub const OPENAI_MAX_TOOLS: usize = 128;

@@ -9,8 +9,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{LexicalRouter, RouteRequest};
-use crate::declaration::{Location, Param};
-use crate::{Context, RegisteredTool, Response, Scope, Tier, Tool, ToolError, View};
+use crate::context::Context;
+use crate::declaration::{Location, Param, Scope, Tier};
+use crate::error::ToolError;
+use crate::registry::RegisteredTool;
+use crate::response::Response;
+use crate::tool::Tool;
+use crate::view::View;
 
 /// The routed tools one conversation has found through search: owned by the
 /// caller (one per conversation, kept with its history), never global. Clones share
@@ -312,7 +317,7 @@ pub const fn search_tool(name: &'static str) -> Tool {
 }
 
 /// The built-in `search_tools` tool (see [`search_tool`]). Not in
-/// [`registry()`](crate::registry) unless you add it: applications that want it put
+/// [`registry()`](crate::registry()) unless you add it: applications that want it put
 /// it in their registry, the tools of a view then reach the model through it.
 ///
 /// ```

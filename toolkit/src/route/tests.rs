@@ -339,23 +339,23 @@ fn a_fallback_respects_the_allowance() {
 }
 
 /// A `confirm` tool as `#[tool]` writes it: toolkit's `confirmed` argument last.
-fn confirm_tool(name: &'static str, description: &'static str) -> crate::Tool {
-    crate::Tool {
+fn confirm_tool(name: &'static str, description: &'static str) -> crate::tool::Tool {
+    crate::tool::Tool {
         name,
         description,
-        tier: crate::Tier::Confirm,
+        tier: crate::declaration::Tier::Confirm,
         always: false,
         group: None,
         tags: &[],
         examples: &[],
         asked_as: &[],
         params: &[
-            crate::Param {
+            crate::declaration::Param {
                 name: "ids",
                 description: "The ids to delete.",
                 required: true,
             },
-            crate::Param {
+            crate::declaration::Param {
                 name: "confirmed",
                 description: "Set to true only after the user has seen this tool's preview and agreed to it. Without it (or with false) the tool does not act: it returns that preview.",
                 required: false,
@@ -372,8 +372,8 @@ fn toolkit_s_confirmed_argument_is_not_a_word_of_the_tool() {
     let params: Vec<&str> = entry.params.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(params, ["ids"]);
     // An `auto` tool's own parameter called `confirmed` is its author's word.
-    let auto = crate::Tool {
-        tier: crate::Tier::Auto,
+    let auto = crate::tool::Tool {
+        tier: crate::declaration::Tier::Auto,
         ..tool
     };
     let params: Vec<String> = CatalogEntry::from_tool(&auto)

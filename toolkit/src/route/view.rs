@@ -1,7 +1,8 @@
 //! Routing conveniences on a [`View`]: its routed catalog, its always/routed split,
 //! its guidance, and the tools to send for a selection.
 
-use crate::{RegisteredTool, View};
+use crate::registry::RegisteredTool;
+use crate::view::View;
 
 use super::{Catalog, Selection};
 

@@ -1,5 +1,5 @@
 //! An independent conformance checker: one rule set per provider dialect, written
-//! from the dialect table of issue 3 (and the provider documentation it summarises),
+//! from the providers' documentation of what each accepts in a tool's schema,
 //! not from the renderer, so it can catch the renderer's mistakes.
 //!
 //! [`check`] looks at one rendered tool on its own. [`check_preserves`] compares it
@@ -1484,7 +1484,7 @@ pub(crate) fn check_preserves(
 
 /// A definition written in place under a property with its own doc keeps only
 /// what its doc adds beyond its summary (its first sentence): the property's doc
-/// says that for this use (issue 9, "a parameter's doc and its type's doc").
+/// says that for this use (a parameter's doc beside its type's doc).
 fn summary_gave_way(schema: &Value, path: &str, text: &str, kept: &[&str]) -> bool {
     // Only a definition the rendering wrote in place (no `$defs` entry left).
     if !path.starts_with("/$defs/")

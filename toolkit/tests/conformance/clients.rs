@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use toolkit::{Dialect, RegisteredTool};
+use toolkit::{Dialect, registry::RegisteredTool};
 
 use super::corpus;
 

@@ -7,7 +7,7 @@ use futures_executor::block_on;
 use serde_json::{Map, Value, json};
 use toolkit::approval::{ApprovalError, ApprovalKey, Approvals, Decision, MemoryApprovalStore};
 use toolkit::runtime::{RuntimeTool, RuntimeToolError};
-use toolkit::{CallId, Context, Registry, Response, Scope, Tier, ToolError};
+use toolkit::{Context, Registry, Response, Scope, Tier, ToolError, call::CallId};
 
 const LEVELS: usize = 10_000;
 const SMALL_STACK: usize = 256 * 1024;

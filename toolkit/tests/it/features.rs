@@ -1,4 +1,4 @@
-//! toolkit must not change how its users' `serde_json` behaves (issue 9): cargo
+//! toolkit must not change how its users' `serde_json` behaves: cargo
 //! unifies features, so a `preserve_order` turned on by toolkit, or by any of its
 //! dependencies, makes every `serde_json::Map` in the user's program an `IndexMap`.
 //! These tests ask cargo which features toolkit's own build resolves (no build:

@@ -247,12 +247,22 @@ fn name(module: &[String]) -> String {
     }
 }
 
-/// Which modules each module of the crate whose sources are under `root` uses.
-fn graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
+/// What the reader finds in a crate's sources.
+struct Reading {
+    /// Which modules each module uses.
+    edges: BTreeMap<String, BTreeSet<String>>,
+    /// Paths outside the crate root that name an item through the root's
+    /// re-exports (`crate::Tool` for `crate::tool::Tool`), as `module: path`: such
+    /// a use hides the module it really depends on.
+    through_the_root: Vec<String>,
+}
+
+/// The code of each module of the crate whose sources are under `root`.
+fn codes(root: &Path) -> Vec<(Module, String)> {
     let root = root.to_path_buf();
     let mut files = Vec::new();
     sources(&root, &mut files);
-    let codes: Vec<(Module, String)> = files
+    files
         .iter()
         // A `#[cfg(test)] mod tests;` file is a test, not part of the house.
         .filter(|file| file.file_name().is_some_and(|name| name != "tests.rs"))
@@ -260,12 +270,22 @@ fn graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
             let text = std::fs::read_to_string(file).expect("a source file");
             (module_of(&root, file), code(&text))
         })
-        .collect();
+        .collect()
+}
+
+/// Which modules each module of the crate whose sources are under `root` uses.
+fn graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    read(&codes(root)).edges
+}
+
+/// Reads the uses of modules given as their code.
+fn read(codes: &[(Module, String)]) -> Reading {
+    let mut through_the_root = Vec::new();
     let mut krate = Crate {
         modules: codes.iter().map(|(module, _)| module.clone()).collect(),
         reexports: BTreeMap::new(),
     };
-    for (module, code) in &codes {
+    for (module, code) in codes {
         for (public, path) in uses(code) {
             let segments = segments(&path);
             if !public || segments.last().is_some_and(|last| last == "self") {
@@ -287,7 +307,12 @@ fn graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
         }
     }
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (module, code) in &codes {
+    let root_names = krate
+        .reexports
+        .get(&Vec::new())
+        .cloned()
+        .unwrap_or_default();
+    for (module, code) in codes {
         let mut paths: Vec<Vec<String>> = uses(code)
             .into_iter()
             .map(|(_, path)| segments(&path))
@@ -321,13 +346,25 @@ fn graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
             let Some(absolute) = krate.absolute(module, &trimmed) else {
                 continue;
             };
+            if !module.is_empty()
+                && let Some(first) = absolute.first()
+                && root_names.contains_key(first)
+                && !krate.modules.contains(&absolute[..1])
+            {
+                through_the_root.push(format!("{}: crate::{}", name(module), absolute.join("::")));
+            }
             let owner = krate.owner(&absolute, 0);
             if &owner != module && !owner.is_empty() {
                 edges.entry(name(module)).or_default().insert(name(&owner));
             }
         }
     }
-    edges
+    through_the_root.sort();
+    through_the_root.dedup();
+    Reading {
+        edges,
+        through_the_root,
+    }
 }
 
 /// A circle of the graph, as the path that closes it (`a -> b -> a`), if any.
@@ -362,8 +399,12 @@ fn circle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
         .find_map(|node| visit(node, edges, &mut Vec::new(), &mut done))
 }
 
+fn toolkit_src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
 fn toolkit() -> BTreeMap<String, BTreeSet<String>> {
-    graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+    graph(&toolkit_src())
 }
 
 fn toolkit_macros() -> BTreeMap<String, BTreeSet<String>> {
@@ -513,4 +554,31 @@ fn the_reader_flattens_use_trees_and_skips_comments_and_strings() {
     );
     assert!(code.contains("crate::a"));
     assert!(!code.contains("crate::b") && !code.contains("crate::c") && !code.contains("crate::d"));
+}
+
+#[test]
+fn toolkit_names_what_it_uses_by_module_not_through_the_crate_root() {
+    let through_the_root = read(&codes(&toolkit_src())).through_the_root;
+    assert!(
+        through_the_root.is_empty(),
+        "name these by the module that defines them (`crate::tool::Tool`, not `crate::Tool`), so the graph shows what each module uses:\n{}",
+        through_the_root.join("\n")
+    );
+}
+
+#[test]
+fn the_reader_finds_a_use_through_the_crate_root() {
+    let module = |path: &[&str]| path.iter().map(|part| (*part).to_owned()).collect();
+    let codes: Vec<(Module, String)> = vec![
+        (module(&[]), "mod tool;\nmod view;\npub use tool::Tool;\n".to_owned()),
+        (module(&["tool"]), "pub struct Tool;\n".to_owned()),
+        (
+            module(&["view"]),
+            "use crate::Tool;\nuse crate::tool::Tool as Same;\nfn f() -> crate::Tool { crate::tool::Tool }\n".to_owned(),
+        ),
+    ];
+    let reading = read(&codes);
+    assert_eq!(reading.through_the_root, ["view: crate::Tool"]);
+    // The re-export is still followed to the module that defines the item.
+    assert!(reading.edges["view"].contains("tool"));
 }

@@ -8,5 +8,5 @@
 toolkit::link_tools!(example_assistant);
 
 fn main() {
-    print!("{}", toolkit::catalog::markdown(toolkit::registry()));
+    print!("{}", toolkit::docs::markdown(toolkit::registry()));
 }

@@ -6,6 +6,6 @@ toolkit::link_tools!(example_assistant);
 fn the_assistant_catalog_is_pinned() {
     insta::assert_snapshot!(
         "assistant_catalog",
-        toolkit::catalog::markdown(toolkit::registry())
+        toolkit::docs::markdown(toolkit::registry())
     );
 }

@@ -16,7 +16,7 @@ use example_agents::{
 };
 use futures_executor::block_on;
 use toolkit::approval::{ApprovalKey, Decision, PendingQuery};
-use toolkit::{CallId, Context, Scope, View, registry};
+use toolkit::{Context, Scope, View, call::CallId, registry};
 
 fn show(title: &str, view: &View<'_>) {
     println!("{title} ({} tools):", view.len());

@@ -22,7 +22,7 @@ use toolkit::approval::{
     Approval, ApprovalKey, ApprovalStore, Approvals, CallState, Decision, DecisionQuery,
     MemoryApprovalStore, PendingApproval, PendingQuery, RunPass,
 };
-use toolkit::{CallId, Context, Response, View, registry};
+use toolkit::{Context, Response, View, call::CallId, registry};
 
 /// 2026-11-23T09:00Z, the sample org's clock, in Unix seconds.
 const NOW: u64 = 1_795_424_400;

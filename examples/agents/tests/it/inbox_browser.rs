@@ -21,7 +21,11 @@ use example_agents::{
 };
 use serde_json::{Value, json};
 use toolkit::approval::{ApprovalKey, Approvals, CallState, Decision, PendingApproval, RunPass};
-use toolkit::{CallId, Context, Limits, Response, registry};
+use toolkit::{
+    Context, Response,
+    call::{CallId, Limits},
+    registry,
+};
 use toolkit_test_support::{Browser, click, present, screenshot, script, text, type_into};
 
 /// One browser at a time: the machine is small, and Chromium is not.

@@ -10,7 +10,7 @@ use example_agents::{
 use futures_executor::block_on;
 use serde_json::{Value, json};
 use toolkit::approval::{ApprovalKey, Approvals};
-use toolkit::{Binding, Context, Scope, View, ViewProblem, registry};
+use toolkit::{Context, Scope, View, binding::Binding, registry, view::ViewProblem};
 
 const ALL_FLAGS: &[&str] = &[
     "knowledge_base_enabled",

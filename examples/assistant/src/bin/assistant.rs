@@ -8,7 +8,7 @@ use example_assistant::AssistantState;
 use example_assistant::prompt::{self, Channel};
 use toolkit::Context;
 
-fn main() -> Result<(), toolkit::ViewError> {
+fn main() -> Result<(), toolkit::view::ViewError> {
     // What the web chat may list and call: every shared and assistant tool.
     let view = prompt::active_tools(Channel::Web)?;
 

@@ -7,7 +7,7 @@
 //! (`-- create_tasks`) to print that tool's OpenAI rendering beside the plain one.
 
 use serde_json::Value;
-use toolkit::{Dialect, RegisteredTool};
+use toolkit::{Dialect, registry::RegisteredTool};
 
 // The binary never calls into the library, so the linker would drop its tools.
 toolkit::link_tools!(example_assistant);

@@ -95,7 +95,7 @@ pub(crate) fn take(limit: u32) -> usize {
 
 /// At most this many different words in one search query. Real queries have a
 /// handful; the bound keeps a search's work under the store's lock proportional
-/// to the store, whatever the query's size (issue 7).
+/// to the store, whatever the query's size.
 pub(crate) const MAX_QUERY_WORDS: usize = 32;
 
 /// The words of a search query, lowercased, each once, in the order given. Built

@@ -9,7 +9,7 @@ use example_assistant::tools::{
     get_memories, get_reminders, get_schedules, get_tasks, link_memories, search_entities,
     search_gmail, search_memories, set_project, update_instructions, update_memories, update_tasks,
 };
-use toolkit::{Scope, Tier, Tool, ToolHandle, registry};
+use toolkit::{Scope, Tier, Tool, definition::ToolHandle, registry};
 
 #[test]
 fn registry_holds_exactly_the_fixture_tools() {

@@ -6,7 +6,10 @@ use std::sync::{Arc, Mutex};
 use example_cms::{Cms, registry};
 use futures_executor::block_on;
 use serde_json::json;
-use toolkit::{Context, Progress, ProgressUpdate};
+use toolkit::{
+    Context,
+    call::{Progress, ProgressUpdate},
+};
 
 fn update(progress: f64, message: &str) -> ProgressUpdate {
     ProgressUpdate {

@@ -27,7 +27,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use serde_json::{Value, json};
 use toolkit::content::{Audio, Contents, EmbeddedResource, Image};
 use toolkit::mcp::{Caller, Grant, McpRequest, McpServer};
-use toolkit::{Context, Progress, Scope, ToolError, tool};
+use toolkit::{Context, Scope, ToolError, call::Progress, tool};
 
 /// A 1x1 red PNG.
 const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";

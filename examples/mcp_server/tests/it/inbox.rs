@@ -27,7 +27,7 @@ use toolkit::approval::{
     DecisionRecord, MemoryApprovalStore, PendingApproval, PendingQuery, RefusalRecord, RunOutcome,
     RunRecord, StoreFuture,
 };
-use toolkit::{CallId, Context, Response, Scope};
+use toolkit::{Context, Response, Scope, call::CallId};
 use tower::ServiceExt as _;
 
 async fn get(router: &axum::Router, path: &str, bearer: Option<&str>) -> (StatusCode, Value) {
@@ -802,7 +802,7 @@ mod signed_in {
     use example_mcp_server::{Settings, oauth_inbox};
     use fantoccini::{Client, Locator};
     use serde_json::{Value, json};
-    use toolkit::{CallId, Context, Response, Scope};
+    use toolkit::{Context, Response, Scope, call::CallId};
     use toolkit_test_support::{Browser, Group, click, missing, root, screenshot, script, text};
 
     /// `oauth2-mock-server` on a loopback port, with its issuer URL.

@@ -4,7 +4,7 @@
 //! Run it with `cargo run -p example-voice --bin voice`.
 
 use example_voice::{Channel, Home, VoiceSurface};
-use toolkit::{Context, Dialect, RenderError};
+use toolkit::{Context, Dialect, render::RenderError};
 
 /// Every feature flag the tools are gated by, read from the registry.
 fn all_flags() -> Vec<&'static str> {

@@ -3,11 +3,11 @@
 
 use example_voice::tools::{get_weather, set_timer};
 use serde_json::Value;
-use toolkit::{NameKind, Registry, RegistryError};
+use toolkit::{Registry, definition::NameKind, registry::RegistryError};
 
 #[test]
 fn the_registry_builds_with_twelve_uniquely_named_tools() {
-    let registry = toolkit::try_registry().expect("no two tools claim one name");
+    let registry = toolkit::registry::try_registry().expect("no two tools claim one name");
     let names: Vec<&str> = registry.iter().map(|tool| tool.name).collect();
     assert_eq!(
         names,

@@ -284,11 +284,11 @@ fn ungated_tools_run_with_their_arguments_checked() {
         // Every problem at once: the unknown field, and the one it stood for.
         Response::Error(ToolError::InvalidArguments {
             problems: vec![
-                toolkit::Problem {
+                toolkit::call::Problem {
                     path: "reminders[1].at".to_owned(),
                     message: "missing required field".to_owned(),
                 },
-                toolkit::Problem {
+                toolkit::call::Problem {
                     path: "reminders[1].when".to_owned(),
                     message: "unknown field; expected one of `at`, `text`".to_owned(),
                 },

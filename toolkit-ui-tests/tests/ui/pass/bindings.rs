@@ -1,6 +1,6 @@
 //! Every scope takes unbound context and the one binding it provides.
 
-use toolkit::{Binding, Context, FromContext, State, ToolError, tool};
+use toolkit::{Context, State, ToolError, tool, binding::Binding, definition::FromContext};
 
 struct Session;
 struct CallerThread;

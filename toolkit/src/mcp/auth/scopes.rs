@@ -3,7 +3,7 @@
 use super::VerifiedToken;
 
 /// Maps what a token grants to allowlist entries of a view
-/// ([`ViewBuilder::allow`](crate::ViewBuilder::allow)): tool names, `@group`s and
+/// ([`ViewBuilder::allow`](crate::view::ViewBuilder::allow)): tool names, `@group`s and
 /// `preset:<name>`s. A token with none of the mapped values gets no entries, and
 /// `allow` with no entries is an empty view: nothing is listed or callable.
 ///

@@ -1,10 +1,12 @@
-//! A catalog of tools for people: what a set of tools (a view, a registry) offers,
-//! as Markdown, for docs, reviews and changelogs.
+//! Docs of tools for people: what a set of tools (a view, a registry) offers, as
+//! Markdown, for handbooks, reviews and changelogs. (A router's list of tools is a
+//! [`route::Catalog`](crate::route::Catalog).)
 
 use std::fmt::Write as _;
 
+use crate::declaration::Scope;
 use crate::route::AsTool;
-use crate::{Scope, Tool};
+use crate::tool::Tool;
 
 /// The tools as a Markdown document, grouped by scope (shared, agent, assistant,
 /// channel) and then by group (alphabetically, tools without a group last), each
@@ -27,7 +29,7 @@ use crate::{Scope, Tool};
 ///     String::new()
 /// }
 ///
-/// let markdown = toolkit::catalog::markdown([get_weather::definition()]);
+/// let markdown = toolkit::docs::markdown([get_weather::definition()]);
 /// let expected = [
 ///     "1 tool: 0 always sent, 1 routed.",
 ///     "#### `get_weather`",
