@@ -153,17 +153,17 @@ impl Approvals {
             }
         };
         let response = resume(view, &approval, ctx).await;
+        // Refused at the claim: another run holds it, ran it, or took it over from
+        // this one. That run counts it, not this pass, even when it is done by now.
+        if matches!(
+            &response,
+            Response::Error(ToolError::ApprovalRejected { .. })
+        ) {
+            return Ran::Skipped;
+        }
         let key = used_key(&pending.principal, &pending.call_id);
         match self.store.run(&key).await {
             Ok(Some(run)) if run.done => Ran::Done,
-            // Another run held it (it was resumed meanwhile), or this one failed.
-            _ if matches!(
-                &response,
-                Response::Error(ToolError::ApprovalRejected { .. })
-            ) =>
-            {
-                Ran::Skipped
-            }
             _ => Ran::Failed,
         }
     }

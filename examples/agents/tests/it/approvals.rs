@@ -568,6 +568,12 @@ async fn two_runners_that_reach_one_approved_call_at_once_create_it_once() {
         second.await.unwrap().unwrap(),
     );
     assert_eq!(arrived.load(Ordering::SeqCst), 2, "{first:?} {second:?}");
+    // One runner counts it as ran; the other, refused at the claim, as skipped.
+    assert_eq!(
+        (first.ran + second.ran, first.skipped + second.skipped),
+        (1, 1),
+        "{first:?} {second:?}"
+    );
     // One schedule, made by the first attempt.
     assert_eq!(
         org.schedules(SALES_AGENT)
