@@ -77,9 +77,14 @@ fn retry_text(
 /// serde's messages about what is inside the object are the same either way.
 fn from_text<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value = T::deserialize(ObjectOnly(&mut deserializer))?;
-    deserializer.end()?;
-    Ok(value)
+    // `match`, not `?`: no `Try` impls instantiated for `Result<T, _>`.
+    match T::deserialize(ObjectOnly(&mut deserializer)) {
+        Ok(value) => match deserializer.end() {
+            Ok(()) => Ok(value),
+            Err(error) => Err(error),
+        },
+        Err(error) => Err(error),
+    }
 }
 
 /// Whether `text` is a `T`, with serde's error when not: the slow path's one
