@@ -27,6 +27,11 @@
 #
 #   CARGO_TARGET_DIR=/tmp/buildtime-target scripts/buildtime.sh 7
 #
+# Two copies of this workspace (say, of two checkouts of toolkit) must not share
+# a target dir: cargo names a path package's build by its path relative to its
+# workspace root, so the second copy's `control` and `handlers` look already
+# built and nothing is compiled (the script stops when a build takes no time).
+#
 # Usage: scripts/buildtime.sh [RUNS]   (default 5)
 set -euo pipefail
 
@@ -37,6 +42,7 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 DIR=${BUILDTIME_DIR:-$CARGO_TARGET_DIR/buildtime}
 export CARGO_INCREMENTAL=0
 
+[ -x /usr/bin/time ] || { echo "needs GNU time as /usr/bin/time (Debian: apt-get install time)" >&2; exit 1; }
 mkdir -p "$DIR"
 cp "$ROOT/Cargo.lock" "$DIR/Cargo.lock"
 cat > "$DIR/Cargo.toml" <<TOML
@@ -154,6 +160,10 @@ for round in $(seq "$RUNS"); do
     # %U and %S include the children cargo waited for: every rustc it ran.
     /usr/bin/time -o "$DIR/time" -f '%U %S %e' cargo build --offline --quiet -p "buildtime-$crate" >&2
     read -r user sys wall <"$DIR/time"
+    if [ "$(echo "$user + $sys < 0.5" | bc)" = 1 ]; then
+      echo "buildtime-$crate was not rebuilt (another copy of this workspace in the same target dir?)" >&2
+      exit 1
+    fi
     CPU[$crate]+="$(echo "$user + $sys" | bc) "
     WALL[$crate]+="$wall "
     echo "round $round: $crate $(echo "$user + $sys" | bc) s CPU, $wall s wall" >&2
