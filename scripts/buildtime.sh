@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Build time of a crate of 200 `#[tool]`s against the same functions written by
-# hand (issue 9, "Build time"). Generates, under target/buildtime/ (a workspace of
-# its own, with this repository's Cargo.lock, building into this repository's
-# target dir so the dependencies are already built):
+# hand (issue 9, "Build time"). Generates a workspace of its own (with this
+# repository's Cargo.lock) of three crates:
 #
 #   tools     200 `#[tool]` functions;
 #   control   the same 200 functions, each with its argument struct deriving
@@ -11,20 +10,39 @@
 #             the struct, the call, `to_value`): what an application without
 #             toolkit also compiles to call its tools.
 #
-# Each crate is built RUNS times (dev profile, no incremental compilation), its
-# source touched before each build so only that crate recompiles; the script
-# prints each median and the ratios.
+# The dependencies are built once, untimed. Then RUNS rounds each build the three
+# crates in turn (tools, control, handlers, tools, control, ...: interleaved, so a
+# change in the machine's load falls on all three alike), dev profile, no
+# incremental compilation, the crate's source touched first so only it
+# recompiles. Each build's CPU time (user + system of cargo and the rustc it
+# runs, from /usr/bin/time) is the figure: on a shared machine it moves far less
+# with the load than the wall time, which is printed beside it. The script
+# prints every build, the medians and the ratios of the medians.
 #
-# Usage: scripts/buildtime.sh [RUNS]   (default 3)
+# It builds into CARGO_TARGET_DIR (default: this repository's target/) and
+# generates the crates under BUILDTIME_DIR (default: $CARGO_TARGET_DIR/buildtime).
+# On a machine where others build too, give it a target dir of its own, so the
+# shared one's lock does not serialize it behind them (the first run then builds
+# toolkit's dependencies there, untimed):
+#
+#   CARGO_TARGET_DIR=/tmp/buildtime-target scripts/buildtime.sh 7
+#
+# Two copies of this workspace (say, of two checkouts of toolkit) must not share
+# a target dir: cargo names a path package's build by its path relative to its
+# workspace root, so the second copy's `control` and `handlers` look already
+# built and nothing is compiled (the script stops when a build takes no time).
+#
+# Usage: scripts/buildtime.sh [RUNS]   (default 5)
 set -euo pipefail
 
-RUNS=${1:-3}
+RUNS=${1:-5}
 TOOLS=200
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-DIR=$ROOT/target/buildtime
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+DIR=${BUILDTIME_DIR:-$CARGO_TARGET_DIR/buildtime}
 export CARGO_INCREMENTAL=0
 
+[ -x /usr/bin/time ] || { echo "needs GNU time as /usr/bin/time (Debian: apt-get install time)" >&2; exit 1; }
 mkdir -p "$DIR"
 cp "$ROOT/Cargo.lock" "$DIR/Cargo.lock"
 cat > "$DIR/Cargo.toml" <<TOML
@@ -134,18 +152,29 @@ cd "$DIR"
 echo "building the dependencies once (not timed)..." >&2
 cargo build --offline --quiet -p buildtime-tools -p buildtime-control -p buildtime-handlers >&2
 
-declare -A MEDIAN
-for crate in tools control handlers; do
-  times=()
-  for _ in $(seq "$RUNS"); do
+CRATES=(tools control handlers)
+declare -A CPU WALL
+for round in $(seq "$RUNS"); do
+  for crate in "${CRATES[@]}"; do
     touch "$crate/src/lib.rs"
-    start=$(date +%s.%N)
-    cargo build --offline --quiet -p "buildtime-$crate" >&2
-    end=$(date +%s.%N)
-    times+=("$(echo "$end - $start" | bc)")
+    # %U and %S include the children cargo waited for: every rustc it ran.
+    /usr/bin/time -o "$DIR/time" -f '%U %S %e' cargo build --offline --quiet -p "buildtime-$crate" >&2
+    read -r user sys wall <"$DIR/time"
+    if [ "$(echo "$user + $sys < 0.5" | bc)" = 1 ]; then
+      echo "buildtime-$crate was not rebuilt (another copy of this workspace in the same target dir?)" >&2
+      exit 1
+    fi
+    CPU[$crate]+="$(echo "$user + $sys" | bc) "
+    WALL[$crate]+="$wall "
+    echo "round $round: $crate $(echo "$user + $sys" | bc) s CPU, $wall s wall" >&2
   done
-  MEDIAN[$crate]=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")
-  echo "$crate: ${times[*]} s (median ${MEDIAN[$crate]} s)"
 done
-printf 'tools / control (derives only): %.2fx\n' "$(echo "${MEDIAN[tools]} / ${MEDIAN[control]}" | bc -l)"
-printf 'tools / handlers (derives + hand-written dispatch): %.2fx\n' "$(echo "${MEDIAN[tools]} / ${MEDIAN[handlers]}" | bc -l)"
+
+median() { printf '%s\n' $1 | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p"; }
+declare -A MEDIAN
+for crate in "${CRATES[@]}"; do
+  MEDIAN[$crate]=$(median "${CPU[$crate]}")
+  echo "$crate: CPU ${CPU[$crate]}s (median ${MEDIAN[$crate]} s); wall ${WALL[$crate]}s (median $(median "${WALL[$crate]}") s)"
+done
+printf 'tools / control (derives only), CPU: %.2fx\n' "$(echo "${MEDIAN[tools]} / ${MEDIAN[control]}" | bc -l)"
+printf 'tools / handlers (derives + hand-written dispatch), CPU: %.2fx\n' "$(echo "${MEDIAN[tools]} / ${MEDIAN[handlers]}" | bc -l)"

@@ -174,7 +174,10 @@ pub(super) fn expand(
             fn __toolkit_validate(
                 __toolkit_arguments: &str,
             ) -> ::core::result::Result<(), #private::ToolError> {
-                __toolkit_parse(__toolkit_arguments).map(|_| ())
+                match __toolkit_parse(__toolkit_arguments) {
+                    ::core::result::Result::Ok(_) => ::core::result::Result::Ok(()),
+                    ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+                }
             }
 
             #dispatch_fn

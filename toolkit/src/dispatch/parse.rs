@@ -27,23 +27,106 @@ use super::validate::Plan;
 use crate::error::ToolError;
 
 /// Parses the model's JSON text straight into the argument struct `T`.
+///
+/// This is the only code here compiled once per argument type (once per tool),
+/// so it is kept to one parse (`from_text`, tried again on the slow path's text)
+/// and calls of plain functions: everything else is compiled once for all tools
+/// (`BENCHMARKS.md`, "Build time").
 pub fn parse_arguments<T: DeserializeOwned + JsonSchema + 'static>(
     arguments: &str,
 ) -> Result<T, ToolError> {
-    match serde_json::from_str(arguments) {
-        // serde's derived structs also accept a positional array; the model must
-        // name its arguments.
-        Ok(parsed) if first_byte(arguments) == Some(b'{') => Ok(parsed),
-        Ok(_) => Err(not_an_object()),
-        Err(_) => parse_failed(
+    let mut retry = None;
+    loop {
+        if let Ok(parsed) = from_text::<T>(retry.as_deref().unwrap_or(arguments)) {
+            return Ok(parsed);
+        }
+        retry_text(
             arguments,
-            plan_for(TypeId::of::<T>(), crate::schema::raw_schema_for::<T>),
-        ),
+            &mut retry,
+            TypeId::of::<T>(),
+            crate::schema::raw_schema_for::<T>,
+            fits::<T>,
+        )?;
     }
 }
 
-fn first_byte(text: &str) -> Option<u8> {
-    text.bytes().find(|byte| !byte.is_ascii_whitespace())
+/// After a failed parse: the first time, the text the slow path says `T` is to be
+/// parsed from (the arguments less the nulls a strict dialect sent, or `{}` for
+/// none) is put in `retry`, or every problem found is the error; a second failure
+/// (of the slow path's own text) is final.
+fn retry_text(
+    arguments: &str,
+    retry: &mut Option<String>,
+    type_id: TypeId,
+    schema: fn() -> schemars::Schema,
+    parse: Typed,
+) -> Result<(), ToolError> {
+    if retry.is_some() {
+        return Err(not_accepted());
+    }
+    *retry = Some(slow_path(arguments, plan_for(type_id, schema), parse)?);
+    Ok(())
+}
+
+/// `T` from a JSON text whose top level is an object.
+///
+/// A derived struct's `Deserialize` asks `serde_json`'s `deserialize_struct`, which
+/// takes a positional array too (the model must name its arguments, so one is
+/// refused anyway); asked for a map, `serde_json` reads an object only, and neither
+/// its array branch nor the struct's `visit_seq` is compiled for the tool's type.
+/// serde's messages about what is inside the object are the same either way.
+fn from_text<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    // `match`, not `?`: no `Try` impls instantiated for `Result<T, _>`.
+    match T::deserialize(ObjectOnly(&mut deserializer)) {
+        Ok(value) => match deserializer.end() {
+            Ok(()) => Ok(value),
+            Err(error) => Err(error),
+        },
+        Err(error) => Err(error),
+    }
+}
+
+/// Whether `text` is a `T`, with serde's error when not: the slow path's one
+/// question of the argument type, asked through a plain `fn` pointer.
+fn fits<T: DeserializeOwned>(text: &str) -> Result<(), serde_json::Error> {
+    match from_text::<T>(text) {
+        Ok(_) => Ok(()),
+        Err(error) => Err(error),
+    }
+}
+
+/// `serde_json`'s deserializer, asked for an object whatever the type asks for.
+struct ObjectOnly<'a, 'de>(&'a mut serde_json::Deserializer<serde_json::de::StrRead<'de>>);
+
+impl<'de> serde::Deserializer<'de> for ObjectOnly<'_, 'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, serde_json::Error> {
+        serde::Deserializer::deserialize_map(self.0, visitor)
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, serde_json::Error> {
+        serde::Deserializer::deserialize_map(self.0, visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map enum identifier ignored_any
+    }
+}
+
+fn not_accepted() -> ToolError {
+    Problem::new(".", "the arguments are not accepted").into_error()
 }
 
 pub(crate) fn not_an_object() -> ToolError {
@@ -70,27 +153,23 @@ fn plan_for(type_id: TypeId, schema: fn() -> schemars::Schema) -> &'static Plan 
         })
 }
 
-/// The one generic piece of the slow path: `T` parsed from a text by the fast
-/// path's own `serde_json::from_str::<T>`, kept by the caller. Everything around
-/// it is compiled once, not once per tool, and no second instantiation of `T`'s
-/// `Deserialize` exists (which would double the build time of every tool crate).
-type Typed<'p> = dyn FnMut(&str) -> Result<(), serde_json::Error> + 'p;
+/// The one question the slow path asks of the argument type: does this text
+/// parse as `T` ([`fits`]), and serde's error if not. A plain `fn` pointer, so
+/// everything around it is compiled once, not once per tool, and no second
+/// instantiation of `T`'s `Deserialize` exists (which would double the build time
+/// of every tool crate).
+type Typed = fn(&str) -> Result<(), serde_json::Error>;
 
-/// The slow path, after the fast parse failed.
+/// The slow path, after the fast parse failed: the text that parses as the
+/// argument type (the arguments less the nulls a strict dialect sent for optional
+/// parameters, or `{}` for none), or every problem found.
 #[cold]
-fn parse_failed<T: DeserializeOwned>(arguments: &str, plan: &Plan) -> Result<T, ToolError> {
-    let mut parsed = None;
-    slow_path(arguments, plan, &mut |text| {
-        serde_json::from_str::<T>(text).map(|value| parsed = Some(value))
-    })?;
-    parsed.ok_or_else(|| Problem::new(".", "the arguments are not accepted").into_error())
-}
-
-fn slow_path(arguments: &str, plan: &Plan, parse: &mut Typed<'_>) -> Result<(), ToolError> {
+fn slow_path(arguments: &str, plan: &Plan, parse: Typed) -> Result<String, ToolError> {
     let trimmed = arguments.trim();
     // Providers send "" (or `null`) for tools without parameters.
     if trimmed.is_empty() || trimmed == "null" {
-        return from_value(&Value::Object(serde_json::Map::new()), plan, parse);
+        from_value(&Value::Object(serde_json::Map::new()), plan, parse)?;
+        return Ok("{}".to_owned());
     }
     // `Tool::call` has no application limits at hand; the defaults keep the
     // slow path (a `Value`, walked recursively) off the stack's edge.
@@ -109,7 +188,7 @@ fn slow_path(arguments: &str, plan: &Plan, parse: &mut Typed<'_>) -> Result<(), 
     let stripped = plan.strip_optional_nulls(&mut value);
     match from_value(&value, plan, parse) {
         // Valid once the permitted nulls are gone: the first failure was theirs.
-        Ok(()) if stripped => Ok(()),
+        Ok(()) if stripped => Ok(value.to_string()),
         // The text failed where its `Value` passes: something only the text
         // shows (a duplicate key). Report serde's error on the text.
         Ok(()) => Err(text_error(arguments, parse)),
@@ -176,7 +255,7 @@ pub(crate) fn parse_value(arguments: &str) -> Result<Value, ToolError> {
 /// The value is parsed from its text, laid out one member per line
 /// ([`layout`](super::layout)): serde's words are the same on text as on a
 /// `Value` once the position is cut, and the line of its error gives the path.
-fn from_value(value: &Value, plan: &Plan, parse: &mut Typed<'_>) -> Result<(), ToolError> {
+fn from_value(value: &Value, plan: &Plan, parse: Typed) -> Result<(), ToolError> {
     let typed = typed_parse(&value.to_string(), Some(value), parse);
     // The common slow path (nulls a strict dialect sent, now gone) asks only
     // whether the value is valid; the problems are collected when it is not.
@@ -215,7 +294,7 @@ struct Failure {
 
 /// Parses valid JSON `text`, laid out, into `T`: nothing, or serde's error and its
 /// place; `value` is the value `text` was written from, if any.
-fn typed_parse(text: &str, value: Option<&Value>, parse: &mut Typed<'_>) -> Result<(), Failure> {
+fn typed_parse(text: &str, value: Option<&Value>, parse: Typed) -> Result<(), Failure> {
     let Some(layout) = Layout::new(text) else {
         // Only valid JSON comes here; should it not be, serde's error stands
         // without a place.
@@ -248,10 +327,10 @@ fn nested(outer: &str, inner: &str) -> bool {
 
 /// serde's error on the text itself (valid JSON whose `Value` passed: a key
 /// given twice), with its path.
-fn text_error(arguments: &str, parse: &mut Typed<'_>) -> ToolError {
+fn text_error(arguments: &str, parse: Typed) -> ToolError {
     match typed_parse(arguments, None, parse) {
         Err(failure) => messages::from_serde(&failure.path, &failure.message, None).into_error(),
-        Ok(()) => Problem::new(".", "the arguments are not accepted").into_error(),
+        Ok(()) => not_accepted(),
     }
 }
 
@@ -623,7 +702,7 @@ mod tests {
                 continue;
             };
             let expected = layout::serde_path(tracked.path());
-            let failure = typed_parse(&text, Some(value), &mut |text| {
+            let failure = typed_parse(&text, Some(value), |text| {
                 serde_json::from_str::<Root>(text).map(|_| ())
             })
             .err()
