@@ -267,6 +267,19 @@ fn approved_with_edited_arguments_runs_those_after_validating_them() {
         }),
         Err("invalid_arguments")
     );
+    // The tool's error is the refusal's cause, for code that inspects it.
+    let refused = approvals
+        .decide(
+            registry(),
+            &pending,
+            Decision::ApproveWith(json!({"numbers": 7})),
+        )
+        .expect_err("invalid edits");
+    let cause = std::error::Error::source(&refused)
+        .and_then(|cause| cause.downcast_ref::<ToolError>())
+        .expect("the tool's error is the source");
+    assert_eq!(cause, &ToolError::from(refused.clone()));
+    assert_eq!(cause.kind(), "invalid_arguments");
     let approval = approvals
         .decide(
             registry(),
@@ -826,11 +839,20 @@ fn a_failing_store_is_not_described_to_the_model() {
         .expect("decided without the store");
     assert_eq!(block_on(view.resume(&approval, &ctx)), told);
     assert_eq!(released.count(), 0);
+    let failed = block_on(approvals.pending(&PendingQuery::new())).expect_err("the store is down");
     assert_eq!(
-        block_on(approvals.pending(&PendingQuery::new()))
-            .expect_err("the store is down")
-            .to_string(),
+        failed.to_string(),
         "the approval store failed, nothing ran; try again: PostgreSQL: error connecting to \
          server: db.internal:5432: Connection refused"
+    );
+    // The store's error is the cause, as the store gave it.
+    let cause = std::error::Error::source(&failed)
+        .and_then(|cause| cause.downcast_ref::<StoreError>())
+        .expect("the store's error is the source");
+    assert_eq!(
+        cause,
+        &StoreError::new(
+            "PostgreSQL: error connecting to server: db.internal:5432: Connection refused"
+        )
     );
 }

@@ -14,7 +14,9 @@ mod suite;
 
 use std::sync::Arc;
 
-use toolkit::approval::{ApprovalStore, MemoryApprovalStore, SqliteApprovalStore};
+use toolkit::approval::{
+    ApprovalStore, MemoryApprovalStore, SqliteApprovalStore, StoreError, StoreErrorKind,
+};
 
 use suite::{Backend, Clock};
 
@@ -83,6 +85,63 @@ macro_rules! contract {
     };
 }
 
+/// The driver's error a store error was caused by.
+fn driver_error<E: std::error::Error + 'static>(error: &StoreError) -> &E {
+    std::error::Error::source(error)
+        .and_then(|cause| cause.downcast_ref::<E>())
+        .unwrap_or_else(|| {
+            panic!(
+                "no {} as the cause of {error:?}",
+                std::any::type_name::<E>()
+            )
+        })
+}
+
+/// A `SQLite` failure says what kind it is and keeps rusqlite's error as its cause,
+/// its message unchanged: a file that cannot be opened, a record this build cannot
+/// read back.
+#[test]
+fn sqlite_errors_keep_the_drivers_error() {
+    let nowhere = std::env::temp_dir()
+        .join(format!("toolkit-no-such-directory-{}", std::process::id()))
+        .join("approvals.sqlite3");
+    let error = SqliteApprovalStore::open(&nowhere).expect_err("no such directory");
+    assert_eq!(error.kind(), StoreErrorKind::Unavailable);
+    let cause = driver_error::<rusqlite::Error>(&error);
+    assert_eq!(
+        cause.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::CannotOpen)
+    );
+    assert_eq!(error.to_string(), cause.to_string());
+
+    let Sqlite(path) = Sqlite::new("corrupt");
+    let store = SqliteApprovalStore::open(&path).expect("opens");
+    rusqlite::Connection::open(&path)
+        .expect("opens")
+        .execute(
+            "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict, digest,
+                 decided_by, decided_at, keep_until)
+             VALUES ('user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'admin:1', 1,
+                 9999999999)",
+            [],
+        )
+        .expect("a record no build wrote");
+    let error = futures_executor::block_on(store.decision("user:1", "call_1"))
+        .expect_err("an unknown verdict");
+    assert_eq!(error.kind(), StoreErrorKind::Corrupt);
+    assert!(
+        matches!(
+            driver_error::<rusqlite::Error>(&error),
+            rusqlite::Error::FromSqlConversionFailure(..)
+        ),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains("unknown verdict `maybe`"),
+        "{error}"
+    );
+}
+
 contract!(memory, Memory(std::sync::OnceLock::new()));
 contract!(
     sqlite,
@@ -127,6 +186,66 @@ mod postgres {
     }
 
     suite::contract_tests!(run);
+
+    /// A `PostgreSQL` failure says what kind it is and keeps tokio-postgres's error
+    /// as its cause, its message (the database's own words) unchanged: a table gone,
+    /// a record this build cannot read back, a server that refuses connections.
+    #[test]
+    fn errors_keep_the_drivers_error() {
+        let Some(cluster) = cluster::cluster() else {
+            return;
+        };
+        let url = cluster.database();
+        cluster::runtime().block_on(async {
+            let store = toolkit::approval::PostgresApprovalStore::connect(&url)
+                .await
+                .expect("connects");
+            cluster.psql_on(
+                &url,
+                "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
+                     digest, decided_by, decided_at, keep_until)
+                 VALUES ('user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'admin:1',
+                     1, 9999999999)",
+            );
+            let error = store
+                .decision("user:1", "call_1")
+                .await
+                .expect_err("an unknown verdict");
+            assert_eq!(error.kind(), StoreErrorKind::Corrupt);
+            assert_eq!(error.to_string(), "PostgreSQL: unknown verdict `maybe`");
+
+            cluster.psql_on(&url, "ALTER TABLE toolkit_approval_claims RENAME TO moved");
+            let error = store
+                .claim("call", u64::MAX / 2, u64::MAX / 2)
+                .await
+                .expect_err("no such table");
+            assert_eq!(error.kind(), StoreErrorKind::Misconfigured);
+            let cause = driver_error::<tokio_postgres::Error>(&error);
+            assert_eq!(
+                cause.code(),
+                Some(&tokio_postgres::error::SqlState::UNDEFINED_TABLE)
+            );
+            assert!(
+                error
+                    .to_string()
+                    .contains("\"toolkit_approval_claims\" does not exist"),
+                "{error}"
+            );
+
+            // Nothing listens on the port a closed socket had.
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|listener| listener.local_addr())
+                .expect("a free port")
+                .port();
+            let error = toolkit::approval::PostgresApprovalStore::connect(&format!(
+                "postgres://nobody@127.0.0.1:{port}/nothing"
+            ))
+            .await
+            .expect_err("refused");
+            assert_eq!(error.kind(), StoreErrorKind::Unavailable, "{error}");
+            assert!(std::error::Error::source(&error).is_some(), "{error:?}");
+        });
+    }
 
     /// Replicas starting together against an empty database migrate it once: the
     /// advisory lock serializes them, and every one comes up.

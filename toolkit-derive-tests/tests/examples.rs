@@ -126,6 +126,11 @@ fn a_wrong_example_stops_the_registry_with_the_message_the_model_would_read() {
             }],
         }
     );
+    assert_eq!(
+        std::error::Error::source(&error).and_then(|cause| cause.downcast_ref::<ToolError>()),
+        Some(call_error),
+        "the call's error is the source"
+    );
     let line = get_weather::definition().location.line;
     assert_eq!(
         error.to_string(),

@@ -349,4 +349,31 @@ impl fmt::Display for RegistryError {
     }
 }
 
-impl std::error::Error for RegistryError {}
+impl std::error::Error for RegistryError {
+    /// The call error an [`InvalidExample`](RegistryError::InvalidExample) met.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RegistryError::InvalidExample { error, .. } => Some(error),
+            RegistryError::Duplicate { .. } => None,
+        }
+    }
+}
+
+/// `error`'s message and then each of its causes' ([`source`](std::error::Error::source),
+/// and theirs) that the text does not already say, on one line: what a log line
+/// shows of an error whose message leaves its cause out (tokio-postgres says only
+/// "db error" and keeps the database's words in its source).
+#[cfg(any(feature = "postgres", feature = "mcp"))]
+pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let said = cause.to_string().replace('\n', " ");
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        source = cause.source();
+    }
+    text
+}

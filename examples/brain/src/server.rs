@@ -18,7 +18,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use toolkit::definition::CallFuture;
 use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer, VerifiedToken};
-use toolkit::mcp::{Caller, Grant, McpHttp, ToolSet};
+use toolkit::mcp::{AccessError, Caller, Grant, McpHttp, ToolSet};
 use toolkit::{Context, View, registry::RegisteredTool};
 
 use crate::{Brain, Client};
@@ -79,21 +79,14 @@ impl ToolSet for Served {
 /// (see [`client_of`]); its calls act on the brain's household.
 pub fn oauth_access(
     brain: Arc<Brain>,
-) -> impl Fn(&Caller<'_>) -> Result<Grant, String> + Send + Sync + 'static {
+) -> impl Fn(&Caller<'_>) -> Result<Grant, AccessError> + Send + Sync + 'static {
     move |caller: &Caller<'_>| {
         // The OAuth endpoint lets a request through only with a verified token.
-        let token = caller
-            .token()
-            .ok_or("the OAuth endpoint passed a request without a verified token")?;
+        let token = caller.token().ok_or(AccessError::NoVerifiedToken)?;
         let client = client_of(token);
         let view = match client {
             Some(client) => brain.view(client),
-            None => brain
-                .registry
-                .view()
-                .permit(|_| false)
-                .build()
-                .map_err(|error| error.to_string())?,
+            None => brain.registry.view().permit(|_| false).build()?,
         };
         let context = Context::new().with(brain.home.clone());
         let served = Served {

@@ -32,7 +32,7 @@ use toolkit::approval::{
     SqliteApprovalStore,
 };
 use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer};
-use toolkit::mcp::{Caller, Grant, McpHttp, McpServer, ViewCache};
+use toolkit::mcp::{AccessError, Caller, Grant, McpHttp, McpServer, ViewCache};
 use toolkit::serving::HttpLimits;
 use toolkit::{Context, Scope, Tier};
 
@@ -197,21 +197,19 @@ const KEPT_VIEWS: usize = 1024;
 pub fn access(
     state: AssistantState,
     settings: Settings,
-) -> impl Fn(&Caller<'_>) -> Result<Grant, String> + Send + Sync + 'static {
+) -> impl Fn(&Caller<'_>) -> Result<Grant, AccessError> + Send + Sync + 'static {
     let views = ViewCache::new(KEPT_VIEWS);
     move |caller: &Caller<'_>| {
-        let view = views
-            .get_or_build(caller.client.to_owned(), || {
-                kind_view(caller.client)
-                    .permit(move |tool| {
-                        settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
-                    })
-                    .approvals(settings.approvals, caller.client)
-                    // The client kind names the view in every dispatch span.
-                    .label(caller.client.to_owned())
-                    .build()
-            })
-            .map_err(|error| error.to_string())?;
+        let view = views.get_or_build(caller.client.to_owned(), || {
+            kind_view(caller.client)
+                .permit(move |tool| {
+                    settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
+                })
+                .approvals(settings.approvals, caller.client)
+                // The client kind names the view in every dispatch span.
+                .label(caller.client.to_owned())
+                .build()
+        })?;
         Ok(Grant::new(view, context(&state, settings)))
     }
 }
@@ -285,29 +283,25 @@ pub const OAUTH_SCOPES: [&str; 4] = [OAUTH_REQUIRED_SCOPE, "internal", "copilot"
 pub fn oauth_access(
     state: AssistantState,
     settings: Settings,
-) -> impl Fn(&Caller<'_>) -> Result<Grant, String> + Send + Sync + 'static {
+) -> impl Fn(&Caller<'_>) -> Result<Grant, AccessError> + Send + Sync + 'static {
     let views: ViewCache<(&'static str, String)> = ViewCache::new(KEPT_VIEWS);
     move |caller: &Caller<'_>| {
         // The endpoint let the request through, so it carries a verified token.
-        let token = caller
-            .token()
-            .ok_or("the OAuth endpoint passed a request without a verified token")?;
+        let token = caller.token().ok_or(AccessError::NoVerifiedToken)?;
         let kind = OAUTH_SCOPES[1..]
             .iter()
             .copied()
             .find(|kind| token.has_scope(kind))
             .unwrap_or("none");
-        let view = views
-            .get_or_build((kind, token.subject.clone()), || {
-                kind_view(kind)
-                    .permit(move |tool| {
-                        settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
-                    })
-                    .approvals(settings.approvals, token.subject.clone())
-                    .label(kind.to_owned())
-                    .build()
-            })
-            .map_err(|error| error.to_string())?;
+        let view = views.get_or_build((kind, token.subject.clone()), || {
+            kind_view(kind)
+                .permit(move |tool| {
+                    settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
+                })
+                .approvals(settings.approvals, token.subject.clone())
+                .label(kind.to_owned())
+                .build()
+        })?;
         Ok(Grant::new(view, context(&state, settings)))
     }
 }

@@ -14,7 +14,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::sync::Notify;
-use toolkit::mcp::{Caller, Grant, McpHttp, McpServer};
+use toolkit::mcp::{AccessError, Caller, Grant, McpHttp, McpServer};
 use toolkit::{Context, Scope, State, tool};
 
 /// What the slow tool tells the test.
@@ -44,14 +44,15 @@ async fn get_reports(#[ctx] probe: State<Probe>) -> String {
     "the report".to_owned()
 }
 
-fn access(probe: Probe) -> impl Fn(&Caller<'_>) -> Result<Grant, String> + Send + Sync + 'static {
+fn access(
+    probe: Probe,
+) -> impl Fn(&Caller<'_>) -> Result<Grant, AccessError> + Send + Sync + 'static {
     move |_caller: &Caller<'_>| {
         let view = toolkit::registry()
             .view()
             .scopes([Scope::Shared])
             .allow(["@slow"])
-            .build()
-            .map_err(|error| error.to_string())?;
+            .build()?;
         Ok(Grant::new(view, Context::new().with(probe.clone())))
     }
 }

@@ -14,7 +14,9 @@ use rmcp::{ClientLifecycleMode, ClientServiceExt as _};
 use serde_json::json;
 use toolkit::approval::{ApprovalKey, Approvals, Decision, MemoryApprovalStore};
 use toolkit::call::CallId;
-use toolkit::mcp::{ExternalReport, ExternalServer, ExternalTools, Grant, McpHttp, Pins};
+use toolkit::mcp::{
+    AccessError, ExternalReport, ExternalServer, ExternalTools, Grant, McpHttp, Pins,
+};
 use toolkit::{
     Context, Dialect, Registry, Response, Scope, Tier, ToolError, registry::RegisteredTool,
 };
@@ -302,14 +304,13 @@ async fn the_mcp_server_serves_external_tools() {
     let external = Arc::new(ExternalTools::new(vec![server]));
     let registry: &'static Registry =
         REGISTRY.get_or_init(|| external.registry(local_tools(), |_| Tier::Auto).unwrap());
-    let access = move |caller: &toolkit::mcp::Caller<'_>| -> Result<Grant, String> {
+    let access = move |caller: &toolkit::mcp::Caller<'_>| -> Result<Grant, AccessError> {
         let view = registry
             .view()
             .scopes([Scope::Shared])
             .allow(["@assistant", "assistant_update_tasks", "get_context"])
             .label(caller.client.to_owned())
-            .build()
-            .map_err(|error| error.to_string())?;
+            .build()?;
         let ctx = Context::new().with(example_assistant::AssistantState::new());
         Ok(Grant::new(view, ctx))
     };

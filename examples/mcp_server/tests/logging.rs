@@ -13,7 +13,7 @@ use rmcp::model::{
 use rmcp::service::NotificationContext;
 use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
-use toolkit::mcp::{Caller, Grant, McpRequest, McpServer};
+use toolkit::mcp::{AccessError, Caller, Grant, McpRequest, McpServer};
 use toolkit::{Context, Scope, tool};
 
 /// Logs one message at each of three levels.
@@ -39,13 +39,12 @@ impl ClientHandler for Log {
     }
 }
 
-fn access(_caller: &Caller<'_>) -> Result<Grant, String> {
+fn access(_caller: &Caller<'_>) -> Result<Grant, AccessError> {
     let view = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
         .allow(["@logging"])
-        .build()
-        .map_err(|error| error.to_string())?;
+        .build()?;
     Ok(Grant::new(view, Context::new()))
 }
 

@@ -12,7 +12,7 @@ use rmcp::service::{NotificationContext, PeerRequestOptions};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
-use toolkit::mcp::{Caller, Grant, McpHttp};
+use toolkit::mcp::{AccessError, Caller, Grant, McpHttp};
 use toolkit::{Context, Scope, call::Progress, tool};
 
 /// Counts to three, reporting each step.
@@ -46,13 +46,12 @@ impl ClientHandler for Watcher {
     }
 }
 
-fn access(_caller: &Caller<'_>) -> Result<Grant, String> {
+fn access(_caller: &Caller<'_>) -> Result<Grant, AccessError> {
     let view = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
         .allow(["@counting"])
-        .build()
-        .map_err(|error| error.to_string())?;
+        .build()?;
     Ok(Grant::new(view, Context::new()))
 }
 

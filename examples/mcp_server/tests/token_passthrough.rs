@@ -12,7 +12,7 @@ use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use toolkit::mcp::{Caller, ExternalServer, ExternalTools, Grant, McpHttp, Pins};
+use toolkit::mcp::{AccessError, Caller, ExternalServer, ExternalTools, Grant, McpHttp, Pins};
 use toolkit::{Context, Registry, Scope, Tier, tool};
 
 /// The upstream server's one tool.
@@ -38,13 +38,12 @@ async fn an_external_server_never_sees_the_callers_token() {
     // The external server: `get_forecast` behind its own token, recording the
     // `Authorization` header of every request it receives.
     let seen: Arc<Mutex<Vec<String>>> = Arc::default();
-    let upstream_access = |_: &Caller<'_>| -> Result<Grant, String> {
+    let upstream_access = |_: &Caller<'_>| -> Result<Grant, AccessError> {
         let view = toolkit::registry()
             .view()
             .scopes([Scope::Shared])
             .allow(["@upstream"])
-            .build()
-            .map_err(|error| error.to_string())?;
+            .build()?;
         Ok(Grant::new(view, Context::new()))
     };
     let record = Arc::clone(&seen);
@@ -85,12 +84,8 @@ async fn an_external_server_never_sees_the_callers_token() {
     let external = ExternalTools::new(vec![external]);
     let registry: &'static Registry =
         REGISTRY.get_or_init(|| external.registry([], |_| Tier::Auto).unwrap());
-    let front_access = move |_: &Caller<'_>| -> Result<Grant, String> {
-        let view = registry
-            .view()
-            .allow(["upstream_get_forecast"])
-            .build()
-            .map_err(|error| error.to_string())?;
+    let front_access = move |_: &Caller<'_>| -> Result<Grant, AccessError> {
+        let view = registry.view().allow(["upstream_get_forecast"]).build()?;
         Ok(Grant::new(view, Context::new()))
     };
     let front = McpHttp::new(front_access)

@@ -542,6 +542,14 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
         refused.to_string(),
         "the approval store failed, nothing ran; try again: a query may name at most 100 principals, not 101"
     );
+    assert!(
+        matches!(
+            &refused,
+            ApprovalError::Store(error)
+                if error.kind() == toolkit::approval::StoreErrorKind::InvalidQuery
+        ),
+        "{refused:?}"
+    );
     assert_eq!(released.count(), 0);
 }
 

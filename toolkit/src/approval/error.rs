@@ -4,23 +4,39 @@ use std::fmt;
 
 use crate::error::ToolError;
 
-use super::{DecisionRecord, RunOutcome, StoreError};
+use super::store_error::StoreError;
+use super::{DecisionRecord, RunOutcome};
 
 /// Why a pending approval or an approval was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Its message is for the application (and, through [`ToolError`], for the
+/// model, except a store's failure: see [`ApprovalError::Store`]). The variants
+/// that wrap another error ([`InvalidArguments`](ApprovalError::InvalidArguments),
+/// [`Store`](ApprovalError::Store)) also give it as their
+/// [`source`](std::error::Error::source), so code can inspect the cause; their
+/// message already carries the cause's words, so a log that prints only the
+/// message loses nothing.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ApprovalError {
     /// The signature does not match: forged, altered, or signed with another key.
+    #[error("its signature does not match (forged or altered)")]
     BadSignature,
     /// Past its expiry.
+    #[error("it expired at {expired_at} (Unix seconds)")]
     Expired {
         /// When it expired, in Unix seconds.
         expired_at: u64,
     },
     /// Already used: an approved call runs once.
+    #[error("it was already used, and an approved call runs once")]
     AlreadyUsed,
     /// Another request is running this approved call right now (or was, and died:
     /// its lease ends at `lease_until`). Nothing ran here; try again after then.
+    #[error(
+        "another request is running it now; if that run does not finish, try again in \
+         {retry_after} s"
+    )]
     Running {
         /// When the other run's lease ends, in Unix seconds (store time).
         lease_until: u64,
@@ -29,10 +45,17 @@ pub enum ApprovalError {
     },
     /// Another decision on this pending approval was recorded first: here it is,
     /// as the store keeps it (its message, its edited arguments).
+    #[error(
+        "it was already decided ({verdict}) by {by} at {at} (Unix seconds)",
+        verdict = .0.verdict.as_str(),
+        by = .0.decided_by,
+        at = .0.decided_at
+    )]
     AlreadyDecided(Box<DecisionRecord>),
     /// The approval policy does not let this decider decide this call (the
     /// requester approving its own call, say): nothing was recorded as the
     /// decision, the refusal was recorded in the audit, and nothing ran.
+    #[error("{decided_by} may not decide it: {reason}")]
     NotAllowed {
         /// Who tried to decide, as recorded.
         decided_by: String,
@@ -42,6 +65,7 @@ pub enum ApprovalError {
     /// The recorded decision approved the call with edited arguments that cannot
     /// be run (the store kept none with it, or they no longer match its digest);
     /// nothing ran.
+    #[error("{decided_by} approved it with edited arguments, but {why}")]
     EditsUnusable {
         /// Who approved it.
         decided_by: String,
@@ -51,6 +75,11 @@ pub enum ApprovalError {
     /// This run of the approved call lost its claim: its lease ended and a later
     /// attempt took the run over. Nothing this attempt did was recorded; the
     /// call's outcome is the later attempt's.
+    #[error(
+        "this run was taken over by attempt {attempt} after its lease ended, and nothing \
+         it did was recorded; {that}",
+        that = ThatAttempt(.outcome.as_ref())
+    )]
     Superseded {
         /// The attempt that holds the run now.
         attempt: u32,
@@ -58,85 +87,44 @@ pub enum ApprovalError {
         outcome: Option<RunOutcome>,
     },
     /// Issued for another principal than the view's.
+    #[error("it was issued for another principal")]
     WrongPrincipal,
     /// The arguments don't match the signed digest.
+    #[error("the arguments do not match the approved digest")]
     ArgumentsAltered,
-    /// Edited (or stored) arguments the tool does not accept.
-    InvalidArguments(ToolError),
+    /// Edited (or stored) arguments the tool does not accept; the tool's error is
+    /// the [`source`](std::error::Error::source).
+    #[error("the arguments are not valid: {0}")]
+    InvalidArguments(#[source] ToolError),
     /// No such tool in the registry (when deciding).
+    #[error("no tool is named `{0}`")]
     UnknownTool(String),
     /// The view was built without approvals, so it can't check one.
+    #[error("this view was built without approvals, so it cannot check one")]
     NotConfigured,
     /// The approval store failed; nothing ran. Its message is the store's own (for
-    /// the application and its log); turned into a [`ToolError`] for the model, it
-    /// says only that the store failed and to try again.
-    Store(StoreError),
+    /// the application and its log), and the [`StoreError`] is the
+    /// [`source`](std::error::Error::source); turned into a [`ToolError`] for the
+    /// model, it says only that the store failed and to try again.
+    #[error("{STORE_FAILED}: {0}")]
+    Store(#[source] StoreError),
 }
 
 /// What a caller is told when the approval store failed.
 const STORE_FAILED: &str = "the approval store failed, nothing ran; try again";
 
-impl fmt::Display for ApprovalError {
+/// The end of [`ApprovalError::Superseded`]'s message: what the attempt that took
+/// the run over came to.
+struct ThatAttempt<'a>(Option<&'a RunOutcome>);
+
+impl fmt::Display for ThatAttempt<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ApprovalError::BadSignature => {
-                f.write_str("its signature does not match (forged or altered)")
-            }
-            ApprovalError::Expired { expired_at } => {
-                write!(f, "it expired at {expired_at} (Unix seconds)")
-            }
-            ApprovalError::AlreadyUsed => {
-                f.write_str("it was already used, and an approved call runs once")
-            }
-            ApprovalError::Running { retry_after, .. } => write!(
-                f,
-                "another request is running it now; if that run does not finish, try \
-                 again in {retry_after} s"
-            ),
-            ApprovalError::AlreadyDecided(record) => write!(
-                f,
-                "it was already decided ({}) by {} at {} (Unix seconds)",
-                record.verdict.as_str(),
-                record.decided_by,
-                record.decided_at
-            ),
-            ApprovalError::NotAllowed { decided_by, reason } => {
-                write!(f, "{decided_by} may not decide it: {reason}")
-            }
-            ApprovalError::EditsUnusable { decided_by, why } => {
-                write!(
-                    f,
-                    "{decided_by} approved it with edited arguments, but {why}"
-                )
-            }
-            ApprovalError::Superseded { attempt, outcome } => {
-                write!(
-                    f,
-                    "this run was taken over by attempt {attempt} after its lease ended, \
-                     and nothing it did was recorded; "
-                )?;
-                match outcome {
-                    Some(outcome) => write!(f, "that attempt {outcome}"),
-                    None => f.write_str("that attempt is still running"),
-                }
-            }
-            ApprovalError::WrongPrincipal => f.write_str("it was issued for another principal"),
-            ApprovalError::ArgumentsAltered => {
-                f.write_str("the arguments do not match the approved digest")
-            }
-            ApprovalError::InvalidArguments(error) => {
-                write!(f, "the arguments are not valid: {error}")
-            }
-            ApprovalError::UnknownTool(tool) => write!(f, "no tool is named `{tool}`"),
-            ApprovalError::NotConfigured => {
-                f.write_str("this view was built without approvals, so it cannot check one")
-            }
-            ApprovalError::Store(error) => write!(f, "{STORE_FAILED}: {error}"),
+        match self.0 {
+            Some(outcome) => write!(f, "that attempt {outcome}"),
+            None => f.write_str("that attempt is still running"),
         }
     }
 }
-
-impl std::error::Error for ApprovalError {}
 
 impl From<ApprovalError> for ToolError {
     fn from(error: ApprovalError) -> Self {
@@ -146,7 +134,11 @@ impl From<ApprovalError> for ToolError {
             // for the operator's log; the model and an MCP client hear only that
             // nothing ran and to try again.
             ApprovalError::Store(error) => {
-                tracing::warn!(%error, "the approval store failed; the caller was told to try again");
+                tracing::warn!(
+                    %error,
+                    kind = ?error.kind(),
+                    "the approval store failed; the caller was told to try again"
+                );
                 ToolError::ApprovalRejected {
                     reason: STORE_FAILED.to_owned(),
                 }

@@ -78,6 +78,7 @@ mod run;
 mod runner;
 mod status;
 mod store;
+mod store_error;
 mod types;
 
 #[cfg(feature = "sqlite")]
@@ -115,8 +116,9 @@ pub use status::{CallState, CallStatus, WITHDRAWN};
 pub use store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
     MAX_QUERY_LIMIT, MAX_QUERY_VALUES, MemoryApprovalStore, PendingQuery, RefusalRecord, RunRecord,
-    StoreError, StoreFuture,
+    StoreFuture,
 };
+pub use store_error::{StoreError, StoreErrorKind};
 pub use types::{Approval, Decision, MAX_OUTCOME_BYTES, PendingApproval, RunOutcome, Verdict};
 
 type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;

@@ -10,8 +10,9 @@ use tokio_postgres::NoTls;
 
 use super::store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
-    MAX_QUERY_LIMIT, PendingQuery, RefusalRecord, RunRecord, StoreError, StoreFuture,
+    MAX_QUERY_LIMIT, PendingQuery, RefusalRecord, RunRecord, StoreFuture,
 };
+use super::store_error::{StoreError, StoreErrorKind};
 use super::{PendingApproval, RunOutcome, Verdict};
 
 /// The schema, one entry per version; `toolkit_approval_schema` says which ran.
@@ -160,25 +161,74 @@ impl std::fmt::Debug for PostgresApprovalStore {
     }
 }
 
-fn store_error(error: impl std::fmt::Display) -> StoreError {
-    StoreError::new(format_args!("PostgreSQL: {error}"))
+/// A store error of `kind` saying `message`, after `PostgreSQL: `.
+fn store_error(kind: StoreErrorKind, message: impl std::fmt::Display) -> StoreError {
+    StoreError::new(format_args!("PostgreSQL: {message}")).with_kind(kind)
 }
 
-/// An error of the client or the pool with what caused it, on one line:
-/// tokio-postgres says only "db error" and keeps the database's own message
-/// ("relation ... does not exist") in the error's source.
-fn db_error(error: impl std::error::Error) -> StoreError {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let said = cause.to_string().replace('\n', " ");
-        if !text.contains(&said) {
-            text.push_str(": ");
-            text.push_str(&said);
+/// A stored value this build cannot read back, with the parser's error as the cause.
+fn corrupt(error: serde_json::Error) -> StoreError {
+    store_error(StoreErrorKind::Corrupt, &error).caused_by(error)
+}
+
+/// An error of the client or the pool, of the kind it is, with the error itself as
+/// the cause and what caused it on one line: tokio-postgres says only "db error"
+/// and keeps the database's own message ("relation ... does not exist") in the
+/// error's source.
+fn db_error<E: Kind + std::error::Error + Send + Sync + 'static>(error: E) -> StoreError {
+    store_error(error.kind(), crate::error::with_causes(&error)).caused_by(error)
+}
+
+/// What kind of store failure an error of the client or the pool is.
+trait Kind {
+    fn kind(&self) -> StoreErrorKind;
+}
+
+impl Kind for tokio_postgres::Error {
+    /// [`unreachable`], else by SQLSTATE (`PostgreSQL`'s appendix A, "Error Codes").
+    fn kind(&self) -> StoreErrorKind {
+        if unreachable(self) {
+            return StoreErrorKind::Unavailable;
         }
-        source = cause.source();
+        let Some(state) = self.code() else {
+            return StoreErrorKind::Other;
+        };
+        let code = state.code();
+        match code {
+            // A statement timeout, or a lock not granted in time.
+            "57014" | "55P03" => StoreErrorKind::Timeout,
+            // Serialization failure, deadlock, a unique key taken meanwhile.
+            "40001" | "40P01" | "23505" => StoreErrorKind::Conflict,
+            // Data corrupted, an index corrupted.
+            "XX001" | "XX002" => StoreErrorKind::Corrupt,
+            // Bad credentials, no such database, no such table or column, no
+            // permission, a read-only transaction.
+            _ if code.starts_with("28")
+                || matches!(code, "3D000" | "42P01" | "42703" | "42501" | "25006") =>
+            {
+                StoreErrorKind::Misconfigured
+            }
+            _ => StoreErrorKind::Other,
+        }
     }
-    store_error(text)
+}
+
+impl Kind for deadpool_postgres::PoolError {
+    fn kind(&self) -> StoreErrorKind {
+        match self {
+            deadpool_postgres::PoolError::Backend(error) => error.kind(),
+            deadpool_postgres::PoolError::Timeout(_) => StoreErrorKind::Timeout,
+            deadpool_postgres::PoolError::Closed => StoreErrorKind::Unavailable,
+            deadpool_postgres::PoolError::NoRuntimeSpecified => StoreErrorKind::Misconfigured,
+            deadpool_postgres::PoolError::PostCreateHook(_) => StoreErrorKind::Other,
+        }
+    }
+}
+
+impl Kind for deadpool_postgres::BuildError {
+    fn kind(&self) -> StoreErrorKind {
+        StoreErrorKind::Misconfigured
+    }
 }
 
 fn to_sql(value: u64) -> i64 {
@@ -221,7 +271,9 @@ impl PostgresApprovalStore {
     /// key-value form) with a pool of 16 connections, and creates or migrates the
     /// tables.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let mut config: tokio_postgres::Config = url.parse().map_err(store_error)?;
+        let mut config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|error| store_error(StoreErrorKind::Misconfigured, &error).caused_by(error))?;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(WAIT);
         }
@@ -317,10 +369,13 @@ impl PostgresApprovalStore {
     }
 
     fn stalled(&self) -> StoreError {
-        store_error(format_args!(
-            "no answer within {} ms; the database may be stalled",
-            self.wait.as_millis()
-        ))
+        store_error(
+            StoreErrorKind::Timeout,
+            format_args!(
+                "no answer within {} ms; the database may be stalled",
+                self.wait.as_millis()
+            ),
+        )
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
@@ -347,11 +402,14 @@ impl PostgresApprovalStore {
             .map_or(0, |row| row.get(0));
         let start = usize::try_from(version).unwrap_or(0);
         if start > MIGRATIONS.len() {
-            return Err(StoreError::new(format_args!(
-                "PostgreSQL: the approval tables are at version {version}, newer than this \
-                 build knows ({}); upgrade toolkit",
-                MIGRATIONS.len()
-            )));
+            return Err(store_error(
+                StoreErrorKind::Misconfigured,
+                format_args!(
+                    "the approval tables are at version {version}, newer than this build \
+                     knows ({}); upgrade toolkit",
+                    MIGRATIONS.len()
+                ),
+            ));
         }
         for migration in MIGRATIONS.iter().skip(start) {
             transaction
@@ -480,15 +538,19 @@ fn decision_from_row_at(
         principal: row.get(at),
         call_id: row.get(at + 1),
         tool: row.get(at + 2),
-        verdict: Verdict::from_name(&verdict)
-            .ok_or_else(|| store_error(format_args!("unknown verdict `{verdict}`")))?,
+        verdict: Verdict::from_name(&verdict).ok_or_else(|| {
+            store_error(
+                StoreErrorKind::Corrupt,
+                format_args!("unknown verdict `{verdict}`"),
+            )
+        })?,
         digest: row.get(at + 4),
         message: row.get(at + 5),
         decided_by: row.get(at + 6),
         decided_at: from_sql(row.get(at + 7)),
         arguments: row
             .get::<_, Option<String>>(at + 8)
-            .map(|arguments| serde_json::from_str(&arguments).map_err(store_error))
+            .map(|arguments| serde_json::from_str(&arguments).map_err(corrupt))
             .transpose()?,
     })
 }
@@ -551,7 +613,7 @@ fn pending_from_row(row: &tokio_postgres::Row) -> Result<PendingApproval, StoreE
         principal: row.get(0),
         call_id: row.get(1),
         tool: row.get(2),
-        arguments: serde_json::from_str(&arguments).map_err(store_error)?,
+        arguments: serde_json::from_str(&arguments).map_err(corrupt)?,
         digest: row.get(4),
         requested_at: from_sql(row.get(5)),
         expires_at: from_sql(row.get(6)),

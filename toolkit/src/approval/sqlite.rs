@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use super::store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
-    MAX_QUERY_LIMIT, PendingQuery, RefusalRecord, RunRecord, StoreClock, StoreError, StoreFuture,
-    system_clock,
+    MAX_QUERY_LIMIT, PendingQuery, RefusalRecord, RunRecord, StoreClock, StoreFuture, system_clock,
 };
+use super::store_error::{StoreError, StoreErrorKind};
 use super::{PendingApproval, RunOutcome, Verdict};
 
 /// How long a store waits for another process holding the database.
@@ -121,18 +121,45 @@ fn is_busy(error: &rusqlite::Error) -> bool {
     ))
 }
 
+/// A store error saying what `SQLite` said, of the kind its result code names,
+/// with `rusqlite`'s error as the cause.
+fn store_error(error: rusqlite::Error) -> StoreError {
+    use rusqlite::ErrorCode;
+    let kind = match &error {
+        rusqlite::Error::SqliteFailure(failure, _) => match failure.code {
+            // Still busy once the busy timeout has been waited out.
+            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => StoreErrorKind::Timeout,
+            ErrorCode::CannotOpen
+            | ErrorCode::SystemIoFailure
+            | ErrorCode::DiskFull
+            | ErrorCode::FileLockingProtocolFailed => StoreErrorKind::Unavailable,
+            ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => StoreErrorKind::Corrupt,
+            ErrorCode::ConstraintViolation => StoreErrorKind::Conflict,
+            ErrorCode::PermissionDenied
+            | ErrorCode::ReadOnly
+            | ErrorCode::AuthorizationForStatementDenied => StoreErrorKind::Misconfigured,
+            _ => StoreErrorKind::Other,
+        },
+        // A column that does not hold what this build wrote there.
+        rusqlite::Error::FromSqlConversionFailure(..)
+        | rusqlite::Error::InvalidColumnType(..)
+        | rusqlite::Error::IntegralValueOutOfRange(..)
+        | rusqlite::Error::Utf8Error(..) => StoreErrorKind::Corrupt,
+        _ => StoreErrorKind::Other,
+    };
+    StoreError::new(&error).with_kind(kind).caused_by(error)
+}
+
 impl SqliteApprovalStore {
     /// Opens (or creates) the database at `path` and its tables.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
-        Self::from_connection(Connection::open(path).map_err(StoreError::new)?)
+        Self::from_connection(Connection::open(path).map_err(store_error)?)
     }
 
     /// Uses an open connection (an in-memory database in tests, say).
     pub fn from_connection(mut connection: Connection) -> Result<Self, StoreError> {
         // Concurrent writers wait for each other instead of failing at once.
-        connection
-            .busy_timeout(BUSY_TIMEOUT)
-            .map_err(StoreError::new)?;
+        connection.busy_timeout(BUSY_TIMEOUT).map_err(store_error)?;
         // Two processes creating the same new file race for the switch to WAL and
         // the tables; `SQLite` answers "busy" at once where waiting could deadlock,
         // without the busy handler, so the set-up is tried again for as long.
@@ -143,7 +170,7 @@ impl SqliteApprovalStore {
                 Err(error) if is_busy(&error) && Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(5));
                 }
-                Err(error) => return Err(StoreError::new(error)),
+                Err(error) => return Err(store_error(error)),
             }
         }
         Ok(SqliteApprovalStore {
@@ -168,7 +195,7 @@ impl SqliteApprovalStore {
             .connection
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        run(&connection, (self.clock)()).map_err(StoreError::new)
+        run(&connection, (self.clock)()).map_err(store_error)
     }
 }
 

@@ -8,6 +8,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::store_error::{StoreError, StoreErrorKind};
 use super::{PendingApproval, RunOutcome, Verdict};
 
 /// The future an [`ApprovalStore`] returns.
@@ -511,42 +512,18 @@ fn check_values(principals: &[String], tools: &[String]) -> Result<(), StoreErro
         return Err(StoreError::new(format_args!(
             "a query may name at most {MAX_QUERY_VALUES} principals, not {}",
             principals.len()
-        )));
+        ))
+        .with_kind(StoreErrorKind::InvalidQuery));
     }
     if tools.len() > MAX_QUERY_VALUES {
         return Err(StoreError::new(format_args!(
             "a query may name at most {MAX_QUERY_VALUES} tools, not {}",
             tools.len()
-        )));
+        ))
+        .with_kind(StoreErrorKind::InvalidQuery));
     }
     Ok(())
 }
-
-/// The store could not record or read; nothing ran. Worth retrying: the call was
-/// not claimed, or (if the failure came after the claim committed) its claim is
-/// won again once its lease ends.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoreError {
-    /// What failed.
-    pub message: String,
-}
-
-impl StoreError {
-    /// A store error saying `message`.
-    pub fn new(message: impl fmt::Display) -> Self {
-        StoreError {
-            message: message.to_string(),
-        }
-    }
-}
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for StoreError {}
 
 /// A clock a store reads: the process's, or one a test injects.
 pub(crate) type StoreClock = Arc<dyn Fn() -> u64 + Send + Sync>;

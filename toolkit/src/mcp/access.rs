@@ -9,7 +9,7 @@ use crate::error::ToolError;
 use crate::registry::{RegisteredTool, Registry};
 use crate::response::Response;
 use crate::tool::{CallFuture, Tool};
-use crate::view::View;
+use crate::view::{View, ViewError};
 
 /// Who is asking, as the transport knows it. The [`Access`] hook reads it to build
 /// the caller's tools and context.
@@ -90,9 +90,10 @@ impl fmt::Debug for Grant {
 /// context their calls run with. Called once per MCP request; nothing is kept
 /// between requests, so any process can serve any request.
 ///
-/// Implemented for closures `Fn(&Caller<'_>) -> Result<Grant, String>`. An `Err`
-/// is a server-side failure (the view could not be built) and reaches the client
-/// as an internal error; refuse *callers* with the endpoint's token instead.
+/// Implemented for closures `Fn(&Caller<'_>) -> Result<Grant, AccessError>`. An
+/// `Err` is a server-side failure (the view could not be built; see
+/// [`AccessError`]) and reaches the client as an internal error; refuse *callers*
+/// with the endpoint's token (or an OAuth endpoint's scopes) instead.
 ///
 /// Building a view per request costs a pass over the registry and its
 /// allowlist; a hook whose views depend on few things (the client kind, the
@@ -100,15 +101,77 @@ impl fmt::Debug for Grant {
 /// keyed by those things, and every request of the same caller shares one.
 pub trait Access: Send + Sync + 'static {
     /// The grant for one request.
-    fn grant(&self, caller: &Caller<'_>) -> Result<Grant, String>;
+    fn grant(&self, caller: &Caller<'_>) -> Result<Grant, AccessError>;
 }
 
 impl<F> Access for F
 where
-    F: Fn(&Caller<'_>) -> Result<Grant, String> + Send + Sync + 'static,
+    F: Fn(&Caller<'_>) -> Result<Grant, AccessError> + Send + Sync + 'static,
 {
-    fn grant(&self, caller: &Caller<'_>) -> Result<Grant, String> {
+    fn grant(&self, caller: &Caller<'_>) -> Result<Grant, AccessError> {
         self(caller)
+    }
+}
+
+/// Why the [`Access`] hook granted a request nothing. Each is the server's failure,
+/// not the caller's: the MCP server answers the request with a JSON-RPC internal
+/// error, `the server could not build the tool list: ` and this error's message,
+/// and logs it with its causes.
+///
+/// ```
+/// use toolkit::mcp::{AccessError, Caller, Grant};
+///
+/// let access = |caller: &Caller<'_>| -> Result<Grant, AccessError> {
+///     // A view that cannot be built is an `AccessError::View` (`?` converts it).
+///     let view = toolkit::registry().view().label(caller.client.to_owned()).build()?;
+///     Ok(Grant::new(view, toolkit::Context::new()))
+/// };
+/// # let _ = access;
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AccessError {
+    /// The caller's view could not be built (an allowlist entry that names no tool,
+    /// a binding its consumer lacks); the [`ViewError`] is the
+    /// [`source`](std::error::Error::source).
+    #[error("{0}")]
+    View(#[from] ViewError),
+    /// The hook needs the request's verified access token
+    /// ([`Caller::token`](crate::mcp::Caller::token), feature `oauth`) and the
+    /// request has none: the hook serves an endpoint that is not an OAuth endpoint.
+    #[error("the OAuth endpoint passed a request without a verified token")]
+    NoVerifiedToken,
+    /// Anything else the hook could not do (its own look-up of the caller failed):
+    /// its words, and what caused it.
+    #[error("{message}")]
+    Failed {
+        /// What failed, in words the client may read.
+        message: String,
+        /// What caused it, for the application's log.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    },
+}
+
+impl AccessError {
+    /// The hook failed saying `message`, with no cause to give.
+    pub fn failed(message: impl fmt::Display) -> Self {
+        AccessError::Failed {
+            message: message.to_string(),
+            source: None,
+        }
+    }
+
+    /// The hook failed saying `message` (what the client reads), because of
+    /// `source` (what the application's log adds).
+    pub fn caused_by(
+        message: impl fmt::Display,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        AccessError::Failed {
+            message: message.to_string(),
+            source: Some(Box::new(source)),
+        }
     }
 }
 
@@ -364,5 +427,53 @@ impl ToolSet for FilteredRegistry {
                 Box::pin(std::future::ready(Response::Error(error)))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::AccessError;
+    use crate::view::ViewError;
+
+    /// A view that cannot be built is the refusal's cause, and its words are the
+    /// refusal's (what the client reads after "the server could not build the tool
+    /// list: ").
+    #[test]
+    fn a_view_that_cannot_be_built_is_the_cause() {
+        let view_error = crate::registry::registry()
+            .view()
+            .allow(["no_such_tool"])
+            .build()
+            .expect_err("no tool of that name");
+        let error = AccessError::from(view_error.clone());
+        assert_eq!(error.to_string(), view_error.to_string());
+        let cause = error
+            .source()
+            .and_then(|cause| cause.downcast_ref::<ViewError>())
+            .expect("the view's error is the source");
+        assert_eq!(cause, &view_error);
+    }
+
+    /// The hook's own failure says its message, and keeps what caused it.
+    #[test]
+    fn a_failed_hook_keeps_its_cause() {
+        let cause = std::io::Error::other("the directory did not answer");
+        let error = AccessError::caused_by("the caller's groups could not be read", cause);
+        assert_eq!(error.to_string(), "the caller's groups could not be read");
+        assert_eq!(
+            error
+                .source()
+                .and_then(|cause| cause.downcast_ref::<std::io::Error>())
+                .map(ToString::to_string)
+                .as_deref(),
+            Some("the directory did not answer")
+        );
+        assert_eq!(
+            crate::error::with_causes(&error),
+            "the caller's groups could not be read: the directory did not answer"
+        );
+        assert!(AccessError::failed("no grant").source().is_none());
     }
 }

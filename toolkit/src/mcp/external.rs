@@ -171,16 +171,32 @@ impl Pins {
 }
 
 /// Why an external server could not be attached, listed or joined to a registry.
-#[derive(Debug)]
-pub struct ExternalError(String);
-
-impl fmt::Display for ExternalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+/// Its message says it whole, the cause's words included; the cause (the process's
+/// I/O error, rmcp's, the registry's) is also its
+/// [`source`](std::error::Error::source).
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ExternalError {
+    message: String,
+    #[source]
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
-impl std::error::Error for ExternalError {}
+impl ExternalError {
+    fn new(message: String) -> Self {
+        ExternalError {
+            message,
+            source: None,
+        }
+    }
+
+    fn caused_by(message: String, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        ExternalError {
+            message,
+            source: Some(Box::new(source)),
+        }
+    }
+}
 
 /// The longest local name offered: the strictest provider limit (OpenAI's 64).
 const MAX_NAME: usize = crate::runtime::MAX_NAME_LEN;
@@ -192,15 +208,17 @@ impl ExternalServer {
         command: tokio::process::Command,
     ) -> Result<Self, ExternalError> {
         check_label(label)?;
-        let transport = TokioChildProcess::new(command)
-            .map_err(|error| ExternalError(format!("could not start `{label}`: {error}")))?;
+        let transport = TokioChildProcess::new(command).map_err(|error| {
+            ExternalError::caused_by(format!("could not start `{label}`: {error}"), error)
+        })?;
         let client =
             ().serve_with_lifecycle(transport, lifecycle())
                 .await
                 .map_err(|error| {
-                    ExternalError(format!(
-                        "`{label}` did not answer the MCP handshake: {error}"
-                    ))
+                    ExternalError::caused_by(
+                        format!("`{label}` did not answer the MCP handshake: {error}"),
+                        error,
+                    )
                 })?;
         Ok(Self::new(label, client))
     }
@@ -219,9 +237,10 @@ impl ExternalServer {
             )
             .await
             .map_err(|error| {
-                ExternalError(format!(
-                    "`{label}` did not answer the MCP handshake: {error}"
-                ))
+                ExternalError::caused_by(
+                    format!("`{label}` did not answer the MCP handshake: {error}"),
+                    error,
+                )
             })?;
         Ok(Self::new(label, client))
     }
@@ -255,7 +274,10 @@ impl ExternalServer {
             .list_all_tools()
             .await
             .map_err(|error| {
-                ExternalError(format!("`{label}` could not list its tools: {error}"))
+                ExternalError::caused_by(
+                    format!("`{label}` could not list its tools: {error}"),
+                    error,
+                )
             })?;
         let (tools, reports) = admit(label, listed, pins);
         for report in &reports {
@@ -313,7 +335,7 @@ impl ExternalServer {
                     .group(&self.shared.label)
                     .tier(tier(&tool))
                     .build(forward)
-                    .map_err(|error| ExternalError(error.to_string()))
+                    .map_err(|error| ExternalError::caused_by(error.to_string(), error))
             })
             .collect()
     }
@@ -434,7 +456,7 @@ fn check_label(label: &str) -> Result<(), ExternalError> {
     if !label.is_empty() && label.len() <= 16 && label.bytes().all(|b| b.is_ascii_alphanumeric()) {
         Ok(())
     } else {
-        Err(ExternalError(format!(
+        Err(ExternalError::new(format!(
             "external server label `{label}` must be 1-16 ASCII letters and digits"
         )))
     }
@@ -599,7 +621,8 @@ impl ExternalTools {
                 }
             }
         }
-        Registry::with_runtime(local, runtime).map_err(|error| ExternalError(error.to_string()))
+        Registry::with_runtime(local, runtime)
+            .map_err(|error| ExternalError::caused_by(error.to_string(), error))
     }
 
     fn report_shadowed(&self, name: &str) {
@@ -638,6 +661,26 @@ impl fmt::Debug for ExternalTools {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A server that cannot start says so, and keeps the process's error as the
+    /// cause; a label refused by this crate's own rule has none.
+    #[tokio::test]
+    async fn a_server_that_cannot_start_keeps_the_io_error() {
+        let command = tokio::process::Command::new("/nonexistent/toolkit-mcp-server");
+        let Err(error) = ExternalServer::stdio("missing", command).await else {
+            panic!("no such program, yet it started");
+        };
+        assert!(
+            error.to_string().starts_with("could not start `missing`: "),
+            "{error}"
+        );
+        let cause = std::error::Error::source(&error)
+            .and_then(|cause| cause.downcast_ref::<std::io::Error>())
+            .expect("the I/O error is the source");
+        assert_eq!(cause.kind(), std::io::ErrorKind::NotFound);
+        let refused = check_label("not a label").expect_err("spaces");
+        assert!(std::error::Error::source(&refused).is_none());
+    }
 
     #[test]
     fn names_are_escaped_reversibly() {

@@ -9,11 +9,11 @@
 //! caller's set gets the same answer as a tool that does not exist.
 //!
 //! ```no_run
-//! use toolkit::mcp::{Caller, FilteredRegistry, Grant, McpHttp, McpServer};
+//! use toolkit::mcp::{AccessError, Caller, FilteredRegistry, Grant, McpHttp, McpServer};
 //!
 //! # async fn run() -> std::io::Result<()> {
 //! // Who gets which tools, decided per request.
-//! let access = |caller: &Caller<'_>| -> Result<Grant, String> {
+//! let access = |caller: &Caller<'_>| -> Result<Grant, AccessError> {
 //!     let registry = toolkit::registry();
 //!     let tools = match caller.client {
 //!         "internal" => FilteredRegistry::all(registry),
@@ -66,7 +66,7 @@ mod server;
 mod task;
 mod views;
 
-pub use access::{Access, Caller, FilteredRegistry, Grant, ToolSet};
+pub use access::{Access, AccessError, Caller, FilteredRegistry, Grant, ToolSet};
 #[cfg(feature = "mcp-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub use external::{

@@ -148,10 +148,14 @@ impl McpServer {
             headers,
             extensions: parts.map(|parts| &parts.extensions),
         };
-        let grant = self.inner.access.grant(&caller).map_err(|message| {
-            tracing::error!(client = %self.inner.client, %message, "the access hook failed");
+        let grant = self.inner.access.grant(&caller).map_err(|error| {
+            tracing::error!(
+                client = %self.inner.client,
+                error = %crate::error::with_causes(&error),
+                "the access hook failed"
+            );
             ErrorData::internal_error(
-                format!("the server could not build the tool list: {message}"),
+                format!("the server could not build the tool list: {error}"),
                 None,
             )
         })?;

@@ -25,11 +25,11 @@ use crate::view::View;
 /// as a view built then would.
 ///
 /// ```
-/// use toolkit::mcp::{Caller, Grant, ViewCache};
+/// use toolkit::mcp::{AccessError, Caller, Grant, ViewCache};
 /// use toolkit::Scope;
 ///
 /// let views = ViewCache::new(256);
-/// let access = move |caller: &Caller<'_>| -> Result<Grant, String> {
+/// let access = move |caller: &Caller<'_>| -> Result<Grant, AccessError> {
 ///     // This view depends on the client kind alone: that is its key.
 ///     let client = caller.client.to_owned();
 ///     let view = views
@@ -39,8 +39,7 @@ use crate::view::View;
 ///                 .scopes([Scope::Shared])
 ///                 .label(client)
 ///                 .build()
-///         })
-///         .map_err(|error| error.to_string())?;
+///         })?;
 ///     Ok(Grant::new(view, toolkit::Context::new()))
 /// };
 /// # let _ = access;

@@ -32,7 +32,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, ServerHandler, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use toolkit::mcp::{Caller, Grant, McpHttp, ViewCache};
+use toolkit::mcp::{AccessError, Caller, Grant, McpHttp, ViewCache};
 use toolkit::{Context, Scope};
 
 // The assistant's 23 tools are registered too, as in the example server, so the
@@ -144,16 +144,14 @@ impl ServerHandler for Bare {
 fn toolkit_router() -> axum::Router {
     // The view depends on nothing about the caller: one key for all.
     let views = ViewCache::new(1);
-    let access = move |_: &Caller<'_>| -> Result<Grant, String> {
-        let view = views
-            .get_or_build((), || {
-                toolkit::registry()
-                    .view()
-                    .scopes([Scope::Shared])
-                    .allow(["@load"])
-                    .build()
-            })
-            .map_err(|error| error.to_string())?;
+    let access = move |_: &Caller<'_>| -> Result<Grant, AccessError> {
+        let view = views.get_or_build((), || {
+            toolkit::registry()
+                .view()
+                .scopes([Scope::Shared])
+                .allow(["@load"])
+                .build()
+        })?;
         Ok(Grant::new(view, Context::new()))
     };
     McpHttp::new(access)

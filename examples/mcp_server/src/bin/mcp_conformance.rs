@@ -26,7 +26,7 @@ use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
 use toolkit::content::{Audio, Contents, EmbeddedResource, Image};
-use toolkit::mcp::{Caller, Grant, McpRequest, McpServer};
+use toolkit::mcp::{AccessError, Caller, Grant, McpRequest, McpServer};
 use toolkit::{Context, Scope, ToolError, call::Progress, tool};
 
 /// A 1x1 red PNG.
@@ -251,13 +251,12 @@ fn json_schema_2020_12_tool(
 }
 
 /// Every conformance tool, for every caller.
-fn access(_caller: &Caller<'_>) -> Result<Grant, String> {
+fn access(_caller: &Caller<'_>) -> Result<Grant, AccessError> {
     let view = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
         .allow(["@conformance"])
-        .build()
-        .map_err(|error| error.to_string())?;
+        .build()?;
     Ok(Grant::new(view, Context::new()))
 }
 

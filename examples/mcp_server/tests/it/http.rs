@@ -354,14 +354,35 @@ async fn only_allowed_host_names_reach_the_endpoints() {
     // An empty list in toolkit never turns the check off (rmcp reads an empty
     // list as any host).
     let empty = toolkit::mcp::McpHttp::new(
-        |_: &toolkit::mcp::Caller<'_>| -> Result<toolkit::mcp::Grant, String> {
-            Err("no grant".to_owned())
+        |_: &toolkit::mcp::Caller<'_>| -> Result<toolkit::mcp::Grant, toolkit::mcp::AccessError> {
+            Err(toolkit::mcp::AccessError::failed("no grant"))
         },
     )
     .allowed_hosts(Vec::<String>::new())
     .endpoint("internal", "/mcp/internal", TOKENS[0])
     .into_router();
     assert_eq!(list_with_host(empty, "evil.example").await, forbidden);
+
+    // A hook that fails: the client reads a JSON-RPC internal error with the
+    // hook's words, never its cause's (that is for the server's log).
+    let failing = toolkit::mcp::McpHttp::new(
+        |_: &toolkit::mcp::Caller<'_>| -> Result<toolkit::mcp::Grant, toolkit::mcp::AccessError> {
+            Err(toolkit::mcp::AccessError::caused_by(
+                "no grant",
+                std::io::Error::other("the directory at 10.0.0.7 is away"),
+            ))
+        },
+    )
+    .endpoint("internal", "/mcp/internal", TOKENS[0])
+    .into_router();
+    let (status, body) = list_with_host(failing, "localhost").await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"code\":-32603"), "{body}");
+    assert!(
+        body.contains("\"message\":\"the server could not build the tool list: no grant\""),
+        "{body}"
+    );
+    assert!(!body.contains("10.0.0.7"), "{body}");
 }
 
 /// Sends `method` as a 2026-07-28 request (its headers and `_meta`); gives the

@@ -33,7 +33,7 @@
 //!
 //! ```no_run
 //! use toolkit::mcp::auth::{JwtVerifier, ResourceServer, ScopeMap};
-//! use toolkit::mcp::{Caller, Grant, McpHttp};
+//! use toolkit::mcp::{AccessError, Caller, Grant, McpHttp};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! // The canonical URL clients use for this server: tokens must carry it as `aud`.
@@ -52,15 +52,14 @@
 //! let scopes = ScopeMap::new()
 //!     .scope("tasks:read", ["get_tasks"])
 //!     .scope("tasks:write", ["@tasks"]);
-//! let access = move |caller: &Caller<'_>| -> Result<Grant, String> {
-//!     let token = caller.token().ok_or("no verified token")?;
+//! let access = move |caller: &Caller<'_>| -> Result<Grant, AccessError> {
+//!     let token = caller.token().ok_or(AccessError::NoVerifiedToken)?;
 //!     // No mapped scope: `allow` with no entries, an empty view.
 //!     let view = toolkit::registry()
 //!         .view()
 //!         .allow(scopes.entries(token))
 //!         .label(token.subject.clone())
-//!         .build()
-//!         .map_err(|error| error.to_string())?;
+//!         .build()?;
 //!     Ok(Grant::new(view, toolkit::Context::new()))
 //! };
 //!
