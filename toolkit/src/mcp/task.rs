@@ -158,13 +158,17 @@ fn completed(result: Option<serde_json::Value>) -> JsonObject {
             "the call ran; its result was too large to keep".to_owned(),
         )),
     };
-    let result = call_result(response);
+    wire(call_result(response))
+}
+
+/// A call result as a task carries it: all of it, `resultType: "complete"`
+/// included. The specification's `result` is what the request would have
+/// returned, and the official TypeScript Tasks client
+/// (`@modelcontextprotocol/ext-tasks` 0.2.2, `CompleteCallToolResultV2Schema`)
+/// refuses a completed task whose result lacks it.
+fn wire(result: rmcp::model::CallToolResult) -> JsonObject {
     match serde_json::to_value(result) {
-        Ok(serde_json::Value::Object(mut object)) => {
-            // The envelope's discriminator, not the tool result's.
-            object.remove("resultType");
-            object
-        }
+        Ok(serde_json::Value::Object(object)) => object,
         _ => JsonObject::new(),
     }
 }
