@@ -1590,6 +1590,138 @@ pub(crate) async fn a_run_that_hangs_and_is_dropped_runs_again_after_its_lease(
     );
 }
 
+/// Whether `set_budgets` fails (its ledger is down).
+#[derive(Clone, Default)]
+struct LedgerDown(Arc<std::sync::atomic::AtomicBool>);
+
+/// Set a team's monthly budget.
+#[tool(scope = shared, tier = approve)]
+async fn set_budgets(
+    #[ctx] down: State<LedgerDown>,
+    #[ctx] released: State<Released>,
+    /// The budget, in cents.
+    cents: u32,
+) -> Result<Value, ToolError> {
+    released.0.0.fetch_add(1, Ordering::SeqCst);
+    if down.0.0.load(Ordering::SeqCst) {
+        return Err(ToolError::failed("the ledger is down"));
+    }
+    Ok(json!({ "budget": cents }))
+}
+
+/// What a requester polling a call whose tool fails reads, from the store alone
+/// and the same on every replica: tried again (the failed attempt, the tool's
+/// error, until when), running again (and how the earlier attempt failed), and,
+/// once its approval expired before another attempt, failed for good with the
+/// tool's error; nothing runs it again then.
+pub(crate) async fn a_failing_call_is_retried_until_its_approval_ends_then_failed(
+    backend: Arc<dyn Backend>,
+) {
+    use toolkit::approval::{ApprovedRun, CallState};
+
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let approvals = approvals(store.clone(), &clock, 0);
+    let other_replica = self::approvals(store.clone(), &clock, 0);
+    let view = view(&approvals, "user:7");
+    let (down, released) = (LedgerDown::default(), Released::default());
+    down.0.store(true, Ordering::SeqCst);
+    let ctx = Context::new()
+        .with(down.clone())
+        .with(released.clone())
+        .with(CallId::new("call_budget"));
+    let pending = pending(&view, &ctx, "set_budgets", r#"{"cents": 9000}"#).await;
+    let approval = approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    let until = approval.expires_at;
+    assert_eq!(until, approval.decided_at + 15 * 60, "the approval's life");
+    let state = || async {
+        other_replica
+            .status("user:7", "call_budget")
+            .await
+            .expect("reads")
+            .expect("stored")
+            .state
+    };
+
+    // The poll that finds it approved runs it; the tool fails.
+    assert_eq!(
+        approvals.run_approved(&view, &ctx, &pending).await,
+        Response::Error(ToolError::failed("the ledger is down"))
+    );
+    let retrying = |attempt| CallState::Retrying {
+        attempt,
+        error: "the ledger is down".to_owned(),
+        until,
+    };
+    assert_eq!(state().await, retrying(1));
+    assert!(!retrying(1).is_final());
+    assert_eq!(released.count(), 1);
+    // A runner tries it again, once its grace has passed.
+    let run_as = |_: &PendingApproval| {
+        let ctx = Context::new()
+            .with(down.clone())
+            .with(released.clone())
+            .with(CallId::new("call_budget"));
+        Ok::<_, String>((self::view(&approvals, "user:7"), ctx))
+    };
+    clock.advance(61);
+    let pass = approvals
+        .run_decided(Duration::from_mins(1), run_as)
+        .await
+        .expect("a pass");
+    assert_eq!(pass.failed, 1, "{pass:?}");
+    assert_eq!(released.count(), 2);
+    assert_eq!(state().await, retrying(2));
+
+    // Attempt 3 runs (a runner on another replica, say): running again, and how
+    // the last attempt failed.
+    let key = ApprovedRun::key_of("user:7", "call_budget");
+    let now = store.now().await.expect("a clock");
+    let Ok(Claim::Won { attempt: 3 }) = store.claim(&key, now + 30, now + HOUR as u64).await else {
+        panic!("attempt 3 claims it");
+    };
+    assert_eq!(
+        state().await,
+        CallState::Running {
+            attempt: 3,
+            last_error: Some("the ledger is down".to_owned()),
+        }
+    );
+    assert_eq!(store.release(&key, 3, &failed()).await, Ok(true));
+    assert_eq!(state().await, retrying(3));
+
+    // Its approval expired before another attempt: failed, for good.
+    clock.advance(15 * 60);
+    let gave_up = CallState::Failed {
+        attempt: 3,
+        kind: "failed".to_owned(),
+        message: "the ledger is down".to_owned(),
+    };
+    assert_eq!(state().await, gave_up);
+    assert!(gave_up.is_final());
+    down.0.store(false, Ordering::SeqCst);
+    let pass = approvals
+        .run_decided(Duration::from_mins(1), run_as)
+        .await
+        .expect("a pass");
+    assert_eq!(
+        pass,
+        RunPass::default(),
+        "past its approval, nothing runs it"
+    );
+    assert!(
+        !approvals
+            .run_approved(&view, &ctx, &pending)
+            .await
+            .is_success()
+    );
+    assert_eq!(released.count(), 2);
+    assert_eq!(state().await, gave_up);
+}
+
 /// One `#[test]` per contract test, each run by `$run` (a `fn(Test)`).
 macro_rules! contract_tests {
     ($run:ident) => {
@@ -1693,6 +1825,15 @@ macro_rules! contract_tests {
         fn a_call_tells_where_it_is_from_the_store_on_any_replica() {
             $run(|backend| {
                 Box::pin(suite::a_call_tells_where_it_is_from_the_store_on_any_replica(backend))
+            });
+        }
+
+        #[test]
+        fn a_failing_call_is_retried_until_its_approval_ends_then_failed() {
+            $run(|backend| {
+                Box::pin(
+                    suite::a_failing_call_is_retried_until_its_approval_ends_then_failed(backend),
+                )
             });
         }
 
