@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use toolkit::approval::{
     Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decider, Deciders,
     Decision, DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval, PendingQuery,
-    RunOutcome, RunPass, RunRecord, Verdict,
+    RefusalRecord, RunOutcome, RunPass, RunRecord, StoreFuture, Verdict,
 };
 use toolkit::{CallId, Context, Response, Scope, State, ToolError, View, tool};
 
@@ -1722,6 +1722,179 @@ pub(crate) async fn a_failing_call_is_retried_until_its_approval_ends_then_faile
     assert_eq!(state().await, gave_up);
 }
 
+/// A store that records which of its operations are asked for, in order, and
+/// otherwise is the store it wraps: each is one statement on `PostgreSQL`.
+struct Recording {
+    store: Arc<dyn ApprovalStore>,
+    asked: std::sync::Mutex<Vec<&'static str>>,
+}
+
+impl Recording {
+    fn note(&self, operation: &'static str) {
+        self.asked.lock().expect("not poisoned").push(operation);
+    }
+
+    /// What was asked since the last time, in order.
+    fn take(&self) -> Vec<&'static str> {
+        std::mem::take(&mut *self.asked.lock().expect("not poisoned"))
+    }
+}
+
+impl ApprovalStore for Recording {
+    fn now(&self) -> StoreFuture<'_, u64> {
+        self.note("now");
+        self.store.now()
+    }
+    fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool> {
+        self.note("save_pending");
+        self.store.save_pending(pending)
+    }
+    fn list_pending<'a>(
+        &'a self,
+        query: &'a PendingQuery,
+    ) -> StoreFuture<'a, Vec<PendingApproval>> {
+        self.note("list_pending");
+        self.store.list_pending(query)
+    }
+    fn pending<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<PendingApproval>> {
+        self.note("pending");
+        self.store.pending(principal, call_id)
+    }
+    fn record_decision<'a>(
+        &'a self,
+        record: &'a DecisionRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, DecisionOutcome> {
+        self.note("record_decision");
+        self.store.record_decision(record, keep_until)
+    }
+    fn decision<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<DecisionRecord>> {
+        self.note("decision");
+        self.store.decision(principal, call_id)
+    }
+    fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
+        self.note("decisions");
+        self.store.decisions(query)
+    }
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        lease_until: u64,
+        keep_until: u64,
+    ) -> StoreFuture<'a, Claim> {
+        self.note("claim");
+        self.store.claim(key, lease_until, keep_until)
+    }
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
+        self.note("complete");
+        self.store.complete(key, attempt, outcome)
+    }
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
+        self.note("release");
+        self.store.release(key, attempt, outcome)
+    }
+    fn renew<'a>(&'a self, key: &'a str, attempt: u32, lease_until: u64) -> StoreFuture<'a, bool> {
+        self.note("renew");
+        self.store.renew(key, attempt, lease_until)
+    }
+    fn run<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
+        self.note("run");
+        self.store.run(key)
+    }
+    fn approved_unsettled(
+        &self,
+        decided_after: u64,
+        decided_before: u64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
+        self.note("approved_unsettled");
+        self.store
+            .approved_unsettled(decided_after, decided_before, limit)
+    }
+    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool> {
+        self.note("settle");
+        self.store.settle(principal, call_id)
+    }
+    fn record_refusal<'a>(
+        &'a self,
+        refusal: &'a RefusalRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, ()> {
+        self.note("record_refusal");
+        self.store.record_refusal(refusal, keep_until)
+    }
+    fn refusals<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
+        self.note("refusals");
+        self.store.refusals(query)
+    }
+    fn purge(&self) -> StoreFuture<'_, u64> {
+        self.note("purge");
+        self.store.purge()
+    }
+}
+
+/// One run of a decided call reads the store's clock once, and asks the store
+/// nothing else twice: a requester's poll that finds its call approved (the
+/// decision, the clock, the claim, the completion, the settle), a call an
+/// application decides at once, and an approval resumed in hand.
+pub(crate) async fn one_run_reads_the_store_clock_once(backend: Arc<dyn Backend>) {
+    let clock = Clock::default();
+    let recording = Arc::new(Recording {
+        store: backend.open(&clock).await,
+        asked: std::sync::Mutex::default(),
+    });
+    let approvals = approvals(recording.clone(), &clock, 0);
+    let view = view(&approvals, "user:7");
+    let released = Released::default();
+
+    let ctx = context(&released, "call_polled");
+    let pending = release(&view, &ctx).await;
+    approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    recording.take();
+    assert!(
+        approvals
+            .run_approved(&view, &ctx, &pending)
+            .await
+            .is_success()
+    );
+    assert_eq!(
+        recording.take(),
+        ["decision", "now", "claim", "complete", "settle"]
+    );
+
+    let ctx = context(&released, "call_in_hand");
+    let pending = release(&view, &ctx).await;
+    let approval = approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    recording.take();
+    assert!(resume(&view, &approval, &released).await.is_success());
+    assert_eq!(recording.take(), ["now", "claim", "complete", "settle"]);
+    assert_eq!(released.count(), 2);
+}
+
 /// One `#[test]` per contract test, each run by `$run` (a `fn(Test)`).
 macro_rules! contract_tests {
     ($run:ident) => {
@@ -1835,6 +2008,11 @@ macro_rules! contract_tests {
                     suite::a_failing_call_is_retried_until_its_approval_ends_then_failed(backend),
                 )
             });
+        }
+
+        #[test]
+        fn one_run_reads_the_store_clock_once() {
+            $run(|backend| Box::pin(suite::one_run_reads_the_store_clock_once(backend)));
         }
 
         #[test]

@@ -143,14 +143,14 @@ impl Approvals {
         pending: &PendingApproval,
         record: &super::DecisionRecord,
     ) -> Ran {
-        let approval = match self.follow(view.registry(), pending, record, None).await {
-            Ok(approval) => approval,
+        let (approval, now) = match self.follow(view.registry(), pending, record, None).await {
+            Ok(followed) => followed,
             Err(error) => {
                 tracing::warn!(%error, call_id = %pending.call_id, "a decided call could not be run");
                 return Ran::Failed;
             }
         };
-        let response = resume(view, &approval, ctx).await;
+        let response = resume(view, &approval, ctx, Some(now)).await;
         let key = used_key(&pending.principal, &pending.call_id);
         match self.store.run(&key).await {
             Ok(Some(run)) if run.done => Ran::Done,

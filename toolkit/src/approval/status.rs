@@ -297,7 +297,7 @@ impl Approvals {
             Err(error) => return Response::Error(ApprovalError::Store(error).into()),
         };
         match self.follow(view.registry(), pending, &record, None).await {
-            Ok(approval) => resume(view, &approval, ctx).await,
+            Ok((approval, now)) => resume(view, &approval, ctx, Some(now)).await,
             Err(error) => Response::Error(error.into()),
         }
     }
