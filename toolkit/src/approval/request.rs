@@ -85,10 +85,10 @@ pub(crate) async fn request<'r>(
         return Response::Pending(Box::new(pending));
     };
     match approvals
-        .decide_by(view.registry(), &pending, decision, Decider::Application)
+        .decide_by_at(view.registry(), &pending, decision, Decider::Application)
         .await
     {
-        Ok(approval) => super::run::resume(view, &approval, ctx).await,
+        Ok((approval, now)) => super::run::resume(view, &approval, ctx, Some(now)).await,
         Err(error) => Response::Error(error.into()),
     }
 }

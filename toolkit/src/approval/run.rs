@@ -149,13 +149,16 @@ impl Approvals {
     }
 }
 
-/// `View::resume`.
+/// `View::resume`. `now`: the store's time, when this request read it already
+/// (deciding or following the decision, a moment ago); read here otherwise. One
+/// resume reads the store's clock once.
 pub(crate) async fn resume<'r>(
     view: &impl CallingView<'r>,
     approval: &Approval,
     ctx: &Context,
+    now: Option<u64>,
 ) -> Response {
-    let (approvals, tool, arguments, run) = match check(view, approval).await {
+    let (approvals, tool, arguments, run) = match check(view, approval, now).await {
         Ok(checked) => checked,
         Err(error) => return Response::Error(error),
     };
@@ -352,6 +355,7 @@ impl<F: Future> Future for WithRun<F> {
 async fn check<'r>(
     view: &impl CallingView<'r>,
     approval: &Approval,
+    now: Option<u64>,
 ) -> Result<(&'r Approvals, &'r RegisteredTool, String, ApprovedRun), ToolError> {
     let Some((approvals, principal)) = view.approvals() else {
         return Err(ApprovalError::NotConfigured.into());
@@ -365,7 +369,10 @@ async fn check<'r>(
         .get(&approval.tool)
         .filter(|tool| tool.name == approval.tool)
         .ok_or_else(|| view.unknown_tool(&approval.tool))?;
-    let now = approvals.store_now().await?;
+    let now = match now {
+        Some(now) => now,
+        None => approvals.store_now().await?,
+    };
     if now > approval.expires_at {
         return Err(ApprovalError::Expired {
             expired_at: approval.expires_at,

@@ -145,14 +145,14 @@ impl Approvals {
         pending: &PendingApproval,
         record: &super::DecisionRecord,
     ) -> Ran {
-        let approval = match self.follow(view.registry(), pending, record, None).await {
-            Ok(approval) => approval,
+        let (approval, now) = match self.follow(view.registry(), pending, record, None).await {
+            Ok(followed) => followed,
             Err(error) => {
                 tracing::warn!(%error, call_id = %pending.call_id, "a decided call could not be run");
                 return Ran::Failed;
             }
         };
-        let response = resume(view, &approval, ctx).await;
+        let response = resume(view, &approval, ctx, Some(now)).await;
         // Refused at the claim: another run holds it, ran it, or took it over from
         // this one. That run counts it, not this pass, even when it is done by now.
         if matches!(

@@ -33,22 +33,42 @@ pub enum CallState {
     /// ([`Approvals::run_approved`]); otherwise a runner does
     /// ([`Approvals::run_decided`]).
     Approved,
-    /// A run holds it (attempt 1, 2, ...), or its last run failed and a runner
-    /// tries it again while the approval is valid (`last_error` says how it
-    /// failed).
+    /// A run holds it now (attempt 1, 2, ...).
     Running {
-        /// The latest attempt.
+        /// The attempt that runs.
         attempt: u32,
-        /// The error of the last attempt that failed, if the last one did.
+        /// How an earlier attempt failed, when one did and this one tries again.
         last_error: Option<String>,
+    },
+    /// Its tool failed on the latest attempt, and no run holds it: a runner
+    /// ([`Approvals::run_decided`]) tries it again on a later pass, until its
+    /// approval expires; past that, it is [`CallState::Failed`].
+    Retrying {
+        /// The attempt that failed.
+        attempt: u32,
+        /// How it failed: the tool's error, as the model reads it.
+        error: String,
+        /// Until when it may be tried again (Unix seconds, store time): when its
+        /// approval expires.
+        until: u64,
     },
     /// It ran: the result as the model reads it (with the note of who edited the
     /// arguments, when someone did). `None` when the result was too large to keep
     /// ([`MAX_OUTCOME_BYTES`](super::MAX_OUTCOME_BYTES)).
     Ran(Option<Value>),
+    /// Its tool failed on the last attempt, and its approval expired before
+    /// another: it is not tried again. What the model reads is the tool's error,
+    /// as the call would have answered it.
+    Failed {
+        /// The attempt that failed last.
+        attempt: u32,
+        /// The tool's error, as a [`ToolError::kind`].
+        kind: String,
+        /// The tool's error message.
+        message: String,
+    },
     /// It never runs: denied (`kind` `denied`), expired undecided or approved and
-    /// never run in time (`expired`), refused at run time (`approval_rejected`), or
-    /// failed on every attempt until its approval expired (the tool's error kind).
+    /// never run in time (`expired`), or refused at run time (`approval_rejected`).
     NotRun {
         /// Why, as a [`ToolError::kind`].
         kind: String,
@@ -65,7 +85,10 @@ impl CallState {
     pub fn is_final(&self) -> bool {
         matches!(
             self,
-            CallState::Ran(_) | CallState::NotRun { .. } | CallState::Withdrawn
+            CallState::Ran(_)
+                | CallState::Failed { .. }
+                | CallState::NotRun { .. }
+                | CallState::Withdrawn
         )
     }
 }
@@ -180,28 +203,38 @@ impl Approvals {
                     Some(RunOutcome::Failed { kind, message }) if run.done => {
                         CallState::NotRun { kind, message }
                     }
-                    _ if run.lease_until >= now => CallState::Running {
+                    // The outcome kept is the last ended attempt's: a failure
+                    // before this one.
+                    outcome if run.lease_until >= now => CallState::Running {
                         attempt: run.attempt,
-                        last_error: None,
+                        last_error: match outcome {
+                            Some(RunOutcome::Failed { message, .. }) => Some(message),
+                            _ => None,
+                        },
                     },
                     // Its lease ended: released after the tool failed (a runner
                     // tries it again), or its holder died (anyone may take it over).
-                    outcome => match resumable_until {
-                        Some(until) if now > until => match outcome {
-                            Some(RunOutcome::Failed { kind, message }) => {
-                                CallState::NotRun { kind, message }
+                    outcome => match (resumable_until, outcome) {
+                        (Some(until), Some(RunOutcome::Failed { kind, message }))
+                            if now > until =>
+                        {
+                            CallState::Failed {
+                                attempt: run.attempt,
+                                kind,
+                                message,
                             }
-                            _ => expired(until),
-                        },
-                        _ => match outcome {
-                            Some(RunOutcome::Failed { message, .. }) if run.lease_until == 0 => {
-                                CallState::Running {
-                                    attempt: run.attempt,
-                                    last_error: Some(message),
-                                }
+                        }
+                        (Some(until), _) if now > until => expired(until),
+                        (Some(until), Some(RunOutcome::Failed { message, .. }))
+                            if run.lease_until == 0 =>
+                        {
+                            CallState::Retrying {
+                                attempt: run.attempt,
+                                error: message,
+                                until,
                             }
-                            _ => CallState::Approved,
-                        },
+                        }
+                        _ => CallState::Approved,
                     },
                 }
             }
@@ -266,7 +299,7 @@ impl Approvals {
             Err(error) => return Response::Error(ApprovalError::Store(error).into()),
         };
         match self.follow(view.registry(), pending, &record, None).await {
-            Ok(approval) => resume(view, &approval, ctx).await,
+            Ok((approval, now)) => resume(view, &approval, ctx, Some(now)).await,
             Err(error) => Response::Error(error.into()),
         }
     }

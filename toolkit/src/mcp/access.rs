@@ -305,10 +305,10 @@ impl ToolSet for View<'static> {
                 return Response::Error(ApprovalError::NotConfigured.into());
             };
             match approvals
-                .answer_as_requester(self.registry(), pending, decision)
+                .answer_as_requester_at(self.registry(), pending, decision)
                 .await
             {
-                Ok(approval) => View::resume(self, &approval, ctx).await,
+                Ok((approval, now)) => self.resume_at(&approval, ctx, Some(now)).await,
                 Err(error) => Response::Error(error.into()),
             }
         })

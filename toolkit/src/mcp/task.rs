@@ -9,9 +9,16 @@
 //! |---|---|
 //! | waiting, the requester's answer decides | `input_required`, asking `approval` (accept or decline) |
 //! | waiting for an approver | `input_required` with no input requests: nothing the client sends moves it; its `statusMessage` says who it waits for |
-//! | approved, running, or failed and tried again | `working` |
+//! | approved, or running | `working` |
+//! | its tool failed, tried again while its approval is valid | `working`, its `statusMessage` naming the attempt, the tool's error and until when |
 //! | ran | `completed`, with the tool's result as `tools/call` gives it |
+//! | its tool failed, and its approval expired before another attempt | `completed`, with the tool's error as `tools/call` gives it (`isError: true`) |
 //! | denied, expired, refused at run time | `failed`, with the reason |
+//!
+//! A tool's own error completes the task: the Tasks specification keeps `failed`
+//! for JSON-RPC errors and puts a tool result with `isError: true` in a
+//! `completed` task ("Task Execution Errors",
+//! <https://modelcontextprotocol.github.io/ext-tasks/specification/2026-07-28/tasks.html>).
 //! | withdrawn (`tasks/cancel`) | `cancelled` |
 //!
 //! The task id is the call id: looked up for the caller's own principal only, so
@@ -22,7 +29,7 @@ use rmcp::model::{
     InputRequests, JsonObject, Task, TaskPayload, TaskStatus,
 };
 
-use super::result::{APPROVAL_INPUT, approval_question, call_result};
+use super::result::{APPROVAL_INPUT, META_ERROR, approval_question, call_result};
 use super::{Grant, ToolSet};
 use crate::approval::{Approvals, CallState, CallStatus, Decision, PendingApproval};
 use crate::error::ToolError;
@@ -76,9 +83,14 @@ pub(super) fn detailed(status: &CallStatus) -> DetailedTask {
         } => TaskPayload::InputRequired {
             input_requests: InputRequests::new(),
         },
-        CallState::Approved | CallState::Running { .. } => TaskPayload::Working,
+        CallState::Approved | CallState::Running { .. } | CallState::Retrying { .. } => {
+            TaskPayload::Working
+        }
         CallState::Ran(result) => TaskPayload::Completed {
             result: completed(result.clone()),
+        },
+        CallState::Failed { kind, message, .. } => TaskPayload::Completed {
+            result: tool_error(kind, message),
         },
         CallState::NotRun { kind, message } => TaskPayload::Failed {
             error: failed(kind, message),
@@ -92,8 +104,10 @@ pub(super) fn detailed(status: &CallStatus) -> DetailedTask {
 fn task(pending: &PendingApproval, state: &CallState, updated_at: u64, kept_until: u64) -> Task {
     let status = match state {
         CallState::Waiting { .. } => TaskStatus::InputRequired,
-        CallState::Approved | CallState::Running { .. } => TaskStatus::Working,
-        CallState::Ran(_) => TaskStatus::Completed,
+        CallState::Approved | CallState::Running { .. } | CallState::Retrying { .. } => {
+            TaskStatus::Working
+        }
+        CallState::Ran(_) | CallState::Failed { .. } => TaskStatus::Completed,
         CallState::NotRun { .. } => TaskStatus::Failed,
         CallState::Withdrawn => TaskStatus::Cancelled,
     };
@@ -116,15 +130,33 @@ fn task(pending: &PendingApproval, state: &CallState, updated_at: u64, kept_unti
             attempt,
             last_error: Some(error),
         } => format!(
-            "attempt {attempt} of `{}` failed ({error}); it is tried again while its approval is valid",
+            "`{}` runs again now (attempt {attempt}); an earlier attempt failed ({error})",
             pending.tool
         ),
+        CallState::Retrying {
+            attempt,
+            error,
+            until,
+        } => format!(
+            "attempt {attempt} of `{}` failed ({error}); it is tried again until {}, while its \
+             approval is valid",
+            pending.tool,
+            timestamp(*until)
+        ),
         CallState::Ran(_) => format!("`{}` ran", pending.tool),
+        CallState::Failed {
+            attempt, message, ..
+        } => format!(
+            "attempt {attempt} of `{}` failed ({message}), and its approval expired before \
+             another attempt: it is not tried again",
+            pending.tool
+        ),
         CallState::NotRun { message, .. } => message.clone(),
         CallState::Withdrawn => format!("`{}` was withdrawn before it ran", pending.tool),
     };
     let poll = match state {
-        CallState::Waiting { .. } => POLL_WAITING_MS,
+        // Nothing changes before a person decides, or the runner's next pass.
+        CallState::Waiting { .. } | CallState::Retrying { .. } => POLL_WAITING_MS,
         _ => POLL_RUNNING_MS,
     };
     Task::new(
@@ -159,13 +191,32 @@ fn completed(result: Option<serde_json::Value>) -> JsonObject {
             "the call ran; its result was too large to keep".to_owned(),
         )),
     };
-    let result = call_result(response);
+    wire(call_result(response))
+}
+
+/// A completed task's result when its tool failed: what `tools/call` answers for
+/// the tool's error (its kind and message, as the store kept them).
+fn tool_error(kind: &str, message: &str) -> JsonObject {
+    let mut result = rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+        message.to_owned(),
+    )]);
+    let mut detail = JsonObject::new();
+    detail.insert("kind".to_owned(), kind.into());
+    detail.insert("message".to_owned(), message.into());
+    let mut meta = JsonObject::new();
+    meta.insert(META_ERROR.to_owned(), serde_json::Value::Object(detail));
+    result.meta = Some(rmcp::model::MetaObject(meta));
+    wire(result)
+}
+
+/// A call result as a task carries it: all of it, `resultType: "complete"`
+/// included. The specification's `result` is what the request would have
+/// returned, and the official TypeScript Tasks client
+/// (`@modelcontextprotocol/ext-tasks` 0.2.2, `CompleteCallToolResultV2Schema`)
+/// refuses a completed task whose result lacks it.
+fn wire(result: rmcp::model::CallToolResult) -> JsonObject {
     match serde_json::to_value(result) {
-        Ok(serde_json::Value::Object(mut object)) => {
-            // The envelope's discriminator, not the tool result's.
-            object.remove("resultType");
-            object
-        }
+        Ok(serde_json::Value::Object(object)) => object,
         _ => JsonObject::new(),
     }
 }
@@ -242,4 +293,96 @@ pub(super) fn in_background(grant: Grant, pending: PendingApproval, decision: Op
             tracing::debug!(task = %pending.call_id, kind = error.kind(), %error, "a task's run did not run here");
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::detailed;
+    use crate::approval::{CallState, CallStatus, PendingApproval};
+
+    fn status(state: CallState) -> serde_json::Value {
+        let pending = PendingApproval {
+            call_id: "approval_1".to_owned(),
+            principal: "internal".to_owned(),
+            view: None,
+            tool: "create_transfers".to_owned(),
+            arguments: json!({"reference": "r1"}),
+            digest: String::new(),
+            requested_at: 1_800_000_000,
+            expires_at: 1_800_086_400,
+            signature: String::new(),
+        };
+        let task = detailed(&CallStatus {
+            pending,
+            state,
+            updated_at: 1_800_000_100,
+            kept_until: 1_800_087_300,
+        });
+        let mut task = serde_json::to_value(task).unwrap();
+        let task = task.as_object_mut().unwrap();
+        for key in ["taskId", "createdAt", "lastUpdatedAt", "ttlMs"] {
+            task.remove(key);
+        }
+        serde_json::Value::Object(task.clone())
+    }
+
+    /// A tool that failed is tried again: the task works on, and says which attempt
+    /// failed, how, and until when it is tried; a retry that runs says how the
+    /// earlier attempt failed.
+    #[test]
+    fn a_failed_attempt_tried_again_is_working_and_says_so() {
+        assert_eq!(
+            status(CallState::Retrying {
+                attempt: 2,
+                error: "the ledger is down".to_owned(),
+                until: 1_800_001_000,
+            }),
+            json!({
+                "status": "working",
+                "statusMessage": "attempt 2 of `create_transfers` failed (the ledger is down); it is \
+                                  tried again until 2027-01-15T08:16:40Z, while its approval is valid",
+                "pollIntervalMs": 5000,
+            })
+        );
+        assert_eq!(
+            status(CallState::Running {
+                attempt: 3,
+                last_error: Some("the ledger is down".to_owned()),
+            }),
+            json!({
+                "status": "working",
+                "statusMessage": "`create_transfers` runs again now (attempt 3); an earlier attempt \
+                                  failed (the ledger is down)",
+                "pollIntervalMs": 1000,
+            })
+        );
+    }
+
+    /// Not tried again once its approval expired: the task completes with the
+    /// tool's error as `tools/call` answers it (`isError: true`), not `failed`,
+    /// which the specification keeps for JSON-RPC errors.
+    #[test]
+    fn a_tool_that_failed_for_good_completes_with_its_error() {
+        assert_eq!(
+            status(CallState::Failed {
+                attempt: 3,
+                kind: "failed".to_owned(),
+                message: "the ledger is down".to_owned(),
+            }),
+            json!({
+                "status": "completed",
+                "statusMessage": "attempt 3 of `create_transfers` failed (the ledger is down), and \
+                                  its approval expired before another attempt: it is not tried again",
+                "pollIntervalMs": 1000,
+                "result": {
+                    "resultType": "complete",
+                    "content": [{"type": "text", "text": "the ledger is down"}],
+                    "isError": true,
+                    "_meta": {"toolkit/error": {"kind": "failed", "message": "the ledger is down"}},
+                },
+            })
+        );
+    }
 }

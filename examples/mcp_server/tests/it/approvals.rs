@@ -541,6 +541,7 @@ async fn a_client_with_tasks_answers_its_approval_and_polls_the_result() {
             "ttlMs": TASK_TTL_MS,
             "pollIntervalMs": 1000,
             "result": {
+                "resultType": "complete",
                 "content": [{"type": "text", "text": "{\"deleted\":[1]}"}],
                 "structuredContent": {"deleted": [1]},
                 "isError": false,

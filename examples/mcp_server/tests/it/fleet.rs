@@ -17,7 +17,10 @@
 //! cut when it leaves the rotation and their retries finding the run taken over); a replica restarted with a rotated key resumes
 //! what the previous key signed; replicas two hours ahead and behind
 //! (libfaketime) agree on every approval; a `PostgreSQL` frozen for 40 s and 75 s
-//! gives bounded, retryable answers and loses or doubles nothing.
+//! gives bounded, retryable answers and loses or doubles nothing; an MCP task is
+//! polled from `input_required` to `completed` across the replicas by rmcp's client
+//! and by the official TypeScript SDK's v2 client with its Tasks extension
+//! (`scripts/ts_task_client`, installed with npm from its lock file).
 
 use crate::common;
 
@@ -25,7 +28,7 @@ use crate::common;
 fn three_replicas_behind_haproxy_run_every_approved_call_once() {
     let Some(stdout) = common::run_script(
         "fleet_test.sh",
-        &["python3"],
+        &["python3", "npm"],
         &[
             ("MCP_SERVER_BIN", env!("CARGO_BIN_EXE_mcp_server")),
             ("MCP_TASK_CLIENT_BIN", env!("CARGO_BIN_EXE_mcp_task_client")),
@@ -36,6 +39,7 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
     };
     let checks = [
         "a_task_is_polled_from_input_required_to_completed_across_replicas",
+        "the_official_typescript_client_polls_a_task_to_completed_across_replicas",
         "a_frozen_replica_leaves_the_rotation_within_seconds_and_returns_thawed",
         "asked_on_one_decided_on_another_resumed_on_a_third",
         "two_hundred_approvals_three_times_each_by_eight_clients_run_once",
