@@ -214,6 +214,43 @@ mod postgres {
             assert_eq!(error.kind(), StoreErrorKind::Corrupt);
             assert_eq!(error.to_string(), "PostgreSQL: unknown verdict `maybe`");
 
+            // A stored record is hostile input too: NULL where a value belongs, or a
+            // column of another type, is a corrupt record, not a panic.
+            cluster.psql_on(
+                &url,
+                "ALTER TABLE toolkit_approval_decisions ALTER COLUMN digest DROP NOT NULL;
+                 INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
+                     digest, decided_by, decided_at, keep_until)
+                 VALUES ('user:1', 'call_2', 'delete_projects', 'approved', NULL, 'admin:1',
+                     1, 9999999999)",
+            );
+            let error = store
+                .decision("user:1", "call_2")
+                .await
+                .expect_err("a NULL digest");
+            assert_eq!(error.kind(), StoreErrorKind::Corrupt, "{error}");
+            assert!(
+                driver_error::<tokio_postgres::Error>(&error)
+                    .to_string()
+                    .contains("error deserializing column 4"),
+                "{error:?}"
+            );
+            cluster.psql_on(
+                &url,
+                "ALTER TABLE toolkit_approval_claims ALTER COLUMN attempt TYPE BIGINT;
+                 INSERT INTO toolkit_approval_claims (key, keep_until, done, lease_until, attempt)
+                 VALUES ('stored', 9999999999, TRUE, 0, 1)",
+            );
+            let error = store.run("stored").await.expect_err("a BIGINT attempt");
+            assert_eq!(error.kind(), StoreErrorKind::Corrupt, "{error}");
+            assert!(
+                error
+                    .to_string()
+                    .starts_with("PostgreSQL: error deserializing column 0"),
+                "{error}"
+            );
+            driver_error::<tokio_postgres::Error>(&error);
+
             cluster.psql_on(&url, "ALTER TABLE toolkit_approval_claims RENAME TO moved");
             let error = store
                 .claim("call", u64::MAX / 2, u64::MAX / 2)

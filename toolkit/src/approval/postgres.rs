@@ -235,6 +235,18 @@ fn to_sql(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
+/// Column `index` of a row read back, as a `T`: a stored record is hostile input
+/// too, so a column of another type, or NULL where a value belongs, is a
+/// [`StoreErrorKind::Corrupt`] error keeping the driver's error, where `Row::get`
+/// would panic.
+fn column<'r, T: tokio_postgres::types::FromSql<'r>>(
+    row: &'r tokio_postgres::Row,
+    index: usize,
+) -> Result<T, StoreError> {
+    row.try_get(index)
+        .map_err(|error| store_error(StoreErrorKind::Corrupt, &error).caused_by(error))
+}
+
 fn from_sql(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
 }
@@ -395,11 +407,14 @@ impl PostgresApprovalStore {
             )
             .await
             .map_err(db_error)?;
-        let version: i32 = transaction
+        let version: i32 = match transaction
             .query_opt("SELECT version FROM toolkit_approval_schema", &[])
             .await
             .map_err(db_error)?
-            .map_or(0, |row| row.get(0));
+        {
+            Some(row) => column(&row, 0)?,
+            None => 0,
+        };
         let start = usize::try_from(version).unwrap_or(0);
         if start > MIGRATIONS.len() {
             return Err(store_error(
@@ -479,7 +494,7 @@ impl PostgresApprovalStore {
             .query_one(&format!("SELECT {NOW}"), &[&shift])
             .await
             .map_err(db_error)?;
-        Ok(from_sql(row.get(0)))
+        Ok(from_sql(column(&row, 0)?))
     }
 
     async fn purge_with(&self, client: &deadpool_postgres::Object) -> Result<u64, StoreError> {
@@ -533,23 +548,22 @@ fn decision_from_row_at(
     row: &tokio_postgres::Row,
     at: usize,
 ) -> Result<DecisionRecord, StoreError> {
-    let verdict: String = row.get(at + 3);
+    let verdict: String = column(row, at + 3)?;
     Ok(DecisionRecord {
-        principal: row.get(at),
-        call_id: row.get(at + 1),
-        tool: row.get(at + 2),
+        principal: column(row, at)?,
+        call_id: column(row, at + 1)?,
+        tool: column(row, at + 2)?,
         verdict: Verdict::from_name(&verdict).ok_or_else(|| {
             store_error(
                 StoreErrorKind::Corrupt,
                 format_args!("unknown verdict `{verdict}`"),
             )
         })?,
-        digest: row.get(at + 4),
-        message: row.get(at + 5),
-        decided_by: row.get(at + 6),
-        decided_at: from_sql(row.get(at + 7)),
-        arguments: row
-            .get::<_, Option<String>>(at + 8)
+        digest: column(row, at + 4)?,
+        message: column(row, at + 5)?,
+        decided_by: column(row, at + 6)?,
+        decided_at: from_sql(column(row, at + 7)?),
+        arguments: column::<Option<String>>(row, at + 8)?
             .map(|arguments| serde_json::from_str(&arguments).map_err(corrupt))
             .transpose()?,
     })
@@ -608,17 +622,17 @@ async fn decision_of(
 }
 
 fn pending_from_row(row: &tokio_postgres::Row) -> Result<PendingApproval, StoreError> {
-    let arguments: String = row.get(3);
+    let arguments: String = column(row, 3)?;
     Ok(PendingApproval {
-        principal: row.get(0),
-        call_id: row.get(1),
-        tool: row.get(2),
+        principal: column(row, 0)?,
+        call_id: column(row, 1)?,
+        tool: column(row, 2)?,
         arguments: serde_json::from_str(&arguments).map_err(corrupt)?,
-        digest: row.get(4),
-        requested_at: from_sql(row.get(5)),
-        expires_at: from_sql(row.get(6)),
-        signature: row.get(7),
-        view: row.get(8),
+        digest: column(row, 4)?,
+        requested_at: from_sql(column(row, 5)?),
+        expires_at: from_sql(column(row, 6)?),
+        signature: column(row, 7)?,
+        view: column(row, 8)?,
     })
 }
 
@@ -816,7 +830,7 @@ impl ApprovalStore for PostgresApprovalStore {
                 .map_err(db_error)?;
             let claim = match won {
                 Some(row) => Claim::Won {
-                    attempt: u32::try_from(row.get::<_, i32>(0)).unwrap_or(u32::MAX),
+                    attempt: u32::try_from(column::<i32>(&row, 0)?).unwrap_or(u32::MAX),
                 },
                 // Lost: only what the winner left, for the caller's message.
                 None => match client
@@ -827,8 +841,8 @@ impl ApprovalStore for PostgresApprovalStore {
                     .await
                     .map_err(db_error)?
                 {
-                    Some(row) if !row.get::<_, bool>(0) => Claim::Held {
-                        lease_until: from_sql(row.get(1)),
+                    Some(row) if !column::<bool>(&row, 0)? => Claim::Held {
+                        lease_until: from_sql(column(&row, 1)?),
                     },
                     // Done, or purged since: only past its retention.
                     _ => Claim::Done,
@@ -918,19 +932,20 @@ impl ApprovalStore for PostgresApprovalStore {
                 )
                 .await
                 .map_err(db_error)?;
-            Ok(row.map(|row| {
-                let record = RunRecord::new(
-                    u32::try_from(row.get::<_, i32>(0)).unwrap_or(u32::MAX),
-                    row.get(1),
-                    from_sql(row.get(2)),
-                    row.get::<_, Option<String>>(3)
-                        .as_deref()
-                        .and_then(RunOutcome::from_json),
-                );
-                match row.get::<_, Option<i64>>(4) {
-                    Some(ended_at) => record.ended_at(from_sql(ended_at)),
-                    None => record,
-                }
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            let record = RunRecord::new(
+                u32::try_from(column::<i32>(&row, 0)?).unwrap_or(u32::MAX),
+                column(&row, 1)?,
+                from_sql(column(&row, 2)?),
+                column::<Option<String>>(&row, 3)?
+                    .as_deref()
+                    .and_then(RunOutcome::from_json),
+            );
+            Ok(Some(match column::<Option<i64>>(&row, 4)? {
+                Some(ended_at) => record.ended_at(from_sql(ended_at)),
+                None => record,
             }))
         })
     }
@@ -1024,17 +1039,18 @@ impl ApprovalStore for PostgresApprovalStore {
                 query,
             )
             .await?;
-            Ok(rows
-                .iter()
-                .map(|row| RefusalRecord {
-                    principal: row.get(0),
-                    call_id: row.get(1),
-                    tool: row.get(2),
-                    decided_by: row.get(3),
-                    reason: row.get(4),
-                    refused_at: from_sql(row.get(5)),
+            rows.iter()
+                .map(|row| {
+                    Ok(RefusalRecord {
+                        principal: column(row, 0)?,
+                        call_id: column(row, 1)?,
+                        tool: column(row, 2)?,
+                        decided_by: column(row, 3)?,
+                        reason: column(row, 4)?,
+                        refused_at: from_sql(column(row, 5)?),
+                    })
                 })
-                .collect())
+                .collect()
         })
     }
 

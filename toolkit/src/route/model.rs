@@ -1,6 +1,6 @@
 //! A router that asks a model: the adapter around a closure you supply.
 
-use std::fmt::{Display, Write as _};
+use std::fmt::Write as _;
 use std::future::Future;
 
 use super::{Catalog, CatalogEntry, RouteError, RouteFuture, RouteRequest, Router, Routing};
@@ -15,6 +15,10 @@ use super::{Catalog, CatalogEntry, RouteError, RouteFuture, RouteRequest, Router
 /// in the model's order, and drops the rest. `[]` is an abstention. A failed call,
 /// an answer that is no array of strings, or one naming only unknown tools is a
 /// [`RouteError`]: [`select`](super::select) then falls back to every routed tool.
+///
+/// `ask` fails with the model client's own error (anything that converts into a
+/// `Box<dyn Error + Send + Sync>`: an error type, or a plain `&str` or `String`);
+/// the [`RouteError::Model`] keeps it as its [`source`](std::error::Error::source).
 ///
 /// ```
 /// use toolkit::route::{Catalog, CatalogEntry, ModelRouter, RouteRequest, select};
@@ -134,7 +138,7 @@ impl<F, Fut, E> Router for ModelRouter<F>
 where
     F: Fn(String) -> Fut + Send + Sync,
     Fut: Future<Output = Result<String, E>> + Send + 'static,
-    E: Display,
+    E: Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
 {
     fn catalog(&self) -> &Catalog {
         &self.catalog
@@ -144,9 +148,7 @@ where
         let prompt = self.prompt(request);
         let answer = (self.ask)(prompt);
         Box::pin(async move {
-            let output = answer.await.map_err(|error| RouteError::Model {
-                message: error.to_string(),
-            })?;
+            let output = answer.await.map_err(RouteError::model)?;
             self.parse(&output, request)
         })
     }

@@ -3,9 +3,11 @@
 //! ([`Selection`]). A leaf under `route`, so each router (lexical, model, search)
 //! and the delivery use these without using the module that gathers them.
 
+use std::error::Error;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use super::{Catalog, CatalogEntry};
 
@@ -93,13 +95,23 @@ pub enum Routing<'a> {
 
 /// Why a router could not answer. The caller falls back to every routed tool
 /// ([`select`](super::select) does) and reports this to the application.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Two errors are equal when they are the same variant saying the same thing; the
+/// cause of a [`Model`](RouteError::Model) error is not compared.
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum RouteError {
     /// The model behind a [`ModelRouter`](super::ModelRouter) could not be reached or failed.
+    ///
+    /// [`RouteError::model`] makes one from the model call's error.
     Model {
         /// The model call's error, as text.
         message: String,
+        /// The model call's error itself, what
+        /// [`source`](std::error::Error::source) returns, to downcast to the
+        /// client's own error type (a plain string comes back as an error that
+        /// says just that). An `Arc` so the error stays `Clone`.
+        source: Option<Arc<dyn Error + Send + Sync + 'static>>,
     },
     /// The model's answer was not a JSON array of tool names.
     Malformed {
@@ -113,10 +125,33 @@ pub enum RouteError {
     },
 }
 
+impl RouteError {
+    /// A [`Model`](RouteError::Model) error caused by `error`, the model call's
+    /// error: a real error (it becomes the [`source`](Error::source)), or a
+    /// plain `&str` or `String`.
+    ///
+    /// ```
+    /// use toolkit::route::RouteError;
+    ///
+    /// let cause = std::io::Error::from(std::io::ErrorKind::TimedOut);
+    /// let error = RouteError::model(cause);
+    /// assert_eq!(error.to_string(), "the routing model failed: timed out");
+    /// let source = std::error::Error::source(&error).expect("its cause");
+    /// assert!(source.downcast_ref::<std::io::Error>().is_some());
+    /// ```
+    pub fn model(error: impl Into<Box<dyn Error + Send + Sync + 'static>>) -> Self {
+        let error = error.into();
+        RouteError::Model {
+            message: error.to_string(),
+            source: Some(Arc::from(error)),
+        }
+    }
+}
+
 impl fmt::Display for RouteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RouteError::Model { message } => write!(f, "the routing model failed: {message}"),
+            RouteError::Model { message, .. } => write!(f, "the routing model failed: {message}"),
             RouteError::Malformed { output } => write!(
                 f,
                 "the routing model did not answer with a JSON array of tool names: {output:?}"
@@ -130,7 +165,37 @@ impl fmt::Display for RouteError {
     }
 }
 
-impl std::error::Error for RouteError {}
+// By hand rather than derived: thiserror would hand out the `Arc` itself, which
+// does not downcast to the model client's error type.
+impl Error for RouteError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            RouteError::Model {
+                source: Some(source),
+                ..
+            } => Some(&**source as &(dyn Error + 'static)),
+            _ => None,
+        }
+    }
+}
+
+impl PartialEq for RouteError {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (RouteError::Model { message: one, .. }, RouteError::Model { message: other, .. })
+            | (RouteError::Malformed { output: one }, RouteError::Malformed { output: other }) => {
+                one == other
+            }
+            (
+                RouteError::UnknownTools { names: one },
+                RouteError::UnknownTools { names: other },
+            ) => one == other,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for RouteError {}
 
 /// The future a [`Router`] returns.
 pub type RouteFuture<'a> =

@@ -290,9 +290,7 @@ fn model_failures_fall_back_to_every_allowed_tool_and_say_why() {
         ),
         (
             Err("429 Too Many Requests"),
-            RouteError::Model {
-                message: "429 Too Many Requests".into(),
-            },
+            RouteError::model("429 Too Many Requests"),
         ),
     ] {
         let router = ModelRouter::new(catalog(), scripted(vec![(PROMPT, answer)]));
@@ -316,12 +314,49 @@ fn model_failures_fall_back_to_every_allowed_tool_and_say_why() {
         "the routing model named only tools that are not in the catalog: a, b"
     );
     assert_eq!(
-        RouteError::Model {
-            message: "timeout".into()
-        }
-        .to_string(),
+        RouteError::model("timeout").to_string(),
         "the routing model failed: timeout"
     );
+}
+
+/// The model client's own error is the fallback's cause, to downcast; its words
+/// are the message, as before.
+#[test]
+fn a_failed_model_call_keeps_the_clients_error() {
+    #[derive(Debug)]
+    struct RateLimited {
+        retry_after: u32,
+    }
+    impl std::fmt::Display for RateLimited {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(
+                f,
+                "429 Too Many Requests (retry after {}s)",
+                self.retry_after
+            )
+        }
+    }
+    impl std::error::Error for RateLimited {}
+
+    let router = ModelRouter::new(catalog(), |_prompt: String| {
+        std::future::ready(Err::<String, _>(RateLimited { retry_after: 7 }))
+    });
+    let request = RouteRequest::new("anything");
+    let selection = block_on(select(&router, &request));
+    let error = selection.error().expect("fell back");
+    assert_eq!(
+        error.to_string(),
+        "the routing model failed: 429 Too Many Requests (retry after 7s)"
+    );
+    let cause = std::error::Error::source(error)
+        .and_then(|cause| cause.downcast_ref::<RateLimited>())
+        .expect("the client's error as the cause");
+    assert_eq!(cause.retry_after, 7);
+    // Errors that are not the model's have no cause.
+    let malformed = RouteError::Malformed {
+        output: "no".into(),
+    };
+    assert!(std::error::Error::source(&malformed).is_none());
 }
 
 #[test]

@@ -279,12 +279,7 @@ fn a_cheap_model_routes_through_the_adapter_and_its_failures_fall_back() {
             "update_list_items"
         ]
     );
-    assert_eq!(
-        turn.error,
-        Some(RouteError::Model {
-            message: "timeout after 2s".to_owned()
-        })
-    );
+    assert_eq!(turn.error, Some(RouteError::model("timeout after 2s")));
 
     let confused = ModelRouter::new(view.catalog(), |_: String| async {
         Ok::<_, Infallible>("[\"send_emails\"]".to_owned())

@@ -748,10 +748,41 @@ async fn discovery_refuses_metadata_naming_another_issuer() {
     let refused = JwtVerifier::discover(&claimed, "https://tools.example/mcp")
         .await
         .unwrap_err();
-    let AuthError::Unavailable(message) = refused else {
+    let AuthError::Unavailable { message, .. } = &refused else {
         panic!("{refused:?}");
     };
     assert!(message.contains("is for issuer"), "{message}");
+}
+
+/// An issuer that cannot be reached is unavailable, and the refusal keeps the HTTP
+/// client's error as its cause, to downcast, with its words still in the message.
+#[tokio::test]
+async fn an_unreachable_issuer_keeps_the_http_clients_error() {
+    // Nothing listens on the port a closed socket had.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .unwrap()
+        .port();
+    let refused = JwtVerifier::discover(
+        &format!("http://127.0.0.1:{port}"),
+        "https://tools.example/mcp",
+    )
+    .await
+    .unwrap_err();
+    let AuthError::Unavailable { message, .. } = &refused else {
+        panic!("{refused:?}");
+    };
+    let cause = std::error::Error::source(&refused)
+        .and_then(|cause| cause.downcast_ref::<reqwest::Error>())
+        .unwrap_or_else(|| panic!("no reqwest::Error as the cause of {refused:?}"));
+    assert!(cause.is_connect(), "{cause:?}");
+    assert_eq!(
+        message,
+        &format!(
+            "http://127.0.0.1:{port}/.well-known/openid-configuration could not be reached: \
+             {cause}"
+        )
+    );
 }
 
 #[tokio::test]

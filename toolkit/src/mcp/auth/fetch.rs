@@ -131,7 +131,7 @@ async fn send(request: reqwest::RequestBuilder, url: &str) -> Result<serde_json:
         } else {
             ""
         };
-        AuthError::unavailable(format!("{url} could not be reached: {error}{hint}"))
+        AuthError::unavailable_because(format!("{url} could not be reached: {error}{hint}"), error)
     };
     let mut response = request.send().await.map_err(unreachable)?;
     if !response.status().is_success() {
@@ -153,8 +153,9 @@ async fn send(request: reqwest::RequestBuilder, url: &str) -> Result<serde_json:
         }
         body.extend_from_slice(&chunk);
     }
-    serde_json::from_slice(&body)
-        .map_err(|error| AuthError::unavailable(format!("{url} answered no JSON: {error}")))
+    serde_json::from_slice(&body).map_err(|error| {
+        AuthError::unavailable_because(format!("{url} answered no JSON: {error}"), error)
+    })
 }
 
 /// The issuer's metadata: RFC 8414 authorization server metadata, else `OpenID`

@@ -271,8 +271,9 @@ impl JwtVerifier {
         // issuer's recovery is used at once, and until then each request is
         // told the keys are unavailable (503), never that its key is unknown.
         let document = fetch::get_json(http, jwks_uri).await?;
-        let set: JwkSet = serde_json::from_value(document)
-            .map_err(|error| AuthError::unavailable(format!("the JWKS is malformed: {error}")))?;
+        let set: JwkSet = serde_json::from_value(document).map_err(|error| {
+            AuthError::unavailable_because(format!("the JWKS is malformed: {error}"), error)
+        })?;
         *last = Some(Instant::now());
         let cache = key_cache(&set);
         tracing::debug!(keys = cache.by_kid.len() + cache.unnamed.len(), %jwks_uri, "JWKS fetched");

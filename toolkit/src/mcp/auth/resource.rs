@@ -297,7 +297,9 @@ pub(crate) async fn require_verified_token(
                 &format!("invalid token: {reason}"),
             )
         }
-        Err(AuthError::Unavailable(reason)) => {
+        Err(AuthError::Unavailable {
+            message: reason, ..
+        }) => {
             tracing::warn!(%path, %reason, "MCP request refused: the token could not be checked");
             (
                 StatusCode::SERVICE_UNAVAILABLE,

@@ -6,6 +6,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 /// A token the verifier accepted: who it speaks for and what it allows.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,7 +88,10 @@ pub(super) fn split_scopes(text: &str) -> Vec<String> {
 }
 
 /// Why a token was not accepted.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Two errors are equal when they are the same variant saying the same thing; the
+/// cause of an [`Unavailable`](AuthError::Unavailable) is not compared.
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum AuthError {
     /// The token is malformed, expired, not for this resource, or its signature
@@ -97,7 +101,18 @@ pub enum AuthError {
     /// The token could not be checked because the authorization server (its JWKS,
     /// its introspection endpoint) could not be reached or answered nonsense: the
     /// client gets `503` and may retry; nothing is listed or run.
-    Unavailable(String),
+    ///
+    /// `message` says what failed, the HTTP client's words included; `source` is
+    /// that error itself when there is one (a `reqwest::Error` for a server that
+    /// could not be reached, a `serde_json::Error` for an answer that does not
+    /// parse), what [`source`](std::error::Error::source) returns, to downcast.
+    Unavailable {
+        /// What failed, in words.
+        message: String,
+        /// The error that made it fail, if there is one. An `Arc` so the error
+        /// stays `Clone`.
+        source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
+    },
     /// The verifier's configuration is unusable (no keys, an HMAC algorithm
     /// allowed, a plain-HTTP URL to a remote host): found when building it.
     Config(String),
@@ -109,7 +124,22 @@ impl AuthError {
     }
 
     pub(crate) fn unavailable(message: impl Into<String>) -> Self {
-        AuthError::Unavailable(message.into())
+        AuthError::Unavailable {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An [`Unavailable`](AuthError::Unavailable) saying `message`, caused by
+    /// `source`.
+    pub(crate) fn unavailable_because(
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        AuthError::Unavailable {
+            message: message.into(),
+            source: Some(Arc::new(source)),
+        }
     }
 }
 
@@ -117,7 +147,7 @@ impl fmt::Display for AuthError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             AuthError::InvalidToken(message) => write!(f, "invalid token: {message}"),
-            AuthError::Unavailable(message) => {
+            AuthError::Unavailable { message, .. } => {
                 write!(f, "the token could not be checked: {message}")
             }
             AuthError::Config(message) => write!(f, "unusable verifier configuration: {message}"),
@@ -125,7 +155,35 @@ impl fmt::Display for AuthError {
     }
 }
 
-impl std::error::Error for AuthError {}
+// By hand rather than derived: thiserror would hand out the `Arc` itself, which
+// does not downcast to the HTTP client's error type.
+impl std::error::Error for AuthError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            AuthError::Unavailable {
+                source: Some(source),
+                ..
+            } => Some(&**source as &(dyn std::error::Error + 'static)),
+            _ => None,
+        }
+    }
+}
+
+impl PartialEq for AuthError {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (AuthError::InvalidToken(one), AuthError::InvalidToken(other))
+            | (AuthError::Config(one), AuthError::Config(other))
+            | (
+                AuthError::Unavailable { message: one, .. },
+                AuthError::Unavailable { message: other, .. },
+            ) => one == other,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for AuthError {}
 
 /// What [`TokenVerifier::verify`] returns.
 pub type VerifyFuture<'a> =
@@ -143,7 +201,7 @@ pub trait TokenVerifier: Send + Sync + 'static {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a>;
 }
 
-impl<T: TokenVerifier + ?Sized> TokenVerifier for std::sync::Arc<T> {
+impl<T: TokenVerifier + ?Sized> TokenVerifier for Arc<T> {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
         (**self).verify(token)
     }
