@@ -75,8 +75,9 @@
 //!     },
 //! )
 //! .on_decision(|approval| {
-//!     // Hand the signed approval to whatever resumes the conversation
-//!     // (`view.resume(&approval, &ctx)`), e.g. a job queue.
+//!     // News for a requester still in the conversation, which may resume it
+//!     // (`view.resume(&approval, &ctx)`). A requester that is not waiting needs
+//!     // nothing here: `Approvals::run_decided` runs the call, once.
 //!     let _ = approval;
 //! });
 //!
@@ -178,9 +179,13 @@ impl Inbox {
     }
 
     /// Called with each approval (approved, edited or denied) once the store
-    /// recorded it as THE decision: hand it to whatever resumes the conversation
-    /// ([`View::resume`](crate::View::resume) runs it, once). Called on the
-    /// request's task; spawn anything slow.
+    /// recorded it as THE decision: news for a requester still in the
+    /// conversation, which may resume it ([`View::resume`](crate::view::View::resume)
+    /// runs it, once). A requester that is not waiting (an MCP client that could
+    /// not elicit, an agent asleep) needs no hook: the runner
+    /// ([`Approvals::run_decided`]) runs the call, once, on whichever replica
+    /// calls it, and the requester reads the outcome later
+    /// ([`Approvals::status`]). Called on the request's task; spawn anything slow.
     #[must_use]
     pub fn on_decision(mut self, hook: impl Fn(&Approval) + Send + Sync + 'static) -> Self {
         self.on_decision = Some(Arc::new(hook));
