@@ -220,17 +220,30 @@ pub(crate) fn check_members(
 /// Whether `value` nests objects and arrays more than `max` levels deep (the
 /// value itself is level 1), found with a heap stack instead of recursion.
 pub(crate) fn nests_deeper_than(value: &Value, max: usize) -> bool {
-    let mut pending: Vec<(&Value, usize)> = vec![(value, 1)];
-    while let Some((value, depth)) = pending.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match value {
-            Value::Array(items) => Box::new(items.iter()),
-            Value::Object(members) => Box::new(members.values()),
-            _ => continue,
-        };
-        if depth > max {
-            return true;
+    // Only arrays and objects nest, so only they are kept for later, and the
+    // value itself is looked at before the stack is used: arguments made of
+    // scalars (most calls) are checked without touching the heap.
+    let is_container = |value: &&Value| matches!(value, Value::Array(_) | Value::Object(_));
+    let mut pending: Vec<(&Value, usize)> = Vec::new();
+    let mut next = Some((value, 1));
+    while let Some((value, depth)) = next.take().or_else(|| pending.pop()) {
+        match value {
+            Value::Array(items) => {
+                if depth > max {
+                    return true;
+                }
+                let deeper = items.iter().filter(is_container);
+                pending.extend(deeper.map(|child| (child, depth + 1)));
+            }
+            Value::Object(members) => {
+                if depth > max {
+                    return true;
+                }
+                let deeper = members.values().filter(is_container);
+                pending.extend(deeper.map(|child| (child, depth + 1)));
+            }
+            _ => {}
         }
-        pending.extend(children.map(|child| (child, depth + 1)));
     }
     false
 }
@@ -313,6 +326,20 @@ mod tests {
             error.to_string(),
             "invalid arguments at `a.a.a.a.…(26 more levels)….a.a`: the arguments nest deeper than 32 levels of objects and arrays here; flatten them"
         );
+    }
+
+    #[test]
+    fn depth_counts_containers_only_and_stops_at_the_limit() {
+        let value = serde_json::json!({"a": [1, {"b": 2}], "c": "d"});
+        assert!(!nests_deeper_than(&value, 3));
+        assert!(nests_deeper_than(&value, 2));
+        let array = serde_json::json!([1, "two", [3]]);
+        assert!(!nests_deeper_than(&array, 2));
+        assert!(nests_deeper_than(&array, 1));
+        // A scalar nests no level; an empty container is one.
+        assert!(!nests_deeper_than(&serde_json::json!(1), 0));
+        assert!(nests_deeper_than(&serde_json::json!({}), 0));
+        assert!(!nests_deeper_than(&serde_json::json!({}), 1));
     }
 
     #[test]
