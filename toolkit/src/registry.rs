@@ -487,7 +487,8 @@ impl Registry {
             }
             return Response::Error(error);
         }
-        self.call(name, &arguments.to_string(), ctx).await
+        self.call(name, &crate::dispatch::limits::value_text(arguments), ctx)
+            .await
     }
 
     /// The error for a name that isn't here, suggesting the tool whose name or

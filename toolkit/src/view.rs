@@ -788,7 +788,8 @@ impl<'r> View<'r> {
             }
             return Response::Error(error);
         }
-        self.call(name, &arguments.to_string(), ctx).await
+        self.call(name, &crate::dispatch::limits::value_text(arguments), ctx)
+            .await
     }
 
     /// Runs an approved call once, or says why not: the approval's signature,
