@@ -24,7 +24,9 @@ pub struct RunPass {
     /// Calls that may not run any more (the principal lost the tool, or the
     /// application's hook refused): kept as a failed outcome, never run.
     pub refused: usize,
-    /// Calls another run holds now, or that ran already (settled here).
+    /// Calls another run holds now, ran already (settled here) or won at the
+    /// claim while this pass tried it: that run counts it, so a call that ran
+    /// once is counted as ran once over every replica's passes.
     pub skipped: usize,
 }
 
