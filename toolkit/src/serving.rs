@@ -43,6 +43,7 @@
 //!
 //! The example server (`examples/mcp_server`) serves this way.
 
+use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -79,8 +80,8 @@ pub struct HttpLimits {
     /// `408 Request Timeout` with `Connection: close`.
     pub body_read: Duration,
     /// How long a request may take from its headers to its answer's headers,
-    /// tool calls included; then it is answered `503 Service Unavailable`
-    /// (tower-http's `TimeoutLayer`). Streamed answers are not cut once begun.
+    /// tool calls included; then it is answered `503 Service Unavailable` with
+    /// an empty body. Streamed answers are not cut once begun.
     pub request: Duration,
     /// How many connections may be open at once; the server accepts no more
     /// until one closes.
@@ -134,43 +135,115 @@ impl HttpLimits {
     /// told so opens a new one instead of failing its next request on a closed
     /// socket.
     pub fn apply(&self, router: Router) -> Router {
-        let body_read = self.body_read;
-        router
-            .layer(tower_http::timeout::TimeoutLayer::with_status_code(
-                StatusCode::SERVICE_UNAVAILABLE,
-                self.request,
-            ))
-            .layer(axum::middleware::from_fn(
-                move |request: Request, next: Next| {
-                    bound_body(body_read, request, |request| next.run(request))
-                },
-            ))
+        router.layer(Edges {
+            body_read: self.body_read,
+            request: self.request,
+            hosts: None,
+        })
     }
 
     /// [`HttpLimits::apply`] and [`AllowedHosts::apply`] together, the `Host`
-    /// checked inside the body's bounds as there: one middleware per request
-    /// instead of two (each is a boxed future and a clone of the inner service).
-    #[cfg(feature = "mcp")]
+    /// checked inside the body's bounds as there, in one layer.
     pub(crate) fn apply_with_hosts(&self, hosts: &AllowedHosts, router: Router) -> Router {
-        let body_read = self.body_read;
-        let hosts = Arc::new(hosts.matcher());
-        router
-            .layer(tower_http::timeout::TimeoutLayer::with_status_code(
-                StatusCode::SERVICE_UNAVAILABLE,
-                self.request,
-            ))
-            .layer(axum::middleware::from_fn(
-                move |request: Request, next: Next| {
-                    let hosts = Arc::clone(&hosts);
-                    bound_body(body_read, request, move |request: Request| async move {
-                        match hosts.check(request.uri(), request.headers()) {
-                            Ok(()) => next.run(request).await,
-                            Err(refusal) => refusal,
-                        }
-                    })
-                },
-            ))
+        router.layer(Edges {
+            body_read: self.body_read,
+            request: self.request,
+            hosts: Some(Arc::new(hosts.matcher())),
+        })
     }
+}
+
+/// The edges of a router toolkit hands out, in one tower layer: the request's
+/// deadline, the body's deadline, and the `Host` check (where one is set).
+///
+/// Written out rather than stacked from tower-http's `TimeoutLayer` and axum's
+/// `from_fn`: each of those is a boxed future and a clone of the boxed inner
+/// service per request, and `TimeoutLayer` arms its timer before the first poll
+/// of the answer. Here the request's timer is armed only once the answer has to
+/// be waited for (BENCHMARKS.md, "At rmcp's cost").
+#[derive(Clone)]
+struct Edges {
+    body_read: Duration,
+    request: Duration,
+    hosts: Option<Arc<HostMatcher>>,
+}
+
+impl<S> tower::Layer<S> for Edges {
+    type Service = EdgesService<S>;
+
+    fn layer(&self, inner: S) -> EdgesService<S> {
+        EdgesService {
+            edges: self.clone(),
+            inner,
+        }
+    }
+}
+
+/// [`Edges`] in front of one route.
+#[derive(Clone)]
+struct EdgesService<S> {
+    edges: Edges,
+    inner: S,
+}
+
+impl<S> tower::Service<Request> for EdgesService<S>
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        // The service made ready answers; its clone waits for the next request.
+        let clone = self.inner.clone();
+        let ready = std::mem::replace(&mut self.inner, clone);
+        let edges = self.edges.clone();
+        Box::pin(async move { Ok(edges.serve(request, ready).await) })
+    }
+}
+
+impl Edges {
+    /// Answers `request` with `inner` within the bounds.
+    async fn serve<S>(self, request: Request, mut inner: S) -> Response
+    where
+        S: tower::Service<Request, Response = Response, Error = Infallible>,
+    {
+        let Edges {
+            body_read,
+            request: limit,
+            hosts,
+        } = self;
+        let answer = bound_body(body_read, request, |request: Request| async move {
+            if let Some(hosts) = &hosts
+                && let Err(refusal) = hosts.check(request.uri(), request.headers())
+            {
+                return refusal;
+            }
+            match inner.call(request).await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            }
+        });
+        // The answer is polled first: its deadline's timer is armed only if it
+        // is not ready at once.
+        tokio::time::timeout(limit, answer)
+            .await
+            .unwrap_or_else(|_| request_timeout_response())
+    }
+}
+
+/// The answer to a request that took longer than [`HttpLimits::request`]: `503`
+/// with an empty body.
+fn request_timeout_response() -> Response {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    response
 }
 
 /// Gives the request body a deadline and marks the answer `Connection: close`
@@ -697,6 +770,101 @@ mod tests {
             .await
             .unwrap();
         (status, String::from_utf8(body.to_vec()).unwrap())
+    }
+
+    /// A route that answers `ok` at once, and one that takes 5 s.
+    fn prompt_and_slow() -> Router {
+        Router::new()
+            .route("/prompt", axum::routing::get(|| async { "ok" }))
+            .route(
+                "/slow",
+                axum::routing::get(|| async {
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                    "late"
+                }),
+            )
+    }
+
+    #[tokio::test]
+    async fn a_request_past_its_limit_is_answered_503_and_a_prompt_one_as_it_is() {
+        let limits = HttpLimits::default().request(Duration::from_millis(100));
+        for router in [
+            limits.apply(prompt_and_slow()),
+            limits.apply_with_hosts(&AllowedHosts::default(), prompt_and_slow()),
+        ] {
+            let started = std::time::Instant::now();
+            assert_eq!(
+                probe_host(&router, "/slow", Some("localhost"), "").await,
+                (StatusCode::SERVICE_UNAVAILABLE, None, String::new())
+            );
+            assert!(started.elapsed() < Duration::from_secs(2));
+            assert_eq!(
+                probe_host(&router, "/prompt", Some("localhost"), "").await,
+                (StatusCode::OK, None, "ok".to_owned())
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn the_edges_check_the_host_and_close_a_refused_connection() {
+        let router = HttpLimits::default()
+            .apply_with_hosts(&AllowedHosts::new(["tools.example.com"]), prompt_and_slow());
+        assert_eq!(
+            probe_host(&router, "/prompt", Some("tools.example.com:8443"), "").await,
+            (StatusCode::OK, None, "ok".to_owned())
+        );
+        // A body left unread: the connection can't carry another request.
+        assert_eq!(
+            probe_host(&router, "/prompt", Some("tools.example.com"), "x").await,
+            (StatusCode::OK, Some("close"), "ok".to_owned())
+        );
+        assert_eq!(
+            probe_host(&router, "/prompt", Some("evil.example"), "x").await,
+            (
+                StatusCode::FORBIDDEN,
+                Some("close"),
+                "Forbidden: Host header is not allowed".to_owned()
+            )
+        );
+        assert_eq!(
+            probe_host(&router, "/prompt", None, "x").await,
+            (
+                StatusCode::BAD_REQUEST,
+                Some("close"),
+                "Bad Request: missing or invalid Host header".to_owned()
+            )
+        );
+    }
+
+    /// The status, `Connection` header and body of `GET path` with `body` (which
+    /// the routes leave unread), sent with `host` as its `Host`.
+    async fn probe_host(
+        router: &Router,
+        path: &str,
+        host: Option<&str>,
+        body: &'static str,
+    ) -> (StatusCode, Option<&'static str>, String) {
+        let mut request = Request::get(path).body(Body::from(body)).unwrap();
+        if let Some(host) = host {
+            request
+                .headers_mut()
+                .insert(header::HOST, HeaderValue::from_str(host).unwrap());
+        }
+        let response = router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let connection = match response.headers().get(header::CONNECTION) {
+            Some(value) if value == "close" => Some("close"),
+            Some(other) => panic!("Connection: {other:?}"),
+            None => None,
+        };
+        let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+            .await
+            .unwrap();
+        (
+            status,
+            connection,
+            String::from_utf8(body.to_vec()).unwrap(),
+        )
     }
 
     #[tokio::test]

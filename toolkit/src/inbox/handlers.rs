@@ -96,7 +96,7 @@ fn router(inbox: Inbox) -> Router {
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::map_response(secure_headers))
         .with_state(shared);
-    limits.apply(hosts.apply(router))
+    limits.apply_with_hosts(&hosts, router)
 }
 
 async fn secure_headers(mut response: Response) -> Response {

@@ -1,10 +1,12 @@
 //! Streamable HTTP: one stateless endpoint per client kind, each behind its token.
 
+use std::convert::Infallible;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use axum::Router;
 use axum::extract::Request;
-use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
 use rmcp::model::{RequestStateCodec, RequestStateError};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -209,34 +211,24 @@ impl McpHttp {
                 Arc::new(LocalSessionManager::default()),
                 this.config.clone(),
             );
-            let limit = this.config.max_request_body_bytes;
-            let in_flight = Arc::new(InFlight::default());
-            let service = Router::new().fallback_service(service);
-            let guarded = match endpoint.guard {
-                // The token check and the JSON-RPC answers in one middleware: one
-                // boxed future and one clone of the inner service per request
-                // fewer than two layers.
-                Guard::Token(token) => service.layer(axum::middleware::from_fn(
-                    move |request: Request, next: Next| {
-                        let token = Arc::clone(&token);
-                        let in_flight = Arc::clone(&in_flight);
-                        async move {
-                            match require_token(&token, request) {
-                                Ok(request) => {
-                                    json_rpc_errors(limit, in_flight, request, next).await
-                                }
-                                Err(refusal) => refusal,
-                            }
-                        }
-                    },
-                )),
+            let guarded = Guarded {
+                inner: service,
+                token: None,
+                in_flight: Arc::new(InFlight::default()),
+                limit: this.config.max_request_body_bytes,
+            };
+            match endpoint.guard {
+                Guard::Token(token) => {
+                    router = router.nest_service(
+                        &endpoint.path,
+                        Guarded {
+                            token: Some(token),
+                            ..guarded
+                        },
+                    );
+                }
                 #[cfg(feature = "oauth")]
                 Guard::OAuth(auth) => {
-                    let guarded = service.layer(axum::middleware::from_fn(
-                        move |request: Request, next: Next| {
-                            json_rpc_errors(limit, Arc::clone(&in_flight), request, next)
-                        },
-                    ));
                     // RFC 9728 §3.1: the path-inserted location; the bare one
                     // too, for clients that only try it (first endpoint wins).
                     let bare = "/.well-known/oauth-protected-resource".to_owned();
@@ -250,15 +242,16 @@ impl McpHttp {
                             metadata_routes.push(route);
                         }
                     }
-                    guarded.layer(axum::middleware::from_fn(
-                        move |request: Request, next: Next| {
+                    let verified = axum::middleware::from_fn(
+                        move |request: Request, next: axum::middleware::Next| {
                             let auth = Arc::clone(&auth);
                             super::auth::require_verified_token(auth, request, next)
                         },
-                    ))
+                    );
+                    router = router
+                        .nest_service(&endpoint.path, tower::Layer::layer(&verified, guarded));
                 }
-            };
-            router = router.nest_service(&endpoint.path, guarded);
+            }
         }
         this.limits.apply_with_hosts(&this.hosts, router)
     }
@@ -274,6 +267,67 @@ impl std::fmt::Debug for McpHttp {
         f.debug_struct("McpHttp")
             .field("endpoints", &endpoints)
             .finish_non_exhaustive()
+    }
+}
+
+/// An endpoint's own checks in front of rmcp's service, as one tower service:
+/// the bearer token (on a static-token endpoint) and the JSON-RPC answers and
+/// cancellations of [`json_rpc_errors`] (on every endpoint). Written out rather
+/// than as axum `from_fn` layers, each a boxed future and a clone of a boxed
+/// inner service per request (BENCHMARKS.md, "At rmcp's cost").
+#[derive(Clone)]
+struct Guarded<S> {
+    inner: S,
+    /// The endpoint's static token; `None` where an OAuth layer in front of
+    /// this one checks the caller.
+    token: Option<Arc<str>>,
+    in_flight: Arc<InFlight>,
+    limit: usize,
+}
+
+impl<S, B> tower::Service<Request> for Guarded<S>
+where
+    S: tower::Service<Request, Response = ::http::Response<B>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    B: http_body::Body<Data = axum::body::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        // The service made ready answers; its clone waits for the next request.
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let token = self.token.clone();
+        let in_flight = Arc::clone(&self.in_flight);
+        let limit = self.limit;
+        Box::pin(async move {
+            let request = match token {
+                Some(token) => match require_token(&token, request) {
+                    Ok(request) => request,
+                    Err(refusal) => return Ok(refusal),
+                },
+                None => request,
+            };
+            Ok(
+                json_rpc_errors(limit, in_flight, request, |request| async move {
+                    match inner.call(request).await {
+                        Ok(response) => response.map(axum::body::Body::new),
+                        Err(never) => match never {},
+                    }
+                })
+                .await,
+            )
+        })
     }
 }
 
@@ -310,12 +364,16 @@ fn require_token(expected: &str, mut request: Request) -> Result<Request, Respon
 /// Also makes the request's call cancellable and delivers a
 /// `notifications/cancelled` to the call it names (see [`super::cancel`]): rmcp's
 /// stateless transport drops cancellations.
-async fn json_rpc_errors(
+async fn json_rpc_errors<F, Fut>(
     limit: usize,
     in_flight: Arc<InFlight>,
     request: Request,
-    next: Next,
-) -> Response {
+    inner: F,
+) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
     let is_json = request
         .headers()
         .get(::http::header::CONTENT_TYPE)
@@ -327,7 +385,7 @@ async fn json_rpc_errors(
                 .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
         });
     if request.method() != ::http::Method::POST || !is_json {
-        return next.run(request).await;
+        return inner(request).await;
     }
     let (mut parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
@@ -353,12 +411,11 @@ async fn json_rpc_errors(
         in_flight.cancel(&caller, &id);
     }
     parts.extensions.insert(Cancellable { in_flight, caller });
-    let response = next
-        .run(Request::from_parts(
-            parts,
-            axum::body::Body::from(bytes.clone()),
-        ))
-        .await;
+    let response = inner(Request::from_parts(
+        parts,
+        axum::body::Body::from(bytes.clone()),
+    ))
+    .await;
     if response.status() != ::http::StatusCode::UNSUPPORTED_MEDIA_TYPE {
         return response;
     }
