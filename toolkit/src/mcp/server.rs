@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
+use std::task::Poll;
 use std::time::Instant;
 
 use rmcp::model::{
@@ -596,6 +597,92 @@ fn is_stateless_revision(context: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
+impl McpServer {
+    /// One `tools/call`, in its span: the grant, the dispatch, and the
+    /// client's cancellation of a call still running.
+    async fn run_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let span = tracing::info_span!(
+            "mcp.request",
+            method = "tools/call",
+            client = %self.inner.client,
+            tool = %request.name,
+            outcome = tracing::field::Empty,
+            duration_us = tracing::field::Empty,
+        );
+        // Timed only for a span that records it.
+        let timed = !span.is_disabled();
+        async {
+            let (mut grant, _) = self.grant(&context)?;
+            self.equip(&mut grant, &context);
+            let started = timed.then(Instant::now);
+            let mut work = std::pin::pin!(self.dispatch(&grant, &request, &context));
+            // Most calls finish at their first poll, before any cancellation
+            // could name them: only a call still running is registered.
+            let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
+            let answer = match first {
+                Poll::Ready(answer) => answer,
+                Poll::Pending => self.run_cancellable(work, &context).await,
+            };
+            if let Some(started) = started {
+                tracing::Span::current().record(
+                    "duration_us",
+                    u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+                );
+            }
+            answer
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Finishes a call that did not finish at its first poll, unless the client
+    /// cancels it first: over stateless HTTP a client's `notifications/cancelled`
+    /// comes as a request of its own, which [`McpHttp`](super::McpHttp) delivers
+    /// here (rmcp drops it); on any transport the client may go away.
+    async fn run_cancellable(
+        &self,
+        work: std::pin::Pin<&mut impl Future<Output = Result<CallToolResponse, ErrorData>>>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let registration = context
+            .extensions
+            .get::<::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<super::cancel::Cancellable>())
+            .map(|cancellable| cancellable.register(&context.id));
+        let by_notification = async {
+            match &registration {
+                Some(registration) => registration.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        let cancelled = std::pin::pin!(async {
+            futures_util::future::select(
+                std::pin::pin!(context.ct.cancelled()),
+                std::pin::pin!(by_notification),
+            )
+            .await;
+        });
+        match futures_util::future::select(work, cancelled).await {
+            futures_util::future::Either::Left((answer, _)) => answer,
+            // The client cancelled (`notifications/cancelled`) or went away: the
+            // tool's future is dropped here, at the await it was suspended on, so
+            // its destructors run and nothing after that point happens.
+            futures_util::future::Either::Right(((), _)) => {
+                tracing::Span::current().record("outcome", "cancelled");
+                Err(ErrorData::new(
+                    rmcp::model::ErrorCode(-32800),
+                    "the request was cancelled",
+                    None,
+                ))
+            }
+        }
+    }
+}
+
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // logging: see `McpRequest`
     fn get_info(&self) -> ServerConfig {
@@ -753,71 +840,16 @@ impl ServerHandler for McpServer {
         Ok(result)
     }
 
-    async fn call_tool(
+    fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let span = tracing::info_span!(
-            "mcp.request",
-            method = "tools/call",
-            client = %self.inner.client,
-            tool = %request.name,
-            outcome = tracing::field::Empty,
-            duration_us = tracing::field::Empty,
-        );
-        async {
-            let (mut grant, _) = self.grant(&context)?;
-            self.equip(&mut grant, &context);
-            let started = Instant::now();
-            // Boxed: rmcp holds every handler's future in one per-request value
-            // the size of the largest, moved into the tasks it spawns, so the
-            // call's state (approvals, elicitation) inline would be copied on
-            // every request, `tools/list` too.
-            let work = Box::pin(self.dispatch(&grant, &request, &context));
-            // Over stateless HTTP a client's `notifications/cancelled` comes as
-            // a request of its own, which McpHttp delivers here (rmcp drops it).
-            let registration = context
-                .extensions
-                .get::<::http::request::Parts>()
-                .and_then(|parts| parts.extensions.get::<super::cancel::Cancellable>())
-                .map(|cancellable| cancellable.register(&context.id));
-            let by_notification = async {
-                match &registration {
-                    Some(registration) => registration.cancelled().await,
-                    None => std::future::pending().await,
-                }
-            };
-            let cancelled = std::pin::pin!(async {
-                futures_util::future::select(
-                    std::pin::pin!(context.ct.cancelled()),
-                    std::pin::pin!(by_notification),
-                )
-                .await;
-            });
-            let answer = match futures_util::future::select(work, cancelled).await {
-                futures_util::future::Either::Left((answer, _)) => answer,
-                // The client cancelled (`notifications/cancelled`) or went away:
-                // the tool's future is dropped here, at the await it was
-                // suspended on, so its destructors run and nothing after that
-                // point happens.
-                futures_util::future::Either::Right(((), _)) => {
-                    tracing::Span::current().record("outcome", "cancelled");
-                    Err(ErrorData::new(
-                        rmcp::model::ErrorCode(-32800),
-                        "the request was cancelled",
-                        None,
-                    ))
-                }
-            };
-            tracing::Span::current().record(
-                "duration_us",
-                u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
-            );
-            answer
-        }
-        .instrument(span)
-        .await
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
+        // Boxed: rmcp holds every handler's future in one per-request value the
+        // size of the largest, moved into the tasks it spawns, so the call's
+        // state (the grant, approvals, elicitation) inline would be copied on
+        // every request, `tools/list` too.
+        Box::pin(self.run_call(request, context))
     }
 }
 

@@ -194,6 +194,11 @@ impl<S> McpSpans<S> {
     {
         let version = context.protocol_version();
         let span = self.span(method, Some(&context.id), &context.meta, version.clone());
+        let instruments = instruments();
+        if span.is_disabled() && instruments.is_none() {
+            // Nothing would record it: the handler runs as it is.
+            return run(context).await;
+        }
         let started = Instant::now();
         let result = run(context).instrument(span.clone()).await;
         let answer = result.as_ref().ok().and_then(tool_answer);
@@ -223,7 +228,7 @@ impl<S> McpSpans<S> {
                 cut(&error.message, MAX_DESCRIPTION_BYTES),
             );
         }
-        if let Some(instruments) = instruments() {
+        if let Some(instruments) = instruments {
             let mut attributes = vec![
                 KeyValue::new("mcp.method.name", method),
                 KeyValue::new("network.transport", self.transport.network()),
