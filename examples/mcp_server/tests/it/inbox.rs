@@ -794,7 +794,6 @@ async fn a_requester_the_policy_refuses_cannot_approve_its_own_call() {
 /// example's OAuth mode mounts it (`SignIn`, `oauth_inbox`).
 mod signed_in {
     use std::io::{BufRead as _, BufReader};
-    use std::path::Path;
     use std::process::{Command, Stdio};
 
     use example_assistant::AssistantState;
@@ -820,8 +819,11 @@ mod signed_in {
             "installing oauth2-mock-server failed: {}",
             String::from_utf8_lossy(&install.stderr)
         );
-        let node = String::from_utf8(install.stdout).unwrap().trim().to_owned();
-        let tools = Path::new(&node).ancestors().nth(4).unwrap().to_owned();
+        // The script prints Node's path, then the packages' folder.
+        let printed = String::from_utf8(install.stdout).unwrap();
+        let mut lines = printed.lines();
+        let node = lines.next().expect("Node's path").to_owned();
+        let tools = std::path::PathBuf::from(lines.next().expect("the packages' folder"));
         // The script must sit beside node_modules to import the package.
         let script = tools.join("oauth_mock_server.mjs");
         std::fs::copy(root().join("scripts/oauth_mock_server.mjs"), &script).unwrap();

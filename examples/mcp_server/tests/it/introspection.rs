@@ -44,8 +44,11 @@ fn start() -> Option<(Mock, String)> {
         "installing oauth2-mock-server failed: {}",
         String::from_utf8_lossy(&install.stderr)
     );
-    let node = String::from_utf8(install.stdout).unwrap().trim().to_owned();
-    let tools = Path::new(&node).ancestors().nth(4).unwrap().to_owned();
+    // The script prints Node's path, then the packages' folder.
+    let printed = String::from_utf8(install.stdout).unwrap();
+    let mut lines = printed.lines();
+    let node = lines.next().expect("Node's path").to_owned();
+    let tools = std::path::PathBuf::from(lines.next().expect("the packages' folder"));
     // The script must sit beside node_modules to import the package.
     let script = tools.join("oauth_introspection_mock.mjs");
     std::fs::copy(root.join("scripts/oauth_introspection_mock.mjs"), &script).unwrap();
