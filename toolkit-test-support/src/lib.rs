@@ -21,6 +21,12 @@
 //!
 //! The session's `Drop` waits for the browser on the test's tokio runtime, which
 //! must be the multi-threaded one (`#[tokio::test(flavor = "multi_thread")]`).
+//!
+//! With the feature `oauth`, the `oauth` module is the OAuth tests' authorization server
+//! (discovery, a JWKS, signed tokens) and their raw MCP requests.
+
+#[cfg(feature = "oauth")]
+pub mod oauth;
 
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt as _;

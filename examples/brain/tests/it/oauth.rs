@@ -7,8 +7,6 @@ use std::sync::Arc;
 
 use example_brain::server::{SCOPES, oauth_resource_server, oauth_router};
 use example_brain::{Brain, Client, Home, LedgerEntry, Reply};
-use jsonwebtoken::jwk::{Jwk, JwkSet};
-use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
     ProtocolVersion,
@@ -18,63 +16,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, RoleClient};
 use serde_json::{Value, json};
-
-const ISSUER_KEY: &[u8] = include_bytes!("../../../../toolkit/src/mcp/auth/testdata/issuer.der");
-
-/// An authorization server: discovery and a JWKS.
-struct Issuer {
-    url: String,
-}
-
-fn jwk(der: &[u8], kid: &str) -> Jwk {
-    let mut jwk =
-        Jwk::from_encoding_key(&EncodingKey::from_rsa_der(der), Algorithm::RS256).unwrap();
-    jwk.common.key_id = Some(kid.to_owned());
-    jwk
-}
-
-async fn issuer() -> Issuer {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let jwks = serde_json::to_string(&JwkSet {
-        keys: vec![jwk(ISSUER_KEY, "issuer-1")],
-    })
-    .unwrap();
-    let discovery = json!({
-        "issuer": url,
-        "jwks_uri": format!("{url}/jwks"),
-        "token_endpoint": format!("{url}/token"),
-    })
-    .to_string();
-    let router = axum::Router::new()
-        .route(
-            "/.well-known/openid-configuration",
-            axum::routing::get(move || async move { discovery }),
-        )
-        .route("/jwks", axum::routing::get(move || async move { jwks }));
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    Issuer { url }
-}
-
-fn now() -> u64 {
-    jsonwebtoken::get_current_timestamp()
-}
-
-/// A good token of `issuer` for `audience`, `subject` and `scope`.
-fn token(issuer: &Issuer, audience: &str, subject: &str, scope: &str) -> String {
-    let claims = json!({
-        "iss": issuer.url,
-        "sub": subject,
-        "aud": audience,
-        "iat": now(),
-        "nbf": now() - 10,
-        "exp": now() + 300,
-        "scope": scope,
-    });
-    let mut header = Header::new(Algorithm::RS256);
-    header.kid = Some("issuer-1".to_owned());
-    jsonwebtoken::encode(&header, &claims, &EncodingKey::from_rsa_der(ISSUER_KEY)).unwrap()
-}
+use toolkit_test_support::oauth::{self, Issuer, issuer, metadata_url, token};
 
 /// The brain's server on a free loopback port: its `/mcp` URL and the brain.
 async fn serve(issuer: &Issuer) -> (String, Arc<Brain>) {
@@ -140,40 +82,13 @@ async fn names(client: &RunningService<RoleClient, Tester>) -> Vec<String> {
 /// A raw `tools/call` of `update_list_items` (a tool with an effect) with
 /// `token`: the status, the `WWW-Authenticate` header and the body.
 async fn raw_call(url: &str, token: Option<&str>) -> (u16, String, String) {
-    let body = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {
-            "name": "update_list_items",
-            "arguments": {"ids": [6], "done": true},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-            },
-        },
-    });
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "update_list_items")
-        .body(body.to_string());
-    if let Some(token) = token {
-        request = request.header("authorization", format!("Bearer {token}"));
-    }
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|value| value.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    (status, challenge, response.text().await.unwrap())
-}
-
-fn metadata_url(resource: &str) -> String {
-    resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+    oauth::raw_call(
+        url,
+        token,
+        "update_list_items",
+        json!({"ids": [6], "done": true}),
+    )
+    .await
 }
 
 #[tokio::test]

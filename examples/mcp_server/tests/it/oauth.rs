@@ -6,15 +6,15 @@
 use crate::common;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use base64::Engine as _;
 use common::{EXTERNAL_TOOLS, call, text};
 use example_assistant::AssistantState;
 use example_mcp_server::{OAUTH_SCOPES, Settings, oauth_router};
-use jsonwebtoken::jwk::{Jwk, JwkSet};
+use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use rmcp::model::{
     CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
@@ -26,98 +26,14 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, ErrorData, RoleClient};
 use serde_json::{Value, json};
 use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer, TokenVerifier as _};
+use toolkit_test_support::oauth::{
+    self, ISSUER_KEY, Issuer, claims, issuer, jwk, metadata_url, now, sign,
+};
 
-const ISSUER_KEY: &[u8] = include_bytes!("../../../../toolkit/src/mcp/auth/testdata/issuer.der");
 const ATTACKER_KEY: &[u8] =
     include_bytes!("../../../../toolkit/src/mcp/auth/testdata/attacker.der");
 const ISSUER_PUBLIC_PEM: &[u8] =
     include_bytes!("../../../../toolkit/src/mcp/auth/testdata/issuer.pub.pem");
-
-/// An authorization server: discovery and a JWKS (fetches counted; answered
-/// `500` while `failing`).
-struct Issuer {
-    url: String,
-    fetches: Arc<AtomicUsize>,
-    jwks: Arc<RwLock<JwkSet>>,
-    failing: Arc<AtomicBool>,
-}
-
-fn jwk(der: &[u8], kid: &str) -> Jwk {
-    let mut jwk =
-        Jwk::from_encoding_key(&EncodingKey::from_rsa_der(der), Algorithm::RS256).unwrap();
-    jwk.common.key_id = Some(kid.to_owned());
-    jwk
-}
-
-async fn issuer() -> Issuer {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let fetches = Arc::new(AtomicUsize::new(0));
-    let failing = Arc::new(AtomicBool::new(false));
-    let jwks = Arc::new(RwLock::new(JwkSet {
-        keys: vec![jwk(ISSUER_KEY, "issuer-1")],
-    }));
-    let discovery = json!({
-        "issuer": url,
-        "jwks_uri": format!("{url}/jwks"),
-        "token_endpoint": format!("{url}/token"),
-    });
-    let router = axum::Router::new()
-        .route(
-            "/.well-known/openid-configuration",
-            axum::routing::get(move || {
-                let discovery = discovery.to_string();
-                async move { discovery }
-            }),
-        )
-        .route(
-            "/jwks",
-            axum::routing::get({
-                let (fetches, jwks) = (Arc::clone(&fetches), Arc::clone(&jwks));
-                let failing = Arc::clone(&failing);
-                move || {
-                    fetches.fetch_add(1, Ordering::SeqCst);
-                    let body = serde_json::to_string(&*jwks.read().unwrap()).unwrap();
-                    let status = if failing.load(Ordering::SeqCst) {
-                        http::StatusCode::INTERNAL_SERVER_ERROR
-                    } else {
-                        http::StatusCode::OK
-                    };
-                    async move { (status, body) }
-                }
-            }),
-        );
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    Issuer {
-        url,
-        fetches,
-        jwks,
-        failing,
-    }
-}
-
-fn now() -> u64 {
-    jsonwebtoken::get_current_timestamp()
-}
-
-/// The claims of a good token for `subject` with `scope`, for `resource`.
-fn claims(issuer: &Issuer, resource: &str, subject: &str, scope: &str) -> Value {
-    json!({
-        "iss": issuer.url,
-        "sub": subject,
-        "aud": resource,
-        "iat": now(),
-        "nbf": now() - 10,
-        "exp": now() + 300,
-        "scope": scope,
-    })
-}
-
-fn sign(key: &[u8], kid: &str, claims: &Value) -> String {
-    let mut header = Header::new(Algorithm::RS256);
-    header.kid = Some(kid.to_owned());
-    jsonwebtoken::encode(&header, claims, &EncodingKey::from_rsa_der(key)).unwrap()
-}
 
 /// A token signed with the issuer's key under `header` (any JSON, including
 /// parameters jsonwebtoken's `Header` does not model).
@@ -192,36 +108,13 @@ async fn connect(resource: &str, token: &str) -> RunningService<RoleClient, User
 /// A raw `tools/call` of `create_tasks` (a tool with an effect) with `token`:
 /// the status, the `WWW-Authenticate` header and the body.
 async fn raw_call(url: &str, token: Option<&str>) -> (u16, String, String) {
-    let body = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {
-            "name": "create_tasks",
-            "arguments": {"tasks": [{"title": "pwned"}]},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-            },
-        },
-    });
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "create_tasks")
-        .body(body.to_string());
-    if let Some(token) = token {
-        request = request.header("authorization", format!("Bearer {token}"));
-    }
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|value| value.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    (status, challenge, response.text().await.unwrap())
+    oauth::raw_call(
+        url,
+        token,
+        "create_tasks",
+        json!({"tasks": [{"title": "pwned"}]}),
+    )
+    .await
 }
 
 fn invalid(resource: &str, reason: &str) -> (u16, String, String) {
@@ -233,10 +126,6 @@ fn invalid(resource: &str, reason: &str) -> (u16, String, String) {
         ),
         format!("invalid token: {reason}"),
     )
-}
-
-fn metadata_url(resource: &str) -> String {
-    resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
 }
 
 #[tokio::test]
