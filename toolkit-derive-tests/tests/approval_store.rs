@@ -140,6 +140,27 @@ fn sqlite_errors_keep_the_drivers_error() {
         error.to_string().contains("unknown verdict `maybe`"),
         "{error}"
     );
+
+    // A run's outcome that is not one this build wrote: a corrupt record, not a
+    // run whose outcome is unknown.
+    rusqlite::Connection::open(&path)
+        .expect("opens")
+        .execute(
+            "INSERT INTO toolkit_used_approvals (key, expires_at, done, lease_until, attempt,
+                 outcome, ended_at)
+             VALUES ('altered', 9999999999, 1, 0, 1, '{\"ran\": \"maybe\"}', 1)",
+            [],
+        )
+        .expect("an outcome no build wrote");
+    let error = futures_executor::block_on(store.run("altered")).expect_err("an altered outcome");
+    assert_eq!(error.kind(), StoreErrorKind::Corrupt);
+    assert!(
+        matches!(
+            driver_error::<rusqlite::Error>(&error),
+            rusqlite::Error::FromSqlConversionFailure(3, ..)
+        ),
+        "{error:?}"
+    );
 }
 
 contract!(memory, Memory(std::sync::OnceLock::new()));
@@ -235,6 +256,18 @@ mod postgres {
                     .contains("error deserializing column 4"),
                 "{error:?}"
             );
+            // A run's outcome that is not one this build wrote: a corrupt record,
+            // not a run whose outcome is unknown.
+            cluster.psql_on(
+                &url,
+                "INSERT INTO toolkit_approval_claims (key, keep_until, done, lease_until, attempt,
+                     outcome, ended_at)
+                 VALUES ('altered', 9999999999, TRUE, 0, 1, '{\"ran\": \"maybe\"}', 1)",
+            );
+            let error = store.run("altered").await.expect_err("an altered outcome");
+            assert_eq!(error.kind(), StoreErrorKind::Corrupt, "{error}");
+            driver_error::<serde_json::Error>(&error);
+
             cluster.psql_on(
                 &url,
                 "ALTER TABLE toolkit_approval_claims ALTER COLUMN attempt TYPE BIGINT;

@@ -941,7 +941,11 @@ impl ApprovalStore for PostgresApprovalStore {
                 from_sql(column(&row, 2)?),
                 column::<Option<String>>(&row, 3)?
                     .as_deref()
-                    .and_then(RunOutcome::from_json),
+                    .map(RunOutcome::from_json)
+                    .transpose()
+                    .map_err(|error| {
+                        store_error(StoreErrorKind::Corrupt, &error).caused_by(error)
+                    })?,
             );
             Ok(Some(match column::<Option<i64>>(&row, 4)? {
                 Some(ended_at) => record.ended_at(from_sql(ended_at)),

@@ -618,7 +618,15 @@ impl ApprovalStore for SqliteApprovalStore {
                             from_sql(row.get(2)?),
                             row.get::<_, Option<String>>(3)?
                                 .as_deref()
-                                .and_then(RunOutcome::from_json),
+                                .map(RunOutcome::from_json)
+                                .transpose()
+                                .map_err(|error| {
+                                    rusqlite::Error::FromSqlConversionFailure(
+                                        3,
+                                        rusqlite::types::Type::Text,
+                                        Box::new(error),
+                                    )
+                                })?,
                         );
                         Ok(match row.get::<_, Option<i64>>(4)? {
                             Some(ended_at) => record.ended_at(from_sql(ended_at)),

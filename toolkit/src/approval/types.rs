@@ -155,11 +155,12 @@ impl RunOutcome {
         serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
     }
 
-    /// An outcome a store kept as [`RunOutcome::to_json`]; `None` for text that is
-    /// not one (altered in the store).
-    #[must_use]
-    pub fn from_json(text: &str) -> Option<Self> {
-        serde_json::from_str(text).ok()
+    /// An outcome a store kept as [`RunOutcome::to_json`]; an error for text that
+    /// is not one (altered in the store), which the stores report as a
+    /// [`Corrupt`](super::StoreErrorKind::Corrupt) record rather than as a run
+    /// with no outcome.
+    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text)
     }
 }
 
