@@ -116,29 +116,8 @@ if [[ -n "${LOAD_FLEET_URL:-}" ]]; then
     servers="$servers fleet"
 fi
 
-meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
-# Each request: method, tool name, body, and a text its answer must contain.
-declare -A method name body expect
-method[sum]=tools/call
-name[sum]=get_sum
-body[sum]='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_sum","arguments":{"a":2,"b":3},'"$meta"'}}'
-expect[sum]='"text":"5"'
-method[pages]=tools/call
-name[pages]=set_pages
-body[pages]='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"set_pages","arguments":{"count":40,"pinned":true},'"$meta"'}}'
-expect[pages]='"text":"40"'
-method[list]=tools/list
-name[list]=""
-body[list]='{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{'"$meta"'}}'
-expect[list]='"name":"set_pages"'
-method[tasks]=tools/call
-name[tasks]=get_tasks
-body[tasks]='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_tasks","arguments":{"limit":5},'"$meta"'}}'
-expect[tasks]='"structuredContent"'
-method[tasks_list]=tools/list
-name[tasks_list]=""
-body[tasks_list]="${body[list]}"
-expect[tasks_list]='"name":"get_tasks"'
+# Each request's method, tool name, body and expected text.
+source "$root/scripts/load/requests.sh"
 
 requests_of() { # server -> the requests it serves
     case "$1" in

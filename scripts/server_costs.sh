@@ -40,17 +40,12 @@ if [[ -z "${LOAD_SERVERS:-}" && -z "$bin" ]]; then
 fi
 servers="${LOAD_SERVERS:-toolkit=$bin:toolkit rmcp-shared=$bin:rmcp-shared}"
 
-meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
 case "$request" in
-    sum) body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_sum","arguments":{"a":2,"b":3},'"$meta"'}}'
-         method=tools/call; name=get_sum ;;
-    pages) body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"set_pages","arguments":{"count":40,"pinned":true},'"$meta"'}}'
-           method=tools/call; name=set_pages ;;
-    list) body='{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{'"$meta"'}}'
-          method=tools/list; name="" ;;
+    sum | pages | list) ;;
     *) echo "server_costs: unknown request $request (sum, pages, list)" >&2; exit 1 ;;
 esac
-export LOAD_BODY="$body" LOAD_METHOD="$method" LOAD_NAME="$name" LOAD_TOKEN=load-token
+source "$root/scripts/load/requests.sh"
+export LOAD_BODY="${body[$request]}" LOAD_METHOD="${method[$request]}" LOAD_NAME="${name[$request]}" LOAD_TOKEN=load-token
 
 server_cpu=()
 client_cpu=()

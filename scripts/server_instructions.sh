@@ -40,17 +40,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
-declare -A method name body
-method[sum]=tools/call
-name[sum]=get_sum
-body[sum]='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_sum","arguments":{"a":2,"b":3},'"$meta"'}}'
-method[pages]=tools/call
-name[pages]=set_pages
-body[pages]='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"set_pages","arguments":{"count":40,"pinned":true},'"$meta"'}}'
-method[list]=tools/list
-name[list]=""
-body[list]='{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{'"$meta"'}}'
+source "$root/scripts/load/requests.sh"
 
 echo "| server | request | requests | instructions per request |"
 echo "|---|---|---:|---:|"
