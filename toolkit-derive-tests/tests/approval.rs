@@ -16,11 +16,12 @@ use std::time::{Duration, UNIX_EPOCH};
 use futures_executor::block_on;
 use serde_json::{Value, json};
 use toolkit::approval::{
-    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decision,
-    DecisionOutcome, DecisionQuery, DecisionRecord, InlineDecider, MemoryApprovalStore,
-    PendingApproval, PendingQuery, RefusalRecord, RunOutcome, RunRecord, SqliteApprovalStore,
-    StoreError, StoreFuture, Verdict,
+    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decider, Deciders,
+    Decision, DecisionOutcome, DecisionQuery, DecisionRecord, InlineDecider, MemoryApprovalStore,
+    PendingApproval, PendingQuery, PolicyProblem, RefusalRecord, RunOutcome, RunRecord,
+    SqliteApprovalStore, StoreError, StoreFuture, Verdict,
 };
+use toolkit::view::ViewProblem;
 use toolkit::{Context, Registry, Response, Scope, State, ToolError, View, call::CallId, tool};
 
 /// How many numbers were released: each run of the tool adds one.
@@ -44,6 +45,15 @@ async fn delete_phone_numbers(
 ) -> Value {
     released.0.0.fetch_add(1, Ordering::SeqCst);
     json!({ "released": numbers, "reason": reason })
+}
+
+/// Port phone numbers to another carrier.
+#[tool(scope = shared, tier = approve, group = "phone", aliases = ["port_phone_number"])]
+async fn update_phone_numbers(
+    /// The numbers, in E.164 form.
+    numbers: Vec<String>,
+) -> Value {
+    json!({ "ported": numbers })
 }
 
 /// Get the phone numbers the organization owns.
@@ -855,4 +865,137 @@ fn a_failing_store_is_not_described_to_the_model() {
             "PostgreSQL: error connecting to server: db.internal:5432: Connection refused"
         )
     );
+}
+
+/// A policy meant to keep `delete_phone_numbers` from its requester, written with
+/// one letter short: it names no tool.
+fn misspelt_policy() -> Deciders {
+    Deciders::requester_too().others_decide(["delete_phone_number"])
+}
+
+#[test]
+fn a_misspelt_tool_in_a_policy_refuses_to_build_the_view() {
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock).policy(misspelt_policy());
+    let error = registry()
+        .view()
+        .scopes([Scope::Shared])
+        .approvals(&approvals, "user:7")
+        .build()
+        .expect_err("a policy naming no tool");
+    assert_eq!(
+        error.problems,
+        [ViewProblem::Policy(toolkit::approval::PolicyError {
+            problems: vec![PolicyProblem::UnknownTool {
+                name: "delete_phone_number".to_owned(),
+                suggestion: Some("delete_phone_numbers".to_owned()),
+            }],
+        })]
+    );
+    assert_eq!(
+        error.to_string(),
+        "the view could not be built: the approval policy names `delete_phone_number`, which \
+         is no tool; did you mean `delete_phone_numbers`? (name tools by their constant, \
+         `delete_phone_numbers::NAME`, and the compiler checks them)"
+    );
+}
+
+#[test]
+fn a_policy_naming_an_old_name_or_a_tool_that_never_waits_is_refused_with_every_name() {
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock).policy(
+        Deciders::others()
+            .requester_decides(["port_phone_number", get_phone_numbers::NAME])
+            .others_decide([delete_phone_numbers::NAME, "no_such_tool"]),
+    );
+    let error = approvals
+        .resolve_policy(registry())
+        .expect_err("three bad names");
+    assert_eq!(
+        error.problems,
+        [
+            PolicyProblem::NotApproveTier {
+                name: "get_phone_numbers".to_owned(),
+                tier: toolkit::Tier::Auto,
+            },
+            PolicyProblem::UnknownTool {
+                name: "no_such_tool".to_owned(),
+                suggestion: None,
+            },
+            PolicyProblem::OldName {
+                name: "port_phone_number".to_owned(),
+                tool: "update_phone_numbers",
+            },
+        ]
+    );
+    assert_eq!(
+        error.to_string(),
+        "the approval policy names `get_phone_numbers`, a `tier = auto` tool; only \
+         `tier = approve` calls wait for a decision, so the rule would never apply; names \
+         `no_such_tool`, which is no tool (name tools by their constant, `my_tool::NAME`, \
+         and the compiler checks them); names `port_phone_number`, an old name of \
+         `update_phone_numbers`; calls are recorded under the current name, so name it \
+         `update_phone_numbers::NAME`"
+    );
+    // Named by their constants and current names, the same rules resolve.
+    let fixed = approvals_with(MemoryApprovalStore::new(), &clock).policy(
+        Deciders::others()
+            .requester_decides([update_phone_numbers::NAME])
+            .others_decide([delete_phone_numbers::NAME]),
+    );
+    assert_eq!(fixed.resolve_policy(registry()), Ok(()));
+}
+
+/// The fail-closed half: an application that decides without building a view
+/// with the broken policy (the inbox of another process, `decide_as` in a job) is
+/// refused on every door, and the requester, whom the misspelt rule would have let
+/// through, approves nothing.
+#[test]
+fn a_policy_that_does_not_resolve_lets_nobody_decide() {
+    let clock = Clock::new();
+    let built_with = approvals_with(MemoryApprovalStore::new(), &clock);
+    let released = Released::default();
+    let ctx = context(&released);
+    let pending = pending(&view(&built_with, "user:7"), &ctx);
+    let store = built_with.store().clone();
+    let approvals = Approvals::with_store(ApprovalKey::new(*KEY).expect("32 bytes"), store)
+        .clock({
+            let clock = clock.0.clone();
+            move || UNIX_EPOCH + Duration::from_secs(clock.load(Ordering::SeqCst))
+        })
+        .policy(misspelt_policy());
+    let reason = "the approval policy names `delete_phone_number`, which is no tool; did you \
+                  mean `delete_phone_numbers`? (name tools by their constant, \
+                  `delete_phone_numbers::NAME`, and the compiler checks them); nobody decides \
+                  until it is fixed";
+    let not_allowed = |decided_by: &str| ApprovalError::NotAllowed {
+        decided_by: decided_by.to_owned(),
+        reason: reason.to_owned(),
+    };
+    assert_eq!(
+        block_on(approvals.answer_as_requester(registry(), &pending, Decision::Approve)),
+        Err(not_allowed("the requester"))
+    );
+    assert_eq!(
+        block_on(approvals.decide_as(registry(), &pending, Decision::Approve, "admin:3")),
+        Err(not_allowed("admin:3"))
+    );
+    assert_eq!(
+        block_on(approvals.decide_by(
+            registry(),
+            &pending,
+            Decision::Deny("no".to_owned()),
+            Decider::Application
+        )),
+        Err(not_allowed("the application"))
+    );
+    assert_eq!(
+        approvals.decide(registry(), &pending, Decision::Approve),
+        Err(not_allowed("the application"))
+    );
+    assert_eq!(
+        block_on(approvals.decisions(&DecisionQuery::new())).expect("audit"),
+        []
+    );
+    assert_eq!(released.count(), 0);
 }

@@ -477,6 +477,11 @@ impl<'r> ViewBuilder<'r> {
             }
         }
         let mut problems = missing;
+        if let Some((approvals, _)) = &self.approvals
+            && let Err(error) = approvals.resolve_policy(registry)
+        {
+            problems.push(ViewProblem::Policy(error));
+        }
         if !self.tolerate_unknown {
             problems.extend(self.unknown.drain(..).map(ViewProblem::Unknown));
         }
@@ -1009,12 +1014,17 @@ pub enum ViewProblem {
         /// The binding it requires.
         binding: Binding,
     },
+    /// The approvals' policy names tools that are not `approve` tools of the
+    /// registry ([`DecisionPolicy::resolve`](crate::approval::DecisionPolicy::resolve)):
+    /// nobody could decide through it.
+    Policy(crate::approval::PolicyError),
 }
 
 impl fmt::Display for ViewProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ViewProblem::Unknown(entry) => write!(f, "allowlist: {entry}"),
+            ViewProblem::Policy(error) => write!(f, "{error}"),
             ViewProblem::MissingBinding {
                 tool,
                 scope,
@@ -1032,7 +1042,8 @@ impl fmt::Display for ViewProblem {
 /// Why [`ViewBuilder::build`] refused: every problem at once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ViewError {
-    /// The problems, bindings first, then allowlist entries in the order given.
+    /// The problems: bindings first, then the approvals' policy, then allowlist
+    /// entries in the order given.
     pub problems: Vec<ViewProblem>,
 }
 

@@ -57,6 +57,31 @@ impl Approvals {
         self.policy.check(decider, pending).is_ok()
     }
 
+    /// The [policy](Approvals::policy)'s answer for `decider` on `pending`, once its
+    /// tool names resolve in `registry`: a policy that names no tool of the
+    /// registry decides nothing (it fails closed), so a misspelt name never leaves
+    /// a call to a rule it was meant to escape.
+    fn check_policy(
+        &self,
+        registry: &Registry,
+        decider: &Decider<'_>,
+        pending: &PendingApproval,
+    ) -> Result<(), String> {
+        if let Err(error) = self.policy.resolve(registry) {
+            return Err(format!("{error}; nobody decides until it is fixed"));
+        }
+        self.policy.check(decider, pending)
+    }
+
+    /// Checks that every tool the [policy](Approvals::policy) names is an `approve`
+    /// tool of `registry` ([`DecisionPolicy::resolve`](super::DecisionPolicy::resolve)).
+    /// [`ViewBuilder::build`](crate::view::ViewBuilder::build) asks it of a view with
+    /// these approvals; an application that decides without a view can ask at
+    /// start-up.
+    pub fn resolve_policy(&self, registry: &Registry) -> Result<(), super::PolicyError> {
+        self.policy.resolve(registry)
+    }
+
     /// Why the [policy](Approvals::policy) refuses `decider` for `pending`, in
     /// the words the decider reads, or `None` when they may decide it: what the
     /// inbox shows on a card in place of its buttons.
@@ -84,7 +109,7 @@ impl Approvals {
         let now = self.local_now();
         self.verify_pending_at(pending, now)?;
         let decider = Decider::Application;
-        if let Err(reason) = self.policy.check(&decider, pending) {
+        if let Err(reason) = self.check_policy(registry, &decider, pending) {
             return Err(ApprovalError::NotAllowed {
                 decided_by: decider.name().to_owned(),
                 reason,
@@ -142,7 +167,7 @@ impl Approvals {
             .expires_at
             .saturating_add(self.approval_ttl.as_secs())
             .saturating_add(CLOCK_SKEW_SECONDS);
-        if let Err(reason) = self.policy.check(&decider, pending) {
+        if let Err(reason) = self.check_policy(registry, &decider, pending) {
             let refusal = RefusalRecord {
                 call_id: pending.call_id.clone(),
                 principal: pending.principal.clone(),

@@ -107,7 +107,7 @@ pub use decide::InlineDecider;
 pub use error::ApprovalError;
 pub use key::{ApprovalKey, ApprovalKeyError, canonical_json, digest};
 pub(crate) use key::{from_hex, to_hex};
-pub use policy::{Decider, Deciders, DecisionPolicy};
+pub use policy::{Decider, Deciders, DecisionPolicy, PolicyError, PolicyProblem};
 pub(crate) use request::request;
 pub use run::ApprovedRun;
 pub(crate) use run::resume;
