@@ -137,6 +137,13 @@ fn pending(view: &View<'_>, ctx: &Context) -> PendingApproval {
     }
 }
 
+/// What a presentation after the run completed is told: that it ran, with what.
+fn already_ran() -> Response {
+    Response::Error(ToolError::AlreadyRan {
+        outcome: r#"with the result {"reason":"unused","released":["+15550100"]}"#.to_owned(),
+    })
+}
+
 fn rejected(reason: &str) -> Response {
     Response::Error(ToolError::ApprovalRejected {
         reason: reason.to_owned(),
@@ -234,25 +241,20 @@ fn an_approved_call_runs_once_and_a_replay_does_nothing() {
         Response::Result(json!({"released": ["+15550100"], "reason": "unused"}))
     );
     assert_eq!(released.count(), 1);
-    // A replay, even of a fresh approval for the same call, runs nothing.
-    assert_eq!(
-        block_on(view.resume(&approval, &ctx)),
-        rejected("it was already used, and an approved call runs once")
-    );
+    // A replay, even of a fresh approval for the same call, runs nothing, and is
+    // told that it ran, with what.
+    assert_eq!(block_on(view.resume(&approval, &ctx)), already_ran());
     let second = approvals
         .decide(registry(), &pending, Decision::Approve)
         .expect("approved again");
-    assert_eq!(
-        block_on(view.resume(&second, &ctx)),
-        rejected("it was already used, and an approved call runs once")
-    );
+    assert_eq!(block_on(view.resume(&second, &ctx)), already_ran());
     assert_eq!(released.count(), 1);
     assert_eq!(
         block_on(view.resume(&approval, &ctx)).to_json(),
         json!({"error": {
-            "kind": "approval_rejected",
-            "reason": "it was already used, and an approved call runs once",
-            "message": "the approval was refused: it was already used, and an approved call runs once; nothing ran",
+            "kind": "already_ran",
+            "outcome": r#"with the result {"reason":"unused","released":["+15550100"]}"#,
+            "message": r#"this approved call already ran, with the result {"reason":"unused","released":["+15550100"]}; an approved call runs once, so it did not run again"#,
         }})
     );
 }
@@ -597,13 +599,13 @@ fn a_sqlite_store_shared_by_two_processes_runs_an_approval_once() {
     assert!(block_on(view(&second, "user:7").resume(&approval, &ctx)).is_success());
     assert_eq!(
         block_on(view(&first, "user:7").resume(&approval, &ctx)),
-        rejected("it was already used, and an approved call runs once")
+        already_ran()
     );
     // Reopened later, the file still remembers.
     let reopened = approvals_with(SqliteApprovalStore::open(&path).expect("opens"), &clock);
     assert_eq!(
         block_on(view(&reopened, "user:7").resume(&approval, &ctx)),
-        rejected("it was already used, and an approved call runs once")
+        already_ran()
     );
     assert_eq!(released.count(), 1);
 }
@@ -747,7 +749,7 @@ fn two_processes_racing_to_resume_one_approval_over_sqlite_run_it_once() {
     assert_eq!(
         outcomes,
         [
-            "ran 0 time(s): {\"error\":{\"kind\":\"approval_rejected\",\"message\":\"the approval was refused: it was already used, and an approved call runs once; nothing ran\",\"reason\":\"it was already used, and an approved call runs once\"}}",
+            "ran 0 time(s): {\"error\":{\"kind\":\"already_ran\",\"message\":\"this approved call already ran, with the result {\\\"reason\\\":\\\"unused\\\",\\\"released\\\":[\\\"+15550100\\\"]}; an approved call runs once, so it did not run again\",\"outcome\":\"with the result {\\\"reason\\\":\\\"unused\\\",\\\"released\\\":[\\\"+15550100\\\"]}\"}}",
             "ran 1 time(s): {\"result\":{\"reason\":\"unused\",\"released\":[\"+15550100\"]}}",
         ]
     );

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use super::PendingApproval;
-use crate::registry::Registry;
 use crate::declaration::Tier;
+use crate::registry::Registry;
 
 /// Who is deciding a pending approval, as the policy sees them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -220,8 +220,8 @@ impl DecisionPolicy for Deciders {
 /// name (an alias) would never match one.
 fn problem_with(registry: &Registry, name: &str) -> Option<PolicyProblem> {
     let Some(tool) = registry.get(name) else {
-        let suggestion = crate::suggest::closest(name, registry.iter().map(|tool| tool.name))
-            .map(str::to_owned);
+        let suggestion =
+            crate::suggest::closest(name, registry.iter().map(|tool| tool.name)).map(str::to_owned);
         return Some(PolicyProblem::UnknownTool {
             name: name.to_owned(),
             suggestion,
