@@ -716,6 +716,19 @@ impl<'r> View<'r> {
             .map(|(_, principal)| principal.as_str())
     }
 
+    /// Whether this view may see, answer for and run the `approve` call `pending`:
+    /// a call of the view's principal, of a tool the view can call now by its
+    /// current name. A call is reached through the view the caller holds now,
+    /// never by its subject alone: a narrower token of the same user (a view
+    /// without the tool) learns nothing of it and decides nothing on it.
+    #[must_use]
+    pub fn reaches(&self, pending: &crate::approval::PendingApproval) -> bool {
+        self.principal() == Some(pending.principal.as_str())
+            && self
+                .get(&pending.tool)
+                .is_some_and(|tool| tool.name == pending.tool)
+    }
+
     /// The view's tools rendered in `dialect`, in name order: the JSON array a
     /// request carries, written from each tool's cached text.
     ///
