@@ -16,11 +16,12 @@ use std::time::{Duration, UNIX_EPOCH};
 use futures_executor::block_on;
 use serde_json::{Value, json};
 use toolkit::approval::{
-    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decision,
-    DecisionOutcome, DecisionQuery, DecisionRecord, InlineDecider, MemoryApprovalStore,
-    PendingApproval, PendingQuery, RefusalRecord, RunOutcome, RunRecord, SqliteApprovalStore,
-    StoreError, StoreFuture, Verdict,
+    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decider, Deciders,
+    Decision, DecisionOutcome, DecisionQuery, DecisionRecord, InlineDecider, MemoryApprovalStore,
+    PendingApproval, PendingQuery, PolicyProblem, RefusalRecord, RunOutcome, RunRecord,
+    SqliteApprovalStore, StoreError, StoreFuture, Verdict,
 };
+use toolkit::view::ViewProblem;
 use toolkit::{Context, Registry, Response, Scope, State, ToolError, View, call::CallId, tool};
 
 /// How many numbers were released: each run of the tool adds one.
@@ -44,6 +45,15 @@ async fn delete_phone_numbers(
 ) -> Value {
     released.0.0.fetch_add(1, Ordering::SeqCst);
     json!({ "released": numbers, "reason": reason })
+}
+
+/// Port phone numbers to another carrier.
+#[tool(scope = shared, tier = approve, group = "phone", aliases = ["port_phone_number"])]
+async fn update_phone_numbers(
+    /// The numbers, in E.164 form.
+    numbers: Vec<String>,
+) -> Value {
+    json!({ "ported": numbers })
 }
 
 /// Get the phone numbers the organization owns.
@@ -125,6 +135,13 @@ fn pending(view: &View<'_>, ctx: &Context) -> PendingApproval {
         Response::Pending(pending) => *pending,
         other => panic!("expected a pending approval, got {other:?}"),
     }
+}
+
+/// What a presentation after the run completed is told: that it ran, with what.
+fn already_ran() -> Response {
+    Response::Error(ToolError::AlreadyRan {
+        outcome: r#"with the result {"reason":"unused","released":["+15550100"]}"#.to_owned(),
+    })
 }
 
 fn rejected(reason: &str) -> Response {
@@ -224,25 +241,20 @@ fn an_approved_call_runs_once_and_a_replay_does_nothing() {
         Response::Result(json!({"released": ["+15550100"], "reason": "unused"}))
     );
     assert_eq!(released.count(), 1);
-    // A replay, even of a fresh approval for the same call, runs nothing.
-    assert_eq!(
-        block_on(view.resume(&approval, &ctx)),
-        rejected("it was already used, and an approved call runs once")
-    );
+    // A replay, even of a fresh approval for the same call, runs nothing, and is
+    // told that it ran, with what.
+    assert_eq!(block_on(view.resume(&approval, &ctx)), already_ran());
     let second = approvals
         .decide(registry(), &pending, Decision::Approve)
         .expect("approved again");
-    assert_eq!(
-        block_on(view.resume(&second, &ctx)),
-        rejected("it was already used, and an approved call runs once")
-    );
+    assert_eq!(block_on(view.resume(&second, &ctx)), already_ran());
     assert_eq!(released.count(), 1);
     assert_eq!(
         block_on(view.resume(&approval, &ctx)).to_json(),
         json!({"error": {
-            "kind": "approval_rejected",
-            "reason": "it was already used, and an approved call runs once",
-            "message": "the approval was refused: it was already used, and an approved call runs once; nothing ran",
+            "kind": "already_ran",
+            "outcome": r#"with the result {"reason":"unused","released":["+15550100"]}"#,
+            "message": r#"this approved call already ran, with the result {"reason":"unused","released":["+15550100"]}; an approved call runs once, so it did not run again"#,
         }})
     );
 }
@@ -587,13 +599,13 @@ fn a_sqlite_store_shared_by_two_processes_runs_an_approval_once() {
     assert!(block_on(view(&second, "user:7").resume(&approval, &ctx)).is_success());
     assert_eq!(
         block_on(view(&first, "user:7").resume(&approval, &ctx)),
-        rejected("it was already used, and an approved call runs once")
+        already_ran()
     );
     // Reopened later, the file still remembers.
     let reopened = approvals_with(SqliteApprovalStore::open(&path).expect("opens"), &clock);
     assert_eq!(
         block_on(view(&reopened, "user:7").resume(&approval, &ctx)),
-        rejected("it was already used, and an approved call runs once")
+        already_ran()
     );
     assert_eq!(released.count(), 1);
 }
@@ -737,7 +749,7 @@ fn two_processes_racing_to_resume_one_approval_over_sqlite_run_it_once() {
     assert_eq!(
         outcomes,
         [
-            "ran 0 time(s): {\"error\":{\"kind\":\"approval_rejected\",\"message\":\"the approval was refused: it was already used, and an approved call runs once; nothing ran\",\"reason\":\"it was already used, and an approved call runs once\"}}",
+            "ran 0 time(s): {\"error\":{\"kind\":\"already_ran\",\"message\":\"this approved call already ran, with the result {\\\"reason\\\":\\\"unused\\\",\\\"released\\\":[\\\"+15550100\\\"]}; an approved call runs once, so it did not run again\",\"outcome\":\"with the result {\\\"reason\\\":\\\"unused\\\",\\\"released\\\":[\\\"+15550100\\\"]}\"}}",
             "ran 1 time(s): {\"result\":{\"reason\":\"unused\",\"released\":[\"+15550100\"]}}",
         ]
     );
@@ -855,4 +867,137 @@ fn a_failing_store_is_not_described_to_the_model() {
             "PostgreSQL: error connecting to server: db.internal:5432: Connection refused"
         )
     );
+}
+
+/// A policy meant to keep `delete_phone_numbers` from its requester, written with
+/// one letter short: it names no tool.
+fn misspelt_policy() -> Deciders {
+    Deciders::requester_too().others_decide(["delete_phone_number"])
+}
+
+#[test]
+fn a_misspelt_tool_in_a_policy_refuses_to_build_the_view() {
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock).policy(misspelt_policy());
+    let error = registry()
+        .view()
+        .scopes([Scope::Shared])
+        .approvals(&approvals, "user:7")
+        .build()
+        .expect_err("a policy naming no tool");
+    assert_eq!(
+        error.problems,
+        [ViewProblem::Policy(toolkit::approval::PolicyError {
+            problems: vec![PolicyProblem::UnknownTool {
+                name: "delete_phone_number".to_owned(),
+                suggestion: Some("delete_phone_numbers".to_owned()),
+            }],
+        })]
+    );
+    assert_eq!(
+        error.to_string(),
+        "the view could not be built: the approval policy names `delete_phone_number`, which \
+         is no tool; did you mean `delete_phone_numbers`? (name tools by their constant, \
+         `delete_phone_numbers::NAME`, and the compiler checks them)"
+    );
+}
+
+#[test]
+fn a_policy_naming_an_old_name_or_a_tool_that_never_waits_is_refused_with_every_name() {
+    let clock = Clock::new();
+    let approvals = approvals_with(MemoryApprovalStore::new(), &clock).policy(
+        Deciders::others()
+            .requester_decides(["port_phone_number", get_phone_numbers::NAME])
+            .others_decide([delete_phone_numbers::NAME, "no_such_tool"]),
+    );
+    let error = approvals
+        .resolve_policy(registry())
+        .expect_err("three bad names");
+    assert_eq!(
+        error.problems,
+        [
+            PolicyProblem::NotApproveTier {
+                name: "get_phone_numbers".to_owned(),
+                tier: toolkit::Tier::Auto,
+            },
+            PolicyProblem::UnknownTool {
+                name: "no_such_tool".to_owned(),
+                suggestion: None,
+            },
+            PolicyProblem::OldName {
+                name: "port_phone_number".to_owned(),
+                tool: "update_phone_numbers",
+            },
+        ]
+    );
+    assert_eq!(
+        error.to_string(),
+        "the approval policy names `get_phone_numbers`, a `tier = auto` tool; only \
+         `tier = approve` calls wait for a decision, so the rule would never apply; names \
+         `no_such_tool`, which is no tool (name tools by their constant, `my_tool::NAME`, \
+         and the compiler checks them); names `port_phone_number`, an old name of \
+         `update_phone_numbers`; calls are recorded under the current name, so name it \
+         `update_phone_numbers::NAME`"
+    );
+    // Named by their constants and current names, the same rules resolve.
+    let fixed = approvals_with(MemoryApprovalStore::new(), &clock).policy(
+        Deciders::others()
+            .requester_decides([update_phone_numbers::NAME])
+            .others_decide([delete_phone_numbers::NAME]),
+    );
+    assert_eq!(fixed.resolve_policy(registry()), Ok(()));
+}
+
+/// The fail-closed half: an application that decides without building a view
+/// with the broken policy (the inbox of another process, `decide_as` in a job) is
+/// refused on every door, and the requester, whom the misspelt rule would have let
+/// through, approves nothing.
+#[test]
+fn a_policy_that_does_not_resolve_lets_nobody_decide() {
+    let clock = Clock::new();
+    let built_with = approvals_with(MemoryApprovalStore::new(), &clock);
+    let released = Released::default();
+    let ctx = context(&released);
+    let pending = pending(&view(&built_with, "user:7"), &ctx);
+    let store = built_with.store().clone();
+    let approvals = Approvals::with_store(ApprovalKey::new(*KEY).expect("32 bytes"), store)
+        .clock({
+            let clock = clock.0.clone();
+            move || UNIX_EPOCH + Duration::from_secs(clock.load(Ordering::SeqCst))
+        })
+        .policy(misspelt_policy());
+    let reason = "the approval policy names `delete_phone_number`, which is no tool; did you \
+                  mean `delete_phone_numbers`? (name tools by their constant, \
+                  `delete_phone_numbers::NAME`, and the compiler checks them); nobody decides \
+                  until it is fixed";
+    let not_allowed = |decided_by: &str| ApprovalError::NotAllowed {
+        decided_by: decided_by.to_owned(),
+        reason: reason.to_owned(),
+    };
+    assert_eq!(
+        block_on(approvals.answer_as_requester(registry(), &pending, Decision::Approve)),
+        Err(not_allowed("the requester"))
+    );
+    assert_eq!(
+        block_on(approvals.decide_as(registry(), &pending, Decision::Approve, "admin:3")),
+        Err(not_allowed("admin:3"))
+    );
+    assert_eq!(
+        block_on(approvals.decide_by(
+            registry(),
+            &pending,
+            Decision::Deny("no".to_owned()),
+            Decider::Application
+        )),
+        Err(not_allowed("the application"))
+    );
+    assert_eq!(
+        approvals.decide(registry(), &pending, Decision::Approve),
+        Err(not_allowed("the application"))
+    );
+    assert_eq!(
+        block_on(approvals.decisions(&DecisionQuery::new())).expect("audit"),
+        []
+    );
+    assert_eq!(released.count(), 0);
 }

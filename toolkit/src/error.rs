@@ -94,6 +94,13 @@ pub enum ToolError {
         /// The human's message for the model.
         message: String,
     },
+    /// An approved call presented again after its run ended with a result (run
+    /// by another request, or by a runner on any replica): it did not run again,
+    /// and this is what it ran to.
+    AlreadyRan {
+        /// What the run came to, in words (`with the result {"id":7}`).
+        outcome: String,
+    },
 }
 
 impl ToolError {
@@ -182,6 +189,7 @@ impl ToolError {
             ToolError::ApprovalRequired { .. } => "approval_required",
             ToolError::ApprovalRejected { .. } => "approval_rejected",
             ToolError::Denied { .. } => "denied",
+            ToolError::AlreadyRan { .. } => "already_ran",
         }
     }
 }
@@ -247,6 +255,11 @@ impl fmt::Display for ToolError {
             ToolError::Denied { message } => {
                 write!(f, "a human denied this call: {message}")
             }
+            ToolError::AlreadyRan { outcome } => write!(
+                f,
+                "this approved call already ran, {outcome}; an approved call runs once, so it \
+                 did not run again"
+            ),
         }
     }
 }

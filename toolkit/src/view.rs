@@ -477,6 +477,11 @@ impl<'r> ViewBuilder<'r> {
             }
         }
         let mut problems = missing;
+        if let Some((approvals, _)) = &self.approvals
+            && let Err(error) = approvals.resolve_policy(registry)
+        {
+            problems.push(ViewProblem::Policy(error));
+        }
         if !self.tolerate_unknown {
             problems.extend(self.unknown.drain(..).map(ViewProblem::Unknown));
         }
@@ -709,6 +714,19 @@ impl<'r> View<'r> {
         self.approvals
             .as_ref()
             .map(|(_, principal)| principal.as_str())
+    }
+
+    /// Whether this view may see, answer for and run the `approve` call `pending`:
+    /// a call of the view's principal, of a tool the view can call now by its
+    /// current name. A call is reached through the view the caller holds now,
+    /// never by its subject alone: a narrower token of the same user (a view
+    /// without the tool) learns nothing of it and decides nothing on it.
+    #[must_use]
+    pub fn reaches(&self, pending: &crate::approval::PendingApproval) -> bool {
+        self.principal() == Some(pending.principal.as_str())
+            && self
+                .get(&pending.tool)
+                .is_some_and(|tool| tool.name == pending.tool)
     }
 
     /// The view's tools rendered in `dialect`, in name order: the JSON array a
@@ -1009,12 +1027,17 @@ pub enum ViewProblem {
         /// The binding it requires.
         binding: Binding,
     },
+    /// The approvals' policy names tools that are not `approve` tools of the
+    /// registry ([`DecisionPolicy::resolve`](crate::approval::DecisionPolicy::resolve)):
+    /// nobody could decide through it.
+    Policy(crate::approval::PolicyError),
 }
 
 impl fmt::Display for ViewProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ViewProblem::Unknown(entry) => write!(f, "allowlist: {entry}"),
+            ViewProblem::Policy(error) => write!(f, "{error}"),
             ViewProblem::MissingBinding {
                 tool,
                 scope,
@@ -1032,7 +1055,8 @@ impl fmt::Display for ViewProblem {
 /// Why [`ViewBuilder::build`] refused: every problem at once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ViewError {
-    /// The problems, bindings first, then allowlist entries in the order given.
+    /// The problems: bindings first, then the approvals' policy, then allowlist
+    /// entries in the order given.
     pub problems: Vec<ViewProblem>,
 }
 

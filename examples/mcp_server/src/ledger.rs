@@ -104,7 +104,7 @@ impl Ledger {
 /// Transfer money to a payee, recorded in the ledger under `reference`. Moves real
 /// money: a human approves every transfer.
 #[tool(scope = assistant, tier = approve, group = "ledger")]
-async fn create_transfers(
+pub async fn create_transfers(
     #[ctx] ledger: State<Ledger>,
     /// The payment's reference, shown on the payee's statement.
     reference: String,

@@ -70,7 +70,7 @@ pub struct Settings {
 /// approve its own transfers.
 #[must_use]
 pub fn who_decides() -> Deciders {
-    Deciders::requester_too().others_decide(["create_transfers"])
+    Deciders::requester_too().others_decide([ledger::create_transfers::NAME])
 }
 
 impl Settings {

@@ -10,9 +10,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 use toolkit::approval::{
-    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decider, Deciders,
-    Decision, DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval, PendingQuery,
-    RefusalRecord, RunOutcome, RunPass, RunRecord, StoreFuture, Verdict,
+    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, CallState, Claim, Decider,
+    Deciders, Decision, DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval,
+    PendingQuery, RefusalRecord, RunOutcome, RunPass, RunRecord, StoreFuture, Verdict,
 };
 use toolkit::{Context, Response, Scope, State, ToolError, View, call::CallId, tool};
 
@@ -144,9 +144,10 @@ async fn release(view: &View<'_>, ctx: &Context) -> PendingApproval {
     .await
 }
 
-fn already_used() -> Response {
-    Response::Error(ToolError::ApprovalRejected {
-        reason: "it was already used, and an approved call runs once".to_owned(),
+/// What a presentation of a call whose run completed is told: it ran, with what.
+fn already_ran() -> Response {
+    Response::Error(ToolError::AlreadyRan {
+        outcome: r#"with the result {"released":["+15550100"]}"#.to_owned(),
     })
 }
 
@@ -169,7 +170,7 @@ pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn 
         .await
         .expect("approved");
     assert!(resume(&view, &first, &released).await.is_success());
-    assert_eq!(resume(&view, &first, &released).await, already_used());
+    assert_eq!(resume(&view, &first, &released).await, already_ran());
 
     clock.advance(2 * HOUR);
     assert_eq!(
@@ -182,7 +183,7 @@ pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn 
     let second = approvals
         .decide(toolkit::registry(), &pending, Decision::Approve)
         .expect("a pending approval can be decided while it is valid");
-    assert_eq!(resume(&view, &second, &released).await, already_used());
+    assert_eq!(resume(&view, &second, &released).await, already_ran());
     let edited = approvals
         .decide(
             toolkit::registry(),
@@ -191,7 +192,7 @@ pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn 
         )
         .expect("edited");
     assert_eq!(edited.verdict, Verdict::ApprovedWithEdits);
-    assert_eq!(resume(&view, &edited, &released).await, already_used());
+    assert_eq!(resume(&view, &edited, &released).await, already_ran());
     // A second recorded decision is refused, saying who decided first.
     let refused = approvals
         .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:2")
@@ -209,7 +210,7 @@ pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn 
         let late = restarted
             .decide(toolkit::registry(), &pending, Decision::Approve)
             .expect("still within the pending's 24 hours");
-        assert_eq!(resume(&view, &late, &released).await, already_used());
+        assert_eq!(resume(&view, &late, &released).await, already_ran());
     }
     assert_eq!(released.count(), 1);
 }
@@ -1177,6 +1178,146 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
     assert!(personal.may_decide(&Decider::Person("admin:1"), &numbers));
 }
 
+/// The requester's "no" is recorded where every door and the runner read it: an
+/// operator approves, the requester's client then declines, and no replica's
+/// runner, no poll and no later "yes" runs the call; a "no" the policy would not
+/// let decide (nobody decides their own call) still stops it; and a requester
+/// whose answer comes after a runner ran the call is told it ran, with its
+/// result, never that nothing ran.
+pub(crate) async fn a_requesters_no_is_recorded_and_binds_every_door_and_the_runner(
+    backend: Arc<dyn Backend>,
+) {
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let approvals: &'static Approvals = Box::leak(Box::new(approvals(store.clone(), &clock, 0)));
+    let other_replica: &'static Approvals = Box::leak(Box::new(self::approvals(store, &clock, 0)));
+    let released = Released::default();
+    let view = view(approvals, "user:7");
+    let other_view = self::view(other_replica, "user:7");
+    let run_as = |approvals: &'static Approvals| {
+        let released = released.clone();
+        move |pending: &PendingApproval| {
+            let view = toolkit::registry()
+                .view()
+                .scopes([Scope::Shared])
+                .approvals(approvals, pending.principal.clone())
+                .build()
+                .map_err(|error| error.to_string())?;
+            Ok((view, Context::new().with(released.clone())))
+        }
+    };
+    let state = |call_id: &'static str| async move {
+        other_replica
+            .status("user:7", call_id)
+            .await
+            .expect("reads")
+            .map(|status| status.state)
+    };
+    let declined = Some(CallState::NotRun {
+        kind: "denied".to_owned(),
+        message: ToolError::Denied {
+            message: "the user declined the call".to_owned(),
+        }
+        .to_string(),
+    });
+    let no = || Decision::Deny("the user declined the call".to_owned());
+
+    // An operator approves on one replica; the requester declines on another.
+    let approved = release(&view, &context(&released, "call_1")).await;
+    approvals
+        .decide_as(toolkit::registry(), &approved, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    let answer = other_replica
+        .answer_as_requester(toolkit::registry(), &approved, no())
+        .await
+        .expect("a denial to resume with");
+    assert_eq!(answer.verdict, Verdict::Denied);
+    assert_eq!(
+        resume(&other_view, &answer, &released).await,
+        Response::Error(ToolError::Denied {
+            message: "the user declined the call".to_owned()
+        })
+    );
+    assert_eq!(state("call_1").await, declined);
+    // Past the grace, every replica's runner passes it by; a poll runs nothing.
+    clock.advance(61);
+    for replica in [approvals, other_replica] {
+        let pass = replica
+            .run_decided(Duration::from_mins(1), run_as(replica))
+            .await
+            .expect("a pass");
+        assert_eq!(pass.ran, 0, "{pass:?}");
+    }
+    assert!(
+        !approvals
+            .run_approved(&view, &Context::new().with(released.clone()), &approved)
+            .await
+            .is_success()
+    );
+    assert_eq!(released.count(), 0);
+    assert_eq!(state("call_1").await, declined);
+
+    // Declined first, where the policy leaves the decision to someone else: the
+    // "no" is still recorded, and the operator's later "yes" finds it.
+    let first = release(&view, &context(&released, "call_2")).await;
+    approvals
+        .answer_as_requester(toolkit::registry(), &first, no())
+        .await
+        .expect("a denial");
+    assert!(matches!(
+        other_replica
+            .decide_as(toolkit::registry(), &first, Decision::Approve, "admin:1")
+            .await,
+        Err(ApprovalError::AlreadyDecided(record)) if record.decided_by == "the requester"
+    ));
+    assert_eq!(state("call_2").await, declined);
+
+    // Too late: a runner ran the approved call while the requester waited (a
+    // stalled store, a slow client). Its "yes" and its "no" both hear that it ran,
+    // with the result, on any replica.
+    let ran = release(&view, &context(&released, "call_3")).await;
+    approvals
+        .decide_as(toolkit::registry(), &ran, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    clock.advance(61);
+    let pass = other_replica
+        .run_decided(Duration::from_mins(1), run_as(other_replica))
+        .await
+        .expect("a pass");
+    assert_eq!(pass.ran, 1, "{pass:?}");
+    assert_eq!(released.count(), 1);
+    let yes = approvals
+        .answer_as_requester(toolkit::registry(), &ran, Decision::Approve)
+        .await
+        .expect("the approval to resume with");
+    let told = resume(&view, &yes, &released).await;
+    assert_eq!(
+        told,
+        Response::Error(ToolError::AlreadyRan {
+            outcome: r#"with the result {"released":["+15550100"]}"#.to_owned()
+        })
+    );
+    assert_eq!(
+        told.to_json(),
+        json!({"error": {
+            "kind": "already_ran",
+            "outcome": r#"with the result {"released":["+15550100"]}"#,
+            "message": r#"this approved call already ran, with the result {"released":["+15550100"]}; an approved call runs once, so it did not run again"#,
+        }})
+    );
+    assert_eq!(
+        approvals
+            .answer_as_requester(toolkit::registry(), &ran, no())
+            .await,
+        Err(ApprovalError::Ended(RunOutcome::of(&Response::Result(
+            json!({"released": ["+15550100"]})
+        ))))
+    );
+    assert_eq!(released.count(), 1);
+}
+
 /// The runner: a call approved in the inbox whose requester is not waiting runs
 /// once, with nobody coming back, after the grace; two runners at once run it once;
 /// its outcome is kept; a call the requester resumed first, a denial, and a call
@@ -1596,7 +1737,9 @@ pub(crate) async fn a_run_that_hangs_and_is_dropped_runs_again_after_its_lease(
     clock.advance(600);
     let used = view.resume(&approval, &ctx).await;
     assert!(
-        used.to_json().to_string().contains("it was already used"),
+        used.to_json()
+            .to_string()
+            .contains("this approved call already ran"),
         "{}",
         used.to_json()
     );
@@ -2005,6 +2148,15 @@ macro_rules! contract_tests {
         #[test]
         fn the_policy_decides_who_may_decide() {
             $run(|backend| Box::pin(suite::the_policy_decides_who_may_decide(backend)));
+        }
+
+        #[test]
+        fn a_requesters_no_is_recorded_and_binds_every_door_and_the_runner() {
+            $run(|backend| {
+                Box::pin(
+                    suite::a_requesters_no_is_recorded_and_binds_every_door_and_the_runner(backend),
+                )
+            });
         }
 
         #[test]

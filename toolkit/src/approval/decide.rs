@@ -57,6 +57,31 @@ impl Approvals {
         self.policy.check(decider, pending).is_ok()
     }
 
+    /// The [policy](Approvals::policy)'s answer for `decider` on `pending`, once its
+    /// tool names resolve in `registry`: a policy that names no tool of the
+    /// registry decides nothing (it fails closed), so a misspelt name never leaves
+    /// a call to a rule it was meant to escape.
+    fn check_policy(
+        &self,
+        registry: &Registry,
+        decider: &Decider<'_>,
+        pending: &PendingApproval,
+    ) -> Result<(), String> {
+        if let Err(error) = self.policy.resolve(registry) {
+            return Err(format!("{error}; nobody decides until it is fixed"));
+        }
+        self.policy.check(decider, pending)
+    }
+
+    /// Checks that every tool the [policy](Approvals::policy) names is an `approve`
+    /// tool of `registry` ([`DecisionPolicy::resolve`](super::DecisionPolicy::resolve)).
+    /// [`ViewBuilder::build`](crate::view::ViewBuilder::build) asks it of a view with
+    /// these approvals; an application that decides without a view can ask at
+    /// start-up.
+    pub fn resolve_policy(&self, registry: &Registry) -> Result<(), super::PolicyError> {
+        self.policy.resolve(registry)
+    }
+
     /// Why the [policy](Approvals::policy) refuses `decider` for `pending`, in
     /// the words the decider reads, or `None` when they may decide it: what the
     /// inbox shows on a card in place of its buttons.
@@ -84,7 +109,7 @@ impl Approvals {
         let now = self.local_now();
         self.verify_pending_at(pending, now)?;
         let decider = Decider::Application;
-        if let Err(reason) = self.policy.check(&decider, pending) {
+        if let Err(reason) = self.check_policy(registry, &decider, pending) {
             return Err(ApprovalError::NotAllowed {
                 decided_by: decider.name().to_owned(),
                 reason,
@@ -142,7 +167,7 @@ impl Approvals {
             .expires_at
             .saturating_add(self.approval_ttl.as_secs())
             .saturating_add(CLOCK_SKEW_SECONDS);
-        if let Err(reason) = self.policy.check(&decider, pending) {
+        if let Err(reason) = self.check_policy(registry, &decider, pending) {
             let refusal = RefusalRecord {
                 call_id: pending.call_id.clone(),
                 principal: pending.principal.clone(),
@@ -187,7 +212,7 @@ impl Approvals {
     /// client's elicitation): decided as [`Decider::Requester`], unless someone
     /// decided first (an approver in the inbox), whose decision stands. Then the
     /// call runs only if the requester accepted too (a "no" in the conversation
-    /// never runs a call); a denial carries the approver's reason; an approval with
+    /// never runs a call, and is recorded so that no door or runner runs it later); a denial carries the approver's reason; an approval with
     /// edits runs with the edited arguments the store recorded, once they match the
     /// recorded digest and pass the tool's schema again. The approval followed
     /// expires with the approval TTL from when it was decided, by the store's clock.
@@ -211,12 +236,13 @@ impl Approvals {
         pending: &PendingApproval,
         answer: Decision,
     ) -> Result<(Approval, u64), ApprovalError> {
-        let declined = match &answer {
-            Decision::Deny(message) => Some(message.clone()),
-            Decision::Approve | Decision::ApproveWith(_) => None,
-        };
+        // The requester's "no" is recorded whoever decided, and stops the call on
+        // every door and in the runner: not only this answer.
+        if let Decision::Deny(message) = &answer {
+            return self.decline(registry, pending, message).await;
+        }
         // A requester the policy does not let decide still follows a decision
-        // someone else made: their answer is then only "go ahead" (or "no").
+        // someone else made: their answer is then only "go ahead".
         let recorded = if self.may_decide(&Decider::Requester, pending) {
             None
         } else {
@@ -235,13 +261,13 @@ impl Approvals {
                 decided => return decided,
             },
         };
-        self.follow(registry, pending, &record, declined).await
+        self.follow(registry, pending, &record).await
     }
 
     /// The approval that carries out THE decision `record` on `pending`, signed as
     /// of when it was decided (its lifetime starts then, by the store's clock), not
     /// recorded again: it is already in the store, and the claim still lets the call
-    /// run once. `declined`: the requester's "no", which stops an approval. An
+    /// run once. An
     /// approval with edits runs with the arguments the store recorded, once they
     /// match the recorded digest and pass the tool's schema again. Also the store
     /// time it was checked at, for the run that follows.
@@ -250,24 +276,20 @@ impl Approvals {
         registry: &Registry,
         pending: &PendingApproval,
         record: &DecisionRecord,
-        declined: Option<String>,
     ) -> Result<(Approval, u64), ApprovalError> {
         let refused = |why: &'static str| ApprovalError::EditsUnusable {
             decided_by: record.decided_by.clone(),
             why,
         };
-        let decision = match (record.verdict, declined) {
-            (Verdict::Denied, _) => Decision::Deny(
+        let decision = match record.verdict {
+            Verdict::Denied => Decision::Deny(
                 record
                     .message
                     .clone()
                     .unwrap_or_else(|| format!("{} denied the call", record.decided_by)),
             ),
-            (Verdict::Approved | Verdict::ApprovedWithEdits, Some(message)) => {
-                Decision::Deny(message)
-            }
-            (Verdict::Approved, None) => Decision::Approve,
-            (Verdict::ApprovedWithEdits, None) => {
+            Verdict::Approved => Decision::Approve,
+            Verdict::ApprovedWithEdits => {
                 let arguments = record
                     .arguments
                     .clone()
@@ -333,7 +355,7 @@ impl Approvals {
             .map_err(ApprovalError::Store)
     }
 
-    fn approval(
+    pub(super) fn approval(
         &self,
         registry: &Registry,
         pending: &PendingApproval,

@@ -28,9 +28,16 @@ pub enum ApprovalError {
         /// When it expired, in Unix seconds.
         expired_at: u64,
     },
-    /// Already used: an approved call runs once.
+    /// Already used: an approved call runs once. Said when the store keeps no
+    /// outcome of its run; otherwise [`ApprovalError::Ended`] says what it came to.
     #[error("it was already used, and an approved call runs once")]
     AlreadyUsed,
+    /// The call's run already ended, on any replica, and it never runs again:
+    /// what it came to, as the store keeps it. Its caller hears that it ran, with
+    /// its result ([`ToolError::AlreadyRan`]), or why it never will (a withdrawal,
+    /// the requester's "no", a refusal at run time).
+    #[error("{}; an approved call runs once", EndedAs(.0))]
+    Ended(RunOutcome),
     /// Another request is running this approved call right now (or was, and died:
     /// its lease ends at `lease_until`). Nothing ran here; try again after then.
     #[error(
@@ -113,6 +120,38 @@ pub enum ApprovalError {
 /// What a caller is told when the approval store failed.
 const STORE_FAILED: &str = "the approval store failed, nothing ran; try again";
 
+/// What [`ApprovalError::Ended`] says of the run.
+struct EndedAs<'a>(&'a RunOutcome);
+
+impl fmt::Display for EndedAs<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            RunOutcome::Ran { .. } => write!(f, "it already ran, {}", RanWith(self.0)),
+            RunOutcome::Failed { message, .. } => write!(f, "it ended without running: {message}"),
+        }
+    }
+}
+
+/// A run's result in words: `with the result {..}`, or its size when the store
+/// kept too much to keep it.
+struct RanWith<'a>(&'a RunOutcome);
+
+impl fmt::Display for RanWith<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            RunOutcome::Ran {
+                result: Some(result),
+                ..
+            } => write!(f, "with the result {result}"),
+            RunOutcome::Ran {
+                result: None,
+                bytes,
+            } => write!(f, "with a result of {bytes} bytes (too large to keep)"),
+            RunOutcome::Failed { message, .. } => write!(f, "failing: {message}"),
+        }
+    }
+}
+
 /// The end of [`ApprovalError::Superseded`]'s message: what the attempt that took
 /// the run over came to.
 struct ThatAttempt<'a>(Option<&'a RunOutcome>);
@@ -130,6 +169,10 @@ impl From<ApprovalError> for ToolError {
     fn from(error: ApprovalError) -> Self {
         match error {
             ApprovalError::InvalidArguments(error) => error,
+            // It ran: saying "refused; nothing ran" would be false.
+            ApprovalError::Ended(outcome) if outcome.ran() => ToolError::AlreadyRan {
+                outcome: RanWith(&outcome).to_string(),
+            },
             // The store's own words (a database's message, its host and port) are
             // for the operator's log; the model and an MCP client hear only that
             // nothing ran and to try again.

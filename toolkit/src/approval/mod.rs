@@ -63,8 +63,9 @@
 //! let approval = approvals.decide(toolkit::registry(), &pending, Decision::Approve)?;
 //! let response = view.resume(&approval, &ctx).await;
 //! assert_eq!(response.result(), Some(&serde_json::json!("released +15550100")));
+//! // Presented again, it does not run again; the caller is told it ran, and with what.
 //! let again = view.resume(&approval, &ctx).await;
-//! assert_eq!(again.error().map(|e| e.kind()), Some("approval_rejected"));
+//! assert_eq!(again.error().map(|e| e.kind()), Some("already_ran"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
 //! ```
@@ -107,7 +108,7 @@ pub use decide::InlineDecider;
 pub use error::ApprovalError;
 pub use key::{ApprovalKey, ApprovalKeyError, canonical_json, digest};
 pub(crate) use key::{from_hex, to_hex};
-pub use policy::{Decider, Deciders, DecisionPolicy};
+pub use policy::{Decider, Deciders, DecisionPolicy, PolicyError, PolicyProblem};
 pub(crate) use request::request;
 pub use run::ApprovedRun;
 pub(crate) use run::resume;
@@ -135,7 +136,8 @@ type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 /// with a lease ([`Approvals::run_lease`]), and marks it complete once the tool
 /// returns a result. While the lease holds, another presentation is refused with
 /// [`ApprovalError::Running`] (retryable); once complete, with
-/// [`ApprovalError::AlreadyUsed`], forever. A run whose tool returned an error is
+/// [`ApprovalError::Ended`], forever, which tells the caller what the run came to
+/// (it ran, with its result). A run whose tool returned an error is
 /// released: the next presentation (within the approval's expiry) runs it again.
 /// A run that never completes (its process was killed, its request dropped
 /// mid-run, the store unreachable at the end for longer than the store retries

@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use super::PendingApproval;
+use crate::declaration::Tier;
+use crate::registry::Registry;
 
 /// Who is deciding a pending approval, as the policy sees them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +81,20 @@ pub trait DecisionPolicy: Send + Sync {
     /// # Errors
     /// The reason this decider may not decide this call.
     fn check(&self, decider: &Decider<'_>, pending: &PendingApproval) -> Result<(), String>;
+
+    /// Checks every tool the policy names against `registry`: a view with these
+    /// approvals is not built ([`ViewProblem::Policy`](crate::view::ViewProblem::Policy))
+    /// and nobody decides ([`ApprovalError::NotAllowed`](super::ApprovalError::NotAllowed))
+    /// while a name resolves to no `approve` tool, so a misspelt name can never
+    /// leave a tool to a rule it was meant to escape. A policy that names no tools
+    /// (the default) has nothing to check.
+    ///
+    /// # Errors
+    /// Every name that does not resolve, at once.
+    fn resolve(&self, registry: &Registry) -> Result<(), PolicyError> {
+        let _ = registry;
+        Ok(())
+    }
 }
 
 impl<F> DecisionPolicy for F
@@ -110,6 +126,12 @@ where
 /// // moves only when someone else approves.
 /// let policy = Deciders::others().requester_decides(["delete_memories"]);
 /// ```
+///
+/// Name tools by the constant `#[tool]` generates (`delete_memories::NAME`), so
+/// the compiler checks the name. Names are checked against the registry as well
+/// ([`DecisionPolicy::resolve`]): a name that is no `approve` tool's current name
+/// makes the view refuse to build, and nobody decides through the policy until it
+/// is fixed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Deciders {
     requester_decides: bool,
@@ -176,6 +198,143 @@ impl DecisionPolicy for Deciders {
             ));
         }
         Ok(())
+    }
+
+    fn resolve(&self, registry: &Registry) -> Result<(), PolicyError> {
+        let mut problems: Vec<PolicyProblem> = self
+            .tools
+            .keys()
+            .filter_map(|name| problem_with(registry, name))
+            .collect();
+        if problems.is_empty() {
+            return Ok(());
+        }
+        // The map's order is random; the report's is not.
+        problems.sort_by(|a, b| a.name().cmp(b.name()));
+        Err(PolicyError { problems })
+    }
+}
+
+/// What is wrong with one tool name in a policy, if anything. Only the tool's
+/// current name counts: calls are recorded under it, so a rule written for an old
+/// name (an alias) would never match one.
+fn problem_with(registry: &Registry, name: &str) -> Option<PolicyProblem> {
+    let Some(tool) = registry.get(name) else {
+        let suggestion =
+            crate::suggest::closest(name, registry.iter().map(|tool| tool.name)).map(str::to_owned);
+        return Some(PolicyProblem::UnknownTool {
+            name: name.to_owned(),
+            suggestion,
+        });
+    };
+    if tool.name != name {
+        return Some(PolicyProblem::OldName {
+            name: name.to_owned(),
+            tool: tool.name,
+        });
+    }
+    if tool.tier != Tier::Approve {
+        return Some(PolicyProblem::NotApproveTier {
+            name: name.to_owned(),
+            tier: tool.tier,
+        });
+    }
+    None
+}
+
+/// Why a policy's tool names could not be resolved against the registry: every
+/// name at once, sorted. See [`DecisionPolicy::resolve`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyError {
+    /// The names that resolve to no `approve` tool, by name.
+    pub problems: Vec<PolicyProblem>,
+}
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the approval policy ")?;
+        for (i, problem) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for PolicyError {}
+
+/// One tool name of a policy that resolves to no `approve` tool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PolicyProblem {
+    /// No tool has this name or alias.
+    UnknownTool {
+        /// The name as the policy wrote it.
+        name: String,
+        /// The registry's closest tool name, if one is close.
+        suggestion: Option<String>,
+    },
+    /// An old name (alias) of a tool: calls are recorded under the current name,
+    /// so the rule would never apply.
+    OldName {
+        /// The name as the policy wrote it.
+        name: String,
+        /// The tool's current name.
+        tool: &'static str,
+    },
+    /// A tool that never waits for a decision (not `tier = approve`).
+    NotApproveTier {
+        /// The name as the policy wrote it.
+        name: String,
+        /// The tool's tier.
+        tier: Tier,
+    },
+}
+
+impl PolicyProblem {
+    /// The name as the policy wrote it.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        match self {
+            PolicyProblem::UnknownTool { name, .. }
+            | PolicyProblem::OldName { name, .. }
+            | PolicyProblem::NotApproveTier { name, .. } => name,
+        }
+    }
+}
+
+impl fmt::Display for PolicyProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicyProblem::UnknownTool {
+                name,
+                suggestion: Some(suggestion),
+            } => write!(
+                f,
+                "names `{name}`, which is no tool; did you mean `{suggestion}`? \
+                 (name tools by their constant, `{suggestion}::NAME`, and the compiler checks them)"
+            ),
+            PolicyProblem::UnknownTool {
+                name,
+                suggestion: None,
+            } => write!(
+                f,
+                "names `{name}`, which is no tool (name tools by their constant, \
+                 `my_tool::NAME`, and the compiler checks them)"
+            ),
+            PolicyProblem::OldName { name, tool } => write!(
+                f,
+                "names `{name}`, an old name of `{tool}`; calls are recorded under the \
+                 current name, so name it `{tool}::NAME`"
+            ),
+            PolicyProblem::NotApproveTier { name, tier } => write!(
+                f,
+                "names `{name}`, a `tier = {tier}` tool; only `tier = approve` calls wait \
+                 for a decision, so the rule would never apply"
+            ),
+        }
     }
 }
 

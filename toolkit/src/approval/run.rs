@@ -404,7 +404,26 @@ async fn check<'r>(
             retry_after: lease_until.saturating_sub(now).saturating_add(1),
         }
         .into()),
-        Ok(Claim::Done) => Err(ApprovalError::AlreadyUsed.into()),
+        Ok(Claim::Done) => Err(ended(approvals, &key).await.into()),
         Err(error) => Err(ApprovalError::Store(error).into()),
+    }
+}
+
+/// Why a call whose run is done does not run again, as the store keeps its end:
+/// it ran (with its result), or it never will (withdrawn, declined, refused). A
+/// caller that retries after the run ended elsewhere (a runner on another
+/// replica, while its own request waited out a stalled store) learns what
+/// happened rather than that nothing ran.
+pub(super) async fn ended(approvals: &Approvals, key: &str) -> ApprovalError {
+    match approvals.store.run(key).await {
+        Ok(Some(record)) => match record.outcome {
+            Some(outcome) if record.done => ApprovalError::Ended(outcome),
+            _ => ApprovalError::AlreadyUsed,
+        },
+        Ok(None) => ApprovalError::AlreadyUsed,
+        Err(error) => {
+            tracing::warn!(%error, "the end of a completed run could not be read back");
+            ApprovalError::AlreadyUsed
+        }
     }
 }

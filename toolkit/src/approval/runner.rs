@@ -147,7 +147,7 @@ impl Approvals {
         pending: &PendingApproval,
         record: &super::DecisionRecord,
     ) -> Ran {
-        let (approval, now) = match self.follow(view.registry(), pending, record, None).await {
+        let (approval, now) = match self.follow(view.registry(), pending, record).await {
             Ok(followed) => followed,
             Err(error) => {
                 tracing::warn!(%error, call_id = %pending.call_id, "a decided call could not be run");
@@ -159,7 +159,7 @@ impl Approvals {
         // this one. That run counts it, not this pass, even when it is done by now.
         if matches!(
             &response,
-            Response::Error(ToolError::ApprovalRejected { .. })
+            Response::Error(ToolError::ApprovalRejected { .. } | ToolError::AlreadyRan { .. })
         ) {
             return Ran::Skipped;
         }

@@ -298,7 +298,7 @@ impl Approvals {
             }
             Err(error) => return Response::Error(ApprovalError::Store(error).into()),
         };
-        match self.follow(view.registry(), pending, &record, None).await {
+        match self.follow(view.registry(), pending, &record).await {
             Ok((approval, now)) => resume(view, &approval, ctx, Some(now)).await,
             Err(error) => Response::Error(error.into()),
         }
@@ -316,6 +316,79 @@ impl Approvals {
     /// [`ApprovalError::Store`] when the store fails.
     pub async fn withdraw(&self, pending: &PendingApproval) -> Result<bool, ApprovalError> {
         let now = self.store_now().await?;
+        let outcome = RunOutcome::Failed {
+            kind: WITHDRAWN.to_owned(),
+            message: "the requester withdrew the call before it ran".to_owned(),
+        };
+        let stopped = self
+            .stop_for_requester(pending, now, "the requester withdrew the call", &outcome)
+            .await?;
+        Ok(matches!(stopped, Stopped::Now))
+    }
+
+    /// The requester's "no" (an MCP client's declined elicitation), recorded
+    /// where every door and the runner read it: whoever approved the call, and
+    /// whatever the [policy](Approvals::policy) lets the requester decide, a call
+    /// its requester declined never runs. Like [`Approvals::withdraw`], it ends the
+    /// call's run with its outcome (a denial), so no approval of it runs later,
+    /// on any replica. The answer is the signed denial the caller resumes with;
+    /// a call an approver denied first keeps the approver's reason. Too late (a
+    /// run holds it, or it ran) is an error that says so, with what it ran to.
+    pub(super) async fn decline(
+        &self,
+        registry: &crate::registry::Registry,
+        pending: &PendingApproval,
+        message: &str,
+    ) -> Result<(super::Approval, u64), ApprovalError> {
+        let now = self.store_now().await?;
+        // Nothing is recorded for a pending approval that is not this store's to
+        // keep (forged, altered, expired).
+        self.verify_pending_at(pending, now)?;
+        let outcome = RunOutcome::Failed {
+            kind: "denied".to_owned(),
+            message: ToolError::Denied {
+                message: message.to_owned(),
+            }
+            .to_string(),
+        };
+        match self
+            .stop_for_requester(pending, now, message, &outcome)
+            .await?
+        {
+            Stopped::Now => {}
+            Stopped::DeniedBefore(record) => return self.follow(registry, pending, &record).await,
+            Stopped::TooLate(Claim::Held { lease_until }) => {
+                return Err(ApprovalError::Running {
+                    lease_until,
+                    retry_after: lease_until.saturating_sub(now).saturating_add(1),
+                });
+            }
+            Stopped::TooLate(_) => {
+                let key = used_key(&pending.principal, &pending.call_id);
+                return Err(super::run::ended(self, &key).await);
+            }
+        }
+        let approval = self.approval(
+            registry,
+            pending,
+            super::Decision::Deny(message.to_owned()),
+            now,
+            Decider::Requester.name(),
+        )?;
+        Ok((approval, now))
+    }
+
+    /// What [`Approvals::withdraw`] and [`Approvals::decline`] share: the
+    /// requester's "no" recorded as the decision when nobody decided first (so the
+    /// call leaves the inbox), and the call's run ended with `outcome` before any
+    /// approval of it runs.
+    async fn stop_for_requester(
+        &self,
+        pending: &PendingApproval,
+        now: u64,
+        message: &str,
+        outcome: &RunOutcome,
+    ) -> Result<Stopped, ApprovalError> {
         let keep_until = pending
             .expires_at
             .saturating_add(self.approval_ttl.as_secs())
@@ -327,7 +400,7 @@ impl Approvals {
             tool: pending.tool.clone(),
             verdict: Verdict::Denied,
             digest: pending.digest.clone(),
-            message: Some("the requester withdrew the call".to_owned()),
+            message: Some(message.to_owned()),
             decided_by: Decider::Requester.name().to_owned(),
             decided_at: now,
             arguments: None,
@@ -341,27 +414,38 @@ impl Approvals {
             .map_err(ApprovalError::Store)?
             && winner.verdict == Verdict::Denied
         {
-            return Ok(false);
+            return Ok(Stopped::DeniedBefore(winner));
         }
         let key = used_key(&pending.principal, &pending.call_id);
         let lease_until = now.saturating_add(self.lease_seconds());
-        let Claim::Won { attempt } = self
+        let claim = self
             .store
             .claim(&key, lease_until, keep_until)
             .await
-            .map_err(ApprovalError::Store)?
-        else {
-            return Ok(false);
+            .map_err(ApprovalError::Store)?;
+        let Claim::Won { attempt } = claim else {
+            return Ok(Stopped::TooLate(claim));
         };
-        let outcome = RunOutcome::Failed {
-            kind: WITHDRAWN.to_owned(),
-            message: "the requester withdrew the call before it ran".to_owned(),
-        };
-        self.store
-            .complete(&key, attempt, &outcome)
+        if self
+            .store
+            .complete(&key, attempt, outcome)
             .await
-            .map_err(ApprovalError::Store)
+            .map_err(ApprovalError::Store)?
+        {
+            Ok(Stopped::Now)
+        } else {
+            // Taken over between the claim and its end: another run holds it.
+            Ok(Stopped::TooLate(Claim::Held { lease_until }))
+        }
     }
+}
+
+/// How the requester's "no" ended: it stopped the call, an approver had denied
+/// it already, or it came too late (the claim that said so).
+enum Stopped {
+    Now,
+    DeniedBefore(Box<DecisionRecord>),
+    TooLate(Claim),
 }
 
 /// A result, with the note of who edited the arguments when the decision edited

@@ -232,7 +232,9 @@ impl Failure {
                 "Refused: not the call that was asked",
             ),
             ApprovalError::Expired { .. } => (StatusCode::GONE, "expired", "Too late"),
-            ApprovalError::AlreadyDecided { .. } | ApprovalError::AlreadyUsed => {
+            ApprovalError::AlreadyDecided { .. }
+            | ApprovalError::AlreadyUsed
+            | ApprovalError::Ended(_) => {
                 (StatusCode::CONFLICT, "already_decided", "Already decided")
             }
             ApprovalError::InvalidArguments(_) => (

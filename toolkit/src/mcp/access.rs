@@ -207,6 +207,13 @@ pub trait ToolSet: Send + Sync {
         false
     }
 
+    /// Whether the caller holding this set may see, answer for and run `pending`
+    /// (see [`View::reaches`]). Sets without approvals reach no call.
+    fn reaches(&self, pending: &PendingApproval) -> bool {
+        let _ = pending;
+        false
+    }
+
     /// The approvals this set's calls are kept in, and its principal: where an MCP
     /// task (an `approve` call polled with `tasks/get`) is read from. Sets without
     /// approvals have none, and no tasks.
@@ -283,10 +290,17 @@ impl ToolSet for View<'static> {
     ) -> CallFuture<'a> {
         Box::pin(async move {
             match View::approvals(self) {
+                Some(_) if !View::reaches(self, pending) => {
+                    Response::Error(self.unknown_tool(&pending.tool))
+                }
                 Some((approvals, _)) => approvals.run_approved(self, ctx, pending).await,
                 None => Response::Error(ApprovalError::NotConfigured.into()),
             }
         })
+    }
+
+    fn reaches(&self, pending: &PendingApproval) -> bool {
+        View::reaches(self, pending)
     }
 
     fn requester_may_decide(&self, pending: &PendingApproval) -> bool {
@@ -304,6 +318,11 @@ impl ToolSet for View<'static> {
             let Some((approvals, _)) = View::approvals(self) else {
                 return Response::Error(ApprovalError::NotConfigured.into());
             };
+            // Nothing is recorded for a call this view cannot make: a narrower
+            // token of the same user decides nothing on it.
+            if !View::reaches(self, pending) {
+                return Response::Error(self.unknown_tool(&pending.tool));
+            }
             match approvals
                 .answer_as_requester_at(self.registry(), pending, decision)
                 .await
@@ -336,6 +355,10 @@ impl<T: ToolSet + ?Sized> ToolSet for Arc<T> {
 
     fn requester_may_decide(&self, pending: &PendingApproval) -> bool {
         (**self).requester_may_decide(pending)
+    }
+
+    fn reaches(&self, pending: &PendingApproval) -> bool {
+        (**self).reaches(pending)
     }
 
     fn approvals(&self) -> Option<(&Approvals, &str)> {

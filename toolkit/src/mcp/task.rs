@@ -250,7 +250,11 @@ pub(super) async fn find<'g>(
         return Ok(None);
     }
     match approvals.status(principal, task_id).await {
-        Ok(status) => Ok(status.map(|status| (approvals, status))),
+        // A task is found through the view the caller holds now: a call of a tool
+        // outside it (a narrower token of the same user) is no task of theirs.
+        Ok(status) => Ok(status
+            .filter(|status| grant.tools().reaches(&status.pending))
+            .map(|status| (approvals, status))),
         Err(error) => {
             tracing::warn!(%error, "a task could not be read from the approval store");
             Err(rmcp::ErrorData::internal_error(

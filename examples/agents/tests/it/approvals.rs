@@ -178,13 +178,17 @@ fn a_contact_triggered_schedule_waits_for_an_owner_and_runs_once() {
             "fired": 0
         }]})
     );
-    // Replayed: refused, nothing more created.
+    // Replayed: told it ran, with what it created; nothing more is created.
+    let created = r#"[{"contact_id":1,"fired":0,"id":101,"next_run":"2026-11-24T10:00Z","prompt":"Call Ada back about the quote.","recurrence":{"at":"2026-11-24T10:00Z","kind":"once"}}]"#;
     assert_eq!(
         block_on(worker_view.resume(&approval, &worker(&org))).to_json(),
         json!({"error": {
-            "kind": "approval_rejected",
-            "reason": "it was already used, and an approved call runs once",
-            "message": "the approval was refused: it was already used, and an approved call runs once; nothing ran"
+            "kind": "already_ran",
+            "outcome": format!("with the result {created}"),
+            "message": format!(
+                "this approved call already ran, with the result {created}; an approved call \
+                 runs once, so it did not run again"
+            ),
         }})
     );
     assert_eq!(org.schedules(SALES_AGENT).len(), 1);

@@ -170,8 +170,12 @@ async fn the_users_approval_runs_the_tool_and_a_decline_does_not() {
     );
 }
 
-fn already_used() -> String {
-    toolkit::ToolError::from(toolkit::approval::ApprovalError::AlreadyUsed).to_string()
+/// What a replay of a call that ran is told: that it ran, with its result.
+fn already_ran() -> String {
+    toolkit::ToolError::AlreadyRan {
+        outcome: r#"with the result {"deleted":[1]}"#.to_owned(),
+    }
+    .to_string()
 }
 
 /// A 2025-11-25 client over a transport that carries its answers (stdio here):
@@ -233,7 +237,7 @@ async fn an_approval_runs_once_and_binds_its_arguments() {
     assert_eq!(first.is_error, Some(false), "{first:?}");
     let replay = complete(&client, answer(&input, "accept")).await;
     assert_eq!(replay.is_error, Some(true));
-    assert_eq!(text(&replay), already_used());
+    assert_eq!(text(&replay), already_ran());
 
     // The sealed state is bound to the arguments it was issued for.
     let input = ask(&client).await;
@@ -376,7 +380,7 @@ async fn two_processes_share_one_approval_store_and_the_tool_runs_once() {
     // Replayed on A (or B): refused by the shared store, nothing runs.
     for client in [&on_a, &on_b] {
         let replay = complete(client, answer(&input, "accept")).await;
-        assert_eq!(text(&replay), already_used());
+        assert_eq!(text(&replay), already_ran());
     }
     let on_a_still = on_a
         .call_tool(call("get_memories", json!({"id": 1})))

@@ -436,10 +436,7 @@ async fn an_input_required_call_resumes_later_with_the_inbox_decision_and_runs_o
     assert_eq!(result.is_error, Some(false), "{result:?}");
     assert_eq!(result.structured_content, Some(json!({"deleted": [1]})));
     let replay = complete(client.call_tool_once(accepted(&input)).await.unwrap());
-    assert_eq!(
-        text(&replay),
-        toolkit::ToolError::from(toolkit::approval::ApprovalError::AlreadyUsed).to_string()
-    );
+    assert_eq!(text(&replay), already_ran(r#"{"deleted":[1]}"#));
     assert_eq!(
         audit(&desk).await,
         one_decision("approved", "operator"),
@@ -489,10 +486,7 @@ async fn an_input_required_call_resumes_later_with_the_inbox_edits_and_runs_them
     );
     let replay = complete(client.call_tool_once(accepted(&input)).await.unwrap());
     assert_eq!(replay.is_error, Some(true), "{replay:?}");
-    assert_eq!(
-        text(&replay),
-        toolkit::ToolError::from(toolkit::approval::ApprovalError::AlreadyUsed).to_string()
-    );
+    assert_eq!(text(&replay), already_ran(r#"{"deleted":[2]}"#));
     assert_eq!(memory(&client, 1).await, "kept", "the replay ran nothing");
     assert_eq!(
         audit(&desk).await,
@@ -1140,4 +1134,12 @@ mod signed_in {
             .unwrap();
         assert_eq!(elsewhere.status(), 403);
     }
+}
+
+/// What a replay of a call that ran is told: that it ran, with its result.
+fn already_ran(result: &str) -> String {
+    toolkit::ToolError::AlreadyRan {
+        outcome: format!("with the result {result}"),
+    }
+    .to_string()
 }

@@ -17,8 +17,9 @@ use example_mcp_server::{OAUTH_SCOPES, Settings, oauth_router};
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use rmcp::model::{
-    CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationAction, Implementation, ProtocolVersion,
+    CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig, ElicitRequestParams,
+    ElicitResult, ElicitationAction, GetTaskParams, Implementation, ProtocolVersion,
+    UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -744,4 +745,114 @@ async fn the_resource_url_s_host_is_accepted_beside_loopback_and_no_other() {
             ("tools.example.test.evil.example", 403),
         ]
     );
+}
+
+/// A client of the same user that declares the MCP Tasks extension.
+#[derive(Clone)]
+struct TaskUser;
+
+impl ClientHandler for TaskUser {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder()
+                .enable_elicitation()
+                .enable_tasks()
+                .build(),
+            Implementation::new("oauth-task-test", "0.0.0"),
+        )
+    }
+}
+
+/// Task `id`'s status as `client` is told, or the error it gets.
+async fn task_status(
+    client: &RunningService<RoleClient, TaskUser>,
+    id: &str,
+) -> Result<rmcp::model::TaskStatus, String> {
+    client
+        .get_task(GetTaskParams::new(id))
+        .await
+        .map(|task| task.task.status())
+        .map_err(|error| error.to_string())
+}
+
+async fn connect_tasks(resource: &str, token: &str) -> RunningService<RoleClient, TaskUser> {
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(resource.to_owned()).auth_header(token);
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    TaskUser
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_config(config),
+            lifecycle,
+        )
+        .await
+        .unwrap()
+}
+
+/// Authority is the view a token earns, never its subject alone: a token of the
+/// same user whose scopes open no tool (`mcp` alone) reads none of that user's
+/// tasks, withdraws none, and records no answer for a tool its view cannot
+/// call, whether by `tasks/update` or by presenting the call's `requestState`.
+#[tokio::test]
+async fn a_narrower_token_of_the_same_user_reaches_none_of_its_calls() {
+    let issuer = issuer().await;
+    let (resource, state) = serve(&issuer).await;
+    let token = |scope: &str| {
+        sign(
+            ISSUER_KEY,
+            "issuer-1",
+            &claims(&issuer, &resource, "ada", scope),
+        )
+    };
+    let full = connect_tasks(&resource, &token("mcp internal")).await;
+    let created = full
+        .call_tool(call(
+            "create_memories",
+            json!({"memories": [{"content": "Ada takes her tea black"}]}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(created.is_error, Some(false), "{created:?}");
+    let CallToolResponse::Task(task) = full
+        .call_tool_once(call("delete_memories", json!({"ids": [1]})))
+        .await
+        .unwrap()
+    else {
+        panic!("a client with tasks gets a task");
+    };
+    let id = task.task.task_id.clone();
+    let waiting = task_status(&full, &id)
+        .await
+        .expect("the owner's view reaches it");
+
+    let narrow = connect_tasks(&resource, &token("mcp")).await;
+    assert_eq!(
+        task_status(&narrow, &id).await,
+        Err(format!("Mcp error: -32602: no task `{id}` here")),
+        "a view without the tool learns nothing of the call"
+    );
+    narrow
+        .cancel_task(CancelTaskParams::new(&id))
+        .await
+        .expect("acknowledged, as the specification asks");
+    let answered = narrow
+        .update_task(UpdateTaskParams::new(
+            &id,
+            BTreeMap::from([("approval".to_owned(), json!({"action": "accept"}))]),
+        ))
+        .await
+        .map_err(|error| error.to_string());
+    assert_eq!(
+        answered,
+        Err(format!("Mcp error: -32602: no task `{id}` here")),
+        "answered like a task that does not exist"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        task_status(&full, &id).await,
+        Ok(waiting),
+        "neither withdrawn nor answered"
+    );
+    assert!(state.snapshot().contains("Ada takes her tea black"));
 }
