@@ -34,6 +34,8 @@ const ATTACKER_KEY: &[u8] =
     include_bytes!("../../../../toolkit/src/mcp/auth/testdata/attacker.der");
 const ISSUER_PUBLIC_PEM: &[u8] =
     include_bytes!("../../../../toolkit/src/mcp/auth/testdata/issuer.pub.pem");
+/// A 1024-bit RSA key: too short to verify anything.
+const WEAK_KEY: &[u8] = include_bytes!("../../../../toolkit/src/mcp/auth/testdata/weak1024.der");
 
 /// A token signed with the issuer's key under `header` (any JSON, including
 /// parameters jsonwebtoken's `Header` does not model).
@@ -744,4 +746,183 @@ async fn the_resource_url_s_host_is_accepted_beside_loopback_and_no_other() {
             ("tools.example.test.evil.example", 403),
         ]
     );
+}
+
+/// The issuer's JWKS and verifier for `resource`, with fixed keys (`keys`).
+fn fixed_verifier(issuer: &Issuer, resource: &str, keys: JwkSet) -> JwtVerifier {
+    JwtVerifier::builder(&issuer.url, resource)
+        .jwks(keys)
+        .build()
+        .unwrap()
+}
+
+/// RFC 9068 §4: a JWT of another type is refused, though the issuer signed it
+/// for this resource with its access tokens' key: logout tokens, security event
+/// tokens and `DPoP` proofs carry `iss`, `aud` and `sub` too. An access token's
+/// types, in any case, and no `typ` at all, are accepted.
+#[tokio::test]
+async fn a_token_of_another_type_than_an_access_token_is_refused() {
+    let issuer = issuer().await;
+    let resource = "https://tools.example/mcp";
+    let verifier = fixed_verifier(
+        &issuer,
+        resource,
+        JwkSet {
+            keys: vec![jwk(ISSUER_KEY, "issuer-1")],
+        },
+    );
+    let good = claims(&issuer, resource, "alice", "mcp");
+    let typed = |typ: Option<&str>| {
+        let mut header = json!({"alg": "RS256", "kid": "issuer-1"});
+        if let Some(typ) = typ {
+            header["typ"] = json!(typ);
+        }
+        sign_with_header(&header, &good)
+    };
+    for typ in [
+        "logout+jwt",
+        "secevent+jwt",
+        "dpop+jwt",
+        "application/logout+jwt",
+        "at+jwt-but-not",
+        "",
+    ] {
+        assert_eq!(
+            verifier.verify(&typed(Some(typ))).await,
+            Err(AuthError::InvalidToken(
+                "the token's type (`typ`) is not an access token's (`at+jwt`)".to_owned()
+            )),
+            "{typ}"
+        );
+    }
+    for typ in [
+        Some("at+jwt"),
+        Some("AT+JWT"),
+        Some("application/at+jwt"),
+        Some("Application/AT+JWT"),
+        Some("JWT"),
+        Some("jwt"),
+        None,
+    ] {
+        let accepted = verifier.verify(&typed(typ)).await;
+        assert_eq!(
+            accepted.map(|token| token.subject),
+            Ok("alice".to_owned()),
+            "{typ:?}"
+        );
+    }
+    // Over HTTP: a logout token is `401 invalid_token`, and nothing runs.
+    let (resource, state) = serve(&issuer).await;
+    let before = state.snapshot();
+    let logout = sign_with_header(
+        &json!({"alg": "RS256", "typ": "logout+jwt", "kid": "issuer-1"}),
+        &claims(&issuer, &resource, "alice", "mcp internal"),
+    );
+    assert_eq!(
+        raw_call(&resource, Some(&logout)).await,
+        invalid(
+            &resource,
+            "the token's type (`typ`) is not an access token's (`at+jwt`)"
+        )
+    );
+    assert_eq!(state.snapshot(), before);
+}
+
+/// The warnings logged while `work` runs on this thread: each as its message and
+/// fields, `key=value` separated by spaces.
+async fn warnings_of<T>(work: impl Future<Output = T>) -> (T, Vec<String>) {
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    #[derive(Clone, Default)]
+    struct Warnings(Arc<std::sync::Mutex<Vec<String>>>);
+
+    struct Fields(String);
+
+    impl tracing::field::Visit for Fields {
+        fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+            use std::fmt::Write as _;
+            let _ = write!(self.0, " {}={value:?}", field.name());
+        }
+    }
+
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Warnings {
+        fn on_event(
+            &self,
+            event: &tracing::Event<'_>,
+            _: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            if *event.metadata().level() == tracing::Level::WARN {
+                let mut fields = Fields(String::new());
+                event.record(&mut fields);
+                self.0.lock().unwrap().push(fields.0.trim().to_owned());
+            }
+        }
+    }
+
+    let warnings = Warnings::default();
+    let subscriber = tracing_subscriber::registry().with(warnings.clone());
+    let guard = tracing::subscriber::set_default(subscriber);
+    let outcome = work.await;
+    drop(guard);
+    let seen = warnings.0.lock().unwrap().clone();
+    (outcome, seen)
+}
+
+/// An RSA key under 2048 bits in the JWKS verifies nothing (its modulus can be
+/// factored, and every token it verifies forged): a token it signed is refused
+/// as if its key were unknown, and a warning names the key.
+#[tokio::test]
+async fn an_rsa_key_under_2048_bits_in_the_jwks_verifies_nothing() {
+    let issuer = issuer().await;
+    let resource = "https://tools.example/mcp";
+    let good = claims(&issuer, resource, "alice", "mcp");
+    // Fixed keys.
+    let (verifier, warnings) = warnings_of(async {
+        fixed_verifier(
+            &issuer,
+            resource,
+            JwkSet {
+                keys: vec![jwk(ISSUER_KEY, "issuer-1"), jwk(WEAK_KEY, "weak-1")],
+            },
+        )
+    })
+    .await;
+    assert_eq!(
+        warnings,
+        [
+            "message=a JWKS key is an RSA key under 2048 bits; it verifies nothing \
+             kid=\"weak-1\" bits=1024"
+        ]
+    );
+    let unknown = Err(AuthError::InvalidToken(
+        "the token's key id (`kid`) is not one of the issuer's keys".to_owned(),
+    ));
+    assert_eq!(
+        verifier.verify(&sign(WEAK_KEY, "weak-1", &good)).await,
+        unknown
+    );
+    // The other key of the same JWKS still verifies.
+    verifier
+        .verify(&sign(ISSUER_KEY, "issuer-1", &good))
+        .await
+        .unwrap();
+    // Fetched keys: the same.
+    issuer
+        .jwks
+        .write()
+        .unwrap()
+        .keys
+        .push(jwk(WEAK_KEY, "weak-1"));
+    let verifier = JwtVerifier::builder(&issuer.url, resource)
+        .jwks_uri(format!("{}/jwks", issuer.url))
+        .build()
+        .unwrap();
+    let (refused, warnings) = warnings_of(verifier.verify(&sign(WEAK_KEY, "weak-1", &good))).await;
+    assert_eq!(refused, unknown);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("kid=\"weak-1\" bits=1024"),
+        "{warnings:?}"
+    );
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
 }

@@ -166,6 +166,7 @@ impl JwtVerifier {
             AuthError::invalid("the token header is malformed or names an unknown algorithm")
         })?;
         refuse_critical_parameters(token)?;
+        refuse_other_token_types(header.typ.as_deref())?;
         if !self.algorithms.contains(&header.alg) {
             return Err(AuthError::invalid(format!(
                 "the signing algorithm {:?} is not accepted",
@@ -315,6 +316,50 @@ fn refuse_critical_parameters(token: &str) -> Result<(), AuthError> {
     Ok(())
 }
 
+/// The `typ` header values of an access token, compared case-insensitively
+/// (media types are, RFC 2045 §5.1): RFC 9068's `at+jwt` (and its full media
+/// type), and the `JWT` most issuers still write.
+const ACCESS_TOKEN_TYPES: [&str; 3] = ["at+jwt", "application/at+jwt", "jwt"];
+
+/// Refuses a token whose `typ` names another kind of JWT (RFC 9068 §4: a
+/// resource server rejects a token of another type). Logout tokens, security
+/// event tokens and `DPoP` proofs may be signed by the same issuer with the same
+/// keys, and carry `iss`, `aud` and `sub` too: only the header tells them from an
+/// access token. A missing `typ` is accepted, as many issuers omit it.
+fn refuse_other_token_types(typ: Option<&str>) -> Result<(), AuthError> {
+    match typ {
+        None => Ok(()),
+        Some(typ)
+            if ACCESS_TOKEN_TYPES
+                .iter()
+                .any(|accepted| typ.eq_ignore_ascii_case(accepted)) =>
+        {
+            Ok(())
+        }
+        Some(_) => Err(AuthError::invalid(
+            "the token's type (`typ`) is not an access token's (`at+jwt`)",
+        )),
+    }
+}
+
+/// The smallest RSA modulus a key may have to verify anything: 2048 bits (NIST
+/// SP 800-131A disallows smaller ones for signatures since 2013).
+const MIN_RSA_BITS: usize = 2048;
+
+/// The bit length of an RSA key's modulus (`n`, unsigned big-endian in
+/// base64url, RFC 7518 §6.3.1.1), or `None` when it is not base64url.
+fn rsa_modulus_bits(n: &str) -> Option<usize> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(n.trim_end_matches('='))
+        .ok()?;
+    let Some(first) = bytes.iter().position(|byte| *byte != 0) else {
+        return Some(0);
+    };
+    let leading = usize::try_from(bytes[first].leading_zeros()).ok()?;
+    Some((bytes.len() - first) * 8 - leading)
+}
+
 /// The usable signature keys of `set`: public keys only (`oct` keys are HMAC
 /// secrets and never belong in a JWKS), not marked for encryption.
 fn key_cache(set: &JwkSet) -> KeyCache {
@@ -343,6 +388,19 @@ fn usable_key(jwk: &Jwk) -> Option<Key> {
     }
     if matches!(jwk.common.public_key_use, Some(ref used) if *used != PublicKeyUse::Signature) {
         return None;
+    }
+    if let AlgorithmParameters::RSA(rsa) = &jwk.algorithm {
+        let bits = rsa_modulus_bits(&rsa.n).unwrap_or(0);
+        if bits < MIN_RSA_BITS {
+            // Factoring a short modulus forges every token it verifies: the key
+            // is left out, and the issuer's operators are told which one.
+            tracing::warn!(
+                kid = jwk.common.key_id.as_deref().unwrap_or("(none)"),
+                bits,
+                "a JWKS key is an RSA key under {MIN_RSA_BITS} bits; it verifies nothing"
+            );
+            return None;
+        }
     }
     let algorithm = match jwk.common.key_algorithm {
         Some(algorithm) => Some(algorithm.to_string().parse::<Algorithm>().ok()?),
