@@ -574,9 +574,10 @@ async fn a_flood_of_unknown_kids_is_one_jwks_fetch() {
 
 /// A JWKS the issuer cannot serve is the issuer's outage, not the token's
 /// fault: `503`, never `invalid_token`, on every request until the issuer is
-/// back, and its keys are used as soon as it is.
+/// back, and its keys are used at the first fetch after the back-off (1 s after
+/// one failure).
 #[tokio::test]
-async fn a_failed_jwks_fetch_is_unavailable_and_recovery_is_used_at_once() {
+async fn a_failed_jwks_fetch_is_unavailable_and_recovery_is_used_after_the_back_off() {
     let issuer = issuer().await;
     let (resource, _) = serve(&issuer).await;
     let good = claims(&issuer, &resource, "alice", "mcp internal");
@@ -592,10 +593,17 @@ async fn a_failed_jwks_fetch_is_unavailable_and_recovery_is_used_at_once() {
         assert!(!challenge.contains("invalid_token"), "{challenge}");
         unavailable(&body);
     }
-    // Back: the very next request is served (no 30 s wait).
+    // One fetch failed; the other requests were told without one.
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+    // Back: within the back-off still `503`; after it (1 s, not the 30 s of
+    // the refetch interval) served.
     issuer.failing.store(false, Ordering::SeqCst);
     let (status, _, body) = raw_call(&resource, Some(&valid)).await;
+    assert_eq!(status, 503, "{body}");
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let (status, _, body) = raw_call(&resource, Some(&valid)).await;
     assert_eq!(status, 200, "{body}");
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 2);
     // Once keys are cached, an outage leaves their tokens served.
     issuer.failing.store(true, Ordering::SeqCst);
     let (status, _, body) = raw_call(&resource, Some(&valid)).await;
@@ -925,4 +933,122 @@ async fn an_rsa_key_under_2048_bits_in_the_jwks_verifies_nothing() {
         "{warnings:?}"
     );
     assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+}
+
+/// A token whose `kid` was made up and whose signature is garbage: refused
+/// unverified, so a flood of them costs nothing to make.
+fn made_up_kid(payload: &str, kid: &str) -> String {
+    let header = json!({"alg": "RS256", "typ": "JWT", "kid": kid});
+    format!(
+        "{}.{payload}.{}",
+        b64(header.to_string().as_bytes()),
+        b64(&[7; 256])
+    )
+}
+
+/// With an issuer whose JWKS hangs, the requests that need it wait for one
+/// fetch and all get its failure together (`503`), after one client timeout:
+/// not one timeout after another. Requests with made-up `kid`s join the same
+/// fetch; they pin no connection for longer.
+#[tokio::test]
+async fn requests_waiting_for_a_hanging_jwks_share_one_fetch() {
+    let issuer = issuer().await;
+    let resource = "https://tools.example/mcp";
+    let timeout = Duration::from_secs(2);
+    let verifier = Arc::new(
+        JwtVerifier::builder(&issuer.url, resource)
+            .jwks_uri(format!("{}/jwks", issuer.url))
+            .http_client(reqwest::Client::builder().timeout(timeout).build().unwrap())
+            .build()
+            .unwrap(),
+    );
+    issuer.hanging.store(true, Ordering::SeqCst);
+    let good = claims(&issuer, resource, "alice", "mcp");
+    let payload = b64(good.to_string().as_bytes());
+    let mut tokens: Vec<String> = (0..4)
+        .map(|_| sign(ISSUER_KEY, "issuer-1", &good))
+        .collect();
+    tokens.extend((0..4).map(|n| made_up_kid(&payload, &format!("made-up-{n}"))));
+    let started = std::time::Instant::now();
+    let mut requests = tokio::task::JoinSet::new();
+    for token in tokens {
+        let verifier = Arc::clone(&verifier);
+        requests.spawn(async move { (verifier.verify(&token).await, started.elapsed()) });
+    }
+    let mut waits = Vec::new();
+    while let Some(answered) = requests.join_next().await {
+        let (outcome, waited) = answered.unwrap();
+        let Err(AuthError::Unavailable { message, .. }) = &outcome else {
+            panic!("{outcome:?}");
+        };
+        assert!(message.contains("could not be reached"), "{message}");
+        waits.push(waited);
+    }
+    println!(
+        "8 requests during a hanging JWKS fetch (client timeout {timeout:?}): answered after {waits:?}"
+    );
+    // One at a time, the last would have waited 8 timeouts.
+    for waited in &waits {
+        assert!(*waited >= timeout && *waited < timeout * 3 / 2, "{waits:?}");
+    }
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+    assert_eq!(verifier.jwks_fetches(), 1);
+}
+
+/// 100 requests with made-up `kid`s, one after another, each told the keys are
+/// unavailable (the JWKS answers `500`).
+async fn unavailable_to_made_up_kids(verifier: &JwtVerifier, payload: &str, round: usize) {
+    for n in 0..100 {
+        let outcome = verifier
+            .verify(&made_up_kid(payload, &format!("made-up-{round}-{n}")))
+            .await;
+        let Err(AuthError::Unavailable { message, .. }) = &outcome else {
+            panic!("{outcome:?}");
+        };
+        assert!(
+            message.ends_with("/jwks answered 500 Internal Server Error"),
+            "{message}"
+        );
+    }
+}
+
+/// While the JWKS answers errors, requests are told `503` without a fetch each:
+/// after a failed fetch the next waits 1 s, then 2 s, 4 s, ... (at most 30 s), so
+/// a flood of made-up `kid`s, which needs no credentials, is no retry storm
+/// against a sick issuer. The first fetch after the back-off that succeeds ends it.
+#[tokio::test]
+async fn made_up_kids_during_a_jwks_outage_back_off_the_fetches() {
+    let issuer = issuer().await;
+    let resource = "https://tools.example/mcp";
+    let verifier = JwtVerifier::builder(&issuer.url, resource)
+        .jwks_uri(format!("{}/jwks", issuer.url))
+        .min_refresh_interval(Duration::from_millis(10))
+        .build()
+        .unwrap();
+    issuer.failing.store(true, Ordering::SeqCst);
+    let good = claims(&issuer, resource, "alice", "mcp");
+    let payload = b64(good.to_string().as_bytes());
+    unavailable_to_made_up_kids(&verifier, &payload, 0).await;
+    let fetched = issuer.fetches.load(Ordering::SeqCst);
+    println!("100 made-up kids while the JWKS fails: {fetched} fetch(es)");
+    assert_eq!(fetched, 1);
+    // After the first back-off (1 s), one fetch; the next waits 2 s.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    unavailable_to_made_up_kids(&verifier, &payload, 1).await;
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 2);
+    // The issuer recovers: the first request after the back-off is served, and
+    // its keys are used.
+    issuer.failing.store(false, Ordering::SeqCst);
+    let valid = sign(ISSUER_KEY, "issuer-1", &good);
+    assert!(matches!(
+        verifier.verify(&valid).await,
+        Err(AuthError::Unavailable { .. })
+    ));
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert_eq!(
+        verifier.verify(&valid).await.map(|token| token.subject),
+        Ok("alice".to_owned())
+    );
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 3);
+    assert_eq!(verifier.jwks_fetches(), 3);
 }
