@@ -426,24 +426,16 @@ impl McpServer {
         if !is_stateless_revision(context) || !elicits {
             return None;
         }
-        // The seal's own expiry (read on the opening replica's clock) only backs
-        // up the pending approval's, which the approval store's clock checks when
-        // the answer comes: it is the pending's lifetime plus the skew every
-        // approval record allows, and reads no clock here.
-        let ttl = std::time::Duration::from_secs(
-            pending
-                .expires_at
-                .saturating_sub(pending.requested_at)
-                .saturating_add(crate::approval::CLOCK_SKEW_SECONDS)
-                .max(1),
-        );
+        // No expiry of the seal's own: rmcp would check it on the clock of the
+        // replica that opens the state, and a replica whose clock runs ahead
+        // would refuse a state the store still holds valid. The sealed pending
+        // approval carries its expiry, which the answer's decision checks on the
+        // approval store's clock, as every other time decision does.
         let bound = self.binding(grant, request);
         let sealed = codec
             .seal_json_with(
                 pending,
-                &SealOptions::new()
-                    .associated_data(bound.as_bytes())
-                    .ttl(ttl),
+                &SealOptions::new().associated_data(bound.as_bytes()),
             )
             .map_err(|error| tracing::error!(%error, "could not seal a pending approval"))
             .ok()?;

@@ -728,3 +728,63 @@ async fn a_task_asked_on_one_process_completes_on_another() {
     drop((a, b));
     let _ = std::fs::remove_file(&store);
 }
+
+/// The sealed `requestState` has no expiry of its own, which rmcp would check on
+/// the clock of whichever replica opens it (one whose clock ran a day ahead
+/// refused states the store still held valid): rmcp's sealed body starts with
+/// its expiry, eight big-endian bytes of Unix milliseconds, zero for none. The
+/// pending approval inside still expires, on the approval store's clock.
+#[tokio::test]
+async fn the_request_state_expires_on_the_approval_stores_clock_alone() {
+    use base64::Engine as _;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    let settings = Settings::ephemeral().unwrap();
+    // Seconds the store's clock is ahead of this machine's.
+    let ahead = Arc::new(AtomicU64::new(0));
+    let store = toolkit::approval::MemoryApprovalStore::new().clock({
+        let ahead = Arc::clone(&ahead);
+        move || {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs();
+            now + ahead.load(Ordering::SeqCst)
+        }
+    });
+    let approvals = toolkit::approval::Approvals::new(
+        toolkit::approval::ApprovalKey::new(example_mcp_server::random_secret().unwrap()).unwrap(),
+        store,
+    )
+    .policy(example_mcp_server::who_decides());
+    let approvals: &'static toolkit::approval::Approvals = Box::leak(Box::new(approvals));
+    let url = serve_with(Settings {
+        approvals,
+        ..settings
+    })
+    .await;
+    let user = connect(&url, User { accepts: true }, stateless()).await;
+    remember(&user).await;
+    let input = ask(&user).await;
+    let sealed = input.request_state.clone().unwrap();
+    let [version, body, _tag]: [&str; 3] =
+        sealed.split('.').collect::<Vec<_>>().try_into().unwrap();
+    assert_eq!(version, "rs1");
+    let body = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(body)
+        .unwrap();
+    assert_eq!(body[..8], [0; 8], "the seal carries an expiry of its own");
+    // A day and an hour later on the store's clock, the pending approval (24 h)
+    // has expired: the answer runs nothing.
+    ahead.store(25 * 3600, Ordering::SeqCst);
+    let refused = complete(&user, answer(&input, "accept")).await;
+    assert_eq!(refused.is_error, Some(true), "{refused:?}");
+    let told = text(&refused);
+    assert!(
+        told.starts_with("the approval was refused: it expired at ")
+            && told.ends_with(" (Unix seconds); nothing ran"),
+        "{told}"
+    );
+    assert_eq!(memories(&user).await, 1);
+}
