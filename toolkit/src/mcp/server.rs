@@ -535,18 +535,34 @@ impl McpServer {
 /// that don't fit.
 /// Only the methods this server has: resources, prompts and completions are
 /// not found, whatever their params.
-const PROTOCOL_METHODS: [&str; 5] = [
+const PROTOCOL_METHODS: [&str; 8] = [
     "initialize",
     "ping",
     "tools/list",
     "tools/call",
     "logging/setLevel",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
 ];
 
 /// Methods the 2026-07-28 revision removed (no session to initialize or to keep
 /// a log level in; a request carries its log level in `_meta`): not found on a
 /// request of that revision, which the transport answers with HTTP 404.
 const REMOVED_IN_2026_07_28: [&str; 2] = ["initialize", "logging/setLevel"];
+
+/// What is wrong with the `taskId` of a `tasks/*` request, if anything is.
+fn task_id_problem(request: &rmcp::model::CustomRequest) -> Option<String> {
+    let params = request
+        .params
+        .as_ref()
+        .and_then(serde_json::Value::as_object);
+    match params.and_then(|params| params.get("taskId")) {
+        Some(serde_json::Value::String(_)) => None,
+        Some(_) => Some("`taskId` must be a string".to_owned()),
+        None => Some("missing field `taskId`".to_owned()),
+    }
+}
 
 /// `-32601 method not found`, naming the method (rmcp's wording for the methods
 /// it does not route).
@@ -729,6 +745,24 @@ impl ServerHandler for McpServer {
                 .params_as::<CallToolRequestParams>()
                 .err()
                 .map(|error| error.to_string()),
+            "tasks/get" => task_id_problem(&request).or_else(|| {
+                request
+                    .params_as::<rmcp::model::GetTaskParams>()
+                    .err()
+                    .map(|error| error.to_string())
+            }),
+            "tasks/update" => task_id_problem(&request).or_else(|| {
+                request
+                    .params_as::<rmcp::model::UpdateTaskParams>()
+                    .err()
+                    .map(|error| error.to_string())
+            }),
+            "tasks/cancel" => task_id_problem(&request).or_else(|| {
+                request
+                    .params_as::<rmcp::model::CancelTaskParams>()
+                    .err()
+                    .map(|error| error.to_string())
+            }),
             _ => None,
         };
         let message = match problem {
