@@ -31,7 +31,8 @@ pub const ISSUER_KEY: &[u8] = include_bytes!("../../toolkit/src/mcp/auth/testdat
 pub const ISSUER_KID: &str = "issuer-1";
 
 /// An authorization server on a loopback port: discovery and a JWKS, whose
-/// fetches are counted and which answers `500` while `failing`.
+/// fetches are counted, which answers `500` while `failing` and never answers
+/// while `hanging`.
 pub struct Issuer {
     /// Its issuer URL (`http://127.0.0.1:PORT`).
     pub url: String,
@@ -41,6 +42,9 @@ pub struct Issuer {
     pub jwks: Arc<RwLock<JwkSet>>,
     /// While set, the JWKS is answered `500`.
     pub failing: Arc<AtomicBool>,
+    /// While set, a JWKS request gets no answer (an hour's wait): an issuer that
+    /// hangs.
+    pub hanging: Arc<AtomicBool>,
 }
 
 /// The public JWK of the RSA key `der`, named `kid`.
@@ -68,6 +72,7 @@ pub async fn issuer() -> Issuer {
     let url = format!("http://{}", listener.local_addr().expect("bound"));
     let fetches = Arc::new(AtomicUsize::new(0));
     let failing = Arc::new(AtomicBool::new(false));
+    let hanging = Arc::new(AtomicBool::new(false));
     let jwks = Arc::new(RwLock::new(JwkSet {
         keys: vec![jwk(ISSUER_KEY, ISSUER_KID)],
     }));
@@ -89,7 +94,7 @@ pub async fn issuer() -> Issuer {
             "/jwks",
             axum::routing::get({
                 let (fetches, jwks) = (Arc::clone(&fetches), Arc::clone(&jwks));
-                let failing = Arc::clone(&failing);
+                let (failing, hanging) = (Arc::clone(&failing), Arc::clone(&hanging));
                 move || {
                     fetches.fetch_add(1, Ordering::SeqCst);
                     let body = serde_json::to_string(
@@ -103,7 +108,13 @@ pub async fn issuer() -> Issuer {
                     } else {
                         http::StatusCode::OK
                     };
-                    async move { (status, body) }
+                    let hangs = hanging.load(Ordering::SeqCst);
+                    async move {
+                        if hangs {
+                            tokio::time::sleep(std::time::Duration::from_hours(1)).await;
+                        }
+                        (status, body)
+                    }
                 }
             }),
         );
@@ -113,6 +124,7 @@ pub async fn issuer() -> Issuer {
         fetches,
         jwks,
         failing,
+        hanging,
     }
 }
 

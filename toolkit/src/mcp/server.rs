@@ -426,24 +426,16 @@ impl McpServer {
         if !is_stateless_revision(context) || !elicits {
             return None;
         }
-        // The seal's own expiry (read on the opening replica's clock) only backs
-        // up the pending approval's, which the approval store's clock checks when
-        // the answer comes: it is the pending's lifetime plus the skew every
-        // approval record allows, and reads no clock here.
-        let ttl = std::time::Duration::from_secs(
-            pending
-                .expires_at
-                .saturating_sub(pending.requested_at)
-                .saturating_add(crate::approval::CLOCK_SKEW_SECONDS)
-                .max(1),
-        );
+        // No expiry of the seal's own: rmcp would check it on the clock of the
+        // replica that opens the state, and a replica whose clock runs ahead
+        // would refuse a state the store still holds valid. The sealed pending
+        // approval carries its expiry, which the answer's decision checks on the
+        // approval store's clock, as every other time decision does.
         let bound = self.binding(grant, request);
         let sealed = codec
             .seal_json_with(
                 pending,
-                &SealOptions::new()
-                    .associated_data(bound.as_bytes())
-                    .ttl(ttl),
+                &SealOptions::new().associated_data(bound.as_bytes()),
             )
             .map_err(|error| tracing::error!(%error, "could not seal a pending approval"))
             .ok()?;
@@ -543,18 +535,34 @@ impl McpServer {
 /// that don't fit.
 /// Only the methods this server has: resources, prompts and completions are
 /// not found, whatever their params.
-const PROTOCOL_METHODS: [&str; 5] = [
+const PROTOCOL_METHODS: [&str; 8] = [
     "initialize",
     "ping",
     "tools/list",
     "tools/call",
     "logging/setLevel",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
 ];
 
 /// Methods the 2026-07-28 revision removed (no session to initialize or to keep
 /// a log level in; a request carries its log level in `_meta`): not found on a
 /// request of that revision, which the transport answers with HTTP 404.
 const REMOVED_IN_2026_07_28: [&str; 2] = ["initialize", "logging/setLevel"];
+
+/// What is wrong with the `taskId` of a `tasks/*` request, if anything is.
+fn task_id_problem(request: &rmcp::model::CustomRequest) -> Option<String> {
+    let params = request
+        .params
+        .as_ref()
+        .and_then(serde_json::Value::as_object);
+    match params.and_then(|params| params.get("taskId")) {
+        Some(serde_json::Value::String(_)) => None,
+        Some(_) => Some("`taskId` must be a string".to_owned()),
+        None => Some("missing field `taskId`".to_owned()),
+    }
+}
 
 /// `-32601 method not found`, naming the method (rmcp's wording for the methods
 /// it does not route).
@@ -737,6 +745,24 @@ impl ServerHandler for McpServer {
                 .params_as::<CallToolRequestParams>()
                 .err()
                 .map(|error| error.to_string()),
+            "tasks/get" => task_id_problem(&request).or_else(|| {
+                request
+                    .params_as::<rmcp::model::GetTaskParams>()
+                    .err()
+                    .map(|error| error.to_string())
+            }),
+            "tasks/update" => task_id_problem(&request).or_else(|| {
+                request
+                    .params_as::<rmcp::model::UpdateTaskParams>()
+                    .err()
+                    .map(|error| error.to_string())
+            }),
+            "tasks/cancel" => task_id_problem(&request).or_else(|| {
+                request
+                    .params_as::<rmcp::model::CancelTaskParams>()
+                    .err()
+                    .map(|error| error.to_string())
+            }),
             _ => None,
         };
         let message = match problem {

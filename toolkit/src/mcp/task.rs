@@ -246,7 +246,9 @@ pub(super) async fn find<'g>(
     let Some((approvals, principal)) = approvals_of(grant.tools()) else {
         return Ok(None);
     };
-    if task_id.is_empty() || task_id.len() > MAX_TASK_ID {
+    // No call id holds a NUL (PostgreSQL's text can't), and a store may fail
+    // on one rather than find nothing: such an id is unknown, unread.
+    if task_id.is_empty() || task_id.len() > MAX_TASK_ID || task_id.contains('\0') {
         return Ok(None);
     }
     match approvals.status(principal, task_id).await {

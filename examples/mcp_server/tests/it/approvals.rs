@@ -732,3 +732,193 @@ async fn a_task_asked_on_one_process_completes_on_another() {
     drop((a, b));
     let _ = std::fs::remove_file(&store);
 }
+
+/// The sealed `requestState` has no expiry of its own, which rmcp would check on
+/// the clock of whichever replica opens it (one whose clock ran a day ahead
+/// refused states the store still held valid): rmcp's sealed body starts with
+/// its expiry, eight big-endian bytes of Unix milliseconds, zero for none. The
+/// pending approval inside still expires, on the approval store's clock.
+#[tokio::test]
+async fn the_request_state_expires_on_the_approval_stores_clock_alone() {
+    use base64::Engine as _;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    let settings = Settings::ephemeral().unwrap();
+    // Seconds the store's clock is ahead of this machine's.
+    let ahead = Arc::new(AtomicU64::new(0));
+    let store = toolkit::approval::MemoryApprovalStore::new().clock({
+        let ahead = Arc::clone(&ahead);
+        move || {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs();
+            now + ahead.load(Ordering::SeqCst)
+        }
+    });
+    let approvals = toolkit::approval::Approvals::new(
+        toolkit::approval::ApprovalKey::new(example_mcp_server::random_secret().unwrap()).unwrap(),
+        store,
+    )
+    .policy(example_mcp_server::who_decides());
+    let approvals: &'static toolkit::approval::Approvals = Box::leak(Box::new(approvals));
+    let url = serve_with(Settings {
+        approvals,
+        ..settings
+    })
+    .await;
+    let user = connect(&url, User { accepts: true }, stateless()).await;
+    remember(&user).await;
+    let input = ask(&user).await;
+    let sealed = input.request_state.clone().unwrap();
+    let [version, body, _tag]: [&str; 3] =
+        sealed.split('.').collect::<Vec<_>>().try_into().unwrap();
+    assert_eq!(version, "rs1");
+    let body = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(body)
+        .unwrap();
+    assert_eq!(body[..8], [0; 8], "the seal carries an expiry of its own");
+    // A day and an hour later on the store's clock, the pending approval (24 h)
+    // has expired: the answer runs nothing.
+    ahead.store(25 * 3600, Ordering::SeqCst);
+    let refused = complete(&user, answer(&input, "accept")).await;
+    assert_eq!(refused.is_error, Some(true), "{refused:?}");
+    let told = text(&refused);
+    assert!(
+        told.starts_with("the approval was refused: it expired at ")
+            && told.ends_with(" (Unix seconds); nothing ran"),
+        "{told}"
+    );
+    assert_eq!(memories(&user).await, 1);
+}
+
+/// An approval store whose database is down: every call fails.
+struct Down;
+
+mod down {
+    use toolkit::approval::{
+        ApprovalStore, Claim, DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval,
+        PendingQuery, RefusalRecord, RunOutcome, RunRecord, StoreError, StoreFuture,
+    };
+
+    fn down<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
+        Box::pin(std::future::ready(Err(StoreError::new(
+            "PostgreSQL: error connecting to server: Connection refused",
+        ))))
+    }
+
+    impl ApprovalStore for super::Down {
+        fn now(&self) -> StoreFuture<'_, u64> {
+            down()
+        }
+        fn save_pending<'a>(&'a self, _: &'a PendingApproval) -> StoreFuture<'a, bool> {
+            down()
+        }
+        fn list_pending<'a>(
+            &'a self,
+            _: &'a PendingQuery,
+        ) -> StoreFuture<'a, Vec<PendingApproval>> {
+            down()
+        }
+        fn pending<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+        ) -> StoreFuture<'a, Option<PendingApproval>> {
+            down()
+        }
+        fn record_decision<'a>(
+            &'a self,
+            _: &'a DecisionRecord,
+            _: u64,
+        ) -> StoreFuture<'a, DecisionOutcome> {
+            down()
+        }
+        fn decision<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+        ) -> StoreFuture<'a, Option<DecisionRecord>> {
+            down()
+        }
+        fn decisions<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
+            down()
+        }
+        fn claim<'a>(&'a self, _: &'a str, _: u64, _: u64) -> StoreFuture<'a, Claim> {
+            down()
+        }
+        fn complete<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
+            down()
+        }
+        fn release<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
+            down()
+        }
+        fn renew<'a>(&'a self, _: &'a str, _: u32, _: u64) -> StoreFuture<'a, bool> {
+            down()
+        }
+        fn run<'a>(&'a self, _: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
+            down()
+        }
+        fn approved_unsettled(
+            &self,
+            _: u64,
+            _: u64,
+            _: usize,
+        ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
+            down()
+        }
+        fn settle<'a>(&'a self, _: &'a str, _: &'a str) -> StoreFuture<'a, bool> {
+            down()
+        }
+        fn record_refusal<'a>(&'a self, _: &'a RefusalRecord, _: u64) -> StoreFuture<'a, ()> {
+            down()
+        }
+        fn refusals<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
+            down()
+        }
+        fn purge(&self) -> StoreFuture<'_, u64> {
+            down()
+        }
+    }
+}
+
+/// A task id with a NUL is no call id (`PostgreSQL`'s text can't hold one, and its
+/// driver fails on one rather than find nothing): it is an unknown task, and the
+/// store is not asked. Here the store fails every call, so a `tasks/get` that
+/// reached it would be "the approval store failed"; an ordinary unknown id does.
+#[tokio::test]
+async fn a_task_id_with_a_nul_is_an_unknown_task_and_the_store_is_not_asked() {
+    let settings = Settings::ephemeral().unwrap();
+    let approvals = toolkit::approval::Approvals::new(
+        toolkit::approval::ApprovalKey::new(example_mcp_server::random_secret().unwrap()).unwrap(),
+        Down,
+    );
+    let approvals: &'static toolkit::approval::Approvals = Box::leak(Box::new(approvals));
+    let url = serve_with(Settings {
+        approvals,
+        ..settings
+    })
+    .await;
+    let client = connect_tasks(&url).await;
+    for id in ["approval_\u{0}", "\u{0}", "approval_1\u{0}' OR 1=1"] {
+        let refused = client.get_task(GetTaskParams::new(id)).await.unwrap_err();
+        assert!(
+            matches!(&refused, ServiceError::McpError(error)
+                if error.code == ErrorCode::INVALID_PARAMS
+                    && error.message == format!("no task `{}` here", id.replace('\u{0}', "\\u{0}"))),
+            "{id:?}: {refused:?}"
+        );
+        // Cancelling an unknown task is acknowledged, as for any unknown id.
+        client.cancel_task(CancelTaskParams::new(id)).await.unwrap();
+    }
+    // The control: an id without a NUL is looked up, and the store's failure told.
+    let failed = client
+        .get_task(GetTaskParams::new("approval_1"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&failed, ServiceError::McpError(error) if error.code == ErrorCode::INTERNAL_ERROR),
+        "{failed:?}"
+    );
+}

@@ -526,3 +526,42 @@ async fn a_non_object_result_is_structured_content_only_where_the_revision_allow
         );
     }
 }
+
+/// A `tasks/*` request whose `taskId` is no string is `-32602 invalid params`
+/// naming `taskId`, on both revisions: the method exists, its params are wrong.
+#[tokio::test]
+async fn a_task_id_that_is_no_string_is_invalid_params_naming_it() {
+    let addr = serve().await;
+    let auth = Some("Bearer internal-secret");
+    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+        for (task_id, problem) in [
+            (json!(7), "`taskId` must be a string"),
+            (json!(null), "`taskId` must be a string"),
+            (json!(["approval_1"]), "`taskId` must be a string"),
+            (json!({"id": "approval_1"}), "`taskId` must be a string"),
+        ] {
+            let expected = json!({
+                "code": -32602,
+                "message": format!("invalid params for `{method}`: {problem}"),
+            });
+            let params = json!({"taskId": task_id, "inputResponses": {}});
+            let (status, answer) = stateless_request(addr, method, params.clone()).await;
+            assert_eq!(status, "HTTP/1.1 200 OK", "{method} {task_id}: {answer}");
+            assert_eq!(answer["error"], expected, "{method} {task_id}");
+            let request =
+                json!({"jsonrpc": "2.0", "id": 2, "method": method, "params": params}).to_string();
+            let (status, body) = raw_post(addr, "/mcp/internal", auth, &request).await;
+            assert_eq!(status, "HTTP/1.1 200 OK", "{method} {task_id}: {body}");
+            let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
+            assert_eq!(answer["error"], expected, "{method} {task_id} (2025-11-25)");
+        }
+        // No `taskId` at all.
+        let (_, answer) = stateless_request(addr, method, json!({"inputResponses": {}})).await;
+        assert_eq!(
+            answer["error"],
+            json!({"code": -32602,
+                "message": format!("invalid params for `{method}`: missing field `taskId`")}),
+            "{method}"
+        );
+    }
+}

@@ -35,6 +35,8 @@ const ATTACKER_KEY: &[u8] =
     include_bytes!("../../../../toolkit/src/mcp/auth/testdata/attacker.der");
 const ISSUER_PUBLIC_PEM: &[u8] =
     include_bytes!("../../../../toolkit/src/mcp/auth/testdata/issuer.pub.pem");
+/// A 1024-bit RSA key: too short to verify anything.
+const WEAK_KEY: &[u8] = include_bytes!("../../../../toolkit/src/mcp/auth/testdata/weak1024.der");
 
 /// A token signed with the issuer's key under `header` (any JSON, including
 /// parameters jsonwebtoken's `Header` does not model).
@@ -573,9 +575,10 @@ async fn a_flood_of_unknown_kids_is_one_jwks_fetch() {
 
 /// A JWKS the issuer cannot serve is the issuer's outage, not the token's
 /// fault: `503`, never `invalid_token`, on every request until the issuer is
-/// back, and its keys are used as soon as it is.
+/// back, and its keys are used at the first fetch after the back-off (1 s after
+/// one failure).
 #[tokio::test]
-async fn a_failed_jwks_fetch_is_unavailable_and_recovery_is_used_at_once() {
+async fn a_failed_jwks_fetch_is_unavailable_and_recovery_is_used_after_the_back_off() {
     let issuer = issuer().await;
     let (resource, _) = serve(&issuer).await;
     let good = claims(&issuer, &resource, "alice", "mcp internal");
@@ -591,10 +594,17 @@ async fn a_failed_jwks_fetch_is_unavailable_and_recovery_is_used_at_once() {
         assert!(!challenge.contains("invalid_token"), "{challenge}");
         unavailable(&body);
     }
-    // Back: the very next request is served (no 30 s wait).
+    // One fetch failed; the other requests were told without one.
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+    // Back: within the back-off still `503`; after it (1 s, not the 30 s of
+    // the refetch interval) served.
     issuer.failing.store(false, Ordering::SeqCst);
     let (status, _, body) = raw_call(&resource, Some(&valid)).await;
+    assert_eq!(status, 503, "{body}");
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let (status, _, body) = raw_call(&resource, Some(&valid)).await;
     assert_eq!(status, 200, "{body}");
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 2);
     // Once keys are cached, an outage leaves their tokens served.
     issuer.failing.store(true, Ordering::SeqCst);
     let (status, _, body) = raw_call(&resource, Some(&valid)).await;
@@ -855,4 +865,301 @@ async fn a_narrower_token_of_the_same_user_reaches_none_of_its_calls() {
         "neither withdrawn nor answered"
     );
     assert!(state.snapshot().contains("Ada takes her tea black"));
+}
+
+/// The issuer's JWKS and verifier for `resource`, with fixed keys (`keys`).
+fn fixed_verifier(issuer: &Issuer, resource: &str, keys: JwkSet) -> JwtVerifier {
+    JwtVerifier::builder(&issuer.url, resource)
+        .jwks(keys)
+        .build()
+        .unwrap()
+}
+
+/// RFC 9068 §4: a JWT of another type is refused, though the issuer signed it
+/// for this resource with its access tokens' key: logout tokens, security event
+/// tokens and `DPoP` proofs carry `iss`, `aud` and `sub` too. An access token's
+/// types, in any case, and no `typ` at all, are accepted.
+#[tokio::test]
+async fn a_token_of_another_type_than_an_access_token_is_refused() {
+    let issuer = issuer().await;
+    let resource = "https://tools.example/mcp";
+    let verifier = fixed_verifier(
+        &issuer,
+        resource,
+        JwkSet {
+            keys: vec![jwk(ISSUER_KEY, "issuer-1")],
+        },
+    );
+    let good = claims(&issuer, resource, "alice", "mcp");
+    let typed = |typ: Option<&str>| {
+        let mut header = json!({"alg": "RS256", "kid": "issuer-1"});
+        if let Some(typ) = typ {
+            header["typ"] = json!(typ);
+        }
+        sign_with_header(&header, &good)
+    };
+    for typ in [
+        "logout+jwt",
+        "secevent+jwt",
+        "dpop+jwt",
+        "application/logout+jwt",
+        "at+jwt-but-not",
+        "",
+    ] {
+        assert_eq!(
+            verifier.verify(&typed(Some(typ))).await,
+            Err(AuthError::InvalidToken(
+                "the token's type (`typ`) is not an access token's (`at+jwt`)".to_owned()
+            )),
+            "{typ}"
+        );
+    }
+    for typ in [
+        Some("at+jwt"),
+        Some("AT+JWT"),
+        Some("application/at+jwt"),
+        Some("Application/AT+JWT"),
+        Some("JWT"),
+        Some("jwt"),
+        None,
+    ] {
+        let accepted = verifier.verify(&typed(typ)).await;
+        assert_eq!(
+            accepted.map(|token| token.subject),
+            Ok("alice".to_owned()),
+            "{typ:?}"
+        );
+    }
+    // Over HTTP: a logout token is `401 invalid_token`, and nothing runs.
+    let (resource, state) = serve(&issuer).await;
+    let before = state.snapshot();
+    let logout = sign_with_header(
+        &json!({"alg": "RS256", "typ": "logout+jwt", "kid": "issuer-1"}),
+        &claims(&issuer, &resource, "alice", "mcp internal"),
+    );
+    assert_eq!(
+        raw_call(&resource, Some(&logout)).await,
+        invalid(
+            &resource,
+            "the token's type (`typ`) is not an access token's (`at+jwt`)"
+        )
+    );
+    assert_eq!(state.snapshot(), before);
+}
+
+/// The warnings logged while `work` runs on this thread: each as its message and
+/// fields, `key=value` separated by spaces.
+async fn warnings_of<T>(work: impl Future<Output = T>) -> (T, Vec<String>) {
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    #[derive(Clone, Default)]
+    struct Warnings(Arc<std::sync::Mutex<Vec<String>>>);
+
+    struct Fields(String);
+
+    impl tracing::field::Visit for Fields {
+        fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+            use std::fmt::Write as _;
+            let _ = write!(self.0, " {}={value:?}", field.name());
+        }
+    }
+
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Warnings {
+        fn on_event(
+            &self,
+            event: &tracing::Event<'_>,
+            _: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            if *event.metadata().level() == tracing::Level::WARN {
+                let mut fields = Fields(String::new());
+                event.record(&mut fields);
+                self.0.lock().unwrap().push(fields.0.trim().to_owned());
+            }
+        }
+    }
+
+    let warnings = Warnings::default();
+    let subscriber = tracing_subscriber::registry().with(warnings.clone());
+    let guard = tracing::subscriber::set_default(subscriber);
+    let outcome = work.await;
+    drop(guard);
+    let seen = warnings.0.lock().unwrap().clone();
+    (outcome, seen)
+}
+
+/// An RSA key under 2048 bits in the JWKS verifies nothing (its modulus can be
+/// factored, and every token it verifies forged): a token it signed is refused
+/// as if its key were unknown, and a warning names the key.
+#[tokio::test]
+async fn an_rsa_key_under_2048_bits_in_the_jwks_verifies_nothing() {
+    let issuer = issuer().await;
+    let resource = "https://tools.example/mcp";
+    let good = claims(&issuer, resource, "alice", "mcp");
+    // Fixed keys.
+    let (verifier, warnings) = warnings_of(async {
+        fixed_verifier(
+            &issuer,
+            resource,
+            JwkSet {
+                keys: vec![jwk(ISSUER_KEY, "issuer-1"), jwk(WEAK_KEY, "weak-1")],
+            },
+        )
+    })
+    .await;
+    assert_eq!(
+        warnings,
+        [
+            "message=a JWKS key is an RSA key under 2048 bits; it verifies nothing \
+             kid=\"weak-1\" bits=1024"
+        ]
+    );
+    let unknown = Err(AuthError::InvalidToken(
+        "the token's key id (`kid`) is not one of the issuer's keys".to_owned(),
+    ));
+    assert_eq!(
+        verifier.verify(&sign(WEAK_KEY, "weak-1", &good)).await,
+        unknown
+    );
+    // The other key of the same JWKS still verifies.
+    verifier
+        .verify(&sign(ISSUER_KEY, "issuer-1", &good))
+        .await
+        .unwrap();
+    // Fetched keys: the same.
+    issuer
+        .jwks
+        .write()
+        .unwrap()
+        .keys
+        .push(jwk(WEAK_KEY, "weak-1"));
+    let verifier = JwtVerifier::builder(&issuer.url, resource)
+        .jwks_uri(format!("{}/jwks", issuer.url))
+        .build()
+        .unwrap();
+    let (refused, warnings) = warnings_of(verifier.verify(&sign(WEAK_KEY, "weak-1", &good))).await;
+    assert_eq!(refused, unknown);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("kid=\"weak-1\" bits=1024"),
+        "{warnings:?}"
+    );
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+}
+
+/// A token whose `kid` was made up and whose signature is garbage: refused
+/// unverified, so a flood of them costs nothing to make.
+fn made_up_kid(payload: &str, kid: &str) -> String {
+    let header = json!({"alg": "RS256", "typ": "JWT", "kid": kid});
+    format!(
+        "{}.{payload}.{}",
+        b64(header.to_string().as_bytes()),
+        b64(&[7; 256])
+    )
+}
+
+/// With an issuer whose JWKS hangs, the requests that need it wait for one
+/// fetch and all get its failure together (`503`), after one client timeout:
+/// not one timeout after another. Requests with made-up `kid`s join the same
+/// fetch; they pin no connection for longer.
+#[tokio::test]
+async fn requests_waiting_for_a_hanging_jwks_share_one_fetch() {
+    let issuer = issuer().await;
+    let resource = "https://tools.example/mcp";
+    let timeout = Duration::from_secs(2);
+    let verifier = Arc::new(
+        JwtVerifier::builder(&issuer.url, resource)
+            .jwks_uri(format!("{}/jwks", issuer.url))
+            .http_client(reqwest::Client::builder().timeout(timeout).build().unwrap())
+            .build()
+            .unwrap(),
+    );
+    issuer.hanging.store(true, Ordering::SeqCst);
+    let good = claims(&issuer, resource, "alice", "mcp");
+    let payload = b64(good.to_string().as_bytes());
+    let mut tokens: Vec<String> = (0..4)
+        .map(|_| sign(ISSUER_KEY, "issuer-1", &good))
+        .collect();
+    tokens.extend((0..4).map(|n| made_up_kid(&payload, &format!("made-up-{n}"))));
+    let started = std::time::Instant::now();
+    let mut requests = tokio::task::JoinSet::new();
+    for token in tokens {
+        let verifier = Arc::clone(&verifier);
+        requests.spawn(async move { (verifier.verify(&token).await, started.elapsed()) });
+    }
+    let mut waits = Vec::new();
+    while let Some(answered) = requests.join_next().await {
+        let (outcome, waited) = answered.unwrap();
+        let Err(AuthError::Unavailable { message, .. }) = &outcome else {
+            panic!("{outcome:?}");
+        };
+        assert!(message.contains("could not be reached"), "{message}");
+        waits.push(waited);
+    }
+    println!(
+        "8 requests during a hanging JWKS fetch (client timeout {timeout:?}): answered after {waits:?}"
+    );
+    // One at a time, the last would have waited 8 timeouts.
+    for waited in &waits {
+        assert!(*waited >= timeout && *waited < timeout * 3 / 2, "{waits:?}");
+    }
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+    assert_eq!(verifier.jwks_fetches(), 1);
+}
+
+/// 100 requests with made-up `kid`s, one after another, each told the keys are
+/// unavailable (the JWKS answers `500`).
+async fn unavailable_to_made_up_kids(verifier: &JwtVerifier, payload: &str, round: usize) {
+    for n in 0..100 {
+        let outcome = verifier
+            .verify(&made_up_kid(payload, &format!("made-up-{round}-{n}")))
+            .await;
+        let Err(AuthError::Unavailable { message, .. }) = &outcome else {
+            panic!("{outcome:?}");
+        };
+        assert!(
+            message.ends_with("/jwks answered 500 Internal Server Error"),
+            "{message}"
+        );
+    }
+}
+
+/// While the JWKS answers errors, requests are told `503` without a fetch each:
+/// after a failed fetch the next waits 1 s, then 2 s, 4 s, ... (at most 30 s), so
+/// a flood of made-up `kid`s, which needs no credentials, is no retry storm
+/// against a sick issuer. The first fetch after the back-off that succeeds ends it.
+#[tokio::test]
+async fn made_up_kids_during_a_jwks_outage_back_off_the_fetches() {
+    let issuer = issuer().await;
+    let resource = "https://tools.example/mcp";
+    let verifier = JwtVerifier::builder(&issuer.url, resource)
+        .jwks_uri(format!("{}/jwks", issuer.url))
+        .min_refresh_interval(Duration::from_millis(10))
+        .build()
+        .unwrap();
+    issuer.failing.store(true, Ordering::SeqCst);
+    let good = claims(&issuer, resource, "alice", "mcp");
+    let payload = b64(good.to_string().as_bytes());
+    unavailable_to_made_up_kids(&verifier, &payload, 0).await;
+    let fetched = issuer.fetches.load(Ordering::SeqCst);
+    println!("100 made-up kids while the JWKS fails: {fetched} fetch(es)");
+    assert_eq!(fetched, 1);
+    // After the first back-off (1 s), one fetch; the next waits 2 s.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    unavailable_to_made_up_kids(&verifier, &payload, 1).await;
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 2);
+    // The issuer recovers: the first request after the back-off is served, and
+    // its keys are used.
+    issuer.failing.store(false, Ordering::SeqCst);
+    let valid = sign(ISSUER_KEY, "issuer-1", &good);
+    assert!(matches!(
+        verifier.verify(&valid).await,
+        Err(AuthError::Unavailable { .. })
+    ));
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert_eq!(
+        verifier.verify(&valid).await.map(|token| token.subject),
+        Ok("alice".to_owned())
+    );
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 3);
+    assert_eq!(verifier.jwks_fetches(), 3);
 }

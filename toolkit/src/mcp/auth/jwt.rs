@@ -41,10 +41,20 @@ const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
 ///   [`discover`](Self::discover)) or given directly. Keys are cached; a `kid`
 ///   not in the cache refetches the JWKS, at most once per
 ///   [`min_refresh_interval`](JwtVerifierBuilder::min_refresh_interval) (default
-///   30 s), so a flood of made-up `kid`s is not a flood of fetches. The cache is
+///   30 s), so a flood of made-up `kid`s is not a flood of fetches. One fetch is
+///   in flight at a time, and the requests that wait for it share its outcome.
+///   After a failed fetch the verifier answers
+///   [`Unavailable`](AuthError::Unavailable) (`503`) without fetching again for
+///   1 s, then 2 s, 4 s, ... at most 30 s while the fetches keep failing, so
+///   requests with made-up `kid`s are no retry storm against a sick issuer; a
+///   success ends the back-off. The cache is
 ///   refreshed after [`max_key_age`](JwtVerifierBuilder::max_key_age) (default 1 h),
 ///   so keys the issuer withdrew stop working. Header parameters that point at
-///   keys (`jku`, `jwk`, `x5u`) are ignored.
+///   keys (`jku`, `jwk`, `x5u`) are ignored. RSA keys under 2048 bits in the JWKS
+///   verify nothing (a warning names their `kid`).
+/// - The header's `typ`, when present, must be an access token's: `at+jwt`,
+///   `application/at+jwt` or `JWT`, in any case (RFC 9068 §4); logout tokens,
+///   security event tokens and `DPoP` proofs signed by the same issuer are refused.
 /// - The algorithm is the header's, and must be in the allowlist (asymmetric
 ///   algorithms only; `none` and HMAC are refused) and match the key's type (and
 ///   the key's `alg`, when the JWKS states one).
@@ -60,12 +70,46 @@ pub struct JwtVerifier {
     leeway: Duration,
     source: KeySource,
     keys: RwLock<KeyCache>,
-    /// When the JWKS was last fetched successfully; held while fetching, so
-    /// concurrent requests with unknown keys wait for one fetch, not make many.
-    last_fetch: tokio::sync::Mutex<Option<Instant>>,
+    /// What the fetches so far came to; held while fetching, so concurrent
+    /// requests wait for the one fetch in flight and share its outcome.
+    refreshes: tokio::sync::Mutex<Refreshes>,
+    /// How many fetches have finished (either way): a request that saw one
+    /// number before waiting and another after shares the fetch that finished.
+    finished_fetches: AtomicU64,
     min_refresh_interval: Duration,
     max_key_age: Duration,
     fetches: AtomicU64,
+}
+
+/// The first wait after a failed JWKS fetch: 1 s, doubled after each further
+/// failure up to [`MAX_FAILURE_BACKOFF`].
+const FIRST_FAILURE_BACKOFF: Duration = Duration::from_secs(1);
+
+/// The longest wait between two fetches of a JWKS that keeps failing: 30 s.
+const MAX_FAILURE_BACKOFF: Duration = Duration::from_secs(30);
+
+/// The JWKS fetches so far, as far as the next one cares.
+#[derive(Debug, Default)]
+struct Refreshes {
+    /// When the JWKS was last fetched successfully.
+    succeeded_at: Option<Instant>,
+    /// Failed fetches since the last success.
+    failures: u32,
+    /// After a failure: no fetch before then, and the failure is the answer.
+    retry_at: Option<Instant>,
+    /// The outcome of the last fetch, shared with the requests that waited for it.
+    last: Option<Result<(), AuthError>>,
+}
+
+impl Refreshes {
+    /// The wait after the `failures`-th failure in a row: 1 s, 2 s, 4 s, ...,
+    /// at most 30 s.
+    fn backoff(failures: u32) -> Duration {
+        let doublings = failures.saturating_sub(1).min(16);
+        FIRST_FAILURE_BACKOFF
+            .saturating_mul(1 << doublings)
+            .min(MAX_FAILURE_BACKOFF)
+    }
 }
 
 #[derive(Debug)]
@@ -166,6 +210,7 @@ impl JwtVerifier {
             AuthError::invalid("the token header is malformed or names an unknown algorithm")
         })?;
         refuse_critical_parameters(token)?;
+        refuse_other_token_types(header.typ.as_deref())?;
         if !self.algorithms.contains(&header.alg) {
             return Err(AuthError::invalid(format!(
                 "the signing algorithm {:?} is not accepted",
@@ -216,19 +261,21 @@ impl JwtVerifier {
             .is_none_or(|at| at.elapsed() >= self.max_key_age);
         if stale && matches!(self.source, KeySource::Remote { .. }) {
             // A failed refresh keeps the old keys: the issuer being briefly
-            // unreachable should not lock everyone out.
-            if let Err(error) = self.refresh().await {
-                if self.read_cache().fetched_at.is_none() {
+            // unreachable should not lock everyone out. With keys cached, a
+            // request does not wait for a refresh another one has in flight.
+            let cached = self.read_cache().fetched_at.is_some();
+            if let Err(error) = self.refresh(!cached).await {
+                if !cached {
                     return Err(error);
                 }
-                tracing::warn!(%error, "the JWKS could not be refreshed; using the cached keys");
+                tracing::debug!(%error, "the JWKS could not be refreshed; using the cached keys");
             }
         }
         if let Some(key) = self.lookup(kid) {
             return Ok(key);
         }
         if matches!(self.source, KeySource::Remote { .. })
-            && self.refresh().await?
+            && self.refresh(true).await?
             && let Some(key) = self.lookup(kid)
         {
             return Ok(key);
@@ -256,29 +303,74 @@ impl JwtVerifier {
     }
 
     /// Fetches the JWKS unless it was fetched less than `min_refresh_interval`
-    /// ago. Returns whether it fetched.
-    async fn refresh(&self) -> Result<bool, AuthError> {
+    /// ago, or failed less than its back-off ago (then the failure is the
+    /// answer). Returns whether the keys may have changed.
+    ///
+    /// Single-flight: a request that waited for a fetch in flight shares its
+    /// outcome rather than making another; `wait: false` returns at once
+    /// (`Ok(false)`) when a fetch is in flight.
+    async fn refresh(&self, wait: bool) -> Result<bool, AuthError> {
         let KeySource::Remote { jwks_uri, http } = &self.source else {
             return Ok(false);
         };
-        let mut last = self.last_fetch.lock().await;
-        if last.is_some_and(|at| at.elapsed() < self.min_refresh_interval) {
+        let seen = self.finished_fetches.load(Ordering::Acquire);
+        let mut refreshes = if wait {
+            self.refreshes.lock().await
+        } else {
+            match self.refreshes.try_lock() {
+                Ok(refreshes) => refreshes,
+                Err(_) => return Ok(false),
+            }
+        };
+        if self.finished_fetches.load(Ordering::Acquire) != seen
+            && let Some(last) = &refreshes.last
+        {
+            return last.clone().map(|()| true);
+        }
+        if refreshes
+            .succeeded_at
+            .is_some_and(|at| at.elapsed() < self.min_refresh_interval)
+        {
             return Ok(false);
         }
+        if let (Some(retry_at), Some(Err(error))) = (refreshes.retry_at, &refreshes.last)
+            && Instant::now() < retry_at
+        {
+            // The issuer failed a moment ago: told again, not asked again, so
+            // made-up `kid`s are no retry storm against it. Still `503`, never
+            // "unknown key".
+            return Err(error.clone());
+        }
         self.fetches.fetch_add(1, Ordering::Relaxed);
-        // Only a fetch that succeeded starts the interval: after a failure the
-        // next request tries again (one at a time, under the lock), so the
-        // issuer's recovery is used at once, and until then each request is
-        // told the keys are unavailable (503), never that its key is unknown.
+        let outcome = self.fetch(jwks_uri, http).await;
+        match &outcome {
+            Ok(()) => {
+                refreshes.succeeded_at = Some(Instant::now());
+                refreshes.failures = 0;
+                refreshes.retry_at = None;
+            }
+            Err(error) => {
+                refreshes.failures = refreshes.failures.saturating_add(1);
+                let backoff = Refreshes::backoff(refreshes.failures);
+                refreshes.retry_at = Some(Instant::now() + backoff);
+                tracing::warn!(%error, failures = refreshes.failures, retry_in_ms = u64::try_from(backoff.as_millis()).unwrap_or(u64::MAX), "the JWKS could not be fetched");
+            }
+        }
+        refreshes.last = Some(outcome.clone());
+        self.finished_fetches.fetch_add(1, Ordering::Release);
+        outcome.map(|()| true)
+    }
+
+    /// One fetch of the JWKS into the cache.
+    async fn fetch(&self, jwks_uri: &str, http: &HttpClient) -> Result<(), AuthError> {
         let document = fetch::get_json(http, jwks_uri).await?;
         let set: JwkSet = serde_json::from_value(document).map_err(|error| {
             AuthError::unavailable_because(format!("the JWKS is malformed: {error}"), error)
         })?;
-        *last = Some(Instant::now());
         let cache = key_cache(&set);
         tracing::debug!(keys = cache.by_kid.len() + cache.unnamed.len(), %jwks_uri, "JWKS fetched");
         *self.keys.write().unwrap_or_else(PoisonError::into_inner) = cache;
-        Ok(true)
+        Ok(())
     }
 }
 
@@ -315,6 +407,50 @@ fn refuse_critical_parameters(token: &str) -> Result<(), AuthError> {
     Ok(())
 }
 
+/// The `typ` header values of an access token, compared case-insensitively
+/// (media types are, RFC 2045 §5.1): RFC 9068's `at+jwt` (and its full media
+/// type), and the `JWT` most issuers still write.
+const ACCESS_TOKEN_TYPES: [&str; 3] = ["at+jwt", "application/at+jwt", "jwt"];
+
+/// Refuses a token whose `typ` names another kind of JWT (RFC 9068 §4: a
+/// resource server rejects a token of another type). Logout tokens, security
+/// event tokens and `DPoP` proofs may be signed by the same issuer with the same
+/// keys, and carry `iss`, `aud` and `sub` too: only the header tells them from an
+/// access token. A missing `typ` is accepted, as many issuers omit it.
+fn refuse_other_token_types(typ: Option<&str>) -> Result<(), AuthError> {
+    match typ {
+        None => Ok(()),
+        Some(typ)
+            if ACCESS_TOKEN_TYPES
+                .iter()
+                .any(|accepted| typ.eq_ignore_ascii_case(accepted)) =>
+        {
+            Ok(())
+        }
+        Some(_) => Err(AuthError::invalid(
+            "the token's type (`typ`) is not an access token's (`at+jwt`)",
+        )),
+    }
+}
+
+/// The smallest RSA modulus a key may have to verify anything: 2048 bits (NIST
+/// SP 800-131A disallows smaller ones for signatures since 2013).
+const MIN_RSA_BITS: usize = 2048;
+
+/// The bit length of an RSA key's modulus (`n`, unsigned big-endian in
+/// base64url, RFC 7518 §6.3.1.1), or `None` when it is not base64url.
+fn rsa_modulus_bits(n: &str) -> Option<usize> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(n.trim_end_matches('='))
+        .ok()?;
+    let Some(first) = bytes.iter().position(|byte| *byte != 0) else {
+        return Some(0);
+    };
+    let leading = usize::try_from(bytes[first].leading_zeros()).ok()?;
+    Some((bytes.len() - first) * 8 - leading)
+}
+
 /// The usable signature keys of `set`: public keys only (`oct` keys are HMAC
 /// secrets and never belong in a JWKS), not marked for encryption.
 fn key_cache(set: &JwkSet) -> KeyCache {
@@ -343,6 +479,19 @@ fn usable_key(jwk: &Jwk) -> Option<Key> {
     }
     if matches!(jwk.common.public_key_use, Some(ref used) if *used != PublicKeyUse::Signature) {
         return None;
+    }
+    if let AlgorithmParameters::RSA(rsa) = &jwk.algorithm {
+        let bits = rsa_modulus_bits(&rsa.n).unwrap_or(0);
+        if bits < MIN_RSA_BITS {
+            // Factoring a short modulus forges every token it verifies: the key
+            // is left out, and the issuer's operators are told which one.
+            tracing::warn!(
+                kid = jwk.common.key_id.as_deref().unwrap_or("(none)"),
+                bits,
+                "a JWKS key is an RSA key under {MIN_RSA_BITS} bits; it verifies nothing"
+            );
+            return None;
+        }
     }
     let algorithm = match jwk.common.key_algorithm {
         Some(algorithm) => Some(algorithm.to_string().parse::<Algorithm>().ok()?),
@@ -475,7 +624,8 @@ impl JwtVerifierBuilder {
             leeway: self.leeway,
             source,
             keys: RwLock::new(keys),
-            last_fetch: tokio::sync::Mutex::new(None),
+            refreshes: tokio::sync::Mutex::new(Refreshes::default()),
+            finished_fetches: AtomicU64::new(0),
             min_refresh_interval: self.min_refresh_interval,
             max_key_age: self.max_key_age,
             fetches: AtomicU64::new(0),
