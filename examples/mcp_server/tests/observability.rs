@@ -208,6 +208,52 @@ async fn every_dispatch_has_a_span_with_exact_fields() {
     );
 }
 
+/// A refused call's `gen_ai.execute_tool` span says the error's kind, never its
+/// message (which quotes the value refused), unless the view logs the tool's
+/// arguments.
+#[tokio::test]
+async fn a_run_span_quotes_no_argument_in_its_status_unless_the_view_logs_arguments() {
+    let capture = Capture {
+        prefix: "toolkit::otel",
+        interested: true,
+        spans: Arc::default(),
+    };
+    let _default = tracing::subscriber::set_default(capture.clone());
+    let ctx = Context::new().with(AssistantState::new());
+    let quiet = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .build()
+        .unwrap();
+    let logged = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .log_arguments(["get_tasks"])
+        .build()
+        .unwrap();
+    let secret = r#"{"limit": "SECRET-7f3a9"}"#;
+    let refused = quiet.call("get_tasks", secret, &ctx).await;
+    let message = refused.error().expect("refused").to_string();
+    assert!(message.contains("SECRET-7f3a9"), "{message}");
+    assert!(logged.call("get_tasks", secret, &ctx).await.error().is_some());
+
+    let spans = std::mem::take(&mut *capture.spans.lock().unwrap_or_else(PoisonError::into_inner));
+    assert_eq!(spans.len(), 2, "{spans:#?}");
+    let status = |span: &Captured| {
+        ["error.type", "otel.status_code", "otel.status_description"]
+            .map(|field| span.fields.get(field).cloned().unwrap_or_default())
+    };
+    assert_eq!(
+        status(&spans[0]),
+        ["invalid_arguments", "error", "invalid_arguments"]
+    );
+    assert!(!format!("{:?}", spans[0]).contains("SECRET"), "{:?}", spans[0]);
+    assert_eq!(
+        status(&spans[1]),
+        ["invalid_arguments".to_owned(), "error".to_owned(), message]
+    );
+}
+
 #[tokio::test]
 async fn an_approved_resume_has_its_span() {
     use toolkit::approval::{ApprovalKey, Approvals, Decision, MemoryApprovalStore};
@@ -544,9 +590,11 @@ fn the_server_exports_mcp_and_tool_spans_and_metrics_over_otlp() {
     );
     let run = run_of(failed);
     assert_eq!(run["name"], "execute_tool get_entities");
+    // The tool's message quotes its input (`no entity with id 999`): the
+    // status says the kind only, as the server logs no tool's arguments.
     assert_eq!(
         run["status"],
-        json!({"code": "STATUS_CODE_ERROR", "message": "no entity with id 999"})
+        json!({"code": "STATUS_CODE_ERROR", "message": "failed"})
     );
     assert_eq!(
         run["attributes"],
@@ -574,7 +622,7 @@ fn the_server_exports_mcp_and_tool_spans_and_metrics_over_otlp() {
     assert_eq!(run["name"], "execute_tool");
     assert_eq!(
         run["status"],
-        json!({"code": "STATUS_CODE_ERROR", "message": "unknown tool `no_such_tool`"})
+        json!({"code": "STATUS_CODE_ERROR", "message": "unknown_tool"})
     );
     assert_eq!(
         run["attributes"],
