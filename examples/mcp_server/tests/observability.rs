@@ -760,3 +760,52 @@ fn the_server_exports_mcp_and_tool_spans_and_metrics_over_otlp() {
         );
     }
 }
+
+/// `SIGTERM` and `SIGINT` right after a call, with export intervals of ten
+/// minutes: the call's spans and metrics reach the collector only because the
+/// server flushes them as it stops (the signals' default action would end it
+/// with them unsent).
+#[test]
+fn a_signal_right_after_a_call_still_exports_its_spans_and_metrics() {
+    let server = std::env::var("MCP_SERVER_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_mcp_server").to_owned());
+    for signal in ["TERM", "INT"] {
+        let Some(stdout) = common::run_script(
+            "otel_test.sh",
+            &["python3"],
+            &[("MCP_SERVER_BIN", &server), ("OTEL_TEST_SIGNAL", signal)],
+            "the OpenTelemetry export on a signal",
+        ) else {
+            return;
+        };
+        let document: Value = serde_json::from_str(&stdout).expect("the script prints JSON");
+        assert_eq!(document["statuses"], json!([200]), "SIG{signal}");
+        assert_eq!(document["exit_code"], 0, "SIG{signal}");
+        let seconds = document["seconds_to_exit"].as_f64().expect("seconds");
+        assert!(seconds < 6.0, "SIG{signal}: {seconds} s to exit");
+        let mut names: Vec<&str> = document["spans"]
+            .as_array()
+            .expect("spans")
+            .iter()
+            .map(|span| span["name"].as_str().expect("a name"))
+            .collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            ["execute_tool get_entities", "tools/call get_entities"],
+            "SIG{signal}"
+        );
+        let calls: Vec<&Value> = document["metrics"]
+            .as_array()
+            .expect("metrics")
+            .iter()
+            .filter(|point| point["name"] == "toolkit.tool.calls")
+            .collect();
+        assert_eq!(calls.len(), 1, "SIG{signal}: {calls:?}");
+        assert_eq!(
+            calls[0]["attributes"],
+            json!({"gen_ai.tool.name": "get_entities", "toolkit.outcome": "ok"})
+        );
+        assert_eq!(calls[0]["value"], 1);
+    }
+}
