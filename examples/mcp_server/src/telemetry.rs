@@ -78,8 +78,8 @@ impl Telemetry {
     /// spans for `OTEL_BSP_SCHEDULE_DELAY`, the reader metrics for
     /// `OTEL_METRIC_EXPORT_INTERVAL`) and stops the pipeline, waiting at most
     /// `within`: a collector that does not answer does not hold up the exit.
-    /// Returns whether both finished in time.
-    pub fn shutdown(mut self, within: Duration) -> bool {
+    /// What was not exported in time is said on stderr.
+    pub fn shutdown(mut self, within: Duration) {
         self.shut_down = true;
         let tracer_provider = self.tracer_provider.clone();
         let meter_provider = self.meter_provider.clone();
@@ -95,16 +95,13 @@ impl Telemetry {
             });
         if let Err(error) = worker {
             eprintln!("mcp_server: the telemetry was not flushed: {error}");
-            return false;
+            return;
         }
-        if finished.recv_timeout(within).is_ok() {
-            true
-        } else {
+        if finished.recv_timeout(within).is_err() {
             eprintln!(
                 "mcp_server: the telemetry was not flushed within {} s; stopping without it",
                 within.as_secs()
             );
-            false
         }
     }
 }

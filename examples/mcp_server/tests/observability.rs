@@ -235,7 +235,13 @@ async fn a_run_span_quotes_no_argument_in_its_status_unless_the_view_logs_argume
     let refused = quiet.call("get_tasks", secret, &ctx).await;
     let message = refused.error().expect("refused").to_string();
     assert!(message.contains("SECRET-7f3a9"), "{message}");
-    assert!(logged.call("get_tasks", secret, &ctx).await.error().is_some());
+    assert!(
+        logged
+            .call("get_tasks", secret, &ctx)
+            .await
+            .error()
+            .is_some()
+    );
 
     let spans = std::mem::take(&mut *capture.spans.lock().unwrap_or_else(PoisonError::into_inner));
     assert_eq!(spans.len(), 2, "{spans:#?}");
@@ -247,7 +253,11 @@ async fn a_run_span_quotes_no_argument_in_its_status_unless_the_view_logs_argume
         status(&spans[0]),
         ["invalid_arguments", "error", "invalid_arguments"]
     );
-    assert!(!format!("{:?}", spans[0]).contains("SECRET"), "{:?}", spans[0]);
+    assert!(
+        !format!("{:?}", spans[0]).contains("SECRET"),
+        "{:?}",
+        spans[0]
+    );
     assert_eq!(
         status(&spans[1]),
         ["invalid_arguments".to_owned(), "error".to_owned(), message]

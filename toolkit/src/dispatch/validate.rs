@@ -421,9 +421,8 @@ impl Plan {
             Value::Array(_) => "array",
             Value::Object(_) => "object",
         };
-        let names = |name: &str| {
-            name == kind(instance) || (name == "integer" && instance.is_number())
-        };
+        let names =
+            |name: &str| name == kind(instance) || (name == "integer" && instance.is_number());
         match branch.get("type") {
             Some(Value::String(name)) => names(name),
             Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).any(names),

@@ -73,8 +73,7 @@ pub enum Expected {
 }
 
 /// What `expect` accepts, in the words its errors use.
-const EXPECT_ACCEPTS: &str =
-    "\"none\", a tool's name (\"get_tasks\") or a list of tools' names ([\"get_tasks\", \"create_reminders\"])";
+const EXPECT_ACCEPTS: &str = "\"none\", a tool's name (\"get_tasks\") or a list of tools' names ([\"get_tasks\", \"create_reminders\"])";
 
 impl<'de> Deserialize<'de> for Expected {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -165,12 +164,13 @@ pub enum SelectionSetError {
     Parse {
         /// The file, or `<text>`.
         path: String,
-        /// Where it went wrong, when TOML says or the text shows it.
-        place: Option<TextPlace>,
+        /// Where it went wrong, when TOML says or the text shows it (boxed, as
+        /// is `source`: an error is passed around, these are large).
+        place: Option<Box<TextPlace>>,
         /// What is wrong, cut to a few hundred characters.
         message: String,
         /// TOML's own error.
-        source: toml::de::Error,
+        source: Box<toml::de::Error>,
     },
     /// A case expects a tool the router's catalog does not have (renamed,
     /// removed, or sent always and so never routed).
@@ -225,7 +225,7 @@ impl std::error::Error for SelectionSetError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             SelectionSetError::Read { source, .. } => Some(source),
-            SelectionSetError::Parse { source, .. } => Some(source),
+            SelectionSetError::Parse { source, .. } => Some(&**source),
             SelectionSetError::UnknownTool { .. } => None,
         }
     }
@@ -309,9 +309,9 @@ fn parse(text: &str, path: String) -> Result<SelectionSet, SelectionSetError> {
         };
         SelectionSetError::Parse {
             path,
-            place: offset.map(|offset| text_place(text, offset)),
+            place: offset.map(|offset| Box::new(text_place(text, offset))),
             message,
-            source,
+            source: Box::new(source),
         }
     })
 }
@@ -380,24 +380,22 @@ fn line_key(line: &str) -> Option<String> {
 fn outside_quotes(line: &str) -> impl Iterator<Item = (usize, char)> + '_ {
     let mut quote = None;
     let mut escaped = false;
-    line.char_indices().filter(move |&(_, c)| {
-        match quote {
-            Some(open) => {
-                if escaped {
-                    escaped = false;
-                } else if c == '\\' && open == '"' {
-                    escaped = true;
-                } else if c == open {
-                    quote = None;
-                }
-                false
+    line.char_indices().filter(move |&(_, c)| match quote {
+        Some(open) => {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' && open == '"' {
+                escaped = true;
+            } else if c == open {
+                quote = None;
             }
-            None if c == '"' || c == '\'' => {
-                quote = Some(c);
-                false
-            }
-            None => true,
+            false
         }
+        None if c == '"' || c == '\'' => {
+            quote = Some(c);
+            false
+        }
+        None => true,
     })
 }
 
@@ -1059,8 +1057,8 @@ mod tests {
     /// A wrong `expect` is told what `expect` accepts, at its key and line.
     #[test]
     fn a_wrong_expect_names_its_key_line_and_the_values_accepted() {
-        let error = SelectionSet::from_toml("[[case]]\nmessage = \"hi\"\nexpect = 5\n")
-            .unwrap_err();
+        let error =
+            SelectionSet::from_toml("[[case]]\nmessage = \"hi\"\nexpect = 5\n").unwrap_err();
         assert_eq!(
             error.to_string(),
             "<text> is not a labelled set: line 3, column 10, at `expect`: invalid type: integer `5`, \
@@ -1077,10 +1075,9 @@ mod tests {
              expected \"none\", a tool's name (\"get_tasks\") or a list of tools' names \
              ([\"get_tasks\", \"create_reminders\"])\n  expect = { tool = \"get_tasks\" }\n           ^"
         );
-        let error = SelectionSet::from_toml(
-            "[[case]]\nmessage = \"hi\"\nexpect = [\"get_tasks\", 2]\n",
-        )
-        .unwrap_err();
+        let error =
+            SelectionSet::from_toml("[[case]]\nmessage = \"hi\"\nexpect = [\"get_tasks\", 2]\n")
+                .unwrap_err();
         assert_eq!(
             error.to_string(),
             "<text> is not a labelled set: line 3, column 24, at `expect`: invalid type: integer `2`, \
