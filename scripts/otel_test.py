@@ -7,6 +7,10 @@ a client's trace context in `params._meta`, waits until the spans and metrics
 have arrived, stops the server, and prints on stdout one JSON document: the
 HTTP status of each request, and every span and metric point as decoded. The
 test (examples/mcp_server/tests/observability.rs) checks them.
+
+With OTEL_TEST_SIGNAL=TERM (or INT) it sends one call and then that signal
+right away, with export intervals of ten minutes: what arrives was flushed by
+the server as it stopped. The document adds the server's exit code.
 """
 
 import gzip
@@ -168,6 +172,10 @@ def mcp(url, request_id, method, params, parent=None, name=None):
 
 
 def main():
+    # OTEL_TEST_SIGNAL=TERM (or INT): one call, then that signal at once, with
+    # export intervals far longer than the run, so only the server's flush on
+    # the signal brings the call's spans and metrics to the receiver.
+    stop_signal = os.environ.get("OTEL_TEST_SIGNAL")
     receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
     endpoint = f"http://127.0.0.1:{receiver.server_address[1]}"
@@ -176,8 +184,8 @@ def main():
         os.environ,
         OTEL_EXPORTER_OTLP_ENDPOINT=endpoint,
         OTEL_SERVICE_NAME="otel-test-server",
-        OTEL_BSP_SCHEDULE_DELAY="100",
-        OTEL_METRIC_EXPORT_INTERVAL="200",
+        OTEL_BSP_SCHEDULE_DELAY="600000" if stop_signal else "100",
+        OTEL_METRIC_EXPORT_INTERVAL="600000" if stop_signal else "200",
         MCP_TOKEN_INTERNAL=TOKEN,
         MCP_TOKEN_COPILOT="copilot-token",
         MCP_TOKEN_EXTERNAL="external-token",
@@ -196,6 +204,25 @@ def main():
         if not line.startswith("listening on "):
             raise SystemExit(f"the server did not start: {line!r}")
         url = line.removeprefix("listening on ").strip() + "/mcp/internal"
+
+        if stop_signal:
+            answers = [
+                mcp(url, 1, "tools/call", {"name": "get_entities", "arguments": {}},
+                    parent="1111111111111111", name="get_entities"),
+            ]
+            os.kill(server.pid, getattr(signal, "SIG" + stop_signal))
+            started = time.monotonic()
+            exit_code = server.wait(timeout=30)
+            with lock:
+                document = {
+                    "statuses": [status for status, _ in answers],
+                    "exit_code": exit_code,
+                    "seconds_to_exit": round(time.monotonic() - started, 1),
+                    "spans": spans,
+                    "metrics": sorted(points.values(), key=lambda p: (p["name"], json.dumps(p["attributes"], sort_keys=True))),
+                }
+            print(json.dumps(document, indent=1, sort_keys=True))
+            return
 
         answers = [
             mcp(url, 1, "tools/list", {}, parent="1111111111111111"),
@@ -222,8 +249,9 @@ def main():
         while not arrived() and time.monotonic() < deadline:
             time.sleep(0.1)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=10)
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=10)
         receiver.shutdown()
 
     with lock:

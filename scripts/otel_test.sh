@@ -8,8 +8,10 @@
 # carrying a client's trace context in `params._meta`, and on stdout one JSON
 # document with every span and metric the receiver decoded.
 #
-#   MCP_SERVER_BIN  the server binary (default: built with cargo)
-#   OTEL_VENV       where the virtual environment lives
+#   MCP_SERVER_BIN     the server binary (default: built with cargo)
+#   OTEL_VENV          where the virtual environment lives
+#   OTEL_TEST_SIGNAL   TERM or INT: one call, then that signal at once (the
+#                      spans that arrive were flushed as the server stopped)
 set -euo pipefail
 
 PROTO_VERSION="1.45.0"

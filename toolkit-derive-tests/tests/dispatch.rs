@@ -1039,6 +1039,63 @@ mod optional_items {
     /// Outlines, `null` for an empty place.
     pub(crate) type Layer = Vec<Option<Outline>>;
 
+    /// A note's body: plain text, or parts.
+    #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+    #[serde(untagged)]
+    pub(crate) enum Body {
+        /// Plain text.
+        Text(String),
+        /// Parts, in order.
+        Rich {
+            /// The parts.
+            parts: Vec<Part>,
+        },
+    }
+
+    /// One part of a body.
+    #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub(crate) struct Part {
+        /// Its text.
+        pub(crate) text: String,
+    }
+
+    /// Set the shape, or clear it.
+    #[tool(scope = shared, tier = auto)]
+    pub(crate) fn set_shape(
+        /// The shape; `null` or absent clears it.
+        shape: Option<Outline>,
+    ) -> Option<Outline> {
+        shape
+    }
+
+    /// Who a note is for: by id or by name.
+    #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+    #[serde(untagged)]
+    pub(crate) enum Recipient {
+        /// By id.
+        ById {
+            /// The id.
+            id: u32,
+        },
+        /// By name.
+        ByName {
+            /// The name.
+            name: String,
+        },
+    }
+
+    /// Set the note's body, and who it is for.
+    #[tool(scope = shared, tier = auto)]
+    pub(crate) fn set_body(
+        /// The body.
+        body: Body,
+        /// Who the note is for; absent, nobody.
+        recipient: Option<Recipient>,
+    ) -> (Body, Option<Recipient>) {
+        (body, recipient)
+    }
+
     /// Update shapes: one, and more that may be left empty.
     #[tool(scope = shared, tier = auto)]
     pub(crate) fn update_shapes(
@@ -1567,10 +1624,10 @@ fn optional_items_get_the_problems_of_direct_ones() {
             "members",
             "member_list",
             r#"[7, {"name": 1}, {"name": "a", "team": "b"}]"#,
-            &[(
-                "[1]",
-                "expected one of these shapes: a non-negative integer; an object with `name`, `team`; got an object",
-            )],
+            &[
+                ("[1].name", "expected a string, got 1"),
+                ("[1].team", "missing required field"),
+            ],
         ),
         (
             "members",
@@ -1602,4 +1659,91 @@ fn optional_items_get_the_problems_of_direct_ones() {
             ("[2][0].radius", "missing required field"),
         ])
     );
+}
+
+/// A missing field inside an internally tagged enum is told once, at its own
+/// path: never also at the root, where the tool has no such parameter.
+#[test]
+fn a_missing_field_in_a_tagged_parameter_is_told_once_at_its_own_path() {
+    let ctx = Context::new();
+    for (tool, arguments) in [
+        ("update_shapes", r#"{"shape": {"type": "rect", "w": 0}}"#),
+        ("set_shape", r#"{"shape": {"type": "rect", "w": 0}}"#),
+    ] {
+        assert_eq!(
+            error(call(tool, arguments, &ctx)),
+            ToolError::invalid_arguments("shape.h", "missing required field"),
+            "{tool}"
+        );
+    }
+    assert_eq!(
+        problems(&error(call(
+            "update_shapes",
+            r#"{"shape": {"type": "rect"}, "extra": [{"type": "circle"}]}"#,
+            &ctx
+        ))),
+        pairs(&[
+            ("extra[0].radius", "missing required field"),
+            ("shape.h", "missing required field"),
+            ("shape.w", "missing required field"),
+        ])
+    );
+}
+
+/// An object that has an untagged union's fields but gets something wrong inside
+/// them is told what is wrong inside, at its own path, not that it is "an object".
+#[test]
+fn an_untagged_value_is_told_what_failed_in_the_shape_it_meant() {
+    let ctx = Context::new();
+    for (arguments, expected) in [
+        (
+            r#"{"body": {"parts": [{"text": "a"}, {"text": 5}]}}"#,
+            vec![("body.parts[1].text", "expected a string, got 5")],
+        ),
+        (
+            r#"{"body": {"parts": [{"txt": "a"}]}}"#,
+            vec![
+                ("body.parts[0].text", "missing required field"),
+                ("body.parts[0].txt", "unknown field; expected one of `text`"),
+            ],
+        ),
+        (
+            r#"{"body": {"parts": "a"}}"#,
+            vec![("body.parts", "expected an array, got the string \"a\"")],
+        ),
+        (
+            r#"{"body": {"text": "a"}}"#,
+            vec![("body.parts", "missing required field")],
+        ),
+        (
+            r#"{"body": 5}"#,
+            vec![(
+                "body",
+                "expected one of these shapes: a string; an object with `parts`; got 5",
+            )],
+        ),
+        // Of two object shapes, the one with the object's field.
+        (
+            r#"{"body": "hi", "recipient": {"id": "seven"}}"#,
+            vec![(
+                "recipient.id",
+                "expected a non-negative integer, got the string \"seven\"",
+            )],
+        ),
+        // An object sharing no field with any shape is told its own fields.
+        (
+            r#"{"body": "hi", "recipient": {"who": 1}}"#,
+            vec![(
+                "recipient",
+                "expected one of these shapes: an object with `id`; an object with `name`; \
+                 got an object with `who`",
+            )],
+        ),
+    ] {
+        assert_eq!(
+            problems(&error(call("set_body", arguments, &ctx))),
+            pairs(&expected),
+            "{arguments}"
+        );
+    }
 }

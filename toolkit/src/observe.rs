@@ -132,6 +132,7 @@ pub(crate) fn observe_call<'a>(
             view: dispatch.view,
             ctx: dispatch.ctx,
             approval: dispatch.approval,
+            log_arguments: dispatch.arguments.is_some(),
         },
         call,
     );

@@ -45,7 +45,9 @@
 //! With `OTEL_EXPORTER_OTLP_ENDPOINT` set (`http://collector:4318`), spans and
 //! metrics go there over OTLP/HTTP (toolkit's `otel` feature; see
 //! `src/telemetry.rs`), and a client's `traceparent` in `params._meta` parents
-//! the server's spans; the usual `OTEL_*` variables apply.
+//! the server's spans; the usual `OTEL_*` variables apply. On `SIGTERM` or
+//! `SIGINT` the server stops and exports the spans and metrics still buffered,
+//! waiting at most 5 s for the collector.
 //!
 //! People decide `approve` calls in the approval inbox at `/approvals`, signed in
 //! with `MCP_INBOX_TOKEN` as a bearer token or an `inbox_token` cookie (unset, a
@@ -82,9 +84,77 @@ use example_mcp_server::{
 
 const USAGE: &str = "usage: mcp_server stdio [--client internal|copilot|external]\n       mcp_server http [--addr 127.0.0.1:8080] [--approvals-db PATH|postgres://...] [--oauth-issuer URL --resource URL [--inbox-client-id ID [--inbox-approver SUBJECT ...]]] [--allowed-host NAME ...]";
 
+/// The longest the server waits, once told to stop, for the collector to take
+/// the spans and metrics still buffered.
+const TELEMETRY_FLUSH: std::time::Duration = std::time::Duration::from_secs(5);
+
 #[tokio::main]
 async fn main() {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
+    // OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set; flushed on return
+    // and when a signal stops the server (the default action of SIGTERM and
+    // SIGINT would end the process with the batch exporter's spans unsent).
+    let telemetry = example_mcp_server::telemetry::Telemetry::from_env()
+        .unwrap_or_else(|error| fail(&format!("mcp_server: telemetry: {error}")));
+    // The handlers are in place before the server listens: a signal right after
+    // the first call is caught too.
+    let stop = stop_signal();
+    let outcome = tokio::select! {
+        outcome = run(&arguments) => outcome,
+        signal = stop => {
+            eprintln!("mcp_server: {signal}: stopping");
+            Ok(())
+        }
+    };
+    if let Some(telemetry) = telemetry {
+        telemetry.shutdown(TELEMETRY_FLUSH);
+    }
+    if let Err(error) = outcome {
+        fail(&format!("mcp_server: {error}"));
+    }
+}
+
+/// The name of the signal that asks the server to stop (`SIGTERM` from a
+/// process manager, `SIGINT` from a terminal), once one comes. The handlers
+/// are installed when this is called, not when the future is first polled.
+#[cfg(unix)]
+fn stop_signal() -> impl Future<Output = &'static str> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let handlers = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    );
+    async move {
+        match handlers {
+            (Ok(mut terminate), Ok(mut interrupt)) => tokio::select! {
+                _ = terminate.recv() => "SIGTERM",
+                _ = interrupt.recv() => "SIGINT",
+            },
+            // Without handlers the signals keep their default action.
+            (Err(error), _) | (_, Err(error)) => {
+                eprintln!(
+                    "mcp_server: no signal handler ({error}); a signal stops the server \
+                     without flushing telemetry"
+                );
+                std::future::pending().await
+            }
+        }
+    }
+}
+
+/// Ctrl-C, where there are no Unix signals.
+#[cfg(not(unix))]
+fn stop_signal() -> impl Future<Output = &'static str> {
+    async {
+        match tokio::signal::ctrl_c().await {
+            Ok(()) => "Ctrl-C",
+            Err(_) => std::future::pending().await,
+        }
+    }
+}
+
+/// Serves as the command line says, until the transport ends or fails.
+async fn run(arguments: &[String]) -> std::io::Result<()> {
     let option = |name: &str| {
         arguments
             .iter()
@@ -92,10 +162,7 @@ async fn main() {
             .and_then(|at| arguments.get(at + 1))
             .map(String::as_str)
     };
-    // OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set; flushed on return.
-    let _telemetry = example_mcp_server::telemetry::Telemetry::from_env()
-        .unwrap_or_else(|error| fail(&format!("mcp_server: telemetry: {error}")));
-    let outcome = match arguments.first().map(String::as_str) {
+    match arguments.first().map(String::as_str) {
         Some("stdio") => {
             let client = option("--client").unwrap_or("internal");
             if CLIENTS.iter().all(|&(known, _)| known != client) {
@@ -138,9 +205,6 @@ async fn main() {
             }
         }
         _ => fail(USAGE),
-    };
-    if let Err(error) = outcome {
-        fail(&format!("mcp_server: {error}"));
     }
 }
 

@@ -208,6 +208,62 @@ async fn every_dispatch_has_a_span_with_exact_fields() {
     );
 }
 
+/// A refused call's `gen_ai.execute_tool` span says the error's kind, never its
+/// message (which quotes the value refused), unless the view logs the tool's
+/// arguments.
+#[tokio::test]
+async fn a_run_span_quotes_no_argument_in_its_status_unless_the_view_logs_arguments() {
+    let capture = Capture {
+        prefix: "toolkit::otel",
+        interested: true,
+        spans: Arc::default(),
+    };
+    let _default = tracing::subscriber::set_default(capture.clone());
+    let ctx = Context::new().with(AssistantState::new());
+    let quiet = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .build()
+        .unwrap();
+    let logged = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .log_arguments(["get_tasks"])
+        .build()
+        .unwrap();
+    let secret = r#"{"limit": "SECRET-7f3a9"}"#;
+    let refused = quiet.call("get_tasks", secret, &ctx).await;
+    let message = refused.error().expect("refused").to_string();
+    assert!(message.contains("SECRET-7f3a9"), "{message}");
+    assert!(
+        logged
+            .call("get_tasks", secret, &ctx)
+            .await
+            .error()
+            .is_some()
+    );
+
+    let spans = std::mem::take(&mut *capture.spans.lock().unwrap_or_else(PoisonError::into_inner));
+    assert_eq!(spans.len(), 2, "{spans:#?}");
+    let status = |span: &Captured| {
+        ["error.type", "otel.status_code", "otel.status_description"]
+            .map(|field| span.fields.get(field).cloned().unwrap_or_default())
+    };
+    assert_eq!(
+        status(&spans[0]),
+        ["invalid_arguments", "error", "invalid_arguments"]
+    );
+    assert!(
+        !format!("{:?}", spans[0]).contains("SECRET"),
+        "{:?}",
+        spans[0]
+    );
+    assert_eq!(
+        status(&spans[1]),
+        ["invalid_arguments".to_owned(), "error".to_owned(), message]
+    );
+}
+
 #[tokio::test]
 async fn an_approved_resume_has_its_span() {
     use toolkit::approval::{ApprovalKey, Approvals, Decision, MemoryApprovalStore};
@@ -544,9 +600,11 @@ fn the_server_exports_mcp_and_tool_spans_and_metrics_over_otlp() {
     );
     let run = run_of(failed);
     assert_eq!(run["name"], "execute_tool get_entities");
+    // The tool's message quotes its input (`no entity with id 999`): the
+    // status says the kind only, as the server logs no tool's arguments.
     assert_eq!(
         run["status"],
-        json!({"code": "STATUS_CODE_ERROR", "message": "no entity with id 999"})
+        json!({"code": "STATUS_CODE_ERROR", "message": "failed"})
     );
     assert_eq!(
         run["attributes"],
@@ -574,7 +632,7 @@ fn the_server_exports_mcp_and_tool_spans_and_metrics_over_otlp() {
     assert_eq!(run["name"], "execute_tool");
     assert_eq!(
         run["status"],
-        json!({"code": "STATUS_CODE_ERROR", "message": "unknown tool `no_such_tool`"})
+        json!({"code": "STATUS_CODE_ERROR", "message": "unknown_tool"})
     );
     assert_eq!(
         run["attributes"],
@@ -710,5 +768,54 @@ fn the_server_exports_mcp_and_tool_spans_and_metrics_over_otlp() {
                 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0
             ])
         );
+    }
+}
+
+/// `SIGTERM` and `SIGINT` right after a call, with export intervals of ten
+/// minutes: the call's spans and metrics reach the collector only because the
+/// server flushes them as it stops (the signals' default action would end it
+/// with them unsent).
+#[test]
+fn a_signal_right_after_a_call_still_exports_its_spans_and_metrics() {
+    let server = std::env::var("MCP_SERVER_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_mcp_server").to_owned());
+    for signal in ["TERM", "INT"] {
+        let Some(stdout) = common::run_script(
+            "otel_test.sh",
+            &["python3"],
+            &[("MCP_SERVER_BIN", &server), ("OTEL_TEST_SIGNAL", signal)],
+            "the OpenTelemetry export on a signal",
+        ) else {
+            return;
+        };
+        let document: Value = serde_json::from_str(&stdout).expect("the script prints JSON");
+        assert_eq!(document["statuses"], json!([200]), "SIG{signal}");
+        assert_eq!(document["exit_code"], 0, "SIG{signal}");
+        let seconds = document["seconds_to_exit"].as_f64().expect("seconds");
+        assert!(seconds < 6.0, "SIG{signal}: {seconds} s to exit");
+        let mut names: Vec<&str> = document["spans"]
+            .as_array()
+            .expect("spans")
+            .iter()
+            .map(|span| span["name"].as_str().expect("a name"))
+            .collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            ["execute_tool get_entities", "tools/call get_entities"],
+            "SIG{signal}"
+        );
+        let calls: Vec<&Value> = document["metrics"]
+            .as_array()
+            .expect("metrics")
+            .iter()
+            .filter(|point| point["name"] == "toolkit.tool.calls")
+            .collect();
+        assert_eq!(calls.len(), 1, "SIG{signal}: {calls:?}");
+        assert_eq!(
+            calls[0]["attributes"],
+            json!({"gen_ai.tool.name": "get_entities", "toolkit.outcome": "ok"})
+        );
+        assert_eq!(calls[0]["value"], 1);
     }
 }

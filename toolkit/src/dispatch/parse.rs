@@ -271,10 +271,19 @@ fn from_value(value: &Value, plan: &Plan, parse: Typed) -> Result<(), ToolError>
             let problem = messages::from_serde(&failure.path, &failure.message, at);
             // The schema's problems come first; serde's is added when the schema
             // said nothing about that place (a range the schema leaves out, a
-            // type's own rule).
-            if !problems.iter().any(|known| {
-                nested(&known.path, &problem.path) || nested(&problem.path, &known.path)
-            }) {
+            // type's own rule). A field the schema already names missing is
+            // serde's too, wherever the layout placed it: a buffered enum's
+            // "missing field" can surface only once its container has ended,
+            // and a container without that field (the root, say) looks like
+            // its owner.
+            let told = problems.iter().any(|known| {
+                nested(&known.path, &problem.path)
+                    || nested(&problem.path, &known.path)
+                    || (problem.message == MISSING
+                        && known.message == MISSING
+                        && last_key(&known.path) == last_key(&problem.path))
+            });
+            if !told {
                 problems.push(problem);
             }
             Err(messages::into_error(problems))
@@ -314,6 +323,19 @@ fn typed_parse(text: &str, value: Option<&Value>, parse: Typed) -> Result<(), Fa
             message,
         }
     })
+}
+
+/// The words of a missing required field, from the schema and from serde alike.
+const MISSING: &str = "missing required field";
+
+/// The last key of a path (`h` of `shape.h`, `["a b"]` of `x["a b"]`).
+fn last_key(path: &str) -> &str {
+    if path.ends_with("\"]")
+        && let Some(at) = path.rfind("[\"")
+    {
+        return &path[at..];
+    }
+    path.rfind('.').map_or(path, |at| &path[at + 1..])
 }
 
 /// Whether `inner` is `outer` or a place inside it.

@@ -354,15 +354,92 @@ impl Plan {
             out.push(Problem::new(join_key(path, &tag), message));
             return;
         }
+        // An untagged union: the branch the value meant (the one branch of its
+        // JSON kind, or the object branch sharing the most fields with it) says
+        // what is wrong inside it, at its own paths. "Expected an object with
+        // `parts`, got an object" would tell an object that has `parts` nothing.
+        if let Some(index) = self.meant_branch(&branches, instance)
+            && let Some(errors) = context.get(index).filter(|errors| !errors.is_empty())
+        {
+            for inner in errors {
+                self.explain(inner, root, out);
+            }
+            return;
+        }
         let shapes: Vec<String> = branches.iter().map(|branch| self.shape(branch)).collect();
         out.push(Problem::new(
             path,
             format!(
                 "expected one of these shapes: {}; got {}",
                 shapes.join("; "),
-                describe(instance)
+                describe_members(instance)
             ),
         ));
+    }
+
+    /// The branch of an untagged union that `instance` most likely meant: the
+    /// only one that takes its JSON kind; among several object branches, the one
+    /// whose properties hold the most of its fields (at least one), if no other
+    /// holds as many.
+    fn meant_branch(&self, branches: &[&Value], instance: &Value) -> Option<usize> {
+        let kind: Vec<usize> = (0..branches.len())
+            .filter(|&index| self.takes_kind(branches[index], instance))
+            .collect();
+        match kind.as_slice() {
+            [] => None,
+            [only] => Some(*only),
+            _ => {
+                let members = instance.as_object()?;
+                let shared = |index: usize| {
+                    self.resolve(branches[index])
+                        .get("properties")
+                        .and_then(Value::as_object)
+                        .map_or(0, |properties| {
+                            members
+                                .keys()
+                                .filter(|key| properties.contains_key(*key))
+                                .count()
+                        })
+                };
+                let best = kind.iter().copied().max_by_key(|&index| shared(index))?;
+                let most = shared(best);
+                let ties = kind.iter().filter(|&&index| shared(index) == most).count();
+                (most > 0 && ties == 1).then_some(best)
+            }
+        }
+    }
+
+    /// Whether a union's branch takes values of `instance`'s JSON kind (an
+    /// object, a string, ...), whatever else it asks of them.
+    fn takes_kind(&self, branch: &Value, instance: &Value) -> bool {
+        let branch = self.resolve(branch);
+        let kind = |value: &Value| match value {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        };
+        let names =
+            |name: &str| name == kind(instance) || (name == "integer" && instance.is_number());
+        match branch.get("type") {
+            Some(Value::String(name)) => names(name),
+            Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).any(names),
+            _ => {
+                if let Some(values) = branch.get("enum").and_then(Value::as_array) {
+                    values.iter().any(|value| kind(value) == kind(instance))
+                } else if let Some(value) = branch.get("const") {
+                    kind(value) == kind(instance)
+                } else if branch.get("properties").is_some() || branch.get("required").is_some() {
+                    instance.is_object()
+                } else {
+                    // A branch that is itself a union, or takes anything: no
+                    // single kind to tell it by.
+                    false
+                }
+            }
+        }
     }
 
     /// `$ref`s followed (a few steps at most).
@@ -458,6 +535,29 @@ impl Plan {
                 .join(" or "),
             _ => "any value".to_owned(),
         }
+    }
+}
+
+/// What a value is, for a union none of whose shapes fits it: an object with
+/// its fields named (a few, cleaned and cut), anything else as [`describe`] says.
+fn describe_members(value: &Value) -> String {
+    const SHOWN: usize = 5;
+    match value {
+        Value::Object(members) if !members.is_empty() => {
+            // Name order, with or without `preserve_order` (see `property_names`).
+            let mut keys: Vec<&String> = members.keys().collect();
+            keys.sort_unstable();
+            let mut names: Vec<String> = keys
+                .into_iter()
+                .take(SHOWN)
+                .map(|key| format!("`{}`", crate::echo::echo(key)))
+                .collect();
+            if members.len() > SHOWN {
+                names.push(format!("{} more", members.len() - SHOWN));
+            }
+            format!("an object with {}", names.join(", "))
+        }
+        other => describe(other),
     }
 }
 

@@ -223,10 +223,7 @@ impl<S> McpSpans<S> {
         }
         if let Err(error) = &result {
             span.record("rpc.response.status_code", error.code.0.to_string());
-            span.record(
-                "otel.status_description",
-                cut(&error.message, MAX_DESCRIPTION_BYTES),
-            );
+            span.record("otel.status_description", status_description(error));
         }
         if let Some(instruments) = instruments {
             let mut attributes = vec![
@@ -782,9 +779,35 @@ fn known_method(method: &str) -> &'static str {
         .unwrap_or(super::OTHER)
 }
 
+/// A JSON-RPC error's status description: its message, cut; for invalid params,
+/// whose message may quote them (a tool call's arguments, as serde saw them),
+/// the code's own words.
+fn status_description(error: &ErrorData) -> &str {
+    if error.code == rmcp::model::ErrorCode::INVALID_PARAMS {
+        "invalid params"
+    } else {
+        cut(&error.message, MAX_DESCRIPTION_BYTES)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_invalid_params_status_quotes_no_params() {
+        let refused = ErrorData::invalid_params(
+            "invalid params for `tools/call`: invalid type: string \"SECRET-7f3a9\", expected a map",
+            None,
+        );
+        assert_eq!(status_description(&refused), "invalid params");
+        let lacking = ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            "resources/list",
+            None,
+        );
+        assert_eq!(status_description(&lacking), "resources/list");
+    }
 
     #[test]
     fn the_error_key_is_the_servers() {

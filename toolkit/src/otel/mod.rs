@@ -24,7 +24,8 @@
 //! `params._meta` (read with the global propagator); the span that was current when
 //! the request arrived (an HTTP server span, say) is linked. A JSON-RPC error sets
 //! `error.type` and `rpc.response.status_code` to its code and the span's status to
-//! `ERROR` with the error's message; a tool result with `isError: true` sets
+//! `ERROR` with the error's message (for invalid params, which may quote them,
+//! the words `invalid params`); a tool result with `isError: true` sets
 //! `error.type` to `tool_error` and the status to `ERROR`, so dashboards do not
 //! look healthy while tools fail. The toolkit attribute `toolkit.client` names the
 //! endpoint's client kind.
@@ -41,7 +42,10 @@
 //! approval a call asked for, or the approval it ran by) and
 //! `toolkit.approval.verdict` (`approved`, `approved_with_edits`, `denied`, on a
 //! resume). An error response sets `error.type` to the error's kind and the status
-//! to `ERROR`.
+//! to `ERROR`, described by the kind (`invalid_arguments`, `failed`, ...); the
+//! error's message, which may quote the arguments, is the description only for
+//! the tools a view logs the arguments of
+//! ([`ViewBuilder::log_arguments`](crate::view::ViewBuilder::log_arguments)).
 //!
 //! **Metrics**, once the application hands toolkit a meter with
 //! [`install_metrics`]:
@@ -100,7 +104,9 @@
 //! is not joined; without the layer there are no spans; without
 //! [`install_metrics`] there are no metrics and a call costs nothing more. Tool
 //! arguments and results are never recorded (they may carry personal data; the
-//! conventions make them opt-in).
+//! conventions make them opt-in), nor the messages of errors, which may quote
+//! them, unless the view opts the tool in with
+//! [`ViewBuilder::log_arguments`](crate::view::ViewBuilder::log_arguments).
 //!
 //! The example server (`examples/mcp_server`) wires all three up with OTLP over
 //! HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
@@ -237,6 +243,10 @@ pub(crate) struct Run<'a> {
     pub(crate) ctx: &'a Context,
     /// The call id and verdict of the approval a resumed call runs by.
     pub(crate) approval: Option<(&'a str, &'static str)>,
+    /// The view logs this tool's arguments
+    /// ([`ViewBuilder::log_arguments`](crate::view::ViewBuilder::log_arguments)):
+    /// an error's message, which may quote them, is the status description.
+    pub(crate) log_arguments: bool,
 }
 
 /// `call` as a tool run: inside a `gen_ai.execute_tool` span when a subscriber
@@ -266,6 +276,7 @@ pub(crate) fn tool_run<'a>(dispatch: &Run<'_>, call: Call<'a>) -> Call<'a> {
         return call;
     }
     let tool: &'static str = dispatch.tool.map_or(OTHER, |tool| tool.name);
+    let log_arguments = dispatch.log_arguments;
     if !span.is_disabled() {
         describe(&span, dispatch);
     }
@@ -273,7 +284,14 @@ pub(crate) fn tool_run<'a>(dispatch: &Run<'_>, call: Call<'a>) -> Call<'a> {
     let recorder = span.clone();
     let observed = async move {
         let response = call.instrument(span).await;
-        finish(&recorder, instruments, tool, &response, started);
+        finish(
+            &recorder,
+            instruments,
+            tool,
+            &response,
+            started,
+            log_arguments,
+        );
         response
     };
     Call::running(
@@ -321,13 +339,17 @@ fn describe(span: &tracing::Span, dispatch: &Run<'_>) {
     }
 }
 
-/// What a run's span and metrics say once the tool answered.
+/// What a run's span and metrics say once the tool answered. An error's message
+/// is the status description only where the view logs the tool's arguments: it
+/// may quote them (an argument error describes the value refused, a tool's own
+/// error says what it was given); elsewhere the description is the error's kind.
 fn finish(
     span: &tracing::Span,
     instruments: Option<&Instruments>,
     tool: &'static str,
     response: &Response,
     started: Instant,
+    log_arguments: bool,
 ) {
     let outcome = response.outcome();
     let error = response.error().map(crate::error::ToolError::kind);
@@ -336,10 +358,14 @@ fn finish(
         Response::Error(failure) => {
             span.record("error.type", failure.kind());
             span.record("otel.status_code", "error");
-            span.record(
-                "otel.status_description",
-                cut(&failure.to_string(), MAX_DESCRIPTION_BYTES),
-            );
+            if log_arguments {
+                span.record(
+                    "otel.status_description",
+                    cut(&failure.to_string(), MAX_DESCRIPTION_BYTES),
+                );
+            } else {
+                span.record("otel.status_description", failure.kind());
+            }
         }
         Response::Pending(pending) => {
             span.record(

@@ -72,22 +72,71 @@ pub enum Expected {
     Tools(Vec<String>),
 }
 
+/// What `expect` accepts, in the words its errors use.
+const EXPECT_ACCEPTS: &str = "\"none\", a tool's name (\"get_tasks\") or a list of tools' names ([\"get_tasks\", \"create_reminders\"])";
+
 impl<'de> Deserialize<'de> for Expected {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            One(String),
-            Many(Vec<String>),
+        // A visitor of its own rather than an untagged enum: a wrong value is then
+        // told what `expect` accepts, not "data did not match any variant".
+        struct ExpectedVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for ExpectedVisitor {
+            type Value = Expected;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(EXPECT_ACCEPTS)
+            }
+
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Expected, E> {
+                Ok(if name == "none" {
+                    Expected::Nothing
+                } else {
+                    Expected::Tools(vec![name.to_owned()])
+                })
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Expected, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = seq.next_element::<ToolName>()? {
+                    names.push(name.0);
+                }
+                if names.is_empty() {
+                    return Err(serde::de::Error::custom(
+                        "`expect = []` names no tool; write `expect = \"none\"` for a message no tool fits",
+                    ));
+                }
+                Ok(Expected::Tools(names))
+            }
         }
-        match Raw::deserialize(deserializer)? {
-            Raw::One(name) if name == "none" => Ok(Expected::Nothing),
-            Raw::One(name) => Ok(Expected::Tools(vec![name])),
-            Raw::Many(names) if names.is_empty() => Err(serde::de::Error::custom(
-                "`expect = []` names no tool; write `expect = \"none\"` for a message no tool fits",
-            )),
-            Raw::Many(names) => Ok(Expected::Tools(names)),
+
+        deserializer.deserialize_any(ExpectedVisitor)
+    }
+}
+
+/// One name in an `expect` list.
+struct ToolName(String);
+
+impl<'de> Deserialize<'de> for ToolName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NameVisitor;
+
+        impl serde::de::Visitor<'_> for NameVisitor {
+            type Value = ToolName;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a tool's name, in quotes")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<ToolName, E> {
+                Ok(ToolName(name.to_owned()))
+            }
         }
+
+        deserializer.deserialize_str(NameVisitor)
     }
 }
 
@@ -115,8 +164,13 @@ pub enum SelectionSetError {
     Parse {
         /// The file, or `<text>`.
         path: String,
-        /// TOML's error, with the line.
-        source: toml::de::Error,
+        /// Where it went wrong, when TOML says or the text shows it (boxed, as
+        /// is `source`: an error is passed around, these are large).
+        place: Option<Box<TextPlace>>,
+        /// What is wrong, cut to a few hundred characters.
+        message: String,
+        /// TOML's own error.
+        source: Box<toml::de::Error>,
     },
     /// A case expects a tool the router's catalog does not have (renamed,
     /// removed, or sent always and so never routed).
@@ -134,9 +188,31 @@ impl fmt::Display for SelectionSetError {
             SelectionSetError::Read { path, source } => {
                 write!(f, "cannot read the labelled set {path}: {source}")
             }
-            SelectionSetError::Parse { path, source } => {
-                write!(f, "{path} is not a labelled set: {source}")
-            }
+            SelectionSetError::Parse {
+                path,
+                place,
+                message,
+                ..
+            } => match place {
+                Some(place) => {
+                    write!(
+                        f,
+                        "{path} is not a labelled set: line {}, column {}",
+                        place.line, place.column
+                    )?;
+                    if let Some(key) = &place.key {
+                        write!(f, ", at `{key}`")?;
+                    }
+                    write!(
+                        f,
+                        ": {message}\n  {}\n  {:>width$}",
+                        place.excerpt,
+                        "^",
+                        width = place.caret + 1
+                    )
+                }
+                None => write!(f, "{path} is not a labelled set: {message}"),
+            },
             SelectionSetError::UnknownTool { message, tool } => write!(
                 f,
                 "the case {message:?} expects `{tool}`, which is not in the router's catalog; fix the name, or expect another tool (tools sent always are never routed)"
@@ -149,7 +225,7 @@ impl std::error::Error for SelectionSetError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             SelectionSetError::Read { source, .. } => Some(source),
-            SelectionSetError::Parse { source, .. } => Some(source),
+            SelectionSetError::Parse { source, .. } => Some(&**source),
             SelectionSetError::UnknownTool { .. } => None,
         }
     }
@@ -158,10 +234,7 @@ impl std::error::Error for SelectionSetError {
 impl SelectionSet {
     /// Parses a labelled set from TOML text.
     pub fn from_toml(text: &str) -> Result<Self, SelectionSetError> {
-        toml::from_str(text).map_err(|source| SelectionSetError::Parse {
-            path: "<text>".to_owned(),
-            source,
-        })
+        parse(text, "<text>".to_owned())
     }
 
     /// Reads a labelled set from a TOML file.
@@ -172,10 +245,7 @@ impl SelectionSet {
             path: shown.clone(),
             source,
         })?;
-        toml::from_str(&text).map_err(|source| SelectionSetError::Parse {
-            path: shown,
-            source,
-        })
+        parse(&text, shown)
     }
 
     /// Checks that every expected tool is in `catalog`: a set naming a tool that
@@ -193,6 +263,168 @@ impl SelectionSet {
         }
         Ok(())
     }
+}
+
+/// Where in a labelled set's text an error is, as its message shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextPlace {
+    /// The line, from 1.
+    pub line: usize,
+    /// The column, from 1, in characters.
+    pub column: usize,
+    /// The key the line sets or the table it opens (`expect`, `[[case]]`), cut.
+    pub key: Option<String>,
+    /// At most [`EXCERPT_CHARS`] characters of the line around the column, with
+    /// `…` where it was cut and invisible characters shown as `�`.
+    pub excerpt: String,
+    /// The position of the column in `excerpt`, in characters from 0.
+    pub caret: usize,
+}
+
+/// The most characters of a line an error about a labelled set shows.
+pub const EXCERPT_CHARS: usize = 200;
+
+/// The most characters of TOML's message (which may quote the text) shown.
+const MESSAGE_CHARS: usize = 300;
+
+/// The most characters of a key shown.
+const KEY_CHARS: usize = 60;
+
+/// Keys nested this deep are refused by `toml` without a place (its parser's
+/// limit); the text is searched for the line that holds one.
+const TOML_KEY_DEPTH: usize = 80;
+
+/// A labelled set from `text`, or where and why it is not one.
+fn parse(text: &str, path: String) -> Result<SelectionSet, SelectionSetError> {
+    toml::from_str(text).map_err(|source| {
+        let deep = source.message() == "recursion limit";
+        let offset = source
+            .span()
+            .map(|span| span.start)
+            .or_else(|| deep.then(|| deep_key_offset(text)).flatten());
+        let message = if deep {
+            format!("a key nests deeper than {TOML_KEY_DEPTH} levels")
+        } else {
+            bounded(source.message(), MESSAGE_CHARS)
+        };
+        SelectionSetError::Parse {
+            path,
+            place: offset.map(|offset| Box::new(text_place(text, offset))),
+            message,
+            source: Box::new(source),
+        }
+    })
+}
+
+/// The place of byte `offset` in `text`.
+fn text_place(text: &str, offset: usize) -> TextPlace {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let line_start = text[..offset].rfind('\n').map_or(0, |at| at + 1);
+    let line_end = text[offset..]
+        .find('\n')
+        .map_or(text.len(), |at| offset + at);
+    let line = text[line_start..line_end].trim_end_matches('\r');
+    let column = text[line_start..offset].chars().count();
+    let chars: Vec<char> = line.chars().collect();
+    // The window: up to half of it before the column, the rest after.
+    let start = column
+        .saturating_sub(EXCERPT_CHARS / 2)
+        .min(chars.len().saturating_sub(EXCERPT_CHARS));
+    let end = (start + EXCERPT_CHARS).min(chars.len());
+    let mut excerpt = String::new();
+    if start > 0 {
+        excerpt.push('…');
+    }
+    excerpt.extend(chars[start..end].iter().map(|&c| shown(c)));
+    if end < chars.len() {
+        excerpt.push('…');
+    }
+    TextPlace {
+        line: text[..line_start].matches('\n').count() + 1,
+        column: column + 1,
+        key: line_key(line),
+        excerpt,
+        caret: column - start + usize::from(start > 0),
+    }
+}
+
+/// A character of an excerpt: one column wide, so the caret under it lines up.
+fn shown(c: char) -> char {
+    if c == '\t' {
+        ' '
+    } else if crate::echo::is_invisible(c) {
+        '\u{fffd}'
+    } else {
+        c
+    }
+}
+
+/// The key a TOML line sets (`expect` in `expect = 5`) or the table header it
+/// is (`[[case]]`), cut.
+fn line_key(line: &str) -> Option<String> {
+    let trimmed = line.trim_start();
+    let key = if trimmed.starts_with('[') {
+        let close = trimmed.rfind(']').map_or(trimmed.len(), |at| at + 1);
+        &trimmed[..close]
+    } else {
+        let equals = outside_quotes(trimmed).find(|&(_, c)| c == '=')?.0;
+        trimmed[..equals].trim_end()
+    };
+    (!key.is_empty()).then(|| bounded(key, KEY_CHARS))
+}
+
+/// The characters of `line` outside quoted strings, with their byte offsets.
+fn outside_quotes(line: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let mut quote = None;
+    let mut escaped = false;
+    line.char_indices().filter(move |&(_, c)| match quote {
+        Some(open) => {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' && open == '"' {
+                escaped = true;
+            } else if c == open {
+                quote = None;
+            }
+            false
+        }
+        None if c == '"' || c == '\'' => {
+            quote = Some(c);
+            false
+        }
+        None => true,
+    })
+}
+
+/// The offset of the first line whose key (before `=`, or a table header)
+/// has [`TOML_KEY_DEPTH`] dots or more outside quotes.
+fn deep_key_offset(text: &str) -> Option<usize> {
+    let mut start = 0;
+    for line in text.split('\n') {
+        let indent = line.len() - line.trim_start().len();
+        let dots = outside_quotes(line)
+            .take_while(|&(_, c)| c != '=' && c != '#')
+            .filter(|&(_, c)| c == '.')
+            .count();
+        if dots >= TOML_KEY_DEPTH {
+            return Some(start + indent);
+        }
+        start += line.len() + 1;
+    }
+    None
+}
+
+/// `text` cut to `max` characters (with `…` when cut), invisible characters
+/// shown as `�`.
+fn bounded(text: &str, max: usize) -> String {
+    let mut out: String = text.chars().take(max).map(shown).collect();
+    if text.chars().nth(max).is_some() {
+        out.push('…');
+    }
+    out
 }
 
 /// How often one expected tool was picked instead of another.
@@ -812,13 +1044,103 @@ mod tests {
             SelectionSet::from_toml("[[case]]\nmessage = \"hi\"\nexpect = []\n").unwrap_err();
         assert_eq!(
             error.to_string(),
-            "<text> is not a labelled set: TOML parse error at line 3, column 10\n  |\n3 | expect = []\n  |          ^^\n`expect = []` names no tool; write `expect = \"none\"` for a message no tool fits\n"
+            "<text> is not a labelled set: line 3, column 10, at `expect`: `expect = []` names no tool; write `expect = \"none\"` for a message no tool fits\n  expect = []\n           ^"
         );
         let error = SelectionSet::from_toml("[[case]]\nmessage = \"hi\"\nexpected = \"none\"\n")
             .unwrap_err();
         assert!(
             error.to_string().contains("unknown field `expected`"),
             "{error}"
+        );
+    }
+
+    /// A wrong `expect` is told what `expect` accepts, at its key and line.
+    #[test]
+    fn a_wrong_expect_names_its_key_line_and_the_values_accepted() {
+        let error =
+            SelectionSet::from_toml("[[case]]\nmessage = \"hi\"\nexpect = 5\n").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "<text> is not a labelled set: line 3, column 10, at `expect`: invalid type: integer `5`, \
+             expected \"none\", a tool's name (\"get_tasks\") or a list of tools' names \
+             ([\"get_tasks\", \"create_reminders\"])\n  expect = 5\n           ^"
+        );
+        let error = SelectionSet::from_toml(
+            "[[case]]\nmessage = \"hi\"\nexpect = { tool = \"get_tasks\" }\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "<text> is not a labelled set: line 3, column 10, at `expect`: invalid type: map, \
+             expected \"none\", a tool's name (\"get_tasks\") or a list of tools' names \
+             ([\"get_tasks\", \"create_reminders\"])\n  expect = { tool = \"get_tasks\" }\n           ^"
+        );
+        let error =
+            SelectionSet::from_toml("[[case]]\nmessage = \"hi\"\nexpect = [\"get_tasks\", 2]\n")
+                .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "<text> is not a labelled set: line 3, column 24, at `expect`: invalid type: integer `2`, \
+             expected a tool's name, in quotes\n  expect = [\"get_tasks\", 2]\n                         ^"
+        );
+    }
+
+    /// Keys nested past TOML's limit are named with their line, not only
+    /// "recursion limit".
+    #[test]
+    fn a_key_nested_too_deep_is_told_with_its_line() {
+        let deep = format!(
+            "[[case]]\nmessage = \"hi\"\nexpect = \"none\"\n  {}b = 1\n",
+            "a.".repeat(100)
+        );
+        let error = SelectionSet::from_toml(&deep).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "<text> is not a labelled set: line 4, column 3, at `{}…`: a key nests deeper \
+                 than 80 levels\n    {}…\n    ^",
+                "a.".repeat(30),
+                "a.".repeat(99)
+            )
+        );
+    }
+
+    /// An error on a very long line shows a bounded excerpt around the column,
+    /// not the whole line.
+    #[test]
+    fn an_error_on_a_long_line_shows_a_bounded_excerpt() {
+        let long = format!(
+            "[[case]]\nmessage = \"{}\\q{}\"\nexpect = \"none\"\n",
+            "x".repeat(300_000),
+            "y".repeat(300_000)
+        );
+        let error = SelectionSet::from_toml(&long).unwrap_err();
+        let shown = error.to_string();
+        assert!(shown.len() < 1_000, "{} bytes", shown.len());
+        let SelectionSetError::Parse {
+            place: Some(place), ..
+        } = &error
+        else {
+            panic!("{error:?}")
+        };
+        assert_eq!(place.line, 2);
+        // The column of the `q` that makes `\q` no escape.
+        assert_eq!(place.column, 300_013);
+        assert_eq!(place.key.as_deref(), Some("message"));
+        assert_eq!(place.excerpt.chars().count(), EXCERPT_CHARS + 2);
+        assert_eq!(
+            place.excerpt,
+            format!("…{}\\q{}…", "x".repeat(99), "y".repeat(99))
+        );
+        assert_eq!(place.caret, 101);
+        assert_eq!(
+            shown,
+            format!(
+                "<text> is not a labelled set: line 2, column 300013, at `message`: missing escaped value, expected \
+                 `b`, `e`, `f`, `n`, `r`, `\\`, `\"`, `x`, `u`, `U`\n  {}\n  {}^",
+                place.excerpt,
+                " ".repeat(101)
+            )
         );
     }
 
