@@ -16,7 +16,7 @@ use super::store_error::{StoreError, StoreErrorKind};
 use super::{PendingApproval, RunOutcome, Verdict};
 
 /// The schema, one entry per version; `toolkit_approval_schema` says which ran.
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     "CREATE TABLE toolkit_pending_approvals (
          principal TEXT NOT NULL,
          call_id TEXT NOT NULL,
@@ -82,6 +82,12 @@ const MIGRATIONS: [&str; 5] = [
      CREATE INDEX toolkit_approval_refusals_refused
          ON toolkit_approval_refusals (refused_at DESC);
      CREATE INDEX toolkit_approval_refusals_keep ON toolkit_approval_refusals (keep_until);",
+    // A claim completed before outcomes were kept ran (or counted as done because it
+    // was made before leases): without an outcome it would read as approved and
+    // not run yet. It ran, and what it returned was not kept.
+    "UPDATE toolkit_approval_claims
+         SET outcome = '{\"status\":\"ran\",\"result\":null,\"bytes\":0}'
+         WHERE done AND outcome IS NULL;",
 ];
 
 /// The advisory lock replicas take while migrating, so that several starting at

@@ -65,6 +65,16 @@ pub trait ApprovalStore: Send + Sync {
     /// The store's clock, in Unix seconds.
     fn now(&self) -> StoreFuture<'_, u64>;
 
+    /// Whether the store can take a write now: what a readiness check
+    /// ([`Health`](crate::serving::Health)) asks. By default it reads the clock
+    /// ([`now`](Self::now)), which is a query for a database whose clock it is; a
+    /// store whose clock is the process's checks its database itself (the `SQLite`
+    /// store takes and gives back the write lock).
+    fn check(&self) -> StoreFuture<'_, ()> {
+        let now = self.now();
+        Box::pin(async move { now.await.map(|_| ()) })
+    }
+
     /// Stores a pending approval; `Ok(false)` if one with this principal and call id
     /// was already stored (it is left as it was).
     fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool>;

@@ -260,6 +260,12 @@ impl Failure {
                 "it expired at {}; nothing ran, and the model was not told it was approved",
                 page::utc(*expired_at)
             ),
+            // The store's own words stay in the log; whether anything ran of the
+            // call is not known when its records could not be read.
+            ApprovalError::Store(store) => {
+                tracing::warn!(error = %store, kind = ?store.kind(), "the inbox could not use the approval store");
+                error.state_unknown().unwrap_or_default()
+            }
             other => format!("{other}; nothing ran"),
         };
         let problems = match error {
@@ -491,12 +497,16 @@ async fn told(
         .and_then(|tool| tool.tool().title)
         .map(str::to_owned);
     let resumable_until = shared.inbox.approvals().resumable_until(record.decided_at);
+    let next_attempt_at = run
+        .as_ref()
+        .and_then(|run| shared.inbox.approvals().next_attempt_at(run));
     Ok(Some(page::Told {
         title,
         resumable_until,
         now,
         record,
         run,
+        next_attempt_at,
     }))
 }
 
@@ -850,7 +860,12 @@ async fn audit(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
             principal: &record.principal,
             call_id: &record.call_id,
             message: record.message.as_deref(),
-            outcome: page::outcome(record.verdict == Verdict::Denied, run.as_ref()),
+            outcome: page::outcome(
+                record.verdict == Verdict::Denied,
+                run.as_ref(),
+                run.as_ref()
+                    .and_then(|run| shared.inbox.approvals().next_attempt_at(run)),
+            ),
         })
         .collect();
     html(

@@ -170,6 +170,8 @@ pub(crate) struct Told {
     pub(crate) record: DecisionRecord,
     /// What came of it, once a run of it started.
     pub(crate) run: Option<RunRecord>,
+    /// When a runner tries it next, when its tool failed.
+    pub(crate) next_attempt_at: Option<u64>,
 }
 
 impl Told {
@@ -188,7 +190,7 @@ impl Told {
                 utc(self.resumable_until)
             ),
             Some(run) => {
-                let words = outcome(false, Some(run));
+                let words = outcome(false, Some(run), self.next_attempt_at);
                 let mut chars = words.chars();
                 chars.next().map_or_else(String::new, |first| {
                     format!("{}{}.", first.to_uppercase(), chars.as_str())
@@ -698,8 +700,13 @@ pub(crate) struct AuditRow<'a> {
 }
 
 /// What came of a decided call, in words: nothing for a denial; for an approval,
-/// when it ran and with what, why it failed, or that it has not run.
-pub(crate) fn outcome(denied: bool, run: Option<&RunRecord>) -> String {
+/// when it ran and with what, why it failed and when it is tried next
+/// (`next_attempt_at`), or that it has not run.
+pub(crate) fn outcome(
+    denied: bool,
+    run: Option<&RunRecord>,
+    next_attempt_at: Option<u64>,
+) -> String {
     if denied {
         return "nothing ran".to_owned();
     }
@@ -717,12 +724,23 @@ pub(crate) fn outcome(denied: bool, run: Option<&RunRecord>) -> String {
         ) => {
             format!("ran at {when}, with the result {result}")
         }
+        // Recorded before stores kept outcomes: when and with what is not known.
+        (Some(RunOutcome::Ran { bytes: 0, .. }), true) => {
+            "ran, before its result was kept".to_owned()
+        }
         (Some(RunOutcome::Ran { bytes, .. }), true) => {
             format!("ran at {when}, with a result of {bytes} bytes")
         }
         (Some(RunOutcome::Failed { message, .. }), true) => format!("refused at {when}: {message}"),
         (Some(RunOutcome::Failed { message, .. }), false) if run.lease_until == 0 => {
-            format!("failed at {when}, may run again: {message}")
+            match next_attempt_at {
+                Some(next) => format!(
+                    "attempt {} failed at {when}, tried again from {}: {message}",
+                    run.attempt,
+                    utc(next)
+                ),
+                None => format!("failed at {when}, may run again: {message}"),
+            }
         }
         _ => format!("running (attempt {})", run.attempt),
     }
