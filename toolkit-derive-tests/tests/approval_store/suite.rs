@@ -2064,6 +2064,109 @@ pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
     assert_eq!(released.count(), 1);
 }
 
+/// A list people read is paged and cut by the store's query: 100 waiting calls of
+/// 1 MB of arguments each list as pages of 50, each call with the length and
+/// first characters of its arguments, not the megabyte; a call with short
+/// arguments comes whole; the cursor of a page's last call starts the next page,
+/// until the last.
+pub(crate) async fn pending_approvals_are_paged_and_long_arguments_cut_by_the_query(
+    backend: Arc<dyn Backend>,
+) {
+    use toolkit::approval::{CUT_ARGUMENTS_START_CHARS, ListedPending, PendingCursor};
+
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let now = store.now().await.expect("a clock");
+    let megabyte = "é".repeat(500_000);
+    let stored = |i: u64, text: &str| PendingApproval {
+        call_id: format!("call_{i:03}"),
+        principal: "user:7".to_owned(),
+        view: None,
+        tool: "delete_projects".to_owned(),
+        arguments: json!({ "note": text, "id": i }),
+        digest: "sha256:00".to_owned(),
+        requested_at: now - 1000 + i,
+        expires_at: now + 3600,
+        signature: "00".to_owned(),
+    };
+    for i in 0..100 {
+        assert_eq!(store.save_pending(&stored(i, &megabyte)).await, Ok(true));
+    }
+    assert_eq!(store.save_pending(&stored(100, "short")).await, Ok(true));
+
+    let query = PendingQuery::new().limit(50);
+    let first = store
+        .list_pending_cut(&query, 16 * 1024)
+        .await
+        .expect("a page");
+    assert_eq!(first.len(), 50);
+    assert_eq!(
+        first[0].pending,
+        stored(100, "short"),
+        "newest first, whole"
+    );
+    assert_eq!(first[0].cut, None);
+    let whole_text = json!({ "note": megabyte, "id": 99 }).to_string();
+    let cut = first[1].cut.as_ref().expect("cut");
+    assert_eq!(cut.bytes, whole_text.len());
+    assert_eq!(
+        cut.start,
+        whole_text
+            .chars()
+            .take(CUT_ARGUMENTS_START_CHARS)
+            .collect::<String>()
+    );
+    assert_eq!(first[1].pending.arguments, Value::Null);
+    assert_eq!(first[1].pending.call_id, "call_099");
+    let weight: usize = first
+        .iter()
+        .map(|listed| {
+            listed.pending.arguments.to_string().len()
+                + listed.cut.as_ref().map_or(0, |cut| cut.start.len())
+        })
+        .sum();
+    assert!(weight < 100_000, "the page weighs {weight} bytes");
+
+    let ids = |page: &[ListedPending]| -> Vec<String> {
+        page.iter()
+            .map(|listed| listed.pending.call_id.clone())
+            .collect()
+    };
+    let second = store
+        .list_pending_cut(
+            &query.clone().before(PendingCursor::of(&first[49].pending)),
+            16 * 1024,
+        )
+        .await
+        .expect("a page");
+    assert_eq!(
+        ids(&second),
+        (1..=50)
+            .rev()
+            .map(|i| format!("call_{i:03}"))
+            .collect::<Vec<_>>()
+    );
+    let third = store
+        .list_pending_cut(
+            &query.before(PendingCursor::of(&second[49].pending)),
+            16 * 1024,
+        )
+        .await
+        .expect("a page");
+    assert_eq!(ids(&third), ["call_000"]);
+    // The same cursor pages the whole list too.
+    let whole = store
+        .list_pending(
+            &PendingQuery::new()
+                .limit(3)
+                .before(PendingCursor::of(&first[0].pending)),
+        )
+        .await
+        .expect("lists");
+    assert_eq!(whole.len(), 3);
+    assert_eq!(whole[0], stored(99, &megabyte));
+}
+
 /// One `#[test]` per contract test, each run by `$run` (a `fn(Test)`).
 macro_rules! contract_tests {
     ($run:ident) => {
@@ -2195,6 +2298,15 @@ macro_rules! contract_tests {
         fn a_failing_tool_is_tried_again_after_a_growing_back_off() {
             $run(|backend| {
                 Box::pin(suite::a_failing_tool_is_tried_again_after_a_growing_back_off(backend))
+            });
+        }
+
+        #[test]
+        fn pending_approvals_are_paged_and_long_arguments_cut_by_the_query() {
+            $run(|backend| {
+                Box::pin(
+                    suite::pending_approvals_are_paged_and_long_arguments_cut_by_the_query(backend),
+                )
             });
         }
 

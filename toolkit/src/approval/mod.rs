@@ -114,8 +114,9 @@ pub(crate) use run::resume;
 pub use runner::RunPass;
 pub use status::{CallState, CallStatus, WITHDRAWN};
 pub use store::{
-    ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
-    MAX_QUERY_LIMIT, MAX_QUERY_VALUES, MemoryApprovalStore, PendingQuery, RefusalRecord, RunRecord,
+    ApprovalStore, CLOCK_SKEW_SECONDS, CUT_ARGUMENTS_START_CHARS, Claim, CutArguments,
+    DecisionOutcome, DecisionQuery, DecisionRecord, ListedPending, MAX_QUERY_LIMIT,
+    MAX_QUERY_VALUES, MemoryApprovalStore, PendingCursor, PendingQuery, RefusalRecord, RunRecord,
     StoreFuture,
 };
 pub use store_error::{StoreError, StoreErrorKind};

@@ -10,8 +10,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 use super::store::{
-    ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
-    MAX_QUERY_LIMIT, PendingQuery, RefusalRecord, RunRecord, StoreClock, StoreFuture, system_clock,
+    ApprovalStore, CLOCK_SKEW_SECONDS, CUT_ARGUMENTS_START_CHARS, Claim, DecisionOutcome,
+    DecisionQuery, DecisionRecord, ListedPending, MAX_QUERY_LIMIT, PendingQuery, RefusalRecord,
+    RunRecord, StoreClock, StoreFuture, system_clock,
 };
 use super::store_error::{StoreError, StoreErrorKind};
 use super::{PendingApproval, RunOutcome, Verdict};
@@ -339,20 +340,74 @@ fn decision_of(
 }
 
 fn pending_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<PendingApproval> {
-    let arguments: String = row.get(3)?;
+    pending_from_row_at(row, 0)
+}
+
+/// A pending approval from the row's columns `at`, `at + 1`, ... (principal, call
+/// id, tool, arguments, digest, requested at, expires at, signature, view).
+fn pending_from_row_at(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<PendingApproval> {
+    let arguments: String = row.get(at + 3)?;
     Ok(PendingApproval {
-        principal: row.get(0)?,
-        call_id: row.get(1)?,
-        tool: row.get(2)?,
+        principal: row.get(at)?,
+        call_id: row.get(at + 1)?,
+        tool: row.get(at + 2)?,
         arguments: serde_json::from_str(&arguments).map_err(|error| {
-            rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, error.into())
+            rusqlite::Error::FromSqlConversionFailure(
+                at + 3,
+                rusqlite::types::Type::Text,
+                error.into(),
+            )
         })?,
-        digest: row.get(4)?,
-        requested_at: from_sql(row.get(5)?),
-        expires_at: from_sql(row.get(6)?),
-        signature: row.get(7)?,
-        view: row.get(8)?,
+        digest: row.get(at + 4)?,
+        requested_at: from_sql(row.get(at + 5)?),
+        expires_at: from_sql(row.get(at + 6)?),
+        signature: row.get(at + 7)?,
+        view: row.get(at + 8)?,
     })
+}
+
+/// The statement listing undecided, unexpired pending approvals that pass
+/// `query`, newest first, at most `limit`: principal, call id and tool, then
+/// `columns` (bound first with `column_values`).
+fn pending_list(
+    columns: &str,
+    column_values: Vec<rusqlite::types::Value>,
+    query: &PendingQuery,
+    now: u64,
+    limit: usize,
+) -> (String, Vec<rusqlite::types::Value>) {
+    let mut sql = format!(
+        "SELECT p.principal, p.call_id, p.tool, {columns}
+         FROM toolkit_pending_approvals p
+         WHERE p.expires_at >= ?
+           AND NOT EXISTS (SELECT 1 FROM toolkit_approval_decisions d
+                           WHERE d.principal = p.principal AND d.call_id = p.call_id)"
+    );
+    let mut bound = column_values;
+    bound.push(rusqlite::types::Value::Integer(to_sql(now)));
+    any_of("p.principal", &query.principals, &mut sql, &mut bound);
+    any_of("p.tool", &query.tools, &mut sql, &mut bound);
+    time_bound(
+        " AND p.requested_at >= ?",
+        query.requested_after,
+        &mut sql,
+        &mut bound,
+    );
+    time_bound(
+        " AND p.requested_at < ?",
+        query.requested_before,
+        &mut sql,
+        &mut bound,
+    );
+    if let Some(cursor) = &query.before {
+        sql.push_str(" AND (p.requested_at, p.principal, p.call_id) < (?, ?, ?)");
+        bound.push(rusqlite::types::Value::Integer(to_sql(cursor.requested_at)));
+        bound.push(rusqlite::types::Value::Text(cursor.principal.clone()));
+        bound.push(rusqlite::types::Value::Text(cursor.call_id.clone()));
+    }
+    sql.push_str(" ORDER BY p.requested_at DESC, p.principal DESC, p.call_id DESC LIMIT ?");
+    bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
+    (sql, bound)
 }
 
 /// `column IN (?, ?, ...)` for `values`, or nothing when there are none.
@@ -437,33 +492,79 @@ impl ApprovalStore for SqliteApprovalStore {
         };
         let query = query.clone();
         self.with(move |connection, now| {
-            let mut sql = String::from(
-                "SELECT p.principal, p.call_id, p.tool, p.arguments, p.digest,
-                            p.requested_at, p.expires_at, p.signature, p.view
-                     FROM toolkit_pending_approvals p
-                     WHERE p.expires_at >= ?
-                       AND NOT EXISTS (SELECT 1 FROM toolkit_approval_decisions d
-                                       WHERE d.principal = p.principal AND d.call_id = p.call_id)",
+            let (sql, bound) = pending_list(
+                "p.arguments, p.digest, p.requested_at, p.expires_at, p.signature, p.view",
+                Vec::new(),
+                &query,
+                now,
+                limit,
             );
-            let mut bound = vec![rusqlite::types::Value::Integer(to_sql(now))];
-            any_of("p.principal", &query.principals, &mut sql, &mut bound);
-            any_of("p.tool", &query.tools, &mut sql, &mut bound);
-            time_bound(
-                " AND p.requested_at >= ?",
-                query.requested_after,
-                &mut sql,
-                &mut bound,
-            );
-            time_bound(
-                " AND p.requested_at < ?",
-                query.requested_before,
-                &mut sql,
-                &mut bound,
-            );
-            sql.push_str(" ORDER BY p.requested_at DESC, p.principal DESC, p.call_id DESC LIMIT ?");
-            bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
             let mut statement = connection.prepare(&sql)?;
-            let rows = statement.query_map(rusqlite::params_from_iter(bound), pending_from_row)?;
+            let rows = statement.query_map(rusqlite::params_from_iter(bound), |row| {
+                pending_from_row_at(row, 0)
+            })?;
+            rows.collect()
+        })
+    }
+
+    fn list_pending_cut<'a>(
+        &'a self,
+        query: &'a PendingQuery,
+        arguments_up_to: usize,
+    ) -> StoreFuture<'a, Vec<ListedPending>> {
+        let limit = match query.bounded_limit() {
+            Ok(limit) => limit,
+            Err(error) => return Box::pin(std::future::ready(Err(error))),
+        };
+        let query = query.clone();
+        self.with(move |connection, now| {
+            // The arguments are cut by the query: a call whose arguments are
+            // megabytes long costs the list its length and first characters.
+            let (sql, bound) = pending_list(
+                "CASE WHEN length(CAST(p.arguments AS BLOB)) <= ? THEN p.arguments END,
+                 p.digest, p.requested_at, p.expires_at, p.signature, p.view,
+                 length(CAST(p.arguments AS BLOB)), substr(p.arguments, 1, ?)",
+                vec![
+                    rusqlite::types::Value::Integer(to_sql(arguments_up_to as u64)),
+                    rusqlite::types::Value::Integer(to_sql(CUT_ARGUMENTS_START_CHARS as u64)),
+                ],
+                &query,
+                now,
+                limit,
+            );
+            let mut statement = connection.prepare(&sql)?;
+            let rows = statement.query_map(rusqlite::params_from_iter(bound), |row| {
+                let arguments = row
+                    .get::<_, Option<String>>(3)?
+                    .map(|text| {
+                        serde_json::from_str(&text).map_err(|error| {
+                            rusqlite::Error::FromSqlConversionFailure(
+                                3,
+                                rusqlite::types::Type::Text,
+                                error.into(),
+                            )
+                        })
+                    })
+                    .transpose()?;
+                let pending = PendingApproval {
+                    principal: row.get(0)?,
+                    call_id: row.get(1)?,
+                    tool: row.get(2)?,
+                    arguments: Value::Null,
+                    digest: row.get(4)?,
+                    requested_at: from_sql(row.get(5)?),
+                    expires_at: from_sql(row.get(6)?),
+                    signature: row.get(7)?,
+                    view: row.get(8)?,
+                };
+                let bytes = usize::try_from(row.get::<_, i64>(9)?).unwrap_or(usize::MAX);
+                Ok(ListedPending::from_parts(
+                    pending,
+                    arguments,
+                    bytes,
+                    row.get(10)?,
+                ))
+            })?;
             rows.collect()
         })
     }

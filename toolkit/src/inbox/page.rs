@@ -88,6 +88,8 @@ impl Frame<'_> {
 pub(crate) struct Card<'a> {
     /// The pending approval.
     pub(crate) pending: &'a PendingApproval,
+    /// What the list left out of its arguments, if it did: shown instead of them.
+    pub(crate) cut: Option<&'a crate::approval::CutArguments>,
     /// Its tool.
     pub(crate) tool: &'a RegisteredTool,
     /// The view that asked, when known.
@@ -224,7 +226,7 @@ pub(crate) fn list_page(
     frame: &Frame<'_>,
     cards: &[Card<'_>],
     notice: Option<&Told>,
-    more: bool,
+    next: Option<&str>,
     now: u64,
 ) -> Markup {
     layout(
@@ -241,8 +243,8 @@ pub(crate) fn list_page(
             @for card in cards {
                 (pending_card(frame, card, now))
             }
-            @if more {
-                p.empty { "More calls may be waiting: decide these first, then reload." }
+            @if let Some(next) = next {
+                p.empty { "More calls may be waiting: " a.older href={ (frame.base) "/?" (next) } { "older calls" } "." }
             }
         },
     )
@@ -260,7 +262,15 @@ fn pending_card(frame: &Frame<'_>, card: &Card<'_>, now: u64) -> Markup {
             @if let Some(reason) = &card.reason {
                 p.reason { "The model's reason: " span.text { (visible(reason, SHOWN_CHARS)) } }
             }
-            (arguments(schema, &form::fields(card.tool), &pending.arguments, &mut Budget::card()))
+            @if let Some(cut) = card.cut {
+                p.cut {
+                    "The arguments are " (cut.bytes) " bytes long, too long for the list; they begin "
+                    code { (visible(&cut.start, SHOWN_CHARS)) }
+                    ". Edit the call to see them all."
+                }
+            } @else {
+                (arguments(schema, &form::fields(card.tool), &pending.arguments, &mut Budget::card()))
+            }
             @if let Some(preview) = &card.preview {
                 div.preview {
                     strong { "Preview: " } span.text { (visible(&preview.message, SHOWN_CHARS)) }
