@@ -828,9 +828,10 @@ impl ApprovalStore for Down {
     }
 }
 
-/// When the store fails, the model (and an MCP client) hears that nothing ran and
-/// to try again, never the store's own words (a database's message, its host);
-/// the application still gets them from `ApprovalError`.
+/// When the store fails, the model (and an MCP client) hears what failed, to try
+/// again, and (once) that nothing ran, never the store's own words (a database's
+/// message, its host); the application still gets them from `ApprovalError`, which
+/// says nothing of a run it does not know about.
 #[test]
 fn a_failing_store_is_not_described_to_the_model() {
     let clock = Clock::new();
@@ -841,7 +842,11 @@ fn a_failing_store_is_not_described_to_the_model() {
     let approvals = Approvals::new(ApprovalKey::new(*KEY).expect("32 bytes"), Down)
         .clock(move || UNIX_EPOCH + Duration::from_secs(START));
     let view = view(&approvals, "user:7");
-    let told = rejected("the approval store failed, nothing ran; try again");
+    let told = rejected("the approval store failed; try again");
+    assert_eq!(
+        ToolError::from(ApprovalError::Store(StoreError::new("down"))).to_string(),
+        "the approval was refused: the approval store failed; try again; nothing ran"
+    );
     assert_eq!(
         block_on(view.call("delete_phone_numbers", ARGUMENTS, &ctx)),
         told
@@ -854,8 +859,12 @@ fn a_failing_store_is_not_described_to_the_model() {
     let failed = block_on(approvals.pending(&PendingQuery::new())).expect_err("the store is down");
     assert_eq!(
         failed.to_string(),
-        "the approval store failed, nothing ran; try again: PostgreSQL: error connecting to \
-         server: db.internal:5432: Connection refused"
+        "the approval store failed: PostgreSQL: error connecting to server: \
+         db.internal:5432: Connection refused"
+    );
+    assert_eq!(
+        failed.state_unknown().as_deref(),
+        Some("the approval store failed, so what became of the call is not known; try again")
     );
     // The store's error is the cause, as the store gave it.
     let cause = std::error::Error::source(&failed)

@@ -69,6 +69,17 @@ impl Backend for Sqlite {
     fn survives_restart(&self) -> bool {
         true
     }
+
+    fn forget_outcomes(&self) -> bool {
+        rusqlite::Connection::open(&self.0)
+            .expect("opens")
+            .execute_batch(
+                "UPDATE toolkit_used_approvals SET outcome = NULL, ended_at = NULL;
+                 PRAGMA user_version = 6;",
+            )
+            .expect("the old shape");
+        true
+    }
 }
 
 macro_rules! contract {
@@ -163,6 +174,75 @@ fn sqlite_errors_keep_the_drivers_error() {
     );
 }
 
+/// A corrupt record of a call that ran says so: reading the call's state fails as
+/// a corrupt record, and whoever reads it (an MCP `tasks/get`, the inbox) is told
+/// that what became of the call is not known and that it may have run, never that
+/// nothing ran.
+#[test]
+fn a_corrupt_record_of_a_call_that_ran_says_it_may_have_run() {
+    use toolkit::approval::{ApprovalKey, Approvals, ApprovedRun, Decision};
+    use toolkit::{Context, Scope, call::CallId};
+
+    let Sqlite(path) = Sqlite::new("corrupt-ran");
+    let approvals = Approvals::new(
+        ApprovalKey::new(*b"0123456789abcdef0123456789abcdef").expect("32 bytes"),
+        SqliteApprovalStore::open(&path).expect("opens"),
+    );
+    let view = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .approvals(&approvals, "user:7")
+        .build()
+        .expect("view");
+    let ctx = Context::new()
+        .with(suite::Released::default())
+        .with(CallId::new("call_ran"));
+    futures_executor::block_on(async {
+        let toolkit::Response::Pending(pending) =
+            view.call("delete_projects", r#"{"id": 3}"#, &ctx).await
+        else {
+            panic!("waits for approval");
+        };
+        approvals
+            .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+            .await
+            .expect("approved");
+        assert!(
+            approvals
+                .run_approved(&view, &ctx, &pending)
+                .await
+                .is_success()
+        );
+    });
+    rusqlite::Connection::open(&path)
+        .expect("opens")
+        .execute(
+            "UPDATE toolkit_used_approvals SET outcome = '{\"ran\": \"maybe\"}' WHERE key = ?1",
+            [ApprovedRun::key_of("user:7", "call_ran")],
+        )
+        .expect("a record no build wrote");
+    let error = futures_executor::block_on(approvals.status("user:7", "call_ran"))
+        .expect_err("a corrupt record");
+    assert!(
+        error
+            .to_string()
+            .starts_with("a record in the approval store is corrupt: "),
+        "{error}"
+    );
+    assert_eq!(
+        error.state_unknown().as_deref(),
+        Some(
+            "a record in the approval store is corrupt, so what became of the call is not \
+             known: it may have run; an operator must repair the record"
+        )
+    );
+    assert_eq!(
+        toolkit::ToolError::from(error).to_string(),
+        "the approval was refused: a record in the approval store is corrupt; an operator \
+         must repair it before the call can run; nothing ran"
+    );
+}
+
 contract!(memory, Memory(std::sync::OnceLock::new()));
 contract!(
     sqlite,
@@ -187,6 +267,16 @@ impl Backend for Postgres {
     }
 
     fn survives_restart(&self) -> bool {
+        true
+    }
+
+    fn forget_outcomes(&self) -> bool {
+        let cluster = cluster::cluster().expect("a cluster, since this store opened");
+        cluster.psql_on(
+            &self.0,
+            "UPDATE toolkit_approval_claims SET outcome = NULL, ended_at = NULL;
+             UPDATE toolkit_approval_schema SET version = 5;",
+        );
         true
     }
 }
@@ -339,7 +429,7 @@ mod postgres {
         }
         assert_eq!(
             cluster.psql_on(&url, "SELECT version FROM toolkit_approval_schema"),
-            "5"
+            "6"
         );
     }
 }

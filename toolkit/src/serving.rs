@@ -541,7 +541,8 @@ fn trim_brackets(host: &str) -> &str {
 ///   serving requests. A process that stops answering it (frozen, deadlocked,
 ///   out of threads) is restarted by whatever watches it.
 /// - `GET /readyz` answers `200 ok` once the approval store answers
-///   [`ApprovalStore::now`](crate::approval::ApprovalStore::now) within
+///   [`ApprovalStore::check`](crate::approval::ApprovalStore::check) (a `SQLite`
+///   file another process holds locked is not ready) within
 ///   [`timeout`](Self::timeout) (2 s by default), else `503` saying why: a
 ///   replica that can't reach its database takes no new requests. With no store
 ///   ([`Health::new`]), ready whenever live.
@@ -638,8 +639,8 @@ impl Health {
             return "ok".into_response();
         };
         let approvals: &crate::approval::Approvals = (**approvals).borrow();
-        let why = match tokio::time::timeout(self.timeout, approvals.store().now()).await {
-            Ok(Ok(_)) => return "ok".into_response(),
+        let why = match tokio::time::timeout(self.timeout, approvals.store().check()).await {
+            Ok(Ok(())) => return "ok".into_response(),
             Ok(Err(error)) => {
                 // The driver's words stay in the log: the endpoint takes no token.
                 tracing::warn!(%error, "readiness check: the approval store failed");
@@ -865,6 +866,44 @@ mod tests {
             connection,
             String::from_utf8(body.to_vec()).unwrap(),
         )
+    }
+
+    /// A `SQLite` file another process holds locked (a backup, a migration) is not
+    /// ready, within the check's timeout; liveness still answers at once, on a
+    /// single-threaded runtime, since the store waits on its own thread.
+    #[cfg(feature = "sqlite")]
+    #[tokio::test]
+    async fn a_locked_sqlite_store_is_not_ready_and_the_process_is_live() {
+        let path = std::env::temp_dir().join(format!(
+            "toolkit-health-locked-{}.sqlite3",
+            std::process::id()
+        ));
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+        let store = crate::approval::SqliteApprovalStore::open(&path).unwrap();
+        let health = Health::new()
+            .approvals(approvals(store))
+            .timeout(Duration::from_millis(300))
+            .router();
+        let ok = (StatusCode::OK, "ok".to_owned());
+        assert_eq!(probe(&health, "/readyz").await, ok);
+        let locker = rusqlite::Connection::open(&path).unwrap();
+        locker.execute_batch("BEGIN EXCLUSIVE;").unwrap();
+        let started = std::time::Instant::now();
+        assert_eq!(
+            probe(&health, "/readyz").await,
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "not ready: the approval store did not answer within 300 ms".to_owned()
+            )
+        );
+        assert!(started.elapsed() < Duration::from_secs(2));
+        let started = std::time::Instant::now();
+        assert_eq!(probe(&health, "/livez").await, ok);
+        assert!(started.elapsed() < Duration::from_millis(100));
+        locker.execute_batch("COMMIT;").unwrap();
+        assert_eq!(probe(&health, "/readyz").await, ok);
     }
 
     #[tokio::test]

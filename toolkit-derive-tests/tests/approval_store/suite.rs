@@ -23,6 +23,12 @@ pub(crate) trait Backend: Send + Sync {
     fn open<'a>(&'a self, clock: &'a Clock) -> Opening<'a>;
     /// Whether a store opened again sees what an earlier one recorded.
     fn survives_restart(&self) -> bool;
+    /// Puts the store's tables back as a build from before run outcomes were kept
+    /// left them (every claim's outcome gone, the schema one version back), so the
+    /// next open migrates them; `false` for a store with no schema (memory).
+    fn forget_outcomes(&self) -> bool {
+        false
+    }
 }
 
 /// A store being opened.
@@ -62,7 +68,7 @@ fn real_now() -> u64 {
 
 /// How many numbers were released: each run of the tool adds one.
 #[derive(Clone, Default)]
-struct Released(Arc<AtomicUsize>);
+pub(crate) struct Released(Arc<AtomicUsize>);
 
 impl Released {
     fn count(&self) -> usize {
@@ -541,7 +547,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
         .expect_err("too many principals");
     assert_eq!(
         refused.to_string(),
-        "the approval store failed, nothing ran; try again: a query may name at most 100 principals, not 101"
+        "the approval store refused the query: a query may name at most 100 principals, not 101"
     );
     assert!(
         matches!(
@@ -1812,13 +1818,27 @@ pub(crate) async fn a_failing_call_is_retried_until_its_approval_ends_then_faile
         approvals.run_approved(&view, &ctx, &pending).await,
         Response::Error(ToolError::failed("the ledger is down"))
     );
-    let retrying = |attempt| CallState::Retrying {
-        attempt,
-        error: "the ledger is down".to_owned(),
-        until,
+    let key = ApprovedRun::key_of("user:7", "call_budget");
+    // Tried again once its back-off (5 s, doubling) from the failed attempt's end
+    // has passed, as the store recorded it.
+    let retrying = |attempt| {
+        let store = store.clone();
+        let key = key.clone();
+        async move {
+            let run = store.run(&key).await.expect("reads").expect("claimed");
+            let now = store.now().await.expect("a clock");
+            let next_attempt_at = run.ended_at.expect("ended") + (5_u64 << (attempt - 1));
+            CallState::Retrying {
+                attempt,
+                error: "the ledger is down".to_owned(),
+                next_attempt_at,
+                next_attempt_in: next_attempt_at.saturating_sub(now),
+                until,
+            }
+        }
     };
-    assert_eq!(state().await, retrying(1));
-    assert!(!retrying(1).is_final());
+    assert_eq!(state().await, retrying(1).await);
+    assert!(!retrying(1).await.is_final());
     assert_eq!(released.count(), 1);
     // A runner tries it again, once its grace has passed.
     let run_as = |_: &PendingApproval| {
@@ -1835,11 +1855,10 @@ pub(crate) async fn a_failing_call_is_retried_until_its_approval_ends_then_faile
         .expect("a pass");
     assert_eq!(pass.failed, 1, "{pass:?}");
     assert_eq!(released.count(), 2);
-    assert_eq!(state().await, retrying(2));
+    assert_eq!(state().await, retrying(2).await);
 
     // Attempt 3 runs (a runner on another replica, say): running again, and how
     // the last attempt failed.
-    let key = ApprovedRun::key_of("user:7", "call_budget");
     let now = store.now().await.expect("a clock");
     let Ok(Claim::Won { attempt: 3 }) = store.claim(&key, now + 30, now + HOUR as u64).await else {
         panic!("attempt 3 claims it");
@@ -1852,7 +1871,7 @@ pub(crate) async fn a_failing_call_is_retried_until_its_approval_ends_then_faile
         }
     );
     assert_eq!(store.release(&key, 3, &failed()).await, Ok(true));
-    assert_eq!(state().await, retrying(3));
+    assert_eq!(state().await, retrying(3).await);
 
     // Its approval expired before another attempt: failed, for good.
     clock.advance(15 * 60);
@@ -1881,6 +1900,81 @@ pub(crate) async fn a_failing_call_is_retried_until_its_approval_ends_then_faile
     );
     assert_eq!(released.count(), 2);
     assert_eq!(state().await, gave_up);
+}
+
+/// A tool that always fails is tried again as its back-off allows, not on every
+/// runner pass: passes every 10 s (store time) over most of a 15-minute approval
+/// run it 4 times (a minute, then doubling up to 8), and every other pass leaves it
+/// waiting; the call's status says when its next attempt is, from the store's
+/// record of the last attempt's end.
+pub(crate) async fn a_failing_tool_is_tried_again_after_a_growing_back_off(
+    backend: Arc<dyn Backend>,
+) {
+    use toolkit::approval::{ApprovedRun, CallState};
+
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let approvals = approvals(store.clone(), &clock, 0)
+        .retry_backoff(Duration::from_mins(1), Duration::from_mins(8));
+    let view = view(&approvals, "user:7");
+    let (down, released) = (LedgerDown::default(), Released::default());
+    down.0.store(true, Ordering::SeqCst);
+    let ctx = || {
+        Context::new()
+            .with(down.clone())
+            .with(released.clone())
+            .with(CallId::new("call_backoff"))
+    };
+    let pending = pending(&view, &ctx(), "set_budgets", r#"{"cents": 500}"#).await;
+    approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .await
+        .expect("approved");
+    let run_as = |_: &PendingApproval| Ok::<_, String>((self::view(&approvals, "user:7"), ctx()));
+    let mut ran_at_pass = Vec::new();
+    let mut waited = 0;
+    for pass_number in 0..=85 {
+        let pass = approvals
+            .run_decided(Duration::ZERO, run_as)
+            .await
+            .expect("a pass");
+        assert_eq!(pass.failed + pass.waiting, 1, "{pass:?}");
+        if pass.failed == 1 {
+            ran_at_pass.push(pass_number);
+        }
+        waited += pass.waiting;
+        clock.advance(10);
+    }
+    assert_eq!(ran_at_pass, [0, 6, 18, 42], "after 60, 120 and 240 s");
+    assert_eq!(waited, 82);
+    assert_eq!(released.count(), 4);
+
+    // What a requester polling it reads: the attempt that failed, and when the
+    // next is (the fourth attempt's end plus the 8-minute cap).
+    let run = store
+        .run(&ApprovedRun::key_of("user:7", "call_backoff"))
+        .await
+        .expect("reads")
+        .expect("claimed");
+    let now = store.now().await.expect("a clock");
+    let next_attempt_at = run.ended_at.expect("ended") + 8 * 60;
+    let status = approvals
+        .status("user:7", "call_backoff")
+        .await
+        .expect("reads")
+        .expect("stored");
+    let CallState::Retrying {
+        attempt,
+        next_attempt_at: told_at,
+        next_attempt_in,
+        ..
+    } = status.state
+    else {
+        panic!("tried again later, not {:?}", status.state);
+    };
+    assert_eq!(attempt, 4);
+    assert_eq!(told_at, next_attempt_at);
+    assert_eq!(next_attempt_in, next_attempt_at - now);
 }
 
 /// A store that records which of its operations are asked for, in order, and
@@ -2056,6 +2150,166 @@ pub(crate) async fn one_run_reads_the_store_clock_once(backend: Arc<dyn Backend>
     assert_eq!(released.count(), 2);
 }
 
+/// A call that ran before stores kept outcomes (its claim completed, and no
+/// outcome column yet) reads as ran once the store is migrated: never as approved
+/// and waiting for whoever polls, which `run_approved` would then refuse as used.
+pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
+    backend: Arc<dyn Backend>,
+) {
+    use toolkit::approval::{ApprovedRun, CallState};
+
+    let clock = Clock::default();
+    let released = Released::default();
+    let ctx = context(&released, "call_old");
+    {
+        let approvals = approvals(backend.open(&clock).await, &clock, 0);
+        let view = view(&approvals, "user:7");
+        let pending = release(&view, &ctx).await;
+        approvals
+            .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+            .await
+            .expect("approved");
+        assert!(
+            approvals
+                .run_approved(&view, &ctx, &pending)
+                .await
+                .is_success()
+        );
+    }
+    if !backend.forget_outcomes() {
+        return;
+    }
+    let store = backend.open(&clock).await;
+    let key = ApprovedRun::key_of("user:7", "call_old");
+    let run = store.run(&key).await.expect("reads").expect("claimed");
+    assert!(run.done);
+    assert_eq!(
+        run.outcome,
+        Some(RunOutcome::Ran {
+            result: None,
+            bytes: 0
+        }),
+        "ran, its result not kept"
+    );
+    let approvals = approvals(store, &clock, 0);
+    let status = approvals
+        .status("user:7", "call_old")
+        .await
+        .expect("reads")
+        .expect("stored");
+    assert_eq!(status.state, CallState::Ran(None));
+    let view = view(&approvals, "user:7");
+    let pending = status.pending;
+    assert_eq!(
+        approvals.run_approved(&view, &ctx, &pending).await,
+        already_used()
+    );
+    assert_eq!(released.count(), 1);
+}
+
+/// A list people read is paged and cut by the store's query: 100 waiting calls of
+/// 1 MB of arguments each list as pages of 50, each call with the length and
+/// first characters of its arguments, not the megabyte; a call with short
+/// arguments comes whole; the cursor of a page's last call starts the next page,
+/// until the last.
+pub(crate) async fn pending_approvals_are_paged_and_long_arguments_cut_by_the_query(
+    backend: Arc<dyn Backend>,
+) {
+    use toolkit::approval::{CUT_ARGUMENTS_START_CHARS, ListedPending, PendingCursor};
+
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let now = store.now().await.expect("a clock");
+    let megabyte = "é".repeat(500_000);
+    let stored = |i: u64, text: &str| PendingApproval {
+        call_id: format!("call_{i:03}"),
+        principal: "user:7".to_owned(),
+        view: None,
+        tool: "delete_projects".to_owned(),
+        arguments: json!({ "note": text, "id": i }),
+        digest: "sha256:00".to_owned(),
+        requested_at: now - 1000 + i,
+        expires_at: now + 3600,
+        signature: "00".to_owned(),
+    };
+    for i in 0..100 {
+        assert_eq!(store.save_pending(&stored(i, &megabyte)).await, Ok(true));
+    }
+    assert_eq!(store.save_pending(&stored(100, "short")).await, Ok(true));
+
+    let query = PendingQuery::new().limit(50);
+    let first = store
+        .list_pending_cut(&query, 16 * 1024)
+        .await
+        .expect("a page");
+    assert_eq!(first.len(), 50);
+    assert_eq!(
+        first[0].pending,
+        stored(100, "short"),
+        "newest first, whole"
+    );
+    assert_eq!(first[0].cut, None);
+    let whole_text = json!({ "note": megabyte, "id": 99 }).to_string();
+    let cut = first[1].cut.as_ref().expect("cut");
+    assert_eq!(cut.bytes, whole_text.len());
+    assert_eq!(
+        cut.start,
+        whole_text
+            .chars()
+            .take(CUT_ARGUMENTS_START_CHARS)
+            .collect::<String>()
+    );
+    assert_eq!(first[1].pending.arguments, Value::Null);
+    assert_eq!(first[1].pending.call_id, "call_099");
+    let weight: usize = first
+        .iter()
+        .map(|listed| {
+            listed.pending.arguments.to_string().len()
+                + listed.cut.as_ref().map_or(0, |cut| cut.start.len())
+        })
+        .sum();
+    assert!(weight < 100_000, "the page weighs {weight} bytes");
+
+    let ids = |page: &[ListedPending]| -> Vec<String> {
+        page.iter()
+            .map(|listed| listed.pending.call_id.clone())
+            .collect()
+    };
+    let second = store
+        .list_pending_cut(
+            &query.clone().before(PendingCursor::of(&first[49].pending)),
+            16 * 1024,
+        )
+        .await
+        .expect("a page");
+    assert_eq!(
+        ids(&second),
+        (1..=50)
+            .rev()
+            .map(|i| format!("call_{i:03}"))
+            .collect::<Vec<_>>()
+    );
+    let third = store
+        .list_pending_cut(
+            &query.before(PendingCursor::of(&second[49].pending)),
+            16 * 1024,
+        )
+        .await
+        .expect("a page");
+    assert_eq!(ids(&third), ["call_000"]);
+    // The same cursor pages the whole list too.
+    let whole = store
+        .list_pending(
+            &PendingQuery::new()
+                .limit(3)
+                .before(PendingCursor::of(&first[0].pending)),
+        )
+        .await
+        .expect("lists");
+    assert_eq!(whole.len(), 3);
+    assert_eq!(whole[0], stored(99, &megabyte));
+}
+
 /// One `#[test]` per contract test, each run by `$run` (a `fn(Test)`).
 macro_rules! contract_tests {
     ($run:ident) => {
@@ -2183,6 +2437,29 @@ macro_rules! contract_tests {
         #[test]
         fn one_run_reads_the_store_clock_once() {
             $run(|backend| Box::pin(suite::one_run_reads_the_store_clock_once(backend)));
+        }
+
+        #[test]
+        fn a_run_recorded_before_outcomes_were_kept_reads_as_ran() {
+            $run(|backend| {
+                Box::pin(suite::a_run_recorded_before_outcomes_were_kept_reads_as_ran(backend))
+            });
+        }
+
+        #[test]
+        fn a_failing_tool_is_tried_again_after_a_growing_back_off() {
+            $run(|backend| {
+                Box::pin(suite::a_failing_tool_is_tried_again_after_a_growing_back_off(backend))
+            });
+        }
+
+        #[test]
+        fn pending_approvals_are_paged_and_long_arguments_cut_by_the_query() {
+            $run(|backend| {
+                Box::pin(
+                    suite::pending_approvals_are_paged_and_long_arguments_cut_by_the_query(backend),
+                )
+            });
         }
 
         #[test]

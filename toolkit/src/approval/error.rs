@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::error::ToolError;
 
-use super::store_error::StoreError;
+use super::store_error::{StoreError, StoreErrorKind};
 use super::{DecisionRecord, RunOutcome};
 
 /// Why a pending approval or an approval was refused.
@@ -109,16 +109,74 @@ pub enum ApprovalError {
     /// The view was built without approvals, so it can't check one.
     #[error("this view was built without approvals, so it cannot check one")]
     NotConfigured,
-    /// The approval store failed; nothing ran. Its message is the store's own (for
-    /// the application and its log), and the [`StoreError`] is the
-    /// [`source`](std::error::Error::source); turned into a [`ToolError`] for the
-    /// model, it says only that the store failed and to try again.
-    #[error("{STORE_FAILED}: {0}")]
+    /// The approval store failed. Its message names what failed (of the
+    /// [`StoreError::kind`]) and then the store's own words (for the application
+    /// and its log); the [`StoreError`] is the
+    /// [`source`](std::error::Error::source). It says nothing of the call's run:
+    /// what is known of it depends on where the store failed. Turned into a
+    /// [`ToolError`] (a call or a resume refused before its tool ran), it says only
+    /// what failed and whether to try again ([`ApprovalError::state_unknown`] is
+    /// what a reader of a call's state is told).
+    #[error("{what}: {0}", what = what_failed(.0))]
     Store(#[source] StoreError),
 }
 
-/// What a caller is told when the approval store failed.
-const STORE_FAILED: &str = "the approval store failed, nothing ran; try again";
+/// What failed, in words for whoever was refused, from the store error's kind
+/// alone (its own words, a database's host and message, stay in the log).
+fn what_failed(error: &StoreError) -> &'static str {
+    match error.kind() {
+        StoreErrorKind::Unavailable => "the approval store could not be reached",
+        StoreErrorKind::Timeout => "the approval store did not answer in time",
+        StoreErrorKind::Conflict => "the approval store's write collided with another",
+        StoreErrorKind::Corrupt => "a record in the approval store is corrupt",
+        StoreErrorKind::Misconfigured => "the approval store is not set up as this build needs",
+        StoreErrorKind::InvalidQuery => "the approval store refused the query",
+        _ => "the approval store failed",
+    }
+}
+
+/// Whether trying again may help after `error`.
+fn worth_retrying(error: &StoreError) -> bool {
+    !matches!(
+        error.kind(),
+        StoreErrorKind::Corrupt | StoreErrorKind::Misconfigured | StoreErrorKind::InvalidQuery
+    )
+}
+
+impl ApprovalError {
+    /// What a reader of a call's state (an MCP `tasks/get`, the inbox) is told when
+    /// the store failed while reading it: what failed, that what became of the call
+    /// is not known (a corrupt record: that it may have run), and whether to try
+    /// again; `None` for every other error. The store's own words are not in it.
+    ///
+    /// ```
+    /// use toolkit::approval::{ApprovalError, StoreError, StoreErrorKind};
+    ///
+    /// let corrupt = StoreError::new("unknown verdict `maybe`").with_kind(StoreErrorKind::Corrupt);
+    /// assert_eq!(
+    ///     ApprovalError::Store(corrupt).state_unknown().as_deref(),
+    ///     Some("a record in the approval store is corrupt, so what became of the call is \
+    ///           not known: it may have run; an operator must repair the record")
+    /// );
+    /// ```
+    #[must_use]
+    pub fn state_unknown(&self) -> Option<String> {
+        let ApprovalError::Store(error) = self else {
+            return None;
+        };
+        let what = what_failed(error);
+        Some(if error.kind() == StoreErrorKind::Corrupt {
+            format!(
+                "{what}, so what became of the call is not known: it may have run; an operator \
+                 must repair the record"
+            )
+        } else if worth_retrying(error) {
+            format!("{what}, so what became of the call is not known; try again")
+        } else {
+            format!("{what}, so what became of the call is not known")
+        })
+    }
+}
 
 /// What [`ApprovalError::Ended`] says of the run.
 struct EndedAs<'a>(&'a RunOutcome);
@@ -174,17 +232,25 @@ impl From<ApprovalError> for ToolError {
                 outcome: RanWith(&outcome).to_string(),
             },
             // The store's own words (a database's message, its host and port) are
-            // for the operator's log; the model and an MCP client hear only that
-            // nothing ran and to try again.
+            // for the operator's log; the model and an MCP client hear what failed
+            // and whether to try again. A call or a resume meets the store before
+            // its tool runs, so this request ran nothing: `ApprovalRejected` says
+            // so once.
             ApprovalError::Store(error) => {
                 tracing::warn!(
                     %error,
                     kind = ?error.kind(),
-                    "the approval store failed; the caller was told to try again"
+                    "the approval store failed; the caller was refused"
                 );
-                ToolError::ApprovalRejected {
-                    reason: STORE_FAILED.to_owned(),
-                }
+                let what = what_failed(&error);
+                let reason = if error.kind() == StoreErrorKind::Corrupt {
+                    format!("{what}; an operator must repair it before the call can run")
+                } else if worth_retrying(&error) {
+                    format!("{what}; try again")
+                } else {
+                    what.to_owned()
+                };
+                ToolError::ApprovalRejected { reason }
             }
             other => ToolError::ApprovalRejected {
                 reason: other.to_string(),

@@ -115,8 +115,9 @@ pub(crate) use run::resume;
 pub use runner::RunPass;
 pub use status::{CallState, CallStatus, WITHDRAWN};
 pub use store::{
-    ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
-    MAX_QUERY_LIMIT, MAX_QUERY_VALUES, MemoryApprovalStore, PendingQuery, RefusalRecord, RunRecord,
+    ApprovalStore, CLOCK_SKEW_SECONDS, CUT_ARGUMENTS_START_CHARS, Claim, CutArguments,
+    DecisionOutcome, DecisionQuery, DecisionRecord, ListedPending, MAX_QUERY_LIMIT,
+    MAX_QUERY_VALUES, MemoryApprovalStore, PendingCursor, PendingQuery, RefusalRecord, RunRecord,
     StoreFuture,
 };
 pub use store_error::{StoreError, StoreErrorKind};
@@ -194,6 +195,7 @@ pub struct Approvals {
     pending_ttl: Duration,
     approval_ttl: Duration,
     run_lease: Duration,
+    retry_backoff: (Duration, Duration),
     clock: Clock,
 }
 
@@ -216,6 +218,7 @@ impl Approvals {
             pending_ttl: Duration::from_hours(24),
             approval_ttl: Duration::from_mins(15),
             run_lease: Duration::from_secs(30),
+            retry_backoff: (Duration::from_secs(5), Duration::from_mins(5)),
             clock: Arc::new(SystemTime::now),
         }
     }
@@ -269,6 +272,58 @@ impl Approvals {
     pub fn run_lease(mut self, lease: Duration) -> Self {
         self.run_lease = lease;
         self
+    }
+
+    /// How long a runner ([`Approvals::run_decided`]) waits before it tries a
+    /// call whose tool failed again: `first` after the first failed attempt, twice
+    /// as long after each further one, never more than `most` (5 s doubling up to
+    /// 5 minutes unless set; at least a second each). A tool that keeps failing
+    /// (its service down) is tried a handful of times over an approval's life, not
+    /// on every pass. The time of the next attempt is the failed attempt's end, as
+    /// the store recorded it on its clock, plus this wait: every replica reads the
+    /// same ([`Approvals::next_attempt_at`], [`CallState::Retrying`]).
+    #[must_use]
+    pub fn retry_backoff(mut self, first: Duration, most: Duration) -> Self {
+        self.retry_backoff = (first, most.max(first));
+        self
+    }
+
+    /// When a runner may next try the call whose run is `run` (Unix seconds, store
+    /// time): its last attempt's end plus the [back-off](Approvals::retry_backoff)
+    /// for that attempt, when its tool failed and no run holds it; `None`
+    /// otherwise (it ran, runs now, or never ended).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore, RunOutcome, RunRecord};
+    ///
+    /// let approvals = Approvals::new(ApprovalKey::new(*b"an application secret of 32 bytes")?, MemoryApprovalStore::new())
+    ///     .retry_backoff(Duration::from_secs(5), Duration::from_secs(60));
+    /// let failed = RunOutcome::Failed { kind: "failed".into(), message: "the ledger is down".into() };
+    /// let third = RunRecord::new(3, false, 0, Some(failed.clone())).ended_at(1_000);
+    /// assert_eq!(approvals.next_attempt_at(&third), Some(1_020), "5 s, then 10, then 20");
+    /// let seventh = RunRecord::new(7, false, 0, Some(failed)).ended_at(1_000);
+    /// assert_eq!(approvals.next_attempt_at(&seventh), Some(1_060), "never more than 60 s");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn next_attempt_at(&self, run: &RunRecord) -> Option<u64> {
+        if run.done
+            || run.lease_until != 0
+            || !matches!(run.outcome, Some(RunOutcome::Failed { .. }))
+        {
+            return None;
+        }
+        let ended_at = run.ended_at?;
+        let (first, most) = (
+            self.retry_backoff.0.as_secs().max(1),
+            self.retry_backoff.1.as_secs().max(1),
+        );
+        let doublings = run.attempt.saturating_sub(1).min(63);
+        let wait = first
+            .checked_mul(1_u64 << doublings)
+            .map_or(most, |wait| wait.min(most));
+        Some(ended_at.saturating_add(wait))
     }
 
     /// The process clock of the synchronous [`Approvals::decide`] and
@@ -345,6 +400,7 @@ impl fmt::Debug for Approvals {
             .field("previous_keys", &self.previous_keys.len())
             .field("inline_decider", &self.inline_decider.is_some())
             .field("run_lease", &self.run_lease)
+            .field("retry_backoff", &self.retry_backoff)
             .finish_non_exhaustive()
     }
 }

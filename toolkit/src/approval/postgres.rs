@@ -9,14 +9,15 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
 
 use super::store::{
-    ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
-    MAX_QUERY_LIMIT, PendingQuery, RefusalRecord, RunRecord, StoreFuture,
+    ApprovalStore, CLOCK_SKEW_SECONDS, CUT_ARGUMENTS_START_CHARS, Claim, DecisionOutcome,
+    DecisionQuery, DecisionRecord, ListedPending, MAX_QUERY_LIMIT, PendingQuery, RefusalRecord,
+    RunRecord, StoreFuture,
 };
 use super::store_error::{StoreError, StoreErrorKind};
 use super::{PendingApproval, RunOutcome, Verdict};
 
 /// The schema, one entry per version; `toolkit_approval_schema` says which ran.
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     "CREATE TABLE toolkit_pending_approvals (
          principal TEXT NOT NULL,
          call_id TEXT NOT NULL,
@@ -82,6 +83,12 @@ const MIGRATIONS: [&str; 5] = [
      CREATE INDEX toolkit_approval_refusals_refused
          ON toolkit_approval_refusals (refused_at DESC);
      CREATE INDEX toolkit_approval_refusals_keep ON toolkit_approval_refusals (keep_until);",
+    // A claim completed before outcomes were kept ran (or counted as done because it
+    // was made before leases): without an outcome it would read as approved and
+    // not run yet. It ran, and what it returned was not kept.
+    "UPDATE toolkit_approval_claims
+         SET outcome = '{\"status\":\"ran\",\"result\":null,\"bytes\":0}'
+         WHERE done AND outcome IS NULL;",
 ];
 
 /// The advisory lock replicas take while migrating, so that several starting at
@@ -636,6 +643,61 @@ fn pending_from_row(row: &tokio_postgres::Row) -> Result<PendingApproval, StoreE
     })
 }
 
+impl PostgresApprovalStore {
+    /// The undecided, unexpired pending approvals that pass `query`, newest first:
+    /// principal, call id, tool, the arguments (NULL when their JSON text is longer
+    /// than `arguments_up_to` bytes), digest, requested at, expires at, signature,
+    /// view, the arguments' length in bytes and their first characters.
+    async fn pending_rows(
+        &self,
+        client: &deadpool_postgres::Object,
+        query: &PendingQuery,
+        arguments_up_to: i64,
+    ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
+        let limit = to_sql(query.bounded_limit()? as u64);
+        let before = query.before.as_ref();
+        let start = to_sql(CUT_ARGUMENTS_START_CHARS as u64);
+        client
+            .query(
+                &format!(
+                    "SELECT p.principal, p.call_id, p.tool,
+                            CASE WHEN octet_length(p.arguments) <= $10::bigint THEN p.arguments END,
+                            p.digest, p.requested_at, p.expires_at, p.signature, p.view,
+                            octet_length(p.arguments), left(p.arguments, $11::int)
+                     FROM toolkit_pending_approvals p
+                     WHERE p.expires_at >= {NOW}
+                       AND NOT EXISTS (SELECT 1 FROM toolkit_approval_decisions d
+                                       WHERE d.principal = p.principal
+                                         AND d.call_id = p.call_id)
+                       AND (cardinality($2::text[]) = 0 OR p.principal = ANY($2))
+                       AND (cardinality($3::text[]) = 0 OR p.tool = ANY($3))
+                       AND ($4::bigint IS NULL OR p.requested_at >= $4)
+                       AND ($5::bigint IS NULL OR p.requested_at < $5)
+                       AND ($7::bigint IS NULL
+                            OR (p.requested_at, p.principal, p.call_id)
+                               < ($7::bigint, $8::text, $9::text))
+                     ORDER BY p.requested_at DESC, p.principal DESC, p.call_id DESC
+                     LIMIT $6"
+                ),
+                &[
+                    &(self.shift)(),
+                    &query.principals,
+                    &query.tools,
+                    &query.requested_after.map(to_sql),
+                    &query.requested_before.map(to_sql),
+                    &limit,
+                    &before.map(|cursor| to_sql(cursor.requested_at)),
+                    &before.map(|cursor| cursor.principal.as_str()),
+                    &before.map(|cursor| cursor.call_id.as_str()),
+                    &arguments_up_to,
+                    &i32::try_from(start).unwrap_or(i32::MAX),
+                ],
+            )
+            .await
+            .map_err(db_error)
+    }
+}
+
 impl ApprovalStore for PostgresApprovalStore {
     fn now(&self) -> StoreFuture<'_, u64> {
         self.bounded(async move {
@@ -677,37 +739,49 @@ impl ApprovalStore for PostgresApprovalStore {
         query: &'a PendingQuery,
     ) -> StoreFuture<'a, Vec<PendingApproval>> {
         self.bounded(async move {
-            let limit = to_sql(query.bounded_limit()? as u64);
             let client = self.client().await?;
-            let rows = client
-                .query(
-                    &format!(
-                        "SELECT p.principal, p.call_id, p.tool, p.arguments, p.digest,
-                                p.requested_at, p.expires_at, p.signature, p.view
-                         FROM toolkit_pending_approvals p
-                         WHERE p.expires_at >= {NOW}
-                           AND NOT EXISTS (SELECT 1 FROM toolkit_approval_decisions d
-                                           WHERE d.principal = p.principal
-                                             AND d.call_id = p.call_id)
-                           AND (cardinality($2::text[]) = 0 OR p.principal = ANY($2))
-                           AND (cardinality($3::text[]) = 0 OR p.tool = ANY($3))
-                           AND ($4::bigint IS NULL OR p.requested_at >= $4)
-                           AND ($5::bigint IS NULL OR p.requested_at < $5)
-                         ORDER BY p.requested_at DESC, p.principal DESC, p.call_id DESC
-                         LIMIT $6"
-                    ),
-                    &[
-                        &(self.shift)(),
-                        &query.principals,
-                        &query.tools,
-                        &query.requested_after.map(to_sql),
-                        &query.requested_before.map(to_sql),
-                        &limit,
-                    ],
-                )
-                .await
-                .map_err(db_error)?;
+            let rows = self.pending_rows(&client, query, i64::MAX).await?;
             rows.iter().map(pending_from_row).collect()
+        })
+    }
+
+    fn list_pending_cut<'a>(
+        &'a self,
+        query: &'a PendingQuery,
+        arguments_up_to: usize,
+    ) -> StoreFuture<'a, Vec<ListedPending>> {
+        self.bounded(async move {
+            let client = self.client().await?;
+            // The arguments are cut by the query: a call whose arguments are
+            // megabytes long costs the list its length and first characters.
+            let rows = self
+                .pending_rows(&client, query, to_sql(arguments_up_to as u64))
+                .await?;
+            rows.iter()
+                .map(|row| {
+                    let arguments = column::<Option<String>>(row, 3)?
+                        .map(|text| serde_json::from_str(&text).map_err(corrupt))
+                        .transpose()?;
+                    let pending = PendingApproval {
+                        principal: column(row, 0)?,
+                        call_id: column(row, 1)?,
+                        tool: column(row, 2)?,
+                        arguments: serde_json::Value::Null,
+                        digest: column(row, 4)?,
+                        requested_at: from_sql(column(row, 5)?),
+                        expires_at: from_sql(column(row, 6)?),
+                        signature: column(row, 7)?,
+                        view: column(row, 8)?,
+                    };
+                    let bytes = usize::try_from(column::<i32>(row, 9)?).unwrap_or(usize::MAX);
+                    Ok(ListedPending::from_parts(
+                        pending,
+                        arguments,
+                        bytes,
+                        column(row, 10)?,
+                    ))
+                })
+                .collect()
         })
     }
 

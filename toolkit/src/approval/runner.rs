@@ -19,8 +19,11 @@ pub struct RunPass {
     /// Calls that ran to completion in this pass.
     pub ran: usize,
     /// Calls whose tool failed: released, tried again by a later pass while the
-    /// approval is valid.
+    /// approval is valid, once its back-off has passed.
     pub failed: usize,
+    /// Calls whose tool failed before and whose next attempt is not due yet
+    /// ([`Approvals::retry_backoff`]): left for a later pass.
+    pub waiting: usize,
     /// Calls that may not run any more (the principal lost the tool, or the
     /// application's hook refused): kept as a failed outcome, never run.
     pub refused: usize,
@@ -46,7 +49,9 @@ impl Approvals {
     /// ([`Approvals::outcome`]). `grace` leaves a requester that is coming back
     /// (an MCP client holding the call's request state) the time to run it
     /// itself; a call is never run after its approval expires
-    /// ([`Approvals::approval_ttl`], counted from the decision).
+    /// ([`Approvals::approval_ttl`], counted from the decision). A call whose
+    /// tool failed is tried again once its [back-off](Approvals::retry_backoff)
+    /// has passed, not on every pass.
     ///
     /// ```
     /// use std::time::Duration;
@@ -107,6 +112,12 @@ impl Approvals {
                 }
                 Some(run) if run.lease_until >= now => {
                     pass.skipped += 1;
+                    continue;
+                }
+                // Its tool failed a moment ago: a tool whose service is down is not
+                // run again on every pass, but after a back-off that grows.
+                Some(run) if self.next_attempt_at(&run).is_some_and(|at| at > now) => {
+                    pass.waiting += 1;
                     continue;
                 }
                 _ => {}

@@ -1,15 +1,18 @@
 //! The life of approvals in a `SQLite` file, shared by every process that opens it.
 
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::Arc;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 use super::store::{
-    ApprovalStore, CLOCK_SKEW_SECONDS, Claim, DecisionOutcome, DecisionQuery, DecisionRecord,
-    MAX_QUERY_LIMIT, PendingQuery, RefusalRecord, RunRecord, StoreClock, StoreFuture, system_clock,
+    ApprovalStore, CLOCK_SKEW_SECONDS, CUT_ARGUMENTS_START_CHARS, Claim, DecisionOutcome,
+    DecisionQuery, DecisionRecord, ListedPending, MAX_QUERY_LIMIT, PendingQuery, RefusalRecord,
+    RunRecord, StoreClock, StoreFuture, system_clock,
 };
 use super::store_error::{StoreError, StoreErrorKind};
 use super::{PendingApproval, RunOutcome, Verdict};
@@ -18,7 +21,7 @@ use super::{PendingApproval, RunOutcome, Verdict};
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The schema, one entry per version (`PRAGMA user_version` says which ran).
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     "CREATE TABLE IF NOT EXISTS toolkit_used_approvals (
          key TEXT PRIMARY KEY NOT NULL,
          expires_at INTEGER NOT NULL
@@ -76,6 +79,12 @@ const MIGRATIONS: [&str; 6] = [
          keep_until INTEGER NOT NULL
      );
      CREATE INDEX toolkit_approval_refusals_refused ON toolkit_approval_refusals (refused_at);",
+    // A claim completed before outcomes were kept ran (or counted as done because it
+    // was made before leases): without an outcome it would read as approved and
+    // not run yet. It ran, and what it returned was not kept.
+    "UPDATE toolkit_used_approvals
+         SET outcome = '{\"status\":\"ran\",\"result\":null,\"bytes\":0}'
+         WHERE done AND outcome IS NULL;",
 ];
 
 /// The life of approvals in a `SQLite` database (feature `sqlite`; `SQLite` is
@@ -83,6 +92,12 @@ const MIGRATIONS: [&str; 6] = [
 /// are each one `INSERT` on a primary key, so of two processes deciding or resuming
 /// one approval exactly one wins. Its clock is the process's (one host, one clock);
 /// the tables are created and migrated on open (versioned with `user_version`).
+///
+/// The statements run on a thread of the store's own, never on the caller's: a
+/// database another process holds (a second replica writing, a backup, a
+/// migration) makes the store's futures wait, up to the busy timeout (10 s), while
+/// the executor goes on serving everything else. A future dropped before its
+/// statement started (a cancelled request) never runs it.
 ///
 /// ```no_run
 /// # #[cfg(feature = "sqlite")] {
@@ -94,15 +109,29 @@ const MIGRATIONS: [&str; 6] = [
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct SqliteApprovalStore {
-    connection: Mutex<Connection>,
+    // The connection lives on a thread of its own, which runs the statements one
+    // at a time: a statement waits (up to the busy timeout) while another process
+    // holds the database, and that wait must not stop the async workers that serve
+    // every other request. Dropping the store ends the thread.
+    jobs: mpsc::Sender<Job>,
     clock: StoreClock,
 }
+
+/// A statement for the connection's thread.
+type Job = Box<dyn FnOnce(&mut Connection) + Send>;
 
 impl std::fmt::Debug for SqliteApprovalStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SqliteApprovalStore")
             .finish_non_exhaustive()
     }
+}
+
+/// The connection's thread is gone (a statement panicked past its guard, or the
+/// process is going down).
+fn stopped() -> StoreError {
+    StoreError::new("the SQLite connection's thread stopped before answering")
+        .with_kind(StoreErrorKind::Unavailable)
 }
 
 fn to_sql(value: u64) -> i64 {
@@ -173,8 +202,25 @@ impl SqliteApprovalStore {
                 Err(error) => return Err(store_error(error)),
             }
         }
+        let (jobs, queue) = mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("toolkit-sqlite".to_owned())
+            .spawn(move || {
+                for job in queue {
+                    // A statement that panics fails its own caller (its answer is
+                    // dropped), not every later one.
+                    let _ = std::panic::catch_unwind(AssertUnwindSafe(|| job(&mut connection)));
+                }
+            })
+            .map_err(|error| {
+                StoreError::new(format_args!(
+                    "the SQLite connection's thread could not start: {error}"
+                ))
+                .with_kind(StoreErrorKind::Unavailable)
+                .caused_by(error)
+            })?;
         Ok(SqliteApprovalStore {
-            connection: Mutex::new(connection),
+            jobs,
             clock: system_clock(),
         })
     }
@@ -183,19 +229,29 @@ impl SqliteApprovalStore {
     /// (tests move time with it).
     #[must_use]
     pub fn clock(mut self, clock: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
-        self.clock = std::sync::Arc::new(clock);
+        self.clock = Arc::new(clock);
         self
     }
 
-    fn with<T>(
+    /// Runs `run` on the connection's thread, with the store's time when it
+    /// starts; the future answers when it is done. Dropped before then, the
+    /// statement does not start.
+    fn with<T: Send + 'static>(
         &self,
-        run: impl FnOnce(&Connection, u64) -> rusqlite::Result<T>,
-    ) -> Result<T, StoreError> {
-        let connection = self
-            .connection
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        run(&connection, (self.clock)()).map_err(store_error)
+        run: impl FnOnce(&Connection, u64) -> rusqlite::Result<T> + Send + 'static,
+    ) -> StoreFuture<'static, T> {
+        let (answer, answered) = futures_channel::oneshot::channel();
+        let clock = Arc::clone(&self.clock);
+        let job: Job = Box::new(move |connection| {
+            if answer.is_canceled() {
+                return;
+            }
+            let _ = answer.send(run(connection, clock()).map_err(store_error));
+        });
+        if self.jobs.send(job).is_err() {
+            return Box::pin(std::future::ready(Err(stopped())));
+        }
+        Box::pin(async move { answered.await.unwrap_or_else(|_| Err(stopped())) })
     }
 }
 
@@ -284,20 +340,74 @@ fn decision_of(
 }
 
 fn pending_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<PendingApproval> {
-    let arguments: String = row.get(3)?;
+    pending_from_row_at(row, 0)
+}
+
+/// A pending approval from the row's columns `at`, `at + 1`, ... (principal, call
+/// id, tool, arguments, digest, requested at, expires at, signature, view).
+fn pending_from_row_at(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<PendingApproval> {
+    let arguments: String = row.get(at + 3)?;
     Ok(PendingApproval {
-        principal: row.get(0)?,
-        call_id: row.get(1)?,
-        tool: row.get(2)?,
+        principal: row.get(at)?,
+        call_id: row.get(at + 1)?,
+        tool: row.get(at + 2)?,
         arguments: serde_json::from_str(&arguments).map_err(|error| {
-            rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, error.into())
+            rusqlite::Error::FromSqlConversionFailure(
+                at + 3,
+                rusqlite::types::Type::Text,
+                error.into(),
+            )
         })?,
-        digest: row.get(4)?,
-        requested_at: from_sql(row.get(5)?),
-        expires_at: from_sql(row.get(6)?),
-        signature: row.get(7)?,
-        view: row.get(8)?,
+        digest: row.get(at + 4)?,
+        requested_at: from_sql(row.get(at + 5)?),
+        expires_at: from_sql(row.get(at + 6)?),
+        signature: row.get(at + 7)?,
+        view: row.get(at + 8)?,
     })
+}
+
+/// The statement listing undecided, unexpired pending approvals that pass
+/// `query`, newest first, at most `limit`: principal, call id and tool, then
+/// `columns` (bound first with `column_values`).
+fn pending_list(
+    columns: &str,
+    column_values: Vec<rusqlite::types::Value>,
+    query: &PendingQuery,
+    now: u64,
+    limit: usize,
+) -> (String, Vec<rusqlite::types::Value>) {
+    let mut sql = format!(
+        "SELECT p.principal, p.call_id, p.tool, {columns}
+         FROM toolkit_pending_approvals p
+         WHERE p.expires_at >= ?
+           AND NOT EXISTS (SELECT 1 FROM toolkit_approval_decisions d
+                           WHERE d.principal = p.principal AND d.call_id = p.call_id)"
+    );
+    let mut bound = column_values;
+    bound.push(rusqlite::types::Value::Integer(to_sql(now)));
+    any_of("p.principal", &query.principals, &mut sql, &mut bound);
+    any_of("p.tool", &query.tools, &mut sql, &mut bound);
+    time_bound(
+        " AND p.requested_at >= ?",
+        query.requested_after,
+        &mut sql,
+        &mut bound,
+    );
+    time_bound(
+        " AND p.requested_at < ?",
+        query.requested_before,
+        &mut sql,
+        &mut bound,
+    );
+    if let Some(cursor) = &query.before {
+        sql.push_str(" AND (p.requested_at, p.principal, p.call_id) < (?, ?, ?)");
+        bound.push(rusqlite::types::Value::Integer(to_sql(cursor.requested_at)));
+        bound.push(rusqlite::types::Value::Text(cursor.principal.clone()));
+        bound.push(rusqlite::types::Value::Text(cursor.call_id.clone()));
+    }
+    sql.push_str(" ORDER BY p.requested_at DESC, p.principal DESC, p.call_id DESC LIMIT ?");
+    bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
+    (sql, bound)
 }
 
 /// `column IN (?, ?, ...)` for `values`, or nothing when there are none.
@@ -340,8 +450,16 @@ impl ApprovalStore for SqliteApprovalStore {
         Box::pin(std::future::ready(Ok((self.clock)())))
     }
 
+    fn check(&self) -> StoreFuture<'_, ()> {
+        // The clock is the process's; the database is ready when a write could
+        // start: another process holding it (a backup, a migration) makes this
+        // wait like any write, up to the busy timeout.
+        self.with(|connection, _| connection.execute_batch("BEGIN IMMEDIATE; ROLLBACK;"))
+    }
+
     fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool> {
-        let saved = self.with(|connection, _| {
+        let pending = pending.clone();
+        self.with(move |connection, _| {
             let inserted = connection.execute(
                 "INSERT INTO toolkit_pending_approvals (principal, call_id, tool, arguments,
                      digest, requested_at, expires_at, signature, keep_until, view)
@@ -361,50 +479,94 @@ impl ApprovalStore for SqliteApprovalStore {
                 ],
             )?;
             Ok(inserted == 1)
-        });
-        Box::pin(std::future::ready(saved))
+        })
     }
 
     fn list_pending<'a>(
         &'a self,
         query: &'a PendingQuery,
     ) -> StoreFuture<'a, Vec<PendingApproval>> {
-        let listed = query.bounded_limit().and_then(|limit| {
-            self.with(|connection, now| {
-                let mut sql = String::from(
-                    "SELECT p.principal, p.call_id, p.tool, p.arguments, p.digest,
-                            p.requested_at, p.expires_at, p.signature, p.view
-                     FROM toolkit_pending_approvals p
-                     WHERE p.expires_at >= ?
-                       AND NOT EXISTS (SELECT 1 FROM toolkit_approval_decisions d
-                                       WHERE d.principal = p.principal AND d.call_id = p.call_id)",
-                );
-                let mut bound = vec![rusqlite::types::Value::Integer(to_sql(now))];
-                any_of("p.principal", &query.principals, &mut sql, &mut bound);
-                any_of("p.tool", &query.tools, &mut sql, &mut bound);
-                time_bound(
-                    " AND p.requested_at >= ?",
-                    query.requested_after,
-                    &mut sql,
-                    &mut bound,
-                );
-                time_bound(
-                    " AND p.requested_at < ?",
-                    query.requested_before,
-                    &mut sql,
-                    &mut bound,
-                );
-                sql.push_str(
-                    " ORDER BY p.requested_at DESC, p.principal DESC, p.call_id DESC LIMIT ?",
-                );
-                bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
-                let mut statement = connection.prepare(&sql)?;
-                let rows =
-                    statement.query_map(rusqlite::params_from_iter(bound), pending_from_row)?;
-                rows.collect()
-            })
-        });
-        Box::pin(std::future::ready(listed))
+        let limit = match query.bounded_limit() {
+            Ok(limit) => limit,
+            Err(error) => return Box::pin(std::future::ready(Err(error))),
+        };
+        let query = query.clone();
+        self.with(move |connection, now| {
+            let (sql, bound) = pending_list(
+                "p.arguments, p.digest, p.requested_at, p.expires_at, p.signature, p.view",
+                Vec::new(),
+                &query,
+                now,
+                limit,
+            );
+            let mut statement = connection.prepare(&sql)?;
+            let rows = statement.query_map(rusqlite::params_from_iter(bound), |row| {
+                pending_from_row_at(row, 0)
+            })?;
+            rows.collect()
+        })
+    }
+
+    fn list_pending_cut<'a>(
+        &'a self,
+        query: &'a PendingQuery,
+        arguments_up_to: usize,
+    ) -> StoreFuture<'a, Vec<ListedPending>> {
+        let limit = match query.bounded_limit() {
+            Ok(limit) => limit,
+            Err(error) => return Box::pin(std::future::ready(Err(error))),
+        };
+        let query = query.clone();
+        self.with(move |connection, now| {
+            // The arguments are cut by the query: a call whose arguments are
+            // megabytes long costs the list its length and first characters.
+            let (sql, bound) = pending_list(
+                "CASE WHEN length(CAST(p.arguments AS BLOB)) <= ? THEN p.arguments END,
+                 p.digest, p.requested_at, p.expires_at, p.signature, p.view,
+                 length(CAST(p.arguments AS BLOB)), substr(p.arguments, 1, ?)",
+                vec![
+                    rusqlite::types::Value::Integer(to_sql(arguments_up_to as u64)),
+                    rusqlite::types::Value::Integer(to_sql(CUT_ARGUMENTS_START_CHARS as u64)),
+                ],
+                &query,
+                now,
+                limit,
+            );
+            let mut statement = connection.prepare(&sql)?;
+            let rows = statement.query_map(rusqlite::params_from_iter(bound), |row| {
+                let arguments = row
+                    .get::<_, Option<String>>(3)?
+                    .map(|text| {
+                        serde_json::from_str(&text).map_err(|error| {
+                            rusqlite::Error::FromSqlConversionFailure(
+                                3,
+                                rusqlite::types::Type::Text,
+                                error.into(),
+                            )
+                        })
+                    })
+                    .transpose()?;
+                let pending = PendingApproval {
+                    principal: row.get(0)?,
+                    call_id: row.get(1)?,
+                    tool: row.get(2)?,
+                    arguments: Value::Null,
+                    digest: row.get(4)?,
+                    requested_at: from_sql(row.get(5)?),
+                    expires_at: from_sql(row.get(6)?),
+                    signature: row.get(7)?,
+                    view: row.get(8)?,
+                };
+                let bytes = usize::try_from(row.get::<_, i64>(9)?).unwrap_or(usize::MAX);
+                Ok(ListedPending::from_parts(
+                    pending,
+                    arguments,
+                    bytes,
+                    row.get(10)?,
+                ))
+            })?;
+            rows.collect()
+        })
     }
 
     fn pending<'a>(
@@ -412,7 +574,8 @@ impl ApprovalStore for SqliteApprovalStore {
         principal: &'a str,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<PendingApproval>> {
-        let found = self.with(|connection, _| {
+        let (principal, call_id) = (principal.to_owned(), call_id.to_owned());
+        self.with(move |connection, _| {
             connection
                 .query_row(
                     "SELECT principal, call_id, tool, arguments, digest,
@@ -422,8 +585,7 @@ impl ApprovalStore for SqliteApprovalStore {
                     pending_from_row,
                 )
                 .optional()
-        });
-        Box::pin(std::future::ready(found))
+        })
     }
 
     fn record_decision<'a>(
@@ -431,7 +593,8 @@ impl ApprovalStore for SqliteApprovalStore {
         record: &'a DecisionRecord,
         keep_until: u64,
     ) -> StoreFuture<'a, DecisionOutcome> {
-        let outcome = self.with(|connection, _| {
+        let record = record.clone();
+        self.with(move |connection, _| {
             let inserted = connection.execute(
                 "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
                      digest, message, decided_by, decided_at, keep_until, arguments)
@@ -460,8 +623,7 @@ impl ApprovalStore for SqliteApprovalStore {
                 // retention, when nothing signed for the call is valid any more.
                 None => DecisionOutcome::AlreadyDecided(Box::new(record.clone())),
             })
-        });
-        Box::pin(std::future::ready(outcome))
+        })
     }
 
     fn decision<'a>(
@@ -469,42 +631,43 @@ impl ApprovalStore for SqliteApprovalStore {
         principal: &'a str,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<DecisionRecord>> {
-        let found = self.with(|connection, _| decision_of(connection, principal, call_id));
-        Box::pin(std::future::ready(found))
+        let (principal, call_id) = (principal.to_owned(), call_id.to_owned());
+        self.with(move |connection, _| decision_of(connection, &principal, &call_id))
     }
 
     fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
-        let listed = query.bounded_limit().and_then(|limit| {
-            self.with(|connection, _| {
-                let mut sql = String::from(
-                    "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
+        let limit = match query.bounded_limit() {
+            Ok(limit) => limit,
+            Err(error) => return Box::pin(std::future::ready(Err(error))),
+        };
+        let query = query.clone();
+        self.with(move |connection, _| {
+            let mut sql = String::from(
+                "SELECT principal, call_id, tool, verdict, digest, message, decided_by,
                             decided_at, arguments
                      FROM toolkit_approval_decisions WHERE 1 = 1",
-                );
-                let mut bound = Vec::new();
-                any_of("principal", &query.principals, &mut sql, &mut bound);
-                any_of("tool", &query.tools, &mut sql, &mut bound);
-                time_bound(
-                    " AND decided_at >= ?",
-                    query.decided_after,
-                    &mut sql,
-                    &mut bound,
-                );
-                time_bound(
-                    " AND decided_at < ?",
-                    query.decided_before,
-                    &mut sql,
-                    &mut bound,
-                );
-                sql.push_str(" ORDER BY decided_at DESC, principal DESC, call_id DESC LIMIT ?");
-                bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
-                let mut statement = connection.prepare(&sql)?;
-                let rows =
-                    statement.query_map(rusqlite::params_from_iter(bound), decision_from_row)?;
-                rows.collect()
-            })
-        });
-        Box::pin(std::future::ready(listed))
+            );
+            let mut bound = Vec::new();
+            any_of("principal", &query.principals, &mut sql, &mut bound);
+            any_of("tool", &query.tools, &mut sql, &mut bound);
+            time_bound(
+                " AND decided_at >= ?",
+                query.decided_after,
+                &mut sql,
+                &mut bound,
+            );
+            time_bound(
+                " AND decided_at < ?",
+                query.decided_before,
+                &mut sql,
+                &mut bound,
+            );
+            sql.push_str(" ORDER BY decided_at DESC, principal DESC, call_id DESC LIMIT ?");
+            bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
+            let mut statement = connection.prepare(&sql)?;
+            let rows = statement.query_map(rusqlite::params_from_iter(bound), decision_from_row)?;
+            rows.collect()
+        })
     }
 
     fn claim<'a>(
@@ -513,7 +676,8 @@ impl ApprovalStore for SqliteApprovalStore {
         lease_until: u64,
         keep_until: u64,
     ) -> StoreFuture<'a, Claim> {
-        let claimed = self.with(|connection, now| {
+        let key = key.to_owned();
+        self.with(move |connection, now| {
             purge_at(connection, now)?;
             // One statement: the primary key lets one insert, and only a claim not
             // done whose lease ended is taken over.
@@ -549,8 +713,7 @@ impl ApprovalStore for SqliteApprovalStore {
                 },
                 _ => Claim::Done,
             })
-        });
-        Box::pin(std::future::ready(claimed))
+        })
     }
 
     fn release<'a>(
@@ -559,15 +722,15 @@ impl ApprovalStore for SqliteApprovalStore {
         attempt: u32,
         outcome: &'a RunOutcome,
     ) -> StoreFuture<'a, bool> {
-        let released = self.with(|connection, now| {
+        let (key, outcome) = (key.to_owned(), outcome.to_json());
+        self.with(move |connection, now| {
             let updated = connection.execute(
                 "UPDATE toolkit_used_approvals SET lease_until = 0, outcome = ?3, ended_at = ?4
                  WHERE key = ?1 AND attempt = ?2 AND NOT done",
-                params![key, attempt, outcome.to_json(), to_sql(now)],
+                params![key, attempt, outcome, to_sql(now)],
             )?;
             Ok(updated == 1)
-        });
-        Box::pin(std::future::ready(released))
+        })
     }
 
     fn complete<'a>(
@@ -576,7 +739,8 @@ impl ApprovalStore for SqliteApprovalStore {
         attempt: u32,
         outcome: &'a RunOutcome,
     ) -> StoreFuture<'a, bool> {
-        let completed = self.with(|connection, now| {
+        let (key, outcome) = (key.to_owned(), outcome.to_json());
+        self.with(move |connection, now| {
             // Fenced on the attempt: only the claim's holder ends it. Completing
             // again keeps the first outcome.
             let updated = connection.execute(
@@ -585,27 +749,27 @@ impl ApprovalStore for SqliteApprovalStore {
                      ended_at = CASE WHEN done THEN ended_at ELSE ?4 END,
                      done = 1
                  WHERE key = ?1 AND attempt = ?2",
-                params![key, attempt, outcome.to_json(), to_sql(now)],
+                params![key, attempt, outcome, to_sql(now)],
             )?;
             Ok(updated == 1)
-        });
-        Box::pin(std::future::ready(completed))
+        })
     }
 
     fn renew<'a>(&'a self, key: &'a str, attempt: u32, lease_until: u64) -> StoreFuture<'a, bool> {
-        let renewed = self.with(|connection, _| {
+        let key = key.to_owned();
+        self.with(move |connection, _| {
             let updated = connection.execute(
                 "UPDATE toolkit_used_approvals SET lease_until = max(lease_until, ?3)
                  WHERE key = ?1 AND attempt = ?2 AND NOT done AND lease_until > 0",
                 params![key, attempt, to_sql(lease_until)],
             )?;
             Ok(updated == 1)
-        });
-        Box::pin(std::future::ready(renewed))
+        })
     }
 
     fn run<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
-        let found = self.with(|connection, _| {
+        let key = key.to_owned();
+        self.with(move |connection, _| {
             connection
                 .query_row(
                     "SELECT attempt, done, lease_until, outcome, ended_at
@@ -635,8 +799,7 @@ impl ApprovalStore for SqliteApprovalStore {
                     },
                 )
                 .optional()
-        });
-        Box::pin(std::future::ready(found))
+        })
     }
 
     fn approved_unsettled(
@@ -645,7 +808,7 @@ impl ApprovalStore for SqliteApprovalStore {
         decided_before: u64,
         limit: usize,
     ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
-        let found = self.with(|connection, _| {
+        self.with(move |connection, _| {
             let mut statement = connection.prepare(
                 "SELECT p.principal, p.call_id, p.tool, p.arguments, p.digest,
                         p.requested_at, p.expires_at, p.signature, p.view,
@@ -668,20 +831,19 @@ impl ApprovalStore for SqliteApprovalStore {
                 |row| Ok((pending_from_row(row)?, decision_from_row_at(row, 9)?)),
             )?;
             rows.collect()
-        });
-        Box::pin(std::future::ready(found))
+        })
     }
 
     fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool> {
-        let settled = self.with(|connection, _| {
+        let (principal, call_id) = (principal.to_owned(), call_id.to_owned());
+        self.with(move |connection, _| {
             let updated = connection.execute(
                 "UPDATE toolkit_approval_decisions SET settled = 1
                  WHERE principal = ?1 AND call_id = ?2",
                 params![principal, call_id],
             )?;
             Ok(updated == 1)
-        });
-        Box::pin(std::future::ready(settled))
+        })
     }
 
     fn record_refusal<'a>(
@@ -689,7 +851,8 @@ impl ApprovalStore for SqliteApprovalStore {
         refusal: &'a RefusalRecord,
         keep_until: u64,
     ) -> StoreFuture<'a, ()> {
-        let recorded = self.with(|connection, _| {
+        let refusal = refusal.clone();
+        self.with(move |connection, _| {
             connection.execute(
                 "INSERT INTO toolkit_approval_refusals (principal, call_id, tool, decided_by,
                      reason, refused_at, keep_until)
@@ -705,59 +868,175 @@ impl ApprovalStore for SqliteApprovalStore {
                 ],
             )?;
             Ok(())
-        });
-        Box::pin(std::future::ready(recorded))
+        })
     }
 
     fn refusals<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
-        let listed = query.bounded_limit().and_then(|limit| {
-            self.with(|connection, _| {
-                let mut sql = String::from(
-                    "SELECT principal, call_id, tool, decided_by, reason, refused_at
+        let limit = match query.bounded_limit() {
+            Ok(limit) => limit,
+            Err(error) => return Box::pin(std::future::ready(Err(error))),
+        };
+        let query = query.clone();
+        self.with(move |connection, _| {
+            let mut sql = String::from(
+                "SELECT principal, call_id, tool, decided_by, reason, refused_at
                      FROM toolkit_approval_refusals WHERE 1 = 1",
-                );
-                let mut bound = Vec::new();
-                any_of("principal", &query.principals, &mut sql, &mut bound);
-                any_of("tool", &query.tools, &mut sql, &mut bound);
-                time_bound(
-                    " AND refused_at >= ?",
-                    query.decided_after,
-                    &mut sql,
-                    &mut bound,
-                );
-                time_bound(
-                    " AND refused_at < ?",
-                    query.decided_before,
-                    &mut sql,
-                    &mut bound,
-                );
-                sql.push_str(" ORDER BY refused_at DESC, rowid DESC LIMIT ?");
-                bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
-                let mut statement = connection.prepare(&sql)?;
-                let rows = statement.query_map(rusqlite::params_from_iter(bound), |row| {
-                    Ok(RefusalRecord {
-                        principal: row.get(0)?,
-                        call_id: row.get(1)?,
-                        tool: row.get(2)?,
-                        decided_by: row.get(3)?,
-                        reason: row.get(4)?,
-                        refused_at: from_sql(row.get(5)?),
-                    })
-                })?;
-                rows.collect()
-            })
-        });
-        Box::pin(std::future::ready(listed))
+            );
+            let mut bound = Vec::new();
+            any_of("principal", &query.principals, &mut sql, &mut bound);
+            any_of("tool", &query.tools, &mut sql, &mut bound);
+            time_bound(
+                " AND refused_at >= ?",
+                query.decided_after,
+                &mut sql,
+                &mut bound,
+            );
+            time_bound(
+                " AND refused_at < ?",
+                query.decided_before,
+                &mut sql,
+                &mut bound,
+            );
+            sql.push_str(" ORDER BY refused_at DESC, rowid DESC LIMIT ?");
+            bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
+            let mut statement = connection.prepare(&sql)?;
+            let rows = statement.query_map(rusqlite::params_from_iter(bound), |row| {
+                Ok(RefusalRecord {
+                    principal: row.get(0)?,
+                    call_id: row.get(1)?,
+                    tool: row.get(2)?,
+                    decided_by: row.get(3)?,
+                    reason: row.get(4)?,
+                    refused_at: from_sql(row.get(5)?),
+                })
+            })?;
+            rows.collect()
+        })
     }
 
     fn purge(&self) -> StoreFuture<'_, u64> {
-        Box::pin(std::future::ready(self.with(purge_at)))
+        self.with(purge_at)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file of its own for `name`, removed first.
+    fn fresh_file(name: &str) -> std::path::PathBuf {
+        let path = std::env::temp_dir().join(format!(
+            "toolkit-sqlite-{name}-{}.sqlite3",
+            std::process::id()
+        ));
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+        path
+    }
+
+    /// Another process's connection holding the write lock of `path` for `held`.
+    fn hold_write_lock(path: &Path, held: Duration) -> std::thread::JoinHandle<()> {
+        let locker = Connection::open(path).expect("opens");
+        locker.execute_batch("BEGIN EXCLUSIVE;").expect("locks");
+        std::thread::spawn(move || {
+            std::thread::sleep(held);
+            locker.execute_batch("COMMIT;").expect("unlocks");
+        })
+    }
+
+    fn pending(call_id: &str) -> PendingApproval {
+        PendingApproval {
+            principal: "user:7".to_owned(),
+            call_id: call_id.to_owned(),
+            tool: "delete_projects".to_owned(),
+            arguments: serde_json::json!({ "id": 3 }),
+            digest: "sha256:00".to_owned(),
+            requested_at: 100,
+            expires_at: 4_000_000_000,
+            signature: "ab".to_owned(),
+            view: None,
+        }
+    }
+
+    /// A write waiting for a database another process holds (a backup, a second
+    /// replica, a migration) waits on the store's thread: a single-threaded
+    /// executor goes on running its other futures (a timer ticking every 20 ms
+    /// here) until the lock is given back, and then the write is done.
+    #[test]
+    fn a_locked_database_does_not_freeze_the_executor() {
+        let path = fresh_file("locked");
+        let store = SqliteApprovalStore::open(&path).expect("opens");
+        let held = Duration::from_millis(1500);
+        let unlocked = hold_write_lock(&path, held);
+        let started = Instant::now();
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let write = async {
+            let saved = store.save_pending(&pending("call_1")).await;
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            (saved, started.elapsed())
+        };
+        let ticks = async {
+            let mut longest = Duration::ZERO;
+            let mut last = Instant::now();
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                futures_timer::Delay::new(Duration::from_millis(20)).await;
+                longest = longest.max(last.elapsed());
+                last = Instant::now();
+            }
+            longest
+        };
+        let ((saved, waited), longest) =
+            futures_executor::block_on(futures_util::future::join(write, ticks));
+        unlocked.join().expect("unlocked");
+        assert_eq!(saved, Ok(true));
+        assert!(waited >= Duration::from_millis(1400), "{waited:?}");
+        assert!(
+            longest < Duration::from_millis(500),
+            "the executor stood still for {longest:?}"
+        );
+    }
+
+    /// A statement whose caller stopped waiting before it started (a cancelled
+    /// request, a readiness check past its timeout) never runs.
+    #[test]
+    fn a_statement_dropped_before_it_started_never_runs() {
+        let path = fresh_file("dropped");
+        let store = SqliteApprovalStore::open(&path).expect("opens");
+        let unlocked = hold_write_lock(&path, Duration::from_millis(500));
+        futures_executor::block_on(async {
+            // The first write waits for the lock on the store's thread; the second
+            // is queued behind it, and its caller gives up.
+            let (one, two) = (pending("call_1"), pending("call_2"));
+            let first = store.save_pending(&one);
+            let second = store.save_pending(&two);
+            drop(second);
+            assert_eq!(first.await, Ok(true));
+        });
+        unlocked.join().expect("unlocked");
+        let listed =
+            futures_executor::block_on(store.list_pending(&PendingQuery::new())).expect("lists");
+        let ids: Vec<&str> = listed
+            .iter()
+            .map(|pending| pending.call_id.as_str())
+            .collect();
+        assert_eq!(ids, ["call_1"]);
+    }
+
+    /// The readiness check takes the write lock: ready on an idle file, and
+    /// waiting (so a bounded check fails) while another process holds it.
+    #[test]
+    fn the_check_waits_while_another_process_holds_the_database() {
+        let path = fresh_file("check");
+        let store = SqliteApprovalStore::open(&path).expect("opens");
+        assert_eq!(futures_executor::block_on(store.check()), Ok(()));
+        let held = Duration::from_millis(800);
+        let unlocked = hold_write_lock(&path, held);
+        let started = Instant::now();
+        assert_eq!(futures_executor::block_on(store.check()), Ok(()));
+        assert!(started.elapsed() >= Duration::from_millis(700));
+        unlocked.join().expect("unlocked");
+    }
 
     /// A database made by a build before views had labels keeps its pending
     /// approvals: the new column is added, and they are listed with no label.
@@ -801,9 +1080,10 @@ mod tests {
         assert_eq!(decided.len(), 1);
         assert_eq!(decided[0].verdict, Verdict::ApprovedWithEdits);
         assert_eq!(decided[0].arguments, None);
-        let version: i64 = store
-            .with(|connection, _| connection.query_row("PRAGMA user_version", [], |row| row.get(0)))
-            .expect("reads");
-        assert_eq!(version, 6);
+        let version: i64 = futures_executor::block_on(store.with(|connection, _| {
+            connection.query_row("PRAGMA user_version", [], |row| row.get(0))
+        }))
+        .expect("reads");
+        assert_eq!(version, 7);
     }
 }

@@ -41,20 +41,27 @@ pub enum CallState {
         last_error: Option<String>,
     },
     /// Its tool failed on the latest attempt, and no run holds it: a runner
-    /// ([`Approvals::run_decided`]) tries it again on a later pass, until its
-    /// approval expires; past that, it is [`CallState::Failed`].
+    /// ([`Approvals::run_decided`]) tries it again once its back-off has passed
+    /// ([`Approvals::retry_backoff`]), until its approval expires; past that, it
+    /// is [`CallState::Failed`].
     Retrying {
         /// The attempt that failed.
         attempt: u32,
         /// How it failed: the tool's error, as the model reads it.
         error: String,
+        /// When a runner may try it next (Unix seconds, store time): the failed
+        /// attempt's end plus its back-off.
+        next_attempt_at: u64,
+        /// Seconds from the store's now until then (0: due on the next pass).
+        next_attempt_in: u64,
         /// Until when it may be tried again (Unix seconds, store time): when its
         /// approval expires.
         until: u64,
     },
     /// It ran: the result as the model reads it (with the note of who edited the
     /// arguments, when someone did). `None` when the result was too large to keep
-    /// ([`MAX_OUTCOME_BYTES`](super::MAX_OUTCOME_BYTES)).
+    /// ([`MAX_OUTCOME_BYTES`](super::MAX_OUTCOME_BYTES)), or it ran before stores
+    /// kept outcomes.
     Ran(Option<Value>),
     /// Its tool failed on the last attempt, and its approval expired before
     /// another: it is not tried again. What the model reads is the tool's error,
@@ -193,6 +200,7 @@ impl Approvals {
                 if let Some(ended_at) = run.ended_at {
                     updated_at = updated_at.max(ended_at);
                 }
+                let next_attempt_at = self.next_attempt_at(&run).unwrap_or(now);
                 match run.outcome {
                     Some(RunOutcome::Ran { result, .. }) if run.done => {
                         CallState::Ran(result.map(|value| edited(value, decision.as_ref())))
@@ -203,6 +211,9 @@ impl Approvals {
                     Some(RunOutcome::Failed { kind, message }) if run.done => {
                         CallState::NotRun { kind, message }
                     }
+                    // Completed with no outcome: a store that keeps none (the
+                    // stores' own migrations give such old runs one). It ran.
+                    None if run.done => CallState::Ran(None),
                     // The outcome kept is the last ended attempt's: a failure
                     // before this one.
                     outcome if run.lease_until >= now => CallState::Running {
@@ -231,6 +242,8 @@ impl Approvals {
                             CallState::Retrying {
                                 attempt: run.attempt,
                                 error: message,
+                                next_attempt_at,
+                                next_attempt_in: next_attempt_at.saturating_sub(now),
                                 until,
                             }
                         }

@@ -65,6 +65,16 @@ pub trait ApprovalStore: Send + Sync {
     /// The store's clock, in Unix seconds.
     fn now(&self) -> StoreFuture<'_, u64>;
 
+    /// Whether the store can take a write now: what a readiness check
+    /// ([`Health`](crate::serving::Health)) asks. By default it reads the clock
+    /// ([`now`](Self::now)), which is a query for a database whose clock it is; a
+    /// store whose clock is the process's checks its database itself (the `SQLite`
+    /// store takes and gives back the write lock).
+    fn check(&self) -> StoreFuture<'_, ()> {
+        let now = self.now();
+        Box::pin(async move { now.await.map(|_| ()) })
+    }
+
     /// Stores a pending approval; `Ok(false)` if one with this principal and call id
     /// was already stored (it is left as it was).
     fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool>;
@@ -72,6 +82,28 @@ pub trait ApprovalStore: Send + Sync {
     /// Undecided pending approvals that have not expired (store time), newest first.
     fn list_pending<'a>(&'a self, query: &'a PendingQuery)
     -> StoreFuture<'a, Vec<PendingApproval>>;
+
+    /// Like [`list_pending`](Self::list_pending), for a page of a list people
+    /// read (the inbox): a pending approval whose arguments' JSON text is longer
+    /// than `arguments_up_to` bytes comes without them
+    /// ([`ListedPending::cut`] says how long they are and how they begin). The
+    /// default lists them all and cuts afterwards; a database store cuts them in
+    /// its query, so a page of calls with megabytes of arguments each reads a page
+    /// of previews.
+    fn list_pending_cut<'a>(
+        &'a self,
+        query: &'a PendingQuery,
+        arguments_up_to: usize,
+    ) -> StoreFuture<'a, Vec<ListedPending>> {
+        let listed = self.list_pending(query);
+        Box::pin(async move {
+            Ok(listed
+                .await?
+                .into_iter()
+                .map(|pending| ListedPending::cut(pending, arguments_up_to))
+                .collect())
+        })
+    }
 
     /// The stored pending approval `call_id` of `principal`, decided or not,
     /// expired or not, until it is purged: how a form that names a call by its key
@@ -307,6 +339,110 @@ pub struct RefusalRecord {
     pub refused_at: u64,
 }
 
+/// How many characters of cut arguments a [`ListedPending`] keeps.
+pub const CUT_ARGUMENTS_START_CHARS: usize = 600;
+
+/// A pending approval as a list shows it
+/// ([`ApprovalStore::list_pending_cut`]): whole, or without arguments too long for
+/// a list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ListedPending {
+    /// The pending approval; its `arguments` are `null` when they were cut (its
+    /// signature then does not verify: load it whole with
+    /// [`ApprovalStore::pending`] to decide it).
+    pub pending: PendingApproval,
+    /// What was cut, if its arguments were.
+    pub cut: Option<CutArguments>,
+}
+
+/// The arguments a list left out ([`ListedPending::cut`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CutArguments {
+    /// The length of their JSON text, in bytes.
+    pub bytes: usize,
+    /// The first [`CUT_ARGUMENTS_START_CHARS`] characters of it.
+    pub start: String,
+}
+
+impl ListedPending {
+    /// `pending` as listed: whole when its arguments' JSON text is at most
+    /// `arguments_up_to` bytes, else without them.
+    #[must_use]
+    pub fn cut(mut pending: PendingApproval, arguments_up_to: usize) -> Self {
+        let text = pending.arguments.to_string();
+        if text.len() <= arguments_up_to {
+            return ListedPending { pending, cut: None };
+        }
+        pending.arguments = serde_json::Value::Null;
+        let start = text.chars().take(CUT_ARGUMENTS_START_CHARS).collect();
+        ListedPending {
+            pending,
+            cut: Some(CutArguments {
+                bytes: text.len(),
+                start,
+            }),
+        }
+    }
+
+    /// A listed pending approval from a store's columns: `arguments` is `None`
+    /// when the store cut them, `bytes` and `start` what it read of them.
+    #[must_use]
+    pub fn from_parts(
+        mut pending: PendingApproval,
+        arguments: Option<serde_json::Value>,
+        bytes: usize,
+        start: String,
+    ) -> Self {
+        match arguments {
+            Some(arguments) => {
+                pending.arguments = arguments;
+                ListedPending { pending, cut: None }
+            }
+            None => {
+                pending.arguments = serde_json::Value::Null;
+                ListedPending {
+                    pending,
+                    cut: Some(CutArguments { bytes, start }),
+                }
+            }
+        }
+    }
+}
+
+/// Where a page of pending approvals ended ([`PendingQuery::before`]): the next
+/// page lists those after it in the list's order (requested earlier, or at the same
+/// second and after it by principal and call id).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PendingCursor {
+    /// When the last call listed was requested (Unix seconds).
+    pub requested_at: u64,
+    /// Its principal.
+    pub principal: String,
+    /// Its call id.
+    pub call_id: String,
+}
+
+impl PendingCursor {
+    /// The place of `pending` in the list.
+    #[must_use]
+    pub fn of(pending: &PendingApproval) -> Self {
+        PendingCursor {
+            requested_at: pending.requested_at,
+            principal: pending.principal.clone(),
+            call_id: pending.call_id.clone(),
+        }
+    }
+
+    /// Whether `pending` comes after this place in the list (newest first).
+    #[must_use]
+    pub fn precedes(&self, pending: &PendingApproval) -> bool {
+        (pending.requested_at, &pending.principal, &pending.call_id)
+            < (self.requested_at, &self.principal, &self.call_id)
+    }
+}
+
 /// Which pending approvals to list: every filter left empty matches everything; the
 /// result is bounded by [`limit`](Self::limit) (at most [`MAX_QUERY_LIMIT`]).
 ///
@@ -327,6 +463,8 @@ pub struct PendingQuery {
     pub requested_before: Option<u64>,
     /// At most this many (capped at [`MAX_QUERY_LIMIT`]).
     pub limit: usize,
+    /// Only those after this place in the list: the next page.
+    pub before: Option<PendingCursor>,
 }
 
 impl Default for PendingQuery {
@@ -337,6 +475,7 @@ impl Default for PendingQuery {
             requested_after: None,
             requested_before: None,
             limit: 50,
+            before: None,
         }
     }
 }
@@ -383,6 +522,13 @@ impl PendingQuery {
         self
     }
 
+    /// Only those after `cursor` (where the last page ended): the next page.
+    #[must_use]
+    pub fn before(mut self, cursor: PendingCursor) -> Self {
+        self.before = Some(cursor);
+        self
+    }
+
     /// Refuses a query naming too many values; the limit a store applies.
     ///
     /// # Errors
@@ -403,6 +549,10 @@ impl PendingQuery {
             && self
                 .requested_before
                 .is_none_or(|before| pending.requested_at < before)
+            && self
+                .before
+                .as_ref()
+                .is_none_or(|cursor| cursor.precedes(pending))
     }
 }
 
@@ -555,6 +705,10 @@ type CallKey = (String, String);
 struct MemoryRecords {
     used: HashMap<String, MemoryClaim>,
     pending: HashMap<CallKey, (PendingApproval, u64)>,
+    /// The length of each pending approval's arguments' JSON text and its first
+    /// characters, measured once when saved: a list cuts them without
+    /// serializing megabytes on every request.
+    measured: HashMap<CallKey, (usize, String)>,
     decisions: HashMap<CallKey, (DecisionRecord, u64)>,
     refusals: Vec<(RefusalRecord, u64)>,
     settled: std::collections::HashSet<CallKey>,
@@ -565,6 +719,8 @@ impl MemoryRecords {
         let before = self.used.len() + self.pending.len() + self.decisions.len();
         self.used.retain(|_, claim| claim.keep_until >= now);
         self.pending.retain(|_, (_, keep_until)| *keep_until >= now);
+        let pending = &self.pending;
+        self.measured.retain(|key, _| pending.contains_key(key));
         self.decisions
             .retain(|_, (_, keep_until)| *keep_until >= now);
         let decisions = &self.decisions;
@@ -649,11 +805,14 @@ impl ApprovalStore for MemoryApprovalStore {
         let mut records = self.lock();
         records.purge(now);
         let key = (pending.principal.clone(), pending.call_id.clone());
-        let saved = match records.pending.entry(key) {
+        let saved = match records.pending.entry(key.clone()) {
             std::collections::hash_map::Entry::Occupied(_) => false,
             std::collections::hash_map::Entry::Vacant(entry) => {
                 let keep_until = pending.expires_at.saturating_add(CLOCK_SKEW_SECONDS);
                 entry.insert((pending.clone(), keep_until));
+                let text = pending.arguments.to_string();
+                let start = text.chars().take(CUT_ARGUMENTS_START_CHARS).collect();
+                records.measured.insert(key, (text.len(), start));
                 true
             }
         };
@@ -689,6 +848,67 @@ impl ApprovalStore for MemoryApprovalStore {
         });
         found.truncate(limit);
         ready(Ok(found))
+    }
+
+    fn list_pending_cut<'a>(
+        &'a self,
+        query: &'a PendingQuery,
+        arguments_up_to: usize,
+    ) -> StoreFuture<'a, Vec<ListedPending>> {
+        let limit = match query.bounded_limit() {
+            Ok(limit) => limit,
+            Err(error) => return ready(Err(error)),
+        };
+        let now = (self.clock)();
+        let records = self.lock();
+        // Sorted by reference, and only the page's calls copied and measured.
+        let mut found: Vec<&PendingApproval> = records
+            .pending
+            .iter()
+            .filter(|(key, (pending, _))| {
+                pending.expires_at >= now
+                    && !records.decisions.contains_key(*key)
+                    && query.matches(pending)
+            })
+            .map(|(_, (pending, _))| pending)
+            .collect();
+        found.sort_by(|a, b| {
+            (b.requested_at, &b.principal, &b.call_id).cmp(&(
+                a.requested_at,
+                &a.principal,
+                &a.call_id,
+            ))
+        });
+        let listed = found
+            .into_iter()
+            .take(limit)
+            .map(|pending| {
+                let key = (pending.principal.clone(), pending.call_id.clone());
+                match records.measured.get(&key) {
+                    Some((bytes, start)) if *bytes > arguments_up_to => {
+                        // Copied without the arguments the list leaves out.
+                        let listed = PendingApproval {
+                            call_id: pending.call_id.clone(),
+                            principal: pending.principal.clone(),
+                            view: pending.view.clone(),
+                            tool: pending.tool.clone(),
+                            arguments: serde_json::Value::Null,
+                            digest: pending.digest.clone(),
+                            requested_at: pending.requested_at,
+                            expires_at: pending.expires_at,
+                            signature: pending.signature.clone(),
+                        };
+                        ListedPending::from_parts(listed, None, *bytes, start.clone())
+                    }
+                    Some(_) => ListedPending {
+                        pending: pending.clone(),
+                        cut: None,
+                    },
+                    None => ListedPending::cut(pending.clone(), arguments_up_to),
+                }
+            })
+            .collect();
+        ready(Ok(listed))
     }
 
     fn pending<'a>(

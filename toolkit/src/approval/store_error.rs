@@ -5,9 +5,11 @@ use std::error::Error;
 use std::fmt;
 use std::sync::Arc;
 
-/// The store could not record or read; nothing ran. Worth retrying: the call was
-/// not claimed, or (if the failure came after the claim committed) its claim is
-/// won again once its lease ends.
+/// The store could not record or read. What it means for a call depends on where
+/// it failed: before a claim, nothing ran; after a run, its end may not be
+/// recorded (the claim is won again once its lease ends); reading a call's state,
+/// what became of it is not known. A failure of kind `Unavailable`, `Timeout` or
+/// `Conflict` is worth retrying.
 ///
 /// Its [`kind`](StoreError::kind) says what went wrong in terms an application acts
 /// on (try again, fix the set-up, look at the data); its

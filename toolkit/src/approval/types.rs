@@ -128,9 +128,11 @@ pub enum RunOutcome {
     /// The tool returned a result.
     Ran {
         /// The result, as the model read it; `None` when it was larger than
-        /// [`MAX_OUTCOME_BYTES`].
+        /// [`MAX_OUTCOME_BYTES`], or the run was recorded before stores kept
+        /// outcomes.
         result: Option<Value>,
-        /// The size of the result's JSON, in bytes.
+        /// The size of the result's JSON, in bytes; 0 when it is unknown (a run
+        /// recorded before stores kept outcomes: no result's JSON is empty).
         bytes: usize,
     },
     /// The tool (or the run) failed; the next presentation may run it again.
@@ -171,6 +173,10 @@ impl fmt::Display for RunOutcome {
                 result: Some(result),
                 ..
             } => write!(f, "ran it, with the result {result}"),
+            RunOutcome::Ran {
+                result: None,
+                bytes: 0,
+            } => f.write_str("ran it, before its result was kept"),
             RunOutcome::Ran {
                 result: None,
                 bytes,

@@ -14,8 +14,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::approval::{
-    Approval, ApprovalError, Decider, Decision, DecisionQuery, DecisionRecord, MAX_QUERY_LIMIT,
-    PendingApproval, PendingQuery, RunRecord, Verdict,
+    Approval, ApprovalError, CutArguments, Decider, Decision, DecisionQuery, DecisionRecord,
+    ListedPending, MAX_QUERY_LIMIT, PendingApproval, PendingCursor, PendingQuery, RunRecord,
+    Verdict,
 };
 use crate::error::Problem;
 use crate::registry::RegisteredTool;
@@ -25,8 +26,21 @@ use super::form;
 use super::page::{self, AuditRow, Card, Frame};
 use super::{Identity, Inbox, PendingCall};
 
-/// At most this many calls on one page or in one API answer.
+/// At most this many decisions on one page or in one API answer.
 const SHOWN: usize = 100;
+
+/// Waiting calls on one page of the list or in one API answer; `?before=` names
+/// where the page before ended.
+const PAGE: usize = 50;
+
+/// Arguments whose JSON text is longer than this (in bytes) are left out of the
+/// list by the store's query: their length and first characters are shown, and
+/// they are read whole only for the one call opened or decided.
+const LISTED_ARGUMENT_BYTES: usize = 16 * 1024;
+
+/// Pages of the store looked through for one page of calls the approver may
+/// decide (the policy picks them out of everyone's).
+const PAGES_LOOKED_AT: usize = 10;
 
 /// The header the JSON API's POSTs carry the CSRF token in.
 const CSRF_HEADER: &str = "x-csrf-token";
@@ -262,6 +276,12 @@ impl Failure {
                 "it expired at {}; nothing ran, and the model was not told it was approved",
                 page::utc(*expired_at)
             ),
+            // The store's own words stay in the log; whether anything ran of the
+            // call is not known when its records could not be read.
+            ApprovalError::Store(store) => {
+                tracing::warn!(error = %store, kind = ?store.kind(), "the inbox could not use the approval store");
+                error.state_unknown().unwrap_or_default()
+            }
             other => format!("{other}; nothing ran"),
         };
         let problems = match error {
@@ -388,24 +408,38 @@ fn allowed<'r>(
         .then_some(registered)
 }
 
-/// The pending approvals the approver may decide, newest first (at most
-/// [`SHOWN`]), and whether more may be waiting beyond those looked at.
+/// A page of the pending approvals the approver may decide, newest first (at most
+/// [`PAGE`]) after `before`, their long arguments cut by the store, and where the
+/// next page starts, when more may be waiting.
 async fn waiting(
     shared: &Shared,
     approver: &Identity,
-) -> Result<(Vec<PendingApproval>, bool), Failure> {
-    let query = PendingQuery::new().limit(MAX_QUERY_LIMIT);
-    let listed = shared
-        .inbox
-        .approvals()
-        .pending(&query)
-        .await
-        .map_err(|error| Failure::from_approval(&error))?;
-    let more = listed.len() >= MAX_QUERY_LIMIT;
-    let mut shown: Vec<PendingApproval> = listed
-        .into_iter()
-        .filter(|pending| {
-            allowed(
+    before: Option<PendingCursor>,
+) -> Result<(Vec<ListedPending>, Option<PendingCursor>), Failure> {
+    let mut shown = Vec::new();
+    let mut cursor = before;
+    for _ in 0..PAGES_LOOKED_AT {
+        // One more than a page: whether anything follows a full page.
+        let mut query = PendingQuery::new().limit(PAGE + 1);
+        if let Some(cursor) = &cursor {
+            query = query.before(cursor.clone());
+        }
+        let listed = shared
+            .inbox
+            .approvals()
+            .store()
+            .list_pending_cut(&query, LISTED_ARGUMENT_BYTES)
+            .await
+            .map_err(|error| Failure::from_approval(&ApprovalError::Store(error)))?;
+        let last_batch = listed.len() <= PAGE;
+        for listed in listed {
+            if shown.len() == PAGE {
+                // Something follows the page: it starts after the last one shown.
+                return Ok((shown, cursor));
+            }
+            cursor = Some(PendingCursor::of(&listed.pending));
+            let pending = &listed.pending;
+            if allowed(
                 shared,
                 approver,
                 &pending.tool,
@@ -413,20 +447,70 @@ async fn waiting(
                 &pending.call_id,
             )
             .is_some()
-        })
-        .collect();
-    let more = more || shown.len() > SHOWN;
-    shown.truncate(SHOWN);
-    Ok((shown, more))
+            {
+                shown.push(listed);
+            }
+        }
+        if last_batch {
+            return Ok((shown, None));
+        }
+    }
+    Ok((shown, cursor))
 }
 
+/// `?before=` of a list page or `/api/pending`: where the page before ended, as
+/// [`cursor_text`] wrote it.
+#[derive(Deserialize)]
+struct PageQuery {
+    before: Option<String>,
+}
+
+/// A cursor as a link carries it: `[requested_at, principal, call_id]` in JSON.
+fn cursor_text(cursor: &PendingCursor) -> String {
+    json!([cursor.requested_at, cursor.principal, cursor.call_id]).to_string()
+}
+
+/// The `before` a request names, if any; a value that is not a place in the list
+/// is refused.
+fn before_of(parts: &Parts) -> Result<Option<PendingCursor>, Failure> {
+    let Ok(axum::extract::Query(page)) =
+        axum::extract::Query::<PageQuery>::try_from_uri(&parts.uri)
+    else {
+        return Ok(None);
+    };
+    let Some(text) = page.before else {
+        return Ok(None);
+    };
+    let (requested_at, principal, call_id): (u64, String, String) = serde_json::from_str(&text)
+        .map_err(|_| {
+            Failure::new(
+                StatusCode::BAD_REQUEST,
+                "malformed",
+                "Refused",
+                "`before` is not a place in the list: expected [requested_at, principal, call_id] \
+                 in JSON, as the link to older calls gives it",
+            )
+        })?;
+    Ok(Some(PendingCursor {
+        requested_at,
+        principal,
+        call_id,
+    }))
+}
+
+/// The card of `pending`; `cut`: what the list left out of its arguments, when it
+/// did (the hooks that read the arguments are not asked then, and its signature is
+/// checked when it is opened or decided, with its arguments read whole).
 fn card<'a>(
     shared: &'a Shared,
     approver: &Identity,
     pending: &'a PendingApproval,
     tool: &'a RegisteredTool,
+    cut: Option<&'a CutArguments>,
 ) -> Card<'a> {
+    let whole = cut.is_none();
     Card {
+        cut,
         someone_else: shared
             .inbox
             .approvals()
@@ -438,6 +522,7 @@ fn card<'a>(
             .inbox
             .reason
             .as_ref()
+            .filter(|_| whole)
             .and_then(|words| words(pending))
             .filter(|words| !words.trim().is_empty()),
         requester: shared
@@ -449,12 +534,14 @@ fn card<'a>(
             .inbox
             .previews
             .get(&pending.tool)
+            .filter(|_| whole)
             .and_then(|preview| preview(pending)),
         refused: shared
             .inbox
             .approvals()
             .verify_pending(pending)
             .err()
+            .filter(|_| whole)
             .filter(|error| !matches!(error, ApprovalError::Expired { .. }))
             .map(|error| error.to_string()),
     }
@@ -493,12 +580,16 @@ async fn told(
         .and_then(|tool| tool.tool().title)
         .map(str::to_owned);
     let resumable_until = shared.inbox.approvals().resumable_until(record.decided_at);
+    let next_attempt_at = run
+        .as_ref()
+        .and_then(|run| shared.inbox.approvals().next_attempt_at(run));
     Ok(Some(page::Told {
         title,
         resumable_until,
         now,
         record,
         run,
+        next_attempt_at,
     }))
 }
 
@@ -508,27 +599,37 @@ async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
         Err(failure) => return failure.page(&shared, None),
     };
     let result = async {
-        let (pending, more) = waiting(&shared, &approver.identity).await?;
+        let before = before_of(&parts)?;
+        let (pending, next) = waiting(&shared, &approver.identity, before).await?;
         let now = store_now(&shared).await?;
         let told = told(&shared, &approver.identity, &parts, now).await?;
-        Ok::<_, Failure>((pending, more, now, told))
+        Ok::<_, Failure>((pending, next, now, told))
     }
     .await;
-    let (pending, more, now, told) = match result {
+    let (pending, next, now, told) = match result {
         Ok(found) => found,
         Err(failure) => return failure.page(&shared, Some(&approver)),
     };
     let cards: Vec<Card<'_>> = pending
         .iter()
-        .filter_map(|pending| {
-            let tool = shared.inbox.registry.get(&pending.tool)?;
-            Some(card(&shared, &approver.identity, pending, tool))
+        .filter_map(|listed| {
+            let tool = shared.inbox.registry.get(&listed.pending.tool)?;
+            Some(card(
+                &shared,
+                &approver.identity,
+                &listed.pending,
+                tool,
+                listed.cut.as_ref(),
+            ))
         })
         .collect();
     let frame = approver.frame(&shared);
+    let next = next.map(|cursor| {
+        serde_urlencoded::to_string([("before", cursor_text(&cursor))]).unwrap_or_default()
+    });
     html(
         StatusCode::OK,
-        page::list_page(&frame, &cards, told.as_ref(), more, now),
+        page::list_page(&frame, &cards, told.as_ref(), next.as_deref(), now),
     )
 }
 
@@ -624,7 +725,7 @@ async fn edit(
     .await;
     match result {
         Ok((pending, tool, now)) => {
-            let card = card(&shared, &approver.identity, &pending, tool);
+            let card = card(&shared, &approver.identity, &pending, tool, None);
             html(
                 StatusCode::OK,
                 page::edit_page(&approver.frame(&shared), &card, &[], &[], now),
@@ -656,7 +757,7 @@ async fn decide(
             .filter(|(key, _)| key.starts_with("arg."))
             .cloned()
             .collect();
-        let card = card(&shared, &approver.identity, &pending, tool);
+        let card = card(&shared, &approver.identity, &pending, tool, None);
         html(
             StatusCode::UNPROCESSABLE_ENTITY,
             page::edit_page(&approver.frame(&shared), &card, &entered, &problems, now),
@@ -852,7 +953,12 @@ async fn audit(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
             principal: &record.principal,
             call_id: &record.call_id,
             message: record.message.as_deref(),
-            outcome: page::outcome(record.verdict == Verdict::Denied, run.as_ref()),
+            outcome: page::outcome(
+                record.verdict == Verdict::Denied,
+                run.as_ref(),
+                run.as_ref()
+                    .and_then(|run| shared.inbox.approvals().next_attempt_at(run)),
+            ),
         })
         .collect();
     html(
@@ -866,18 +972,32 @@ async fn api_pending(State(shared): State<Arc<Shared>>, parts: Parts) -> Respons
         Ok(approver) => approver,
         Err(failure) => return failure.json(),
     };
-    let (pending, more) = match waiting(&shared, &approver.identity).await {
+    let found = async {
+        match axum::extract::Query::<OneCall>::try_from_uri(&parts.uri) {
+            Ok(axum::extract::Query(one)) => {
+                Ok((one_waiting(&shared, &approver, &one).await?, None))
+            }
+            Err(_) => waiting(&shared, &approver.identity, before_of(&parts)?).await,
+        }
+    }
+    .await;
+    let (pending, next) = match found {
         Ok(found) => found,
         Err(failure) => return failure.json(),
     };
     let items: Vec<Value> = pending
         .iter()
-        .filter_map(|pending| {
+        .filter_map(|listed| {
+            let pending = &listed.pending;
             let tool = shared.inbox.registry.get(&pending.tool)?;
-            let card = card(&shared, &approver.identity, pending, tool);
+            let card = card(&shared, &approver.identity, pending, tool, listed.cut.as_ref());
             let definition = tool.tool();
             Some(json!({
                 "pending": pending,
+                "arguments_cut": listed.cut.as_ref().map(|cut| json!({
+                    "bytes": cut.bytes,
+                    "start": cut.start,
+                })),
                 "tool": {
                     "name": definition.name,
                     "title": definition.title,
@@ -899,9 +1019,48 @@ async fn api_pending(State(shared): State<Arc<Shared>>, parts: Parts) -> Respons
         "approver": approver.identity.subject,
         "csrf_token": approver.csrf,
         "pending": items,
-        "more": more,
+        "more": next.is_some(),
+        "before": next.as_ref().map(cursor_text),
     }))
     .into_response()
+}
+
+/// The one call `?principal=..&call_id=..` of `/api/pending` names, whole, if it
+/// is waiting and the approver may decide it: how an API client reads the
+/// arguments the list cut, and gets the signed approval it decides.
+async fn one_waiting(
+    shared: &Shared,
+    approver: &Approver,
+    one: &OneCall,
+) -> Result<Vec<ListedPending>, Failure> {
+    let store = shared.inbox.approvals().store();
+    let Some(pending) = store
+        .pending(&one.principal, &one.call_id)
+        .await
+        .map_err(|error| Failure::from_approval(&ApprovalError::Store(error)))?
+    else {
+        return Ok(Vec::new());
+    };
+    if allowed(
+        shared,
+        &approver.identity,
+        &pending.tool,
+        &pending.principal,
+        &pending.call_id,
+    )
+    .is_none()
+    {
+        return Ok(Vec::new());
+    }
+    let now = store_now(shared).await?;
+    let decided = store
+        .decision(&pending.principal, &pending.call_id)
+        .await
+        .map_err(|error| Failure::from_approval(&ApprovalError::Store(error)))?;
+    if decided.is_some() || pending.expires_at < now {
+        return Ok(Vec::new());
+    }
+    Ok(vec![ListedPending::cut(pending, usize::MAX)])
 }
 
 /// A decision sent to the JSON API.

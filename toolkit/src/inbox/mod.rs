@@ -46,8 +46,13 @@
 //! one wins (the store records THE decision atomically) and the other is told who
 //! did.
 //!
-//! Pages: `GET /` (waiting), `POST /edit` (the edit form), `POST /decide`,
-//! `GET /decisions` (the audit list). JSON: `GET /api/pending`,
+//! Pages: `GET /` (waiting, 50 to a page, newest first; `?before=` names where the
+//! page before ended, as its link to older calls does), `POST /edit` (the edit
+//! form), `POST /decide`, `GET /decisions` (the audit list). JSON:
+//! `GET /api/pending` (a page: `more`, and `before` for the next; an item whose
+//! arguments are longer than 16 KiB comes with `arguments: null` and
+//! `arguments_cut` giving their length and start, as the store's query cut them;
+//! `?principal=..&call_id=..` gives that one call whole),
 //! `POST /api/decide` (`x-csrf-token` header, from `/api/pending`),
 //! `GET /api/decisions`.
 //!

@@ -88,6 +88,8 @@ impl Frame<'_> {
 pub(crate) struct Card<'a> {
     /// The pending approval.
     pub(crate) pending: &'a PendingApproval,
+    /// What the list left out of its arguments, if it did: shown instead of them.
+    pub(crate) cut: Option<&'a crate::approval::CutArguments>,
     /// Its tool.
     pub(crate) tool: &'a RegisteredTool,
     /// The view that asked, when known.
@@ -170,6 +172,8 @@ pub(crate) struct Told {
     pub(crate) record: DecisionRecord,
     /// What came of it, once a run of it started.
     pub(crate) run: Option<RunRecord>,
+    /// When a runner tries it next, when its tool failed.
+    pub(crate) next_attempt_at: Option<u64>,
 }
 
 impl Told {
@@ -188,7 +192,7 @@ impl Told {
                 utc(self.resumable_until)
             ),
             Some(run) => {
-                let words = outcome(false, Some(run));
+                let words = outcome(false, Some(run), self.next_attempt_at);
                 let mut chars = words.chars();
                 chars.next().map_or_else(String::new, |first| {
                     format!("{}{}.", first.to_uppercase(), chars.as_str())
@@ -222,7 +226,7 @@ pub(crate) fn list_page(
     frame: &Frame<'_>,
     cards: &[Card<'_>],
     notice: Option<&Told>,
-    more: bool,
+    next: Option<&str>,
     now: u64,
 ) -> Markup {
     layout(
@@ -239,8 +243,8 @@ pub(crate) fn list_page(
             @for card in cards {
                 (pending_card(frame, card, now))
             }
-            @if more {
-                p.empty { "More calls may be waiting: decide these first, then reload." }
+            @if let Some(next) = next {
+                p.empty { "More calls may be waiting: " a.older href={ (frame.base) "/?" (next) } { "older calls" } "." }
             }
         },
     )
@@ -258,7 +262,15 @@ fn pending_card(frame: &Frame<'_>, card: &Card<'_>, now: u64) -> Markup {
             @if let Some(reason) = &card.reason {
                 p.reason { "The model's reason: " span.text { (visible(reason, SHOWN_CHARS)) } }
             }
-            (arguments(schema, &form::fields(card.tool), &pending.arguments, &mut Budget::card()))
+            @if let Some(cut) = card.cut {
+                p.cut {
+                    "The arguments are " (cut.bytes) " bytes long, too long for the list; they begin "
+                    code { (visible(&cut.start, SHOWN_CHARS)) }
+                    ". Edit the call to see them all."
+                }
+            } @else {
+                (arguments(schema, &form::fields(card.tool), &pending.arguments, &mut Budget::card()))
+            }
             @if let Some(preview) = &card.preview {
                 div.preview {
                     strong { "Preview: " } span.text { (visible(&preview.message, SHOWN_CHARS)) }
@@ -698,8 +710,13 @@ pub(crate) struct AuditRow<'a> {
 }
 
 /// What came of a decided call, in words: nothing for a denial; for an approval,
-/// when it ran and with what, why it failed, or that it has not run.
-pub(crate) fn outcome(denied: bool, run: Option<&RunRecord>) -> String {
+/// when it ran and with what, why it failed and when it is tried next
+/// (`next_attempt_at`), or that it has not run.
+pub(crate) fn outcome(
+    denied: bool,
+    run: Option<&RunRecord>,
+    next_attempt_at: Option<u64>,
+) -> String {
     if denied {
         return "nothing ran".to_owned();
     }
@@ -717,12 +734,23 @@ pub(crate) fn outcome(denied: bool, run: Option<&RunRecord>) -> String {
         ) => {
             format!("ran at {when}, with the result {result}")
         }
+        // Recorded before stores kept outcomes: when and with what is not known.
+        (Some(RunOutcome::Ran { bytes: 0, .. }), true) => {
+            "ran, before its result was kept".to_owned()
+        }
         (Some(RunOutcome::Ran { bytes, .. }), true) => {
             format!("ran at {when}, with a result of {bytes} bytes")
         }
         (Some(RunOutcome::Failed { message, .. }), true) => format!("refused at {when}: {message}"),
         (Some(RunOutcome::Failed { message, .. }), false) if run.lease_until == 0 => {
-            format!("failed at {when}, may run again: {message}")
+            match next_attempt_at {
+                Some(next) => format!(
+                    "attempt {} failed at {when}, tried again from {}: {message}",
+                    run.attempt,
+                    utc(next)
+                ),
+                None => format!("failed at {when}, may run again: {message}"),
+            }
         }
         _ => format!("running (attempt {})", run.attempt),
     }

@@ -136,11 +136,17 @@ fn task(pending: &PendingApproval, state: &CallState, updated_at: u64, kept_unti
         CallState::Retrying {
             attempt,
             error,
+            next_attempt_in,
             until,
+            ..
         } => format!(
-            "attempt {attempt} of `{}` failed ({error}); it is tried again until {}, while its \
-             approval is valid",
+            "attempt {attempt} of `{}` failed ({error}); next attempt {}; it is tried again \
+             until {}, while its approval is valid",
             pending.tool,
+            match next_attempt_in {
+                0 => "on the runner's next pass".to_owned(),
+                seconds => format!("in {seconds} s"),
+            },
             timestamp(*until)
         ),
         CallState::Ran(_) => format!("`{}` ran", pending.tool),
@@ -259,10 +265,12 @@ pub(super) async fn find<'g>(
             .map(|status| (approvals, status))),
         Err(error) => {
             tracing::warn!(%error, "a task could not be read from the approval store");
-            Err(rmcp::ErrorData::internal_error(
-                ToolError::from(error).to_string(),
-                None,
-            ))
+            // Reading a task runs nothing, but the call may have run before: the
+            // client is told what is known, not that nothing ran.
+            let message = error
+                .state_unknown()
+                .unwrap_or_else(|| ToolError::from(error).to_string());
+            Err(rmcp::ErrorData::internal_error(message, None))
         }
     }
 }
@@ -335,7 +343,7 @@ mod tests {
     }
 
     /// A tool that failed is tried again: the task works on, and says which attempt
-    /// failed, how, and until when it is tried; a retry that runs says how the
+    /// failed, how, when it is tried next and until when; a retry that runs says how the
     /// earlier attempt failed.
     #[test]
     fn a_failed_attempt_tried_again_is_working_and_says_so() {
@@ -343,12 +351,15 @@ mod tests {
             status(CallState::Retrying {
                 attempt: 2,
                 error: "the ledger is down".to_owned(),
+                next_attempt_at: 1_800_000_140,
+                next_attempt_in: 40,
                 until: 1_800_001_000,
             }),
             json!({
                 "status": "working",
-                "statusMessage": "attempt 2 of `create_transfers` failed (the ledger is down); it is \
-                                  tried again until 2027-01-15T08:16:40Z, while its approval is valid",
+                "statusMessage": "attempt 2 of `create_transfers` failed (the ledger is down); next \
+                                  attempt in 40 s; it is tried again until 2027-01-15T08:16:40Z, \
+                                  while its approval is valid",
                 "pollIntervalMs": 5000,
             })
         );

@@ -33,8 +33,8 @@ fn the_demo_runs_and_shows_each_step() {
         "The agent approves its own `create_schedules` (call_7): the requester may not decide it: `create_schedules` is approved by someone other than the requester; the call waits for them",
         "Owner olivia decides `create_schedules` (call_7): Approve",
         // The runner creates the approved schedule once, however often it runs.
-        "Runner pass 1: RunPass { ran: 1, failed: 0, refused: 0, skipped: 0 }",
-        "Runner pass 2: RunPass { ran: 0, failed: 0, refused: 0, skipped: 0 }",
+        "Runner pass 1: RunPass { ran: 1, failed: 0, waiting: 0, refused: 0, skipped: 0 }",
+        "Runner pass 2: RunPass { ran: 0, failed: 0, waiting: 0, refused: 0, skipped: 0 }",
         // The agent's next wake reads what came of both calls first.
         "At 2026-11-24T10:00Z: 1 wake(s)",
         "  reads: Your call `create_schedules` (call_8) never ran (denied): a human denied this call: Grace asked us never to call at weekends.",
