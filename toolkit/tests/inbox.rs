@@ -1050,9 +1050,7 @@ async fn a_hundred_calls_of_a_megabyte_list_a_page_of_fifty_cut_by_the_store() {
             )
             .await;
         }
-        let started = std::time::Instant::now();
         let page = send(&setup.router, get("/", Some("alice"))).await;
-        let took = started.elapsed();
         assert_eq!(page.status, StatusCode::OK, "{name}");
         let cards = page
             .body
@@ -1071,7 +1069,6 @@ async fn a_hundred_calls_of_a_megabyte_list_a_page_of_fifty_cut_by_the_store() {
             "{name}: the page weighs {} bytes",
             page.body.len()
         );
-        assert!(took < std::time::Duration::from_secs(2), "{name}: {took:?}");
         // The link to the older calls names where this page ended.
         let link = page
             .body

@@ -2202,7 +2202,9 @@ pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
     let pending = status.pending;
     assert_eq!(
         approvals.run_approved(&view, &ctx, &pending).await,
-        already_used()
+        Response::Error(ToolError::AlreadyRan {
+            outcome: "before its result was kept".to_owned()
+        })
     );
     assert_eq!(released.count(), 1);
 }

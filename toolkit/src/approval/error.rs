@@ -201,6 +201,11 @@ impl fmt::Display for RanWith<'_> {
                 result: Some(result),
                 ..
             } => write!(f, "with the result {result}"),
+            // Runs recorded before outcomes were kept read as ran with no size.
+            RunOutcome::Ran {
+                result: None,
+                bytes: 0,
+            } => f.write_str("before its result was kept"),
             RunOutcome::Ran {
                 result: None,
                 bytes,
