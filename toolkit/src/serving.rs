@@ -443,8 +443,9 @@ impl AllowedHosts {
 
     /// Checks a request's `Host` (or, without one, the authority of its URI, as
     /// HTTP/2 carries it): `Ok` to answer it; otherwise the answer, `400 Bad
-    /// Request` for a missing or malformed `Host` and `403 Forbidden` for a name
-    /// not allowed.
+    /// Request` for a missing or malformed `Host`, for two `Host` headers, and
+    /// for a request target in absolute form (`GET http://name/path`) whose name
+    /// is not the `Host`'s, and `403 Forbidden` for a name not allowed.
     #[allow(clippy::result_large_err)] // the refusal is the answer itself, made once
     pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Response> {
         self.matcher().check(uri, headers)
@@ -494,19 +495,40 @@ impl HostMatcher {
     #[allow(clippy::result_large_err)] // the refusal is the answer itself, made once
     fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Response> {
         use axum::response::IntoResponse as _;
-        let authority = match headers.get(header::HOST) {
-            Some(value) => value
+        let bad_request = |why: &'static str| Err((StatusCode::BAD_REQUEST, why).into_response());
+        let mut hosts = headers.get_all(header::HOST).iter();
+        let host = hosts.next();
+        // Two `Host` headers: a proxy in front may have read the other one, so
+        // neither can be trusted (RFC 9112, section 3.2: answer 400).
+        if hosts.next().is_some() {
+            return bad_request("Bad Request: more than one Host header");
+        }
+        let host = match host {
+            Some(value) => match value
                 .to_str()
                 .ok()
-                .and_then(|host| http::uri::Authority::try_from(host).ok()),
-            None => uri.authority().cloned(),
+                .and_then(|host| http::uri::Authority::try_from(host).ok())
+            {
+                Some(host) => Some(host),
+                None => return bad_request("Bad Request: missing or invalid Host header"),
+            },
+            None => None,
         };
-        let Some(authority) = authority else {
-            return Err((
-                StatusCode::BAD_REQUEST,
-                "Bad Request: missing or invalid Host header",
-            )
-                .into_response());
+        // A request target in absolute form (`GET http://name/path`) names the
+        // host itself, and a server must use it rather than `Host` (RFC 9112,
+        // section 3.2.2); a proxy in front may have used `Host`. So the two must
+        // agree, and the name checked is then the same whichever is read.
+        let authority = match (uri.authority(), host) {
+            (Some(target), Some(host)) if *target != host => {
+                return bad_request(
+                    "Bad Request: the request target's host differs from the Host header",
+                );
+            }
+            (Some(target), _) => target.clone(),
+            (None, Some(host)) => host,
+            (None, None) => {
+                return bad_request("Bad Request: missing or invalid Host header");
+            }
         };
         if self.allows_authority(&authority) {
             Ok(())
@@ -833,6 +855,85 @@ mod tests {
                 Some("close"),
                 "Bad Request: missing or invalid Host header".to_owned()
             )
+        );
+    }
+
+    #[tokio::test]
+    async fn two_host_headers_or_a_request_target_naming_another_host_are_answered_400() {
+        let router = HttpLimits::default()
+            .apply_with_hosts(&AllowedHosts::new(["tools.example.com"]), prompt_and_slow());
+        let answer = |uri: &'static str, hosts: &'static [&'static str]| {
+            let mut request = Request::get(uri).body(Body::empty()).unwrap();
+            for host in hosts {
+                request
+                    .headers_mut()
+                    .append(header::HOST, HeaderValue::from_static(host));
+            }
+            let router = router.clone();
+            async move {
+                let response = router.oneshot(request).await.unwrap();
+                let status = response.status();
+                let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+                    .await
+                    .unwrap();
+                (status, String::from_utf8(body.to_vec()).unwrap())
+            }
+        };
+        let two = (
+            StatusCode::BAD_REQUEST,
+            "Bad Request: more than one Host header".to_owned(),
+        );
+        assert_eq!(
+            answer("/prompt", &["tools.example.com", "evil.example"]).await,
+            two
+        );
+        assert_eq!(
+            answer("/prompt", &["evil.example", "tools.example.com"]).await,
+            two
+        );
+        assert_eq!(
+            answer("/prompt", &["tools.example.com", "tools.example.com"]).await,
+            two
+        );
+        let differs = (
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the request target's host differs from the Host header".to_owned(),
+        );
+        assert_eq!(
+            answer("http://evil.example/prompt", &["tools.example.com"]).await,
+            differs
+        );
+        assert_eq!(
+            answer("http://tools.example.com:8443/prompt", &["tools.example.com"]).await,
+            differs
+        );
+        // The same name in both is the name checked; alone, the target's is.
+        assert_eq!(
+            answer("http://TOOLS.example.com/prompt", &["tools.example.com"]).await,
+            (StatusCode::OK, "ok".to_owned())
+        );
+        assert_eq!(
+            answer("http://evil.example/prompt", &["evil.example"]).await,
+            (
+                StatusCode::FORBIDDEN,
+                "Forbidden: Host header is not allowed".to_owned()
+            )
+        );
+        assert_eq!(
+            answer("http://evil.example/prompt", &[]).await.0,
+            StatusCode::FORBIDDEN
+        );
+        // The application's own routes get the same check.
+        let own = AllowedHosts::new(["tools.example.com"]).apply(prompt_and_slow());
+        let mut request = Request::get("http://evil.example/prompt")
+            .body(Body::empty())
+            .unwrap();
+        request
+            .headers_mut()
+            .insert(header::HOST, HeaderValue::from_static("tools.example.com"));
+        assert_eq!(
+            own.oneshot(request).await.unwrap().status(),
+            StatusCode::BAD_REQUEST
         );
     }
 
