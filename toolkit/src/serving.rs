@@ -6,13 +6,15 @@
 //!
 //! The routers toolkit hands out apply [`HttpLimits::default`] themselves (a
 //! builder method replaces them), so a request whose body trickles in, or a
-//! handler that never answers, is cut off. Two bounds belong to the server that
-//! accepts connections, which is the application's (toolkit binds no port):
-//! the time a client may take to send its request line and headers, and the
-//! number of connections open at once. Serve with hyper's connection builder
-//! rather than `axum::serve` (which sets no header timeout) to apply them
-//! (hyper and hyper-util, with hyper-util's `server-auto`, `service` and `tokio`
-//! features):
+//! handler that never answers, is cut off. The other bounds belong to the server
+//! that accepts connections, which is the application's (toolkit binds no port):
+//! the time a client may take to send its first byte, then its request line and
+//! headers, and the number of connections open at once, in all and from one
+//! peer. Serve with hyper's connection builder rather than `axum::serve` (which
+//! sets no header timeout) to apply them (hyper and hyper-util, with
+//! hyper-util's `server-auto`, `service` and `tokio` features); the sketch below
+//! leaves out the first byte's deadline and the cap per peer, which the example
+//! server (`examples/mcp_server/src/serve.rs`) adds:
 //!
 //! ```ignore
 //! # async fn run(router: axum::Router) -> std::io::Result<()> {
@@ -66,11 +68,18 @@ use http_body::{Body as _, Frame, SizeHint};
 /// |---|---|---|
 /// | [`body_read`](Self::body_read) | 10 s | the router ([`HttpLimits::apply`]) |
 /// | [`request`](Self::request) | 120 s | the router ([`HttpLimits::apply`]) |
+/// | [`first_byte`](Self::first_byte) | 3 s | the server: a deadline on the new connection's first readable byte |
 /// | [`header_read`](Self::header_read) | 10 s | the server: hyper's `http1::Builder::header_read_timeout` |
-/// | [`connections`](Self::connections) | 1024 | the server: a semaphore around `accept` |
+/// | [`connections`](Self::connections) | 8192 | the server: a semaphore around `accept` |
+/// | [`connections_per_peer`](Self::connections_per_peer) | 64 | the server: a count per peer address around `accept` |
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct HttpLimits {
+    /// How long a new connection may stay silent: a client that has sent no
+    /// byte by then is disconnected. Short, since a real client writes its
+    /// request as soon as it connects, while every silent connection holds a
+    /// slot of [`connections`](Self::connections).
+    pub first_byte: Duration,
     /// How long the request line and headers may take to arrive, from the first
     /// byte of the request (hyper's `header_read_timeout`). A client that sends
     /// them slower is disconnected without an answer.
@@ -84,22 +93,42 @@ pub struct HttpLimits {
     /// an empty body. Streamed answers are not cut once begun.
     pub request: Duration,
     /// How many connections may be open at once; the server accepts no more
-    /// until one closes.
+    /// until one closes. A connection held open between requests or over
+    /// trickling headers costs the example server 11-14 KiB (RELIABILITY.md),
+    /// so the default, 8192, is some 115 MiB at most; the process needs a
+    /// descriptor limit (`ulimit -n`) above it.
     pub connections: usize,
+    /// How many of those connections one peer may hold: one IPv4 address, or
+    /// one IPv6 /64 network (what one host is usually given). Further
+    /// connections from it are closed as soon as they are accepted, so one host
+    /// opening connections and trickling on them cannot take the slots every
+    /// other client (and the load balancer's health check) needs. Behind a
+    /// proxy every client shares the proxy's address: raise it above the
+    /// proxy's own connection limit there, and limit clients at the proxy.
+    pub connections_per_peer: usize,
 }
 
 impl Default for HttpLimits {
     fn default() -> Self {
         HttpLimits {
+            first_byte: Duration::from_secs(3),
             header_read: Duration::from_secs(10),
             body_read: Duration::from_secs(10),
             request: Duration::from_mins(2),
-            connections: 1024,
+            connections: 8192,
+            connections_per_peer: 64,
         }
     }
 }
 
 impl HttpLimits {
+    /// Sets [`first_byte`](Self::first_byte).
+    #[must_use]
+    pub fn first_byte(mut self, timeout: Duration) -> Self {
+        self.first_byte = timeout;
+        self
+    }
+
     /// Sets [`header_read`](Self::header_read).
     #[must_use]
     pub fn header_read(mut self, timeout: Duration) -> Self {
@@ -125,6 +154,13 @@ impl HttpLimits {
     #[must_use]
     pub fn connections(mut self, connections: usize) -> Self {
         self.connections = connections;
+        self
+    }
+
+    /// Sets [`connections_per_peer`](Self::connections_per_peer).
+    #[must_use]
+    pub fn connections_per_peer(mut self, connections: usize) -> Self {
+        self.connections_per_peer = connections;
         self
     }
 
