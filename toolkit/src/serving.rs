@@ -82,7 +82,9 @@ pub struct HttpLimits {
     pub first_byte: Duration,
     /// How long the request line and headers may take to arrive, from the first
     /// byte of the request (hyper's `header_read_timeout`). A client that sends
-    /// them slower is disconnected without an answer.
+    /// them slower is disconnected without an answer. hyper's timer also runs
+    /// while a kept-alive connection waits for its next request, so it bounds
+    /// idle connections too.
     pub header_read: Duration,
     /// How long the whole request body may take to arrive, from the moment the
     /// handler starts reading it. A body still arriving then is answered
@@ -940,7 +942,11 @@ mod tests {
             differs
         );
         assert_eq!(
-            answer("http://tools.example.com:8443/prompt", &["tools.example.com"]).await,
+            answer(
+                "http://tools.example.com:8443/prompt",
+                &["tools.example.com"]
+            )
+            .await,
             differs
         );
         // The same name in both is the name checked; alone, the target's is.

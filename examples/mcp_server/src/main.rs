@@ -206,9 +206,13 @@ async fn settings(store: Option<&str>) -> Settings {
     // Behind a proxy every client comes from the proxy's address.
     match std::env::var("MCP_CONNECTIONS_PER_PEER") {
         Ok(count) => {
-            let count = count.parse::<usize>().ok().filter(|&n| n > 0).unwrap_or_else(|| {
-                fail("mcp_server: MCP_CONNECTIONS_PER_PEER is not a positive number")
-            });
+            let count = count
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .unwrap_or_else(|| {
+                    fail("mcp_server: MCP_CONNECTIONS_PER_PEER is not a positive number")
+                });
             let limits = settings.limits.connections_per_peer(count);
             settings.limits(limits)
         }

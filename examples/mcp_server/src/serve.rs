@@ -164,7 +164,7 @@ fn peer_of(ip: IpAddr) -> IpAddr {
             let network = u128::from(v6) & !((1u128 << 64) - 1);
             IpAddr::V6(network.into())
         }
-        v4 => v4,
+        v4 @ IpAddr::V4(_) => v4,
     }
 }
 

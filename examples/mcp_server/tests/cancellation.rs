@@ -455,7 +455,10 @@ async fn a_cancelled_call_on_a_session_stops_and_its_stream_ends() {
     // The call's stream ends now, not when the tool would have (a minute).
     let answer = read(call, "the call's stream to end").await;
     assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
-    assert!(answer.contains("content-type: text/event-stream"), "{answer}");
+    assert!(
+        answer.contains("content-type: text/event-stream"),
+        "{answer}"
+    );
     // No answer to the call: a cancelled request gets none (the cancellation
     // says the client no longer waits for one).
     assert!(!answer.contains("\"id\":7"), "{answer}");

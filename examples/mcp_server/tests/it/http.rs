@@ -601,7 +601,11 @@ async fn two_host_headers_or_a_request_target_for_another_host_are_refused_400()
         differs
     );
     assert_eq!(
-        raw_request(addr, &get("http://evil.example/approvals/api/pending", host)).await,
+        raw_request(
+            addr,
+            &get("http://evil.example/approvals/api/pending", host)
+        )
+        .await,
         differs
     );
     // The target names the host the `Host` names: answered.

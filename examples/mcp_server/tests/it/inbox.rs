@@ -1276,7 +1276,11 @@ mod signed_in {
             None
         );
         assert_eq!(
-            who(&signin, &[&ada.join("; "), &format!("{session}; {binding}")]).await,
+            who(
+                &signin,
+                &[&ada.join("; "), &format!("{session}; {binding}")]
+            )
+            .await,
             None
         );
     }

@@ -303,8 +303,8 @@ async fn one_peer_trickling_on_many_connections_leaves_room_for_every_other_peer
     .await;
     let mut slow = tokio::task::JoinSet::new();
     for _ in 0..200 {
-        let head = "GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ".to_owned()
-            + &"a".repeat(100);
+        let head =
+            "GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ".to_owned() + &"a".repeat(100);
         slow.spawn(trickle(
             addr,
             head.into_bytes(),
