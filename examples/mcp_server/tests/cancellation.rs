@@ -463,3 +463,71 @@ async fn a_cancelled_call_on_a_session_stops_and_its_stream_ends() {
     // says the client no longer waits for one).
     assert!(!answer.contains("\"id\":7"), "{answer}");
 }
+
+/// A server with sessions on answers 2026-07-28 clients, which have none, on
+/// rmcp's stateless path, which drops their cancellations: under toolkit's
+/// `CancellationLayer` the call stops and its answer ends at once.
+#[tokio::test]
+async fn a_sessionless_call_on_a_server_with_sessions_is_cancelled_under_the_layer() {
+    use rmcp::transport::streamable_http_server::StreamableHttpService;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
+    let probe = Probe::default();
+    let server = McpServer::new("internal", access(probe.clone()));
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        rmcp::transport::StreamableHttpServerConfig::default().with_legacy_session_mode(true),
+    );
+    let service = tower::Layer::layer(&toolkit::mcp::CancellationLayer::new(), service);
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let version = "MCP-Protocol-Version: 2026-07-28\r\n";
+    let call_headers = format!("{version}Mcp-Method: tools/call\r\nMcp-Name: get_reports\r\n");
+    let cancel_headers = format!("{version}Mcp-Method: notifications/cancelled\r\n");
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"get_reports",{META}}}}}"#
+    );
+    let cancel = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":7,"reason":"the user gave up",{META}}}}}"#
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(post(&call_headers, &call).as_bytes())
+        .await
+        .unwrap();
+    within("the tool to start", probe.started.notified()).await;
+    let mut other = tokio::net::TcpStream::connect(addr).await.unwrap();
+    other
+        .write_all(post(&cancel_headers, &cancel).as_bytes())
+        .await
+        .unwrap();
+    let mut accepted = String::new();
+    within(
+        "the cancellation's answer",
+        other.read_to_string(&mut accepted),
+    )
+    .await
+    .unwrap();
+    assert!(accepted.starts_with("HTTP/1.1 202 "), "{accepted}");
+    within("the tool's future to be dropped", probe.dropped.notified()).await;
+    assert!(!probe.finished.load(Ordering::SeqCst));
+    let mut answer = String::new();
+    within(
+        "the call's answer to end",
+        stream.read_to_string(&mut answer),
+    )
+    .await
+    .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+    assert!(
+        answer.contains(
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32800,"message":"the request was cancelled"}}"#
+        ),
+        "{answer}"
+    );
+}
