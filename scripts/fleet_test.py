@@ -140,6 +140,9 @@ class Replica:
             MCP_TOKEN_COPILOT="fleet-copilot-token",
             MCP_TOKEN_EXTERNAL="fleet-external-token",
             MCP_INBOX_TOKEN=INBOX_TOKEN,
+            # Behind HAProxy every client comes from its address (and wrk's
+            # 64 connections go to one replica): the share per peer is lifted.
+            MCP_CONNECTIONS_PER_PEER="100000",
         )
         self.process = subprocess.Popen(
             [SERVER, "http", "--addr", f"127.0.0.1:{self.port}", "--approvals-db", PG_URL],

@@ -97,7 +97,10 @@ for server in $servers; do
         rmcp-shared) start rmcp-shared "$bin/load_server" rmcp-shared; token[rmcp-shared]=load-token ;;
         fastmcp) start fastmcp "$venv/bin/python" "$root/scripts/load/fastmcp_server.py"; token[fastmcp]="" ;;
         example)
+            # wrk opens up to 256 connections from one address, past the
+            # server's share per peer (64): lifted, as behind a proxy.
             MCP_TOKEN_INTERNAL=internal-token MCP_TOKEN_COPILOT=copilot-token MCP_TOKEN_EXTERNAL=external-token \
+                MCP_CONNECTIONS_PER_PEER=100000 \
                 start example "$bin/mcp_server" http --addr 127.0.0.1:0
             url[example]="${url[example]}/mcp/external"
             token[example]=external-token

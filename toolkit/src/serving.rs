@@ -6,13 +6,15 @@
 //!
 //! The routers toolkit hands out apply [`HttpLimits::default`] themselves (a
 //! builder method replaces them), so a request whose body trickles in, or a
-//! handler that never answers, is cut off. Two bounds belong to the server that
-//! accepts connections, which is the application's (toolkit binds no port):
-//! the time a client may take to send its request line and headers, and the
-//! number of connections open at once. Serve with hyper's connection builder
-//! rather than `axum::serve` (which sets no header timeout) to apply them
-//! (hyper and hyper-util, with hyper-util's `server-auto`, `service` and `tokio`
-//! features):
+//! handler that never answers, is cut off. The other bounds belong to the server
+//! that accepts connections, which is the application's (toolkit binds no port):
+//! the time a client may take to send its first byte, then its request line and
+//! headers, and the number of connections open at once, in all and from one
+//! peer. Serve with hyper's connection builder rather than `axum::serve` (which
+//! sets no header timeout) to apply them (hyper and hyper-util, with
+//! hyper-util's `server-auto`, `service` and `tokio` features); the sketch below
+//! leaves out the first byte's deadline and the cap per peer, which the example
+//! server (`examples/mcp_server/src/serve.rs`) adds:
 //!
 //! ```ignore
 //! # async fn run(router: axum::Router) -> std::io::Result<()> {
@@ -66,14 +68,23 @@ use http_body::{Body as _, Frame, SizeHint};
 /// |---|---|---|
 /// | [`body_read`](Self::body_read) | 10 s | the router ([`HttpLimits::apply`]) |
 /// | [`request`](Self::request) | 120 s | the router ([`HttpLimits::apply`]) |
+/// | [`first_byte`](Self::first_byte) | 3 s | the server: a deadline on the new connection's first readable byte |
 /// | [`header_read`](Self::header_read) | 10 s | the server: hyper's `http1::Builder::header_read_timeout` |
-/// | [`connections`](Self::connections) | 1024 | the server: a semaphore around `accept` |
+/// | [`connections`](Self::connections) | 8192 | the server: a semaphore around `accept` |
+/// | [`connections_per_peer`](Self::connections_per_peer) | 64 | the server: a count per peer address around `accept` |
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct HttpLimits {
+    /// How long a new connection may stay silent: a client that has sent no
+    /// byte by then is disconnected. Short, since a real client writes its
+    /// request as soon as it connects, while every silent connection holds a
+    /// slot of [`connections`](Self::connections).
+    pub first_byte: Duration,
     /// How long the request line and headers may take to arrive, from the first
     /// byte of the request (hyper's `header_read_timeout`). A client that sends
-    /// them slower is disconnected without an answer.
+    /// them slower is disconnected without an answer. hyper's timer also runs
+    /// while a kept-alive connection waits for its next request, so it bounds
+    /// idle connections too.
     pub header_read: Duration,
     /// How long the whole request body may take to arrive, from the moment the
     /// handler starts reading it. A body still arriving then is answered
@@ -84,22 +95,42 @@ pub struct HttpLimits {
     /// an empty body. Streamed answers are not cut once begun.
     pub request: Duration,
     /// How many connections may be open at once; the server accepts no more
-    /// until one closes.
+    /// until one closes. A connection held open between requests or over
+    /// trickling headers costs the example server 11-14 KiB (RELIABILITY.md),
+    /// so the default, 8192, is some 115 MiB at most; the process needs a
+    /// descriptor limit (`ulimit -n`) above it.
     pub connections: usize,
+    /// How many of those connections one peer may hold: one IPv4 address, or
+    /// one IPv6 /64 network (what one host is usually given). Further
+    /// connections from it are closed as soon as they are accepted, so one host
+    /// opening connections and trickling on them cannot take the slots every
+    /// other client (and the load balancer's health check) needs. Behind a
+    /// proxy every client shares the proxy's address: raise it above the
+    /// proxy's own connection limit there, and limit clients at the proxy.
+    pub connections_per_peer: usize,
 }
 
 impl Default for HttpLimits {
     fn default() -> Self {
         HttpLimits {
+            first_byte: Duration::from_secs(3),
             header_read: Duration::from_secs(10),
             body_read: Duration::from_secs(10),
             request: Duration::from_mins(2),
-            connections: 1024,
+            connections: 8192,
+            connections_per_peer: 64,
         }
     }
 }
 
 impl HttpLimits {
+    /// Sets [`first_byte`](Self::first_byte).
+    #[must_use]
+    pub fn first_byte(mut self, timeout: Duration) -> Self {
+        self.first_byte = timeout;
+        self
+    }
+
     /// Sets [`header_read`](Self::header_read).
     #[must_use]
     pub fn header_read(mut self, timeout: Duration) -> Self {
@@ -125,6 +156,13 @@ impl HttpLimits {
     #[must_use]
     pub fn connections(mut self, connections: usize) -> Self {
         self.connections = connections;
+        self
+    }
+
+    /// Sets [`connections_per_peer`](Self::connections_per_peer).
+    #[must_use]
+    pub fn connections_per_peer(mut self, connections: usize) -> Self {
+        self.connections_per_peer = connections;
         self
     }
 
@@ -443,8 +481,9 @@ impl AllowedHosts {
 
     /// Checks a request's `Host` (or, without one, the authority of its URI, as
     /// HTTP/2 carries it): `Ok` to answer it; otherwise the answer, `400 Bad
-    /// Request` for a missing or malformed `Host` and `403 Forbidden` for a name
-    /// not allowed.
+    /// Request` for a missing or malformed `Host`, for two `Host` headers, and
+    /// for a request target in absolute form (`GET http://name/path`) whose name
+    /// is not the `Host`'s, and `403 Forbidden` for a name not allowed.
     #[allow(clippy::result_large_err)] // the refusal is the answer itself, made once
     pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Response> {
         self.matcher().check(uri, headers)
@@ -494,19 +533,40 @@ impl HostMatcher {
     #[allow(clippy::result_large_err)] // the refusal is the answer itself, made once
     fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Response> {
         use axum::response::IntoResponse as _;
-        let authority = match headers.get(header::HOST) {
-            Some(value) => value
+        let bad_request = |why: &'static str| Err((StatusCode::BAD_REQUEST, why).into_response());
+        let mut hosts = headers.get_all(header::HOST).iter();
+        let host = hosts.next();
+        // Two `Host` headers: a proxy in front may have read the other one, so
+        // neither can be trusted (RFC 9112, section 3.2: answer 400).
+        if hosts.next().is_some() {
+            return bad_request("Bad Request: more than one Host header");
+        }
+        let host = match host {
+            Some(value) => match value
                 .to_str()
                 .ok()
-                .and_then(|host| http::uri::Authority::try_from(host).ok()),
-            None => uri.authority().cloned(),
+                .and_then(|host| http::uri::Authority::try_from(host).ok())
+            {
+                Some(host) => Some(host),
+                None => return bad_request("Bad Request: missing or invalid Host header"),
+            },
+            None => None,
         };
-        let Some(authority) = authority else {
-            return Err((
-                StatusCode::BAD_REQUEST,
-                "Bad Request: missing or invalid Host header",
-            )
-                .into_response());
+        // A request target in absolute form (`GET http://name/path`) names the
+        // host itself, and a server must use it rather than `Host` (RFC 9112,
+        // section 3.2.2); a proxy in front may have used `Host`. So the two must
+        // agree, and the name checked is then the same whichever is read.
+        let authority = match (uri.authority(), host) {
+            (Some(target), Some(host)) if *target != host => {
+                return bad_request(
+                    "Bad Request: the request target's host differs from the Host header",
+                );
+            }
+            (Some(target), _) => target.clone(),
+            (None, Some(host)) => host,
+            (None, None) => {
+                return bad_request("Bad Request: missing or invalid Host header");
+            }
         };
         if self.allows_authority(&authority) {
             Ok(())
@@ -834,6 +894,89 @@ mod tests {
                 Some("close"),
                 "Bad Request: missing or invalid Host header".to_owned()
             )
+        );
+    }
+
+    #[tokio::test]
+    async fn two_host_headers_or_a_request_target_naming_another_host_are_answered_400() {
+        let router = HttpLimits::default()
+            .apply_with_hosts(&AllowedHosts::new(["tools.example.com"]), prompt_and_slow());
+        let answer = |uri: &'static str, hosts: &'static [&'static str]| {
+            let mut request = Request::get(uri).body(Body::empty()).unwrap();
+            for host in hosts {
+                request
+                    .headers_mut()
+                    .append(header::HOST, HeaderValue::from_static(host));
+            }
+            let router = router.clone();
+            async move {
+                let response = router.oneshot(request).await.unwrap();
+                let status = response.status();
+                let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+                    .await
+                    .unwrap();
+                (status, String::from_utf8(body.to_vec()).unwrap())
+            }
+        };
+        let two = (
+            StatusCode::BAD_REQUEST,
+            "Bad Request: more than one Host header".to_owned(),
+        );
+        assert_eq!(
+            answer("/prompt", &["tools.example.com", "evil.example"]).await,
+            two
+        );
+        assert_eq!(
+            answer("/prompt", &["evil.example", "tools.example.com"]).await,
+            two
+        );
+        assert_eq!(
+            answer("/prompt", &["tools.example.com", "tools.example.com"]).await,
+            two
+        );
+        let differs = (
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the request target's host differs from the Host header".to_owned(),
+        );
+        assert_eq!(
+            answer("http://evil.example/prompt", &["tools.example.com"]).await,
+            differs
+        );
+        assert_eq!(
+            answer(
+                "http://tools.example.com:8443/prompt",
+                &["tools.example.com"]
+            )
+            .await,
+            differs
+        );
+        // The same name in both is the name checked; alone, the target's is.
+        assert_eq!(
+            answer("http://TOOLS.example.com/prompt", &["tools.example.com"]).await,
+            (StatusCode::OK, "ok".to_owned())
+        );
+        assert_eq!(
+            answer("http://evil.example/prompt", &["evil.example"]).await,
+            (
+                StatusCode::FORBIDDEN,
+                "Forbidden: Host header is not allowed".to_owned()
+            )
+        );
+        assert_eq!(
+            answer("http://evil.example/prompt", &[]).await.0,
+            StatusCode::FORBIDDEN
+        );
+        // The application's own routes get the same check.
+        let own = AllowedHosts::new(["tools.example.com"]).apply(prompt_and_slow());
+        let mut request = Request::get("http://evil.example/prompt")
+            .body(Body::empty())
+            .unwrap();
+        request
+            .headers_mut()
+            .insert(header::HOST, HeaderValue::from_static("tools.example.com"));
+        assert_eq!(
+            own.oneshot(request).await.unwrap().status(),
+            StatusCode::BAD_REQUEST
         );
     }
 

@@ -34,9 +34,12 @@
 //! no default tokens: a known token would open the server to anyone). Once
 //! listening, the server prints `listening on http://ADDR` on stdout.
 //!
-//! A client gets 10 s to send a request's headers and 10 s for its body, a
-//! request 120 s to be answered, and at most 1024 connections are open at once
-//! (`toolkit::serving::HttpLimits`); slower clients are cut off.
+//! A client gets 3 s to send its first byte, 10 s to send a request's headers and
+//! 10 s for its body, a request 120 s to be answered; at most 8192 connections
+//! are open at once, 64 of them from one peer (an IPv4 address or an IPv6 /64;
+//! `MCP_CONNECTIONS_PER_PEER` changes it: raise it behind a proxy, whose address
+//! every client shares) (`toolkit::serving::HttpLimits`); slower clients are cut
+//! off, a peer's connections over its share are closed at once.
 //!
 //! `GET /livez` answers `ok` while the process serves; `GET /readyz` answers
 //! `ok` while the approval store answers within a second too, else `503`: a load
@@ -262,7 +265,23 @@ async fn settings(store: Option<&str>) -> Settings {
             store.map(std::path::Path::new),
         ),
     };
-    settings.unwrap_or_else(|error| fail(&format!("mcp_server: the approval store: {error}")))
+    let settings =
+        settings.unwrap_or_else(|error| fail(&format!("mcp_server: the approval store: {error}")));
+    // Behind a proxy every client comes from the proxy's address.
+    match std::env::var("MCP_CONNECTIONS_PER_PEER") {
+        Ok(count) => {
+            let count = count
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .unwrap_or_else(|| {
+                    fail("mcp_server: MCP_CONNECTIONS_PER_PEER is not a positive number")
+                });
+            let limits = settings.limits.connections_per_peer(count);
+            settings.limits(limits)
+        }
+        Err(_) => settings,
+    }
 }
 
 /// 32 random bytes from the operating system, as hex.

@@ -17,15 +17,36 @@
 //! - `POST /signout`: ends the session (same-origin requests only), then shows the
 //!   inbox's "Sign in first" page.
 //!
-//! Both cookies are set by the server: `HttpOnly` (no script reads them),
+//! The cookies are set by the server: `HttpOnly` (no script reads them),
 //! `SameSite=Lax` (sent on the issuer's redirect back, a top-level GET, but not on
-//! another site's POSTs), `Secure` when the server's public URL is HTTPS, and
-//! encrypted and authenticated (AES-GCM, axum-extra's `PrivateCookieJar`, under a
-//! key expanded from the configured secret), so a page on another port of the
-//! host can neither read nor forge nor plant one. A session holds the subject and
-//! when it ends (8 hours after sign-in, read on the approval store's clock, like
-//! every time decision of the fleet); being a cookie and not a server-side row, a
-//! copy of it stays valid until then even after sign-out.
+//! another site's POSTs), and encrypted and authenticated (AES-GCM, axum-extra's
+//! `PrivateCookieJar`, under a key expanded from the configured secret), so no one
+//! can read or forge one. A session holds the subject and when it ends (8 hours
+//! after sign-in, read on the approval store's clock, like every time decision of
+//! the fleet); being a cookie and not a server-side row, a copy of it stays valid
+//! until then even after sign-out.
+//!
+//! A valid cookie can still be planted: browsers do not keep a host's cookies
+//! apart by port, so a page served from another port of the same host can set
+//! cookies for this one, such as a session it got by signing in itself (login
+//! CSRF: the victim would act as the attacker). So a session counts only beside
+//! the binding cookie its own callback set in the same answer (the session holds
+//! the binding's random value); a session cookie planted alone is refused, and so
+//! are two cookies of one name (one planted under another `Path` or `Domain`).
+//! Over HTTPS (a `https://` public URL) the cookies are `__Host-` cookies:
+//! `Secure`, `Path=/` and no `Domain`, which browsers accept only from a secure
+//! origin of this very host (Chromium and Firefox count `http://localhost` as
+//! secure), so neither a plain-HTTP page of a public name (on any port) nor
+//! another subdomain can set, replace or shadow them. A page served over HTTPS
+//! from another port of the same host still can: serve nothing untrusted on
+//! this host name. Over plain HTTP (development) a page on another port can plant
+//! the session and its binding together; nothing in the cookies can prevent it.
+//! `POST /signout` clears every cookie the sign-in sets.
+//!
+//! Every answer of these routes says `Cache-Control: no-store` (a session cookie
+//! or a one-time code in a cached answer would outlive the sign-in), `nosniff`,
+//! and forbids framing (`X-Frame-Options: DENY`, `frame-ancestors 'none'`), as
+//! the inbox's own pages do.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,16 +59,50 @@ use axum_extra::extract::cookie::{Cookie, Key, PrivateCookieJar, SameSite};
 use openidconnect::core::{CoreAuthenticationFlow, CoreClient, CoreProviderMetadata};
 use openidconnect::{
     AuthorizationCode, ClientId, CsrfToken, IssuerUrl, LoginHint, Nonce, PkceCodeChallenge,
-    PkceCodeVerifier, RedirectUrl, Scope, TokenResponse as _,
+    PkceCodeVerifier, RedirectUrl, TokenResponse as _,
 };
 use serde::{Deserialize, Serialize};
 use toolkit::approval::Approvals;
 use toolkit::inbox::{Authenticate, AuthenticateFuture, Identity};
 
-/// The session cookie's name.
-const SESSION: &str = "inbox_session";
-/// The cookie holding a sign-in in progress (verifier, state, nonce).
-const PENDING_SIGN_IN: &str = "inbox_signin";
+/// The cookies' names over plain HTTP; over HTTPS each is prefixed `__Host-`.
+#[derive(Clone, Copy)]
+enum Name {
+    /// The session: the subject, when it ends, and its binding's value.
+    Session,
+    /// The binding the session counts only beside, set in the same answer.
+    Binding,
+    /// A sign-in in progress (verifier, state, nonce).
+    PendingSignIn,
+}
+
+impl Name {
+    const ALL: [Name; 3] = [Name::Session, Name::Binding, Name::PendingSignIn];
+
+    fn as_str(self, secure: bool) -> &'static str {
+        match (self, secure) {
+            (Name::Session, false) => "inbox_session",
+            (Name::Session, true) => "__Host-inbox_session",
+            (Name::Binding, false) => "inbox_binding",
+            (Name::Binding, true) => "__Host-inbox_binding",
+            (Name::PendingSignIn, false) => "inbox_signin",
+            (Name::PendingSignIn, true) => "__Host-inbox_signin",
+        }
+    }
+}
+
+/// The headers on every answer of the sign-in routes, as on the inbox's pages:
+/// nothing cached, sniffed or framed, no referrer carrying the callback's code.
+const SECURE_HEADERS: [(header::HeaderName, &str); 5] = [
+    (header::CACHE_CONTROL, "no-store"),
+    (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    (header::X_FRAME_OPTIONS, "DENY"),
+    (
+        header::CONTENT_SECURITY_POLICY,
+        "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    ),
+    (header::REFERRER_POLICY, "no-referrer"),
+];
 /// How long a session lasts.
 const SESSION_LIFETIME: Duration = Duration::from_hours(8);
 /// How long the browser has to come back from the authorization server.
@@ -114,6 +169,8 @@ struct Session {
     sub: String,
     /// Unix seconds, on the approval store's clock, when the session ends.
     until: u64,
+    /// The random value of the binding cookie set beside this session.
+    binding: String,
 }
 
 /// What the sign-in cookie holds while the browser is at the authorization server.
@@ -185,7 +242,13 @@ impl SignIn {
             .route("/signin", get(sign_in))
             .route("/signin/callback", get(callback))
             .route("/signout", post(sign_out))
+            .layer(axum::middleware::map_response(secure_headers))
             .with_state(self.clone())
+    }
+
+    /// The name of cookie `name` as this server sets it.
+    fn name(&self, name: Name) -> &'static str {
+        name.as_str(self.inner.secure)
     }
 
     fn client(&self) -> Client {
@@ -199,8 +262,8 @@ impl SignIn {
 
     /// A cookie that lasts until the browser closes: when its content ends is
     /// inside it, encrypted, and read on the store's clock.
-    fn cookie(&self, name: &'static str, value: String) -> Cookie<'static> {
-        Cookie::build((name, value))
+    fn cookie(&self, name: Name, value: String) -> Cookie<'static> {
+        Cookie::build((self.name(name), value))
             .path("/")
             .http_only(true)
             .same_site(SameSite::Lax)
@@ -208,8 +271,8 @@ impl SignIn {
             .build()
     }
 
-    fn removal(&self, name: &'static str) -> Cookie<'static> {
-        Cookie::build((name, ""))
+    fn removal(&self, name: Name) -> Cookie<'static> {
+        Cookie::build((self.name(name), ""))
             .path("/")
             .http_only(true)
             .same_site(SameSite::Lax)
@@ -232,8 +295,23 @@ impl axum::extract::FromRef<SignIn> for Key {
 impl Authenticate for SignIn {
     fn authenticate<'a>(&'a self, parts: &'a http::request::Parts) -> AuthenticateFuture<'a> {
         Box::pin(async move {
+            let session = self.name(Name::Session);
+            let binding = self.name(Name::Binding);
+            // Two cookies of one name: one was planted under another `Path` or
+            // `Domain`, and which is whose can't be told.
+            if [session, binding]
+                .iter()
+                .any(|name| cookies_named(&parts.headers, name) > 1)
+            {
+                return None;
+            }
             let jar = PrivateCookieJar::from_headers(&parts.headers, self.inner.key.clone());
-            let session: Session = serde_json::from_str(jar.get(SESSION)?.value()).ok()?;
+            let session: Session = serde_json::from_str(jar.get(session)?.value()).ok()?;
+            // A session planted without the binding its callback set is refused.
+            // Both are random, sealed values: comparing them plainly reveals nothing.
+            if jar.get(binding)?.value() != session.binding {
+                return None;
+            }
             let now = self.store_now().await?;
             if now >= session.until {
                 return None;
@@ -266,7 +344,7 @@ async fn sign_in(
             CsrfToken::new_random,
             Nonce::new_random,
         )
-        .add_scope(Scope::new("openid".to_owned()))
+        // `openid`, the only scope asked for, is added by `authorize_url` itself.
         .set_pkce_challenge(challenge);
     if let Some(hint) = query.login_hint.filter(|hint| !hint.is_empty()) {
         request = request.set_login_hint(LoginHint::new(hint));
@@ -290,7 +368,7 @@ async fn sign_in(
             "the sign-in could not start",
         );
     };
-    let jar = jar.add(signin.cookie(PENDING_SIGN_IN, pending));
+    let jar = jar.add(signin.cookie(Name::PendingSignIn, pending));
     (jar, Redirect::to(url.as_str())).into_response()
 }
 
@@ -308,9 +386,9 @@ async fn callback(
 ) -> Response {
     // One attempt per sign-in cookie, whatever comes of it.
     let pending = jar
-        .get(PENDING_SIGN_IN)
+        .get(signin.name(Name::PendingSignIn))
         .and_then(|cookie| serde_json::from_str::<PendingSignIn>(cookie.value()).ok());
-    let jar = jar.remove(signin.removal(PENDING_SIGN_IN));
+    let jar = jar.remove(signin.removal(Name::PendingSignIn));
     let refused = |message: &str| (jar.clone(), failure(StatusCode::BAD_REQUEST, message));
     if let Some(error) = query.error {
         return refused(&format!("the authorization server refused: {error}")).into_response();
@@ -366,9 +444,12 @@ async fn callback(
                 .into_response();
         }
     };
+    // The binding: random (openidconnect's, as the state's), new for each session.
+    let binding = CsrfToken::new_random().secret().clone();
     let session = Session {
         sub: claims.subject().as_str().to_owned(),
         until: now.saturating_add(SESSION_LIFETIME.as_secs()),
+        binding: binding.clone(),
     };
     let Ok(session) = serde_json::to_string(&session) else {
         return failure(
@@ -376,15 +457,13 @@ async fn callback(
             "the session could not be kept",
         );
     };
-    let jar = jar.add(signin.cookie(SESSION, session));
+    let jar = jar
+        .add(signin.cookie(Name::Session, session))
+        .add(signin.cookie(Name::Binding, binding));
     (jar, Redirect::to(&signin.inner.home)).into_response()
 }
 
-async fn sign_out(
-    State(signin): State<SignIn>,
-    jar: PrivateCookieJar,
-    headers: HeaderMap,
-) -> Response {
+async fn sign_out(State(signin): State<SignIn>, headers: HeaderMap) -> Response {
     // Only the inbox's own sign-out form ends the session: a page of another site
     // posting here is refused (the browser says where a request comes from).
     let site = headers
@@ -393,8 +472,36 @@ async fn sign_out(
     if site.is_some_and(|site| site != "same-origin") {
         return failure(StatusCode::FORBIDDEN, "sign out from the inbox's own page");
     }
-    let jar = jar.remove(signin.removal(SESSION));
-    (jar, Redirect::to(&signin.inner.home)).into_response()
+    // Every cookie the sign-in sets is cleared, whether or not this request
+    // carried it (a jar only clears what it was sent).
+    let mut response = Redirect::to(&signin.inner.home).into_response();
+    for name in Name::ALL {
+        let mut removal = signin.removal(name);
+        removal.make_removal();
+        if let Ok(value) = header::HeaderValue::from_str(&removal.to_string()) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
+    }
+    response
+}
+
+/// How many cookies named `name` the request carries.
+fn cookies_named(headers: &HeaderMap, name: &str) -> usize {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter(|cookie| cookie.as_ref().is_ok_and(|cookie| cookie.name() == name))
+        .count()
+}
+
+async fn secure_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in SECURE_HEADERS {
+        headers.insert(name, header::HeaderValue::from_static(value));
+    }
+    response
 }
 
 /// A plain-text refusal: nothing of it comes from the request but fixed words and

@@ -370,3 +370,164 @@ async fn cancel_one(
         "{revision}"
     );
 }
+
+/// Over streamable HTTP with sessions (rmcp's, for 2025-11-25 clients, as the
+/// conformance server serves it), the cancellation is a POST on the session: the
+/// call it names stops, and its event stream ends at once instead of staying open.
+#[tokio::test]
+async fn a_cancelled_call_on_a_session_stops_and_its_stream_ends() {
+    use rmcp::transport::streamable_http_server::StreamableHttpService;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
+    let probe = Probe::default();
+    let server = McpServer::new("internal", access(probe.clone()));
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        rmcp::transport::StreamableHttpServerConfig::default().with_legacy_session_mode(true),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let send = |headers: String, body: &'static str| async move {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream
+            .write_all(post(&headers, body).as_bytes())
+            .await
+            .unwrap();
+        stream
+    };
+    let read = |mut stream: tokio::net::TcpStream, what: &'static str| async move {
+        let mut answer = String::new();
+        within(what, stream.read_to_string(&mut answer))
+            .await
+            .unwrap();
+        answer
+    };
+
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let answer = read(
+        send(String::new(), initialize).await,
+        "the initialize answer",
+    )
+    .await;
+    let session = answer
+        .lines()
+        .find_map(|line| {
+            line.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(|_| line["mcp-session-id: ".len()..].trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session: {answer}"));
+    let on_session = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+    let initialized = read(
+        send(
+            on_session.clone(),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        )
+        .await,
+        "the initialized answer",
+    )
+    .await;
+    assert!(initialized.starts_with("HTTP/1.1 202 "), "{initialized}");
+
+    let call = send(
+        on_session.clone(),
+        // With a progress token: the stream carries two of the call's resources.
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_reports","_meta":{"progressToken":"report"}}}"#,
+    )
+    .await;
+    within("the tool to start", probe.started.notified()).await;
+    let cancelled = read(
+        send(
+            on_session,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user gave up"}}"#,
+        )
+        .await,
+        "the cancellation's answer",
+    )
+    .await;
+    assert!(cancelled.starts_with("HTTP/1.1 202 "), "{cancelled}");
+    within("the tool's future to be dropped", probe.dropped.notified()).await;
+    assert!(!probe.finished.load(Ordering::SeqCst));
+    // The call's stream ends now, not when the tool would have (a minute).
+    let answer = read(call, "the call's stream to end").await;
+    assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+    assert!(
+        answer.contains("content-type: text/event-stream"),
+        "{answer}"
+    );
+    // No answer to the call: a cancelled request gets none (the cancellation
+    // says the client no longer waits for one).
+    assert!(!answer.contains("\"id\":7"), "{answer}");
+}
+
+/// A server with sessions on answers 2026-07-28 clients, which have none, on
+/// rmcp's stateless path, which drops their cancellations: under toolkit's
+/// `CancellationLayer` the call stops and its answer ends at once.
+#[tokio::test]
+async fn a_sessionless_call_on_a_server_with_sessions_is_cancelled_under_the_layer() {
+    use rmcp::transport::streamable_http_server::StreamableHttpService;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
+    let probe = Probe::default();
+    let server = McpServer::new("internal", access(probe.clone()));
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        rmcp::transport::StreamableHttpServerConfig::default().with_legacy_session_mode(true),
+    );
+    let service = tower::Layer::layer(&toolkit::mcp::CancellationLayer::new(), service);
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let version = "MCP-Protocol-Version: 2026-07-28\r\n";
+    let call_headers = format!("{version}Mcp-Method: tools/call\r\nMcp-Name: get_reports\r\n");
+    let cancel_headers = format!("{version}Mcp-Method: notifications/cancelled\r\n");
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"get_reports",{META}}}}}"#
+    );
+    let cancel = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":7,"reason":"the user gave up",{META}}}}}"#
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(post(&call_headers, &call).as_bytes())
+        .await
+        .unwrap();
+    within("the tool to start", probe.started.notified()).await;
+    let mut other = tokio::net::TcpStream::connect(addr).await.unwrap();
+    other
+        .write_all(post(&cancel_headers, &cancel).as_bytes())
+        .await
+        .unwrap();
+    let mut accepted = String::new();
+    within(
+        "the cancellation's answer",
+        other.read_to_string(&mut accepted),
+    )
+    .await
+    .unwrap();
+    assert!(accepted.starts_with("HTTP/1.1 202 "), "{accepted}");
+    within("the tool's future to be dropped", probe.dropped.notified()).await;
+    assert!(!probe.finished.load(Ordering::SeqCst));
+    let mut answer = String::new();
+    within(
+        "the call's answer to end",
+        stream.read_to_string(&mut answer),
+    )
+    .await
+    .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+    assert!(
+        answer.contains(
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32800,"message":"the request was cancelled"}}"#
+        ),
+        "{answer}"
+    );
+}

@@ -331,6 +331,124 @@ where
     }
 }
 
+/// A tower layer that delivers a sessionless client's `notifications/cancelled`
+/// to the call it names, for rmcp's `StreamableHttpService` served without
+/// [`McpHttp`] (which does this itself), for instance with sessions on for
+/// 2025-11-25 clients.
+///
+/// A server with sessions on still answers 2026-07-28 clients, which have no
+/// session, on rmcp's stateless path: there a cancellation is accepted (`202`)
+/// and dropped, and the call runs on, its answer open, until the tool ends.
+/// Under this layer the call is ended and answered `-32800` at once, as on
+/// [`McpHttp`]'s endpoints. Requests of a session (`Mcp-Session-Id`) pass
+/// through untouched: rmcp's session delivers their cancellations itself.
+///
+/// A cancellation reaches only calls sent with the same `Authorization` header
+/// (none counts as one caller), in this process.
+///
+/// ```
+/// # fn app(server: toolkit::mcp::McpServer) -> axum::Router {
+/// use std::sync::Arc;
+/// use rmcp::transport::StreamableHttpServerConfig;
+/// use rmcp::transport::streamable_http_server::StreamableHttpService;
+/// use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+/// use toolkit::mcp::CancellationLayer;
+///
+/// let service = StreamableHttpService::new(
+///     move || Ok(server.clone()),
+///     Arc::new(LocalSessionManager::default()),
+///     StreamableHttpServerConfig::default().with_legacy_session_mode(true),
+/// );
+/// axum::Router::new()
+///     .nest_service("/mcp", service)
+///     .layer(CancellationLayer::new())
+/// # }
+/// ```
+#[derive(Clone, Default)]
+#[must_use]
+pub struct CancellationLayer {
+    in_flight: Arc<InFlight>,
+}
+
+impl CancellationLayer {
+    /// A layer whose calls only its own cancellations reach.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for CancellationLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CancellationLayer").finish_non_exhaustive()
+    }
+}
+
+impl<S> tower::Layer<S> for CancellationLayer {
+    type Service = Cancelling<S>;
+
+    fn layer(&self, inner: S) -> Cancelling<S> {
+        Cancelling {
+            inner,
+            in_flight: Arc::clone(&self.in_flight),
+            // rmcp's own default bound on a request body.
+            limit: StreamableHttpServerConfig::default().max_request_body_bytes,
+        }
+    }
+}
+
+/// The service [`CancellationLayer`] makes.
+#[derive(Clone)]
+pub struct Cancelling<S> {
+    inner: S,
+    in_flight: Arc<InFlight>,
+    limit: usize,
+}
+
+impl<S> std::fmt::Debug for Cancelling<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cancelling").finish_non_exhaustive()
+    }
+}
+
+impl<S, B> tower::Service<Request> for Cancelling<S>
+where
+    S: tower::Service<Request, Response = ::http::Response<B>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    B: http_body::Body<Data = axum::body::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        // The service made ready answers; its clone waits for the next request.
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let in_flight = Arc::clone(&self.in_flight);
+        let limit = self.limit;
+        Box::pin(async move {
+            let answer = |request: Request| async move {
+                match inner.call(request).await {
+                    Ok(response) => response.map(axum::body::Body::new),
+                    Err(never) => match never {},
+                }
+            };
+            if request.headers().contains_key("mcp-session-id") {
+                return Ok(answer(request).await);
+            }
+            Ok(json_rpc_errors(limit, in_flight, request, answer).await)
+        })
+    }
+}
+
 /// The request, if it bears `expected`; else the 401 answer.
 ///
 /// The token is kept in the request's extensions ([`Bearer`]): nothing after

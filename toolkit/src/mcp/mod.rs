@@ -73,7 +73,7 @@ pub use external::{
     ExternalError, ExternalReport, ExternalServer, ExternalTool, ExternalTools, Pins, escape,
     unescape,
 };
-pub use http::McpHttp;
+pub use http::{CancellationLayer, Cancelling, McpHttp};
 pub use request::McpRequest;
 pub use result::{META_ERROR, META_PENDING_APPROVAL, META_PREVIEW};
 pub use server::McpServer;

@@ -293,7 +293,11 @@ async fn serve_http(addr: &str) -> std::io::Result<()> {
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default().with_legacy_session_mode(true),
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    // 2026-07-28 clients have no session: their cancellations, which rmcp's
+    // stateless path drops, reach their calls through toolkit's layer.
+    let router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(toolkit::mcp::CancellationLayer::new());
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let mut stdout = std::io::stdout();

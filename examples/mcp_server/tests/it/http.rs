@@ -565,3 +565,90 @@ async fn a_task_id_that_is_no_string_is_invalid_params_naming_it() {
         );
     }
 }
+
+/// Sends `request` as it is on a new connection; gives the status line and body.
+async fn raw_request(addr: std::net::SocketAddr, request: &str) -> (String, String) {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let status = response.lines().next().unwrap_or_default().to_owned();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, body)| body)
+        .to_owned();
+    (status, body)
+}
+
+/// Which host a request is for must be one answer: a proxy in front may read the
+/// other `Host`, or the `Host` where this server reads the request target's, and
+/// route or check by a name this server never checked.
+#[tokio::test]
+async fn two_host_headers_or_a_request_target_for_another_host_are_refused_400() {
+    let settings = example_mcp_server::Settings::ephemeral().unwrap();
+    let router = example_mcp_server::http_router(AssistantState::new(), settings, TOKENS).nest(
+        "/approvals",
+        example_mcp_server::inbox(settings, "inbox-secret").router(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(example_mcp_server::serve(listener, router, settings.limits));
+
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let post = |target: &str, hosts: &str| {
+        format!(
+            "POST {target} HTTP/1.1\r\n{hosts}Content-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nAuthorization: Bearer {}\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{list}",
+            TOKENS[0],
+            list.len()
+        )
+    };
+    let get = |target: &str, hosts: &str| {
+        format!(
+            "GET {target} HTTP/1.1\r\n{hosts}Authorization: Bearer inbox-secret\r\n\
+             Connection: close\r\n\r\n"
+        )
+    };
+    let two = (
+        "HTTP/1.1 400 Bad Request".to_owned(),
+        "Bad Request: more than one Host header".to_owned(),
+    );
+    let differs = (
+        "HTTP/1.1 400 Bad Request".to_owned(),
+        "Bad Request: the request target's host differs from the Host header".to_owned(),
+    );
+    for hosts in [
+        "Host: 127.0.0.1\r\nHost: evil.example\r\n",
+        "Host: evil.example\r\nHost: 127.0.0.1\r\n",
+        "Host: 127.0.0.1\r\nHost: 127.0.0.1\r\n",
+    ] {
+        assert_eq!(
+            raw_request(addr, &post("/mcp/internal", hosts)).await,
+            two,
+            "{hosts}"
+        );
+        assert_eq!(
+            raw_request(addr, &get("/approvals/api/pending", hosts)).await,
+            two,
+            "{hosts}"
+        );
+    }
+    let host = "Host: 127.0.0.1\r\n";
+    assert_eq!(
+        raw_request(addr, &post("http://evil.example/mcp/internal", host)).await,
+        differs
+    );
+    assert_eq!(
+        raw_request(
+            addr,
+            &get("http://evil.example/approvals/api/pending", host)
+        )
+        .await,
+        differs
+    );
+    // The target names the host the `Host` names: answered.
+    let (status, body) = raw_request(addr, &post("http://127.0.0.1/mcp/internal", host)).await;
+    assert_eq!(status, "HTTP/1.1 200 OK", "{body}");
+    assert!(body.contains("\"tools\""), "{body}");
+}

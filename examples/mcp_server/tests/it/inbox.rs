@@ -959,13 +959,18 @@ mod signed_in {
         );
         // The session cookie is the server's: out of scripts' reach, not sent by
         // other sites' POSTs, sealed (the subject can't be read or changed in it).
-        let cookies = client.get_all_cookies().await.unwrap();
+        let mut cookies = client.get_all_cookies().await.unwrap();
+        cookies.sort_by(|a, b| a.name().cmp(b.name()));
         let names: Vec<String> = cookies
             .iter()
             .map(|cookie| cookie.name().to_owned())
             .collect();
-        assert_eq!(names, ["inbox_session"], "the sign-in cookie is gone");
-        let session = &cookies[0];
+        assert_eq!(
+            names,
+            ["inbox_binding", "inbox_session"],
+            "the sign-in cookie is gone"
+        );
+        let session = &cookies[1];
         assert_eq!(
             (
                 session.http_only(),
@@ -1133,6 +1138,253 @@ mod signed_in {
             .await
             .unwrap();
         assert_eq!(elsewhere.status(), 403);
+    }
+
+    /// The sign-in routes of a server whose public URL is `public_url`, against
+    /// the mock issuer.
+    async fn sign_in_routes(issuer: &str, public_url: &str) -> (SignIn, axum::Router) {
+        let settings = Settings::ephemeral().unwrap();
+        let signin = SignIn::discover(
+            issuer,
+            "toolkit-inbox",
+            public_url,
+            b"the example's inbox session key, 32+ bytes",
+            vec!["ada".to_owned()],
+            settings.approvals,
+            "/approvals",
+        )
+        .await
+        .expect("the issuer is discovered");
+        let router = signin.router();
+        (signin, router)
+    }
+
+    /// One request to `router` with `cookies` (`name=value; ...`).
+    async fn ask(
+        router: &axum::Router,
+        method: &str,
+        uri: &str,
+        cookies: &str,
+    ) -> http::Response<axum::body::Body> {
+        use tower::ServiceExt as _;
+        let mut request = http::Request::builder().method(method).uri(uri);
+        if !cookies.is_empty() {
+            request = request.header(http::header::COOKIE, cookies);
+        }
+        router
+            .clone()
+            .oneshot(request.body(axum::body::Body::empty()).unwrap())
+            .await
+            .unwrap()
+    }
+
+    /// The `Set-Cookie` headers of `response`.
+    fn set_cookies(response: &http::Response<axum::body::Body>) -> Vec<String> {
+        response
+            .headers()
+            .get_all(http::header::SET_COOKIE)
+            .iter()
+            .map(|value| value.to_str().unwrap().to_owned())
+            .collect()
+    }
+
+    /// `name=value` of each cookie set (not removed) in `set_cookies`.
+    fn kept(set_cookies: &[String]) -> Vec<String> {
+        set_cookies
+            .iter()
+            .filter(|cookie| !cookie.contains("Max-Age=0"))
+            .map(|cookie| cookie.split(';').next().unwrap().to_owned())
+            .collect()
+    }
+
+    /// Signs `who` in through the routes and the mock, as a browser would: the
+    /// cookies the callback leaves (`name=value` each).
+    async fn signed_in_cookies(router: &axum::Router, who: &str) -> Vec<String> {
+        let started = ask(router, "GET", &format!("/signin?login_hint={who}"), "").await;
+        assert_eq!(started.status(), 303);
+        let pending = kept(&set_cookies(&started)).join("; ");
+        let authorize = started.headers()["location"].to_str().unwrap().to_owned();
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let back = http.get(&authorize).send().await.unwrap();
+        let callback = reqwest::Url::parse(back.headers()["location"].to_str().unwrap()).unwrap();
+        let path = format!("{}?{}", callback.path(), callback.query().unwrap());
+        let done = ask(router, "GET", &path, &pending).await;
+        assert_eq!(done.status(), 303, "{:?}", done.headers());
+        // The session, then its binding.
+        let mut cookies = kept(&set_cookies(&done));
+        cookies.sort_by_key(|cookie| !cookie.starts_with("inbox_session="));
+        cookies
+    }
+
+    /// Who `signin` says a request with `cookies` comes from.
+    async fn who(signin: &SignIn, cookies: &[&str]) -> Option<String> {
+        use toolkit::inbox::Authenticate as _;
+        let mut request = http::Request::get("/approvals");
+        for cookie in cookies {
+            request = request.header(http::header::COOKIE, *cookie);
+        }
+        let (parts, ()) = request.body(()).unwrap().into_parts();
+        signin
+            .authenticate(&parts)
+            .await
+            .map(|identity| identity.subject)
+    }
+
+    /// Login CSRF: a page on another port of the host plants the session cookie
+    /// the attacker got by signing in, in a browser that never signed in (or in
+    /// one signed in as someone else). The session counts only beside the binding
+    /// its own callback set.
+    #[tokio::test]
+    async fn a_session_cookie_planted_without_its_binding_is_refused() {
+        let Some((_issuer, issuer)) = issuer() else {
+            return;
+        };
+        let (signin, router) = sign_in_routes(&issuer, "http://127.0.0.1:1").await;
+        let mallory = signed_in_cookies(&router, "mallory").await;
+        let names: Vec<&str> = mallory
+            .iter()
+            .map(|cookie| cookie.split('=').next().unwrap())
+            .collect();
+        assert_eq!(names, ["inbox_session", "inbox_binding"]);
+        let (session, binding) = (mallory[0].as_str(), mallory[1].as_str());
+        assert_eq!(
+            who(&signin, &[&mallory.join("; ")]).await.as_deref(),
+            Some("mallory")
+        );
+        // Planted alone: refused.
+        assert_eq!(who(&signin, &[session]).await, None);
+        // Beside another sign-in's binding: refused.
+        let ada = signed_in_cookies(&router, "ada").await;
+        assert_eq!(
+            who(&signin, &[&ada.join("; ")]).await.as_deref(),
+            Some("ada")
+        );
+        let ada_binding = ada[1].as_str();
+        assert_eq!(who(&signin, &[session, ada_binding]).await, None);
+        // Planted under another path beside Ada's own: two of one name, refused.
+        assert_eq!(
+            who(&signin, &[&format!("{session}; {}; {binding}", ada[0])]).await,
+            None
+        );
+        assert_eq!(
+            who(
+                &signin,
+                &[&ada.join("; "), &format!("{session}; {binding}")]
+            )
+            .await,
+            None
+        );
+    }
+
+    #[tokio::test]
+    async fn sign_out_clears_every_cookie_the_sign_in_sets() {
+        let Some((_issuer, issuer)) = issuer() else {
+            return;
+        };
+        let (_signin, router) = sign_in_routes(&issuer, "http://127.0.0.1:1").await;
+        let cookies = signed_in_cookies(&router, "ada").await.join("; ");
+        let out = ask(&router, "POST", "/signout", &cookies).await;
+        assert_eq!(out.status(), 303);
+        let mut cleared: Vec<String> = set_cookies(&out)
+            .iter()
+            .map(|cookie| {
+                assert!(cookie.contains("Max-Age=0"), "{cookie}");
+                assert!(cookie.contains("Path=/"), "{cookie}");
+                cookie.split('=').next().unwrap().to_owned()
+            })
+            .collect();
+        cleared.sort();
+        assert_eq!(cleared, ["inbox_binding", "inbox_session", "inbox_signin"]);
+    }
+
+    /// Over HTTPS the cookies are `__Host-` cookies: `Secure`, `Path=/`, no
+    /// `Domain`, which browsers take only from a secure page of this very host.
+    #[tokio::test]
+    async fn over_https_the_sign_in_cookies_are_host_only_and_secure() {
+        let Some((_issuer, issuer)) = issuer() else {
+            return;
+        };
+        let (_signin, router) = sign_in_routes(&issuer, "https://tools.example.com").await;
+        let started = ask(&router, "GET", "/signin", "").await;
+        let cookies = set_cookies(&started);
+        assert_eq!(cookies.len(), 1, "{cookies:?}");
+        let cookie = &cookies[0];
+        assert!(cookie.starts_with("__Host-inbox_signin="), "{cookie}");
+        let attributes: Vec<&str> = cookie.split("; ").skip(1).collect();
+        assert_eq!(
+            attributes,
+            ["HttpOnly", "SameSite=Lax", "Secure", "Path=/"],
+            "{cookie}"
+        );
+        let out = ask(&router, "POST", "/signout", "").await;
+        let mut cleared: Vec<String> = set_cookies(&out)
+            .iter()
+            .map(|cookie| {
+                assert!(cookie.contains("; Secure"), "{cookie}");
+                cookie.split('=').next().unwrap().to_owned()
+            })
+            .collect();
+        cleared.sort();
+        assert_eq!(
+            cleared,
+            [
+                "__Host-inbox_binding",
+                "__Host-inbox_session",
+                "__Host-inbox_signin"
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn the_sign_in_answers_are_never_cached_sniffed_or_framed() {
+        let Some((_issuer, issuer)) = issuer() else {
+            return;
+        };
+        let (_signin, router) = sign_in_routes(&issuer, "http://127.0.0.1:1").await;
+        let started = ask(&router, "GET", "/signin", "").await;
+        let refused = ask(&router, "GET", "/signin/callback?code=a&state=b", "").await;
+        assert_eq!(refused.status(), 400);
+        let out = ask(&router, "POST", "/signout", "").await;
+        for answer in [&started, &refused, &out] {
+            let headers = answer.headers();
+            let header = |name: &str| {
+                let values: Vec<&str> = headers
+                    .get_all(name)
+                    .iter()
+                    .map(|value| value.to_str().unwrap())
+                    .collect();
+                values.join(", ")
+            };
+            assert_eq!(header("cache-control"), "no-store");
+            assert_eq!(header("x-content-type-options"), "nosniff");
+            assert_eq!(header("x-frame-options"), "DENY");
+            assert_eq!(
+                header("content-security-policy"),
+                "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+            );
+            assert_eq!(header("referrer-policy"), "no-referrer");
+        }
+    }
+
+    /// `openidconnect` adds `openid` to every authorization request itself.
+    #[tokio::test]
+    async fn the_authorization_request_asks_for_openid_once() {
+        let Some((_issuer, issuer)) = issuer() else {
+            return;
+        };
+        let (_signin, router) = sign_in_routes(&issuer, "http://127.0.0.1:1").await;
+        let started = ask(&router, "GET", "/signin", "").await;
+        let location =
+            reqwest::Url::parse(started.headers()["location"].to_str().unwrap()).unwrap();
+        let scopes: Vec<String> = location
+            .query_pairs()
+            .filter(|(name, _)| name == "scope")
+            .map(|(_, value)| value.into_owned())
+            .collect();
+        assert_eq!(scopes, ["openid"]);
     }
 }
 

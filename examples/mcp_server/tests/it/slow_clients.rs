@@ -26,11 +26,18 @@ fn limits() -> HttpLimits {
 
 /// The example's routers (MCP endpoints and the inbox) on its server loop.
 async fn serve() -> SocketAddr {
-    let settings = Settings::ephemeral().unwrap().limits(limits());
-    let router = example_mcp_server::http_router(AssistantState::new(), settings, TOKENS).nest(
-        "/approvals",
-        example_mcp_server::inbox(settings, "inbox-secret").router(),
-    );
+    serve_within(limits()).await
+}
+
+/// [`serve`] within `limits`, with the health endpoints.
+async fn serve_within(limits: HttpLimits) -> SocketAddr {
+    let settings = Settings::ephemeral().unwrap().limits(limits);
+    let router = example_mcp_server::http_router(AssistantState::new(), settings, TOKENS)
+        .nest(
+            "/approvals",
+            example_mcp_server::inbox(settings, "inbox-secret").router(),
+        )
+        .merge(example_mcp_server::health(settings));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(example_mcp_server::serve(listener, router, settings.limits));
@@ -59,7 +66,8 @@ async fn trickle(
 ) -> (String, Duration) {
     let started = Instant::now();
     let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream.write_all(&bytes[..at_once]).await.unwrap();
+    // A server that refuses the connection may have closed it already.
+    let _ = stream.write_all(&bytes[..at_once]).await;
     let (mut reader, mut writer) = stream.split();
     let mut answer = Vec::new();
     let write = async {
@@ -89,11 +97,16 @@ async fn trickle(
 /// A request sent at once on a new connection: its status line, and how long it
 /// took.
 async fn prompt_list(addr: SocketAddr) -> (String, Duration) {
-    let started = Instant::now();
-    let mut stream = TcpStream::connect(addr).await.unwrap();
     let request = post_head("/mcp/internal", Some(TOKENS[0]), LIST.len())
         .replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n")
         + LIST;
+    prompt_from(TcpStream::connect(addr).await.unwrap(), &request).await
+}
+
+/// `request` sent at once on `stream`: the answer's status line, and how long it
+/// took.
+async fn prompt_from(mut stream: TcpStream, request: &str) -> (String, Duration) {
+    let started = Instant::now();
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut answer = String::new();
     stream.read_to_string(&mut answer).await.unwrap();
@@ -265,4 +278,90 @@ async fn an_early_refusal_closes_the_connection_and_says_so() {
     let (head, body) = read_answer(&mut stream).await;
     assert!(head.starts_with("http/1.1 200 "), "{head}");
     assert!(body.contains("\"tools\""), "{body}");
+}
+
+/// A connection to `addr` from the loopback address `from` (Linux answers the
+/// whole 127.0.0.0/8 on loopback).
+async fn connect_from(from: [u8; 4], addr: SocketAddr) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket
+        .bind(SocketAddr::from((from, 0)))
+        .expect("a loopback address to bind");
+    socket.connect(addr).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_peer_trickling_on_many_connections_leaves_room_for_every_other_peer() {
+    // Few slots in all, and headers allowed 8 s: without a share per peer the
+    // trickler's connections would fill every slot for 8 s at a time.
+    let addr = serve_within(
+        limits()
+            .header_read(Duration::from_secs(8))
+            .connections(64)
+            .connections_per_peer(16),
+    )
+    .await;
+    let mut slow = tokio::task::JoinSet::new();
+    for _ in 0..200 {
+        let head =
+            "GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ".to_owned() + &"a".repeat(100);
+        slow.spawn(trickle(
+            addr,
+            head.into_bytes(),
+            1,
+            Duration::from_millis(300),
+        ));
+    }
+    // The tricklers' connections are all open (the server holds 16 of them and
+    // has closed the others).
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    // Another peer is served at once, its MCP request and the balancer's check alike.
+    let list = post_head("/mcp/internal", Some(TOKENS[0]), LIST.len())
+        .replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n")
+        + LIST;
+    let livez = "GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    for _ in 0..10 {
+        for request in [list.as_str(), livez] {
+            let stream = connect_from([127, 0, 0, 2], addr).await;
+            let (status, took) = prompt_from(stream, request).await;
+            assert_eq!(status, "HTTP/1.1 200 OK", "{request}");
+            assert!(took < Duration::from_secs(1), "{request} took {took:?}");
+        }
+    }
+
+    // The trickler's connections over its share were closed unanswered, at
+    // once; its 16 others are still held (their headers have 8 s).
+    let mut closed_at_once = 0;
+    while closed_at_once < 200 - 16 {
+        let Ok(Some(outcome)) =
+            tokio::time::timeout(Duration::from_secs(3), slow.join_next()).await
+        else {
+            break;
+        };
+        let (answer, took) = outcome.unwrap();
+        assert_eq!(answer, "");
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        closed_at_once += 1;
+    }
+    assert_eq!((closed_at_once, slow.len()), (200 - 16, 16));
+    slow.abort_all();
+}
+
+#[tokio::test]
+async fn a_connection_that_sends_nothing_is_closed_after_the_first_byte_deadline() {
+    let addr = serve_within(limits().first_byte(Duration::from_millis(500))).await;
+    let started = Instant::now();
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer))
+        .await
+        .expect("closed by the server")
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(answer, b"");
+    assert!(
+        took >= Duration::from_millis(500) && took < Duration::from_millis(900),
+        "{took:?}"
+    );
 }
