@@ -1664,3 +1664,37 @@ async fn only_allowed_host_names_reach_the_inbox() {
     let answer = send(&setup.router, bare).await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
 }
+
+/// The JSON list says what the page says: a call the approvals' policy leaves to
+/// someone else (its requester is this approver) is listed with `may_decide:
+/// false` and the policy's reason, not `refused: null`.
+#[tokio::test]
+async fn the_json_list_says_when_the_policy_leaves_a_call_to_someone_else() {
+    let setup = setup();
+    ask(&setup.approvals, "root", "call_own", "+15550100").await;
+    ask(&setup.approvals, "user:alice", "call_alices", "+15550101").await;
+    let api = send(&setup.router, get("/api/pending", Some("root")))
+        .await
+        .json();
+    let listed = |call_id: &str| {
+        api["pending"]
+            .as_array()
+            .and_then(|items| {
+                items
+                    .iter()
+                    .find(|item| item["pending"]["call_id"] == call_id)
+            })
+            .map(|item| (item["may_decide"].clone(), item["refused"].clone()))
+    };
+    let reason = "`delete_phone_numbers` is approved by someone other than the requester; \
+                  the call waits for them";
+    assert_eq!(listed("call_own"), Some((json!(false), json!(reason))));
+    assert_eq!(listed("call_alices"), Some((json!(true), Value::Null)));
+    let page = send(&setup.router, get("/", Some("root"))).await;
+    assert!(
+        page.body
+            .contains(&format!("Not yours to decide: {reason}.")),
+        "{}",
+        page.body
+    );
+}

@@ -1011,7 +1011,11 @@ async fn api_pending(State(shared): State<Arc<Shared>>, parts: Parts) -> Respons
                     "required": field.required,
                 })).collect::<Vec<_>>(),
                 "preview": card.preview.map(|preview| json!({"message": preview.message, "items": preview.items})),
-                "refused": card.refused,
+                // The same answers as the page's card: a call that cannot be
+                // decided (its signature or digest fails), or one the approvals'
+                // policy leaves to someone else (this approver asked for it).
+                "may_decide": card.refused.is_none() && card.someone_else.is_none(),
+                "refused": card.refused.or(card.someone_else),
             }))
         })
         .collect();

@@ -52,7 +52,9 @@
 //! `GET /api/pending` (a page: `more`, and `before` for the next; an item whose
 //! arguments are longer than 16 KiB comes with `arguments: null` and
 //! `arguments_cut` giving their length and start, as the store's query cut them;
-//! `?principal=..&call_id=..` gives that one call whole),
+//! `?principal=..&call_id=..` gives that one call whole; `may_decide` is `false`
+//! and `refused` says why where the page's card shows no buttons: the call cannot
+//! be decided, or the approvals' policy leaves it to someone else),
 //! `POST /api/decide` (`x-csrf-token` header, from `/api/pending`),
 //! `GET /api/decisions`.
 //!
