@@ -1041,10 +1041,11 @@ mod tests {
                 "not ready: the approval store did not answer within 300 ms".to_owned()
             )
         );
-        assert!(started.elapsed() < Duration::from_secs(2));
+        // Far below the store's 10 s wait for the lock.
+        assert!(started.elapsed() < Duration::from_secs(5));
         let started = std::time::Instant::now();
         assert_eq!(probe(&health, "/livez").await, ok);
-        assert!(started.elapsed() < Duration::from_millis(100));
+        assert!(started.elapsed() < Duration::from_secs(2));
         locker.execute_batch("COMMIT;").unwrap();
         assert_eq!(probe(&health, "/readyz").await, ok);
     }

@@ -1100,7 +1100,8 @@ async fn requests_waiting_for_a_hanging_jwks_share_one_fetch() {
     );
     // One at a time, the last would have waited 8 timeouts.
     for waited in &waits {
-        assert!(*waited >= timeout && *waited < timeout * 3 / 2, "{waits:?}");
+        // One fetch's timeout, not two (one behind another took 2x, 3x, ...).
+        assert!(*waited >= timeout && *waited < timeout * 2, "{waits:?}");
     }
     assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
     assert_eq!(verifier.jwks_fetches(), 1);

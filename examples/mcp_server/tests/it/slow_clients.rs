@@ -326,7 +326,9 @@ async fn one_peer_trickling_on_many_connections_leaves_room_for_every_other_peer
             let stream = connect_from([127, 0, 0, 2], addr).await;
             let (status, took) = prompt_from(stream, request).await;
             assert_eq!(status, "HTTP/1.1 200 OK", "{request}");
-            assert!(took < Duration::from_secs(1), "{request} took {took:?}");
+            // Without a share per peer it would wait for a trickler's 8 s; the
+            // bound is far from that, so a busy machine does not fail it.
+            assert!(took < Duration::from_secs(4), "{request} took {took:?}");
         }
     }
 
@@ -350,18 +352,24 @@ async fn one_peer_trickling_on_many_connections_leaves_room_for_every_other_peer
 
 #[tokio::test]
 async fn a_connection_that_sends_nothing_is_closed_after_the_first_byte_deadline() {
-    let addr = serve_within(limits().first_byte(Duration::from_millis(500))).await;
+    // Headers are allowed 10 s, so only the first-byte deadline closes it soon.
+    let addr = serve_within(
+        limits()
+            .header_read(Duration::from_secs(10))
+            .first_byte(Duration::from_millis(500)),
+    )
+    .await;
     let started = Instant::now();
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let mut answer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer))
+    tokio::time::timeout(Duration::from_secs(9), stream.read_to_end(&mut answer))
         .await
         .expect("closed by the server")
         .unwrap();
     let took = started.elapsed();
     assert_eq!(answer, b"");
     assert!(
-        took >= Duration::from_millis(500) && took < Duration::from_millis(900),
+        took >= Duration::from_millis(500) && took < Duration::from_secs(5),
         "{took:?}"
     );
 }
