@@ -577,7 +577,8 @@ fn quota(meta: &Meta, errors: &mut Ctxt) -> Option<QuotaValue> {
     }
     let Some(&(_, period)) = QUOTA_UNITS.iter().find(|(word, _)| *word == unit) else {
         let words: Vec<&str> = QUOTA_UNITS.iter().map(|(word, _)| *word).collect();
-        let mut message = format!("unknown unit `{unit}` in quota `{text}`; expected one of {UNITS}");
+        let mut message =
+            format!("unknown unit `{unit}` in quota `{text}`; expected one of {UNITS}");
         if let Some(guess) = closest(unit, &words) {
             let _ = write!(message, " (did you mean `{count}/{guess}`?)");
         }

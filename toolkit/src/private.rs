@@ -16,13 +16,13 @@ pub use crate::__toolkit_items as items;
 pub use crate::binding::{Binding, Kind as BindingKind, required as required_bindings};
 pub use crate::context::{Context, FromContext};
 pub use crate::declaration::{Location, Param, Scope, Tier};
-pub use crate::quota::{Period, Quota};
 pub use crate::diagnostics;
 pub use crate::dispatch::parse::parse_arguments;
 pub use crate::error::ToolError;
 pub use crate::preview::{
     FutureTag, IntoPreview, Preview, PreviewIsFuture, PreviewIsValue, ValueTag, default_preview,
 };
+pub use crate::quota::{Period, Quota};
 pub use crate::response::Response;
 pub use crate::schema::raw_schema_for;
 pub use crate::tool::{CallFuture, Dispatch, Tool, ToolHandle};

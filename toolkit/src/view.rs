@@ -13,11 +13,11 @@ use std::future::Future;
 use serde_json::Value;
 
 use crate::approval::{Approval, Approvals};
-use crate::quota::{Quota, Quotas};
 use crate::binding::Binding;
 use crate::context::Context;
 use crate::declaration::{Scope, Tier};
 use crate::error::ToolError;
+use crate::quota::{Quota, Quotas};
 use crate::registry::{RegisteredTool, Registry};
 use crate::render::Dialect;
 use crate::response::Response;

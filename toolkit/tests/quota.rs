@@ -59,7 +59,9 @@ async fn create_payments(
     amount: u64,
 ) -> Result<u64, ToolError> {
     if PAYMENTS_TO_FAIL
-        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| left.checked_sub(1))
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+            left.checked_sub(1)
+        })
         .is_ok()
     {
         return Err(ToolError::failed("the bank did not answer"));
@@ -90,7 +92,8 @@ async fn create_trips(#[ctx] nested: State<Nested>) -> Result<String, ToolError>
 fn pinned_store() -> (MemoryQuotaStore, Arc<AtomicU64>) {
     let millis = Arc::new(AtomicU64::new(5_000_000));
     let clock = Arc::clone(&millis);
-    let store = MemoryQuotaStore::new().clock(move || Duration::from_millis(clock.load(Ordering::SeqCst)));
+    let store =
+        MemoryQuotaStore::new().clock(move || Duration::from_millis(clock.load(Ordering::SeqCst)));
     (store, millis)
 }
 
@@ -150,7 +153,10 @@ fn a_principal_gets_exactly_its_quota_and_the_next_call_is_refused_with_the_wait
     // 12.5 s later the wait left is 7.5 s, said in whole seconds rounded up.
     millis.fetch_add(12_500, Ordering::SeqCst);
     let error = call(&ann, "create_transfers", r#"{"amount": 5}"#);
-    assert_eq!(error.error(), Some(&refusal("create_transfers", "3/min", 7_500)));
+    assert_eq!(
+        error.error(),
+        Some(&refusal("create_transfers", "3/min", 7_500))
+    );
     assert_eq!(
         error.error().unwrap().to_string(),
         "`create_transfers` may be called 3 times a minute by each caller; try again in 8 s"
@@ -170,11 +176,23 @@ fn another_principal_and_another_tool_are_counted_apart() {
     let ann = view(&quotas, "user:ann");
     let bob = view(&quotas, "user:bob");
     for _ in 0..3 {
-        assert!(call(&ann, "create_transfers", r#"{"amount": 1}"#).result().is_some());
+        assert!(
+            call(&ann, "create_transfers", r#"{"amount": 1}"#)
+                .result()
+                .is_some()
+        );
     }
-    assert!(call(&ann, "create_transfers", r#"{"amount": 1}"#).error().is_some());
+    assert!(
+        call(&ann, "create_transfers", r#"{"amount": 1}"#)
+            .error()
+            .is_some()
+    );
     for _ in 0..3 {
-        assert!(call(&bob, "create_transfers", r#"{"amount": 1}"#).result().is_some());
+        assert!(
+            call(&bob, "create_transfers", r#"{"amount": 1}"#)
+                .result()
+                .is_some()
+        );
         assert!(call(&ann, "get_balance", "{}").result().is_some());
     }
     // A tool without a limit is never counted.
@@ -207,7 +225,11 @@ fn a_view_s_and_a_class_s_limits_win_over_the_declared_default() {
         builder.build().unwrap()
     };
     let voice = build("user:ann", Some("voice"), None);
-    assert!(call(&voice, "create_transfers", r#"{"amount": 1}"#).result().is_some());
+    assert!(
+        call(&voice, "create_transfers", r#"{"amount": 1}"#)
+            .result()
+            .is_some()
+    );
     assert_eq!(
         call(&voice, "create_transfers", r#"{"amount": 1}"#).error(),
         Some(&refusal("create_transfers", "1/min", 60_000))
@@ -215,7 +237,11 @@ fn a_view_s_and_a_class_s_limits_win_over_the_declared_default() {
     // The class wins over the view.
     let staff = build("user:root", Some("voice"), Some("staff"));
     for _ in 0..5 {
-        assert!(call(&staff, "create_transfers", r#"{"amount": 1}"#).result().is_some());
+        assert!(
+            call(&staff, "create_transfers", r#"{"amount": 1}"#)
+                .result()
+                .is_some()
+        );
     }
     assert_eq!(
         call(&staff, "create_transfers", r#"{"amount": 1}"#).error(),
@@ -283,15 +309,21 @@ fn a_view_with_quotas_and_no_principal_is_not_built() {
 #[test]
 fn a_nested_call_counts_once() {
     let (store, _) = pinned_store();
-    let quotas: &'static Quotas =
-        Box::leak(Box::new(Quotas::builder(toolkit::registry(), store).build().unwrap()));
+    let quotas: &'static Quotas = Box::leak(Box::new(
+        Quotas::builder(toolkit::registry(), store).build().unwrap(),
+    ));
     let ann = Arc::new(view(quotas, "user:ann"));
     let ctx = Context::new().with(Nested(Arc::clone(&ann)));
-    let run = |name: &str, arguments: &str| futures_executor::block_on(ann.call(name, arguments, &ctx));
+    let run =
+        |name: &str, arguments: &str| futures_executor::block_on(ann.call(name, arguments, &ctx));
     // Two nested calls and one direct one spend the three calls of the minute.
     assert_eq!(run("create_trips", "{}").result(), Some(&json!("moved 12")));
     assert_eq!(run("create_trips", "{}").result(), Some(&json!("moved 12")));
-    assert!(run("create_transfers", r#"{"amount": 1}"#).result().is_some());
+    assert!(
+        run("create_transfers", r#"{"amount": 1}"#)
+            .result()
+            .is_some()
+    );
     assert_eq!(
         run("create_trips", "{}").error(),
         Some(&refusal("create_transfers", "3/min", 20_000))
@@ -307,9 +339,9 @@ impl toolkit::quota::QuotaStore for Down {
         _: toolkit::quota::QuotaKey<'a>,
         _: toolkit::quota::Quota,
     ) -> toolkit::quota::QuotaFuture<'a, toolkit::quota::Admission> {
-        Box::pin(std::future::ready(Err(toolkit::quota::QuotaStoreError::new(
-            "the database is down",
-        ))))
+        Box::pin(std::future::ready(Err(
+            toolkit::quota::QuotaStoreError::new("the database is down"),
+        )))
     }
 }
 
@@ -326,7 +358,9 @@ fn when_the_store_fails_only_tools_declared_to_fail_open_run() {
             .error()
             .map(ToString::to_string)
             .as_deref(),
-        Some("`create_transfers` could not be counted against its quota, so it did not run; try again later")
+        Some(
+            "`create_transfers` could not be counted against its quota, so it did not run; try again later"
+        )
     );
     assert_eq!(transfers_of(404), 0);
 }
@@ -445,8 +479,9 @@ fn an_approved_run_counts_once_when_it_runs_and_never_on_a_retry() {
 async fn a_refused_tools_call_is_an_error_result_with_the_wait() {
     use tower::ServiceExt as _;
     let (store, _) = pinned_store();
-    let quotas: &'static Quotas =
-        Box::leak(Box::new(Quotas::builder(toolkit::registry(), store).build().unwrap()));
+    let quotas: &'static Quotas = Box::leak(Box::new(
+        Quotas::builder(toolkit::registry(), store).build().unwrap(),
+    ));
     let access = move |_: &toolkit::mcp::Caller<'_>| {
         Ok(toolkit::mcp::Grant::new(
             view(quotas, "user:ann"),

@@ -122,7 +122,9 @@ async fn check_waiting<'r>(
         }
         // One more than the cap, so that this call's own earlier request (asked
         // again) is told apart from a full inbox.
-        let wanted = usize::try_from(limit).unwrap_or(usize::MAX).saturating_add(1);
+        let wanted = usize::try_from(limit)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1);
         let waiting = approvals
             .store
             .list_pending(&query.limit(wanted.min(super::MAX_QUERY_LIMIT)))

@@ -246,7 +246,9 @@ pub enum QuotaParseError {
     )]
     ZeroCount,
     /// A count past `u32::MAX`.
-    #[error("the quota's count {count} is more than 4294967295; use a longer unit (like `/d`) for a smaller count")]
+    #[error(
+        "the quota's count {count} is more than 4294967295; use a longer unit (like `/d`) for a smaller count"
+    )]
     CountTooLarge {
         /// The count as written, cut.
         count: String,
@@ -289,7 +291,15 @@ mod tests {
                 "malformed quota `{text}`; write a whole number of calls, `/` and a unit, like `30/min` (units: s, sec, second, min, minute, h, hour, d, day)"
             )
         };
-        for text in ["30 per minute", "/min", "30", "30/", "-1/min", " 30/min", "3 0/min"] {
+        for text in [
+            "30 per minute",
+            "/min",
+            "30",
+            "30/",
+            "-1/min",
+            " 30/min",
+            "3 0/min",
+        ] {
             assert_eq!(error(text), malformed(text), "{text:?}");
         }
         assert_eq!(

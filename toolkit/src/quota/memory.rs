@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use governor::state::keyed::HashMapStateStore;
 
-use super::store::{Admission, QuotaFuture, QuotaKey, QuotaStore, QuotaStoreError};
 use super::Quota;
+use super::store::{Admission, QuotaFuture, QuotaKey, QuotaStore, QuotaStoreError};
 
 /// The key governor counts under: the principal and the tool.
 type Key = (Box<str>, &'static str);
@@ -208,8 +208,8 @@ mod tests {
     fn pinned() -> (MemoryQuotaStore, Arc<AtomicU64>) {
         let millis = Arc::new(AtomicU64::new(1_000_000));
         let clock = Arc::clone(&millis);
-        let store =
-            MemoryQuotaStore::new().clock(move || Duration::from_millis(clock.load(Ordering::SeqCst)));
+        let store = MemoryQuotaStore::new()
+            .clock(move || Duration::from_millis(clock.load(Ordering::SeqCst)));
         (store, millis)
     }
 
@@ -250,7 +250,10 @@ mod tests {
         let (store, millis) = pinned();
         let store = store.max_keys(10);
         for principal in 0..10 {
-            assert_eq!(check(&store, &principal.to_string(), "1/s"), Admission::Admitted);
+            assert_eq!(
+                check(&store, &principal.to_string(), "1/s"),
+                Admission::Admitted
+            );
         }
         assert_eq!(store.len(), 10);
         // At the bound: the next check sweeps, finds every key still spent, and

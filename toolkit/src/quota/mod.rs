@@ -198,7 +198,10 @@ impl Quotas {
             }
             Err(error) => {
                 let fail_open = tool.tier == Tier::Auto
-                    && self.rules.get(tool.name).is_some_and(|rules| rules.fail_open);
+                    && self
+                        .rules
+                        .get(tool.name)
+                        .is_some_and(|rules| rules.fail_open);
                 tracing::warn!(
                     error = %error,
                     fail_open,
