@@ -5,6 +5,9 @@
 //!
 //! A binary of its own: its `#[tool]` functions are its registry's tools.
 
+// The tools are `async`, as most real tools are, though these never await.
+#![allow(clippy::unused_async)]
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;

@@ -205,16 +205,13 @@ impl FromStr for Quota {
                 suggestion: crate::suggest::closest(unit, UNITS.iter().map(|(word, _)| *word))
                     .map(str::to_owned),
             })?;
-        let count = match count.parse::<u32>() {
-            Ok(count) => count,
-            // Only digits were left, so the one way to fail is too many of them.
-            Err(_) => {
-                return Err(QuotaParseError::CountTooLarge {
-                    count: crate::echo::echo(count),
-                });
-            }
+        // Only digits are left, so the one way to fail is too many of them.
+        let Ok(parsed) = count.parse::<u32>() else {
+            return Err(QuotaParseError::CountTooLarge {
+                count: crate::echo::echo(count),
+            });
         };
-        Quota::new(count, period)
+        Quota::new(parsed, period)
     }
 }
 
