@@ -556,3 +556,65 @@ async fn a_refused_tools_call_is_an_error_result_with_the_wait() {
         })
     );
 }
+
+/// Every event, as `span: field=value ...`.
+#[derive(Clone, Default)]
+struct Events(Arc<std::sync::Mutex<Vec<String>>>);
+
+struct Fields(String);
+
+impl tracing::field::Visit for Fields {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        use std::fmt::Write as _;
+        let _ = write!(self.0, " {}={value:?}", field.name());
+    }
+}
+
+impl<S> tracing_subscriber::Layer<S> for Events
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    fn on_event(&self, event: &tracing::Event<'_>, ctx: tracing_subscriber::layer::Context<'_, S>) {
+        let mut fields = Fields(String::new());
+        event.record(&mut fields);
+        let span = ctx
+            .event_span(event)
+            .map_or_else(String::new, |span| span.name().to_owned());
+        self.0.lock().unwrap().push(format!("{span}:{}", fields.0));
+    }
+}
+
+#[test]
+fn a_refusal_is_an_event_on_the_call_s_span_with_the_quota() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let events = Events::default();
+    let subscriber = tracing_subscriber::registry().with(events.clone());
+    let (store, _) = pinned_store();
+    let quotas = Quotas::builder(toolkit::registry(), store).build().unwrap();
+    let ann = view(&quotas, "user:ann");
+    tracing::subscriber::with_default(subscriber, || {
+        for _ in 0..4 {
+            let _ = call(&ann, "get_balance", "{}");
+        }
+    });
+    let refusals: Vec<String> = events
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|event| event.contains("refused by its quota"))
+        .cloned()
+        .collect();
+    // The tool run's span: OpenTelemetry's, inside `toolkit.call`, when `otel` is on.
+    let span = if cfg!(feature = "otel") {
+        "gen_ai.execute_tool"
+    } else {
+        "toolkit.call"
+    };
+    assert_eq!(
+        refusals,
+        [format!(
+            "{span}: message=the call was refused by its quota toolkit.quota.limit=3 toolkit.quota.period=\"minute\" toolkit.quota.retry_after_ms=20000"
+        )]
+    );
+}
