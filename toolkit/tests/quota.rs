@@ -476,7 +476,7 @@ fn an_approved_run_counts_once_when_it_runs_and_never_on_a_retry() {
 
 /// The exact JSON-RPC answer of a `tools/call` its quota refuses: a tool result
 /// with `isError`, the text the model reads, the error's detail and the wait in
-/// `_meta`; no JSON-RPC error.
+/// `_meta`; no JSON-RPC error. `tools/list` lists the same tools before and after.
 #[cfg(feature = "mcp")]
 #[tokio::test]
 async fn a_refused_tools_call_is_an_error_result_with_the_wait() {
@@ -494,29 +494,28 @@ async fn a_refused_tools_call_is_an_error_result_with_the_wait() {
     let router = toolkit::mcp::McpHttp::new(access)
         .endpoint("internal", "/mcp", "secret")
         .into_router();
-    let send = |id: u32| {
-        let body = json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "method": "tools/call",
-            "params": {
-                "name": "get_balance",
-                "arguments": {},
-                "_meta": {
-                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-                    "io.modelcontextprotocol/clientCapabilities": {},
-                },
+    let send = |id: u32, method: &'static str| {
+        let mut params = json!({
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
             },
         });
-        let request = http::Request::post("/mcp")
+        let mut request = http::Request::post("/mcp")
             .header("host", "localhost")
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("authorization", "Bearer secret")
             .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "get_balance")
+            .header("mcp-method", method);
+        if method == "tools/call" {
+            params["name"] = json!("get_balance");
+            params["arguments"] = json!({});
+            request = request.header("mcp-name", "get_balance");
+        }
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let request = request
             .body(axum::body::Body::from(body.to_string()))
             .unwrap();
         let router = router.clone();
@@ -529,12 +528,28 @@ async fn a_refused_tools_call_is_an_error_result_with_the_wait() {
             serde_json::from_slice::<serde_json::Value>(&bytes).unwrap()
         }
     };
+    let listed = |answer: serde_json::Value| -> Vec<String> {
+        answer["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let before = listed(send(100, "tools/list").await);
+    assert!(
+        before.iter().any(|name| name == "get_balance"),
+        "{before:?}"
+    );
     for id in 1..=3 {
-        assert_eq!(send(id).await["result"]["structuredContent"], json!(7));
+        assert_eq!(
+            send(id, "tools/call").await["result"]["structuredContent"],
+            json!(7)
+        );
     }
     let message = "`get_balance` may be called 3 times a minute by each caller; try again in 20 s";
     assert_eq!(
-        send(4).await,
+        send(4, "tools/call").await,
         json!({
             "jsonrpc": "2.0",
             "id": 4,
@@ -555,6 +570,8 @@ async fn a_refused_tools_call_is_an_error_result_with_the_wait() {
             },
         })
     );
+    // What was spent never changes what the caller sees.
+    assert_eq!(listed(send(101, "tools/list").await), before);
 }
 
 /// Every event, as `span: field=value ...`.
