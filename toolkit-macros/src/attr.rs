@@ -53,8 +53,31 @@ const TOOL_KEYS: &[&str] = &[
     "preview",
     "examples",
     "asked_as",
+    "quota",
     "crate",
 ];
+
+/// The units of `quota = "30/min"` and the `toolkit::quota::Period` each stands
+/// for: the same table as the runtime's grammar (`toolkit/src/quota/limit.rs`),
+/// which parses what the application sets at run time.
+const QUOTA_UNITS: &[(&str, &str)] = &[
+    ("s", "Second"),
+    ("sec", "Second"),
+    ("second", "Second"),
+    ("min", "Minute"),
+    ("minute", "Minute"),
+    ("h", "Hour"),
+    ("hour", "Hour"),
+    ("d", "Day"),
+    ("day", "Day"),
+];
+
+/// A `quota = "30/min"` read: the count and the `Period` variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct QuotaValue {
+    pub(crate) count: u32,
+    pub(crate) period: &'static str,
+}
 
 /// The parsed `#[tool(...)]` attribute of a function.
 #[derive(Default)]
@@ -82,6 +105,8 @@ pub(crate) struct ToolAttr {
     pub(crate) krate: Option<Path>,
     /// `preview = path::to_fn`: what a `confirm` tool shows before it acts.
     pub(crate) preview: Option<Path>,
+    /// `quota = "30/min"`: the default limit per principal.
+    pub(crate) quota: Option<QuotaValue>,
     /// The keys the user wrote, whether or not their values could be read.
     written: Vec<String>,
     /// The keys that misspelled keys most likely meant. A key that is there but
@@ -149,6 +174,7 @@ impl ToolAttr {
                     None => attr.examples = strings(&meta, errors),
                 },
                 "asked_as" => attr.asked_as = strings(&meta, errors),
+                "quota" => attr.quota = quota(&meta, errors),
                 "scope" => attr.scope = keyword(&meta, "scope", SCOPES, errors),
                 "tier" => attr.tier = keyword(&meta, "tier", TIERS, errors),
                 "always" => match &meta {
@@ -517,6 +543,63 @@ fn examples_file(path: &LitStr, errors: &mut Ctxt) -> Option<(Vec<LitStr>, Strin
         .map(|item| LitStr::new(&item.to_string(), path.span()))
         .collect();
     Some((examples, full.display().to_string()))
+}
+
+/// `quota = "<count>/<unit>"`, every mistake one error on the literal.
+fn quota(meta: &Meta, errors: &mut Ctxt) -> Option<QuotaValue> {
+    const UNITS: &str = "s, sec, second, min, minute, h, hour, d, day";
+    let value = name_value(meta, errors, "quota = \"30/min\"")?;
+    let Expr::Lit(ExprLit {
+        lit: Lit::Str(literal),
+        ..
+    }) = value
+    else {
+        let written = value.to_token_stream().to_string();
+        errors.error(
+            value,
+            format!("`quota` takes a string of calls per unit, like `quota = \"30/min\"`; found `{written}`"),
+        );
+        return None;
+    };
+    let text = literal.value();
+    let malformed = || {
+        format!(
+            "malformed quota `{text}`; write a whole number of calls, `/` and a unit, like `quota = \"30/min\"` (units: {UNITS})"
+        )
+    };
+    let Some((count, unit)) = text.split_once('/') else {
+        errors.error(literal, malformed());
+        return None;
+    };
+    if count.is_empty() || unit.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+        errors.error(literal, malformed());
+        return None;
+    }
+    let Some(&(_, period)) = QUOTA_UNITS.iter().find(|(word, _)| *word == unit) else {
+        let words: Vec<&str> = QUOTA_UNITS.iter().map(|(word, _)| *word).collect();
+        let mut message =
+            format!("unknown unit `{unit}` in quota `{text}`; expected one of {UNITS}");
+        if let Some(guess) = closest(unit, &words) {
+            let _ = write!(message, " (did you mean `{count}/{guess}`?)");
+        }
+        errors.error(literal, message);
+        return None;
+    };
+    let Ok(count) = count.parse::<u32>() else {
+        errors.error(
+            literal,
+            format!("the quota's count {count} is more than 4294967295; use a longer unit (like `/d`) for a smaller count"),
+        );
+        return None;
+    };
+    if count == 0 {
+        errors.error(
+            literal,
+            "a quota of 0 calls refuses every call; allow at least 1, like `quota = \"1/min\"`, or remove the tool",
+        );
+        return None;
+    }
+    Some(QuotaValue { count, period })
 }
 
 fn keyword(meta: &Meta, key: &str, allowed: &[Keyword], errors: &mut Ctxt) -> Option<Keyword> {

@@ -101,6 +101,28 @@ pub enum ToolError {
         /// What the run came to, in words (`with the result {"id":7}`).
         outcome: String,
     },
+    /// The caller made as many calls of the tool as its quota allows for now;
+    /// nothing ran and nothing was counted. Serializes with the limit as written
+    /// (`"limit": "30/min"`) and the wait in milliseconds.
+    RateLimited {
+        /// The tool's name.
+        tool: String,
+        /// The limit the call met.
+        limit: crate::quota::Quota,
+        /// How long until a call would be admitted, in milliseconds (rounded up).
+        retry_after_ms: u64,
+    },
+    /// The caller already has as many calls waiting for approval as it may; this
+    /// one was not asked for.
+    TooManyPending {
+        /// The tool called.
+        tool: String,
+        /// How many may wait.
+        limit: u32,
+        /// Whether the limit is on this tool's calls (`true`) or on all of the
+        /// caller's (`false`).
+        of_tool: bool,
+    },
 }
 
 impl ToolError {
@@ -190,6 +212,8 @@ impl ToolError {
             ToolError::ApprovalRejected { .. } => "approval_rejected",
             ToolError::Denied { .. } => "denied",
             ToolError::AlreadyRan { .. } => "already_ran",
+            ToolError::RateLimited { .. } => "rate_limited",
+            ToolError::TooManyPending { .. } => "too_many_pending",
         }
     }
 }
@@ -259,6 +283,32 @@ impl fmt::Display for ToolError {
                 f,
                 "this approved call already ran, {outcome}; an approved call runs once, so it \
                  did not run again"
+            ),
+            ToolError::RateLimited {
+                tool,
+                limit,
+                retry_after_ms,
+            } => write!(
+                f,
+                "`{tool}` may be called {} by each caller; try again in {} s",
+                limit.in_words(),
+                retry_after_ms.div_ceil(1000).max(1)
+            ),
+            ToolError::TooManyPending {
+                tool,
+                limit,
+                of_tool: true,
+            } => write!(
+                f,
+                "`{tool}` was not asked for: {limit} of your calls of it already wait for a person's approval, the most that may; try again once one is decided"
+            ),
+            ToolError::TooManyPending {
+                tool,
+                limit,
+                of_tool: false,
+            } => write!(
+                f,
+                "`{tool}` was not asked for: {limit} of your calls already wait for a person's approval, the most that may; try again once one is decided"
             ),
         }
     }

@@ -89,6 +89,7 @@ pub mod otel;
 mod preview;
 mod progress;
 pub mod prompt;
+pub mod quota;
 pub mod registry;
 pub mod render;
 mod response;

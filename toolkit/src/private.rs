@@ -22,6 +22,7 @@ pub use crate::error::ToolError;
 pub use crate::preview::{
     FutureTag, IntoPreview, Preview, PreviewIsFuture, PreviewIsValue, ValueTag, default_preview,
 };
+pub use crate::quota::{Period, Quota};
 pub use crate::response::Response;
 pub use crate::schema::raw_schema_for;
 pub use crate::tool::{CallFuture, Dispatch, Tool, ToolHandle};

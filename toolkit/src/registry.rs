@@ -688,6 +688,7 @@ mod tests {
             output_schema: no_output,
             dispatch: crate::tool::Dispatch::Async(answer),
             bindings: &[],
+            quota: None,
             validate: accept,
         }
     }

@@ -411,6 +411,7 @@ fn intern(definition: Definition<'_>) -> Result<&'static Tool, RuntimeToolError>
         output_schema: no_output_schema,
         dispatch: crate::tool::Dispatch::Sync(not_dispatched_here),
         bindings: &[],
+        quota: None,
         validate: checked_by_schema,
     }));
     interned.bytes += cost;

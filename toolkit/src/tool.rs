@@ -98,6 +98,10 @@ pub struct Tool {
     /// `Option`, without [`Binding::Unbound`], deduplicated and sorted. A consumer
     /// that cannot provide one of them must never be offered the tool.
     pub bindings: &'static [Binding],
+    /// The default limit on calls per principal (`quota = "30/min"`), which
+    /// [`Quotas`](crate::quota::Quotas) may override per view or principal class;
+    /// `None`: no limit unless the application sets one.
+    pub quota: Option<crate::quota::Quota>,
     /// Parses the JSON arguments into the typed arguments exactly as dispatch does,
     /// without running anything (to check a call before a human approves it).
     pub validate: for<'a> fn(&'a str) -> Result<(), crate::error::ToolError>,
@@ -136,6 +140,7 @@ impl fmt::Debug for Tool {
             .field("group", &self.group)
             .field("aliases", &self.aliases)
             .field("bindings", &self.bindings)
+            .field("quota", &self.quota)
             .field("location", &self.location)
             .finish_non_exhaustive()
     }

@@ -17,6 +17,7 @@ use crate::binding::Binding;
 use crate::context::Context;
 use crate::declaration::{Scope, Tier};
 use crate::error::ToolError;
+use crate::quota::{Quota, Quotas};
 use crate::registry::{RegisteredTool, Registry};
 use crate::render::Dialect;
 use crate::response::Response;
@@ -218,6 +219,9 @@ pub struct ViewBuilder<'r> {
     label: Option<Cow<'static, str>>,
     /// Tools whose arguments the dispatch spans may record.
     log_arguments: Option<Bits>,
+    quotas: Option<&'r Quotas>,
+    quota_class: Option<Cow<'static, str>>,
+    principal: Option<String>,
 }
 
 impl Registry {
@@ -239,6 +243,9 @@ impl Registry {
             approvals: None,
             label: None,
             log_arguments: None,
+            quotas: None,
+            quota_class: None,
+            principal: None,
         }
     }
 }
@@ -400,6 +407,31 @@ impl<'r> ViewBuilder<'r> {
         self
     }
 
+    /// The principal the view acts for, when it takes no approvals: the key its
+    /// [quotas](Self::quotas) count under. [`approvals`](Self::approvals) sets it
+    /// too; a view given both must name one principal.
+    pub fn principal(mut self, principal: impl Into<String>) -> Self {
+        self.principal = Some(principal.into());
+        self
+    }
+
+    /// Counts the calls of this view's principal against `quotas` (see
+    /// [`crate::quota`]): a call over its tool's limit is refused with
+    /// [`ToolError::RateLimited`] and runs nothing. Needs a principal
+    /// ([`principal`](Self::principal) or [`approvals`](Self::approvals)).
+    pub fn quotas(mut self, quotas: &'r Quotas) -> Self {
+        self.quotas = Some(quotas);
+        self
+    }
+
+    /// The principal's class (`trial`, `staff`, ...: the application's names),
+    /// whose limits set with [`QuotasBuilder::class`](crate::quota::QuotasBuilder::class)
+    /// win over the view's and the tools' own.
+    pub fn quota_class(mut self, class: impl Into<Cow<'static, str>>) -> Self {
+        self.quota_class = Some(class.into());
+        self
+    }
+
     /// Names the view in the `tracing` span of every call through it (field
     /// `view`): the client kind, the agent, the page. The README's "Observability"
     /// lists the span's fields.
@@ -485,6 +517,21 @@ impl<'r> ViewBuilder<'r> {
         if !self.tolerate_unknown {
             problems.extend(self.unknown.drain(..).map(ViewProblem::Unknown));
         }
+        let principal = match (self.principal.take(), &self.approvals) {
+            (Some(given), Some((_, approving))) if given != *approving => {
+                problems.push(ViewProblem::TwoPrincipals {
+                    principal: given,
+                    approvals: approving.clone(),
+                });
+                None
+            }
+            (Some(given), _) => Some(given),
+            (None, Some((_, approving))) => Some(approving.clone()),
+            (None, None) => None,
+        };
+        if self.quotas.is_some() && principal.is_none() {
+            problems.push(ViewProblem::QuotasWithoutPrincipal);
+        }
         if !problems.is_empty() {
             return Err(ViewError { problems });
         }
@@ -497,6 +544,9 @@ impl<'r> ViewBuilder<'r> {
             approvals: self.approvals,
             label: self.label,
             log_arguments: self.log_arguments,
+            quotas: self.quotas,
+            quota_class: self.quota_class,
+            principal,
         })
     }
 
@@ -639,6 +689,9 @@ pub struct View<'r> {
     approvals: Option<(&'r Approvals, String)>,
     label: Option<Cow<'static, str>>,
     log_arguments: Option<Bits>,
+    quotas: Option<&'r Quotas>,
+    quota_class: Option<Cow<'static, str>>,
+    principal: Option<String>,
 }
 
 impl<'r> View<'r> {
@@ -707,13 +760,20 @@ impl<'r> View<'r> {
         &self.unknown
     }
 
-    /// The principal approvals are bound to, if the view was built with
-    /// [`ViewBuilder::approvals`].
+    /// The principal the view acts for, if it was built with one
+    /// ([`ViewBuilder::principal`] or [`ViewBuilder::approvals`]): approvals are
+    /// bound to it and quotas count under it.
     #[must_use]
     pub fn principal(&self) -> Option<&str> {
-        self.approvals
-            .as_ref()
-            .map(|(_, principal)| principal.as_str())
+        self.principal.as_deref()
+    }
+
+    /// The limit a call of `tool` through this view meets and the principal it
+    /// counts under, when the view has quotas and the tool a limit.
+    pub(crate) fn quota_of(&self, tool: &Tool) -> Option<(&'r Quotas, &str, Quota)> {
+        let quotas = self.quotas?;
+        let quota = quotas.limit(tool, self.label.as_deref(), self.quota_class.as_deref())?;
+        Some((quotas, self.principal.as_deref()?, quota))
     }
 
     /// Whether this view may see, answer for and run the `approve` call `pending`:
@@ -761,9 +821,23 @@ impl<'r> View<'r> {
         use crate::dispatch::Call;
         let found = self.get(name);
         let call = match found {
-            Some(tool) if tool.tier != Tier::Approve => {
-                tool.start(arguments, ctx, &self.registry.limits())
-            }
+            Some(tool) if tool.tier != Tier::Approve => match self.quota_of(tool) {
+                None => tool.start(arguments, ctx, &self.registry.limits()),
+                // Counted before anything runs: a refused call runs nothing.
+                // (An `approve` tool's call is counted when it runs.)
+                Some((quotas, principal, quota)) => {
+                    let limits = self.registry.limits();
+                    Call::running(
+                        tool.name,
+                        Box::pin(async move {
+                            if let Err(refused) = quotas.admit(principal, tool, quota).await {
+                                return Response::Error(refused);
+                            }
+                            tool.start(arguments, ctx, &limits).await
+                        }),
+                    )
+                }
+            },
             Some(tool) => Call::running(
                 tool.name,
                 Box::pin(crate::approval::request(self, tool, arguments, ctx)),
@@ -891,6 +965,14 @@ impl<'r> crate::approval::CallingView<'r> for View<'r> {
 
     fn label(&self) -> Option<&str> {
         View::label(self)
+    }
+
+    fn quota_of(&self, tool: &Tool) -> Option<(&'r Quotas, &str, Quota)> {
+        View::quota_of(self, tool)
+    }
+
+    fn quotas(&self) -> Option<&'r Quotas> {
+        self.quotas
     }
 }
 
@@ -1031,6 +1113,17 @@ pub enum ViewProblem {
     /// registry ([`DecisionPolicy::resolve`](crate::approval::DecisionPolicy::resolve)):
     /// nobody could decide through it.
     Policy(crate::approval::PolicyError),
+    /// The view has [quotas](ViewBuilder::quotas) and no principal to count them
+    /// under.
+    QuotasWithoutPrincipal,
+    /// [`ViewBuilder::principal`] and [`ViewBuilder::approvals`] name two
+    /// principals.
+    TwoPrincipals {
+        /// The one given to `principal`.
+        principal: String,
+        /// The one given to `approvals`.
+        approvals: String,
+    },
 }
 
 impl fmt::Display for ViewProblem {
@@ -1047,6 +1140,18 @@ impl fmt::Display for ViewProblem {
                 "the {scope} tool `{tool}` requires the `{binding}` binding, and this view's \
                  consumer does not provide it; add `.provides([Binding::{binding:?}])` if it does, \
                  or remove the tool from the view"
+            ),
+            ViewProblem::QuotasWithoutPrincipal => f.write_str(
+                "the view counts calls against quotas and acts for no principal; add \
+                 `.principal(..)` (or `.approvals(..)`) naming whom it acts for",
+            ),
+            ViewProblem::TwoPrincipals {
+                principal,
+                approvals,
+            } => write!(
+                f,
+                "the view names two principals, `{principal}` and `{approvals}` (its approvals'); \
+                 give one of them"
             ),
         }
     }

@@ -237,7 +237,7 @@ pub fn get_page(
 }
 
 /// Create a page of the site; returns it with its id.
-#[tool(scope = shared, tier = auto, group = "pages", name = "createPage",
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "pages", name = "createPage",
        aliases = ["cms_createPage"],
        guidance = "New pages start as drafts; add sections with createSection, then publish with updatePage.")]
 pub fn create_page(
@@ -263,7 +263,7 @@ pub fn create_page(
 }
 
 /// Update a page: only the fields given change.
-#[tool(scope = shared, tier = auto, group = "pages", name = "updatePage",
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "pages", name = "updatePage",
        guidance = "To publish, set status to published; changing the slug breaks links to the old URL.")]
 pub fn update_page(
     #[ctx] cms: State<Cms>,
@@ -295,7 +295,7 @@ pub fn update_page(
 }
 
 /// Delete pages by id. Returns a preview first; call again with `confirmed: true` to act.
-#[tool(scope = shared, tier = confirm, group = "pages", name = "deletePage",
+#[tool(scope = shared, tier = confirm, quota = "10/min", group = "pages", name = "deletePage",
        aliases = ["cms_deletePages", "cms_removePage"], preview = preview_delete_page,
        guidance = "Deleting a page also deletes its sections; visitors get a 404.")]
 pub fn delete_page(
@@ -411,7 +411,7 @@ fn check_section(
 }
 
 /// Create a section on a page from a section template.
-#[tool(scope = shared, tier = auto, group = "sections", name = "createSection",
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "sections", name = "createSection",
        guidance = "Fill every field of the template, no other; position 0 puts it at the top.")]
 pub fn create_section(
     #[ctx] cms: State<Cms>,
@@ -451,7 +451,7 @@ pub fn create_section(
 }
 
 /// Update a section: only the fields given change.
-#[tool(scope = shared, tier = auto, group = "sections", name = "updateSection",
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "sections", name = "updateSection",
        guidance = "Content replaces the whole content: send every field of the template.")]
 pub fn update_section(
     #[ctx] cms: State<Cms>,
@@ -488,7 +488,7 @@ pub fn update_section(
 }
 
 /// Delete sections by id. Returns a preview first; call again with `confirmed: true` to act.
-#[tool(scope = shared, tier = confirm, group = "sections", name = "deleteSection",
+#[tool(scope = shared, tier = confirm, quota = "10/min", group = "sections", name = "deleteSection",
        preview = preview_delete_section,
        guidance = "Only the sections named go; their page stays.")]
 pub fn delete_section(
@@ -533,7 +533,7 @@ fn file_stem(url: &str) -> String {
 }
 
 /// Create an image record for a file already uploaded to the media library.
-#[tool(scope = shared, tier = auto, group = "media", name = "createImage",
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "media", name = "createImage",
        aliases = ["cms_uploadImage"],
        guidance = "Use importImage for a file on the web; createImage only records an uploaded file.")]
 pub fn create_image(
@@ -566,7 +566,7 @@ pub fn create_image(
 }
 
 /// Update an image's record: only the fields given change.
-#[tool(scope = shared, tier = auto, group = "media", name = "updateImage",
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "media", name = "updateImage",
        guidance = "Alt text describes the picture for screen readers; the caption is for everyone.")]
 pub fn update_image(
     #[ctx] cms: State<Cms>,
@@ -589,7 +589,7 @@ pub fn update_image(
 }
 
 /// Delete images by id. Returns a preview first; call again with `confirmed: true` to act.
-#[tool(scope = shared, tier = confirm, group = "media", name = "deleteImage",
+#[tool(scope = shared, tier = confirm, quota = "10/min", group = "media", name = "deleteImage",
        preview = preview_delete_image,
        guidance = "Sections showing a deleted image show nothing in its place.")]
 pub fn delete_image(
@@ -643,7 +643,7 @@ fn check_schedule(status: PostStatus, publish_at: Option<&String>) -> Result<(),
 }
 
 /// Create a blog post as a draft, scheduled or published.
-#[tool(scope = shared, tier = auto, group = "blog", name = "createPost",
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "blog", name = "createPost",
        aliases = ["cms_createPost"],
        guidance = "Start as a draft unless the user says to publish; scheduled needs publishAt.")]
 pub fn create_post(
@@ -676,7 +676,7 @@ pub fn create_post(
 }
 
 /// Update a post: only the fields given change.
-#[tool(scope = shared, tier = auto, group = "blog", name = "updatePost",
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "blog", name = "updatePost",
        aliases = ["cms_publishPost"],
        guidance = "Publishing is an update: set status to published.")]
 pub fn update_post(
@@ -714,7 +714,7 @@ pub fn update_post(
 }
 
 /// Delete posts by id. Returns a preview first; call again with `confirmed: true` to act.
-#[tool(scope = shared, tier = confirm, group = "blog", name = "deletePost",
+#[tool(scope = shared, tier = confirm, quota = "10/min", group = "blog", name = "deletePost",
        preview = preview_delete_post,
        guidance = "To take a post offline without losing it, set it back to draft instead.")]
 pub fn delete_post(
@@ -765,7 +765,7 @@ pub fn get_nav_item(
 }
 
 /// Create a navigation item in the site menu.
-#[tool(scope = shared, tier = auto, group = "navigation", name = "createNavItem",
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "navigation", name = "createNavItem",
        guidance = "Link pages by path (`/about`), other sites by full URL.")]
 pub fn create_nav_item(
     #[ctx] cms: State<Cms>,
@@ -807,7 +807,7 @@ pub fn create_nav_item(
 }
 
 /// Update a navigation item: only the fields given change.
-#[tool(scope = shared, tier = auto, group = "navigation", name = "updateNavItem",
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "navigation", name = "updateNavItem",
        guidance = "Reorder by setting order on each sibling that moves.")]
 pub fn update_nav_item(
     #[ctx] cms: State<Cms>,
@@ -835,7 +835,7 @@ pub fn update_nav_item(
 }
 
 /// Delete navigation items by id. Returns a preview first; call again with `confirmed: true` to act.
-#[tool(scope = shared, tier = confirm, group = "navigation", name = "deleteNavItem",
+#[tool(scope = shared, tier = confirm, quota = "10/min", group = "navigation", name = "deleteNavItem",
        preview = preview_delete_nav_item,
        guidance = "Deleting an item deletes its submenu items too; the pages stay.")]
 pub fn delete_nav_item(
@@ -881,7 +881,7 @@ pub fn get_entry(
 }
 
 /// Create an entry in a custom collection (team members, testimonials, FAQs, products).
-#[tool(scope = shared, tier = auto, group = "collections", name = "createEntry",
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "collections", name = "createEntry",
        guidance = "Give a `name` field: the entry's slug is made from it.")]
 pub fn create_entry(
     #[ctx] cms: State<Cms>,
@@ -911,7 +911,7 @@ pub fn create_entry(
 }
 
 /// Update an entry: only the fields given change.
-#[tool(scope = shared, tier = auto, group = "collections", name = "updateEntry",
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "collections", name = "updateEntry",
        guidance = "Fields merge: a field left out keeps its value.")]
 pub fn update_entry(
     #[ctx] cms: State<Cms>,
@@ -933,7 +933,7 @@ pub fn update_entry(
 }
 
 /// Delete collection entries by id. Returns a preview first; call again with `confirmed: true` to act.
-#[tool(scope = shared, tier = confirm, group = "collections", name = "deleteEntry",
+#[tool(scope = shared, tier = confirm, quota = "10/min", group = "collections", name = "deleteEntry",
        preview = preview_delete_entry,
        guidance = "Pages listing the collection drop the entry at once.")]
 pub fn delete_entry(
@@ -1111,7 +1111,7 @@ pub struct HttpResponse {
 }
 
 /// Send an HTTP GET request to an API and return the response body.
-#[tool(scope = shared, tier = auto, group = "external", name = "httpGet",
+#[tool(scope = shared, tier = auto, quota = "10/min", group = "external", name = "httpGet",
        guidance = "The body comes back as text; parse JSON yourself.")]
 pub fn http_get(
     #[ctx] cms: State<Cms>,
@@ -1135,7 +1135,7 @@ pub fn http_get(
 }
 
 /// Send an HTTP POST request with a JSON body. Returns a preview first; call again with `confirmed: true` to send.
-#[tool(scope = shared, tier = confirm, group = "external", name = "httpPost",
+#[tool(scope = shared, tier = confirm, quota = "10/min", group = "external", name = "httpPost",
        preview = preview_http_post,
        guidance = "It leaves the site and cannot be taken back: webhooks, forms, APIs.")]
 pub fn http_post(

@@ -96,6 +96,14 @@ pub(super) fn expand(
     let tags = &attr.tags;
     let examples = &attr.examples;
     let asked_as = &attr.asked_as;
+    let quota = match attr.quota {
+        Some(quota) => {
+            let count = quota.count;
+            let period = format_ident!("{}", quota.period);
+            quote!(::core::option::Option::Some(#private::Quota::declared(#count, #private::Period::#period)))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let track_manifest = manifest.as_ref().map(|path| {
         quote!(
             const _: &[u8] = ::core::include_bytes!(#path);
@@ -208,6 +216,7 @@ pub(super) fn expand(
                 output_schema: __toolkit_output_schema,
                 dispatch: #private::Dispatch::#dispatch_kind(__toolkit_dispatch),
                 bindings: #private::required_bindings(&[#(#required_bindings),*]),
+                quota: #quota,
                 validate: __toolkit_validate,
             };
 

@@ -415,7 +415,9 @@ impl<'r, T: CallingView<'r>> ApprovalView<'r> for T {}
 mod sealed {
     use super::Approvals;
     use crate::error::ToolError;
+    use crate::quota::{Quota, Quotas};
     use crate::registry::{RegisteredTool, Registry};
+    use crate::tool::Tool;
 
     /// What the approval flow needs of the view a call came through: its approvals
     /// and principal, its registry, its tools and its unknown-tool error.
@@ -434,6 +436,11 @@ mod sealed {
         fn unknown_tool(&self, name: &str) -> ToolError;
         /// The view's label, if it has one: which surface asked.
         fn label(&self) -> Option<&str>;
+        /// The limit a run of `tool` meets, the principal it counts under and
+        /// the quotas that count it, when the view has quotas and the tool a limit.
+        fn quota_of(&self, tool: &Tool) -> Option<(&'r Quotas, &str, Quota)>;
+        /// The view's quotas, for the cap on waiting approvals.
+        fn quotas(&self) -> Option<&'r Quotas>;
     }
 }
 

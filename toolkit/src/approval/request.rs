@@ -67,6 +67,9 @@ pub(crate) async fn request<'r>(
         Some(CallId(id)) => id.clone(),
         None => made_up_call_id(principal, tool.name, &digest(&arguments)),
     };
+    if let Err(error) = check_waiting(view, approvals, principal, tool, &call_id).await {
+        return Response::Error(error);
+    }
     let now = match approvals.store_now().await {
         Ok(now) => now,
         Err(error) => return Response::Error(error.into()),
@@ -91,6 +94,54 @@ pub(crate) async fn request<'r>(
         Ok((approval, now)) => super::run::resume(view, &approval, ctx, Some(now)).await,
         Err(error) => Response::Error(error.into()),
     }
+}
+
+/// The caps on waiting approvals ([`Quotas::pending_approvals`](crate::quota::QuotasBuilder::pending_approvals)):
+/// refuses a call that would open one more than the principal may have waiting,
+/// over every tool and of this one. The same call asked again (same call id)
+/// opens nothing and is not refused. Two calls at once may both pass the count:
+/// the cap bounds what waits to the cap plus the calls in flight.
+async fn check_waiting<'r>(
+    view: &impl CallingView<'r>,
+    approvals: &Approvals,
+    principal: &str,
+    tool: &RegisteredTool,
+    call_id: &str,
+) -> Result<(), ToolError> {
+    let Some(quotas) = view.quotas() else {
+        return Ok(());
+    };
+    let (per_principal, per_tool) = quotas.pending_limits(tool);
+    for (limit, of_tool) in [(per_principal, false), (per_tool, true)] {
+        let Some(limit) = limit else {
+            continue;
+        };
+        let mut query = super::PendingQuery::new().principal(principal);
+        if of_tool {
+            query = query.tool(tool.name);
+        }
+        // One more than the cap, so that this call's own earlier request (asked
+        // again) is told apart from a full inbox.
+        let wanted = usize::try_from(limit)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1);
+        let waiting = approvals
+            .store
+            .list_pending(&query.limit(wanted.min(super::MAX_QUERY_LIMIT)))
+            .await
+            .map_err(ApprovalError::Store)?;
+        if waiting.iter().any(|pending| pending.call_id == call_id) {
+            return Ok(());
+        }
+        if waiting.len() >= usize::try_from(limit).unwrap_or(usize::MAX) {
+            return Err(ToolError::TooManyPending {
+                tool: tool.name.to_owned(),
+                limit,
+                of_tool,
+            });
+        }
+    }
+    Ok(())
 }
 
 impl Approvals {

@@ -350,6 +350,37 @@ impl<F: Future> Future for WithRun<F> {
     }
 }
 
+/// Counts a run against its tool's quota, once per approved call: at its first
+/// attempt, or at the attempt after one the quota refused. A later attempt is
+/// the same run tried again (the earlier one failed or its replica died) and
+/// was counted when it was first claimed.
+async fn count_run<'r>(
+    view: &impl CallingView<'r>,
+    approvals: &Approvals,
+    tool: &RegisteredTool,
+    key: &str,
+    attempt: u32,
+) -> Result<(), ToolError> {
+    let Some((quotas, principal, quota)) = view.quota_of(tool) else {
+        return Ok(());
+    };
+    if attempt > 1 {
+        // Until this attempt ends, the outcome kept is the previous attempt's.
+        let refused_before = match approvals.store.run(key).await {
+            Ok(Some(record)) => matches!(
+                record.outcome,
+                Some(RunOutcome::Failed { ref kind, .. }) if kind == "rate_limited"
+            ),
+            // Unknown: counted, rather than let a refused run through uncounted.
+            Ok(None) | Err(_) => true,
+        };
+        if !refused_before {
+            return Ok(());
+        }
+    }
+    quotas.admit(principal, tool, quota).await
+}
+
 /// Everything but running: the tool, the arguments to run it with, and the run
 /// claimed for it.
 async fn check<'r>(
@@ -397,6 +428,15 @@ async fn check<'r>(
         .await
     {
         Ok(Claim::Won { attempt }) => {
+            if let Err(refused) = count_run(view, approvals, tool, &key, attempt).await {
+                // The claim goes back with the refusal as the attempt's outcome,
+                // so a later presentation or runner pass tries (and counts) again.
+                let outcome = RunOutcome::of(&Response::Error(refused.clone()));
+                if let Err(error) = approvals.store.release(&key, attempt, &outcome).await {
+                    tracing::warn!(%error, "a run refused by its quota could not be released; it is tried again after its lease");
+                }
+                return Err(refused);
+            }
             Ok((approvals, tool, arguments, ApprovedRun { key, attempt }))
         }
         Ok(Claim::Held { lease_until }) => Err(ApprovalError::Running {

@@ -21,6 +21,9 @@ pub(super) fn approval_question(pending: &PendingApproval) -> String {
 
 /// The `_meta` key of an error result's error (`{"kind", "message"}`).
 pub const META_ERROR: &str = "toolkit/error";
+/// The `_meta` key of the milliseconds a call refused by its quota should wait
+/// before it is tried again ([`ToolError::RateLimited`](crate::ToolError::RateLimited)).
+pub const META_RETRY_AFTER_MS: &str = "retryAfterMs";
 /// The `_meta` key of a `confirm` tool's preview (the call did not act).
 pub const META_PREVIEW: &str = "toolkit/preview";
 /// The `_meta` key of a pending approval (the call waits for a human).
@@ -65,8 +68,23 @@ pub(super) fn call_result(response: Response) -> CallToolResult {
         }
         Response::Error(error) => {
             let message = error.to_string();
+            let retry_after_ms = match &error {
+                crate::error::ToolError::RateLimited { retry_after_ms, .. } => {
+                    Some(*retry_after_ms)
+                }
+                _ => None,
+            };
             let detail = unwrap_json(Response::Error(error).into_json());
-            flagged(message, META_ERROR, detail)
+            let mut result = flagged(message, META_ERROR, detail);
+            // A refusal by a quota is a tool result the model reads, not a
+            // JSON-RPC error: the specification reserves its error codes, and a
+            // client shows a result's text to the model. The wait is machine
+            // readable beside it.
+            if let (Some(retry_after_ms), Some(meta)) = (retry_after_ms, result.meta.as_mut()) {
+                meta.0
+                    .insert(META_RETRY_AFTER_MS.to_owned(), retry_after_ms.into());
+            }
+            result
         }
         // A `confirm` tool called without `confirmed: true` has not acted either:
         // flagged, with the preview (message and items) as the text the model

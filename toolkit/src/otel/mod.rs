@@ -157,6 +157,7 @@ struct Instruments {
     tool_calls: Counter<u64>,
     tool_duration: Histogram<f64>,
     tool_errors: Counter<u64>,
+    quota_refusals: Counter<u64>,
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     mcp_duration: Histogram<f64>,
 }
@@ -207,6 +208,11 @@ pub fn install_metrics(meter: &Meter) -> Result<(), MetricsAlreadyInstalled> {
                 .with_description("Tool calls answered with an error, by tool and kind.")
                 .with_unit("{error}")
                 .build(),
+            quota_refusals: meter
+                .u64_counter("toolkit.quota.refusals")
+                .with_description("Tool calls refused by their quota, by tool.")
+                .with_unit("{call}")
+                .build(),
             mcp_duration: meter
                 .f64_histogram("mcp.server.operation.duration")
                 .with_description(
@@ -222,6 +228,15 @@ pub fn install_metrics(meter: &Meter) -> Result<(), MetricsAlreadyInstalled> {
         Ok(())
     } else {
         Err(MetricsAlreadyInstalled)
+    }
+}
+
+/// Counts one call `tool`'s quota refused, when metrics are installed.
+pub(crate) fn count_quota_refusal(tool: &'static str) {
+    if let Some(instruments) = instruments() {
+        instruments
+            .quota_refusals
+            .add(1, &[KeyValue::new("gen_ai.tool.name", tool)]);
     }
 }
 

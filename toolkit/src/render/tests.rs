@@ -40,6 +40,7 @@ const TOOL: Tool = Tool {
     output_schema: no_output,
     dispatch: crate::tool::Dispatch::Async(no_call),
     bindings: &[],
+    quota: None,
     validate: |_| Ok(()),
 };
 

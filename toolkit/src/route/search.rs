@@ -312,6 +312,7 @@ pub const fn search_tool(name: &'static str) -> Tool {
         output_schema: search_output_schema,
         dispatch: crate::tool::Dispatch::Sync(search_dispatch),
         bindings: &[],
+        quota: None,
         validate: search_validate,
     }
 }

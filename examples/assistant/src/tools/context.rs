@@ -70,7 +70,7 @@ pub struct ProjectChange {
 
 /// Set the active project: new memories are filed under it and searches focus
 /// on it. Leave `name` out to clear it.
-#[tool(scope = assistant, tier = confirm, group = "project",
+#[tool(scope = assistant, tier = confirm, quota = "30/min", group = "project",
        guidance = "Set a project only when the user starts focused work on one; clear it when they are done.")]
 pub fn set_project(
     #[ctx] state: State<AssistantState>,
@@ -113,7 +113,7 @@ pub struct Instructions {
 
 /// Update the user's standing instructions, which the system prompt shows on
 /// every run.
-#[tool(scope = assistant, tier = confirm, group = "instructions",
+#[tool(scope = assistant, tier = confirm, quota = "30/min", group = "instructions",
        guidance = "Use append for one new rule; replace rewrites all instructions, so pass the full text.")]
 pub fn update_instructions(
     #[ctx] state: State<AssistantState>,

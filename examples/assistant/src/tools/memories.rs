@@ -159,7 +159,7 @@ impl MemoryRecord {
 }
 
 /// Create memories; each is filed under the active project, if any.
-#[tool(scope = shared, tier = auto, always, group = "memories", aliases = ["store_memory"],
+#[tool(scope = shared, tier = auto, quota = "30/min", always, group = "memories", aliases = ["store_memory"],
        guidance = "Search first; if a memory on the subject exists, update it instead of creating a duplicate.")]
 pub fn create_memories(
     #[ctx] state: State<AssistantState>,
@@ -274,7 +274,7 @@ pub fn get_memories(
 }
 
 /// Update memories: only the fields given change. Returns the updated memories.
-#[tool(scope = shared, tier = confirm, group = "memories", aliases = ["update_memory"])]
+#[tool(scope = shared, tier = confirm, quota = "30/min", group = "memories", aliases = ["update_memory"])]
 pub fn update_memories(
     #[ctx] state: State<AssistantState>,
     /// The changes, one entry per memory.
@@ -308,7 +308,7 @@ pub fn update_memories(
 }
 
 /// Delete memories by id.
-#[tool(scope = shared, tier = approve, group = "memories", aliases = ["delete_memory"],
+#[tool(scope = shared, tier = approve, quota = "10/min", group = "memories", aliases = ["delete_memory"],
        guidance = "For a memory that is out of date, update it; delete only what the user asks to forget.")]
 pub fn delete_memories(
     #[ctx] state: State<AssistantState>,
@@ -337,7 +337,7 @@ pub fn delete_memories(
 
 /// Link two memories: `from` relates to `to` as `relation` says. Linking the same
 /// pair again changes the relation.
-#[tool(scope = shared, tier = auto, group = "memories")]
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "memories")]
 pub fn link_memories(
     #[ctx] state: State<AssistantState>,
     /// The memory the link starts from.

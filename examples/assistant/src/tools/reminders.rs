@@ -91,7 +91,7 @@ pub fn get_reminders(
 }
 
 /// Create reminders; returns them with their new ids.
-#[tool(scope = shared, tier = auto, always, group = "reminders", aliases = ["create_reminder"],
+#[tool(scope = shared, tier = auto, quota = "30/min", always, group = "reminders", aliases = ["create_reminder"],
        guidance = "Give `at` as a full ISO 8601 date-time with the user's offset; get_context tells the current time.")]
 pub fn create_reminders(
     #[ctx] state: State<AssistantState>,
@@ -129,7 +129,7 @@ pub fn create_reminders(
 }
 
 /// Delete reminders by id.
-#[tool(scope = shared, tier = confirm, group = "reminders")]
+#[tool(scope = shared, tier = confirm, quota = "10/min", group = "reminders")]
 pub fn delete_reminders(
     #[ctx] state: State<AssistantState>,
     /// The ids of the reminders to delete.

@@ -146,7 +146,7 @@ pub fn get_schedules(
 }
 
 /// Create schedules: prompts the assistant runs by itself at set times.
-#[tool(scope = shared, tier = confirm, group = "schedules", aliases = ["create_schedule"],
+#[tool(scope = shared, tier = confirm, quota = "30/min", group = "schedules", aliases = ["create_schedule"],
        guidance = "Use a schedule for recurring work the assistant does itself; for a one-off nudge to the user, create a reminder.")]
 pub fn create_schedules(
     #[ctx] state: State<AssistantState>,
@@ -182,7 +182,7 @@ pub fn create_schedules(
 }
 
 /// Delete schedules by id; they stop running.
-#[tool(scope = shared, tier = confirm, group = "schedules", aliases = ["delete_schedule"])]
+#[tool(scope = shared, tier = confirm, quota = "10/min", group = "schedules", aliases = ["delete_schedule"])]
 pub fn delete_schedules(
     #[ctx] state: State<AssistantState>,
     /// The ids of the schedules to delete.

@@ -136,7 +136,7 @@ pub fn get_tasks(
 }
 
 /// Create tasks; returns them with their new ids.
-#[tool(scope = shared, tier = auto, always, group = "tasks", aliases = ["create_task"])]
+#[tool(scope = shared, tier = auto, quota = "30/min", always, group = "tasks", aliases = ["create_task"])]
 pub fn create_tasks(
     #[ctx] state: State<AssistantState>,
     /// The tasks to create.
@@ -167,7 +167,7 @@ pub fn create_tasks(
 }
 
 /// Update tasks: only the fields given change. Returns the updated tasks.
-#[tool(scope = shared, tier = auto, group = "tasks", aliases = ["update_task"],
+#[tool(scope = shared, tier = auto, quota = "30/min", group = "tasks", aliases = ["update_task"],
        guidance = "To complete a task, update it with done: true; don't delete it.")]
 pub fn update_tasks(
     #[ctx] state: State<AssistantState>,
@@ -212,7 +212,7 @@ pub fn update_tasks(
 }
 
 /// Delete tasks by id.
-#[tool(scope = shared, tier = confirm, group = "tasks", aliases = ["delete_task"],
+#[tool(scope = shared, tier = confirm, quota = "10/min", group = "tasks", aliases = ["delete_task"],
        guidance = "Only when the user asks to remove a task; finished tasks are updated with done: true.")]
 pub fn delete_tasks(
     #[ctx] state: State<AssistantState>,

@@ -1,0 +1,637 @@
+//! Quotas as a caller meets them: declared on the tool, overridden per view and
+//! principal class, counted by every door that runs a tool (a call, a nested
+//! call, an approved run), refused with the wait, and answered over MCP as a
+//! tool result.
+//!
+//! A binary of its own: its `#[tool]` functions are its registry's tools.
+
+// The tools are `async`, as most real tools are, though these never await.
+#![allow(clippy::unused_async)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+use toolkit::approval::{ApprovalKey, Approvals, Decision, MemoryApprovalStore};
+use toolkit::call::CallId;
+use toolkit::quota::{MemoryQuotaStore, QuotaProblem, Quotas};
+use toolkit::{Context, Response, Scope, State, ToolError, View, tool};
+
+/// How many transfers ran, by amount: each test moves its own amount, so tests
+/// running at once do not see each other's runs.
+static TRANSFERS_RUN: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+
+fn transfers_of(amount: u64) -> usize {
+    TRANSFERS_RUN
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|&&ran| ran == amount)
+        .count()
+}
+static PAYMENTS_RUN: AtomicUsize = AtomicUsize::new(0);
+static PAYMENTS_TO_FAIL: AtomicUsize = AtomicUsize::new(0);
+
+/// Create a transfer between two accounts.
+#[tool(scope = shared, tier = auto, quota = "3/min")]
+async fn create_transfers(
+    /// Cents to move.
+    amount: u64,
+) -> u64 {
+    TRANSFERS_RUN.lock().unwrap().push(amount);
+    amount
+}
+
+/// Get the balance of the account.
+#[tool(scope = shared, tier = auto, quota = "3/min")]
+async fn get_balance() -> u64 {
+    7
+}
+
+/// Get the exchange rates; no limit.
+#[tool(scope = shared, tier = auto)]
+async fn get_rates() -> u64 {
+    1
+}
+
+/// Send a payment to someone outside the bank.
+#[tool(scope = shared, tier = approve, quota = "1/min")]
+async fn create_payments(
+    /// Cents to send.
+    amount: u64,
+) -> Result<u64, ToolError> {
+    if PAYMENTS_TO_FAIL
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+            left.checked_sub(1)
+        })
+        .is_ok()
+    {
+        return Err(ToolError::failed("the bank did not answer"));
+    }
+    PAYMENTS_RUN.fetch_add(1, Ordering::SeqCst);
+    Ok(amount)
+}
+
+/// The view a tool calls other tools through.
+#[derive(Clone)]
+struct Nested(Arc<View<'static>>);
+
+/// Plan a trip: moves money for the tickets through the caller's own view.
+#[tool(scope = shared, tier = auto)]
+async fn create_trips(#[ctx] nested: State<Nested>) -> Result<String, ToolError> {
+    let Nested(view) = &*nested;
+    let response = view
+        .call("create_transfers", r#"{"amount": 12}"#, &Context::new())
+        .await;
+    match response {
+        Response::Result(value) => Ok(format!("moved {value}")),
+        Response::Error(error) => Err(error),
+        other => Err(ToolError::failed(format!("unexpected {other:?}"))),
+    }
+}
+
+/// A store on a clock the test moves by hand (milliseconds).
+fn pinned_store() -> (MemoryQuotaStore, Arc<AtomicU64>) {
+    let millis = Arc::new(AtomicU64::new(5_000_000));
+    let clock = Arc::clone(&millis);
+    let store =
+        MemoryQuotaStore::new().clock(move || Duration::from_millis(clock.load(Ordering::SeqCst)));
+    (store, millis)
+}
+
+fn view<'q>(quotas: &'q Quotas, principal: &str) -> View<'q> {
+    toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .principal(principal)
+        .quotas(quotas)
+        .build()
+        .unwrap()
+}
+
+fn call(view: &View<'_>, name: &str, arguments: &str) -> Response {
+    futures_executor::block_on(view.call(name, arguments, &Context::new()))
+}
+
+fn refusal(tool: &str, words: &str, retry_after_ms: u64) -> ToolError {
+    ToolError::RateLimited {
+        tool: tool.to_owned(),
+        limit: words.parse().unwrap(),
+        retry_after_ms,
+    }
+}
+
+#[test]
+fn a_principal_gets_exactly_its_quota_and_the_next_call_is_refused_with_the_wait() {
+    let (store, millis) = pinned_store();
+    let quotas = Quotas::builder(toolkit::registry(), store).build().unwrap();
+    let ann = view(&quotas, "user:ann");
+    for _ in 0..3 {
+        assert_eq!(
+            call(&ann, "create_transfers", r#"{"amount": 5}"#).result(),
+            Some(&json!(5))
+        );
+    }
+    let refused = call(&ann, "create_transfers", r#"{"amount": 5}"#);
+    let error = refused.error().unwrap();
+    assert_eq!(error, &refusal("create_transfers", "3/min", 20_000));
+    assert_eq!(
+        error.to_string(),
+        "`create_transfers` may be called 3 times a minute by each caller; try again in 20 s"
+    );
+    assert_eq!(error.kind(), "rate_limited");
+    assert_eq!(
+        refused.to_json(),
+        json!({"error": {
+            "kind": "rate_limited",
+            "tool": "create_transfers",
+            "limit": "3/min",
+            "retry_after_ms": 20000,
+            "message": "`create_transfers` may be called 3 times a minute by each caller; try again in 20 s",
+        }})
+    );
+    // A refused call ran nothing.
+    assert_eq!(transfers_of(5), 3);
+    // 12.5 s later the wait left is 7.5 s, said in whole seconds rounded up.
+    millis.fetch_add(12_500, Ordering::SeqCst);
+    let error = call(&ann, "create_transfers", r#"{"amount": 5}"#);
+    assert_eq!(
+        error.error(),
+        Some(&refusal("create_transfers", "3/min", 7_500))
+    );
+    assert_eq!(
+        error.error().unwrap().to_string(),
+        "`create_transfers` may be called 3 times a minute by each caller; try again in 8 s"
+    );
+    millis.fetch_add(7_500, Ordering::SeqCst);
+    assert_eq!(
+        call(&ann, "create_transfers", r#"{"amount": 5}"#).result(),
+        Some(&json!(5))
+    );
+    assert_eq!(transfers_of(5), 4);
+}
+
+#[test]
+fn another_principal_and_another_tool_are_counted_apart() {
+    let (store, _) = pinned_store();
+    let quotas = Quotas::builder(toolkit::registry(), store).build().unwrap();
+    let ann = view(&quotas, "user:ann");
+    let bob = view(&quotas, "user:bob");
+    for _ in 0..3 {
+        assert!(
+            call(&ann, "create_transfers", r#"{"amount": 1}"#)
+                .result()
+                .is_some()
+        );
+    }
+    assert!(
+        call(&ann, "create_transfers", r#"{"amount": 1}"#)
+            .error()
+            .is_some()
+    );
+    for _ in 0..3 {
+        assert!(
+            call(&bob, "create_transfers", r#"{"amount": 1}"#)
+                .result()
+                .is_some()
+        );
+        assert!(call(&ann, "get_balance", "{}").result().is_some());
+    }
+    // A tool without a limit is never counted.
+    for _ in 0..50 {
+        assert!(call(&ann, "get_rates", "{}").result().is_some());
+    }
+}
+
+#[test]
+fn a_view_s_and_a_class_s_limits_win_over_the_declared_default() {
+    let (store, _) = pinned_store();
+    let quotas = Quotas::builder(toolkit::registry(), store)
+        .tool(get_rates::NAME, "2/h".parse().unwrap())
+        .view("voice", create_transfers::NAME, "1/min".parse().unwrap())
+        .class("staff", create_transfers::NAME, "5/s".parse().unwrap())
+        .build()
+        .unwrap();
+    let build = |principal: &str, label: Option<&'static str>, class: Option<&'static str>| {
+        let mut builder = toolkit::registry()
+            .view()
+            .scopes([Scope::Shared])
+            .principal(principal)
+            .quotas(&quotas);
+        if let Some(label) = label {
+            builder = builder.label(label);
+        }
+        if let Some(class) = class {
+            builder = builder.quota_class(class);
+        }
+        builder.build().unwrap()
+    };
+    let voice = build("user:ann", Some("voice"), None);
+    assert!(
+        call(&voice, "create_transfers", r#"{"amount": 1}"#)
+            .result()
+            .is_some()
+    );
+    assert_eq!(
+        call(&voice, "create_transfers", r#"{"amount": 1}"#).error(),
+        Some(&refusal("create_transfers", "1/min", 60_000))
+    );
+    // The class wins over the view.
+    let staff = build("user:root", Some("voice"), Some("staff"));
+    for _ in 0..5 {
+        assert!(
+            call(&staff, "create_transfers", r#"{"amount": 1}"#)
+                .result()
+                .is_some()
+        );
+    }
+    assert_eq!(
+        call(&staff, "create_transfers", r#"{"amount": 1}"#).error(),
+        Some(&refusal("create_transfers", "5/s", 200))
+    );
+    // A run-time limit on a tool that declared none.
+    let plain = build("user:cy", None, None);
+    for _ in 0..2 {
+        assert!(call(&plain, "get_rates", "{}").result().is_some());
+    }
+    assert_eq!(
+        call(&plain, "get_rates", "{}").error(),
+        Some(&refusal("get_rates", "2/h", 1_800_000))
+    );
+}
+
+#[test]
+fn an_unknown_tool_in_an_override_is_an_error_when_built() {
+    let error = Quotas::builder(toolkit::registry(), MemoryQuotaStore::new())
+        .view("voice", "create_transfer", "1/min".parse().unwrap())
+        .class("trial", "delete_everything", "1/min".parse().unwrap())
+        .fail_open(create_payments::NAME)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        error.problems,
+        [
+            QuotaProblem::UnknownTool {
+                name: "create_transfer".to_owned(),
+                suggestion: Some("create_transfers".to_owned()),
+            },
+            QuotaProblem::UnknownTool {
+                name: "delete_everything".to_owned(),
+                suggestion: None,
+            },
+            QuotaProblem::FailOpenGuarded {
+                tool: "create_payments",
+                tier: toolkit::Tier::Approve,
+            },
+        ]
+    );
+    assert_eq!(
+        error.to_string(),
+        "the quotas could not be built: unknown tool `create_transfer`; did you mean `create_transfers`?; unknown tool `delete_everything`; `create_payments` is a `approve` tool and cannot fail open: when the quota store fails, calls a human guards are refused; remove `fail_open` for it"
+    );
+}
+
+#[test]
+fn a_view_with_quotas_and_no_principal_is_not_built() {
+    let quotas = Quotas::builder(toolkit::registry(), MemoryQuotaStore::new())
+        .build()
+        .unwrap();
+    let error = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .quotas(&quotas)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the view could not be built: the view counts calls against quotas and acts for no principal; add `.principal(..)` (or `.approvals(..)`) naming whom it acts for"
+    );
+}
+
+#[test]
+fn a_nested_call_counts_once() {
+    let (store, _) = pinned_store();
+    let quotas: &'static Quotas = Box::leak(Box::new(
+        Quotas::builder(toolkit::registry(), store).build().unwrap(),
+    ));
+    let ann = Arc::new(view(quotas, "user:ann"));
+    let ctx = Context::new().with(Nested(Arc::clone(&ann)));
+    let run =
+        |name: &str, arguments: &str| futures_executor::block_on(ann.call(name, arguments, &ctx));
+    // Two nested calls and one direct one spend the three calls of the minute.
+    assert_eq!(run("create_trips", "{}").result(), Some(&json!("moved 12")));
+    assert_eq!(run("create_trips", "{}").result(), Some(&json!("moved 12")));
+    assert!(
+        run("create_transfers", r#"{"amount": 1}"#)
+            .result()
+            .is_some()
+    );
+    assert_eq!(
+        run("create_trips", "{}").error(),
+        Some(&refusal("create_transfers", "3/min", 20_000))
+    );
+}
+
+/// A store that cannot answer.
+struct Down;
+
+impl toolkit::quota::QuotaStore for Down {
+    fn check<'a>(
+        &'a self,
+        _: toolkit::quota::QuotaKey<'a>,
+        _: toolkit::quota::Quota,
+    ) -> toolkit::quota::QuotaFuture<'a, toolkit::quota::Admission> {
+        Box::pin(std::future::ready(Err(
+            toolkit::quota::QuotaStoreError::new("the database is down"),
+        )))
+    }
+}
+
+#[test]
+fn when_the_store_fails_only_tools_declared_to_fail_open_run() {
+    let quotas = Quotas::builder(toolkit::registry(), Down)
+        .fail_open(get_balance::NAME)
+        .build()
+        .unwrap();
+    let ann = view(&quotas, "user:ann");
+    assert_eq!(call(&ann, "get_balance", "{}").result(), Some(&json!(7)));
+    assert_eq!(
+        call(&ann, "create_transfers", r#"{"amount": 404}"#)
+            .error()
+            .map(ToString::to_string)
+            .as_deref(),
+        Some(
+            "`create_transfers` could not be counted against its quota, so it did not run; try again later"
+        )
+    );
+    assert_eq!(transfers_of(404), 0);
+}
+
+fn approvals() -> Approvals {
+    Approvals::new(
+        ApprovalKey::new(*b"an application secret of 32 bytes").unwrap(),
+        MemoryApprovalStore::new(),
+    )
+}
+
+#[test]
+fn the_pending_approvals_limit_refuses_the_next_open_approval() {
+    let approvals = approvals();
+    let quotas = Quotas::builder(toolkit::registry(), MemoryQuotaStore::new())
+        .pending_approvals(2)
+        .build()
+        .unwrap();
+    let ann = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .approvals(&approvals, "user:ann")
+        .quotas(&quotas)
+        .build()
+        .unwrap();
+    let ask = |id: &str| {
+        let ctx = Context::new().with(CallId::new(id));
+        futures_executor::block_on(ann.call("create_payments", r#"{"amount": 3}"#, &ctx))
+    };
+    assert!(matches!(ask("call-1"), Response::Pending(_)));
+    assert!(matches!(ask("call-2"), Response::Pending(_)));
+    // The same call asked again opens nothing new and is not refused.
+    assert!(matches!(ask("call-2"), Response::Pending(_)));
+    let refused = ask("call-3");
+    assert_eq!(
+        refused.error(),
+        Some(&ToolError::TooManyPending {
+            tool: "create_payments".to_owned(),
+            limit: 2,
+            of_tool: false,
+        })
+    );
+    assert_eq!(
+        refused.error().unwrap().to_string(),
+        "`create_payments` was not asked for: 2 of your calls already wait for a person's approval, the most that may; try again once one is decided"
+    );
+    // Another principal has its own inbox allowance.
+    let bob = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .approvals(&approvals, "user:bob")
+        .quotas(&quotas)
+        .build()
+        .unwrap();
+    let ctx = Context::new().with(CallId::new("call-1"));
+    assert!(matches!(
+        futures_executor::block_on(bob.call("create_payments", r#"{"amount": 3}"#, &ctx)),
+        Response::Pending(_)
+    ));
+}
+
+#[test]
+fn an_approved_run_counts_once_when_it_runs_and_never_on_a_retry() {
+    let approvals = approvals();
+    let (store, millis) = pinned_store();
+    let quotas = Quotas::builder(toolkit::registry(), store).build().unwrap();
+    let ann = toolkit::registry()
+        .view()
+        .scopes([Scope::Shared])
+        .approvals(&approvals, "user:ann")
+        .quotas(&quotas)
+        .build()
+        .unwrap();
+    let decide = |id: &str| {
+        let ctx = Context::new().with(CallId::new(id));
+        let Response::Pending(pending) =
+            futures_executor::block_on(ann.call("create_payments", r#"{"amount": 3}"#, &ctx))
+        else {
+            panic!("pending");
+        };
+        futures_executor::block_on(approvals.decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            "admin",
+        ))
+        .unwrap()
+    };
+    let resume = |approval| futures_executor::block_on(ann.resume(approval, &Context::new()));
+    // Asking is not running: two calls wait, nothing was counted yet.
+    let first = decide("pay-1");
+    let second = decide("pay-2");
+    let ran = PAYMENTS_RUN.load(Ordering::SeqCst);
+    // The first run fails once; its retry is the same run and is not counted again.
+    PAYMENTS_TO_FAIL.store(1, Ordering::SeqCst);
+    assert!(resume(&first).error().is_some());
+    assert_eq!(resume(&first).result(), Some(&json!(3)));
+    assert_eq!(PAYMENTS_RUN.load(Ordering::SeqCst), ran + 1);
+    // The second run is over the minute's one call: refused, nothing ran.
+    assert_eq!(
+        resume(&second).error(),
+        Some(&refusal("create_payments", "1/min", 60_000))
+    );
+    assert_eq!(PAYMENTS_RUN.load(Ordering::SeqCst), ran + 1);
+    // Tried again once the minute passed, the refused run is counted and runs.
+    millis.fetch_add(60_000, Ordering::SeqCst);
+    assert_eq!(resume(&second).result(), Some(&json!(3)));
+    assert_eq!(PAYMENTS_RUN.load(Ordering::SeqCst), ran + 2);
+}
+
+/// The exact JSON-RPC answer of a `tools/call` its quota refuses: a tool result
+/// with `isError`, the text the model reads, the error's detail and the wait in
+/// `_meta`; no JSON-RPC error. `tools/list` lists the same tools before and after.
+#[cfg(feature = "mcp")]
+#[tokio::test]
+async fn a_refused_tools_call_is_an_error_result_with_the_wait() {
+    use tower::ServiceExt as _;
+    let (store, _) = pinned_store();
+    let quotas: &'static Quotas = Box::leak(Box::new(
+        Quotas::builder(toolkit::registry(), store).build().unwrap(),
+    ));
+    let access = move |_: &toolkit::mcp::Caller<'_>| {
+        Ok(toolkit::mcp::Grant::new(
+            view(quotas, "user:ann"),
+            Context::new(),
+        ))
+    };
+    let router = toolkit::mcp::McpHttp::new(access)
+        .endpoint("internal", "/mcp", "secret")
+        .into_router();
+    let send = |id: u32, method: &'static str| {
+        let mut params = json!({
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        });
+        let mut request = http::Request::post("/mcp")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("authorization", "Bearer secret")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method);
+        if method == "tools/call" {
+            params["name"] = json!("get_balance");
+            params["arguments"] = json!({});
+            request = request.header("mcp-name", "get_balance");
+        }
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let request = request
+            .body(axum::body::Body::from(body.to_string()))
+            .unwrap();
+        let router = router.clone();
+        async move {
+            let response = router.oneshot(request).await.unwrap();
+            assert_eq!(response.status(), 200);
+            let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+                .await
+                .unwrap();
+            serde_json::from_slice::<serde_json::Value>(&bytes).unwrap()
+        }
+    };
+    let listed = |answer: serde_json::Value| -> Vec<String> {
+        answer["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let before = listed(send(100, "tools/list").await);
+    assert!(
+        before.iter().any(|name| name == "get_balance"),
+        "{before:?}"
+    );
+    for id in 1..=3 {
+        assert_eq!(
+            send(id, "tools/call").await["result"]["structuredContent"],
+            json!(7)
+        );
+    }
+    let message = "`get_balance` may be called 3 times a minute by each caller; try again in 20 s";
+    assert_eq!(
+        send(4, "tools/call").await,
+        json!({
+            "jsonrpc": "2.0",
+            "id": 4,
+            "result": {
+                "resultType": "complete",
+                "content": [{"type": "text", "text": message}],
+                "isError": true,
+                "_meta": {
+                    "retryAfterMs": 20000,
+                    "toolkit/error": {
+                        "kind": "rate_limited",
+                        "tool": "get_balance",
+                        "limit": "3/min",
+                        "retry_after_ms": 20000,
+                        "message": message,
+                    },
+                },
+            },
+        })
+    );
+    // What was spent never changes what the caller sees.
+    assert_eq!(listed(send(101, "tools/list").await), before);
+}
+
+/// Every event, as `span: field=value ...`.
+#[derive(Clone, Default)]
+struct Events(Arc<std::sync::Mutex<Vec<String>>>);
+
+struct Fields(String);
+
+impl tracing::field::Visit for Fields {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        use std::fmt::Write as _;
+        let _ = write!(self.0, " {}={value:?}", field.name());
+    }
+}
+
+impl<S> tracing_subscriber::Layer<S> for Events
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    fn on_event(&self, event: &tracing::Event<'_>, ctx: tracing_subscriber::layer::Context<'_, S>) {
+        let mut fields = Fields(String::new());
+        event.record(&mut fields);
+        let span = ctx
+            .event_span(event)
+            .map_or_else(String::new, |span| span.name().to_owned());
+        self.0.lock().unwrap().push(format!("{span}:{}", fields.0));
+    }
+}
+
+#[test]
+fn a_refusal_is_an_event_on_the_call_s_span_with_the_quota() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let events = Events::default();
+    let subscriber = tracing_subscriber::registry().with(events.clone());
+    let (store, _) = pinned_store();
+    let quotas = Quotas::builder(toolkit::registry(), store).build().unwrap();
+    let ann = view(&quotas, "user:ann");
+    tracing::subscriber::with_default(subscriber, || {
+        for _ in 0..4 {
+            let _ = call(&ann, "get_balance", "{}");
+        }
+    });
+    let refusals: Vec<String> = events
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|event| event.contains("refused by its quota"))
+        .cloned()
+        .collect();
+    // The tool run's span: OpenTelemetry's, inside `toolkit.call`, when `otel` is on.
+    let span = if cfg!(feature = "otel") {
+        "gen_ai.execute_tool"
+    } else {
+        "toolkit.call"
+    };
+    assert_eq!(
+        refusals,
+        [format!(
+            "{span}: message=the call was refused by its quota toolkit.quota.limit=3 toolkit.quota.period=\"minute\" toolkit.quota.retry_after_ms=20000"
+        )]
+    );
+}
