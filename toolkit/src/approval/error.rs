@@ -197,10 +197,12 @@ struct RanWith<'a>(&'a RunOutcome);
 impl fmt::Display for RanWith<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
+            // Canonical JSON (sorted keys): the same words on every replica and
+            // build, whatever key order serde_json keeps.
             RunOutcome::Ran {
                 result: Some(result),
                 ..
-            } => write!(f, "with the result {result}"),
+            } => write!(f, "with the result {}", super::canonical_json(result)),
             // Runs recorded before outcomes were kept read as ran with no size.
             RunOutcome::Ran {
                 result: None,

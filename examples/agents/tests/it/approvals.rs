@@ -179,17 +179,29 @@ fn a_contact_triggered_schedule_waits_for_an_owner_and_runs_once() {
         }]})
     );
     // Replayed: told it ran, with what it created; nothing more is created.
-    let created = r#"[{"contact_id":1,"fired":0,"id":101,"next_run":"2026-11-24T10:00Z","prompt":"Call Ada back about the quote.","recurrence":{"at":"2026-11-24T10:00Z","kind":"once"}}]"#;
+    // (The result's JSON text follows serde_json's key order, which a workspace
+    // build's `preserve_order` changes: compared as JSON.)
+    let created = json!([{
+        "id": 101,
+        "prompt": "Call Ada back about the quote.",
+        "recurrence": {"kind": "once", "at": "2026-11-24T10:00Z"},
+        "contact_id": 1,
+        "next_run": "2026-11-24T10:00Z",
+        "fired": 0
+    }]);
+    let replayed = block_on(worker_view.resume(&approval, &worker(&org))).to_json();
+    assert_eq!(replayed["error"]["kind"], "already_ran");
+    let outcome = replayed["error"]["outcome"].as_str().unwrap_or_default();
+    let ran_with = outcome
+        .strip_prefix("with the result ")
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok());
+    assert_eq!(ran_with, Some(created), "{replayed}");
     assert_eq!(
-        block_on(worker_view.resume(&approval, &worker(&org))).to_json(),
-        json!({"error": {
-            "kind": "already_ran",
-            "outcome": format!("with the result {created}"),
-            "message": format!(
-                "this approved call already ran, with the result {created}; an approved call \
-                 runs once, so it did not run again"
-            ),
-        }})
+        replayed["error"]["message"],
+        format!(
+            "this approved call already ran, {outcome}; an approved call runs once, so it did \
+             not run again"
+        )
     );
     assert_eq!(org.schedules(SALES_AGENT).len(), 1);
 
