@@ -77,14 +77,18 @@ cargo check -p toolkit-llm --features oauth-rustls
 #    print its last answer. One build for both (toolkit-llm is compiled once), in
 #    the workspace's target directory with the workspace's Cargo.lock, so the
 #    third-party crates step 3's verify build compiled are reused: the step
-#    compiled 5 crates (toolkit-macros, toolkit-llm, futures-executor, the two
-#    binaries) in 11 s on 2 busy cores, 2026-11-29.
+#    compiles 5 crates (toolkit-macros, toolkit-llm, futures-executor, the two
+#    binaries) in about 11 s on 2 busy cores (2026-11-29).
 echo "== a crate outside the workspace depends on the packaged toolkit-llm"
 outside="$(mktemp -d)"
 trap 'rm -rf "$outside"' EXIT
 mkdir -p "$outside/crates" "$outside/package-check-plain/src" "$outside/package-check-renamed/src"
+# `--touch`: cargo writes every file of a .crate with one fixed old mtime, and the
+# unpacked crates' paths relative to this temporary workspace are the same every
+# run, so cargo would take the previous run's build of them as fresh whatever
+# changed; files dated now are always rebuilt (about 10 s).
 for crate in toolkit-llm toolkit-macros; do
-    tar -xzf "$target/package/$crate-$version.crate" -C "$outside/crates"
+    tar -xzf "$target/package/$crate-$version.crate" -C "$outside/crates" --touch
 done
 cat >"$outside/Cargo.toml" <<TOML
 [workspace]
