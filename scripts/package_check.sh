@@ -78,7 +78,7 @@ cargo check -p toolkit-llm --features oauth-rustls
 #    the workspace's target directory with the workspace's Cargo.lock, so the
 #    third-party crates step 3's verify build compiled are reused: the step
 #    compiles 5 crates (toolkit-macros, toolkit-llm, futures-executor, the two
-#    binaries) in about 11 s on 2 busy cores (2026-11-29).
+#    binaries) in 11-15 s on 2 busy cores (2026-11-29).
 echo "== a crate outside the workspace depends on the packaged toolkit-llm"
 outside="$(mktemp -d)"
 trap 'rm -rf "$outside"' EXIT
