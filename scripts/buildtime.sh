@@ -51,7 +51,7 @@ resolver = "3"
 members = ["tools", "control", "handlers"]
 
 [workspace.dependencies]
-toolkit = { path = "$ROOT/toolkit" }
+toolkit = { path = "$ROOT/toolkit", package = "toolkit-llm" }
 serde = { version = "1", features = ["derive"] }
 serde_json = { version = "1", features = ["preserve_order"] }
 schemars = { version = "1.2", features = ["preserve_order"] }

@@ -16,6 +16,7 @@ mod docs;
 mod docs_section;
 mod expand;
 mod fallback;
+mod krate;
 mod place;
 mod suggest;
 mod valid;

@@ -67,9 +67,12 @@ fn crate_config() {
         fs::create_dir_all(&crate_dir).expect("create the case's crate");
         let metadata = fs::read_to_string(cases_dir.join(format!("{name}.toml")))
             .expect("each case has a NAME.toml beside NAME.rs");
+        // The dependency as a user writes it, keyed by the package's name: its
+        // extern name is the library's, `toolkit`, which `#[tool]` must name
+        // although Cargo.toml never spells it.
         let manifest = format!(
             "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [lib]\npath = {lib:?}\n\n[dependencies]\ntoolkit = {{ path = {toolkit:?} }}\n\n{metadata}",
+             [lib]\npath = {lib:?}\n\n[dependencies]\ntoolkit-llm = {{ path = {toolkit:?} }}\n\n{metadata}",
             lib = cases_dir.join(format!("{name}.rs")),
             toolkit = workspace_dir.join("toolkit"),
         );

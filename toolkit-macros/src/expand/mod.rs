@@ -8,7 +8,7 @@ mod registry;
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use syn::{Type, parse_quote};
+use syn::Type;
 
 use crate::valid::Checked;
 
@@ -17,7 +17,7 @@ pub(crate) fn expand(checked: &Checked<'_>) -> TokenStream {
         .attr
         .krate
         .clone()
-        .unwrap_or_else(|| parse_quote!(::toolkit));
+        .unwrap_or_else(crate::krate::default_path);
     let private = quote!(#krate::__private);
     let arguments = arguments::expand(checked, &private);
     let dispatcher = dispatch::expand(checked, &private, &arguments.patterns);

@@ -583,7 +583,7 @@ fn openai_strict_keeps_the_property_names_description() {
 /// `preserve_order` (rig-core does, in this workspace) and sorts otherwise: the
 /// walk, and so the problem a refusal names first, follows key order either way.
 /// Where the map sorts, this test cannot fail; it guards the other build: the
-/// workspace's `cargo test` (CI's), or `cargo test -p toolkit --features
+/// workspace's `cargo test` (CI's), or `cargo test -p toolkit-llm --features
 /// serde_json/preserve_order`.
 #[test]
 fn schemas_are_walked_in_key_order_whatever_order_the_map_keeps() {

@@ -26,7 +26,7 @@ fn features_of(krate: &str, features: &[&str]) -> String {
         "--manifest-path",
         manifest,
         "-p",
-        "toolkit",
+        env!("CARGO_PKG_NAME"),
         "-e",
         "features,normal",
         "-i",
