@@ -3,7 +3,7 @@
 //! seconds of linking apiece), which made a first `cargo test --workspace` take
 //! more disk and time than anything the tests do.
 //!
-//! Beside it, in binaries of their own: `conformance`, `inbox` and `route_delivery`
+//! Beside it, in binaries of their own: `conformance`, `inbox`, `quota` and `route_delivery`
 //! define `#[tool]` functions, and a test binary's registry is every tool linked into
 //! it, so each keeps the registry its tests assert on.
 
