@@ -259,6 +259,11 @@ async def present(mcp, reference, state):
     if not result.is_error:
         assert result.structured_content == {"transferred": 100 + len(reference), "reference": reference}, result
         return "ran"
+    if message.startswith("this approved call already ran, with the result ") \
+            and f'"reference":"{reference}"' in message:
+        # Its run ended elsewhere (another copy, a runner): told that it ran, with
+        # the result the store kept.
+        return "used"
     if "it was already used, and an approved call runs once" in message:
         return "used"
     if "this run was taken over by attempt" in message:
@@ -828,7 +833,7 @@ async def fleet(replicas, balancer):
 
             outcomes, retries = await resume_all(lb, states, during=stall, slowest=slowest)
             assert_once(f"stall{pause}-", states, outcomes, reruns_allowed=len(references))
-            assert any("the approval store failed, nothing ran; try again" in r for r in retries), \
+            assert any("the approval store" in r and "try again" in r for r in retries), \
                 sorted(set(retries))[:5]
             # Every answer came within the store's bounds (5 s a statement, 30 s of
             # retries for the end of a run), never the balancer's 60 s.

@@ -214,7 +214,8 @@ async fn external_tools_join_views_render_route_and_forward() {
             .await
             .error()
             .map(ToolError::kind),
-        Some("approval_rejected")
+        Some("already_ran"),
+        "a replay runs nothing, and is told the call ran"
     );
     assert_eq!(
         view.call("assistant_get_tasks", r#"{"id": 1}"#, &ctx).await,
