@@ -969,7 +969,7 @@ mod tests {
         let store = SqliteApprovalStore::open(&path).expect("opens");
         // Long beside the bound below, so a busy machine's scheduling never
         // reads as a frozen executor, and a frozen one always fails.
-        let held = Duration::from_millis(3000);
+        let held = Duration::from_secs(3);
         let unlocked = hold_write_lock(&path, held);
         let started = Instant::now();
         let done = std::sync::atomic::AtomicBool::new(false);

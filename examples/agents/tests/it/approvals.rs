@@ -194,7 +194,7 @@ fn a_contact_triggered_schedule_waits_for_an_owner_and_runs_once() {
     let outcome = replayed["error"]["outcome"].as_str().unwrap_or_default();
     let ran_with = outcome
         .strip_prefix("with the result ")
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok());
+        .and_then(|text| serde_json::from_str::<Value>(text).ok());
     assert_eq!(ran_with, Some(created), "{replayed}");
     assert_eq!(
         replayed["error"]["message"],
