@@ -155,8 +155,32 @@ class Replica:
 
     def freeze(self):
         """kill -STOP: the process stops where it is, its connections open (a
-        replica paused by its host, a long garbage collection, a debugger)."""
+        replica paused by its host, a long garbage collection, a debugger).
+
+        The signal is delivered asynchronously: on a busy machine a thread still
+        running could answer a request sent after `kill` returned. So this waits,
+        a second at most, until /proc shows every thread stopped (`T`, `t`) or
+        gone (`Z`, `X`, or no longer listed). It never raises: a raise here would
+        leave the replica frozen for every later case, and a wait that runs out
+        only leaves the case's own bounds to judge."""
         self.process.send_signal(signal.SIGSTOP)
+        tasks = f"/proc/{self.process.pid}/task"
+        deadline = time.monotonic() + 1
+        while time.monotonic() < deadline:
+            states = []
+            try:
+                for task in os.listdir(tasks):
+                    try:
+                        with open(f"{tasks}/{task}/stat") as stat:
+                            # The state follows the command name in parentheses.
+                            states.append(stat.read().rsplit(")", 1)[1].split()[0])
+                    except (FileNotFoundError, ProcessLookupError, IndexError):
+                        continue  # a thread that ended while it was read
+            except FileNotFoundError:
+                return  # the process itself is gone
+            if all(state in ("T", "t", "Z", "X") for state in states):
+                return
+            time.sleep(0.001)
 
     def thaw(self):
         self.process.send_signal(signal.SIGCONT)
