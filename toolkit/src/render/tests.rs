@@ -21,6 +21,7 @@ const TOOL: Tool = Tool {
     description: "Update tasks.",
     scope: Scope::Shared,
     tier: Tier::Confirm,
+    task: crate::declaration::TaskSupport::Forbidden,
     always: false,
     group: None,
     aliases: &[],
