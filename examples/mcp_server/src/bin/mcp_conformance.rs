@@ -251,15 +251,6 @@ fn json_schema_2020_12_tool(
     )
 }
 
-/// Says hello: a tool that never becomes a task.
-#[tool(scope = shared, tier = auto, group = "conformance")]
-fn greet(
-    /// Who to greet.
-    name: String,
-) -> String {
-    format!("Hello, {name}!")
-}
-
 /// Sleeps `seconds`, then says it is done: a task for a client that takes them.
 /// Cancelled mid-run, it stops where it sleeps.
 #[tool(scope = shared, tier = auto, task = optional, group = "conformance")]
