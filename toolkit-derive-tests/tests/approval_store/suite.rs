@@ -2313,8 +2313,6 @@ pub(crate) async fn pending_approvals_are_paged_and_long_arguments_cut_by_the_qu
     assert_eq!(whole[0], stored(99, &megabyte));
 }
 
-/// One `#[test]` per contract test, each run by `$run` (a `fn(Test)`).
-
 /// What a task's tool saw: [`ApprovedRun::current`](toolkit::approval::ApprovedRun::current)
 /// in each run, and whether a run's future was dropped before it answered.
 #[derive(Clone, Default)]
@@ -2659,6 +2657,7 @@ pub(crate) async fn a_task_is_taken_over_after_its_lease_and_cancelled_across_re
     );
 }
 
+/// One `#[test]` per contract test, each run by `$run` (a `fn(Test)`).
 macro_rules! contract_tests {
     ($run:ident) => {
         #[test]

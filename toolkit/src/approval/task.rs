@@ -173,7 +173,7 @@ fn record_payload(record: &TaskRecord) -> String {
     ]))
 }
 
-/// Whether `id` could be a task id of ours: a NUL (which PostgreSQL's text
+/// Whether `id` could be a task id of ours: a NUL (which `PostgreSQL`'s text
 /// refuses) or an id longer than any we make is unknown, and the store is not
 /// asked.
 fn plausible(id: &str) -> bool {
@@ -438,10 +438,10 @@ impl Approvals {
             match renewed {
                 Ok(true) => {}
                 Ok(false) => {
-                    tracing::warn!(task = %record.id, attempt, "a task's run lost its claim while running")
+                    tracing::warn!(task = %record.id, attempt, "a task's run lost its claim while running");
                 }
                 Err(error) => {
-                    tracing::warn!(task = %record.id, %error, "a task's lease could not be renewed")
+                    tracing::warn!(task = %record.id, %error, "a task's lease could not be renewed");
                 }
             }
         }
