@@ -254,6 +254,34 @@ fn mcp_annotations_follow_the_verb() {
     assert_eq!(rendered.get("outputSchema"), None);
 }
 
+/// A tool that may be a task says how under `_meta["toolkit/task"]`, in the
+/// words of 2025-11-25's `execution.taskSupport`; one that may not says nothing.
+#[test]
+fn mcp_meta_says_whether_a_call_may_be_a_task() {
+    for (task, expected) in [
+        (
+            crate::declaration::TaskSupport::Optional,
+            json!({"toolkit/tier": "auto", "toolkit/scope": "shared", "toolkit/task": "optional"}),
+        ),
+        (
+            crate::declaration::TaskSupport::Required,
+            json!({"toolkit/tier": "auto", "toolkit/scope": "shared", "toolkit/task": "required"}),
+        ),
+        (
+            crate::declaration::TaskSupport::Forbidden,
+            json!({"toolkit/tier": "auto", "toolkit/scope": "shared"}),
+        ),
+    ] {
+        let tool = Tool {
+            tier: Tier::Auto,
+            task,
+            ..TOOL
+        };
+        let rendered = build(&tool, &canonical(), Dialect::Mcp).unwrap();
+        assert_eq!(rendered["_meta"], expected, "{task}");
+    }
+}
+
 /// What carries no meaning for the model is left out of the lenient dialects: no
 /// `strict: false` in Chat Completions (false is its default), no
 /// `additionalProperties: false`, no lone `minimum: 0`, no `type` beside a string
