@@ -860,7 +860,8 @@ impl ServerHandler for McpServer {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_logging();
-        // Tasks for `approve` calls, where this server takes them.
+        // Tasks (of `approve` calls and of tools declared `task = ...`), where
+        // this server takes them.
         let capabilities = if self.inner.request_state.is_some() {
             capabilities.enable_tasks().build()
         } else {

@@ -1,9 +1,11 @@
-//! MCP Tasks (SEP-2663, the `io.modelcontextprotocol/tasks` extension) for
-//! `approve` calls: a client that declares the extension on a call gets a task
-//! handle instead of a pending approval, and polls it on any replica. The task's
-//! state is the approval store's ([`Approvals::status`]): this module only
-//! translates it, and the requester's answers and cancellations, to and from the
-//! protocol.
+//! MCP Tasks (SEP-2663, the `io.modelcontextprotocol/tasks` extension): a
+//! client that declares the extension on a call gets a task handle instead of a
+//! pending approval (an `approve` call) or of the result (a tool declared `task =
+//! optional` or `required`), and polls it on any replica. The task's state is the
+//! approval store's ([`Approvals::status`] for an `approve` call,
+//! [`Approvals::task`] for any other tool's task): this module only translates
+//! it, and the requester's answers and cancellations, to and from the protocol.
+//! The tables below are the `approve` call's; [`detailed_run`] has the other's.
 //!
 //! | the call ([`CallState`]) | the task |
 //! |---|---|
