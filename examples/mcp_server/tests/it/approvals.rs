@@ -540,6 +540,47 @@ async fn a_handshake_client_declaring_tasks_gets_no_task_over_http() {
     assert!(text(&kept).contains("Ada takes her tea black"), "{kept:?}");
 }
 
+/// A tool declared `task = optional` (`search_gmail`) answers a client with tasks
+/// with a task, polled to its result; another principal (the copilot endpoint's)
+/// reads nothing of it and cancels nothing, whatever it knows of the id.
+#[tokio::test]
+async fn a_task_of_a_plain_tool_is_its_principals_alone() {
+    let url = serve_in_process().await;
+    let client = connect_tasks(&url).await;
+    let created = match client
+        .call_tool_once(call("search_gmail", json!({"query": "no such words"})))
+        .await
+        .unwrap()
+    {
+        CallToolResponse::Task(created) => created,
+        other => panic!("a task tool answers a task client with a task: {other:?}"),
+    };
+    let id = created.task.task_id.clone();
+    assert!(id.starts_with("task_"), "{id}");
+    let done = poll(&client, &id, TaskStatus::Completed).await;
+    assert_eq!(
+        done["result"],
+        json!({"resultType": "complete", "content": [{"type": "text", "text": "[]"}], "structuredContent": [], "isError": false})
+    );
+
+    let other = connect_tasks(&url.replace("/internal", "/copilot")).await;
+    let refused = other.get_task(GetTaskParams::new(&id)).await.unwrap_err();
+    assert!(
+        matches!(&refused, ServiceError::McpError(error)
+            if error.code == ErrorCode::INVALID_PARAMS && error.message == format!("no task `{id}` here")),
+        "{refused:?}"
+    );
+    let refused = other
+        .cancel_task(CancelTaskParams::new(&id))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&refused, ServiceError::McpError(error) if error.code == ErrorCode::INVALID_PARAMS),
+        "{refused:?}"
+    );
+    assert_eq!(poll(&client, &id, TaskStatus::Completed).await, done);
+}
+
 /// 24 hours to decide and 15 minutes to run it after: the task is kept that long.
 const TASK_TTL_MS: u64 = (24 * 60 + 15) * 60 * 1000;
 
