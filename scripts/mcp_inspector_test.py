@@ -85,6 +85,16 @@ for target in sys.argv[1:]:
     for name in sorted(listed):
 
         def calls(name=name):
+            # A tool that must be a task (`task = required`) refuses a client
+            # without the Tasks extension, as the Inspector is: -32021, nothing run.
+            # The Inspector prints the error's message, not its code.
+            if (listed[name].get("_meta") or {}).get("toolkit/task") == "required":
+                try:
+                    inspector(target, "--method", "tools/call", "--tool-name", name)
+                except RuntimeError as error:
+                    assert "needs the `io.modelcontextprotocol/tasks` extension" in str(error), error
+                    return
+                raise AssertionError("a required task tool answered a client without tasks")
             result = inspector(target, "--method", "tools/call", "--tool-name", name)
             assert isinstance(result.get("content"), list) and result["content"], result
             if not result.get("isError") and "outputSchema" in listed[name]:

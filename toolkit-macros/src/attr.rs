@@ -36,6 +36,12 @@ const TIERS: &[Keyword] = &[
     keyword_of("confirm", "Confirm"),
     keyword_of("approve", "Approve"),
 ];
+/// `task = ...`: the variants of `toolkit::TaskSupport`, in MCP's words.
+const TASKS: &[Keyword] = &[
+    keyword_of("optional", "Optional"),
+    keyword_of("required", "Required"),
+    keyword_of("forbidden", "Forbidden"),
+];
 
 /// The keys `#[tool(...)]` accepts on a function.
 const TOOL_KEYS: &[&str] = &[
@@ -54,6 +60,7 @@ const TOOL_KEYS: &[&str] = &[
     "examples",
     "asked_as",
     "quota",
+    "task",
     "crate",
 ];
 
@@ -107,6 +114,8 @@ pub(crate) struct ToolAttr {
     pub(crate) preview: Option<Path>,
     /// `quota = "30/min"`: the default limit per principal.
     pub(crate) quota: Option<QuotaValue>,
+    /// `task = optional | required | forbidden`, and the value's span.
+    pub(crate) task: Option<(Keyword, Span)>,
     /// The keys the user wrote, whether or not their values could be read.
     written: Vec<String>,
     /// The keys that misspelled keys most likely meant. A key that is there but
@@ -177,6 +186,15 @@ impl ToolAttr {
                 "quota" => attr.quota = quota(&meta, errors),
                 "scope" => attr.scope = keyword(&meta, "scope", SCOPES, errors),
                 "tier" => attr.tier = keyword(&meta, "tier", TIERS, errors),
+                "task" => {
+                    attr.task = keyword(&meta, "task", TASKS, errors).map(|task| {
+                        let span = match &meta {
+                            Meta::NameValue(pair) => pair.value.span(),
+                            other => other.span(),
+                        };
+                        (task, span)
+                    });
+                }
                 "always" => match &meta {
                     Meta::Path(_) => attr.always = true,
                     Meta::NameValue(pair) => errors.error(&pair.value, ALWAYS_IS_A_FLAG),
@@ -249,6 +267,8 @@ fn key_of_value(path: &Path) -> Option<&'static str> {
         Some("scope")
     } else if TIERS.iter().any(|keyword| ident == keyword.word) {
         Some("tier")
+    } else if TASKS.iter().any(|keyword| ident == keyword.word) {
+        Some("task")
     } else {
         None
     }

@@ -90,6 +90,63 @@ impl fmt::Display for Tier {
     }
 }
 
+/// Whether a call of the tool may run as a task: kept in the approval store, run
+/// by whichever replica claims it, and polled by the client (MCP Tasks,
+/// `io.modelcontextprotocol/tasks`). Declared with `#[tool(task = optional)]` or
+/// `#[tool(task = required)]`; a tool that says nothing is
+/// [`Forbidden`](TaskSupport::Forbidden), except an `approve` tool, whose call
+/// waits for a person and so is [`Optional`](TaskSupport::Optional).
+///
+/// The words are those of MCP's `execution.taskSupport` (2025-11-25).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskSupport {
+    /// Never a task: the call answers in its own request.
+    #[default]
+    Forbidden,
+    /// A task for a client that takes tasks; the call answers in its own request
+    /// for any other.
+    Optional,
+    /// Only ever a task: a client that takes no tasks is refused (MCP: `-32021`,
+    /// missing required client capability) and nothing runs.
+    Required,
+}
+
+impl TaskSupport {
+    /// The value as written in `#[tool(task = ...)]` and in MCP's
+    /// `execution.taskSupport`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
+
+    /// What a tool of `tier` that declares nothing supports: an `approve` tool's
+    /// call waits for a person, so it may be a task; any other's may not.
+    #[must_use]
+    pub const fn default_for(tier: Tier) -> Self {
+        match tier {
+            Tier::Approve => TaskSupport::Optional,
+            Tier::Auto | Tier::Confirm => TaskSupport::Forbidden,
+        }
+    }
+
+    /// Whether a call may be a task.
+    #[must_use]
+    pub const fn allows_task(self) -> bool {
+        !matches!(self, TaskSupport::Forbidden)
+    }
+}
+
+impl fmt::Display for TaskSupport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Where a tool was defined: reported when two definitions collide.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Location {

@@ -116,7 +116,7 @@ pub mod __private;
 
 // Tool: defining one.
 pub use context::{Context, State};
-pub use declaration::{Scope, Tier};
+pub use declaration::{Scope, TaskSupport, Tier};
 pub use preview::Preview;
 pub use tool::Tool;
 #[doc(inline)]

@@ -15,7 +15,7 @@ pub use serde_json;
 pub use crate::__toolkit_items as items;
 pub use crate::binding::{Binding, Kind as BindingKind, required as required_bindings};
 pub use crate::context::{Context, FromContext};
-pub use crate::declaration::{Location, Param, Scope, Tier};
+pub use crate::declaration::{Location, Param, Scope, TaskSupport, Tier};
 pub use crate::diagnostics;
 pub use crate::dispatch::parse::parse_arguments;
 pub use crate::error::ToolError;

@@ -669,6 +669,7 @@ mod tests {
             description: "A tool whose schema function counts its calls.",
             scope: Scope::Shared,
             tier: Tier::Auto,
+            task: crate::declaration::TaskSupport::Forbidden,
             always: false,
             group: None,
             aliases: &[],

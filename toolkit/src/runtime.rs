@@ -396,6 +396,7 @@ fn intern(definition: Definition<'_>) -> Result<&'static Tool, RuntimeToolError>
         description: leak(definition.description),
         scope: definition.scope,
         tier: definition.tier,
+        task: crate::declaration::TaskSupport::default_for(definition.tier),
         always: false,
         group: definition.group.map(leak),
         aliases: &[],

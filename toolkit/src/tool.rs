@@ -62,6 +62,8 @@ pub struct Tool {
     pub scope: Scope,
     /// Whether a call needs confirmation or approval.
     pub tier: Tier,
+    /// Whether a call may run as a task (`task = optional` / `required`).
+    pub task: crate::declaration::TaskSupport,
     /// Sent on every request (`true`) or routed, sent only when selected (`false`).
     pub always: bool,
     /// The family of tools it belongs to (`group = "tasks"`).

@@ -986,7 +986,9 @@ pub fn browse_images(
 // report, so another call can read the library meanwhile; the slug is checked
 // again when the image is added.
 /// Import an image from a URL into the media library.
-#[tool(scope = shared, tier = auto, group = "external", name = "importImage",
+// A task where the client takes them: an import waits on another server, and a
+// client that polls gets its result even if the request that asked dies.
+#[tool(scope = shared, tier = auto, group = "external", name = "importImage", task = optional,
        guidance = "Only free-licence images; the URL comes from browseImages or the user.")]
 pub async fn import_image(
     #[ctx] cms: State<Cms>,

@@ -14,6 +14,7 @@ use toolkit::approval::{
     Deciders, Decision, DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval,
     PendingQuery, RefusalRecord, RunOutcome, RunPass, RunRecord, StoreFuture, Verdict,
 };
+use toolkit::approval::{CANCELLED, MAX_TASK_ARGUMENTS, TaskError, TaskState};
 use toolkit::{Context, Response, Scope, State, ToolError, View, call::CallId, tool};
 
 /// Opens the store under test.
@@ -2312,6 +2313,350 @@ pub(crate) async fn pending_approvals_are_paged_and_long_arguments_cut_by_the_qu
     assert_eq!(whole[0], stored(99, &megabyte));
 }
 
+/// What a task's tool saw: [`ApprovedRun::current`](toolkit::approval::ApprovedRun::current)
+/// in each run, and whether a run's future was dropped before it answered.
+#[derive(Clone, Default)]
+struct TaskRuns {
+    seen: Arc<std::sync::Mutex<Vec<Option<toolkit::approval::ApprovedRun>>>>,
+    dropped: Arc<AtomicUsize>,
+}
+
+impl TaskRuns {
+    /// A tool's call that records its run, then answers `answer`, or never
+    /// answers when `answer` is `None` (until its future is dropped).
+    fn call(&self, answer: Option<Response>) -> impl Future<Output = Response> + use<> {
+        let runs = self.clone();
+        async move {
+            runs.seen
+                .lock()
+                .expect("not poisoned")
+                .push(toolkit::approval::ApprovedRun::current());
+            let guard = DropCount(runs.dropped.clone());
+            let answer = match answer {
+                Some(answer) => answer,
+                None => std::future::pending().await,
+            };
+            std::mem::forget(guard);
+            answer
+        }
+    }
+
+    fn attempts(&self) -> Vec<u32> {
+        self.seen
+            .lock()
+            .expect("not poisoned")
+            .iter()
+            .map(|run| run.as_ref().map_or(0, |run| run.attempt))
+            .collect()
+    }
+}
+
+/// Counts a future dropped before it answered.
+struct DropCount(Arc<AtomicUsize>);
+
+impl Drop for DropCount {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Polls `approvals`' task until `done` says yes of its state (a few seconds at
+/// most, on the real clock: a run on another task moves it).
+async fn until_task(
+    approvals: &Approvals,
+    principal: &str,
+    id: &str,
+    done: impl Fn(&TaskState) -> bool,
+) -> TaskState {
+    for _ in 0..500 {
+        let state = approvals
+            .task(principal, id)
+            .await
+            .expect("readable")
+            .expect("kept")
+            .state;
+        if done(&state) {
+            return state;
+        }
+        futures_timer::Delay::new(Duration::from_millis(20)).await;
+    }
+    panic!("task {id} never moved on");
+}
+
+/// A task is stored signed before its id is handed out, read the same by any
+/// replica (another open of the store), owned by its principal (another
+/// principal, or an id that is none of ours, finds nothing and asks nothing),
+/// run once whoever tries to run it again, its outcome kept until its TTL on
+/// the store's clock; a cancellation after the outcome changes nothing.
+pub(crate) async fn a_task_is_kept_run_once_and_read_on_any_replica(backend: Arc<dyn Backend>) {
+    let clock = Clock::default();
+    let on_a = approvals(backend.open(&clock).await, &clock, 0).task_ttl(Duration::from_hours(1));
+    let on_b = approvals(backend.open(&clock).await, &clock, 0).task_ttl(Duration::from_hours(1));
+    let now = clock.reader()();
+    let record = on_a
+        .create_task(
+            "agent:7",
+            Some("internal"),
+            "get_reports",
+            r#"{"month": "2026-11"}"#,
+        )
+        .await
+        .expect("created");
+    assert_eq!(record.id.len(), 37, "{}", record.id);
+    assert!(record.id.starts_with("task_"), "{}", record.id);
+    assert!((now..=now + 5).contains(&record.created_at), "{record:?}");
+    assert_eq!(record.expires_at, record.created_at + 3600);
+    assert_eq!(
+        (
+            record.principal.as_str(),
+            record.view.as_deref(),
+            record.tool.as_str()
+        ),
+        ("agent:7", Some("internal"), "get_reports")
+    );
+    assert_eq!(record.arguments, json!({"month": "2026-11"}));
+    let other = on_a
+        .create_task("agent:7", None, "get_reports", "")
+        .await
+        .expect("created");
+    assert_ne!(other.id, record.id, "every task has an id of its own");
+    assert_eq!(other.arguments, json!({}));
+
+    let seen = on_b
+        .task("agent:7", &record.id)
+        .await
+        .expect("readable")
+        .expect("kept");
+    assert_eq!(seen.record, record);
+    assert_eq!(seen.state, TaskState::Unclaimed { attempts: 0 });
+    for (principal, id) in [
+        ("agent:8", record.id.clone()),
+        (
+            "agent:7",
+            "task_00000000000000000000000000000000".to_owned(),
+        ),
+        ("agent:7", String::new()),
+        ("agent:7", "task_\u{0}".to_owned()),
+        ("agent:7", "x".repeat(100_000)),
+    ] {
+        assert_eq!(
+            on_b.task(principal, &id).await,
+            Ok(None),
+            "{principal} {id:.40}"
+        );
+        assert_eq!(on_b.cancel_task(principal, &id).await, Ok(false));
+    }
+    // Too large to keep, refused before anything is stored.
+    let large = format!(r#"{{"text": "{}"}}"#, "a".repeat(MAX_TASK_ARGUMENTS));
+    assert!(matches!(
+        on_a.create_task("agent:7", None, "get_reports", &large).await,
+        Err(TaskError::TooLarge(bytes)) if bytes == large.len()
+    ));
+    assert!(matches!(
+        on_a.create_task("agent:7", None, "get_reports", "{").await,
+        Err(TaskError::Arguments(ToolError::MalformedJson { .. }))
+    ));
+
+    let runs = TaskRuns::default();
+    let outcome = on_b
+        .run_task(&seen.record, || {
+            runs.call(Some(Response::Result(json!({"total": 42}))))
+        })
+        .await;
+    let ran = RunOutcome::Ran {
+        result: Some(json!({"total": 42})),
+        bytes: 12,
+    };
+    assert_eq!(outcome, Some(ran.clone()));
+    let done = on_a
+        .task("agent:7", &record.id)
+        .await
+        .expect("readable")
+        .expect("kept");
+    assert_eq!(done.state, TaskState::Done(ran.clone()));
+    // Nobody runs it again: not A, not B, not after a cancellation.
+    assert_eq!(
+        on_a.run_task(&record, || runs.call(Some(Response::Result(json!(0)))))
+            .await,
+        None
+    );
+    assert_eq!(on_a.cancel_task("agent:7", &record.id).await, Ok(false));
+    assert_eq!(
+        on_b.run_task(&record, || runs.call(Some(Response::Result(json!(0)))))
+            .await,
+        None
+    );
+    assert_eq!(runs.attempts(), [1]);
+    assert_eq!(
+        on_b.task("agent:7", &record.id)
+            .await
+            .expect("readable")
+            .map(|task| task.state),
+        Some(TaskState::Done(ran))
+    );
+    // A tool's error is its outcome too: the task is done, not run again.
+    let failing = on_a
+        .create_task("agent:7", None, "get_reports", "{}")
+        .await
+        .expect("created");
+    let error = Response::Error(ToolError::failed("the ledger is down"));
+    assert_eq!(
+        on_a.run_task(&failing, || runs.call(Some(error.clone())))
+            .await,
+        Some(RunOutcome::of(&error))
+    );
+    assert_eq!(
+        on_b.run_task(&failing, || runs.call(Some(error.clone())))
+            .await,
+        None
+    );
+    // Kept until its TTL on the store's clock, then unknown.
+    clock.advance(3601);
+    assert_eq!(on_a.task("agent:7", &record.id).await, Ok(None));
+    assert_eq!(
+        on_a.run_task(&other, || runs.call(None)).await,
+        None,
+        "expired: never run"
+    );
+    assert_eq!(runs.attempts(), [1, 1]);
+}
+
+/// A run whose replica died (its future dropped mid-run, its lease no longer
+/// renewed) is taken over after its lease by whichever replica runs it next, as
+/// attempt 2, with the same idempotency key; a cancellation recorded on one
+/// replica stops the run on another within a second (the tool's future is
+/// dropped) and the task ends cancelled; a task cancelled before any run never
+/// runs.
+pub(crate) async fn a_task_is_taken_over_after_its_lease_and_cancelled_across_replicas(
+    backend: Arc<dyn Backend>,
+) {
+    let clock = Clock::default();
+    let on_a = approvals(backend.open(&clock).await, &clock, 0).run_lease(Duration::from_secs(30));
+    let on_b = approvals(backend.open(&clock).await, &clock, 0).run_lease(Duration::from_secs(30));
+    let runs = TaskRuns::default();
+    let record = on_a
+        .create_task("agent:7", None, "get_reports", "{}")
+        .await
+        .expect("created");
+    {
+        let running = Box::pin(on_a.run_task(&record, || runs.call(None)));
+        let started = Box::pin(until_task(&on_b, "agent:7", &record.id, |state| {
+            matches!(state, TaskState::Running { .. })
+        }));
+        match futures_util::future::select(running, started).await {
+            futures_util::future::Either::Right((state, _)) => assert_eq!(
+                state,
+                TaskState::Running {
+                    attempt: 1,
+                    cancelling: false
+                }
+            ),
+            futures_util::future::Either::Left((outcome, _)) => {
+                panic!("a hanging tool answered: {outcome:?}")
+            }
+        }
+    }
+    assert_eq!(
+        runs.dropped.load(Ordering::SeqCst),
+        1,
+        "the run died mid-call"
+    );
+    // Within its lease nobody else runs it.
+    assert_eq!(
+        on_b.run_task(&record, || runs.call(Some(Response::Result(json!(1)))))
+            .await,
+        None
+    );
+    clock.advance(31);
+    assert_eq!(
+        on_b.task("agent:7", &record.id)
+            .await
+            .expect("readable")
+            .map(|task| task.state),
+        Some(TaskState::Unclaimed { attempts: 1 })
+    );
+    assert_eq!(
+        on_b.run_task(&record, || runs.call(Some(Response::Result(json!(2)))))
+            .await,
+        Some(RunOutcome::of(&Response::Result(json!(2))))
+    );
+    assert_eq!(runs.attempts(), [1, 2]);
+    let seen = runs.seen.lock().expect("not poisoned").clone();
+    assert_eq!(
+        seen[0].as_ref().map(|run| &run.key),
+        seen[1].as_ref().map(|run| &run.key),
+        "one idempotency key for every attempt"
+    );
+
+    // Cancelled on B while it runs on A.
+    let cancelled = RunOutcome::Failed {
+        kind: CANCELLED.to_owned(),
+        message: "the task was cancelled".to_owned(),
+    };
+    let long = on_a
+        .create_task("agent:7", None, "get_reports", "{}")
+        .await
+        .expect("created");
+    let running = Box::pin(on_a.run_task(&long, || runs.call(None)));
+    let cancel = Box::pin(async {
+        until_task(&on_b, "agent:7", &long.id, |state| {
+            matches!(state, TaskState::Running { .. })
+        })
+        .await;
+        assert_eq!(on_b.cancel_task("agent:7", &long.id).await, Ok(true));
+        assert!(matches!(
+            on_b.task("agent:7", &long.id)
+                .await
+                .expect("readable")
+                .map(|task| task.state),
+            Some(
+                TaskState::Running {
+                    cancelling: true,
+                    ..
+                } | TaskState::Cancelled
+            )
+        ));
+    });
+    let (outcome, ()) = futures_util::future::join(running, cancel).await;
+    assert_eq!(outcome, Some(cancelled.clone()));
+    assert_eq!(
+        runs.dropped.load(Ordering::SeqCst),
+        2,
+        "the tool's future was dropped"
+    );
+    assert_eq!(
+        on_a.task("agent:7", &long.id)
+            .await
+            .expect("readable")
+            .map(|task| task.state),
+        Some(TaskState::Cancelled)
+    );
+    assert_eq!(on_b.run_task(&long, || runs.call(None)).await, None);
+
+    // Cancelled before any run: the next run finds it and runs nothing.
+    let early = on_a
+        .create_task("agent:7", None, "get_reports", "{}")
+        .await
+        .expect("created");
+    assert_eq!(on_b.cancel_task("agent:7", &early.id).await, Ok(true));
+    assert_eq!(
+        on_a.task("agent:7", &early.id)
+            .await
+            .expect("readable")
+            .map(|task| task.state),
+        Some(TaskState::Cancelled)
+    );
+    assert_eq!(
+        on_a.run_task(&early, || runs.call(None)).await,
+        Some(cancelled)
+    );
+    assert_eq!(
+        runs.attempts(),
+        [1, 2, 1],
+        "the cancelled task's tool never ran"
+    );
+}
+
 /// One `#[test]` per contract test, each run by `$run` (a `fn(Test)`).
 macro_rules! contract_tests {
     ($run:ident) => {
@@ -2460,6 +2805,26 @@ macro_rules! contract_tests {
             $run(|backend| {
                 Box::pin(
                     suite::pending_approvals_are_paged_and_long_arguments_cut_by_the_query(backend),
+                )
+            });
+        }
+
+        #[test]
+        fn a_task_is_kept_run_once_and_read_on_any_replica() {
+            $run(|backend| {
+                Box::pin(suite::a_task_is_kept_run_once_and_read_on_any_replica(
+                    backend,
+                ))
+            });
+        }
+
+        #[test]
+        fn a_task_is_taken_over_after_its_lease_and_cancelled_across_replicas() {
+            $run(|backend| {
+                Box::pin(
+                    suite::a_task_is_taken_over_after_its_lease_and_cancelled_across_replicas(
+                        backend,
+                    ),
                 )
             });
         }

@@ -82,6 +82,14 @@ pub(super) fn expand(
     };
 
     let scope = format_ident!("{}", scope.variant);
+    let tier_variant = format_ident!("{}", tier.variant);
+    let task = match attr.task {
+        Some((task, _)) => {
+            let variant = format_ident!("{}", task.variant);
+            quote!(#private::TaskSupport::#variant)
+        }
+        None => quote!(#private::TaskSupport::default_for(#private::Tier::#tier_variant)),
+    };
     let tier = format_ident!("{}", tier.variant);
     let always = attr.always;
     let optional = |value: &Option<LitStr>| match value {
@@ -197,6 +205,7 @@ pub(super) fn expand(
                 description: #description,
                 scope: #private::Scope::#scope,
                 tier: #private::Tier::#tier,
+                task: #task,
                 always: #always,
                 group: #group,
                 aliases: &[#(#aliases),*],

@@ -140,6 +140,20 @@ pub(crate) fn check_confirm(attr: &ToolAttr, func: &ToolFn, errors: &mut Ctxt) {
                 );
             }
         }
+        // The preview is the first call's answer, given in the request: a call
+        // that returned a task handle instead would show the model nothing to
+        // confirm, and the confirmed call is a second call of its own.
+        if let Some((task, span)) = attr.task
+            && task.word != "forbidden"
+        {
+            errors.at(
+                span,
+                format!(
+                    "a `confirm` tool cannot be a task: its first call answers with the preview, in the same request, and only the confirmed call runs; remove `task = {}`, or make the tool `tier = auto` (or `approve`, where a person approves a task)",
+                    task.word
+                ),
+            );
+        }
     } else if let Some(preview) = &attr.preview {
         errors.error(
             preview,

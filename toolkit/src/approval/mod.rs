@@ -80,6 +80,7 @@ mod runner;
 mod status;
 mod store;
 mod store_error;
+mod task;
 mod types;
 
 #[cfg(feature = "sqlite")]
@@ -121,6 +122,7 @@ pub use store::{
     StoreFuture,
 };
 pub use store_error::{StoreError, StoreErrorKind};
+pub use task::{CANCELLED, MAX_TASK_ARGUMENTS, TaskError, TaskRecord, TaskState, TaskStatus};
 pub use types::{Approval, Decision, MAX_OUTCOME_BYTES, PendingApproval, RunOutcome, Verdict};
 
 type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
@@ -196,6 +198,7 @@ pub struct Approvals {
     approval_ttl: Duration,
     run_lease: Duration,
     retry_backoff: (Duration, Duration),
+    task_ttl: Duration,
     clock: Clock,
 }
 
@@ -219,6 +222,7 @@ impl Approvals {
             approval_ttl: Duration::from_mins(15),
             run_lease: Duration::from_secs(30),
             retry_backoff: (Duration::from_secs(5), Duration::from_mins(5)),
+            task_ttl: Duration::from_hours(1),
             clock: Arc::new(SystemTime::now),
         }
     }

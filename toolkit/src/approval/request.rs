@@ -15,7 +15,7 @@ use crate::registry::RegisteredTool;
 use crate::response::Response;
 
 /// The arguments as a JSON value; empty text or `null` mean `{}`, as in dispatch.
-fn arguments_value(arguments: &str) -> Result<Value, ToolError> {
+pub(super) fn arguments_value(arguments: &str) -> Result<Value, ToolError> {
     let trimmed = arguments.trim();
     if trimmed.is_empty() || trimmed == "null" {
         return Ok(Value::Object(serde_json::Map::new()));

@@ -323,9 +323,19 @@ thread_local! {
 }
 
 /// A tool's future with [`ApprovedRun::current`] set while it is polled.
-struct WithRun<F> {
+pub(super) struct WithRun<F> {
     run: Option<ApprovedRun>,
     future: Pin<Box<F>>,
+}
+
+impl<F> WithRun<F> {
+    /// `future`, with `run` current while it is polled.
+    pub(super) fn new(run: Option<ApprovedRun>, future: F) -> Self {
+        WithRun {
+            run,
+            future: Box::pin(future),
+        }
+    }
 }
 
 impl<F: Future> Future for WithRun<F> {

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::approval::{ApprovalError, Approvals, Decider, Decision, PendingApproval};
+use crate::approval::{ApprovalError, Approvals, Decider, Decision, PendingApproval, TaskRecord};
 use crate::context::Context;
 use crate::error::ToolError;
 use crate::registry::{RegisteredTool, Registry};
@@ -214,6 +214,15 @@ pub trait ToolSet: Send + Sync {
         false
     }
 
+    /// Whether the caller holding this set may read, cancel and run the task
+    /// `task`: the set's principal made it, and its tool is in the set by that
+    /// name (a narrower token of the same user reaches no task of a tool it can't
+    /// call). Sets without approvals reach no task.
+    fn reaches_task(&self, task: &TaskRecord) -> bool {
+        let _ = task;
+        false
+    }
+
     /// The approvals this set's calls are kept in, and its principal: where an MCP
     /// task (an `approve` call polled with `tasks/get`) is read from. Sets without
     /// approvals have none, and no tasks.
@@ -303,6 +312,12 @@ impl ToolSet for View<'static> {
         View::reaches(self, pending)
     }
 
+    fn reaches_task(&self, task: &TaskRecord) -> bool {
+        View::approvals(self).is_some()
+            && View::principal(self) == Some(task.principal.as_str())
+            && View::get(self, &task.tool).is_some_and(|tool| tool.name == task.tool)
+    }
+
     fn requester_may_decide(&self, pending: &PendingApproval) -> bool {
         View::approvals(self)
             .is_some_and(|(approvals, _)| approvals.may_decide(&Decider::Requester, pending))
@@ -359,6 +374,10 @@ impl<T: ToolSet + ?Sized> ToolSet for Arc<T> {
 
     fn reaches(&self, pending: &PendingApproval) -> bool {
         (**self).reaches(pending)
+    }
+
+    fn reaches_task(&self, task: &TaskRecord) -> bool {
+        (**self).reaches_task(task)
     }
 
     fn approvals(&self) -> Option<(&Approvals, &str)> {

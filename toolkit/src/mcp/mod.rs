@@ -41,6 +41,15 @@
 //! `ExternalServer`) join a registry as runtime tools, so a view of it serves them
 //! like local ones, over both transports.
 //!
+//! A tool declared `#[tool(task = optional)]` (or `required`) answers a client
+//! that declares the MCP Tasks extension (`io.modelcontextprotocol/tasks`, on a
+//! call of the 2026-07-28 revision or later) with a task kept in the approval
+//! store ([`Approvals::create_task`](crate::approval::Approvals::create_task)):
+//! run in the background by whichever replica claims it, polled with `tasks/get`
+//! on any replica, cancelled with `tasks/cancel`; a `required` tool refuses any
+//! other client with `-32021`. Clients of earlier revisions never get a task
+//! handle, whatever they declared.
+//!
 //! An `approve` call asked by a client that declares the MCP Tasks extension
 //! (`io.modelcontextprotocol/tasks`, on the call) is answered with a task: the
 //! client polls `tasks/get` on any replica until the call ran (`completed`, with

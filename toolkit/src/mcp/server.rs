@@ -395,14 +395,107 @@ impl McpServer {
         requester_decides: bool,
     ) -> Option<rmcp::model::CreateTaskResult> {
         self.inner.request_state.as_ref()?;
-        if !context
-            .client_capabilities()
-            .is_some_and(|capabilities| capabilities.supports_tasks())
-        {
+        if !declares_tasks(context) {
             return None;
         }
+        // An `approve` tool may be a task unless it says `task = forbidden`.
+        grant
+            .tools()
+            .get(&pending.tool)
+            .filter(|tool| tool.task.allows_task())?;
         let (approvals, _) = super::task::approvals_of(grant.tools())?;
         Some(super::task::created(pending, requester_decides, approvals))
+    }
+
+    /// How this `tools/call` runs, by the tool's [`TaskSupport`](crate::TaskSupport)
+    /// and what the request declared: a task where the tool may be one, the
+    /// client declared the extension (in a revision that defines it), and the
+    /// caller's view keeps approvals (the store tasks live in); refused where the
+    /// tool must be a task and the client takes none; in the request otherwise.
+    /// An `approve` call is made a task later, once it is left pending
+    /// ([`McpServer::task_for`]); a retry with a `requestState` resumes one.
+    fn task_mode(
+        &self,
+        grant: &Grant,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> TaskMode {
+        let Some(tool) = grant
+            .tools()
+            .get(&request.name)
+            .filter(|tool| tool.name == request.name)
+        else {
+            return TaskMode::Inline;
+        };
+        if request.request_state.is_some() {
+            return TaskMode::Inline;
+        }
+        let declared = declares_tasks(context);
+        match tool.task {
+            crate::TaskSupport::Required if !declared => TaskMode::Refused,
+            crate::TaskSupport::Forbidden => TaskMode::Inline,
+            _ if tool.tier == crate::Tier::Approve => TaskMode::Inline,
+            _ if declared
+                && self.inner.request_state.is_some()
+                && grant.tools().approvals().is_some() =>
+            {
+                TaskMode::Task
+            }
+            _ => TaskMode::Inline,
+        }
+    }
+
+    /// Creates the task of this call in the store and answers with its handle;
+    /// it runs in the background, here, and the client polls `tasks/get` on any
+    /// replica. Arguments the tool would refuse are answered at once, as the call
+    /// would have been, and make no task.
+    async fn start_task(
+        &self,
+        grant: Grant,
+        request: &CallToolRequestParams,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = match &request.arguments {
+            Some(arguments) => serde_json::to_string(arguments)
+                .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?,
+            None => String::new(),
+        };
+        let Some(tool) = grant.tools().get(&request.name) else {
+            return Err(ErrorData::internal_error("the tool left the view", None));
+        };
+        if let Err(error) = (tool.validate)(&arguments) {
+            tracing::Span::current().record("outcome", error.kind());
+            return Ok(CallToolResponse::Complete(call_result(Response::Error(
+                error,
+            ))));
+        }
+        let Some((approvals, principal)) = super::task::approvals_of(grant.tools()) else {
+            return Err(ErrorData::internal_error(
+                "this server keeps no tasks",
+                None,
+            ));
+        };
+        let record = match approvals
+            .create_task(principal, None, tool.name, &arguments)
+            .await
+        {
+            Ok(record) => record,
+            Err(crate::approval::TaskError::Arguments(error)) => {
+                return Ok(CallToolResponse::Complete(call_result(Response::Error(
+                    error,
+                ))));
+            }
+            Err(error @ crate::approval::TaskError::TooLarge(_)) => {
+                return Err(ErrorData::invalid_params(error.to_string(), None));
+            }
+            Err(error) => {
+                tracing::warn!(%error, "a task could not be created");
+                return Err(ErrorData::internal_error(error.to_string(), None));
+            }
+        };
+        let created = super::task::created_run(&record);
+        tracing::Span::current().record("outcome", "task");
+        super::task::run_in_background(grant, record);
+        Ok(CallToolResponse::Task(created))
     }
 
     /// The input-required result for a call left pending, when the client can
@@ -530,6 +623,16 @@ impl McpServer {
     }
 }
 
+/// How a `tools/call` runs ([`McpServer::task_mode`]).
+enum TaskMode {
+    /// In the request, answered with its result.
+    Inline,
+    /// As a task, answered with its handle.
+    Task,
+    /// Not at all: the tool must be a task, and the client takes none (`-32021`).
+    Refused,
+}
+
 /// The request methods of the protocol: rmcp parses their params into typed
 /// requests, so one that reaches [`ServerHandler::on_custom_request`] has params
 /// that don't fit.
@@ -597,6 +700,60 @@ impl std::fmt::Debug for McpServer {
     }
 }
 
+/// Whether the request may be answered with a task handle (SEP-2663): it
+/// negotiated a revision the Tasks extension is defined for (2026-07-28 or
+/// later) and declared the extension. A client of an earlier revision that
+/// declares it anyway (its `initialize` carried the extension's key) speaks the
+/// 2025-11-25 experimental tasks, whose handle has another shape: it gets the
+/// plain result, as the specification asks of a client that did not declare the
+/// extension ("A server MUST NOT return `CreateTaskResult` to a client that did
+/// not include the extension capability on its request",
+/// <https://modelcontextprotocol.github.io/ext-tasks/specification/draft/tasks.html>).
+pub(super) fn declares_tasks(context: &RequestContext<RoleServer>) -> bool {
+    is_stateless_revision(context)
+        && context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks())
+}
+
+/// `-32602 invalid params`: no task of the caller's has this id (never made,
+/// another principal's or view's, expired, or no id of ours).
+fn no_task(task_id: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("no task `{}` here", crate::echo::echo(task_id)),
+        None,
+    )
+}
+
+/// `-32021 missing required client capability` unless the request
+/// [declares the Tasks extension](declares_tasks): what `tasks/get`,
+/// `tasks/update` and `tasks/cancel` answer a client that did not, the missing
+/// capability under `data.requiredCapabilities` (SEP-2663, "Protocol Errors").
+pub(super) fn tasks_declared(context: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    if declares_tasks(context) {
+        return Ok(());
+    }
+    Err(missing_tasks_extension())
+}
+
+/// `-32021`: the request needs the Tasks extension, which the client did not
+/// declare on it (or declared for a revision that does not define it).
+pub(super) fn missing_tasks_extension() -> ErrorData {
+    ErrorData::new(
+        rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!(
+            "this needs the `{}` extension, declared on the request by a client of \
+             revision 2026-07-28 or later",
+            rmcp::model::TASKS_EXTENSION_ID
+        ),
+        Some(serde_json::json!({
+            "requiredCapabilities": {
+                "extensions": {rmcp::model::TASKS_EXTENSION_ID: {}}
+            }
+        })),
+    )
+}
+
 /// Whether the request negotiated the stateless 2026-07-28 revision or later,
 /// where list results carry caching hints.
 fn is_stateless_revision(context: &RequestContext<RoleServer>) -> bool {
@@ -625,6 +782,11 @@ impl McpServer {
         let timed = !span.is_disabled();
         async {
             let (mut grant, _) = self.grant(&context)?;
+            match self.task_mode(&grant, &request, &context) {
+                TaskMode::Inline => {}
+                TaskMode::Refused => return Err(missing_tasks_extension()),
+                TaskMode::Task => return self.start_task(grant, &request).await,
+            }
             self.equip(&mut grant, &context);
             let started = timed.then(Instant::now);
             let mut work = std::pin::pin!(self.dispatch(&grant, &request, &context));
@@ -698,7 +860,8 @@ impl ServerHandler for McpServer {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_logging();
-        // Tasks for `approve` calls, where this server takes them.
+        // Tasks (of `approve` calls and of tools declared `task = ...`), where
+        // this server takes them.
         let capabilities = if self.inner.request_state.is_some() {
             capabilities.enable_tasks().build()
         } else {
@@ -780,12 +943,22 @@ impl ServerHandler for McpServer {
         request: rmcp::model::GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        tasks_declared(&context)?;
         let (grant, _) = self.grant(&context)?;
+        if super::task::is_run(&request.task_id) {
+            let Some((_, status)) = super::task::find_run(&grant, &request.task_id).await? else {
+                return Err(no_task(&request.task_id));
+            };
+            let task = super::task::detailed_run(&status);
+            // Nobody runs it (its replica died, or it never started): run here,
+            // once across the fleet (the store's claim decides who).
+            if matches!(status.state, crate::approval::TaskState::Unclaimed { .. }) {
+                super::task::run_in_background(grant, status.record);
+            }
+            return Ok(rmcp::model::GetTaskResult::new(task));
+        }
         let Some((_, status)) = super::task::find(&grant, &request.task_id).await? else {
-            return Err(ErrorData::invalid_params(
-                format!("no task `{}` here", crate::echo::echo(&request.task_id)),
-                None,
-            ));
+            return Err(no_task(&request.task_id));
         };
         let task = super::task::detailed(&status);
         if status.state == crate::approval::CallState::Approved {
@@ -802,12 +975,18 @@ impl ServerHandler for McpServer {
         request: rmcp::model::UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        tasks_declared(&context)?;
         let (grant, _) = self.grant(&context)?;
+        if super::task::is_run(&request.task_id) {
+            // Such a task asks nothing: any answer is to no outstanding request,
+            // which the specification asks servers to ignore.
+            return match super::task::find_run(&grant, &request.task_id).await? {
+                Some(_) => Ok(()),
+                None => Err(no_task(&request.task_id)),
+            };
+        }
         let Some((_, status)) = super::task::find(&grant, &request.task_id).await? else {
-            return Err(ErrorData::invalid_params(
-                format!("no task `{}` here", crate::echo::echo(&request.task_id)),
-                None,
-            ));
+            return Err(no_task(&request.task_id));
         };
         let asked = status.state
             == crate::approval::CallState::Waiting {
@@ -826,7 +1005,27 @@ impl ServerHandler for McpServer {
         request: rmcp::model::CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        tasks_declared(&context)?;
         let (grant, _) = self.grant(&context)?;
+        if super::task::is_run(&request.task_id) {
+            let Some((approvals, status)) = super::task::find_run(&grant, &request.task_id).await?
+            else {
+                return Err(no_task(&request.task_id));
+            };
+            // Over already (its tool answered first): acknowledged, and it stays
+            // as it ended; the next `tasks/get` tells.
+            if let Err(error) = approvals
+                .cancel_task(&status.record.principal, &status.record.id)
+                .await
+            {
+                tracing::warn!(%error, "a task could not be cancelled");
+                return Err(ErrorData::internal_error(
+                    crate::error::ToolError::from(error).to_string(),
+                    None,
+                ));
+            }
+            return Ok(());
+        }
         if let Some((approvals, status)) = super::task::find(&grant, &request.task_id).await?
             && let Err(error) = approvals.withdraw(&status.pending).await
         {

@@ -1,9 +1,11 @@
-//! MCP Tasks (SEP-2663, the `io.modelcontextprotocol/tasks` extension) for
-//! `approve` calls: a client that declares the extension on a call gets a task
-//! handle instead of a pending approval, and polls it on any replica. The task's
-//! state is the approval store's ([`Approvals::status`]): this module only
-//! translates it, and the requester's answers and cancellations, to and from the
-//! protocol.
+//! MCP Tasks (SEP-2663, the `io.modelcontextprotocol/tasks` extension): a
+//! client that declares the extension on a call gets a task handle instead of a
+//! pending approval (an `approve` call) or of the result (a tool declared `task =
+//! optional` or `required`), and polls it on any replica. The task's state is the
+//! approval store's ([`Approvals::status`] for an `approve` call,
+//! [`Approvals::task`] for any other tool's task): this module only translates
+//! it, and the requester's answers and cancellations, to and from the protocol.
+//! The tables below are the `approve` call's; [`detailed_run`] has the other's.
 //!
 //! | the call ([`CallState`]) | the task |
 //! |---|---|
@@ -31,7 +33,10 @@ use rmcp::model::{
 
 use super::result::{APPROVAL_INPUT, META_ERROR, approval_question, call_result};
 use super::{Grant, ToolSet};
-use crate::approval::{Approvals, CallState, CallStatus, Decision, PendingApproval};
+use crate::approval::{
+    Approvals, CallState, CallStatus, Decision, PendingApproval, RunOutcome, TaskRecord, TaskState,
+    TaskStatus as TaskRunStatus,
+};
 use crate::error::ToolError;
 use crate::response::Response;
 
@@ -306,6 +311,148 @@ pub(super) fn in_background(grant: Grant, pending: PendingApproval, decision: Op
             // next poll reads what the store kept.
             tracing::debug!(task = %pending.call_id, kind = error.kind(), %error, "a task's run did not run here");
         }
+    });
+}
+
+/// Whether `task_id` names a task of any tool ([`Approvals::create_task`]), not
+/// an `approve` call (whose task id is its call id).
+pub(super) fn is_run(task_id: &str) -> bool {
+    task_id.starts_with("task_")
+}
+
+/// The task handle of a task just created: nobody runs it yet.
+pub(super) fn created_run(record: &TaskRecord) -> CreateTaskResult {
+    CreateTaskResult::new(run_task(
+        record,
+        &TaskState::Unclaimed { attempts: 0 },
+        record.created_at,
+    ))
+}
+
+/// The task `status` of any tool's task is, with its payload.
+///
+/// | the run ([`TaskState`]) | the task |
+/// |---|---|
+/// | running, waiting for a runner, taken over after its replica died | `working` |
+/// | the tool answered (a result, or its own error: `isError: true`) | `completed` |
+/// | the tool panicked (an internal error) | `failed`, with the JSON-RPC error |
+/// | cancelled before the tool answered | `cancelled` |
+pub(super) fn detailed_run(status: &TaskRunStatus) -> DetailedTask {
+    let task = run_task(&status.record, &status.state, status.updated_at);
+    let payload = match &status.state {
+        TaskState::Running { .. } | TaskState::Unclaimed { .. } => TaskPayload::Working,
+        TaskState::Done(RunOutcome::Ran { result, .. }) => TaskPayload::Completed {
+            result: completed(result.clone()),
+        },
+        TaskState::Done(RunOutcome::Failed { kind, message }) if is_protocol_error(kind) => {
+            TaskPayload::Failed {
+                error: failed(kind, message),
+            }
+        }
+        TaskState::Done(RunOutcome::Failed { kind, message }) => TaskPayload::Completed {
+            result: tool_error(kind, message),
+        },
+        TaskState::Cancelled => TaskPayload::Cancelled,
+    };
+    DetailedTask::new(task, payload)
+}
+
+/// Whether a run that failed this way is a JSON-RPC error (the task is
+/// `failed`), not the tool's own error (`completed` with `isError: true`): a
+/// panic is the server's fault, which `tools/call` would have answered with
+/// `-32603` had the tool run in the request.
+fn is_protocol_error(kind: &str) -> bool {
+    kind == "panicked"
+}
+
+/// The base task of the task `record` in `state`.
+fn run_task(record: &TaskRecord, state: &TaskState, updated_at: u64) -> Task {
+    let status = match state {
+        TaskState::Running { .. } | TaskState::Unclaimed { .. } => TaskStatus::Working,
+        TaskState::Done(RunOutcome::Failed { kind, .. }) if is_protocol_error(kind) => {
+            TaskStatus::Failed
+        }
+        TaskState::Cancelled => TaskStatus::Cancelled,
+        _ => TaskStatus::Completed,
+    };
+    let tool = &record.tool;
+    let message = match state {
+        TaskState::Running {
+            attempt,
+            cancelling: false,
+        } => format!("`{tool}` runs now (attempt {attempt})"),
+        TaskState::Running {
+            attempt,
+            cancelling: true,
+        } => format!(
+            "`{tool}` runs now (attempt {attempt}); it stops at its next look at the cancellation"
+        ),
+        TaskState::Unclaimed { attempts: 0 } => format!("`{tool}` starts now"),
+        TaskState::Unclaimed { attempts } => format!(
+            "attempt {attempts} of `{tool}` stopped before it answered (its server stopped); it runs again now"
+        ),
+        TaskState::Done(RunOutcome::Ran { .. }) => format!("`{tool}` ran"),
+        TaskState::Done(RunOutcome::Failed { message, .. }) => {
+            format!("`{tool}` failed: {message}")
+        }
+        TaskState::Cancelled => format!("`{tool}` was cancelled"),
+    };
+    Task::new(
+        record.id.clone(),
+        status,
+        timestamp(record.created_at),
+        timestamp(updated_at.max(record.created_at)),
+    )
+    .with_status_message(message)
+    .with_ttl_ms(
+        record
+            .expires_at
+            .saturating_sub(record.created_at)
+            .saturating_mul(1000),
+    )
+    .with_poll_interval_ms(POLL_RUNNING_MS)
+}
+
+/// The task `task_id` of the grant's principal, when its view reaches it, and
+/// its approvals.
+pub(super) async fn find_run<'g>(
+    grant: &'g Grant,
+    task_id: &str,
+) -> Result<Option<(&'g Approvals, TaskRunStatus)>, rmcp::ErrorData> {
+    let Some((approvals, principal)) = approvals_of(grant.tools()) else {
+        return Ok(None);
+    };
+    match approvals.task(principal, task_id).await {
+        Ok(status) => Ok(status
+            .filter(|status| grant.tools().reaches_task(&status.record))
+            .map(|status| (approvals, status))),
+        Err(error) => {
+            tracing::warn!(%error, "a task could not be read from the approval store");
+            Err(rmcp::ErrorData::internal_error(
+                ToolError::from(error).to_string(),
+                None,
+            ))
+        }
+    }
+}
+
+/// Runs the task `record` in the background, through the grant's tools and
+/// context: the client polls its outcome, which the store keeps, so nothing
+/// waits for this. Another run holding it, or its end, make this run nothing.
+pub(super) fn run_in_background(grant: Grant, record: TaskRecord) {
+    tokio::spawn(async move {
+        let Some((approvals, _)) = approvals_of(grant.tools()) else {
+            return;
+        };
+        let arguments = record.arguments.to_string();
+        let outcome = approvals
+            .run_task(&record, || {
+                grant
+                    .tools()
+                    .call(&record.tool, &arguments, grant.context())
+            })
+            .await;
+        tracing::debug!(task = %record.id, ran = outcome.is_some(), "a task's run ended here");
     });
 }
 

@@ -28,10 +28,17 @@ pub(super) fn tool(tool: &Tool, input_schema: Value) -> Value {
         }
     }
     entry.insert("annotations".to_owned(), mcp_annotations(tool));
-    entry.insert(
-        "_meta".to_owned(),
-        json!({ "toolkit/tier": tool.tier, "toolkit/scope": tool.scope }),
-    );
+    let mut meta = json!({ "toolkit/tier": tool.tier, "toolkit/scope": tool.scope });
+    // Whether a call may come back as a task. The Tasks extension
+    // (`io.modelcontextprotocol/tasks`, 2026-07-28) has no per-tool field: the
+    // server decides per request, and a `required` tool refuses a client without
+    // the extension (`-32021`); 2025-11-25's `execution.taskSupport` belongs to
+    // that revision's experimental tasks, which this server does not serve. So
+    // the hint is toolkit's own, in `_meta`, in the 2025-11-25 words.
+    if tool.task.allows_task() {
+        meta["toolkit/task"] = json!(tool.task);
+    }
+    entry.insert("_meta".to_owned(), meta);
     Value::Object(entry)
 }
 

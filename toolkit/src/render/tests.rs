@@ -21,6 +21,7 @@ const TOOL: Tool = Tool {
     description: "Update tasks.",
     scope: Scope::Shared,
     tier: Tier::Confirm,
+    task: crate::declaration::TaskSupport::Forbidden,
     always: false,
     group: None,
     aliases: &[],
@@ -251,6 +252,34 @@ fn mcp_annotations_follow_the_verb() {
         json!({"toolkit/tier": "confirm", "toolkit/scope": "shared"})
     );
     assert_eq!(rendered.get("outputSchema"), None);
+}
+
+/// A tool that may be a task says how under `_meta["toolkit/task"]`, in the
+/// words of 2025-11-25's `execution.taskSupport`; one that may not says nothing.
+#[test]
+fn mcp_meta_says_whether_a_call_may_be_a_task() {
+    for (task, expected) in [
+        (
+            crate::declaration::TaskSupport::Optional,
+            json!({"toolkit/tier": "auto", "toolkit/scope": "shared", "toolkit/task": "optional"}),
+        ),
+        (
+            crate::declaration::TaskSupport::Required,
+            json!({"toolkit/tier": "auto", "toolkit/scope": "shared", "toolkit/task": "required"}),
+        ),
+        (
+            crate::declaration::TaskSupport::Forbidden,
+            json!({"toolkit/tier": "auto", "toolkit/scope": "shared"}),
+        ),
+    ] {
+        let tool = Tool {
+            tier: Tier::Auto,
+            task,
+            ..TOOL
+        };
+        let rendered = build(&tool, &canonical(), Dialect::Mcp).unwrap();
+        assert_eq!(rendered["_meta"], expected, "{task}");
+    }
 }
 
 /// What carries no meaning for the model is left out of the lenient dialects: no

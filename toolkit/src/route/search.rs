@@ -282,6 +282,7 @@ pub const fn search_tool(name: &'static str) -> Tool {
         description: "Search the tools you don't have yet by keywords. The tools found can be called from your next turn on; if none matches, do without.",
         scope: Scope::Shared,
         tier: Tier::Auto,
+        task: crate::declaration::TaskSupport::Forbidden,
         always: true,
         group: Some("tools"),
         aliases: &[],

@@ -379,6 +379,7 @@ fn confirm_tool(name: &'static str, description: &'static str) -> crate::tool::T
         name,
         description,
         tier: crate::declaration::Tier::Confirm,
+        task: crate::declaration::TaskSupport::Forbidden,
         always: false,
         group: None,
         tags: &[],

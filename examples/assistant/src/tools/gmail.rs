@@ -149,7 +149,9 @@ pub(crate) fn seed_inbox() -> Vec<Message> {
 }
 
 /// Search Gmail; returns summaries of matching messages, newest first.
-#[tool(scope = shared, tier = auto, group = "gmail", aliases = ["gmail_search"],
+// A task where the client takes them: a search of a whole mailbox can take
+// longer than a request may.
+#[tool(scope = shared, tier = auto, group = "gmail", aliases = ["gmail_search"], task = optional,
        guidance = "Results carry no body; call get_gmail with a message id to read one.")]
 pub fn search_gmail(
     #[ctx] state: State<AssistantState>,

@@ -25,6 +25,7 @@ use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
+use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
 use toolkit::content::{Audio, Contents, EmbeddedResource, Image};
 use toolkit::mcp::{AccessError, Caller, Grant, McpRequest, McpServer};
 use toolkit::{Context, Scope, ToolError, call::Progress, tool};
@@ -250,14 +251,64 @@ fn json_schema_2020_12_tool(
     )
 }
 
-/// Every conformance tool, for every caller.
+/// Sleeps `seconds`, then says it is done: a task for a client that takes them.
+/// Cancelled mid-run, it stops where it sleeps.
+#[tool(scope = shared, tier = auto, task = optional, group = "conformance")]
+async fn slow_compute(
+    /// How long to work, in seconds (at most an hour).
+    seconds: u32,
+    /// A label echoed in the result.
+    #[tool(default = String::new())]
+    label: String,
+) -> String {
+    tokio::time::sleep(Duration::from_secs(seconds.min(3600).into())).await;
+    format!("computed {label} in {seconds} s")
+}
+
+/// Fails after a second, with the tool's own error: its task completes with
+/// `isError: true`. Only ever a task.
+#[tool(scope = shared, tier = auto, task = required, group = "conformance")]
+async fn failing_job() -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ToolError::failed("the job failed, as it always does"))
+}
+
+/// Panics: a protocol error, and its task is `failed`.
+#[tool(scope = shared, tier = auto, task = optional, group = "conformance")]
+#[allow(clippy::unused_async)] // a task's tool, awaited in the background
+async fn protocol_error_job() -> String {
+    panic!("protocol_error_job fails at the protocol level, as the suite asks")
+}
+
+/// Every conformance tool, for every caller, with tasks kept in memory (one
+/// process: the suite's server).
 fn access(_caller: &Caller<'_>) -> Result<Grant, AccessError> {
+    static APPROVALS: std::sync::OnceLock<Approvals> = std::sync::OnceLock::new();
+    let approvals = APPROVALS.get_or_init(|| {
+        let key = example_mcp_server::random_secret()
+            .unwrap_or_else(|error| panic!("no randomness for the approval key: {error}"));
+        Approvals::new(
+            ApprovalKey::new(key.into_bytes()).unwrap_or_else(|error| panic!("{error}")),
+            MemoryApprovalStore::new(),
+        )
+    });
     let view = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
         .allow(["@conformance"])
+        .approvals(approvals, "conformance")
         .build()?;
     Ok(Grant::new(view, Context::new()))
+}
+
+/// The conformance server, over any transport: it takes tasks (its request-state
+/// key is random, per process).
+fn server() -> McpServer {
+    let key = example_mcp_server::random_secret()
+        .unwrap_or_else(|error| panic!("no randomness for the request-state key: {error}"));
+    McpServer::new("conformance", access)
+        .approvals(key.into_bytes())
+        .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
 }
 
 const USAGE: &str = "usage: mcp_conformance http [--addr 127.0.0.1:0] | mcp_conformance stdio";
@@ -266,7 +317,7 @@ const USAGE: &str = "usage: mcp_conformance http [--addr 127.0.0.1:0] | mcp_conf
 async fn main() {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
     let outcome = match arguments.first().map(String::as_str) {
-        Some("stdio") => McpServer::new("conformance", access).serve_stdio().await,
+        Some("stdio") => server().serve_stdio().await,
         Some("http") => {
             let addr = arguments
                 .iter()
@@ -287,7 +338,7 @@ async fn main() {
 }
 
 async fn serve_http(addr: &str) -> std::io::Result<()> {
-    let server = McpServer::new("conformance", access);
+    let server = server();
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),

@@ -490,6 +490,97 @@ fn accept() -> BTreeMap<String, serde_json::Value> {
     BTreeMap::from([("approval".to_owned(), json!({"action": "accept"}))])
 }
 
+/// Over HTTP too, a client of the 2025-11-25 handshake that declares the Tasks
+/// extension gets the plain result of an `approve` call (the pending approval),
+/// never a 2026-07-28 task handle, and its `tasks/get` is `-32021`.
+#[tokio::test]
+async fn a_handshake_client_declaring_tasks_gets_no_task_over_http() {
+    let url = serve_in_process().await;
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(url.clone()).auth_header("internal-token");
+    let client = TaskClient
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_config(config),
+            ClientLifecycleMode::Initialize,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        client.peer_info().map(|info| info.protocol_version.clone()),
+        Some(ProtocolVersion::V_2025_11_25)
+    );
+    remember(&client).await;
+    let answer = client.call_tool_once(forget()).await.unwrap();
+    let CallToolResponse::Complete(result) = answer else {
+        panic!("a 2025-11-25 client gets no task handle: {answer:?}");
+    };
+    assert_eq!(
+        text(&result),
+        "`delete_memories` waits for a person's approval; it has not run"
+    );
+    let call_id = result.meta.as_ref().unwrap().0["toolkit/pending_approval"]["call_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let refused = client
+        .get_task(GetTaskParams::new(&call_id))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&refused, ServiceError::McpError(error)
+            if error.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY),
+        "{refused:?}"
+    );
+    // Nothing ran: the memory is still there (a 2025-11-25 result carries no
+    // array as structured content, so its text is read).
+    let kept = client
+        .call_tool(call("get_memories", json!({"id": 1})))
+        .await
+        .unwrap();
+    assert!(text(&kept).contains("Ada takes her tea black"), "{kept:?}");
+}
+
+/// A tool declared `task = optional` (`search_gmail`) answers a client with tasks
+/// with a task, polled to its result; another principal (the copilot endpoint's)
+/// reads nothing of it and cancels nothing, whatever it knows of the id.
+#[tokio::test]
+async fn a_task_of_a_plain_tool_is_its_principals_alone() {
+    let url = serve_in_process().await;
+    let client = connect_tasks(&url).await;
+    let created = match client
+        .call_tool_once(call("search_gmail", json!({"query": "no such words"})))
+        .await
+        .unwrap()
+    {
+        CallToolResponse::Task(created) => created,
+        other => panic!("a task tool answers a task client with a task: {other:?}"),
+    };
+    let id = created.task.task_id.clone();
+    assert!(id.starts_with("task_"), "{id}");
+    let done = poll(&client, &id, TaskStatus::Completed).await;
+    assert_eq!(
+        done["result"],
+        json!({"resultType": "complete", "content": [{"type": "text", "text": "[]"}], "structuredContent": [], "isError": false})
+    );
+
+    let other = connect_tasks(&url.replace("/internal", "/copilot")).await;
+    let refused = other.get_task(GetTaskParams::new(&id)).await.unwrap_err();
+    assert!(
+        matches!(&refused, ServiceError::McpError(error)
+            if error.code == ErrorCode::INVALID_PARAMS && error.message == format!("no task `{id}` here")),
+        "{refused:?}"
+    );
+    let refused = other
+        .cancel_task(CancelTaskParams::new(&id))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&refused, ServiceError::McpError(error) if error.code == ErrorCode::INVALID_PARAMS),
+        "{refused:?}"
+    );
+    assert_eq!(poll(&client, &id, TaskStatus::Completed).await, done);
+}
+
 /// 24 hours to decide and 15 minutes to run it after: the task is kept that long.
 const TASK_TTL_MS: u64 = (24 * 60 + 15) * 60 * 1000;
 

@@ -31,3 +31,4 @@ mod python_client;
 mod rig_adapter;
 mod slow_clients;
 mod stdio;
+mod tasks;

@@ -78,3 +78,83 @@ async fn the_stateless_revision_works_over_stdio_too() {
     assert_eq!(text(&bad), expected);
     client.cancel().await.unwrap();
 }
+
+/// A client that declares the MCP Tasks extension (SEP-2663), and nothing else.
+#[derive(Clone)]
+struct TaskClient;
+
+impl rmcp::ClientHandler for TaskClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::builder()
+                .enable_tasks()
+                .build(),
+            rmcp::model::Implementation::new("task-test", "0.0.0"),
+        )
+    }
+}
+
+async fn start_tasks(lifecycle: ClientLifecycleMode) -> RunningService<RoleClient, TaskClient> {
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp_server")).configure(|cmd| {
+        cmd.args(["stdio", "--client", "internal"]);
+    });
+    let transport = TokioChildProcess::new(command).expect("the example binary starts");
+    TaskClient
+        .serve_with_lifecycle(transport, lifecycle)
+        .await
+        .expect("the server answers the client's start-up")
+}
+
+/// A 2025-11-25 client that declares the Tasks extension in its `initialize`
+/// (MCP Inspector does) speaks the revision's experimental tasks, not SEP-2663:
+/// an `approve` call answers it with the plain result (the pending approval), never
+/// a 2026-07-28 task handle, and `tasks/get` is `-32021`. A 2026-07-28 client
+/// that declares it gets the task.
+#[tokio::test]
+async fn a_handshake_client_declaring_tasks_gets_the_plain_result() {
+    use rmcp::model::{CallToolResponse, GetTaskParams};
+    let forget = || call("delete_memories", json!({"ids": [1]}));
+
+    let legacy = start_tasks(ClientLifecycleMode::Initialize).await;
+    assert_eq!(
+        legacy.peer_info().map(|info| info.protocol_version.clone()),
+        Some(ProtocolVersion::V_2025_11_25)
+    );
+    let answer = legacy.call_tool_once(forget()).await.unwrap();
+    let CallToolResponse::Complete(result) = answer else {
+        panic!("a 2025-11-25 client gets no task handle: {answer:?}");
+    };
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(
+        text(&result),
+        "`delete_memories` waits for a person's approval; it has not run"
+    );
+    let pending = &result.meta.as_ref().unwrap().0["toolkit/pending_approval"];
+    assert_eq!(pending["tool"], "delete_memories");
+    let refused = legacy
+        .get_task(GetTaskParams::new(pending["call_id"].as_str().unwrap()))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&refused, rmcp::service::ServiceError::McpError(error)
+            if error.code == rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+                && error.data == Some(json!({"requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}))),
+        "{refused:?}"
+    );
+    legacy.cancel().await.unwrap();
+
+    let current = start_tasks(ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    })
+    .await;
+    let answer = current.call_tool_once(forget()).await.unwrap();
+    let CallToolResponse::Task(task) = answer else {
+        panic!("a 2026-07-28 client that declares tasks gets one: {answer:?}");
+    };
+    let got = current
+        .get_task(GetTaskParams::new(&task.task.task_id))
+        .await
+        .unwrap();
+    assert_eq!(got.task.task.status, rmcp::model::TaskStatus::InputRequired);
+    current.cancel().await.unwrap();
+}
