@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::approval::{ApprovalError, Approvals, Decider, Decision, PendingApproval};
+use crate::approval::{ApprovalError, Approvals, Confirmation, Decider, Decision, PendingApproval};
 use crate::context::Context;
 use crate::error::ToolError;
 use crate::registry::{RegisteredTool, Registry};
@@ -237,6 +237,15 @@ pub trait ToolSet: Send + Sync {
         )))
     }
 
+    /// Runs the previewed call a person confirmed on a card, once (see
+    /// [`View::confirm`]). Sets without approvals refuse.
+    fn confirm<'a>(&'a self, confirmation: &'a Confirmation, ctx: &'a Context) -> CallFuture<'a> {
+        let _ = (confirmation, ctx);
+        Box::pin(std::future::ready(Response::Error(
+            ApprovalError::NotConfigured.into(),
+        )))
+    }
+
     /// The requester's `answer` on a call left pending (an elicitation's): signed
     /// and, unless it is a denial, the call runs once (the approval store refuses a
     /// second run, in any process). Sets without approvals refuse.
@@ -303,6 +312,10 @@ impl ToolSet for View<'static> {
         View::reaches(self, pending)
     }
 
+    fn confirm<'a>(&'a self, confirmation: &'a Confirmation, ctx: &'a Context) -> CallFuture<'a> {
+        Box::pin(View::confirm(self, confirmation, ctx))
+    }
+
     fn requester_may_decide(&self, pending: &PendingApproval) -> bool {
         View::approvals(self)
             .is_some_and(|(approvals, _)| approvals.may_decide(&Decider::Requester, pending))
@@ -359,6 +372,10 @@ impl<T: ToolSet + ?Sized> ToolSet for Arc<T> {
 
     fn reaches(&self, pending: &PendingApproval) -> bool {
         (**self).reaches(pending)
+    }
+
+    fn confirm<'a>(&'a self, confirmation: &'a Confirmation, ctx: &'a Context) -> CallFuture<'a> {
+        (**self).confirm(confirmation, ctx)
     }
 
     fn approvals(&self) -> Option<(&Approvals, &str)> {
