@@ -857,3 +857,175 @@ async fn over_stdio_a_client_declaring_the_extension_gets_the_cards_and_others_d
         json!({"code": -32002, "message": "no resource `ui://toolkit/preview-card` here"})
     );
 }
+
+/// Waits (20 s at most) until the text of `css` in the card's frame starts with
+/// `start`; the text it had last otherwise.
+async fn text_starting(client: &fantoccini::Client, css: &str, start: &str) -> String {
+    let mut last = String::new();
+    for _ in 0..100 {
+        if let Ok(element) = client.find(fantoccini::Locator::Css(css)).await {
+            last = element.text().await.unwrap_or_default();
+            if last.starts_with(start) {
+                return last;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    panic!("`{css}` never said `{start}…`; it said `{last}`")
+}
+
+/// A host in a real browser (Debian's Chromium): `tests/apps/host.html`, a
+/// minimal SEP-1865 host, renders each card in a sandboxed frame from the real
+/// server's `resources/read`, and proxies its calls. The preview card confirms
+/// once; the approval card shows the waiting call with its hostile payee inert,
+/// opens the inbox, and turns to "ran" without a reload once an approver decides
+/// and the call runs. Screenshots go to `target/inbox-screenshots/`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_host_in_chromium_renders_both_cards_and_confirm_runs_once() {
+    let world = world(true);
+    let page = include_str!("apps/host.html");
+    let router = world.router.clone().route(
+        "/host",
+        axum::routing::get(move || async move { axum::response::Html(page) }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = tokio::spawn(async move { axum::serve(listener, router).await });
+    let Some(browser) = toolkit_test_support::Browser::start("apps", (420, 900)).await else {
+        server.abort();
+        return;
+    };
+    let client = &browser.client;
+    let host = |tool: &str, arguments: Value| {
+        let query = serde_urlencoded::to_string([
+            ("endpoint", "/ann"),
+            ("tool", tool),
+            ("arguments", &arguments.to_string()),
+        ])
+        .unwrap();
+        format!("http://127.0.0.1:{port}/host?{query}")
+    };
+
+    // The preview card: the preview, then Confirm runs it once.
+    client
+        .goto(&host("delete_pages", json!({"ids": [601, 602]})))
+        .await
+        .unwrap();
+    toolkit_test_support::present(client, "iframe#card").await;
+    client.enter_frame(0).await.unwrap();
+    assert_eq!(
+        text_starting(client, "#message", "`delete_pages`").await,
+        "`delete_pages` has not run; call it again with `confirmed: true` to proceed"
+    );
+    assert_eq!(
+        text_starting(client, "#items li", "{").await,
+        "{\n \"ids\": [\n  601,\n  602\n ]\n}"
+    );
+    assert_eq!(runs_of(&[601, 602]), 0);
+    toolkit_test_support::screenshot(client, "apps-preview-card.png").await;
+    toolkit_test_support::click(client, "#confirm").await;
+    assert_eq!(
+        text_starting(client, "#state", "Done").await,
+        "Done: deleted 2 pages"
+    );
+    assert_eq!(runs_of(&[601, 602]), 1);
+    // Nothing left to press.
+    assert!(
+        !client
+            .find(fantoccini::Locator::Css("#confirm"))
+            .await
+            .unwrap()
+            .is_enabled()
+            .await
+            .unwrap()
+    );
+    toolkit_test_support::screenshot(client, "apps-preview-card-confirmed.png").await;
+
+    // The approval card: waiting, with the hostile payee as inert text.
+    let payee =
+        "Ada <b>release</b> it\u{202E}gpj.exe<img src=x onerror=\"parent.document.title='pwned'\">";
+    client
+        .goto(&host(
+            "create_transfers",
+            json!({"amount": 700, "payee": payee}),
+        ))
+        .await
+        .unwrap();
+    toolkit_test_support::present(client, "iframe#card").await;
+    client.enter_frame(0).await.unwrap();
+    assert_eq!(
+        text_starting(client, "#state", "Waiting").await,
+        "Waiting for an approver's decision. Nothing has run."
+    );
+    let arguments = text_starting(client, "#arguments", "{").await;
+    assert!(
+        arguments.contains("Ada <b>release</b> itU+202Egpj.exe<img src=x onerror="),
+        "{arguments}"
+    );
+    assert!(
+        client
+            .find_all(fantoccini::Locator::Css("#arguments b, #arguments img"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        text_starting(client, "#principal", "user").await,
+        "user:ann"
+    );
+    toolkit_test_support::click(client, "#open").await;
+    toolkit_test_support::screenshot(client, "apps-approval-card-waiting.png").await;
+    client.enter_parent_frame().await.unwrap();
+    assert_eq!(
+        text_starting(client, "#opened", "https").await,
+        "https://inbox.example/inbox/?principal=user%3Aann&call_id=call_1"
+    );
+    assert_eq!(client.title().await.unwrap(), "toolkit's test host");
+
+    // Another person approves it in the inbox, and a runner runs it: the card
+    // turns to "ran", with the result, without a reload.
+    let status = world
+        .approvals
+        .status("user:ann", "call_1")
+        .await
+        .unwrap()
+        .unwrap();
+    world
+        .approvals
+        .decide_as(
+            toolkit::registry(),
+            &status.pending,
+            Decision::Approve,
+            "owner",
+        )
+        .await
+        .unwrap();
+    let view = view(world.approvals, "ann").unwrap();
+    world
+        .approvals
+        .run_approved(&view, &Context::new(), &status.pending)
+        .await;
+    client.enter_frame(0).await.unwrap();
+    let ran = text_starting(client, "#state", "Approved, and it ran.").await;
+    assert!(
+        ran.contains("Result: sent 700 to Ada <b>release</b>"),
+        "{ran}"
+    );
+    assert_eq!(
+        text_starting(client, "h1", "Approved").await,
+        "Approved and ran"
+    );
+    // Its life is over: nothing left to open.
+    assert!(
+        !client
+            .find(fantoccini::Locator::Css("#open"))
+            .await
+            .unwrap()
+            .is_displayed()
+            .await
+            .unwrap()
+    );
+    toolkit_test_support::screenshot(client, "apps-approval-card-ran.png").await;
+    drop(browser);
+    server.abort();
+}

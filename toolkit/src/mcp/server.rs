@@ -90,6 +90,7 @@ impl McpServer {
     /// card for `approve` tools, where the caller's view has approvals. Clients
     /// that don't declare it are served exactly as without. See
     /// [`apps`](super::apps).
+    #[must_use]
     pub fn apps(self, apps: Apps) -> Self {
         Self::with_access(
             Arc::clone(&self.inner.client),

@@ -24,6 +24,7 @@ use super::{
 const STYLE: &str = "\
 :root{color-scheme:light;font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#1d2330;background:#fff}\
 body{margin:0;padding:.9rem 1rem;max-width:100%;box-sizing:border-box;overflow-wrap:anywhere}\
+[hidden]{display:none!important}\
 h1{font-size:1rem;margin:0 0 .5rem}\
 p{margin:.35rem 0}\
 .muted{color:#5b6478;font-size:.9rem}\
@@ -171,6 +172,17 @@ fn approval_script() -> String {
     format!(
         r#"{BRIDGE}let callId = null;
 let inbox = null;
+const TITLES = {{
+  waiting: "Waiting for approval",
+  approved: "Approved",
+  running: "Approved, running",
+  ran: "Approved and ran",
+  failed: "Approved, but failed",
+  denied: "Denied",
+  expired: "Expired",
+  withdrawn: "Withdrawn",
+  not_run: "Not run",
+}};
 const WORDS = {{
   waiting: "Waiting for an approver's decision. Nothing has run.",
   approved: "Approved; it runs shortly.",
@@ -212,8 +224,10 @@ async function read() {{
     }}
     if (status.message) words += "\n" + status.message;
     state(status.state, words);
+    put("title", TITLES[status.state] || status.state);
     inbox = status.inbox_url || null;
     shown("actions", inbox !== null && !status.final);
+    resized();
     if (status.final) return;
   }} catch (error) {{
     put("note", "The state could not be read (" + error.message + "); trying again.");
@@ -291,7 +305,7 @@ fn preview_html() -> String {
 
 fn approval_html() -> String {
     let body = html! {
-        h1 { "Waiting for approval" }
+        h1 #title { "Waiting for approval" }
         div #details hidden {
             p { "Tool: " code #tool {} }
             p { "For: " span #principal {} }

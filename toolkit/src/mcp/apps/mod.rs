@@ -15,7 +15,8 @@
 //!   ([`View::confirm`](crate::View::confirm)).
 //! - an `approve` tool is listed with `_meta.ui.resourceUri` = [`APPROVAL_CARD`];
 //!   the card shows what waits, for whom and until when, and its live state, read
-//!   with the app-only tool [`STATUS_TOOL`] ([`Approvals::status`]). **It never
+//!   with the app-only tool [`STATUS_TOOL`]
+//!   ([`Approvals::status`](crate::approval::Approvals::status)). **It never
 //!   decides**, even where the [policy](crate::approval::Approvals::policy) would
 //!   let the requester decide (a personal assistant): its one button opens the
 //!   inbox at that call (`ui/open-link`, [`Apps::inbox`]), where the approver
@@ -136,7 +137,7 @@ impl ToolUi {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ResourceCsp {
-    /// Origins for `fetch`, XHR and WebSockets.
+    /// Origins for `fetch`, XHR and web sockets.
     #[serde(default)]
     pub connect_domains: Vec<String>,
     /// Origins for scripts, styles, images, fonts and media.
