@@ -69,6 +69,7 @@
 
 pub mod approval;
 pub mod binding;
+mod confirm;
 pub mod content;
 mod context;
 mod declaration;

@@ -70,6 +70,7 @@
 //! # }).unwrap();
 //! ```
 
+mod confirm;
 mod decide;
 mod error;
 mod key;
@@ -105,6 +106,7 @@ pub use postgres::PostgresApprovalStore;
 pub use sqlite::SqliteApprovalStore;
 
 pub use crate::context::CallId;
+pub use confirm::Confirmation;
 pub use decide::InlineDecider;
 pub use error::ApprovalError;
 pub use key::{ApprovalKey, ApprovalKeyError, canonical_json, digest};
@@ -196,6 +198,7 @@ pub struct Approvals {
     policy: Arc<dyn DecisionPolicy>,
     pending_ttl: Duration,
     approval_ttl: Duration,
+    confirmation_ttl: Duration,
     run_lease: Duration,
     retry_backoff: (Duration, Duration),
     task_ttl: Duration,
@@ -220,6 +223,7 @@ impl Approvals {
             policy: Arc::new(Deciders::others()),
             pending_ttl: Duration::from_hours(24),
             approval_ttl: Duration::from_mins(15),
+            confirmation_ttl: Duration::from_mins(10),
             run_lease: Duration::from_secs(30),
             retry_backoff: (Duration::from_secs(5), Duration::from_mins(5)),
             task_ttl: Duration::from_hours(1),
@@ -263,6 +267,14 @@ impl Approvals {
     #[must_use]
     pub fn approval_ttl(mut self, ttl: Duration) -> Self {
         self.approval_ttl = ttl;
+        self
+    }
+
+    /// How long a person has to confirm a previewed call of a `confirm` tool
+    /// outside the model's turn (a [`Confirmation`], 10 minutes unless set).
+    #[must_use]
+    pub fn confirmation_ttl(mut self, ttl: Duration) -> Self {
+        self.confirmation_ttl = ttl;
         self
     }
 
@@ -401,6 +413,7 @@ impl fmt::Debug for Approvals {
         f.debug_struct("Approvals")
             .field("pending_ttl", &self.pending_ttl)
             .field("approval_ttl", &self.approval_ttl)
+            .field("confirmation_ttl", &self.confirmation_ttl)
             .field("previous_keys", &self.previous_keys.len())
             .field("inline_decider", &self.inline_decider.is_some())
             .field("run_lease", &self.run_lease)

@@ -28,6 +28,11 @@ pub(super) fn arguments_value(arguments: &str) -> Result<Value, ToolError> {
 }
 
 fn made_up_call_id(principal: &str, tool: &str, digest: &str) -> String {
+    made_up_id("approval", principal, tool, digest)
+}
+
+/// An id nobody else makes: `prefix`, `_` and 24 hex digits.
+pub(super) fn made_up_id(prefix: &str, principal: &str, tool: &str, digest: &str) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     // Only entropy for a made-up id, never a time decision (those read the store's clock).
     let nanos = SystemTime::now()
@@ -39,7 +44,7 @@ fn made_up_call_id(principal: &str, tool: &str, digest: &str) -> String {
         COUNTER.fetch_add(1, Ordering::Relaxed)
     );
     format!(
-        "approval_{}",
+        "{prefix}_{}",
         &to_hex(&Sha256::digest(seed.as_bytes()))[..24]
     )
 }

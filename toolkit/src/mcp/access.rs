@@ -3,7 +3,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::approval::{ApprovalError, Approvals, Decider, Decision, PendingApproval, TaskRecord};
+use crate::approval::{
+    ApprovalError, Approvals, Confirmation, Decider, Decision, PendingApproval, TaskRecord,
+};
 use crate::context::Context;
 use crate::error::ToolError;
 use crate::registry::{RegisteredTool, Registry};
@@ -246,6 +248,15 @@ pub trait ToolSet: Send + Sync {
         )))
     }
 
+    /// Runs the previewed call a person confirmed on a card, once (see
+    /// [`View::confirm`]). Sets without approvals refuse.
+    fn confirm<'a>(&'a self, confirmation: &'a Confirmation, ctx: &'a Context) -> CallFuture<'a> {
+        let _ = (confirmation, ctx);
+        Box::pin(std::future::ready(Response::Error(
+            ApprovalError::NotConfigured.into(),
+        )))
+    }
+
     /// The requester's `answer` on a call left pending (an elicitation's): signed
     /// and, unless it is a denial, the call runs once (the approval store refuses a
     /// second run, in any process). Sets without approvals refuse.
@@ -318,6 +329,10 @@ impl ToolSet for View<'static> {
             && View::get(self, &task.tool).is_some_and(|tool| tool.name == task.tool)
     }
 
+    fn confirm<'a>(&'a self, confirmation: &'a Confirmation, ctx: &'a Context) -> CallFuture<'a> {
+        Box::pin(View::confirm(self, confirmation, ctx))
+    }
+
     fn requester_may_decide(&self, pending: &PendingApproval) -> bool {
         View::approvals(self)
             .is_some_and(|(approvals, _)| approvals.may_decide(&Decider::Requester, pending))
@@ -378,6 +393,10 @@ impl<T: ToolSet + ?Sized> ToolSet for Arc<T> {
 
     fn reaches_task(&self, task: &TaskRecord) -> bool {
         (**self).reaches_task(task)
+    }
+
+    fn confirm<'a>(&'a self, confirmation: &'a Confirmation, ctx: &'a Context) -> CallFuture<'a> {
+        (**self).confirm(confirmation, ctx)
     }
 
     fn approvals(&self) -> Option<(&Approvals, &str)> {

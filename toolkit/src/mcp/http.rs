@@ -42,6 +42,7 @@ pub struct McpHttp {
     request_state: Option<Arc<RequestStateCodec>>,
     limits: HttpLimits,
     hosts: AllowedHosts,
+    apps: Option<super::apps::Apps>,
 }
 
 struct Endpoint {
@@ -72,6 +73,7 @@ impl McpHttp {
             request_state: None,
             limits: HttpLimits::default(),
             hosts: AllowedHosts::default(),
+            apps: None,
         }
     }
 
@@ -119,6 +121,12 @@ impl McpHttp {
     pub fn approvals(mut self, key: impl Into<Vec<u8>>) -> Result<Self, RequestStateError> {
         self.request_state = Some(Arc::new(RequestStateCodec::try_new(key)?));
         Ok(self)
+    }
+
+    /// Serves MCP Apps cards on every endpoint; see [`McpServer::apps`].
+    pub fn apps(mut self, apps: super::apps::Apps) -> Self {
+        self.apps = Some(apps);
+        self
     }
 
     /// The `Host` names (or `host:port`) requests may carry, instead of the
@@ -196,7 +204,8 @@ impl McpHttp {
                 // Stateless: a client's answer to a request sent mid-call would
                 // arrive as a new HTTP request, with no call to return to.
                 false,
-            );
+            )
+            .with_apps(this.apps.clone());
             let service = StreamableHttpService::new(
                 // Each service rmcp makes serves one session (one request,
                 // when stateless): what a client sets stays with it.

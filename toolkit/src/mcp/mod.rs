@@ -62,6 +62,7 @@
 //! [`Approvals::outcome`](crate::approval::Approvals::outcome)).
 
 mod access;
+pub mod apps;
 #[cfg(feature = "oauth")]
 pub mod auth;
 mod bearer;

@@ -15,6 +15,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
 use tracing::Instrument as _;
 
+use super::apps::{self, Apps, AppsOn};
 use super::result::{APPROVAL_INPUT, approval_question, call_result};
 use super::{Access, Caller, Grant};
 use crate::approval::{Decision, PendingApproval};
@@ -53,6 +54,8 @@ struct Inner {
     /// sends during a call (stdio, HTTP with sessions); the stateless HTTP
     /// endpoints do not.
     server_requests: bool,
+    /// MCP Apps cards, for clients that declare the extension.
+    apps: Option<Apps>,
 }
 
 impl McpServer {
@@ -76,9 +79,34 @@ impl McpServer {
                 entries: RwLock::default(),
                 request_state,
                 server_requests,
+                apps: None,
             }),
             log_level: Arc::default(),
         }
+    }
+
+    /// Serves MCP Apps cards (`io.modelcontextprotocol/ui`) to clients that
+    /// declare the extension: a preview card for `confirm` tools and an approval
+    /// card for `approve` tools, where the caller's view has approvals. Clients
+    /// that don't declare it are served exactly as without. See
+    /// [`apps`](super::apps).
+    #[must_use]
+    pub fn apps(self, apps: Apps) -> Self {
+        Self::with_access(
+            Arc::clone(&self.inner.client),
+            Arc::clone(&self.inner.access),
+            self.inner.request_state.clone(),
+            self.inner.server_requests,
+        )
+        .with_apps(Some(apps))
+    }
+
+    /// This newly built server with `apps`.
+    pub(crate) fn with_apps(mut self, apps: Option<Apps>) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.apps = apps;
+        }
+        self
     }
 
     /// The same server for a new connection (session): nothing the client set
@@ -111,7 +139,8 @@ impl McpServer {
             Arc::clone(&self.inner.access),
             Some(codec),
             self.inner.server_requests,
-        ))
+        )
+        .with_apps(self.inner.apps.clone()))
     }
 
     /// The client kind this server answers for.
@@ -270,6 +299,13 @@ impl McpServer {
                 error,
             ))));
         }
+        let apps = AppsOn::of(self.inner.apps.as_ref(), context);
+        if let Some(apps) = apps
+            && request.request_state.is_none()
+            && let Some(result) = apps::call_app_tool(apps, grant, request).await
+        {
+            return Ok(CallToolResponse::Complete(result));
+        }
         // The arguments arrive parsed (rmcp's `Map`) and are written back to text
         // once, for the dispatch every caller shares (`View::call` takes the
         // model's text). Kept on purpose: the typed parse is each tool's one
@@ -337,7 +373,9 @@ impl McpServer {
             }
         };
         tracing::Span::current().record("outcome", outcome(&response));
-        Ok(CallToolResponse::Complete(call_result(response)))
+        Ok(CallToolResponse::Complete(
+            apps::result_for(apps, grant, request, response).await,
+        ))
     }
 
     /// A pending approval asked of a 2025-11-25 client's user with
@@ -862,11 +900,14 @@ impl ServerHandler for McpServer {
             .enable_logging();
         // Tasks (of `approve` calls and of tools declared `task = ...`), where
         // this server takes them.
-        let capabilities = if self.inner.request_state.is_some() {
+        let mut capabilities = if self.inner.request_state.is_some() {
             capabilities.enable_tasks().build()
         } else {
             capabilities.build()
         };
+        if self.inner.apps.is_some() {
+            apps::declare(&mut capabilities);
+        }
         ServerConfig::new(capabilities).with_server_info(self.inner.implementation.clone())
     }
 
@@ -1046,11 +1087,14 @@ impl ServerHandler for McpServer {
         let span = tracing::info_span!("mcp.request", method = "tools/list", client = %self.inner.client, tools = tracing::field::Empty);
         let _entered = span.enter();
         let (grant, credentials) = self.grant(&context)?;
-        let tools: Vec<rmcp::model::Tool> = grant
+        let mut tools: Vec<rmcp::model::Tool> = grant
             .tools()
             .tools()
             .filter_map(|tool| self.entry(tool))
             .collect();
+        if let Some(apps) = AppsOn::of(self.inner.apps.as_ref(), &context) {
+            apps::list_tools(apps, &grant, &mut tools);
+        }
         span.record("tools", tools.len());
         let mut result = ListToolsResult::with_all_items(tools);
         if is_stateless_revision(&context) {
@@ -1063,6 +1107,37 @@ impl ServerHandler for McpServer {
             });
         }
         Ok(result)
+    }
+
+    /// The MCP Apps cards of the caller's tools, for a client that declared the
+    /// extension (none for others); not found on a server without Apps.
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        if self.inner.apps.is_none() {
+            return Err(method_not_found("resources/list"));
+        }
+        let (grant, _) = self.grant(&context)?;
+        let apps = AppsOn::of(self.inner.apps.as_ref(), &context);
+        Ok(rmcp::model::ListResourcesResult::with_all_items(
+            apps::list_resources(apps, &grant),
+        ))
+    }
+
+    /// One MCP Apps card of the caller's tools.
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        if self.inner.apps.is_none() {
+            return Err(method_not_found("resources/read"));
+        }
+        let (grant, _) = self.grant(&context)?;
+        let apps = AppsOn::of(self.inner.apps.as_ref(), &context);
+        apps::read_resource(apps, &grant, &request.uri).map(Into::into)
     }
 
     fn call_tool(
