@@ -11,6 +11,7 @@ use super::key::{digest, pending_payload, to_hex};
 use super::{ApprovalError, Approvals, CallingView, Decider, PendingApproval, check_arguments};
 use crate::context::{CallId, Context};
 use crate::error::ToolError;
+use crate::principal::Principal;
 use crate::registry::RegisteredTool;
 use crate::response::Response;
 
@@ -27,7 +28,7 @@ fn arguments_value(arguments: &str) -> Result<Value, ToolError> {
     })
 }
 
-fn made_up_call_id(principal: &str, tool: &str, digest: &str) -> String {
+fn made_up_call_id(principal: &Principal, tool: &str, digest: &str) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     // Only entropy for a made-up id, never a time decision (those read the store's clock).
     let nanos = SystemTime::now()
@@ -87,8 +88,12 @@ pub(crate) async fn request<'r>(
     let Some(decision) = decider.decide(&pending, ctx).await else {
         return Response::Pending(Box::new(pending));
     };
+    let person = decider.decided_by(&pending, ctx);
+    let who = person
+        .as_ref()
+        .map_or(Decider::Application, Decider::Person);
     match approvals
-        .decide_by_at(view.registry(), &pending, decision, Decider::Application)
+        .decide_by_at(view.registry(), &pending, decision, who)
         .await
     {
         Ok((approval, now)) => super::run::resume(view, &approval, ctx, Some(now)).await,
@@ -104,7 +109,7 @@ pub(crate) async fn request<'r>(
 async fn check_waiting<'r>(
     view: &impl CallingView<'r>,
     approvals: &Approvals,
-    principal: &str,
+    principal: &Principal,
     tool: &RegisteredTool,
     call_id: &str,
 ) -> Result<(), ToolError> {
@@ -116,7 +121,7 @@ async fn check_waiting<'r>(
         let Some(limit) = limit else {
             continue;
         };
-        let mut query = super::PendingQuery::new().principal(principal);
+        let mut query = super::PendingQuery::new().principal(principal.clone());
         if of_tool {
             query = query.tool(tool.name);
         }
@@ -147,7 +152,7 @@ async fn check_waiting<'r>(
 impl Approvals {
     fn make_pending(
         &self,
-        principal: &str,
+        principal: &Principal,
         view: Option<&str>,
         tool: &str,
         call_id: String,
@@ -156,7 +161,7 @@ impl Approvals {
     ) -> PendingApproval {
         let mut pending = PendingApproval {
             call_id,
-            principal: principal.to_owned(),
+            principal: principal.clone(),
             view: view.map(str::to_owned),
             tool: tool.to_owned(),
             digest: digest(&arguments),

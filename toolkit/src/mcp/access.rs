@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::approval::{ApprovalError, Approvals, Decider, Decision, PendingApproval};
 use crate::context::Context;
 use crate::error::ToolError;
+use crate::principal::Principal;
 use crate::registry::{RegisteredTool, Registry};
 use crate::response::Response;
 use crate::tool::{CallFuture, Tool};
@@ -194,7 +195,7 @@ pub trait ToolSet: Send + Sync {
     }
 
     /// Who approvals are bound to, when the set takes approvals.
-    fn principal(&self) -> Option<&str> {
+    fn principal(&self) -> Option<&Principal> {
         None
     }
 
@@ -217,7 +218,7 @@ pub trait ToolSet: Send + Sync {
     /// The approvals this set's calls are kept in, and its principal: where an MCP
     /// task (an `approve` call polled with `tasks/get`) is read from. Sets without
     /// approvals have none, and no tasks.
-    fn approvals(&self) -> Option<(&Approvals, &str)> {
+    fn approvals(&self) -> Option<(&Approvals, &Principal)> {
         None
     }
 
@@ -275,11 +276,11 @@ impl ToolSet for View<'static> {
         Box::pin(View::call(self, name, arguments, ctx))
     }
 
-    fn principal(&self) -> Option<&str> {
+    fn principal(&self) -> Option<&Principal> {
         View::principal(self)
     }
 
-    fn approvals(&self) -> Option<(&Approvals, &str)> {
+    fn approvals(&self) -> Option<(&Approvals, &Principal)> {
         View::approvals(self).map(|(approvals, principal)| (approvals as &Approvals, principal))
     }
 
@@ -349,7 +350,7 @@ impl<T: ToolSet + ?Sized> ToolSet for Arc<T> {
         (**self).get(name)
     }
 
-    fn principal(&self) -> Option<&str> {
+    fn principal(&self) -> Option<&Principal> {
         (**self).principal()
     }
 
@@ -361,7 +362,7 @@ impl<T: ToolSet + ?Sized> ToolSet for Arc<T> {
         (**self).reaches(pending)
     }
 
-    fn approvals(&self) -> Option<(&Approvals, &str)> {
+    fn approvals(&self) -> Option<(&Approvals, &Principal)> {
         (**self).approvals()
     }
 
