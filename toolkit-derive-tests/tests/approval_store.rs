@@ -20,6 +20,11 @@ use toolkit::approval::{
 
 use suite::{Backend, Clock};
 
+/// A principal the test application names.
+fn p(name: &str) -> toolkit::Principal {
+    toolkit::Principal::local(name).expect("a principal")
+}
+
 #[path = "approval_store/cluster.rs"]
 mod cluster;
 
@@ -75,6 +80,9 @@ impl Backend for Sqlite {
             .expect("opens")
             .execute_batch(
                 "UPDATE toolkit_used_approvals SET outcome = NULL, ended_at = NULL;
+                 UPDATE toolkit_pending_approvals SET principal = substr(principal, 16);
+                 UPDATE toolkit_approval_decisions SET principal = substr(principal, 16);
+                 UPDATE toolkit_approval_refusals SET principal = substr(principal, 16);
                  PRAGMA user_version = 6;",
             )
             .expect("the old shape");
@@ -137,7 +145,7 @@ fn sqlite_errors_keep_the_drivers_error() {
             [],
         )
         .expect("a record no build wrote");
-    let error = futures_executor::block_on(store.decision("user:1", "call_1"))
+    let error = futures_executor::block_on(store.decision(&p("user:1"), "call_1"))
         .expect_err("an unknown verdict");
     assert_eq!(error.kind(), StoreErrorKind::Corrupt);
     assert!(
@@ -191,7 +199,7 @@ fn a_corrupt_record_of_a_call_that_ran_says_it_may_have_run() {
     let view = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
-        .approvals(&approvals, "user:7")
+        .approvals(&approvals, p("user:7"))
         .build()
         .expect("view");
     let ctx = Context::new()
@@ -204,7 +212,12 @@ fn a_corrupt_record_of_a_call_that_ran_says_it_may_have_run() {
             panic!("waits for approval");
         };
         approvals
-            .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+            .decide_as(
+                toolkit::registry(),
+                &pending,
+                Decision::Approve,
+                &p("admin:1"),
+            )
             .await
             .expect("approved");
         assert!(
@@ -218,10 +231,10 @@ fn a_corrupt_record_of_a_call_that_ran_says_it_may_have_run() {
         .expect("opens")
         .execute(
             "UPDATE toolkit_used_approvals SET outcome = '{\"ran\": \"maybe\"}' WHERE key = ?1",
-            [ApprovedRun::key_of("user:7", "call_ran")],
+            [ApprovedRun::key_of(&p("user:7"), "call_ran")],
         )
         .expect("a record no build wrote");
-    let error = futures_executor::block_on(approvals.status("user:7", "call_ran"))
+    let error = futures_executor::block_on(approvals.status(&p("user:7"), "call_ran"))
         .expect_err("a corrupt record");
     assert!(
         error
@@ -275,6 +288,9 @@ impl Backend for Postgres {
         cluster.psql_on(
             &self.0,
             "UPDATE toolkit_approval_claims SET outcome = NULL, ended_at = NULL;
+             UPDATE toolkit_pending_approvals SET principal = substr(principal, 16);
+             UPDATE toolkit_approval_decisions SET principal = substr(principal, 16);
+             UPDATE toolkit_approval_refusals SET principal = substr(principal, 16);
              UPDATE toolkit_approval_schema SET version = 5;",
         );
         true
@@ -319,7 +335,7 @@ mod postgres {
                      1, 9999999999)",
             );
             let error = store
-                .decision("user:1", "call_1")
+                .decision(&p("user:1"), "call_1")
                 .await
                 .expect_err("an unknown verdict");
             assert_eq!(error.kind(), StoreErrorKind::Corrupt);
@@ -336,7 +352,7 @@ mod postgres {
                      1, 9999999999)",
             );
             let error = store
-                .decision("user:1", "call_2")
+                .decision(&p("user:1"), "call_2")
                 .await
                 .expect_err("a NULL digest");
             assert_eq!(error.kind(), StoreErrorKind::Corrupt, "{error}");

@@ -14,7 +14,7 @@ use toolkit::approval::{
     Deciders, Decision, DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval,
     PendingQuery, RefusalRecord, RunOutcome, RunPass, RunRecord, StoreFuture, Verdict,
 };
-use toolkit::{Context, Response, Scope, State, ToolError, View, call::CallId, tool};
+use toolkit::{Context, Principal, Response, Scope, State, ToolError, View, call::CallId, tool};
 
 /// Opens the store under test.
 pub(crate) trait Backend: Send + Sync {
@@ -24,8 +24,9 @@ pub(crate) trait Backend: Send + Sync {
     /// Whether a store opened again sees what an earlier one recorded.
     fn survives_restart(&self) -> bool;
     /// Puts the store's tables back as a build from before run outcomes were kept
-    /// left them (every claim's outcome gone, the schema one version back), so the
-    /// next open migrates them; `false` for a store with no schema (memory).
+    /// left them (every claim's outcome gone, principals the free strings they
+    /// were, the schema back to before outcomes), so the next open migrates them;
+    /// `false` for a store with no schema (memory).
     fn forget_outcomes(&self) -> bool {
         false
     }
@@ -118,7 +119,16 @@ fn approvals(store: Arc<dyn ApprovalStore>, clock: &Clock, skew: i64) -> Approva
         })
 }
 
+/// A principal the test application names.
+fn p(name: &str) -> Principal {
+    Principal::local(name).expect("a principal")
+}
+
 fn view<'a>(approvals: &'a Approvals, principal: &str) -> View<'a> {
+    view_as(approvals, p(principal))
+}
+
+fn view_as(approvals: &Approvals, principal: Principal) -> View<'_> {
     toolkit::registry()
         .view()
         .scopes([Scope::Shared])
@@ -172,7 +182,12 @@ pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn 
     let released = Released::default();
     let pending = release(&view, &context(&released, "call_1")).await;
     let first = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert!(resume(&view, &first, &released).await.is_success());
@@ -201,7 +216,12 @@ pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn 
     assert_eq!(resume(&view, &edited, &released).await, already_ran());
     // A second recorded decision is refused, saying who decided first.
     let refused = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:2")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:2"),
+        )
         .await
         .expect_err("decided already");
     assert!(
@@ -232,7 +252,12 @@ pub(crate) async fn records_are_kept_until_nothing_signed_can_reach_them(
     let released = Released::default();
     let pending = release(&view, &context(&released, "call_kept")).await;
     let approval = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert!(resume(&view, &approval, &released).await.is_success());
@@ -245,7 +270,7 @@ pub(crate) async fn records_are_kept_until_nothing_signed_can_reach_them(
         "the pending approval, kept an hour past its expiry"
     );
     let decisions = approvals
-        .decisions(&DecisionQuery::new().principal("user:7"))
+        .decisions(&DecisionQuery::new().principal(p("user:7")))
         .await
         .expect("lists");
     assert_eq!(decisions.len(), 1, "the decision is still kept");
@@ -333,7 +358,7 @@ pub(crate) async fn concurrent_claims_and_decisions_have_one_winner(backend: Arc
                     toolkit::registry(),
                     pending,
                     decision,
-                    &format!("admin:{i}"),
+                    &p(&format!("admin:{i}")),
                 )
                 .await
         }
@@ -392,7 +417,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
                 .view()
                 .scopes([Scope::Shared])
                 .label(format!("agent {i}"))
-                .approvals(&approvals, principal)
+                .approvals(&approvals, p(principal))
                 .build()
                 .expect("view")
         } else {
@@ -423,7 +448,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
     assert_eq!(
         approvals
             .store()
-            .pending("user:1", "call_0")
+            .pending(&p("user:1"), "call_0")
             .await
             .expect("reads"),
         Some(made[0].clone())
@@ -431,7 +456,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
     assert_eq!(
         approvals
             .store()
-            .pending("user:2", "call_0")
+            .pending(&p("user:2"), "call_0")
             .await
             .expect("reads"),
         None
@@ -450,7 +475,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
         ["call_3", "call_2", "call_1", "call_0"]
     );
     assert_eq!(
-        list(PendingQuery::new().principal("user:1")).await,
+        list(PendingQuery::new().principal(p("user:1"))).await,
         ["call_2", "call_0"]
     );
     assert_eq!(
@@ -460,7 +485,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
     assert_eq!(
         list(
             PendingQuery::new()
-                .principal("user:2")
+                .principal(p("user:2"))
                 .tool("delete_phone_numbers")
         )
         .await,
@@ -515,7 +540,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
             toolkit::registry(),
             &made[2],
             Decision::Deny("keep it".to_owned()),
-            "admin:1",
+            &p("admin:1"),
         )
         .await
         .expect("denied");
@@ -539,7 +564,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
 
     // A hostile query is refused, not run.
     let huge = (0..=toolkit::approval::MAX_QUERY_VALUES).fold(PendingQuery::new(), |query, i| {
-        query.principal(format!("user:{i}"))
+        query.principal(p(&format!("user:{i}")))
     });
     let refused = approvals
         .pending(&huge)
@@ -577,7 +602,7 @@ pub(crate) async fn edited_arguments_are_kept_with_the_decision(backend: Arc<dyn
             toolkit::registry(),
             &to_edit,
             Decision::ApproveWith(edited.clone()),
-            "admin:1",
+            &p("admin:1"),
         )
         .await
         .expect("edited");
@@ -588,7 +613,7 @@ pub(crate) async fn edited_arguments_are_kept_with_the_decision(backend: Arc<dyn
             toolkit::registry(),
             &to_approve,
             Decision::Approve,
-            "admin:2",
+            &p("admin:2"),
         )
         .await
         .expect("approved");
@@ -599,18 +624,18 @@ pub(crate) async fn edited_arguments_are_kept_with_the_decision(backend: Arc<dyn
             toolkit::registry(),
             &to_deny,
             Decision::Deny("not this one".to_owned()),
-            "admin:3",
+            &p("admin:3"),
         )
         .await
         .expect("denied");
 
     let recorded = approvals
-        .decisions(&DecisionQuery::new().principal("user:7"))
+        .decisions(&DecisionQuery::new().principal(p("user:7")))
         .await
         .expect("lists");
     let with_edits = DecisionRecord {
         call_id: "call_edit".to_owned(),
-        principal: "user:7".to_owned(),
+        principal: p("user:7"),
         tool: "delete_phone_numbers".to_owned(),
         verdict: Verdict::ApprovedWithEdits,
         digest: toolkit::approval::digest(&edited),
@@ -665,7 +690,12 @@ pub(crate) async fn the_store_clock_decides_expiry(backend: Arc<dyn Backend>) {
         "store time, not the process's"
     );
     let approval = ahead
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert!(approval.decided_at.abs_diff(store_now) <= 2);
@@ -688,7 +718,12 @@ pub(crate) async fn the_store_clock_decides_expiry(backend: Arc<dyn Backend>) {
     )
     .await;
     let approval = behind
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert!(
@@ -710,7 +745,12 @@ pub(crate) async fn rotated_keys_still_verify_what_the_previous_key_signed(
     let released = Released::default();
     let pending = release(&view(&old, "user:7"), &context(&released, "call_rotate")).await;
     let approval = old
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     let new_only = Approvals::with_store(key(NEW_KEY), store.clone());
@@ -729,7 +769,12 @@ pub(crate) async fn rotated_keys_still_verify_what_the_previous_key_signed(
     // A pending signed with the old key is decided under the new one...
     let pending = release(&view(&old, "user:7"), &context(&released, "call_rotate_2")).await;
     let approval = rotated
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     // ... and signed with the new key only: the old set-up refuses it.
@@ -1013,11 +1058,16 @@ pub(crate) async fn a_superseded_attempt_is_told_so_and_never_ran_twice(backend:
         .with(CallId::new("call_savings"));
     let pending = pending(&view, &ctx, "update_savings", r#"{"cents": 700}"#).await;
     let approval = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert_eq!(
-        approvals.outcome("user:7", "call_savings").await,
+        approvals.outcome(&p("user:7"), "call_savings").await,
         Ok(None),
         "nothing ran yet"
     );
@@ -1051,7 +1101,7 @@ pub(crate) async fn a_superseded_attempt_is_told_so_and_never_ran_twice(backend:
         .collect();
     assert_eq!(attempts, [1, 2]);
     let record = approvals
-        .outcome("user:7", "call_savings")
+        .outcome(&p("user:7"), "call_savings")
         .await
         .expect("reads")
         .expect("it ran");
@@ -1076,7 +1126,12 @@ pub(crate) async fn a_live_run_renews_its_lease(backend: Arc<dyn Backend>) {
         .with(CallId::new("call_long"));
     let pending = pending(&view, &ctx, "update_savings", r#"{"cents": 5}"#).await;
     let approval = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     let long = view.resume(&approval, &ctx);
@@ -1110,7 +1165,12 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
     let released = Released::default();
     let pending = release(&view, &context(&released, "call_own")).await;
     let refused = strict
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "user:7")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("user:7"),
+        )
         .await
         .expect_err("the requester may not approve its own call");
     assert_eq!(
@@ -1136,7 +1196,7 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
         "{by_requester:?}"
     );
     let audit = strict
-        .refusals(&DecisionQuery::new().principal("user:7"))
+        .refusals(&DecisionQuery::new().principal(p("user:7")))
         .await
         .expect("lists refusals");
     let refused_by: Vec<&str> = audit.iter().map(|r| r.decided_by.as_str()).collect();
@@ -1148,7 +1208,7 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
     );
     assert_eq!(
         strict
-            .decisions(&DecisionQuery::new().principal("user:7"))
+            .decisions(&DecisionQuery::new().principal(p("user:7")))
             .await
             .expect("lists"),
         [],
@@ -1156,7 +1216,12 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
     );
     // Someone else decides, and it runs once.
     let approval = strict
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("an admin may");
     assert!(resume(&view, &approval, &released).await.is_success());
@@ -1181,7 +1246,7 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
     assert_eq!(approval.decided_by.as_deref(), Some("the requester"));
     let numbers = release(&view, &context(&released, "call_numbers")).await;
     assert!(!personal.may_decide(&Decider::Requester, &numbers));
-    assert!(personal.may_decide(&Decider::Person("admin:1"), &numbers));
+    assert!(personal.may_decide(&Decider::Person(&p("admin:1")), &numbers));
 }
 
 /// The requester's "no" is recorded where every door and the runner read it: an
@@ -1214,7 +1279,7 @@ pub(crate) async fn a_requesters_no_is_recorded_and_binds_every_door_and_the_run
     };
     let state = |call_id: &'static str| async move {
         other_replica
-            .status("user:7", call_id)
+            .status(&p("user:7"), call_id)
             .await
             .expect("reads")
             .map(|status| status.state)
@@ -1231,7 +1296,12 @@ pub(crate) async fn a_requesters_no_is_recorded_and_binds_every_door_and_the_run
     // An operator approves on one replica; the requester declines on another.
     let approved = release(&view, &context(&released, "call_1")).await;
     approvals
-        .decide_as(toolkit::registry(), &approved, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &approved,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     let answer = other_replica
@@ -1273,7 +1343,7 @@ pub(crate) async fn a_requesters_no_is_recorded_and_binds_every_door_and_the_run
         .expect("a denial");
     assert!(matches!(
         other_replica
-            .decide_as(toolkit::registry(), &first, Decision::Approve, "admin:1")
+            .decide_as(toolkit::registry(), &first, Decision::Approve, &p("admin:1"))
             .await,
         Err(ApprovalError::AlreadyDecided(record)) if record.decided_by == "the requester"
     ));
@@ -1284,7 +1354,7 @@ pub(crate) async fn a_requesters_no_is_recorded_and_binds_every_door_and_the_run
     // with the result, on any replica.
     let ran = release(&view, &context(&released, "call_3")).await;
     approvals
-        .decide_as(toolkit::registry(), &ran, Decision::Approve, "admin:1")
+        .decide_as(toolkit::registry(), &ran, Decision::Approve, &p("admin:1"))
         .await
         .expect("approved");
     clock.advance(61);
@@ -1365,7 +1435,7 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
             toolkit::registry(),
             &unattended,
             Decision::Approve,
-            "admin:1",
+            &p("admin:1"),
         )
         .await
         .expect("approved");
@@ -1375,13 +1445,18 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
             toolkit::registry(),
             &denied,
             Decision::Deny("keep them".to_owned()),
-            "admin:1",
+            &p("admin:1"),
         )
         .await
         .expect("denied");
     let resumed = pending_of("call_resumed").await;
     let approval = approvals
-        .decide_as(toolkit::registry(), &resumed, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &resumed,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert!(resume(&view, &approval, &released).await.is_success());
@@ -1419,7 +1494,7 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     assert_eq!(first.ran + second.ran, 1, "{first:?} {second:?}");
     assert_eq!(released.count(), 2, "the unattended call ran once");
     let record = approvals
-        .outcome("user:7", "call_unattended")
+        .outcome(&p("user:7"), "call_unattended")
         .await
         .expect("reads")
         .expect("it ran");
@@ -1432,7 +1507,7 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     );
     assert!(record.ended_at.is_some());
     assert_eq!(
-        approvals.outcome("user:7", "call_denied").await,
+        approvals.outcome(&p("user:7"), "call_denied").await,
         Ok(None),
         "a denial never runs"
     );
@@ -1446,7 +1521,7 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     // A principal who lost the tool is refused, and the refusal is the outcome.
     let lost = pending_of("call_lost").await;
     approvals
-        .decide_as(toolkit::registry(), &lost, Decision::Approve, "admin:1")
+        .decide_as(toolkit::registry(), &lost, Decision::Approve, &p("admin:1"))
         .await
         .expect("approved");
     clock.advance(61);
@@ -1465,7 +1540,7 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     assert_eq!(pass.refused, 1, "{pass:?}");
     assert_eq!(released.count(), 2, "nothing ran");
     let record = approvals
-        .outcome("user:7", "call_lost")
+        .outcome(&p("user:7"), "call_lost")
         .await
         .expect("reads")
         .expect("refused");
@@ -1480,12 +1555,17 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     // after its lease, as attempt 2.
     let orphan = pending_of("call_orphan").await;
     approvals
-        .decide_as(toolkit::registry(), &orphan, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &orphan,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     let now = clock.reader()();
     // The dead replica's claim, as `resume` made it.
-    let key = toolkit::approval::ApprovedRun::key_of("user:7", "call_orphan");
+    let key = toolkit::approval::ApprovedRun::key_of(&p("user:7"), "call_orphan");
     assert_eq!(
         approvals.store().claim(&key, now + 30, now + 7200).await,
         Ok(Claim::Won { attempt: 1 })
@@ -1498,7 +1578,7 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     assert_eq!(pass.ran, 1, "{pass:?}");
     assert_eq!(released.count(), 3);
     let record = approvals
-        .outcome("user:7", "call_orphan")
+        .outcome(&p("user:7"), "call_orphan")
         .await
         .expect("reads")
         .expect("it ran");
@@ -1531,7 +1611,7 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
         };
         async move {
             approvals
-                .status("user:7", call_id)
+                .status(&p("user:7"), call_id)
                 .await
                 .expect("reads")
                 .map(|status| status.state)
@@ -1544,11 +1624,15 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
         })
     );
     assert_eq!(
-        approvals.status("user:8", "call_1").await,
+        approvals.status(&p("user:8"), "call_1").await,
         Ok(None),
         "another principal's call is not found"
     );
-    let status = approvals.status("user:7", "call_1").await.unwrap().unwrap();
+    let status = approvals
+        .status(&p("user:7"), "call_1")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(status.pending, pending);
     assert_eq!(
         status.kept_until,
@@ -1557,7 +1641,12 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
     );
 
     approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert_eq!(state("b", "call_1").await, Some(CallState::Approved));
@@ -1590,7 +1679,7 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
             toolkit::registry(),
             &denied,
             Decision::Deny("keep it".to_owned()),
-            "admin:1",
+            &p("admin:1"),
         )
         .await
         .expect("denied");
@@ -1612,12 +1701,12 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
     assert_eq!(state("a", "call_3").await, Some(CallState::Withdrawn));
     assert!(matches!(
         approvals
-            .decide_as(toolkit::registry(), &withdrawn, Decision::Approve, "admin:1")
+            .decide_as(toolkit::registry(), &withdrawn, Decision::Approve, &p("admin:1"))
             .await,
         Err(ApprovalError::AlreadyDecided(record)) if record.decided_by == "the requester"
     ));
     let listed = approvals
-        .pending(&PendingQuery::new().principal("user:7"))
+        .pending(&PendingQuery::new().principal(p("user:7")))
         .await
         .expect("lists");
     assert!(listed.iter().all(|p| p.call_id != "call_3"), "{listed:?}");
@@ -1626,7 +1715,12 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
     // Withdrawn after an approval, before anyone ran it: it never runs.
     let approved = release(&view, &context(&released, "call_4")).await;
     approvals
-        .decide_as(toolkit::registry(), &approved, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &approved,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert!(approvals.withdraw(&approved).await.expect("withdrawn"));
@@ -1642,7 +1736,7 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
     // Approved and never run within its approval's lifetime: expired.
     let late = release(&view, &context(&released, "call_5")).await;
     approvals
-        .decide_as(toolkit::registry(), &late, Decision::Approve, "admin:1")
+        .decide_as(toolkit::registry(), &late, Decision::Approve, &p("admin:1"))
         .await
         .expect("approved");
     let waiting = release(&view, &context(&released, "call_6")).await;
@@ -1799,14 +1893,19 @@ pub(crate) async fn a_failing_call_is_retried_until_its_approval_ends_then_faile
         .with(CallId::new("call_budget"));
     let pending = pending(&view, &ctx, "set_budgets", r#"{"cents": 9000}"#).await;
     let approval = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     let until = approval.expires_at;
     assert_eq!(until, approval.decided_at + 15 * 60, "the approval's life");
     let state = || async {
         other_replica
-            .status("user:7", "call_budget")
+            .status(&p("user:7"), "call_budget")
             .await
             .expect("reads")
             .expect("stored")
@@ -1818,7 +1917,7 @@ pub(crate) async fn a_failing_call_is_retried_until_its_approval_ends_then_faile
         approvals.run_approved(&view, &ctx, &pending).await,
         Response::Error(ToolError::failed("the ledger is down"))
     );
-    let key = ApprovedRun::key_of("user:7", "call_budget");
+    let key = ApprovedRun::key_of(&p("user:7"), "call_budget");
     // Tried again once its back-off (5 s, doubling) from the failed attempt's end
     // has passed, as the store recorded it.
     let retrying = |attempt| {
@@ -1927,7 +2026,12 @@ pub(crate) async fn a_failing_tool_is_tried_again_after_a_growing_back_off(
     };
     let pending = pending(&view, &ctx(), "set_budgets", r#"{"cents": 500}"#).await;
     approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     let run_as = |_: &PendingApproval| Ok::<_, String>((self::view(&approvals, "user:7"), ctx()));
@@ -1952,14 +2056,14 @@ pub(crate) async fn a_failing_tool_is_tried_again_after_a_growing_back_off(
     // What a requester polling it reads: the attempt that failed, and when the
     // next is (the fourth attempt's end plus the 8-minute cap).
     let run = store
-        .run(&ApprovedRun::key_of("user:7", "call_backoff"))
+        .run(&ApprovedRun::key_of(&p("user:7"), "call_backoff"))
         .await
         .expect("reads")
         .expect("claimed");
     let now = store.now().await.expect("a clock");
     let next_attempt_at = run.ended_at.expect("ended") + 8 * 60;
     let status = approvals
-        .status("user:7", "call_backoff")
+        .status(&p("user:7"), "call_backoff")
         .await
         .expect("reads")
         .expect("stored");
@@ -2013,7 +2117,7 @@ impl ApprovalStore for Recording {
     }
     fn pending<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<PendingApproval>> {
         self.note("pending");
@@ -2029,7 +2133,7 @@ impl ApprovalStore for Recording {
     }
     fn decision<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<DecisionRecord>> {
         self.note("decision");
@@ -2084,7 +2188,7 @@ impl ApprovalStore for Recording {
         self.store
             .approved_unsettled(decided_after, decided_before, limit)
     }
-    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool> {
+    fn settle<'a>(&'a self, principal: &'a Principal, call_id: &'a str) -> StoreFuture<'a, bool> {
         self.note("settle");
         self.store.settle(principal, call_id)
     }
@@ -2123,7 +2227,12 @@ pub(crate) async fn one_run_reads_the_store_clock_once(backend: Arc<dyn Backend>
     let ctx = context(&released, "call_polled");
     let pending = release(&view, &ctx).await;
     approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     recording.take();
@@ -2141,7 +2250,12 @@ pub(crate) async fn one_run_reads_the_store_clock_once(backend: Arc<dyn Backend>
     let ctx = context(&released, "call_in_hand");
     let pending = release(&view, &ctx).await;
     let approval = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     recording.take();
@@ -2153,6 +2267,11 @@ pub(crate) async fn one_run_reads_the_store_clock_once(backend: Arc<dyn Backend>
 /// A call that ran before stores kept outcomes (its claim completed, and no
 /// outcome column yet) reads as ran once the store is migrated: never as approved
 /// and waiting for whoever polls, which `run_approved` would then refuse as used.
+///
+/// Its principal was a free string then (`user:7`): migrated, it reads as a
+/// principal of the reserved legacy issuer, whose run key and signatures are
+/// those the old build wrote, so the call is found, reads as ran and runs no
+/// more; no principal made now (`local|user:7`) finds it.
 pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
     backend: Arc<dyn Backend>,
 ) {
@@ -2161,12 +2280,20 @@ pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
     let clock = Clock::default();
     let released = Released::default();
     let ctx = context(&released, "call_old");
+    // What the old build's rows read as once migrated; its run key is the one the
+    // old build computed from the string `user:7`.
+    let old = Principal::from_key("toolkit:legacy|user:7").expect("a legacy principal");
     {
         let approvals = approvals(backend.open(&clock).await, &clock, 0);
-        let view = view(&approvals, "user:7");
+        let view = view_as(&approvals, old.clone());
         let pending = release(&view, &ctx).await;
         approvals
-            .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+            .decide_as(
+                toolkit::registry(),
+                &pending,
+                Decision::Approve,
+                &p("admin:1"),
+            )
             .await
             .expect("approved");
         assert!(
@@ -2180,7 +2307,7 @@ pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
         return;
     }
     let store = backend.open(&clock).await;
-    let key = ApprovedRun::key_of("user:7", "call_old");
+    let key = ApprovedRun::key_of(&old, "call_old");
     let run = store.run(&key).await.expect("reads").expect("claimed");
     assert!(run.done);
     assert_eq!(
@@ -2192,13 +2319,22 @@ pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
         "ran, its result not kept"
     );
     let approvals = approvals(store, &clock, 0);
+    assert_eq!(
+        approvals
+            .status(&p("user:7"), "call_old")
+            .await
+            .expect("reads"),
+        None,
+        "a principal made now is not the old row's"
+    );
     let status = approvals
-        .status("user:7", "call_old")
+        .status(&old, "call_old")
         .await
         .expect("reads")
         .expect("stored");
     assert_eq!(status.state, CallState::Ran(None));
-    let view = view(&approvals, "user:7");
+    assert_eq!(status.pending.principal, old);
+    let view = view_as(&approvals, old.clone());
     let pending = status.pending;
     assert_eq!(
         approvals.run_approved(&view, &ctx, &pending).await,
@@ -2225,7 +2361,7 @@ pub(crate) async fn pending_approvals_are_paged_and_long_arguments_cut_by_the_qu
     let megabyte = "é".repeat(500_000);
     let stored = |i: u64, text: &str| PendingApproval {
         call_id: format!("call_{i:03}"),
-        principal: "user:7".to_owned(),
+        principal: p("user:7"),
         view: None,
         tool: "delete_projects".to_owned(),
         arguments: json!({ "note": text, "id": i }),
