@@ -1016,7 +1016,7 @@ fn a_policy_that_does_not_resolve_lets_nobody_decide() {
     );
     assert_eq!(
         block_on(approvals.decide_as(registry(), &pending, Decision::Approve, &p("admin:3"))),
-        Err(not_allowed("admin:3"))
+        Err(not_allowed("local|admin:3"))
     );
     assert_eq!(
         block_on(approvals.decide_by(

@@ -15,7 +15,8 @@ mod suite;
 use std::sync::Arc;
 
 use toolkit::approval::{
-    ApprovalStore, MemoryApprovalStore, SqliteApprovalStore, StoreError, StoreErrorKind,
+    ApprovalStore, DecisionQuery, MemoryApprovalStore, SqliteApprovalStore, StoreError,
+    StoreErrorKind,
 };
 
 use suite::{Backend, Clock};
@@ -140,7 +141,7 @@ fn sqlite_errors_keep_the_drivers_error() {
         .execute(
             "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict, digest,
                  decided_by, decided_at, keep_until)
-             VALUES ('user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'admin:1', 1,
+             VALUES ('local|user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'admin:1', 1,
                  9999999999)",
             [],
         )
@@ -159,6 +160,33 @@ fn sqlite_errors_keep_the_drivers_error() {
         error.to_string().contains("unknown verdict `maybe`"),
         "{error}"
     );
+
+    // A principal column that holds no principal's key (a free string written by
+    // hand after the migration): a corrupt record naming why, never a panic, and
+    // never read as some principal.
+    rusqlite::Connection::open(&path)
+        .expect("opens")
+        .execute(
+            "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict, digest,
+                 decided_by, decided_at, keep_until)
+             VALUES ('user:2', 'call_2', 'delete_projects', 'approved', 'digest', 'admin:1', 1,
+                 9999999999)",
+            [],
+        )
+        .expect("a record no build wrote");
+    let error = futures_executor::block_on(store.decisions(&DecisionQuery::new()))
+        .expect_err("a principal that is no key");
+    assert_eq!(error.kind(), StoreErrorKind::Corrupt);
+    assert!(
+        error.to_string().contains(
+            "not a principal's key: a key is `issuer|subject` or `issuer|subject|tenant`"
+        ),
+        "{error}"
+    );
+    rusqlite::Connection::open(&path)
+        .expect("opens")
+        .execute("DELETE FROM toolkit_approval_decisions", [])
+        .expect("cleared");
 
     // A run's outcome that is not one this build wrote: a corrupt record, not a
     // run whose outcome is unknown.
@@ -331,7 +359,7 @@ mod postgres {
                 &url,
                 "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
                      digest, decided_by, decided_at, keep_until)
-                 VALUES ('user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'admin:1',
+                 VALUES ('local|user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'admin:1',
                      1, 9999999999)",
             );
             let error = store
@@ -348,7 +376,7 @@ mod postgres {
                 "ALTER TABLE toolkit_approval_decisions ALTER COLUMN digest DROP NOT NULL;
                  INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
                      digest, decided_by, decided_at, keep_until)
-                 VALUES ('user:1', 'call_2', 'delete_projects', 'approved', NULL, 'admin:1',
+                 VALUES ('local|user:1', 'call_2', 'delete_projects', 'approved', NULL, 'admin:1',
                      1, 9999999999)",
             );
             let error = store
@@ -445,7 +473,7 @@ mod postgres {
         }
         assert_eq!(
             cluster.psql_on(&url, "SELECT version FROM toolkit_approval_schema"),
-            "6"
+            "7"
         );
     }
 }

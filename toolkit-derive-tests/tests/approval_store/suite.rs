@@ -225,7 +225,7 @@ pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn 
         .await
         .expect_err("decided already");
     assert!(
-        matches!(&refused, ApprovalError::AlreadyDecided(winner) if winner.decided_by == "admin:1" && winner.verdict == Verdict::Approved),
+        matches!(&refused, ApprovalError::AlreadyDecided(winner) if winner.decided_by == "local|admin:1" && winner.verdict == Verdict::Approved),
         "{refused:?}"
     );
 
@@ -555,7 +555,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
     assert_eq!(denied.len(), 1);
     assert_eq!(denied[0].verdict, Verdict::Denied);
     assert_eq!(denied[0].message.as_deref(), Some("keep it"));
-    assert_eq!(denied[0].decided_by, "admin:1");
+    assert_eq!(denied[0].decided_by, "local|admin:1");
     assert_eq!(denied[0].tool, "delete_projects");
 
     // Expired: no longer waiting (store time).
@@ -640,7 +640,7 @@ pub(crate) async fn edited_arguments_are_kept_with_the_decision(backend: Arc<dyn
         verdict: Verdict::ApprovedWithEdits,
         digest: toolkit::approval::digest(&edited),
         message: None,
-        decided_by: "admin:1".to_owned(),
+        decided_by: "local|admin:1".to_owned(),
         decided_at: approval.decided_at,
         arguments: Some(edited.clone()),
     };
@@ -659,7 +659,7 @@ pub(crate) async fn edited_arguments_are_kept_with_the_decision(backend: Arc<dyn
     let late = DecisionRecord {
         verdict: Verdict::Approved,
         digest: to_edit.digest.clone(),
-        decided_by: "admin:4".to_owned(),
+        decided_by: "local|admin:4".to_owned(),
         arguments: None,
         ..with_edits.clone()
     };
@@ -1176,7 +1176,7 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
     assert_eq!(
         refused,
         ApprovalError::NotAllowed {
-            decided_by: "user:7".to_owned(),
+            decided_by: "local|user:7".to_owned(),
             reason: "`delete_phone_numbers` is approved by someone other than the requester; \
                      the call waits for them"
                 .to_owned()
@@ -1200,7 +1200,11 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
         .await
         .expect("lists refusals");
     let refused_by: Vec<&str> = audit.iter().map(|r| r.decided_by.as_str()).collect();
-    assert_eq!(refused_by, ["the requester", "user:7"], "newest first");
+    assert_eq!(
+        refused_by,
+        ["the requester", "local|user:7"],
+        "newest first"
+    );
     assert!(
         audit
             .iter()
@@ -1547,7 +1551,7 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     assert!(record.done, "a refused call never runs");
     assert!(
         matches!(&record.outcome, Some(RunOutcome::Failed { kind, message })
-            if kind == "approval_rejected" && message.contains("it may no longer run for user:7")),
+            if kind == "approval_rejected" && message.contains("it may no longer run for local|user:7")),
         "{record:?}"
     );
 
