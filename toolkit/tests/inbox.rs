@@ -1732,6 +1732,24 @@ async fn the_json_list_says_when_the_policy_leaves_a_call_to_someone_else() {
     );
 }
 
+/// An inline decider that asks a person live (Ada, below) and relays their "yes".
+struct AsksAda(Principal);
+
+impl toolkit::approval::InlineDecider for AsksAda {
+    fn decide<'a>(
+        &'a self,
+        _: &'a PendingApproval,
+        _: &'a Context,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Option<toolkit::approval::Decision>> + Send + 'a>>
+    {
+        Box::pin(async { Some(toolkit::approval::Decision::Approve) })
+    }
+
+    fn decided_by(&self, _: &PendingApproval, _: &Context) -> Option<Principal> {
+        Some(self.0.clone())
+    }
+}
+
 /// Ada, one person at every door. Her MCP token and her inbox sign-in name her by
 /// the same issuer and subject, made a principal by the same `ClaimsMapping`; her
 /// in-process agent is a principal of its own, declared to act for her. Under the
@@ -1747,7 +1765,7 @@ async fn the_json_list_says_when_the_policy_leaves_a_call_to_someone_else() {
 #[tokio::test]
 async fn ada_cannot_approve_her_own_transfer_by_any_door() {
     use toolkit::ClaimsMapping;
-    use toolkit::approval::{ApprovalError, Deciders, Decision, InlineDecider};
+    use toolkit::approval::{ApprovalError, Deciders, Decision};
 
     const ISSUER: &str = "https://id.example.com";
     let mapping = ClaimsMapping::new();
@@ -1852,20 +1870,6 @@ async fn ada_cannot_approve_her_own_transfer_by_any_door() {
     );
 
     // An inline decider that asks Ada herself, live, is her decision.
-    struct AsksAda(Principal);
-    impl InlineDecider for AsksAda {
-        fn decide<'a>(
-            &'a self,
-            _: &'a PendingApproval,
-            _: &'a Context,
-        ) -> std::pin::Pin<Box<dyn Future<Output = Option<Decision>> + Send + 'a>> {
-            Box::pin(async { Some(Decision::Approve) })
-        }
-
-        fn decided_by(&self, _: &PendingApproval, _: &Context) -> Option<Principal> {
-            Some(self.0.clone())
-        }
-    }
     let key = ApprovalKey::new(*b"the inbox tests' approval key!!!").expect("32 bytes");
     let inline = Approvals::new(key, MemoryApprovalStore::new())
         .policy(Deciders::others().acting_for(agent.clone(), ada.clone()))
