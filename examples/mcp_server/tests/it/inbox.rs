@@ -265,7 +265,7 @@ fn edit() -> Value {
 
 /// What the model reads first when the operator edited the call it waits on.
 const EDITED: &str =
-    "operator approved it with edited arguments, and it ran with them: {\"ids\":[2]}";
+    "local|operator approved it with edited arguments, and it ran with them: {\"ids\":[2]}";
 
 /// The text of every content block of a result.
 fn texts(result: &rmcp::model::CallToolResult) -> Vec<&str> {
@@ -674,14 +674,14 @@ async fn an_edited_decision_altered_in_the_store_runs_nothing() {
         (
             |record| record.arguments = Some(json!({"ids": [1, 2]})),
             rejected(
-                "operator approved it with edited arguments, but the edited arguments in the \
+                "local|operator approved it with edited arguments, but the edited arguments in the \
                  store do not match its digest",
             ),
         ),
         (
             |record| record.arguments = None,
             rejected(
-                "operator approved it with edited arguments, but the store kept no edited \
+                "local|operator approved it with edited arguments, but the store kept no edited \
                  arguments with it",
             ),
         ),
