@@ -598,7 +598,7 @@ async def fleet(replicas, balancer):
             assert decided.status_code == 200, decided.text
             audit = (await http.get(f"{r1.url}/approvals/api/decisions")).json()
             assert [(d["verdict"], d["decided_by"]) for d in audit["decisions"]
-                    if d["call_id"] == waiting[0]["call_id"]] == [("approved", "operator")], audit
+                    if d["call_id"] == waiting[0]["call_id"]] == [("approved", "local|operator")], audit
         async with client(r3.url) as mcp:
             await mcp.list_tools()
             assert await present(mcp, "split-1", state) == "ran"
@@ -750,11 +750,14 @@ async def fleet(replicas, balancer):
             r1.freeze()
             lock.release()
             # The runs whose claim stays open while every other replica's ended:
-            # r1's. (A claim's key is the SHA-256 of `[principal, call_id]`.)
+            # r1's. (A claim's key is the SHA-256 of `[principal, call_id]`, the
+            # principal as its parts: `{"iss":"local","sub":"internal"}` for the
+            # key `local|internal`.)
             open_runs = (
                 "SELECT p.arguments::json->>'reference' FROM toolkit_pending_approvals p "
                 "JOIN toolkit_approval_claims c ON c.key = encode(sha256(convert_to("
-                "'[\"' || p.principal || '\",\"' || p.call_id || '\"]', 'UTF8')), 'hex') "
+                "'[{\"iss\":\"' || split_part(p.principal, '|', 1) || '\",\"sub\":\"' "
+                "|| split_part(p.principal, '|', 2) || '\"},\"' || p.call_id || '\"]', 'UTF8')), 'hex') "
                 "WHERE NOT c.done AND p.arguments LIKE '%frozen-%'"
             )
             await asyncio.sleep(1)

@@ -18,6 +18,11 @@ use toolkit::approval::{
 };
 use toolkit::{Context, Response, Scope, call::CallId, tool};
 
+/// A principal the test application names.
+fn p(name: &str) -> toolkit::Principal {
+    toolkit::Principal::local(name).expect("a principal")
+}
+
 /// Release a phone number the organization owns.
 #[tool(scope = shared, tier = approve)]
 async fn delete_phone_numbers(
@@ -45,7 +50,7 @@ async fn life(approvals: &Approvals, n: usize) -> Duration {
     let view = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
-        .approvals(approvals, "user:7")
+        .approvals(approvals, p("user:7"))
         .build()
         .expect("view");
     let ctx = Context::new().with(CallId::new(format!("call_{n}")));
@@ -56,7 +61,12 @@ async fn life(approvals: &Approvals, n: usize) -> Duration {
         panic!("pending");
     };
     let approval = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     let start = Instant::now();
@@ -125,13 +135,13 @@ fn main() {
         let view = toolkit::registry()
             .view()
             .scopes([Scope::Shared])
-            .approvals(&verifier, "user:7")
+            .approvals(&verifier, p("user:7"))
             .build()
             .expect("view");
         let signer_view = toolkit::registry()
             .view()
             .scopes([Scope::Shared])
-            .approvals(&signer, "user:7")
+            .approvals(&signer, p("user:7"))
             .build()
             .expect("view");
         let approvals: Vec<_> = (0..ROUNDS)

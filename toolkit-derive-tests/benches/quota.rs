@@ -19,6 +19,11 @@ use futures_executor::block_on;
 use toolkit::quota::{MemoryQuotaStore, Quotas};
 use toolkit::{Context, Scope, View, tool};
 
+/// A principal the test application names.
+fn p(name: &str) -> toolkit::Principal {
+    toolkit::Principal::local(name).expect("a principal")
+}
+
 /// Get the weather of a city.
 #[tool(scope = shared, tier = auto, quota = "4294967295/s")]
 async fn get_weather(
@@ -37,13 +42,13 @@ fn views(quotas: &Quotas) -> (View<'_>, View<'_>) {
     let plain = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
-        .principal("user:7")
+        .principal(p("user:7"))
         .build()
         .expect("view");
     let counted = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
-        .principal("user:7")
+        .principal(p("user:7"))
         .quotas(quotas)
         .build()
         .expect("view");

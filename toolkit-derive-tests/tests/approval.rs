@@ -24,6 +24,11 @@ use toolkit::approval::{
 use toolkit::view::ViewProblem;
 use toolkit::{Context, Registry, Response, Scope, State, ToolError, View, call::CallId, tool};
 
+/// A principal the test application names.
+fn p(name: &str) -> toolkit::Principal {
+    toolkit::Principal::local(name).expect("a principal")
+}
+
 /// How many numbers were released: each run of the tool adds one.
 #[derive(Clone, Default)]
 struct Released(Arc<AtomicUsize>);
@@ -119,7 +124,7 @@ fn view<'a>(approvals: &'a Approvals, principal: &str) -> View<'a> {
     registry()
         .view()
         .scopes([Scope::Shared])
-        .approvals(approvals, principal)
+        .approvals(approvals, p(principal))
         .build()
         .expect("view")
 }
@@ -154,8 +159,13 @@ fn rejected(reason: &str) -> Response {
 const DIGEST: &str = "sha256:6f03bc6ec377166597c31e3709f37492962b582be0800fcd55d401ef18ddfc83";
 /// HMAC-SHA256 under `KEY` of the pending approval's canonical payload, computed
 /// outside toolkit (Python's `hmac` over
-/// `{"call_id":"call_abc123","digest":"sha256:6f03…","expires_at":1800003600,"principal":"user:7","requested_at":1800000000,"tool":"delete_phone_numbers","type":"toolkit.pending_approval.v1"}`).
-const PENDING_SIGNATURE: &str = "d2c35527495a470aba1df387ad71712697d1cd4a5b7aca5750cae0a158f32426";
+/// `{"call_id":"call_abc123","digest":"sha256:6f03…","expires_at":1800003600,"principal":{"iss":"local","sub":"user:7"},"requested_at":1800000000,"tool":"delete_phone_numbers","type":"toolkit.pending_approval.v1"}`):
+/// the principal is signed as its parts.
+const PENDING_SIGNATURE: &str = "e302896ccffd73d8250bd5a30d40bde0d4e9d6206958e596ee769cd5acb9ab35";
+/// The same, signed before principals were typed, with `"principal":"user:7"`:
+/// what a pending approval of a migrated row carries.
+const OLD_PENDING_SIGNATURE: &str =
+    "d2c35527495a470aba1df387ad71712697d1cd4a5b7aca5750cae0a158f32426";
 
 #[test]
 fn a_call_without_an_approval_comes_back_pending_and_does_not_run() {
@@ -174,7 +184,7 @@ fn a_call_without_an_approval_comes_back_pending_and_does_not_run() {
         response.to_json(),
         json!({"pending_approval": {
             "call_id": "call_abc123",
-            "principal": "user:7",
+            "principal": "local|user:7",
             "tool": "delete_phone_numbers",
             "arguments": {"reason": "unused", "numbers": ["+15550100"]},
             "digest": digest,
@@ -190,6 +200,18 @@ fn a_call_without_an_approval_comes_back_pending_and_does_not_run() {
     let loaded: PendingApproval = serde_json::from_str(&stored).expect("deserializes");
     assert_eq!(loaded, pending);
     assert_eq!(approvals.verify_pending(&loaded), Ok(()));
+    // A row kept before principals were typed reads, migrated, as a principal of
+    // the reserved legacy issuer; what was signed for it then still verifies, and
+    // the same row claiming a principal made now does not.
+    let mut old = pending.clone();
+    old.principal = toolkit::Principal::from_key("toolkit:legacy|user:7").expect("a key");
+    old.signature = OLD_PENDING_SIGNATURE.to_owned();
+    assert_eq!(approvals.verify_pending(&old), Ok(()));
+    old.principal = p("user:7");
+    assert_eq!(
+        approvals.verify_pending(&old),
+        Err(ApprovalError::BadSignature)
+    );
 }
 
 #[test]
@@ -396,10 +418,7 @@ fn forged_and_altered_approvals_run_nothing() {
         altered(&|a| a.call_id = "call_other".to_owned()),
         bad_signature
     );
-    assert_eq!(
-        altered(&|a| a.principal = "user:8".to_owned()),
-        bad_signature
-    );
+    assert_eq!(altered(&|a| a.principal = p("user:8")), bad_signature);
     assert_eq!(altered(&|a| a.expires_at += 3600), bad_signature);
     assert_eq!(
         altered(&|a| a.verdict = Verdict::ApprovedWithEdits),
@@ -459,7 +478,7 @@ fn an_approval_is_bound_to_its_principal_and_its_view() {
     let narrow = registry()
         .view()
         .allow(["get_phone_numbers"])
-        .approvals(&approvals, "user:7")
+        .approvals(&approvals, p("user:7"))
         .build()
         .expect("view");
     assert_eq!(
@@ -775,7 +794,11 @@ impl ApprovalStore for Down {
     fn list_pending<'a>(&'a self, _: &'a PendingQuery) -> StoreFuture<'a, Vec<PendingApproval>> {
         down()
     }
-    fn pending<'a>(&'a self, _: &'a str, _: &'a str) -> StoreFuture<'a, Option<PendingApproval>> {
+    fn pending<'a>(
+        &'a self,
+        _: &'a toolkit::Principal,
+        _: &'a str,
+    ) -> StoreFuture<'a, Option<PendingApproval>> {
         down()
     }
     fn record_decision<'a>(
@@ -785,7 +808,11 @@ impl ApprovalStore for Down {
     ) -> StoreFuture<'a, DecisionOutcome> {
         down()
     }
-    fn decision<'a>(&'a self, _: &'a str, _: &'a str) -> StoreFuture<'a, Option<DecisionRecord>> {
+    fn decision<'a>(
+        &'a self,
+        _: &'a toolkit::Principal,
+        _: &'a str,
+    ) -> StoreFuture<'a, Option<DecisionRecord>> {
         down()
     }
     fn decisions<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
@@ -814,7 +841,7 @@ impl ApprovalStore for Down {
     ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
         down()
     }
-    fn settle<'a>(&'a self, _: &'a str, _: &'a str) -> StoreFuture<'a, bool> {
+    fn settle<'a>(&'a self, _: &'a toolkit::Principal, _: &'a str) -> StoreFuture<'a, bool> {
         down()
     }
     fn record_refusal<'a>(&'a self, _: &'a RefusalRecord, _: u64) -> StoreFuture<'a, ()> {
@@ -891,7 +918,7 @@ fn a_misspelt_tool_in_a_policy_refuses_to_build_the_view() {
     let error = registry()
         .view()
         .scopes([Scope::Shared])
-        .approvals(&approvals, "user:7")
+        .approvals(&approvals, p("user:7"))
         .build()
         .expect_err("a policy naming no tool");
     assert_eq!(
@@ -988,8 +1015,8 @@ fn a_policy_that_does_not_resolve_lets_nobody_decide() {
         Err(not_allowed("the requester"))
     );
     assert_eq!(
-        block_on(approvals.decide_as(registry(), &pending, Decision::Approve, "admin:3")),
-        Err(not_allowed("admin:3"))
+        block_on(approvals.decide_as(registry(), &pending, Decision::Approve, &p("admin:3"))),
+        Err(not_allowed("local|admin:3"))
     );
     assert_eq!(
         block_on(approvals.decide_by(

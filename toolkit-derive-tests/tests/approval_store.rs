@@ -15,10 +15,16 @@ mod suite;
 use std::sync::Arc;
 
 use toolkit::approval::{
-    ApprovalStore, MemoryApprovalStore, SqliteApprovalStore, StoreError, StoreErrorKind,
+    ApprovalStore, DecisionQuery, MemoryApprovalStore, SqliteApprovalStore, StoreError,
+    StoreErrorKind,
 };
 
 use suite::{Backend, Clock};
+
+/// A principal the test application names.
+fn p(name: &str) -> toolkit::Principal {
+    toolkit::Principal::local(name).expect("a principal")
+}
 
 #[path = "approval_store/cluster.rs"]
 mod cluster;
@@ -75,6 +81,9 @@ impl Backend for Sqlite {
             .expect("opens")
             .execute_batch(
                 "UPDATE toolkit_used_approvals SET outcome = NULL, ended_at = NULL;
+                 UPDATE toolkit_pending_approvals SET principal = substr(principal, 16);
+                 UPDATE toolkit_approval_decisions SET principal = substr(principal, 16);
+                 UPDATE toolkit_approval_refusals SET principal = substr(principal, 16);
                  PRAGMA user_version = 6;",
             )
             .expect("the old shape");
@@ -132,12 +141,12 @@ fn sqlite_errors_keep_the_drivers_error() {
         .execute(
             "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict, digest,
                  decided_by, decided_at, keep_until)
-             VALUES ('user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'admin:1', 1,
+             VALUES ('local|user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'admin:1', 1,
                  9999999999)",
             [],
         )
         .expect("a record no build wrote");
-    let error = futures_executor::block_on(store.decision("user:1", "call_1"))
+    let error = futures_executor::block_on(store.decision(&p("user:1"), "call_1"))
         .expect_err("an unknown verdict");
     assert_eq!(error.kind(), StoreErrorKind::Corrupt);
     assert!(
@@ -151,6 +160,33 @@ fn sqlite_errors_keep_the_drivers_error() {
         error.to_string().contains("unknown verdict `maybe`"),
         "{error}"
     );
+
+    // A principal column that holds no principal's key (a free string written by
+    // hand after the migration): a corrupt record naming why, never a panic, and
+    // never read as some principal.
+    rusqlite::Connection::open(&path)
+        .expect("opens")
+        .execute(
+            "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict, digest,
+                 decided_by, decided_at, keep_until)
+             VALUES ('user:2', 'call_2', 'delete_projects', 'approved', 'digest', 'admin:1', 1,
+                 9999999999)",
+            [],
+        )
+        .expect("a record no build wrote");
+    let error = futures_executor::block_on(store.decisions(&DecisionQuery::new()))
+        .expect_err("a principal that is no key");
+    assert_eq!(error.kind(), StoreErrorKind::Corrupt);
+    assert!(
+        error.to_string().contains(
+            "not a principal's key: a key is `issuer|subject` or `issuer|subject|tenant`"
+        ),
+        "{error}"
+    );
+    rusqlite::Connection::open(&path)
+        .expect("opens")
+        .execute("DELETE FROM toolkit_approval_decisions", [])
+        .expect("cleared");
 
     // A run's outcome that is not one this build wrote: a corrupt record, not a
     // run whose outcome is unknown.
@@ -191,7 +227,7 @@ fn a_corrupt_record_of_a_call_that_ran_says_it_may_have_run() {
     let view = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
-        .approvals(&approvals, "user:7")
+        .approvals(&approvals, p("user:7"))
         .build()
         .expect("view");
     let ctx = Context::new()
@@ -204,7 +240,12 @@ fn a_corrupt_record_of_a_call_that_ran_says_it_may_have_run() {
             panic!("waits for approval");
         };
         approvals
-            .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+            .decide_as(
+                toolkit::registry(),
+                &pending,
+                Decision::Approve,
+                &p("admin:1"),
+            )
             .await
             .expect("approved");
         assert!(
@@ -218,10 +259,10 @@ fn a_corrupt_record_of_a_call_that_ran_says_it_may_have_run() {
         .expect("opens")
         .execute(
             "UPDATE toolkit_used_approvals SET outcome = '{\"ran\": \"maybe\"}' WHERE key = ?1",
-            [ApprovedRun::key_of("user:7", "call_ran")],
+            [ApprovedRun::key_of(&p("user:7"), "call_ran")],
         )
         .expect("a record no build wrote");
-    let error = futures_executor::block_on(approvals.status("user:7", "call_ran"))
+    let error = futures_executor::block_on(approvals.status(&p("user:7"), "call_ran"))
         .expect_err("a corrupt record");
     assert!(
         error
@@ -275,6 +316,9 @@ impl Backend for Postgres {
         cluster.psql_on(
             &self.0,
             "UPDATE toolkit_approval_claims SET outcome = NULL, ended_at = NULL;
+             UPDATE toolkit_pending_approvals SET principal = substr(principal, 16);
+             UPDATE toolkit_approval_decisions SET principal = substr(principal, 16);
+             UPDATE toolkit_approval_refusals SET principal = substr(principal, 16);
              UPDATE toolkit_approval_schema SET version = 5;",
         );
         true
@@ -315,11 +359,11 @@ mod postgres {
                 &url,
                 "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
                      digest, decided_by, decided_at, keep_until)
-                 VALUES ('user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'admin:1',
+                 VALUES ('local|user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'admin:1',
                      1, 9999999999)",
             );
             let error = store
-                .decision("user:1", "call_1")
+                .decision(&p("user:1"), "call_1")
                 .await
                 .expect_err("an unknown verdict");
             assert_eq!(error.kind(), StoreErrorKind::Corrupt);
@@ -332,11 +376,11 @@ mod postgres {
                 "ALTER TABLE toolkit_approval_decisions ALTER COLUMN digest DROP NOT NULL;
                  INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
                      digest, decided_by, decided_at, keep_until)
-                 VALUES ('user:1', 'call_2', 'delete_projects', 'approved', NULL, 'admin:1',
+                 VALUES ('local|user:1', 'call_2', 'delete_projects', 'approved', NULL, 'admin:1',
                      1, 9999999999)",
             );
             let error = store
-                .decision("user:1", "call_2")
+                .decision(&p("user:1"), "call_2")
                 .await
                 .expect_err("a NULL digest");
             assert_eq!(error.kind(), StoreErrorKind::Corrupt, "{error}");
@@ -429,7 +473,7 @@ mod postgres {
         }
         assert_eq!(
             cluster.psql_on(&url, "SELECT version FROM toolkit_approval_schema"),
-            "6"
+            "7"
         );
     }
 }

@@ -88,6 +88,7 @@ mod observe;
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub mod otel;
 mod preview;
+mod principal;
 mod progress;
 pub mod prompt;
 pub mod quota;
@@ -126,6 +127,9 @@ pub use toolkit_macros::tool;
 
 // Registry: every tool of the program.
 pub use registry::{Registry, registry};
+
+// Who: one typed identity, from the token to every door.
+pub use principal::{ClaimsMapping, Principal, PrincipalError, PrincipalPart};
 
 // View: what one consumer may list and call.
 pub use view::View;

@@ -9,6 +9,7 @@
 //! | `tool` | the tool's name; for a name nothing answers to, the name as called (cut and cleaned) |
 //! | `scope`, `tier` | the tool's (absent for an unknown name) |
 //! | `view` | the view's [label](crate::view::ViewBuilder::label); `registry` for [`Registry::call`](crate::Registry::call); absent for an unlabelled view |
+//! | `principal` | the [key](crate::Principal::key) of the principal the view acts for, when it acts for one |
 //! | `runtime` | `true` for a tool defined at run time (an external MCP server's) |
 //! | `resumed` | `true` for an approved call run by [`View::resume`](crate::View::resume) |
 //! | `outcome` | `ok`, `preview` (a `confirm` tool answered with its preview), `pending_approval`, or the error's kind (`invalid_arguments`, `unknown_tool`, `approval_required`, `failed`, ...) |
@@ -43,6 +44,8 @@ pub(crate) struct Dispatch<'a> {
     pub(crate) name: &'a str,
     /// The view's label.
     pub(crate) view: Option<&'a str>,
+    /// The principal the view acts for.
+    pub(crate) principal: Option<&'a crate::principal::Principal>,
     /// The arguments, when the view opted this tool in.
     pub(crate) arguments: Option<&'a str>,
     /// An approved call resumed ([`View::resume`](crate::View::resume)).
@@ -71,6 +74,7 @@ where
         scope = Empty,
         tier = Empty,
         view = Empty,
+        principal = Empty,
         runtime = Empty,
         resumed = Empty,
         outcome = Empty,
@@ -95,6 +99,9 @@ where
     }
     if let Some(view) = dispatch.view {
         span.record("view", view);
+    }
+    if let Some(principal) = dispatch.principal {
+        span.record("principal", principal.key());
     }
     if dispatch.resumed {
         span.record("resumed", true);
@@ -130,6 +137,7 @@ pub(crate) fn observe_call<'a>(
             tool: dispatch.tool,
             name: dispatch.name,
             view: dispatch.view,
+            principal: dispatch.principal,
             ctx: dispatch.ctx,
             approval: dispatch.approval,
             log_arguments: dispatch.arguments.is_some(),

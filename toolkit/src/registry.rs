@@ -469,6 +469,7 @@ impl Registry {
             runtime: found.is_some_and(RegisteredTool::is_runtime),
             name,
             view: Some("registry"),
+            principal: None,
             arguments: None,
             resumed: false,
             ctx,

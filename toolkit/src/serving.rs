@@ -765,14 +765,14 @@ mod tests {
         }
         fn decision<'a>(
             &'a self,
-            _: &'a str,
+            _: &'a crate::principal::Principal,
             _: &'a str,
         ) -> StoreFuture<'a, Option<DecisionRecord>> {
             unused()
         }
         fn pending<'a>(
             &'a self,
-            _: &'a str,
+            _: &'a crate::principal::Principal,
             _: &'a str,
         ) -> StoreFuture<'a, Option<PendingApproval>> {
             unused()
@@ -803,7 +803,11 @@ mod tests {
         ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
             unused()
         }
-        fn settle<'a>(&'a self, _: &'a str, _: &'a str) -> StoreFuture<'a, bool> {
+        fn settle<'a>(
+            &'a self,
+            _: &'a crate::principal::Principal,
+            _: &'a str,
+        ) -> StoreFuture<'a, bool> {
             unused()
         }
         fn record_refusal<'a>(&'a self, _: &'a RefusalRecord, _: u64) -> StoreFuture<'a, ()> {

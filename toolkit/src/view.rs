@@ -17,6 +17,7 @@ use crate::binding::Binding;
 use crate::context::Context;
 use crate::declaration::{Scope, Tier};
 use crate::error::ToolError;
+use crate::principal::Principal;
 use crate::quota::{Quota, Quotas};
 use crate::registry::{RegisteredTool, Registry};
 use crate::render::Dialect;
@@ -214,14 +215,14 @@ pub struct ViewBuilder<'r> {
     gates_on: Bits,
     unknown: Vec<UnknownEntry>,
     tolerate_unknown: bool,
-    approvals: Option<(&'r Approvals, String)>,
+    approvals: Option<(&'r Approvals, Principal)>,
     /// What the dispatch spans call this view.
     label: Option<Cow<'static, str>>,
     /// Tools whose arguments the dispatch spans may record.
     log_arguments: Option<Bits>,
     quotas: Option<&'r Quotas>,
     quota_class: Option<Cow<'static, str>>,
-    principal: Option<String>,
+    principal: Option<Principal>,
 }
 
 impl Registry {
@@ -400,18 +401,19 @@ impl<'r> ViewBuilder<'r> {
     }
 
     /// Lets `approve` tools in this view ask for approval on behalf of `principal`
-    /// (the user or agent the request acts for): without it, calling one returns
+    /// (the user or agent the request acts for, as whatever verified it made it:
+    /// see [`Principal`]): without it, calling one returns
     /// [`ToolError::ApprovalRequired`]. See [`Approvals`].
-    pub fn approvals(mut self, approvals: &'r Approvals, principal: impl Into<String>) -> Self {
-        self.approvals = Some((approvals, principal.into()));
+    pub fn approvals(mut self, approvals: &'r Approvals, principal: Principal) -> Self {
+        self.approvals = Some((approvals, principal));
         self
     }
 
     /// The principal the view acts for, when it takes no approvals: the key its
     /// [quotas](Self::quotas) count under. [`approvals`](Self::approvals) sets it
     /// too; a view given both must name one principal.
-    pub fn principal(mut self, principal: impl Into<String>) -> Self {
-        self.principal = Some(principal.into());
+    pub fn principal(mut self, principal: Principal) -> Self {
+        self.principal = Some(principal);
         self
     }
 
@@ -686,12 +688,12 @@ pub struct View<'r> {
     members: Bits,
     len: usize,
     unknown: Vec<UnknownEntry>,
-    approvals: Option<(&'r Approvals, String)>,
+    approvals: Option<(&'r Approvals, Principal)>,
     label: Option<Cow<'static, str>>,
     log_arguments: Option<Bits>,
     quotas: Option<&'r Quotas>,
     quota_class: Option<Cow<'static, str>>,
-    principal: Option<String>,
+    principal: Option<Principal>,
 }
 
 impl<'r> View<'r> {
@@ -764,16 +766,16 @@ impl<'r> View<'r> {
     /// ([`ViewBuilder::principal`] or [`ViewBuilder::approvals`]): approvals are
     /// bound to it and quotas count under it.
     #[must_use]
-    pub fn principal(&self) -> Option<&str> {
-        self.principal.as_deref()
+    pub fn principal(&self) -> Option<&Principal> {
+        self.principal.as_ref()
     }
 
     /// The limit a call of `tool` through this view meets and the principal it
     /// counts under, when the view has quotas and the tool a limit.
-    pub(crate) fn quota_of(&self, tool: &Tool) -> Option<(&'r Quotas, &str, Quota)> {
+    pub(crate) fn quota_of(&self, tool: &Tool) -> Option<(&'r Quotas, &Principal, Quota)> {
         let quotas = self.quotas?;
         let quota = quotas.limit(tool, self.label.as_deref(), self.quota_class.as_deref())?;
-        Some((quotas, self.principal.as_deref()?, quota))
+        Some((quotas, self.principal.as_ref()?, quota))
     }
 
     /// Whether this view may see, answer for and run the `approve` call `pending`:
@@ -783,7 +785,7 @@ impl<'r> View<'r> {
     /// without the tool) learns nothing of it and decides nothing on it.
     #[must_use]
     pub fn reaches(&self, pending: &crate::approval::PendingApproval) -> bool {
-        self.principal() == Some(pending.principal.as_str())
+        self.principal() == Some(&pending.principal)
             && self
                 .get(&pending.tool)
                 .is_some_and(|tool| tool.name == pending.tool)
@@ -830,7 +832,7 @@ impl<'r> View<'r> {
                     Call::running(
                         tool.name,
                         Box::pin(async move {
-                            if let Err(refused) = quotas.admit(principal, tool, quota).await {
+                            if let Err(refused) = quotas.admit(principal.key(), tool, quota).await {
                                 return Response::Error(refused);
                             }
                             tool.start(arguments, ctx, &limits).await
@@ -854,6 +856,7 @@ impl<'r> View<'r> {
             runtime: found.is_some_and(RegisteredTool::is_runtime),
             name,
             view: self.label.as_deref(),
+            principal: self.principal(),
             arguments: (logged && found.is_some()).then_some(arguments),
             resumed: false,
             ctx,
@@ -912,6 +915,7 @@ impl<'r> View<'r> {
             runtime: found.is_some_and(RegisteredTool::is_runtime),
             name: &approval.tool,
             view: self.label.as_deref(),
+            principal: self.principal(),
             arguments: None,
             resumed: true,
             ctx,
@@ -939,15 +943,15 @@ impl<'r> View<'r> {
         ToolError::no_tool_named(name, suggestion)
     }
 
-    pub(crate) fn approvals(&self) -> Option<(&'r Approvals, &str)> {
+    pub(crate) fn approvals(&self) -> Option<(&'r Approvals, &Principal)> {
         self.approvals
             .as_ref()
-            .map(|(approvals, principal)| (*approvals, principal.as_str()))
+            .map(|(approvals, principal)| (*approvals, principal))
     }
 }
 
 impl<'r> crate::approval::CallingView<'r> for View<'r> {
-    fn approvals(&self) -> Option<(&'r Approvals, &str)> {
+    fn approvals(&self) -> Option<(&'r Approvals, &Principal)> {
         View::approvals(self)
     }
 
@@ -967,7 +971,7 @@ impl<'r> crate::approval::CallingView<'r> for View<'r> {
         View::label(self)
     }
 
-    fn quota_of(&self, tool: &Tool) -> Option<(&'r Quotas, &str, Quota)> {
+    fn quota_of(&self, tool: &Tool) -> Option<(&'r Quotas, &Principal, Quota)> {
         View::quota_of(self, tool)
     }
 
@@ -1120,9 +1124,9 @@ pub enum ViewProblem {
     /// principals.
     TwoPrincipals {
         /// The one given to `principal`.
-        principal: String,
+        principal: Principal,
         /// The one given to `approvals`.
-        approvals: String,
+        approvals: Principal,
     },
 }
 

@@ -20,7 +20,7 @@ use toolkit::mcp::apps::{
     APPROVAL_CARD, Apps, CONFIRM_TOOL, EXTENSION, MIME_TYPE, PREVIEW_CARD, STATUS_TOOL,
 };
 use toolkit::mcp::{AccessError, Caller, Grant, McpHttp};
-use toolkit::{Context, Scope, tool};
+use toolkit::{Context, Principal, Scope, tool};
 use tower::ServiceExt as _;
 
 /// Every run of `delete_pages`, by its ids: each test deletes its own pages, so
@@ -101,11 +101,11 @@ fn view(
     let registry = toolkit::registry();
     let view = registry.view().scopes([Scope::Shared]);
     Ok(match client {
-        "ann" => view.approvals(approvals, "user:ann").build()?,
-        "bob" => view.approvals(approvals, "user:bob").build()?,
+        "ann" => view.approvals(approvals, ann()).build()?,
+        "bob" => view.approvals(approvals, bob()).build()?,
         "narrow" => view
             .allow(["get_pages", "delete_drafts", "create_refunds"])
-            .approvals(approvals, "user:ann")
+            .approvals(approvals, ann())
             .build()?,
         _ => view.build()?,
     })
@@ -436,7 +436,7 @@ async fn confirm_runs_exactly_the_previewed_call_once() {
     });
     assert_eq!(result["_meta"]["toolkit/preview"], body);
     assert_eq!(said(&result), body.to_string());
-    assert_eq!(confirmation["principal"], "user:ann");
+    assert_eq!(confirmation["principal"], ann().key());
     assert_eq!(confirmation["tool"], "delete_pages");
     assert_eq!(confirmation["arguments"], json!({"ids": [201, 202]}));
     assert_eq!(confirmation["issued_at"], START);
@@ -561,7 +561,7 @@ async fn another_principal_or_a_narrower_view_cannot_confirm() {
     );
     // Bob rewrites it as his: the signature says no.
     let mut bobs = confirmation.clone();
-    bobs["principal"] = json!("user:bob");
+    bobs["principal"] = json!(bob().key());
     let refused = world
         .call(
             "bob",
@@ -660,18 +660,18 @@ async fn the_approval_card_reads_the_state_and_never_decides() {
             "state": "waiting",
             "final": false,
             "tool": "create_transfers",
-            "principal": "user:ann",
+            "principal": ann().key(),
             "arguments": {"amount": 700, "payee": "Ada <b>&</b>\u{202E}"},
             "requested_at": START,
             "expires_at": START + 24 * 3600,
-            "inbox_url": "https://inbox.example/inbox/?principal=user%3Aann&call_id=call_1",
+            "inbox_url": "https://inbox.example/inbox/?principal=local%7Cann&call_id=call_1",
         })
     );
     // Reading decides nothing, however often.
     assert_eq!(status("ann").await["structuredContent"]["state"], "waiting");
     let stored = world
         .approvals
-        .status("user:ann", "call_1")
+        .status(&ann(), "call_1")
         .await
         .unwrap()
         .unwrap();
@@ -693,7 +693,7 @@ async fn the_approval_card_reads_the_state_and_never_decides() {
         serde_json::from_value(detail.clone()).unwrap();
     world
         .approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "owner")
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, &owner())
         .await
         .unwrap();
     assert_eq!(
@@ -729,7 +729,7 @@ async fn the_approval_card_shows_a_denial_and_an_expiry() {
             toolkit::registry(),
             &pending,
             Decision::Deny("not this month".to_owned()),
-            "owner",
+            &owner(),
         )
         .await
         .unwrap();
@@ -970,15 +970,15 @@ async fn a_host_in_chromium_renders_both_cards_and_confirm_runs_once() {
             .is_empty()
     );
     assert_eq!(
-        text_starting(client, "#principal", "user").await,
-        "user:ann"
+        text_starting(client, "#principal", "local").await,
+        "local|ann"
     );
     toolkit_test_support::click(client, "#open").await;
     toolkit_test_support::screenshot(client, "apps-approval-card-waiting.png").await;
     client.enter_parent_frame().await.unwrap();
     assert_eq!(
         text_starting(client, "#opened", "https").await,
-        "https://inbox.example/inbox/?principal=user%3Aann&call_id=call_1"
+        "https://inbox.example/inbox/?principal=local%7Cann&call_id=call_1"
     );
     assert_eq!(client.title().await.unwrap(), "toolkit's test host");
 
@@ -986,7 +986,7 @@ async fn a_host_in_chromium_renders_both_cards_and_confirm_runs_once() {
     // turns to "ran", with the result, without a reload.
     let status = world
         .approvals
-        .status("user:ann", "call_1")
+        .status(&ann(), "call_1")
         .await
         .unwrap()
         .unwrap();
@@ -996,7 +996,7 @@ async fn a_host_in_chromium_renders_both_cards_and_confirm_runs_once() {
             toolkit::registry(),
             &status.pending,
             Decision::Approve,
-            "owner",
+            &owner(),
         )
         .await
         .unwrap();
@@ -1028,4 +1028,17 @@ async fn a_host_in_chromium_renders_both_cards_and_confirm_runs_once() {
     toolkit_test_support::screenshot(client, "apps-approval-card-ran.png").await;
     drop(browser);
     server.abort();
+}
+
+/// Ann, Bob and the owner who decides, as the application names its local users.
+fn ann() -> Principal {
+    Principal::local("ann").expect("a valid subject")
+}
+
+fn bob() -> Principal {
+    Principal::local("bob").expect("a valid subject")
+}
+
+fn owner() -> Principal {
+    Principal::local("owner").expect("a valid subject")
 }

@@ -13,7 +13,7 @@ use toolkit::approval::{
     Approval, ApprovalKey, Approvals, DecisionQuery, MemoryApprovalStore, PendingApproval, Verdict,
 };
 use toolkit::inbox::{Identity, Inbox, PendingCall};
-use toolkit::{Context, Response, Scope, call::CallId, tool};
+use toolkit::{Context, Principal, Response, Scope, call::CallId, tool};
 use tower::ServiceExt as _;
 
 /// Release a phone number the organization owns.
@@ -26,6 +26,11 @@ fn delete_phone_numbers(
     after_days: u32,
 ) -> String {
     format!("released {number} in {after_days} days")
+}
+
+/// A principal the test application names: its own users and their assistants.
+fn local(name: &str) -> Principal {
+    Principal::local(name).unwrap()
 }
 
 struct Setup {
@@ -47,15 +52,20 @@ fn setup_with(store: impl toolkit::approval::ApprovalStore + 'static) -> Setup {
         approvals.clone(),
         |parts: &http::request::Parts| {
             let user = parts.headers.get("x-user")?.to_str().ok()?;
-            let identity = Identity::new(user);
+            let identity = Identity::new(local(user));
             Some(if user == "root" {
                 identity.with_role("admin")
             } else {
                 identity
             })
         },
+        // An approver sees the calls their assistant made for them: the assistant
+        // is a principal of its own (`local|user:alice` for alice, `local|alice`),
+        // so alice may decide them; a call she made herself (as `root` below) is
+        // hers, and the approvals' policy leaves it to someone else.
         |who: &Identity, call: &PendingCall<'_>| {
-            who.has_role("admin") || call.principal == format!("user:{}", who.subject)
+            who.has_role("admin")
+                || call.principal.subject() == format!("user:{}", who.principal.subject())
         },
     )
     .on_decision(move |approval| seen.lock().unwrap().push(approval.clone()));
@@ -69,6 +79,15 @@ fn setup_with(store: impl toolkit::approval::ApprovalStore + 'static) -> Setup {
 async fn ask(
     approvals: &Approvals,
     principal: &str,
+    call_id: &str,
+    number: &str,
+) -> PendingApproval {
+    ask_as(approvals, local(principal), call_id, number).await
+}
+
+async fn ask_as(
+    approvals: &Approvals,
+    principal: Principal,
     call_id: &str,
     number: &str,
 ) -> PendingApproval {
@@ -171,7 +190,7 @@ async fn token(router: &Router, user: &str) -> String {
 
 /// The `call` field of a form: the principal and the call id, as JSON.
 fn call_of(pending: &PendingApproval) -> String {
-    serde_json::to_string(&[&pending.principal, &pending.call_id]).unwrap()
+    serde_json::to_string(&(&pending.principal, &pending.call_id)).unwrap()
 }
 
 fn form<'a>(token: &'a str, call: &'a str, action: &'a str) -> Vec<(&'a str, &'a str)> {
@@ -236,7 +255,7 @@ async fn who_asked_is_shown_with_the_view_label_and_a_forged_label_is_refused() 
         .view()
         .scopes([Scope::Shared])
         .label("support-desk <mcp>")
-        .approvals(&setup.approvals, "user:alice")
+        .approvals(&setup.approvals, local("user:alice"))
         .build()
         .unwrap();
     let ctx = Context::new().with(CallId::new("call_labelled"));
@@ -263,12 +282,18 @@ async fn who_asked_is_shown_with_the_view_label_and_a_forged_label_is_refused() 
         .await
         .json();
     assert_eq!(api["pending"][0]["pending"]["call_id"], "call_unlabelled");
-    assert_eq!(api["pending"][0]["pending"]["principal"], "user:alice");
+    assert_eq!(
+        api["pending"][0]["pending"]["principal"],
+        "local|user:alice"
+    );
     assert!(
         api["pending"][0]["pending"].get("view").is_none(),
         "a view without a label has none: {api}"
     );
-    assert_eq!(api["pending"][1]["pending"]["principal"], "user:alice");
+    assert_eq!(
+        api["pending"][1]["pending"]["principal"],
+        "local|user:alice"
+    );
     assert_eq!(api["pending"][1]["pending"]["view"], "support-desk <mcp>");
 
     let page = send(&setup.router, get("/", Some("alice"))).await;
@@ -324,7 +349,7 @@ async fn an_approval_is_recorded_once_handed_on_and_runs_once() {
     assert_eq!(answer.status, StatusCode::SEE_OTHER);
     assert_eq!(
         answer.headers[header::LOCATION],
-        "/?principal=user%3Aalice&call_id=call_1"
+        "/?principal=local%7Cuser%3Aalice&call_id=call_1"
     );
     let approval = {
         let decided = setup.decided.lock().unwrap();
@@ -340,7 +365,7 @@ async fn an_approval_is_recorded_once_handed_on_and_runs_once() {
     assert_eq!(records.len(), 1);
     assert_eq!(
         (records[0].decided_by.as_str(), records[0].call_id.as_str()),
-        ("alice", "call_1")
+        ("local|alice", "call_1")
     );
     // The call left the list.
     assert!(call_ids(&send(&setup.router, get("/api/pending", Some("alice"))).await).is_empty());
@@ -348,7 +373,7 @@ async fn an_approval_is_recorded_once_handed_on_and_runs_once() {
     let view = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
-        .approvals(&setup.approvals, "user:alice")
+        .approvals(&setup.approvals, local("user:alice"))
         .build()
         .unwrap();
     let ran = view.resume(&approval, &Context::new()).await;
@@ -363,7 +388,7 @@ async fn an_approval_is_recorded_once_handed_on_and_runs_once() {
     assert!(
         again
             .body
-            .contains("another approver was first: alice decided it (approved) at "),
+            .contains("another approver was first: local|alice decided it (approved) at "),
         "{}",
         again.body
     );
@@ -372,7 +397,7 @@ async fn an_approval_is_recorded_once_handed_on_and_runs_once() {
     let audit = send(&setup.router, get("/api/decisions", Some("alice")))
         .await
         .json();
-    assert_eq!(audit["decisions"][0]["decided_by"], "alice");
+    assert_eq!(audit["decisions"][0]["decided_by"], "local|alice");
     assert_eq!(audit["decisions"][0]["verdict"], "approved");
     assert_eq!(
         send(&setup.router, get("/api/decisions", Some("bob")))
@@ -506,7 +531,7 @@ async fn a_tampered_pending_approval_says_why_and_runs_nothing() {
     let mut forged = pending.clone();
     forged.expires_at += 3600;
     let mut stolen = pending.clone();
-    stolen.principal = "user:mallory".to_owned();
+    stolen.principal = local("user:mallory");
     for (tampered, expected) in [
         (&altered, "the arguments do not match the approved digest"),
         (&forged, "its signature does not match (forged or altered)"),
@@ -628,7 +653,7 @@ async fn edits_are_checked_like_the_call_and_each_problem_sits_beside_its_field(
     assert_eq!(answer.status, StatusCode::SEE_OTHER);
     assert_eq!(
         answer.headers[header::LOCATION],
-        "/?principal=user%3Aalice&call_id=call_1"
+        "/?principal=local%7Cuser%3Aalice&call_id=call_1"
     );
     let decided = setup.decided.lock().unwrap();
     assert_eq!(decided[0].verdict, Verdict::ApprovedWithEdits);
@@ -654,7 +679,7 @@ async fn a_denial_needs_a_reason_and_carries_it() {
     let answer = send(&setup.router, post_form("/decide", "alice", &pairs)).await;
     assert_eq!(
         answer.headers[header::LOCATION],
-        "/?principal=user%3Aalice&call_id=call_1"
+        "/?principal=local%7Cuser%3Aalice&call_id=call_1"
     );
     let decided = setup.decided.lock().unwrap();
     assert_eq!(
@@ -764,7 +789,7 @@ async fn links_and_forms_follow_the_path_the_inbox_is_mounted_at() {
     .await;
     assert_eq!(
         answer.headers[header::LOCATION],
-        "/approvals?principal=user%3Aalice&call_id=call_1"
+        "/approvals?principal=local%7Cuser%3Aalice&call_id=call_1"
     );
     // A path the inbox does not serve is a page saying so (`/approvals/` is the
     // application's: the browser test follows the example's redirect).
@@ -797,7 +822,9 @@ async fn a_form_opened_before_the_key_rotated_still_decides_while_the_old_key_is
         Inbox::new(
             Arc::new(approvals),
             |parts: &http::request::Parts| {
-                Some(Identity::new(parts.headers.get("x-user")?.to_str().ok()?))
+                Some(Identity::new(local(
+                    parts.headers.get("x-user")?.to_str().ok()?,
+                )))
             },
             |_: &Identity, _: &PendingCall<'_>| true,
         )
@@ -832,7 +859,7 @@ async fn a_form_opened_before_the_key_rotated_still_decides_while_the_old_key_is
     assert_eq!(decided.status, StatusCode::SEE_OTHER, "{}", decided.body);
     let recorded = store.decisions(&DecisionQuery::new()).await.unwrap();
     assert_eq!(recorded.len(), 1);
-    assert_eq!(recorded[0].decided_by, "alice");
+    assert_eq!(recorded[0].decided_by, "local|alice");
     assert_eq!(recorded[0].verdict, Verdict::Approved);
 }
 
@@ -854,7 +881,7 @@ async fn an_approver_deciding_their_own_call_is_refused_and_the_audit_shows_outc
     assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
     assert!(
         answer.body.contains(
-            "root may not decide it: `delete_phone_numbers` is approved by someone other than \
+            "local|root may not decide it: `delete_phone_numbers` is approved by someone other than \
              the requester; the call waits for them; nothing ran"
         ),
         "{}",
@@ -874,7 +901,7 @@ async fn an_approver_deciding_their_own_call_is_refused_and_the_audit_shows_outc
             .iter()
             .map(|r| (r.decided_by.as_str(), r.call_id.as_str()))
             .collect::<Vec<_>>(),
-        [("root", "call_own")]
+        [("local|root", "call_own")]
     );
 
     // Alice approves her colleague's call as an admin would; it runs; the audit
@@ -899,7 +926,7 @@ async fn an_approver_deciding_their_own_call_is_refused_and_the_audit_shows_outc
     let view = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
-        .approvals(&setup.approvals, "user:alice")
+        .approvals(&setup.approvals, local("user:alice"))
         .build()
         .unwrap();
     assert!(view.resume(&approval, &Context::new()).await.is_success());
@@ -941,7 +968,7 @@ async fn ask_with(
     let view = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
-        .approvals(approvals, principal)
+        .approvals(approvals, local(principal))
         .build()
         .unwrap();
     let ctx = Context::new().with(CallId::new(call_id));
@@ -1007,7 +1034,7 @@ async fn a_hundred_calls_at_the_argument_limit_make_a_page_of_bounded_weight() {
     assert!(page.body.contains("Edit the call to see them all."));
     assert!(!page.body.contains(r#"name="pending""#));
     assert!(page.body.contains(
-        r#"<input type="hidden" name="call" value="[&quot;user:alice&quot;,&quot;call_99&quot;]">"#
+        r#"<input type="hidden" name="call" value="[&quot;local|user:alice&quot;,&quot;call_99&quot;]">"#
     ));
 }
 
@@ -1131,7 +1158,7 @@ async fn a_hundred_calls_of_a_megabyte_list_a_page_of_fifty_cut_by_the_store() {
         let one = send(
             &setup.router,
             get(
-                "/api/pending?principal=user%3Aalice&call_id=call_042",
+                "/api/pending?principal=local%7Cuser%3Aalice&call_id=call_042",
                 Some("alice"),
             ),
         )
@@ -1316,13 +1343,13 @@ async fn after_a_decision_the_list_says_what_the_store_records_of_that_call() {
     let notice = notice_of(&page.body).unwrap_or_else(|| panic!("{}", page.body));
     assert!(
         notice.starts_with(
-            r#"<div class="notice" role="status" data-call-id="call_1" data-verdict="approved"><strong>Approved</strong> by <span class="text">alice</span> at "#
+            r#"<div class="notice" role="status" data-call-id="call_1" data-verdict="approved"><strong>Approved</strong> by <span class="text">local|alice</span> at "#
         ),
         "{notice}"
     );
     assert!(
         notice.contains(
-            r#"UTC: Release a phone number (call <code>call_1</code>, for <span class="text">user:alice</span>). <span class="outcome">Waiting for the requester: it runs once, as approved, when it is resumed (until "#
+            r#"UTC: Release a phone number (call <code>call_1</code>, for <span class="text">local|user:alice</span>). <span class="outcome">Waiting for the requester: it runs once, as approved, when it is resumed (until "#
         ),
         "{notice}"
     );
@@ -1335,7 +1362,7 @@ async fn after_a_decision_the_list_says_what_the_store_records_of_that_call() {
     assert_eq!(edit.status, StatusCode::CONFLICT);
     assert!(
         edit.body
-            .contains("<strong>Already decided</strong>: alice decided it (approved) at "),
+            .contains("<strong>Already decided</strong>: local|alice decided it (approved) at "),
         "{}",
         edit.body
     );
@@ -1350,7 +1377,7 @@ async fn after_a_decision_the_list_says_what_the_store_records_of_that_call() {
     let view = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
-        .approvals(&setup.approvals, "user:alice")
+        .approvals(&setup.approvals, local("user:alice"))
         .build()
         .unwrap();
     assert!(view.resume(&approval, &Context::new()).await.is_success());
@@ -1394,7 +1421,9 @@ async fn an_approval_never_resumed_is_told_as_expired() {
     let router = Inbox::new(
         approvals.clone(),
         |parts: &http::request::Parts| {
-            Some(Identity::new(parts.headers.get("x-user")?.to_str().ok()?))
+            Some(Identity::new(local(
+                parts.headers.get("x-user")?.to_str().ok()?,
+            )))
         },
         |_: &Identity, _: &PendingCall<'_>| true,
     )
@@ -1507,7 +1536,9 @@ async fn the_models_stated_reason_is_shown_as_its_words() {
     let router = Inbox::new(
         approvals.clone(),
         |parts: &http::request::Parts| {
-            Some(Identity::new(parts.headers.get("x-user")?.to_str().ok()?))
+            Some(Identity::new(local(
+                parts.headers.get("x-user")?.to_str().ok()?,
+            )))
         },
         |_: &Identity, _: &PendingCall<'_>| true,
     )
@@ -1541,12 +1572,14 @@ async fn who_asked_is_told_in_the_applications_words() {
     let router = Inbox::new(
         approvals.clone(),
         |parts: &http::request::Parts| {
-            Some(Identity::new(parts.headers.get("x-user")?.to_str().ok()?))
+            Some(Identity::new(local(
+                parts.headers.get("x-user")?.to_str().ok()?,
+            )))
         },
         |_: &Identity, _: &PendingCall<'_>| true,
     )
     .requester(|pending| {
-        let user = pending.principal.strip_prefix("user:")?;
+        let user = pending.principal.subject().strip_prefix("user:")?;
         Some(format!("{user}'s assistant"))
     })
     .router();
@@ -1563,12 +1596,12 @@ async fn who_asked_is_told_in_the_applications_words() {
     assert!(
         !page
             .body
-            .contains(r#"<span class="text principal">user:ada</span>"#)
+            .contains(r#"<span class="text principal">local|user:ada</span>"#)
     );
     // No words for it: the principal, as before.
     assert!(
         page.body
-            .contains(r#"<span>For <span class="text principal">service</span></span>"#)
+            .contains(r#"<span>For <span class="text principal">local|service</span></span>"#)
     );
 
     let bob = token(&router, "bob").await;
@@ -1642,7 +1675,7 @@ async fn only_allowed_host_names_reach_the_inbox() {
     // Named hosts instead of the loopback ones; a port, when given, must match.
     let deployed = Inbox::new(
         setup.approvals.clone(),
-        |_: &http::request::Parts| Some(Identity::new("alice")),
+        |_: &http::request::Parts| Some(Identity::new(local("alice"))),
         |_: &Identity, _: &PendingCall<'_>| true,
     )
     .allowed_hosts(["tools.example.com", "admin.example.com:8443"])
@@ -1696,5 +1729,186 @@ async fn the_json_list_says_when_the_policy_leaves_a_call_to_someone_else() {
             .contains(&format!("Not yours to decide: {reason}.")),
         "{}",
         page.body
+    );
+}
+
+/// An inline decider that asks a person live (Ada, below) and relays their "yes".
+struct AsksAda(Principal);
+
+impl toolkit::approval::InlineDecider for AsksAda {
+    fn decide<'a>(
+        &'a self,
+        _: &'a PendingApproval,
+        _: &'a Context,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Option<toolkit::approval::Decision>> + Send + 'a>>
+    {
+        Box::pin(async { Some(toolkit::approval::Decision::Approve) })
+    }
+
+    fn decided_by(&self, _: &PendingApproval, _: &Context) -> Option<Principal> {
+        Some(self.0.clone())
+    }
+}
+
+/// Ada, one person at every door. Her MCP token and her inbox sign-in name her by
+/// the same issuer and subject, made a principal by the same `ClaimsMapping`; her
+/// in-process agent is a principal of its own, declared to act for her. Under the
+/// default policy (nobody decides their own call) neither her own transfer nor
+/// her agent's is approved by her: not in the inbox's form, not through its JSON
+/// API, not with `decide_as`, not as the requester's own answer (an MCP
+/// elicitation), not by an inline decider that asked her. Nothing is recorded or
+/// run; Bob then approves it, and it runs once.
+///
+/// On the code before principals were typed, the same scenario with the README's
+/// spellings (`user:ada` asking, `ada` signed in) answered the inbox form with 303
+/// and recorded Ada's approval of her own call.
+#[tokio::test]
+async fn ada_cannot_approve_her_own_transfer_by_any_door() {
+    use toolkit::ClaimsMapping;
+    use toolkit::approval::{ApprovalError, Deciders, Decision};
+
+    const ISSUER: &str = "https://id.example.com";
+    let mapping = ClaimsMapping::new();
+    let signed_in = |subject: &str| {
+        let claims =
+            json!({"iss": ISSUER, "sub": subject, "email": format!("{subject}@example.com")});
+        mapping.principal(claims.as_object().unwrap()).unwrap()
+    };
+    // What the MCP door's verifier makes of Ada's token, through the same mapping.
+    let ada = signed_in("ada");
+    let agent = local("agent:ada");
+
+    let key = ApprovalKey::new(*b"the inbox tests' approval key!!!").expect("32 bytes");
+    let approvals = Arc::new(
+        Approvals::new(key, MemoryApprovalStore::new())
+            .policy(Deciders::others().acting_for(agent.clone(), ada.clone())),
+    );
+    let router = Inbox::new(
+        approvals.clone(),
+        // The inbox's sign-in: the ID token's claims, through the same mapping.
+        move |parts: &http::request::Parts| {
+            let subject = parts.headers.get("x-user")?.to_str().ok()?;
+            let claims = json!({"iss": ISSUER, "sub": subject});
+            Identity::from_claims(&ClaimsMapping::new(), claims.as_object()?).ok()
+        },
+        // Everyone sees every call: what refuses Ada is the approvals' policy.
+        |_: &Identity, _: &PendingCall<'_>| true,
+    )
+    .router();
+    let own = ask_as(&approvals, ada.clone(), "call_own", "+15550100").await;
+    let agents = ask_as(&approvals, agent.clone(), "call_agent", "+15550101").await;
+    let ada_token = token(&router, "ada").await;
+    let reason = "`delete_phone_numbers` is approved by someone other than the requester; \
+                  the call waits for them";
+    for pending in [&own, &agents] {
+        // The inbox's form.
+        let answer = send(
+            &router,
+            post_form(
+                "/decide",
+                "ada",
+                &form(&ada_token, &call_of(pending), "approve"),
+            ),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
+        assert!(
+            answer.body.contains(&format!(
+                "{ISSUER}|ada may not decide it: {reason}; nothing ran"
+            )),
+            "{}",
+            answer.body
+        );
+        // The inbox's JSON API.
+        let api = Request::post("/api/decide")
+            .header(header::HOST, "localhost")
+            .header("x-user", "ada")
+            .header("x-csrf-token", &ada_token)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(
+                json!({"pending": pending, "decision": "approve"}).to_string(),
+            ))
+            .unwrap();
+        let answer = send(&router, api).await;
+        assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
+        assert_eq!(answer.json()["error"]["kind"], "not_allowed");
+        // `decide_as`, with the principal her token made.
+        let decided = approvals
+            .decide_as(toolkit::registry(), pending, Decision::Approve, &ada)
+            .await;
+        assert_eq!(
+            decided,
+            Err(ApprovalError::NotAllowed {
+                decided_by: format!("{ISSUER}|ada"),
+                reason: reason.to_owned(),
+            })
+        );
+        // Her agent deciding in the inbox's place: acting for her, it is her.
+        let decided = approvals
+            .decide_as(toolkit::registry(), pending, Decision::Approve, &agent)
+            .await;
+        assert!(
+            matches!(decided, Err(ApprovalError::NotAllowed { .. })),
+            "{decided:?}"
+        );
+    }
+    // The requester's own answer in the conversation (an MCP elicitation).
+    let answered = approvals
+        .answer_as_requester(toolkit::registry(), &own, Decision::Approve)
+        .await;
+    assert!(
+        matches!(answered, Err(ApprovalError::NotAllowed { .. })),
+        "{answered:?}"
+    );
+    assert!(
+        approvals
+            .decisions(&DecisionQuery::new())
+            .await
+            .unwrap()
+            .is_empty(),
+        "nothing recorded"
+    );
+
+    // An inline decider that asks Ada herself, live, is her decision.
+    let key = ApprovalKey::new(*b"the inbox tests' approval key!!!").expect("32 bytes");
+    let inline = Approvals::new(key, MemoryApprovalStore::new())
+        .policy(Deciders::others().acting_for(agent.clone(), ada.clone()))
+        .inline_decider(AsksAda(ada.clone()));
+    for requester in [ada.clone(), agent.clone()] {
+        let view = toolkit::registry()
+            .view()
+            .scopes([Scope::Shared])
+            .approvals(&inline, requester)
+            .build()
+            .unwrap();
+        let response = view
+            .call_value(
+                "delete_phone_numbers",
+                &json!({"number": "+15550102"}),
+                &Context::new().with(CallId::new("call_inline")),
+            )
+            .await;
+        assert_eq!(
+            response.error().map(toolkit::ToolError::kind),
+            Some("approval_rejected"),
+            "{response:?}"
+        );
+    }
+
+    // Someone else decides: Bob, signed in through the same mapping.
+    let bob = token(&router, "bob").await;
+    let answer = send(
+        &router,
+        post_form("/decide", "bob", &form(&bob, &call_of(&own), "approve")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    let recorded = approvals.decisions(&DecisionQuery::new()).await.unwrap();
+    assert_eq!(
+        recorded
+            .iter()
+            .map(|record| (record.decided_by.as_str(), record.call_id.as_str()))
+            .collect::<Vec<_>>(),
+        [("https://id.example.com|bob", "call_own")]
     );
 }

@@ -18,6 +18,11 @@ use toolkit::call::CallId;
 use toolkit::quota::{MemoryQuotaStore, QuotaProblem, Quotas};
 use toolkit::{Context, Response, Scope, State, ToolError, View, tool};
 
+/// A principal the test application names.
+fn p(name: &str) -> toolkit::Principal {
+    toolkit::Principal::local(name).expect("a principal")
+}
+
 /// How many transfers ran, by amount: each test moves its own amount, so tests
 /// running at once do not see each other's runs.
 static TRANSFERS_RUN: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
@@ -104,7 +109,7 @@ fn view<'q>(quotas: &'q Quotas, principal: &str) -> View<'q> {
     toolkit::registry()
         .view()
         .scopes([Scope::Shared])
-        .principal(principal)
+        .principal(p(principal))
         .quotas(quotas)
         .build()
         .unwrap()
@@ -217,7 +222,7 @@ fn a_view_s_and_a_class_s_limits_win_over_the_declared_default() {
         let mut builder = toolkit::registry()
             .view()
             .scopes([Scope::Shared])
-            .principal(principal)
+            .principal(p(principal))
             .quotas(&quotas);
         if let Some(label) = label {
             builder = builder.label(label);
@@ -385,7 +390,7 @@ fn the_pending_approvals_limit_refuses_the_next_open_approval() {
     let ann = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
-        .approvals(&approvals, "user:ann")
+        .approvals(&approvals, p("user:ann"))
         .quotas(&quotas)
         .build()
         .unwrap();
@@ -414,7 +419,7 @@ fn the_pending_approvals_limit_refuses_the_next_open_approval() {
     let bob = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
-        .approvals(&approvals, "user:bob")
+        .approvals(&approvals, p("user:bob"))
         .quotas(&quotas)
         .build()
         .unwrap();
@@ -433,7 +438,7 @@ fn an_approved_run_counts_once_when_it_runs_and_never_on_a_retry() {
     let ann = toolkit::registry()
         .view()
         .scopes([Scope::Shared])
-        .approvals(&approvals, "user:ann")
+        .approvals(&approvals, p("user:ann"))
         .quotas(&quotas)
         .build()
         .unwrap();
@@ -448,7 +453,7 @@ fn an_approved_run_counts_once_when_it_runs_and_never_on_a_retry() {
             toolkit::registry(),
             &pending,
             Decision::Approve,
-            "admin",
+            &p("admin"),
         ))
         .unwrap()
     };

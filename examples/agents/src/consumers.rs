@@ -140,7 +140,7 @@ pub fn assistant_view<'r, S: AsRef<str>>(
         .allow(allowlist)
         .permit(|tool| permits(request.principal, tool))
         .flags(request.flags)
-        .approvals(approvals, request.principal.id.clone());
+        .approvals(approvals, request.principal.typed());
     if let Some(page) = request.page {
         builder = builder.surface(page.groups());
     }
@@ -184,7 +184,7 @@ pub fn agent_view<'r>(
         .allow(agent_allowlist(agent))
         .permit(|tool| permits(request.principal, tool))
         .flags(request.flags)
-        .approvals(approvals, request.principal.id.clone())
+        .approvals(approvals, request.principal.typed())
         .build()
 }
 

@@ -121,6 +121,17 @@ impl Principal {
         }
     }
 
+    /// This principal as toolkit compares it: of the application's own issuer
+    /// ([`toolkit::Principal::local`]), its subject the id (`member:1`,
+    /// `agent:7`). Approvals bind to it.
+    ///
+    /// # Panics
+    /// Never: ids are `member:<n>` or `agent:<n>`, valid subjects.
+    #[must_use]
+    pub fn typed(&self) -> toolkit::Principal {
+        toolkit::Principal::local(&self.id).expect("an id is a valid subject")
+    }
+
     /// Whether this principal may hold `permission`.
     #[must_use]
     pub fn has(&self, permission: &str) -> bool {

@@ -61,16 +61,21 @@ fn who(parts: &Parts) -> Option<Identity> {
         .find(|(name, _)| *name == SESSION_COOKIE)?
         .1;
     let &(name, role, _) = PEOPLE.iter().find(|(name, _, _)| *name == user)?;
-    Some(Identity::new(name).with_role(role))
+    Some(Identity::new(toolkit::Principal::local(name).ok()?).with_role(role))
 }
 
 /// The org's rule: owners decide what agents ask for; anyone decides the calls
-/// made for them.
+/// made for them. A person signed in (`local|olivia`) and the member session
+/// that asked (`local|member:1`) are two principals; [`PEOPLE`] says whose
+/// session is whose.
 fn may_decide(who: &Identity, call: &PendingCall<'_>) -> bool {
-    let own = PEOPLE
-        .iter()
-        .any(|&(name, _, principal)| name == who.subject && principal == call.principal);
-    own || (who.has_role("owner") && call.principal.starts_with("agent:"))
+    let own = PEOPLE.iter().any(|&(name, _, member)| {
+        who.principal.subject() == name
+            && toolkit::Principal::local(member).is_ok_and(|member| *call.principal == member)
+    });
+    let agents = call.principal.issuer() == toolkit::Principal::LOCAL_ISSUER
+        && call.principal.subject().starts_with("agent:");
+    own || (who.has_role("owner") && agents)
 }
 
 /// The schedule an agent asks for, in words, above the decision buttons.

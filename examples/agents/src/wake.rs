@@ -89,10 +89,11 @@ pub fn run_as<'r>(
     Ok((view, ctx))
 }
 
-/// The org's agent whose principal is `principal` (`agent:<thread>`).
-fn agent_of(org: &Org, principal: &str) -> Result<AgentConfig, String> {
-    let thread: ThreadId = principal
-        .strip_prefix("agent:")
+/// The org's agent whose principal is `principal` (`local|agent:<thread>`).
+fn agent_of(org: &Org, principal: &toolkit::Principal) -> Result<AgentConfig, String> {
+    let thread: ThreadId = (principal.issuer() == toolkit::Principal::LOCAL_ISSUER)
+        .then(|| principal.subject().strip_prefix("agent:"))
+        .flatten()
         .and_then(|thread| thread.parse().ok())
         .ok_or_else(|| format!("`{principal}` is not one of the org's agents"))?;
     org.agent(thread)
@@ -193,7 +194,7 @@ impl fmt::Display for Answer {
 /// on. A call still waiting or running stays awaited, and so does one the store
 /// could not be asked about now: the next wake reads it again.
 pub async fn news(org: &Org, approvals: &Approvals, thread: ThreadId) -> Vec<Answer> {
-    let principal = crate::context::Principal::agent(thread, &[]).id;
+    let principal = crate::context::Principal::agent(thread, &[]).typed();
     let mut answers = Vec::new();
     for call_id in org.awaiting(thread) {
         let answer = match approvals.status(&principal, &call_id).await {

@@ -5,8 +5,8 @@
 //!   `internal`, `copilot` and `external` among them wins; with none of them the
 //!   view is empty. Every token also needs [`REQUIRED_SCOPE`] (else
 //!   `403 insufficient_scope`).
-//! - The token's subject is the principal: the ledger of `persistent` tools names
-//!   it ([`LedgerEntry::principal`](crate::LedgerEntry::principal)).
+//! - The token's principal (`iss` and `sub`) is whom the ledger of `persistent`
+//!   tools names, by its key ([`LedgerEntry::principal`](crate::LedgerEntry::principal)).
 //! - Calls go where [`Brain::call_tool`] sends them: a tool of the view runs (and
 //!   is logged when `persistent`), a name no local tool has falls through to the
 //!   brain's external server, and a local tool outside the view is unknown.
@@ -40,8 +40,8 @@ pub fn client_of(token: &VerifiedToken) -> Option<Client> {
 }
 
 /// What one request may list and call: the view of its client (empty without
-/// one), dispatched like [`Brain::call_tool`] with the token's subject in the
-/// ledger.
+/// one), dispatched like [`Brain::call_tool`] with the token's principal (its
+/// key) in the ledger.
 struct Served {
     brain: Arc<Brain>,
     view: View<'static>,
@@ -93,7 +93,7 @@ pub fn oauth_access(
             brain: Arc::clone(&brain),
             view,
             client,
-            principal: token.subject.clone(),
+            principal: token.principal.key().to_owned(),
         };
         Ok(Grant::new(served, context))
     }

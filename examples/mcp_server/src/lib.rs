@@ -10,7 +10,7 @@
 //! With `--oauth-issuer` (see [`oauth_router`]) there is one endpoint, `/mcp`,
 //! an OAuth 2.1 resource server: the access token's scopes choose the view
 //! (`internal`, `copilot` or `external`, plus `mcp` on every token) and its
-//! subject is the principal approvals bind to.
+//! issuer and subject ([`claims_mapping`]) are the principal approvals bind to.
 //!
 //! Every request gets its view and its tool context from [`access`], built from
 //! the client kind; the stores ([`AssistantState`]) are the process's own. `approve`
@@ -34,7 +34,7 @@ use toolkit::approval::{
 use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer};
 use toolkit::mcp::{AccessError, Caller, Grant, McpHttp, McpServer, ViewCache};
 use toolkit::serving::HttpLimits;
-use toolkit::{Context, Scope, Tier};
+use toolkit::{ClaimsMapping, Context, Principal, Scope, Tier};
 
 /// The client kinds this server knows, each with its endpoint path.
 pub const CLIENTS: [(&str, &str); 3] = [
@@ -200,12 +200,15 @@ pub fn access(
 ) -> impl Fn(&Caller<'_>) -> Result<Grant, AccessError> + Send + Sync + 'static {
     let views = ViewCache::new(KEPT_VIEWS);
     move |caller: &Caller<'_>| {
+        // Static tokens name a client kind, not a person: the kind is the
+        // principal, one of the application's own.
+        let principal = Principal::local(caller.client).map_err(AccessError::failed)?;
         let view = views.get_or_build(caller.client.to_owned(), || {
             kind_view(caller.client)
                 .permit(move |tool| {
                     settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
                 })
-                .approvals(settings.approvals, caller.client)
+                .approvals(settings.approvals, principal)
                 // The client kind names the view in every dispatch span.
                 .label(caller.client.to_owned())
                 .build()
@@ -277,14 +280,15 @@ pub const OAUTH_REQUIRED_SCOPE: &str = "mcp";
 pub const OAUTH_SCOPES: [&str; 4] = [OAUTH_REQUIRED_SCOPE, "internal", "copilot", "external"];
 
 /// The access hook of the OAuth mode: the view is chosen by the verified token's
-/// scopes (see [`OAUTH_SCOPES`]) and approvals bind to its subject, the user the
-/// token speaks for, so one user's pending approval can't be resumed by another.
-/// The view depends on those two alone: kept per (kind, subject).
+/// scopes (see [`OAUTH_SCOPES`]) and approvals bind to its principal (`iss` and
+/// `sub`, through [`claims_mapping`]), the user the token speaks for, so one
+/// user's pending approval can't be resumed by another. The view depends on
+/// those two alone: kept per (kind, principal).
 pub fn oauth_access(
     state: AssistantState,
     settings: Settings,
 ) -> impl Fn(&Caller<'_>) -> Result<Grant, AccessError> + Send + Sync + 'static {
-    let views: ViewCache<(&'static str, String)> = ViewCache::new(KEPT_VIEWS);
+    let views: ViewCache<(&'static str, Principal)> = ViewCache::new(KEPT_VIEWS);
     move |caller: &Caller<'_>| {
         // The endpoint let the request through, so it carries a verified token.
         let token = caller.token().ok_or(AccessError::NoVerifiedToken)?;
@@ -293,12 +297,12 @@ pub fn oauth_access(
             .copied()
             .find(|kind| token.has_scope(kind))
             .unwrap_or("none");
-        let view = views.get_or_build((kind, token.subject.clone()), || {
+        let view = views.get_or_build((kind, token.principal.clone()), || {
             kind_view(kind)
                 .permit(move |tool| {
                     settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
                 })
-                .approvals(settings.approvals, token.subject.clone())
+                .approvals(settings.approvals, token.principal.clone())
                 .label(kind.to_owned())
                 .build()
         })?;
@@ -323,6 +327,24 @@ pub fn oauth_router(
         .into_router()
 }
 
+/// How a verified token's claims, and the inbox sign-in's ID token's, become a
+/// [`Principal`]: `iss` and `sub`. One mapping for both doors, so an operator who
+/// asks over MCP and decides in the inbox is one principal, and the approvals'
+/// policy ("nobody decides their own call") sees them as one.
+#[must_use]
+pub fn claims_mapping() -> ClaimsMapping {
+    ClaimsMapping::new()
+}
+
+/// The operator of the static-token inbox: a principal of the application's own.
+///
+/// # Panics
+/// Never: `operator` is a valid subject.
+#[must_use]
+pub fn operator() -> Principal {
+    Principal::local("operator").expect("a valid principal")
+}
+
 /// The resource server of the OAuth mode: tokens from `issuer` (keys found by
 /// discovery) for the canonical URL `resource` (like `http://127.0.0.1:8080/mcp`),
 /// each needing [`OAUTH_REQUIRED_SCOPE`].
@@ -330,7 +352,10 @@ pub async fn oauth_resource_server(
     issuer: &str,
     resource: &str,
 ) -> Result<ResourceServer, AuthError> {
-    let verifier = JwtVerifier::discover(issuer, resource).await?;
+    let verifier = JwtVerifier::builder(issuer, resource)
+        .claims_mapping(claims_mapping())
+        .discover()
+        .await?;
     Ok(ResourceServer::new(resource, verifier)?
         .authorization_server(issuer)
         .scopes_supported(OAUTH_SCOPES)
@@ -373,7 +398,7 @@ pub fn inbox(settings: Settings, token: &str) -> toolkit::inbox::Inbox {
                 .find_map(|cookie| cookie.trim().strip_prefix("inbox_token="));
             let presented = bearer.or(cookie)?;
             // Compared as digests, so the comparison's time says nothing about the token.
-            (digest(presented) == digest(&token)).then(|| Identity::new("operator"))
+            (digest(presented) == digest(&token)).then(|| Identity::new(operator()))
         },
         |_: &Identity, _: &PendingCall<'_>| true,
     )

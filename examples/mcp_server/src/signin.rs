@@ -62,6 +62,7 @@ use openidconnect::{
     PkceCodeVerifier, RedirectUrl, TokenResponse as _,
 };
 use serde::{Deserialize, Serialize};
+use toolkit::Principal;
 use toolkit::approval::Approvals;
 use toolkit::inbox::{Authenticate, AuthenticateFuture, Identity};
 
@@ -165,8 +166,10 @@ impl std::fmt::Debug for SignIn {
 /// What the encrypted session cookie holds.
 #[derive(Serialize, Deserialize)]
 struct Session {
-    /// The ID token's subject.
-    sub: String,
+    /// The operator: the ID token's `iss` and `sub`, through the MCP door's
+    /// mapping ([`crate::claims_mapping`]), so the same person is one principal
+    /// at both doors.
+    principal: Principal,
     /// Unix seconds, on the approval store's clock, when the session ends.
     until: u64,
     /// The random value of the binding cookie set beside this session.
@@ -316,8 +319,13 @@ impl Authenticate for SignIn {
             if now >= session.until {
                 return None;
             }
-            let identity = Identity::new(session.sub.clone());
-            Some(if self.inner.approvers.contains(&session.sub) {
+            let approver = self
+                .inner
+                .approvers
+                .iter()
+                .any(|subject| subject == session.principal.subject());
+            let identity = Identity::new(session.principal);
+            Some(if approver {
                 identity.with_role(APPROVER_ROLE)
             } else {
                 identity
@@ -446,8 +454,17 @@ async fn callback(
     };
     // The binding: random (openidconnect's, as the state's), new for each session.
     let binding = CsrfToken::new_random().secret().clone();
+    let mut verified = serde_json::Map::new();
+    verified.insert("iss".to_owned(), claims.issuer().as_str().into());
+    verified.insert("sub".to_owned(), claims.subject().as_str().into());
+    let principal = match crate::claims_mapping().principal(&verified) {
+        Ok(principal) => principal,
+        Err(error) => {
+            return refused(&format!("the ID token names no principal: {error}")).into_response();
+        }
+    };
     let session = Session {
-        sub: claims.subject().as_str().to_owned(),
+        principal,
         until: now.saturating_add(SESSION_LIFETIME.as_secs()),
         binding: binding.clone(),
     };

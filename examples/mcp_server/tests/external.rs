@@ -21,6 +21,11 @@ use toolkit::{
     Context, Dialect, Registry, Response, Scope, Tier, ToolError, registry::RegisteredTool,
 };
 
+/// A principal the test application names.
+fn p(name: &str) -> toolkit::Principal {
+    toolkit::Principal::local(name).expect("a principal")
+}
+
 /// A local tool with the name an external one gets: the local one wins.
 #[toolkit::tool(scope = shared, tier = auto)]
 fn assistant_update_tasks() -> &'static str {
@@ -183,7 +188,7 @@ async fn external_tools_join_views_render_route_and_forward() {
         .view()
         .scopes([Scope::Shared])
         .allow(["@assistant"])
-        .approvals(&approvals, "user:7")
+        .approvals(&approvals, p("user:7"))
         .build()
         .unwrap();
     let asking = Context::new().with(CallId::new("call_1"));

@@ -18,6 +18,11 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
 use tracing::{Event, Metadata, Subscriber};
 
+/// A principal the test application names.
+fn p(name: &str) -> toolkit::Principal {
+    toolkit::Principal::local(name).expect("a principal")
+}
+
 /// One span as the subscriber saw it: its name and every field recorded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Captured {
@@ -282,7 +287,7 @@ async fn an_approved_resume_has_its_span() {
         .view()
         .scopes([Scope::Shared])
         .label("internal")
-        .approvals(&approvals, "user:7")
+        .approvals(&approvals, p("user:7"))
         .build()
         .unwrap();
     let Response::Pending(pending) = view.call("delete_memories", r#"{"ids": [1]}"#, &ctx).await

@@ -15,7 +15,7 @@ use toolkit::approval::{
     PendingQuery, RefusalRecord, RunOutcome, RunPass, RunRecord, StoreFuture, Verdict,
 };
 use toolkit::approval::{CANCELLED, MAX_TASK_ARGUMENTS, TaskError, TaskState};
-use toolkit::{Context, Response, Scope, State, ToolError, View, call::CallId, tool};
+use toolkit::{Context, Principal, Response, Scope, State, ToolError, View, call::CallId, tool};
 
 /// Opens the store under test.
 pub(crate) trait Backend: Send + Sync {
@@ -25,8 +25,9 @@ pub(crate) trait Backend: Send + Sync {
     /// Whether a store opened again sees what an earlier one recorded.
     fn survives_restart(&self) -> bool;
     /// Puts the store's tables back as a build from before run outcomes were kept
-    /// left them (every claim's outcome gone, the schema one version back), so the
-    /// next open migrates them; `false` for a store with no schema (memory).
+    /// left them (every claim's outcome gone, principals the free strings they
+    /// were, the schema back to before outcomes), so the next open migrates them;
+    /// `false` for a store with no schema (memory).
     fn forget_outcomes(&self) -> bool {
         false
     }
@@ -119,7 +120,16 @@ fn approvals(store: Arc<dyn ApprovalStore>, clock: &Clock, skew: i64) -> Approva
         })
 }
 
+/// A principal the test application names.
+fn p(name: &str) -> Principal {
+    Principal::local(name).expect("a principal")
+}
+
 fn view<'a>(approvals: &'a Approvals, principal: &str) -> View<'a> {
+    view_as(approvals, p(principal))
+}
+
+fn view_as(approvals: &Approvals, principal: Principal) -> View<'_> {
     toolkit::registry()
         .view()
         .scopes([Scope::Shared])
@@ -173,7 +183,12 @@ pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn 
     let released = Released::default();
     let pending = release(&view, &context(&released, "call_1")).await;
     let first = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert!(resume(&view, &first, &released).await.is_success());
@@ -202,11 +217,16 @@ pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn 
     assert_eq!(resume(&view, &edited, &released).await, already_ran());
     // A second recorded decision is refused, saying who decided first.
     let refused = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:2")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:2"),
+        )
         .await
         .expect_err("decided already");
     assert!(
-        matches!(&refused, ApprovalError::AlreadyDecided(winner) if winner.decided_by == "admin:1" && winner.verdict == Verdict::Approved),
+        matches!(&refused, ApprovalError::AlreadyDecided(winner) if winner.decided_by == "local|admin:1" && winner.verdict == Verdict::Approved),
         "{refused:?}"
     );
 
@@ -233,7 +253,12 @@ pub(crate) async fn records_are_kept_until_nothing_signed_can_reach_them(
     let released = Released::default();
     let pending = release(&view, &context(&released, "call_kept")).await;
     let approval = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert!(resume(&view, &approval, &released).await.is_success());
@@ -246,7 +271,7 @@ pub(crate) async fn records_are_kept_until_nothing_signed_can_reach_them(
         "the pending approval, kept an hour past its expiry"
     );
     let decisions = approvals
-        .decisions(&DecisionQuery::new().principal("user:7"))
+        .decisions(&DecisionQuery::new().principal(p("user:7")))
         .await
         .expect("lists");
     assert_eq!(decisions.len(), 1, "the decision is still kept");
@@ -334,7 +359,7 @@ pub(crate) async fn concurrent_claims_and_decisions_have_one_winner(backend: Arc
                     toolkit::registry(),
                     pending,
                     decision,
-                    &format!("admin:{i}"),
+                    &p(&format!("admin:{i}")),
                 )
                 .await
         }
@@ -393,7 +418,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
                 .view()
                 .scopes([Scope::Shared])
                 .label(format!("agent {i}"))
-                .approvals(&approvals, principal)
+                .approvals(&approvals, p(principal))
                 .build()
                 .expect("view")
         } else {
@@ -424,7 +449,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
     assert_eq!(
         approvals
             .store()
-            .pending("user:1", "call_0")
+            .pending(&p("user:1"), "call_0")
             .await
             .expect("reads"),
         Some(made[0].clone())
@@ -432,7 +457,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
     assert_eq!(
         approvals
             .store()
-            .pending("user:2", "call_0")
+            .pending(&p("user:2"), "call_0")
             .await
             .expect("reads"),
         None
@@ -451,7 +476,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
         ["call_3", "call_2", "call_1", "call_0"]
     );
     assert_eq!(
-        list(PendingQuery::new().principal("user:1")).await,
+        list(PendingQuery::new().principal(p("user:1"))).await,
         ["call_2", "call_0"]
     );
     assert_eq!(
@@ -461,7 +486,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
     assert_eq!(
         list(
             PendingQuery::new()
-                .principal("user:2")
+                .principal(p("user:2"))
                 .tool("delete_phone_numbers")
         )
         .await,
@@ -516,7 +541,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
             toolkit::registry(),
             &made[2],
             Decision::Deny("keep it".to_owned()),
-            "admin:1",
+            &p("admin:1"),
         )
         .await
         .expect("denied");
@@ -531,7 +556,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
     assert_eq!(denied.len(), 1);
     assert_eq!(denied[0].verdict, Verdict::Denied);
     assert_eq!(denied[0].message.as_deref(), Some("keep it"));
-    assert_eq!(denied[0].decided_by, "admin:1");
+    assert_eq!(denied[0].decided_by, "local|admin:1");
     assert_eq!(denied[0].tool, "delete_projects");
 
     // Expired: no longer waiting (store time).
@@ -540,7 +565,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
 
     // A hostile query is refused, not run.
     let huge = (0..=toolkit::approval::MAX_QUERY_VALUES).fold(PendingQuery::new(), |query, i| {
-        query.principal(format!("user:{i}"))
+        query.principal(p(&format!("user:{i}")))
     });
     let refused = approvals
         .pending(&huge)
@@ -578,7 +603,7 @@ pub(crate) async fn edited_arguments_are_kept_with_the_decision(backend: Arc<dyn
             toolkit::registry(),
             &to_edit,
             Decision::ApproveWith(edited.clone()),
-            "admin:1",
+            &p("admin:1"),
         )
         .await
         .expect("edited");
@@ -589,7 +614,7 @@ pub(crate) async fn edited_arguments_are_kept_with_the_decision(backend: Arc<dyn
             toolkit::registry(),
             &to_approve,
             Decision::Approve,
-            "admin:2",
+            &p("admin:2"),
         )
         .await
         .expect("approved");
@@ -600,23 +625,23 @@ pub(crate) async fn edited_arguments_are_kept_with_the_decision(backend: Arc<dyn
             toolkit::registry(),
             &to_deny,
             Decision::Deny("not this one".to_owned()),
-            "admin:3",
+            &p("admin:3"),
         )
         .await
         .expect("denied");
 
     let recorded = approvals
-        .decisions(&DecisionQuery::new().principal("user:7"))
+        .decisions(&DecisionQuery::new().principal(p("user:7")))
         .await
         .expect("lists");
     let with_edits = DecisionRecord {
         call_id: "call_edit".to_owned(),
-        principal: "user:7".to_owned(),
+        principal: p("user:7"),
         tool: "delete_phone_numbers".to_owned(),
         verdict: Verdict::ApprovedWithEdits,
         digest: toolkit::approval::digest(&edited),
         message: None,
-        decided_by: "admin:1".to_owned(),
+        decided_by: "local|admin:1".to_owned(),
         decided_at: approval.decided_at,
         arguments: Some(edited.clone()),
     };
@@ -635,7 +660,7 @@ pub(crate) async fn edited_arguments_are_kept_with_the_decision(backend: Arc<dyn
     let late = DecisionRecord {
         verdict: Verdict::Approved,
         digest: to_edit.digest.clone(),
-        decided_by: "admin:4".to_owned(),
+        decided_by: "local|admin:4".to_owned(),
         arguments: None,
         ..with_edits.clone()
     };
@@ -666,7 +691,12 @@ pub(crate) async fn the_store_clock_decides_expiry(backend: Arc<dyn Backend>) {
         "store time, not the process's"
     );
     let approval = ahead
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert!(approval.decided_at.abs_diff(store_now) <= 2);
@@ -689,7 +719,12 @@ pub(crate) async fn the_store_clock_decides_expiry(backend: Arc<dyn Backend>) {
     )
     .await;
     let approval = behind
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert!(
@@ -711,7 +746,12 @@ pub(crate) async fn rotated_keys_still_verify_what_the_previous_key_signed(
     let released = Released::default();
     let pending = release(&view(&old, "user:7"), &context(&released, "call_rotate")).await;
     let approval = old
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     let new_only = Approvals::with_store(key(NEW_KEY), store.clone());
@@ -730,7 +770,12 @@ pub(crate) async fn rotated_keys_still_verify_what_the_previous_key_signed(
     // A pending signed with the old key is decided under the new one...
     let pending = release(&view(&old, "user:7"), &context(&released, "call_rotate_2")).await;
     let approval = rotated
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     // ... and signed with the new key only: the old set-up refuses it.
@@ -1014,11 +1059,16 @@ pub(crate) async fn a_superseded_attempt_is_told_so_and_never_ran_twice(backend:
         .with(CallId::new("call_savings"));
     let pending = pending(&view, &ctx, "update_savings", r#"{"cents": 700}"#).await;
     let approval = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert_eq!(
-        approvals.outcome("user:7", "call_savings").await,
+        approvals.outcome(&p("user:7"), "call_savings").await,
         Ok(None),
         "nothing ran yet"
     );
@@ -1052,7 +1102,7 @@ pub(crate) async fn a_superseded_attempt_is_told_so_and_never_ran_twice(backend:
         .collect();
     assert_eq!(attempts, [1, 2]);
     let record = approvals
-        .outcome("user:7", "call_savings")
+        .outcome(&p("user:7"), "call_savings")
         .await
         .expect("reads")
         .expect("it ran");
@@ -1077,7 +1127,12 @@ pub(crate) async fn a_live_run_renews_its_lease(backend: Arc<dyn Backend>) {
         .with(CallId::new("call_long"));
     let pending = pending(&view, &ctx, "update_savings", r#"{"cents": 5}"#).await;
     let approval = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     let long = view.resume(&approval, &ctx);
@@ -1111,13 +1166,18 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
     let released = Released::default();
     let pending = release(&view, &context(&released, "call_own")).await;
     let refused = strict
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "user:7")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("user:7"),
+        )
         .await
         .expect_err("the requester may not approve its own call");
     assert_eq!(
         refused,
         ApprovalError::NotAllowed {
-            decided_by: "user:7".to_owned(),
+            decided_by: "local|user:7".to_owned(),
             reason: "`delete_phone_numbers` is approved by someone other than the requester; \
                      the call waits for them"
                 .to_owned()
@@ -1137,11 +1197,15 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
         "{by_requester:?}"
     );
     let audit = strict
-        .refusals(&DecisionQuery::new().principal("user:7"))
+        .refusals(&DecisionQuery::new().principal(p("user:7")))
         .await
         .expect("lists refusals");
     let refused_by: Vec<&str> = audit.iter().map(|r| r.decided_by.as_str()).collect();
-    assert_eq!(refused_by, ["the requester", "user:7"], "newest first");
+    assert_eq!(
+        refused_by,
+        ["the requester", "local|user:7"],
+        "newest first"
+    );
     assert!(
         audit
             .iter()
@@ -1149,7 +1213,7 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
     );
     assert_eq!(
         strict
-            .decisions(&DecisionQuery::new().principal("user:7"))
+            .decisions(&DecisionQuery::new().principal(p("user:7")))
             .await
             .expect("lists"),
         [],
@@ -1157,7 +1221,12 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
     );
     // Someone else decides, and it runs once.
     let approval = strict
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("an admin may");
     assert!(resume(&view, &approval, &released).await.is_success());
@@ -1182,7 +1251,7 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
     assert_eq!(approval.decided_by.as_deref(), Some("the requester"));
     let numbers = release(&view, &context(&released, "call_numbers")).await;
     assert!(!personal.may_decide(&Decider::Requester, &numbers));
-    assert!(personal.may_decide(&Decider::Person("admin:1"), &numbers));
+    assert!(personal.may_decide(&Decider::Person(&p("admin:1")), &numbers));
 }
 
 /// The requester's "no" is recorded where every door and the runner read it: an
@@ -1215,7 +1284,7 @@ pub(crate) async fn a_requesters_no_is_recorded_and_binds_every_door_and_the_run
     };
     let state = |call_id: &'static str| async move {
         other_replica
-            .status("user:7", call_id)
+            .status(&p("user:7"), call_id)
             .await
             .expect("reads")
             .map(|status| status.state)
@@ -1232,7 +1301,12 @@ pub(crate) async fn a_requesters_no_is_recorded_and_binds_every_door_and_the_run
     // An operator approves on one replica; the requester declines on another.
     let approved = release(&view, &context(&released, "call_1")).await;
     approvals
-        .decide_as(toolkit::registry(), &approved, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &approved,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     let answer = other_replica
@@ -1274,7 +1348,7 @@ pub(crate) async fn a_requesters_no_is_recorded_and_binds_every_door_and_the_run
         .expect("a denial");
     assert!(matches!(
         other_replica
-            .decide_as(toolkit::registry(), &first, Decision::Approve, "admin:1")
+            .decide_as(toolkit::registry(), &first, Decision::Approve, &p("admin:1"))
             .await,
         Err(ApprovalError::AlreadyDecided(record)) if record.decided_by == "the requester"
     ));
@@ -1285,7 +1359,7 @@ pub(crate) async fn a_requesters_no_is_recorded_and_binds_every_door_and_the_run
     // with the result, on any replica.
     let ran = release(&view, &context(&released, "call_3")).await;
     approvals
-        .decide_as(toolkit::registry(), &ran, Decision::Approve, "admin:1")
+        .decide_as(toolkit::registry(), &ran, Decision::Approve, &p("admin:1"))
         .await
         .expect("approved");
     clock.advance(61);
@@ -1366,7 +1440,7 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
             toolkit::registry(),
             &unattended,
             Decision::Approve,
-            "admin:1",
+            &p("admin:1"),
         )
         .await
         .expect("approved");
@@ -1376,13 +1450,18 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
             toolkit::registry(),
             &denied,
             Decision::Deny("keep them".to_owned()),
-            "admin:1",
+            &p("admin:1"),
         )
         .await
         .expect("denied");
     let resumed = pending_of("call_resumed").await;
     let approval = approvals
-        .decide_as(toolkit::registry(), &resumed, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &resumed,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert!(resume(&view, &approval, &released).await.is_success());
@@ -1420,7 +1499,7 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     assert_eq!(first.ran + second.ran, 1, "{first:?} {second:?}");
     assert_eq!(released.count(), 2, "the unattended call ran once");
     let record = approvals
-        .outcome("user:7", "call_unattended")
+        .outcome(&p("user:7"), "call_unattended")
         .await
         .expect("reads")
         .expect("it ran");
@@ -1433,7 +1512,7 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     );
     assert!(record.ended_at.is_some());
     assert_eq!(
-        approvals.outcome("user:7", "call_denied").await,
+        approvals.outcome(&p("user:7"), "call_denied").await,
         Ok(None),
         "a denial never runs"
     );
@@ -1447,7 +1526,7 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     // A principal who lost the tool is refused, and the refusal is the outcome.
     let lost = pending_of("call_lost").await;
     approvals
-        .decide_as(toolkit::registry(), &lost, Decision::Approve, "admin:1")
+        .decide_as(toolkit::registry(), &lost, Decision::Approve, &p("admin:1"))
         .await
         .expect("approved");
     clock.advance(61);
@@ -1466,14 +1545,14 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     assert_eq!(pass.refused, 1, "{pass:?}");
     assert_eq!(released.count(), 2, "nothing ran");
     let record = approvals
-        .outcome("user:7", "call_lost")
+        .outcome(&p("user:7"), "call_lost")
         .await
         .expect("reads")
         .expect("refused");
     assert!(record.done, "a refused call never runs");
     assert!(
         matches!(&record.outcome, Some(RunOutcome::Failed { kind, message })
-            if kind == "approval_rejected" && message.contains("it may no longer run for user:7")),
+            if kind == "approval_rejected" && message.contains("it may no longer run for local|user:7")),
         "{record:?}"
     );
 
@@ -1481,12 +1560,17 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     // after its lease, as attempt 2.
     let orphan = pending_of("call_orphan").await;
     approvals
-        .decide_as(toolkit::registry(), &orphan, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &orphan,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     let now = clock.reader()();
     // The dead replica's claim, as `resume` made it.
-    let key = toolkit::approval::ApprovedRun::key_of("user:7", "call_orphan");
+    let key = toolkit::approval::ApprovedRun::key_of(&p("user:7"), "call_orphan");
     assert_eq!(
         approvals.store().claim(&key, now + 30, now + 7200).await,
         Ok(Claim::Won { attempt: 1 })
@@ -1499,7 +1583,7 @@ pub(crate) async fn the_runner_runs_what_was_approved_once_with_nobody_waiting(
     assert_eq!(pass.ran, 1, "{pass:?}");
     assert_eq!(released.count(), 3);
     let record = approvals
-        .outcome("user:7", "call_orphan")
+        .outcome(&p("user:7"), "call_orphan")
         .await
         .expect("reads")
         .expect("it ran");
@@ -1532,7 +1616,7 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
         };
         async move {
             approvals
-                .status("user:7", call_id)
+                .status(&p("user:7"), call_id)
                 .await
                 .expect("reads")
                 .map(|status| status.state)
@@ -1545,11 +1629,15 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
         })
     );
     assert_eq!(
-        approvals.status("user:8", "call_1").await,
+        approvals.status(&p("user:8"), "call_1").await,
         Ok(None),
         "another principal's call is not found"
     );
-    let status = approvals.status("user:7", "call_1").await.unwrap().unwrap();
+    let status = approvals
+        .status(&p("user:7"), "call_1")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(status.pending, pending);
     assert_eq!(
         status.kept_until,
@@ -1558,7 +1646,12 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
     );
 
     approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert_eq!(state("b", "call_1").await, Some(CallState::Approved));
@@ -1591,7 +1684,7 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
             toolkit::registry(),
             &denied,
             Decision::Deny("keep it".to_owned()),
-            "admin:1",
+            &p("admin:1"),
         )
         .await
         .expect("denied");
@@ -1613,12 +1706,12 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
     assert_eq!(state("a", "call_3").await, Some(CallState::Withdrawn));
     assert!(matches!(
         approvals
-            .decide_as(toolkit::registry(), &withdrawn, Decision::Approve, "admin:1")
+            .decide_as(toolkit::registry(), &withdrawn, Decision::Approve, &p("admin:1"))
             .await,
         Err(ApprovalError::AlreadyDecided(record)) if record.decided_by == "the requester"
     ));
     let listed = approvals
-        .pending(&PendingQuery::new().principal("user:7"))
+        .pending(&PendingQuery::new().principal(p("user:7")))
         .await
         .expect("lists");
     assert!(listed.iter().all(|p| p.call_id != "call_3"), "{listed:?}");
@@ -1627,7 +1720,12 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
     // Withdrawn after an approval, before anyone ran it: it never runs.
     let approved = release(&view, &context(&released, "call_4")).await;
     approvals
-        .decide_as(toolkit::registry(), &approved, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &approved,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     assert!(approvals.withdraw(&approved).await.expect("withdrawn"));
@@ -1643,7 +1741,7 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
     // Approved and never run within its approval's lifetime: expired.
     let late = release(&view, &context(&released, "call_5")).await;
     approvals
-        .decide_as(toolkit::registry(), &late, Decision::Approve, "admin:1")
+        .decide_as(toolkit::registry(), &late, Decision::Approve, &p("admin:1"))
         .await
         .expect("approved");
     let waiting = release(&view, &context(&released, "call_6")).await;
@@ -1800,14 +1898,19 @@ pub(crate) async fn a_failing_call_is_retried_until_its_approval_ends_then_faile
         .with(CallId::new("call_budget"));
     let pending = pending(&view, &ctx, "set_budgets", r#"{"cents": 9000}"#).await;
     let approval = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     let until = approval.expires_at;
     assert_eq!(until, approval.decided_at + 15 * 60, "the approval's life");
     let state = || async {
         other_replica
-            .status("user:7", "call_budget")
+            .status(&p("user:7"), "call_budget")
             .await
             .expect("reads")
             .expect("stored")
@@ -1819,7 +1922,7 @@ pub(crate) async fn a_failing_call_is_retried_until_its_approval_ends_then_faile
         approvals.run_approved(&view, &ctx, &pending).await,
         Response::Error(ToolError::failed("the ledger is down"))
     );
-    let key = ApprovedRun::key_of("user:7", "call_budget");
+    let key = ApprovedRun::key_of(&p("user:7"), "call_budget");
     // Tried again once its back-off (5 s, doubling) from the failed attempt's end
     // has passed, as the store recorded it.
     let retrying = |attempt| {
@@ -1928,7 +2031,12 @@ pub(crate) async fn a_failing_tool_is_tried_again_after_a_growing_back_off(
     };
     let pending = pending(&view, &ctx(), "set_budgets", r#"{"cents": 500}"#).await;
     approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     let run_as = |_: &PendingApproval| Ok::<_, String>((self::view(&approvals, "user:7"), ctx()));
@@ -1953,14 +2061,14 @@ pub(crate) async fn a_failing_tool_is_tried_again_after_a_growing_back_off(
     // What a requester polling it reads: the attempt that failed, and when the
     // next is (the fourth attempt's end plus the 8-minute cap).
     let run = store
-        .run(&ApprovedRun::key_of("user:7", "call_backoff"))
+        .run(&ApprovedRun::key_of(&p("user:7"), "call_backoff"))
         .await
         .expect("reads")
         .expect("claimed");
     let now = store.now().await.expect("a clock");
     let next_attempt_at = run.ended_at.expect("ended") + 8 * 60;
     let status = approvals
-        .status("user:7", "call_backoff")
+        .status(&p("user:7"), "call_backoff")
         .await
         .expect("reads")
         .expect("stored");
@@ -2014,7 +2122,7 @@ impl ApprovalStore for Recording {
     }
     fn pending<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<PendingApproval>> {
         self.note("pending");
@@ -2030,7 +2138,7 @@ impl ApprovalStore for Recording {
     }
     fn decision<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<DecisionRecord>> {
         self.note("decision");
@@ -2085,7 +2193,7 @@ impl ApprovalStore for Recording {
         self.store
             .approved_unsettled(decided_after, decided_before, limit)
     }
-    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool> {
+    fn settle<'a>(&'a self, principal: &'a Principal, call_id: &'a str) -> StoreFuture<'a, bool> {
         self.note("settle");
         self.store.settle(principal, call_id)
     }
@@ -2124,7 +2232,12 @@ pub(crate) async fn one_run_reads_the_store_clock_once(backend: Arc<dyn Backend>
     let ctx = context(&released, "call_polled");
     let pending = release(&view, &ctx).await;
     approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     recording.take();
@@ -2142,7 +2255,12 @@ pub(crate) async fn one_run_reads_the_store_clock_once(backend: Arc<dyn Backend>
     let ctx = context(&released, "call_in_hand");
     let pending = release(&view, &ctx).await;
     let approval = approvals
-        .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
         .await
         .expect("approved");
     recording.take();
@@ -2154,6 +2272,11 @@ pub(crate) async fn one_run_reads_the_store_clock_once(backend: Arc<dyn Backend>
 /// A call that ran before stores kept outcomes (its claim completed, and no
 /// outcome column yet) reads as ran once the store is migrated: never as approved
 /// and waiting for whoever polls, which `run_approved` would then refuse as used.
+///
+/// Its principal was a free string then (`user:7`): migrated, it reads as a
+/// principal of the reserved legacy issuer, whose run key and signatures are
+/// those the old build wrote, so the call is found, reads as ran and runs no
+/// more; no principal made now (`local|user:7`) finds it.
 pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
     backend: Arc<dyn Backend>,
 ) {
@@ -2162,12 +2285,20 @@ pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
     let clock = Clock::default();
     let released = Released::default();
     let ctx = context(&released, "call_old");
+    // What the old build's rows read as once migrated; its run key is the one the
+    // old build computed from the string `user:7`.
+    let old = Principal::from_key("toolkit:legacy|user:7").expect("a legacy principal");
     {
         let approvals = approvals(backend.open(&clock).await, &clock, 0);
-        let view = view(&approvals, "user:7");
+        let view = view_as(&approvals, old.clone());
         let pending = release(&view, &ctx).await;
         approvals
-            .decide_as(toolkit::registry(), &pending, Decision::Approve, "admin:1")
+            .decide_as(
+                toolkit::registry(),
+                &pending,
+                Decision::Approve,
+                &p("admin:1"),
+            )
             .await
             .expect("approved");
         assert!(
@@ -2181,7 +2312,7 @@ pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
         return;
     }
     let store = backend.open(&clock).await;
-    let key = ApprovedRun::key_of("user:7", "call_old");
+    let key = ApprovedRun::key_of(&old, "call_old");
     let run = store.run(&key).await.expect("reads").expect("claimed");
     assert!(run.done);
     assert_eq!(
@@ -2193,13 +2324,22 @@ pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
         "ran, its result not kept"
     );
     let approvals = approvals(store, &clock, 0);
+    assert_eq!(
+        approvals
+            .status(&p("user:7"), "call_old")
+            .await
+            .expect("reads"),
+        None,
+        "a principal made now is not the old row's"
+    );
     let status = approvals
-        .status("user:7", "call_old")
+        .status(&old, "call_old")
         .await
         .expect("reads")
         .expect("stored");
     assert_eq!(status.state, CallState::Ran(None));
-    let view = view(&approvals, "user:7");
+    assert_eq!(status.pending.principal, old);
+    let view = view_as(&approvals, old.clone());
     let pending = status.pending;
     assert_eq!(
         approvals.run_approved(&view, &ctx, &pending).await,
@@ -2226,7 +2366,7 @@ pub(crate) async fn pending_approvals_are_paged_and_long_arguments_cut_by_the_qu
     let megabyte = "é".repeat(500_000);
     let stored = |i: u64, text: &str| PendingApproval {
         call_id: format!("call_{i:03}"),
-        principal: "user:7".to_owned(),
+        principal: p("user:7"),
         view: None,
         tool: "delete_projects".to_owned(),
         arguments: json!({ "note": text, "id": i }),
@@ -2364,7 +2504,7 @@ impl Drop for DropCount {
 /// most, on the real clock: a run on another task moves it).
 async fn until_task(
     approvals: &Approvals,
-    principal: &str,
+    principal: &Principal,
     id: &str,
     done: impl Fn(&TaskState) -> bool,
 ) -> TaskState {
@@ -2395,7 +2535,7 @@ pub(crate) async fn a_task_is_kept_run_once_and_read_on_any_replica(backend: Arc
     let now = clock.reader()();
     let record = on_a
         .create_task(
-            "agent:7",
+            &p("agent:7"),
             Some("internal"),
             "get_reports",
             r#"{"month": "2026-11"}"#,
@@ -2408,36 +2548,36 @@ pub(crate) async fn a_task_is_kept_run_once_and_read_on_any_replica(backend: Arc
     assert_eq!(record.expires_at, record.created_at + 3600);
     assert_eq!(
         (
-            record.principal.as_str(),
+            record.principal.key(),
             record.view.as_deref(),
             record.tool.as_str()
         ),
-        ("agent:7", Some("internal"), "get_reports")
+        (p("agent:7").key(), Some("internal"), "get_reports")
     );
     assert_eq!(record.arguments, json!({"month": "2026-11"}));
     let other = on_a
-        .create_task("agent:7", None, "get_reports", "")
+        .create_task(&p("agent:7"), None, "get_reports", "")
         .await
         .expect("created");
     assert_ne!(other.id, record.id, "every task has an id of its own");
     assert_eq!(other.arguments, json!({}));
 
     let seen = on_b
-        .task("agent:7", &record.id)
+        .task(&p("agent:7"), &record.id)
         .await
         .expect("readable")
         .expect("kept");
     assert_eq!(seen.record, record);
     assert_eq!(seen.state, TaskState::Unclaimed { attempts: 0 });
     for (principal, id) in [
-        ("agent:8", record.id.clone()),
+        (&p("agent:8"), record.id.clone()),
         (
-            "agent:7",
+            &p("agent:7"),
             "task_00000000000000000000000000000000".to_owned(),
         ),
-        ("agent:7", String::new()),
-        ("agent:7", "task_\u{0}".to_owned()),
-        ("agent:7", "x".repeat(100_000)),
+        (&p("agent:7"), String::new()),
+        (&p("agent:7"), "task_\u{0}".to_owned()),
+        (&p("agent:7"), "x".repeat(100_000)),
     ] {
         assert_eq!(
             on_b.task(principal, &id).await,
@@ -2449,11 +2589,12 @@ pub(crate) async fn a_task_is_kept_run_once_and_read_on_any_replica(backend: Arc
     // Too large to keep, refused before anything is stored.
     let large = format!(r#"{{"text": "{}"}}"#, "a".repeat(MAX_TASK_ARGUMENTS));
     assert!(matches!(
-        on_a.create_task("agent:7", None, "get_reports", &large).await,
+        on_a.create_task(&p("agent:7"), None, "get_reports", &large).await,
         Err(TaskError::TooLarge(bytes)) if bytes == large.len()
     ));
     assert!(matches!(
-        on_a.create_task("agent:7", None, "get_reports", "{").await,
+        on_a.create_task(&p("agent:7"), None, "get_reports", "{")
+            .await,
         Err(TaskError::Arguments(ToolError::MalformedJson { .. }))
     ));
 
@@ -2469,7 +2610,7 @@ pub(crate) async fn a_task_is_kept_run_once_and_read_on_any_replica(backend: Arc
     };
     assert_eq!(outcome, Some(ran.clone()));
     let done = on_a
-        .task("agent:7", &record.id)
+        .task(&p("agent:7"), &record.id)
         .await
         .expect("readable")
         .expect("kept");
@@ -2480,7 +2621,7 @@ pub(crate) async fn a_task_is_kept_run_once_and_read_on_any_replica(backend: Arc
             .await,
         None
     );
-    assert_eq!(on_a.cancel_task("agent:7", &record.id).await, Ok(false));
+    assert_eq!(on_a.cancel_task(&p("agent:7"), &record.id).await, Ok(false));
     assert_eq!(
         on_b.run_task(&record, || runs.call(Some(Response::Result(json!(0)))))
             .await,
@@ -2488,7 +2629,7 @@ pub(crate) async fn a_task_is_kept_run_once_and_read_on_any_replica(backend: Arc
     );
     assert_eq!(runs.attempts(), [1]);
     assert_eq!(
-        on_b.task("agent:7", &record.id)
+        on_b.task(&p("agent:7"), &record.id)
             .await
             .expect("readable")
             .map(|task| task.state),
@@ -2496,7 +2637,7 @@ pub(crate) async fn a_task_is_kept_run_once_and_read_on_any_replica(backend: Arc
     );
     // A tool's error is its outcome too: the task is done, not run again.
     let failing = on_a
-        .create_task("agent:7", None, "get_reports", "{}")
+        .create_task(&p("agent:7"), None, "get_reports", "{}")
         .await
         .expect("created");
     let error = Response::Error(ToolError::failed("the ledger is down"));
@@ -2512,7 +2653,7 @@ pub(crate) async fn a_task_is_kept_run_once_and_read_on_any_replica(backend: Arc
     );
     // Kept until its TTL on the store's clock, then unknown.
     clock.advance(3601);
-    assert_eq!(on_a.task("agent:7", &record.id).await, Ok(None));
+    assert_eq!(on_a.task(&p("agent:7"), &record.id).await, Ok(None));
     assert_eq!(
         on_a.run_task(&other, || runs.call(None)).await,
         None,
@@ -2535,12 +2676,13 @@ pub(crate) async fn a_task_is_taken_over_after_its_lease_and_cancelled_across_re
     let on_b = approvals(backend.open(&clock).await, &clock, 0).run_lease(Duration::from_secs(30));
     let runs = TaskRuns::default();
     let record = on_a
-        .create_task("agent:7", None, "get_reports", "{}")
+        .create_task(&p("agent:7"), None, "get_reports", "{}")
         .await
         .expect("created");
     {
         let running = Box::pin(on_a.run_task(&record, || runs.call(None)));
-        let started = Box::pin(until_task(&on_b, "agent:7", &record.id, |state| {
+        let agent = p("agent:7");
+        let started = Box::pin(until_task(&on_b, &agent, &record.id, |state| {
             matches!(state, TaskState::Running { .. })
         }));
         match futures_util::future::select(running, started).await {
@@ -2569,7 +2711,7 @@ pub(crate) async fn a_task_is_taken_over_after_its_lease_and_cancelled_across_re
     );
     clock.advance(31);
     assert_eq!(
-        on_b.task("agent:7", &record.id)
+        on_b.task(&p("agent:7"), &record.id)
             .await
             .expect("readable")
             .map(|task| task.state),
@@ -2594,18 +2736,18 @@ pub(crate) async fn a_task_is_taken_over_after_its_lease_and_cancelled_across_re
         message: "the task was cancelled".to_owned(),
     };
     let long = on_a
-        .create_task("agent:7", None, "get_reports", "{}")
+        .create_task(&p("agent:7"), None, "get_reports", "{}")
         .await
         .expect("created");
     let running = Box::pin(on_a.run_task(&long, || runs.call(None)));
     let cancel = Box::pin(async {
-        until_task(&on_b, "agent:7", &long.id, |state| {
+        until_task(&on_b, &p("agent:7"), &long.id, |state| {
             matches!(state, TaskState::Running { .. })
         })
         .await;
-        assert_eq!(on_b.cancel_task("agent:7", &long.id).await, Ok(true));
+        assert_eq!(on_b.cancel_task(&p("agent:7"), &long.id).await, Ok(true));
         assert!(matches!(
-            on_b.task("agent:7", &long.id)
+            on_b.task(&p("agent:7"), &long.id)
                 .await
                 .expect("readable")
                 .map(|task| task.state),
@@ -2625,7 +2767,7 @@ pub(crate) async fn a_task_is_taken_over_after_its_lease_and_cancelled_across_re
         "the tool's future was dropped"
     );
     assert_eq!(
-        on_a.task("agent:7", &long.id)
+        on_a.task(&p("agent:7"), &long.id)
             .await
             .expect("readable")
             .map(|task| task.state),
@@ -2635,12 +2777,12 @@ pub(crate) async fn a_task_is_taken_over_after_its_lease_and_cancelled_across_re
 
     // Cancelled before any run: the next run finds it and runs nothing.
     let early = on_a
-        .create_task("agent:7", None, "get_reports", "{}")
+        .create_task(&p("agent:7"), None, "get_reports", "{}")
         .await
         .expect("created");
-    assert_eq!(on_b.cancel_task("agent:7", &early.id).await, Ok(true));
+    assert_eq!(on_b.cancel_task(&p("agent:7"), &early.id).await, Ok(true));
     assert_eq!(
-        on_a.task("agent:7", &early.id)
+        on_a.task(&p("agent:7"), &early.id)
             .await
             .expect("readable")
             .map(|task| task.state),

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::key::{canonical_json, digest, to_hex};
 use super::{ApprovalError, Approvals, CLOCK_SKEW_SECONDS, Claim, RunOutcome};
+use crate::principal::Principal;
 use crate::response::Response;
 
 /// One previewed call of a `confirm` tool that a person may confirm once
@@ -26,7 +27,8 @@ pub struct Confirmation {
     /// Made up when it was issued: what "used once" is counted by.
     pub id: String,
     /// Who the call acts for (the view's principal).
-    pub principal: String,
+    #[schemars(with = "String")]
+    pub principal: Principal,
     /// The `confirm` tool's name.
     pub tool: String,
     /// The arguments the preview was made from, without `confirmed`.
@@ -57,7 +59,7 @@ fn payload(confirmation: &Confirmation) -> String {
 }
 
 /// The store key that marks a confirmation used.
-fn used_key(principal: &str, id: &str) -> String {
+fn used_key(principal: &Principal, id: &str) -> String {
     use sha2::Digest as _;
     to_hex(&sha2::Sha256::digest(
         canonical_json(&json!(["toolkit.confirmation.v1", principal, id])).as_bytes(),
@@ -91,16 +93,16 @@ impl Approvals {
     /// ```
     pub async fn confirmation(
         &self,
-        principal: &str,
+        principal: &Principal,
         tool: &str,
         arguments: Value,
     ) -> Result<Confirmation, ApprovalError> {
         let now = self.store_now().await?;
         let digest = digest(&arguments);
-        let id = super::request::made_up_id("confirmation", principal, tool, &digest);
+        let id = super::request::made_up_id("confirmation", principal.key(), tool, &digest);
         let mut confirmation = Confirmation {
             id,
-            principal: principal.to_owned(),
+            principal: principal.clone(),
             tool: tool.to_owned(),
             arguments,
             digest,
@@ -118,11 +120,11 @@ impl Approvals {
     /// in any process. Whoever calls this runs the call only on `Ok`.
     pub(crate) async fn redeem_confirmation(
         &self,
-        principal: &str,
+        principal: &Principal,
         confirmation: &Confirmation,
     ) -> Result<Redeemed, ApprovalError> {
         self.verify(&payload(confirmation), &confirmation.signature)?;
-        if confirmation.principal != principal {
+        if confirmation.principal != *principal {
             return Err(ApprovalError::WrongPrincipal);
         }
         if digest(&confirmation.arguments) != confirmation.digest {

@@ -11,6 +11,7 @@ use super::{
     check_arguments,
 };
 use crate::context::Context;
+use crate::principal::Principal;
 use crate::registry::Registry;
 
 /// The application's own code deciding approvals inline, when it can (a policy, a
@@ -24,6 +25,17 @@ pub trait InlineDecider: Send + Sync {
         pending: &'a PendingApproval,
         ctx: &'a Context,
     ) -> Pin<Box<dyn Future<Output = Option<Decision>> + Send + 'a>>;
+
+    /// The person whose decision [`decide`](InlineDecider::decide) gives, when it
+    /// is a person's (a human it asked on a live channel), for `pending`: the
+    /// [policy](Approvals::policy) then checks them ([`Decider::Person`]), so a
+    /// requester asked in their own conversation cannot approve their own call
+    /// where the policy leaves it to someone else. `None` (the default): the
+    /// application's own rule decides ([`Decider::Application`]).
+    fn decided_by(&self, pending: &PendingApproval, ctx: &Context) -> Option<Principal> {
+        let _ = (pending, ctx);
+        None
+    }
 }
 
 impl Approvals {
@@ -126,7 +138,7 @@ impl Approvals {
         registry: &Registry,
         pending: &PendingApproval,
         decision: Decision,
-        decided_by: &str,
+        decided_by: &Principal,
     ) -> Result<Approval, ApprovalError> {
         self.decide_by(registry, pending, decision, Decider::Person(decided_by))
             .await

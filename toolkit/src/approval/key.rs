@@ -75,7 +75,7 @@ pub(super) fn pending_payload(pending: &PendingApproval) -> String {
     let mut payload = json!({
         "type": "toolkit.pending_approval.v1",
         "call_id": pending.call_id,
-        "principal": pending.principal,
+        "principal": pending.principal.bound_form(),
         "tool": pending.tool,
         "digest": pending.digest,
         "requested_at": pending.requested_at,
@@ -94,7 +94,7 @@ pub(super) fn approval_payload(approval: &Approval) -> String {
     let mut payload = json!({
         "type": "toolkit.approval.v1",
         "call_id": approval.call_id,
-        "principal": approval.principal,
+        "principal": approval.principal.bound_form(),
         "tool": approval.tool,
         "digest": approval.digest,
         "verdict": approval.verdict,

@@ -50,8 +50,11 @@
 //! // Once, at start-up: the key and the store every process shares.
 //! let approvals = Approvals::new(ApprovalKey::new(*b"an application secret of 32 bytes")?, MemoryApprovalStore::new());
 //!
-//! // Per request: the view of the user the request acts for.
-//! let view = toolkit::registry().view().scopes([Scope::Shared]).approvals(&approvals, "user:7").build()?;
+//! // Per request: the view of the user the request acts for, as whatever verified
+//! // them made their principal (an OAuth token's `iss` and `sub`; here, the
+//! // application's own name for an in-process user).
+//! let user = toolkit::Principal::local("user:7")?;
+//! let view = toolkit::registry().view().scopes([Scope::Shared]).approvals(&approvals, user).build()?;
 //! let ctx = Context::new().with(CallId::new("call_1"));
 //! let Response::Pending(pending) = view.call("delete_phone_numbers", r#"{"number": "+15550100"}"#, &ctx).await else {
 //!     panic!("an approve tool waits for a human");
@@ -444,7 +447,7 @@ mod sealed {
     #[allow(unreachable_pub)]
     pub trait CallingView<'r>: Sync {
         /// The view's approvals and principal, if it has them.
-        fn approvals(&self) -> Option<(&'r Approvals, &str)>;
+        fn approvals(&self) -> Option<(&'r Approvals, &crate::principal::Principal)>;
         /// The registry behind the view.
         fn registry(&self) -> &'r Registry;
         /// The tool `name` names in the view.
@@ -455,7 +458,10 @@ mod sealed {
         fn label(&self) -> Option<&str>;
         /// The limit a run of `tool` meets, the principal it counts under and
         /// the quotas that count it, when the view has quotas and the tool a limit.
-        fn quota_of(&self, tool: &Tool) -> Option<(&'r Quotas, &str, Quota)>;
+        fn quota_of(
+            &self,
+            tool: &Tool,
+        ) -> Option<(&'r Quotas, &crate::principal::Principal, Quota)>;
         /// The view's quotas, for the cap on waiting approvals.
         fn quotas(&self) -> Option<&'r Quotas>;
     }

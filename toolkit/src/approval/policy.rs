@@ -3,11 +3,12 @@
 //! and [`Approvals::decide_as`](super::Approvals::decide_as), an inline
 //! [`InlineDecider`](super::InlineDecider), an agent framework's hook).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
 use super::PendingApproval;
 use crate::declaration::Tier;
+use crate::principal::Principal;
 use crate::registry::Registry;
 
 /// Who is deciding a pending approval, as the policy sees them.
@@ -18,34 +19,37 @@ pub enum Decider<'a> {
     /// call, answering in it (an MCP client's elicitation, an agent framework's
     /// confirmation hook). An agent that answers its own questions is this too.
     Requester,
-    /// A person the application names (the inbox's signed-in approver, the
-    /// `decided_by` of [`Approvals::decide_as`](super::Approvals::decide_as)). A
-    /// person named exactly like the call's principal is its requester.
-    Person(&'a str),
+    /// A person, as whatever verified them made their [`Principal`] (the inbox's
+    /// signed-in approver, the `decided_by` of
+    /// [`Approvals::decide_as`](super::Approvals::decide_as)). A person equal to the
+    /// call's principal is its requester.
+    Person(&'a Principal),
     /// The application itself, in code: its inline [`InlineDecider`](super::InlineDecider),
     /// or [`Approvals::decide`](super::Approvals::decide).
     Application,
 }
 
 impl Decider<'_> {
-    /// How the audit names this decider: the person's name, `the requester` or
-    /// `the application`.
+    /// How the audit names this decider: the person's [key](Principal::key),
+    /// `the requester` or `the application`.
     #[must_use]
     pub fn name(&self) -> &str {
         match self {
             Decider::Requester => REQUESTER,
-            Decider::Person(name) => name,
+            Decider::Person(principal) => principal.key(),
             Decider::Application => APPLICATION,
         }
     }
 
     /// Whether this decider is the requester of `pending`: its own answer, or a
-    /// person named like its principal.
+    /// person equal to its principal (equality of [`Principal`]s: the same issuer,
+    /// subject and tenant). [`Deciders`] counts those acting for the requester
+    /// too ([`Deciders::acting_for`]).
     #[must_use]
     pub fn is_requester_of(&self, pending: &PendingApproval) -> bool {
         match self {
             Decider::Requester => true,
-            Decider::Person(name) => *name == pending.principal,
+            Decider::Person(principal) => **principal == pending.principal,
             Decider::Application => false,
         }
     }
@@ -69,7 +73,8 @@ pub(super) const APPLICATION: &str = "the application";
 ///
 /// // The personal assistant's own user approves; every other surface needs an admin.
 /// let policy = |decider: &Decider<'_>, pending: &PendingApproval| {
-///     pending.view.as_deref() == Some("assistant") || matches!(decider, Decider::Person(p) if p.starts_with("admin:"))
+///     pending.view.as_deref() == Some("assistant")
+///         || matches!(decider, Decider::Person(p) if p.subject().starts_with("admin:"))
 /// };
 /// # fn check(_: impl toolkit::approval::DecisionPolicy) {}
 /// # check(policy);
@@ -132,10 +137,19 @@ where
 /// ([`DecisionPolicy::resolve`]): a name that is no `approve` tool's current name
 /// makes the view refuse to build, and nobody decides through the policy until it
 /// is fixed.
+///
+/// # Acting for someone
+/// Where one party acts for another (an agent for its user, a service account for
+/// a team), say so with [`Deciders::acting_for`]: "the requester" then covers the
+/// principal that asked, everyone it acts for, everyone acting for it, and
+/// everyone acting for the same principal. An agent cannot approve its user's
+/// transfer, nor the user the agent's, nor a second agent of the same user.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Deciders {
     requester_decides: bool,
     tools: HashMap<String, bool>,
+    /// `(agent, principal)`: `agent` acts for `principal`.
+    acting_for: BTreeSet<(Principal, Principal)>,
 }
 
 impl Deciders {
@@ -152,6 +166,7 @@ impl Deciders {
         Deciders {
             requester_decides: true,
             tools: HashMap::new(),
+            acting_for: BTreeSet::new(),
         }
     }
 
@@ -179,6 +194,62 @@ impl Deciders {
         self
     }
 
+    /// Declares that `agent` acts for `principal` (an in-process agent for its
+    /// user, a service account for its owner): each counts as the other's
+    /// requester, so where the requester may not decide, neither may they. Declare
+    /// as many pairs as there are.
+    ///
+    /// ```
+    /// use toolkit::Principal;
+    /// use toolkit::approval::Deciders;
+    ///
+    /// let ada = Principal::new("https://auth.example.com", "ada")?;
+    /// let planner = Principal::local("agent:ada-planner")?;
+    /// let policy = Deciders::others().acting_for(planner.clone(), ada.clone());
+    /// assert!(policy.same_party(&planner, &ada));
+    /// assert!(!policy.same_party(&planner, &Principal::local("agent:bob-planner")?));
+    /// # Ok::<(), toolkit::PrincipalError>(())
+    /// ```
+    #[must_use]
+    pub fn acting_for(mut self, agent: Principal, principal: Principal) -> Self {
+        self.acting_for.insert((agent, principal));
+        self
+    }
+
+    /// Whether `one` and `other` count as one party: equal, one acting for the
+    /// other, or both acting for the same principal (see
+    /// [`Deciders::acting_for`]).
+    #[must_use]
+    pub fn same_party(&self, one: &Principal, other: &Principal) -> bool {
+        if one == other {
+            return true;
+        }
+        !self.parties(one).is_disjoint(&self.parties(other))
+    }
+
+    /// Whom `who` speaks for: itself and everyone it acts for.
+    fn parties<'a>(&'a self, who: &'a Principal) -> BTreeSet<&'a Principal> {
+        std::iter::once(who)
+            .chain(
+                self.acting_for
+                    .iter()
+                    .filter(|(agent, _)| agent == who)
+                    .map(|(_, principal)| principal),
+            )
+            .collect()
+    }
+
+    /// Whether `decider` is `pending`'s requester as this policy counts: its own
+    /// answer, the principal that asked, or a party of it
+    /// ([`Deciders::same_party`]).
+    #[must_use]
+    pub fn is_requester(&self, decider: &Decider<'_>, pending: &PendingApproval) -> bool {
+        match decider {
+            Decider::Person(principal) => self.same_party(principal, &pending.principal),
+            other => other.is_requester_of(pending),
+        }
+    }
+
     /// Whether the requester may decide calls of `tool`.
     #[must_use]
     pub fn requester_may_decide(&self, tool: &str) -> bool {
@@ -191,7 +262,7 @@ impl Deciders {
 
 impl DecisionPolicy for Deciders {
     fn check(&self, decider: &Decider<'_>, pending: &PendingApproval) -> Result<(), String> {
-        if decider.is_requester_of(pending) && !self.requester_may_decide(&pending.tool) {
+        if self.is_requester(decider, pending) && !self.requester_may_decide(&pending.tool) {
             return Err(format!(
                 "`{}` is approved by someone other than the requester; the call waits for them",
                 pending.tool

@@ -15,9 +15,10 @@ use super::store::{
 };
 use super::store_error::{StoreError, StoreErrorKind};
 use super::{PendingApproval, RunOutcome, Verdict};
+use crate::principal::Principal;
 
 /// The schema, one entry per version; `toolkit_approval_schema` says which ran.
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     "CREATE TABLE toolkit_pending_approvals (
          principal TEXT NOT NULL,
          call_id TEXT NOT NULL,
@@ -89,6 +90,18 @@ const MIGRATIONS: [&str; 6] = [
     "UPDATE toolkit_approval_claims
          SET outcome = '{\"status\":\"ran\",\"result\":null,\"bytes\":0}'
          WHERE done AND outcome IS NULL;",
+    // Principals are typed (`toolkit::Principal`): a free string kept before
+    // (`user:7`) becomes the key of a principal of the reserved issuer
+    // `toolkit:legacy` (`toolkit:legacy|user:7`, `%` and `|` escaped as the key
+    // escapes them), which no token, sign-in or application principal has. Run
+    // keys and signatures bind such a principal as its old string, so runs
+    // recorded and approvals signed before still count and verify.
+    "UPDATE toolkit_pending_approvals
+         SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');
+     UPDATE toolkit_approval_decisions
+         SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');
+     UPDATE toolkit_approval_refusals
+         SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');",
 ];
 
 /// The advisory lock replicas take while migrating, so that several starting at
@@ -613,7 +626,7 @@ async fn audit_rows(
 /// The decision on `call_id` of `principal`, if one is recorded.
 async fn decision_of(
     client: &deadpool_postgres::Object,
-    principal: &str,
+    principal: &Principal,
     call_id: &str,
 ) -> Result<Option<DecisionRecord>, StoreError> {
     let row = client
@@ -687,7 +700,7 @@ impl PostgresApprovalStore {
                     &query.requested_before.map(to_sql),
                     &limit,
                     &before.map(|cursor| to_sql(cursor.requested_at)),
-                    &before.map(|cursor| cursor.principal.as_str()),
+                    &before.map(|cursor| cursor.principal.key()),
                     &before.map(|cursor| cursor.call_id.as_str()),
                     &arguments_up_to,
                     &i32::try_from(start).unwrap_or(i32::MAX),
@@ -787,7 +800,7 @@ impl ApprovalStore for PostgresApprovalStore {
 
     fn pending<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<PendingApproval>> {
         self.bounded(async move {
@@ -848,7 +861,7 @@ impl ApprovalStore for PostgresApprovalStore {
 
     fn decision<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<DecisionRecord>> {
         self.bounded(async move {
@@ -1062,7 +1075,7 @@ impl ApprovalStore for PostgresApprovalStore {
         })
     }
 
-    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool> {
+    fn settle<'a>(&'a self, principal: &'a Principal, call_id: &'a str) -> StoreFuture<'a, bool> {
         self.bounded(async move {
             let client = self.client().await?;
             let updated = client

@@ -11,6 +11,7 @@ use super::key::{digest, pending_payload, to_hex};
 use super::{ApprovalError, Approvals, CallingView, Decider, PendingApproval, check_arguments};
 use crate::context::{CallId, Context};
 use crate::error::ToolError;
+use crate::principal::Principal;
 use crate::registry::RegisteredTool;
 use crate::response::Response;
 
@@ -27,8 +28,8 @@ pub(super) fn arguments_value(arguments: &str) -> Result<Value, ToolError> {
     })
 }
 
-fn made_up_call_id(principal: &str, tool: &str, digest: &str) -> String {
-    made_up_id("approval", principal, tool, digest)
+fn made_up_call_id(principal: &Principal, tool: &str, digest: &str) -> String {
+    made_up_id("approval", principal.key(), tool, digest)
 }
 
 /// An id nobody else makes: `prefix`, `_` and 24 hex digits.
@@ -92,8 +93,12 @@ pub(crate) async fn request<'r>(
     let Some(decision) = decider.decide(&pending, ctx).await else {
         return Response::Pending(Box::new(pending));
     };
+    let person = decider.decided_by(&pending, ctx);
+    let who = person
+        .as_ref()
+        .map_or(Decider::Application, Decider::Person);
     match approvals
-        .decide_by_at(view.registry(), &pending, decision, Decider::Application)
+        .decide_by_at(view.registry(), &pending, decision, who)
         .await
     {
         Ok((approval, now)) => super::run::resume(view, &approval, ctx, Some(now)).await,
@@ -109,7 +114,7 @@ pub(crate) async fn request<'r>(
 async fn check_waiting<'r>(
     view: &impl CallingView<'r>,
     approvals: &Approvals,
-    principal: &str,
+    principal: &Principal,
     tool: &RegisteredTool,
     call_id: &str,
 ) -> Result<(), ToolError> {
@@ -121,7 +126,7 @@ async fn check_waiting<'r>(
         let Some(limit) = limit else {
             continue;
         };
-        let mut query = super::PendingQuery::new().principal(principal);
+        let mut query = super::PendingQuery::new().principal(principal.clone());
         if of_tool {
             query = query.tool(tool.name);
         }
@@ -152,7 +157,7 @@ async fn check_waiting<'r>(
 impl Approvals {
     fn make_pending(
         &self,
-        principal: &str,
+        principal: &Principal,
         view: Option<&str>,
         tool: &str,
         call_id: String,
@@ -161,7 +166,7 @@ impl Approvals {
     ) -> PendingApproval {
         let mut pending = PendingApproval {
             call_id,
-            principal: principal.to_owned(),
+            principal: principal.clone(),
             view: view.map(str::to_owned),
             tool: tool.to_owned(),
             digest: digest(&arguments),

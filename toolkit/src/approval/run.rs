@@ -17,6 +17,7 @@ use super::{
 use crate::content::{Content, Contents};
 use crate::context::Context;
 use crate::error::ToolError;
+use crate::principal::Principal;
 use crate::registry::RegisteredTool;
 use crate::response::Response;
 
@@ -56,9 +57,9 @@ impl RunOutcome {
 }
 
 /// The store key of an approval: the principal and the call id together.
-pub(super) fn used_key(principal: &str, call_id: &str) -> String {
+pub(super) fn used_key(principal: &Principal, call_id: &str) -> String {
     to_hex(&Sha256::digest(
-        canonical_json(&serde_json::json!([principal, call_id])).as_bytes(),
+        canonical_json(&serde_json::json!([principal.bound_form(), call_id])).as_bytes(),
     ))
 }
 
@@ -69,7 +70,7 @@ impl Approvals {
     /// happened to its call; `None` while it never ran.
     pub async fn outcome(
         &self,
-        principal: &str,
+        principal: &Principal,
         call_id: &str,
     ) -> Result<Option<RunRecord>, ApprovalError> {
         self.store
@@ -305,7 +306,7 @@ impl ApprovedRun {
     /// [`ApprovedRun::key`] is inside its runs, for an application that keeps a
     /// tool's effects or results under it.
     #[must_use]
-    pub fn key_of(principal: &str, call_id: &str) -> String {
+    pub fn key_of(principal: &Principal, call_id: &str) -> String {
         used_key(principal, call_id)
     }
 
@@ -388,7 +389,7 @@ async fn count_run<'r>(
             return Ok(());
         }
     }
-    quotas.admit(principal, tool, quota).await
+    quotas.admit(principal.key(), tool, quota).await
 }
 
 /// Everything but running: the tool, the arguments to run it with, and the run
@@ -402,7 +403,7 @@ async fn check<'r>(
         return Err(ApprovalError::NotConfigured.into());
     };
     approvals.verify(&approval_payload(approval), &approval.signature)?;
-    if approval.principal != principal {
+    if approval.principal != *principal {
         return Err(ApprovalError::WrongPrincipal.into());
     }
     // A tool outside the view is unknown, as everywhere else.

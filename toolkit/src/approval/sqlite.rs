@@ -16,12 +16,13 @@ use super::store::{
 };
 use super::store_error::{StoreError, StoreErrorKind};
 use super::{PendingApproval, RunOutcome, Verdict};
+use crate::principal::Principal;
 
 /// How long a store waits for another process holding the database.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The schema, one entry per version (`PRAGMA user_version` says which ran).
-const MIGRATIONS: [&str; 7] = [
+const MIGRATIONS: [&str; 8] = [
     "CREATE TABLE IF NOT EXISTS toolkit_used_approvals (
          key TEXT PRIMARY KEY NOT NULL,
          expires_at INTEGER NOT NULL
@@ -85,6 +86,18 @@ const MIGRATIONS: [&str; 7] = [
     "UPDATE toolkit_used_approvals
          SET outcome = '{\"status\":\"ran\",\"result\":null,\"bytes\":0}'
          WHERE done AND outcome IS NULL;",
+    // Principals are typed (`toolkit::Principal`): a free string kept before
+    // (`user:7`) becomes the key of a principal of the reserved issuer
+    // `toolkit:legacy` (`toolkit:legacy|user:7`, `%` and `|` escaped as the key
+    // escapes them), which no token, sign-in or application principal has. Run
+    // keys and signatures bind such a principal as its old string, so runs
+    // recorded and approvals signed before still count and verify.
+    "UPDATE toolkit_pending_approvals
+         SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');
+     UPDATE toolkit_approval_decisions
+         SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');
+     UPDATE toolkit_approval_refusals
+         SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');",
 ];
 
 /// The life of approvals in a `SQLite` database (feature `sqlite`; `SQLite` is
@@ -325,7 +338,7 @@ fn decision_from_row_at(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<
 /// The decision on `call_id` of `principal`, if one is recorded.
 fn decision_of(
     connection: &Connection,
-    principal: &str,
+    principal: &Principal,
     call_id: &str,
 ) -> rusqlite::Result<Option<DecisionRecord>> {
     connection
@@ -385,8 +398,18 @@ fn pending_list(
     );
     let mut bound = column_values;
     bound.push(rusqlite::types::Value::Integer(to_sql(now)));
-    any_of("p.principal", &query.principals, &mut sql, &mut bound);
-    any_of("p.tool", &query.tools, &mut sql, &mut bound);
+    any_of(
+        "p.principal",
+        query.principals.iter().map(Principal::key),
+        &mut sql,
+        &mut bound,
+    );
+    any_of(
+        "p.tool",
+        query.tools.iter().map(String::as_str),
+        &mut sql,
+        &mut bound,
+    );
     time_bound(
         " AND p.requested_at >= ?",
         query.requested_after,
@@ -402,7 +425,9 @@ fn pending_list(
     if let Some(cursor) = &query.before {
         sql.push_str(" AND (p.requested_at, p.principal, p.call_id) < (?, ?, ?)");
         bound.push(rusqlite::types::Value::Integer(to_sql(cursor.requested_at)));
-        bound.push(rusqlite::types::Value::Text(cursor.principal.clone()));
+        bound.push(rusqlite::types::Value::Text(
+            cursor.principal.key().to_owned(),
+        ));
         bound.push(rusqlite::types::Value::Text(cursor.call_id.clone()));
     }
     sql.push_str(" ORDER BY p.requested_at DESC, p.principal DESC, p.call_id DESC LIMIT ?");
@@ -411,24 +436,24 @@ fn pending_list(
 }
 
 /// `column IN (?, ?, ...)` for `values`, or nothing when there are none.
-fn any_of(
+fn any_of<'v>(
     column: &str,
-    values: &[String],
+    values: impl ExactSizeIterator<Item = &'v str>,
     sql: &mut String,
     bound: &mut Vec<rusqlite::types::Value>,
 ) {
-    if values.is_empty() {
+    if values.len() == 0 {
         return;
     }
     sql.push_str(" AND ");
     sql.push_str(column);
     sql.push_str(" IN (");
-    for (i, value) in values.iter().enumerate() {
+    for (i, value) in values.enumerate() {
         if i > 0 {
             sql.push(',');
         }
         sql.push('?');
-        bound.push(rusqlite::types::Value::Text(value.clone()));
+        bound.push(rusqlite::types::Value::Text(value.to_owned()));
     }
     sql.push(')');
 }
@@ -571,7 +596,7 @@ impl ApprovalStore for SqliteApprovalStore {
 
     fn pending<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<PendingApproval>> {
         let (principal, call_id) = (principal.to_owned(), call_id.to_owned());
@@ -628,7 +653,7 @@ impl ApprovalStore for SqliteApprovalStore {
 
     fn decision<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<DecisionRecord>> {
         let (principal, call_id) = (principal.to_owned(), call_id.to_owned());
@@ -648,8 +673,18 @@ impl ApprovalStore for SqliteApprovalStore {
                      FROM toolkit_approval_decisions WHERE 1 = 1",
             );
             let mut bound = Vec::new();
-            any_of("principal", &query.principals, &mut sql, &mut bound);
-            any_of("tool", &query.tools, &mut sql, &mut bound);
+            any_of(
+                "principal",
+                query.principals.iter().map(Principal::key),
+                &mut sql,
+                &mut bound,
+            );
+            any_of(
+                "tool",
+                query.tools.iter().map(String::as_str),
+                &mut sql,
+                &mut bound,
+            );
             time_bound(
                 " AND decided_at >= ?",
                 query.decided_after,
@@ -834,7 +869,7 @@ impl ApprovalStore for SqliteApprovalStore {
         })
     }
 
-    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool> {
+    fn settle<'a>(&'a self, principal: &'a Principal, call_id: &'a str) -> StoreFuture<'a, bool> {
         let (principal, call_id) = (principal.to_owned(), call_id.to_owned());
         self.with(move |connection, _| {
             let updated = connection.execute(
@@ -883,8 +918,18 @@ impl ApprovalStore for SqliteApprovalStore {
                      FROM toolkit_approval_refusals WHERE 1 = 1",
             );
             let mut bound = Vec::new();
-            any_of("principal", &query.principals, &mut sql, &mut bound);
-            any_of("tool", &query.tools, &mut sql, &mut bound);
+            any_of(
+                "principal",
+                query.principals.iter().map(Principal::key),
+                &mut sql,
+                &mut bound,
+            );
+            any_of(
+                "tool",
+                query.tools.iter().map(String::as_str),
+                &mut sql,
+                &mut bound,
+            );
             time_bound(
                 " AND refused_at >= ?",
                 query.decided_after,
@@ -947,7 +992,7 @@ mod tests {
 
     fn pending(call_id: &str) -> PendingApproval {
         PendingApproval {
-            principal: "user:7".to_owned(),
+            principal: Principal::local("user:7").expect("a principal"),
             call_id: call_id.to_owned(),
             tool: "delete_projects".to_owned(),
             arguments: serde_json::json!({ "id": 3 }),
@@ -1063,10 +1108,12 @@ mod tests {
             .execute(
                 "INSERT INTO toolkit_approval_decisions VALUES
                  ('user:7', 'call_0', 'delete_projects', 'approved_with_edits', 'sha256:01',
-                  NULL, 'alice', 150, 4000003600)",
+                  NULL, 'alice', 150, 4000003600),
+                 ('team|a%b', 'call_2', 'delete_projects', 'approved', 'sha256:02',
+                  NULL, 'alice', 140, 4000003600)",
                 [],
             )
-            .expect("an old decision");
+            .expect("old decisions");
         let store = SqliteApprovalStore::from_connection(connection)
             .expect("migrates")
             .clock(|| 200);
@@ -1075,17 +1122,37 @@ mod tests {
         assert_eq!(listed.len(), 1);
         assert_eq!(listed[0].call_id, "call_1");
         assert_eq!(listed[0].view, None);
+        // An old row's free string reads as a principal of the reserved issuer,
+        // which no principal made from a token or by the application equals.
+        let old = &listed[0].principal;
+        assert_eq!(old.key(), "toolkit:legacy|user:7");
+        assert_eq!(old.legacy_name(), Some("user:7"));
+        assert_ne!(*old, Principal::local("user:7").expect("a principal"));
+        // Found by that principal, and by no new one spelt like the old string.
+        let found = futures_executor::block_on(store.pending(old, "call_1")).expect("reads");
+        assert_eq!(
+            found.map(|pending| pending.call_id).as_deref(),
+            Some("call_1")
+        );
+        let local = Principal::local("user:7").expect("a principal");
+        assert_eq!(
+            futures_executor::block_on(store.pending(&local, "call_1")).expect("reads"),
+            None
+        );
         // A decision recorded before edited arguments were kept has none: an MCP
         // client waiting on it is refused, as before.
         let decided = futures_executor::block_on(store.decisions(&DecisionQuery::new()))
             .expect("lists decisions");
-        assert_eq!(decided.len(), 1);
+        assert_eq!(decided.len(), 2);
         assert_eq!(decided[0].verdict, Verdict::ApprovedWithEdits);
         assert_eq!(decided[0].arguments, None);
+        // The separator and the escape character are escaped as a key escapes them.
+        assert_eq!(decided[1].principal.key(), "toolkit:legacy|team%7Ca%25b");
+        assert_eq!(decided[1].principal.legacy_name(), Some("team|a%b"));
         let version: i64 = futures_executor::block_on(store.with(|connection, _| {
             connection.query_row("PRAGMA user_version", [], |row| row.get(0))
         }))
         .expect("reads");
-        assert_eq!(version, 7);
+        assert_eq!(version, 8);
     }
 }

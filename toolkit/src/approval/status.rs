@@ -12,6 +12,7 @@ use super::{
 };
 use crate::context::Context;
 use crate::error::ToolError;
+use crate::principal::Principal;
 use crate::response::Response;
 
 /// The [`RunOutcome::Failed::kind`] of a call its requester withdrew
@@ -125,7 +126,7 @@ impl Approvals {
     ///
     /// ```
     /// use toolkit::approval::{ApprovalKey, Approvals, CallState, Decision, MemoryApprovalStore};
-    /// use toolkit::{Context, Response, Scope, tool, call::CallId};
+    /// use toolkit::{Context, Principal, Response, Scope, tool, call::CallId};
     ///
     /// /// Release a phone number.
     /// #[tool(scope = shared, tier = approve)]
@@ -138,22 +139,24 @@ impl Approvals {
     ///
     /// # futures_executor::block_on(async {
     /// let approvals = Approvals::new(ApprovalKey::new(*b"an application secret of 32 bytes")?, MemoryApprovalStore::new());
-    /// let view = toolkit::registry().view().scopes([Scope::Shared]).approvals(&approvals, "agent:7").build()?;
+    /// let agent = Principal::local("agent:7")?;
+    /// let view = toolkit::registry().view().scopes([Scope::Shared]).approvals(&approvals, agent.clone()).build()?;
     /// let ctx = Context::new().with(CallId::new("call_1"));
     /// let Response::Pending(pending) = view.call("delete_numbers", r#"{"number": "+15550100"}"#, &ctx).await else {
     ///     panic!("an approve tool waits for a person");
     /// };
-    /// let status = approvals.status("agent:7", "call_1").await?.expect("stored");
+    /// let status = approvals.status(&agent, "call_1").await?.expect("stored");
     /// assert_eq!(status.state, CallState::Waiting { requester_decides: false });
     ///
     /// // A person approves it in the inbox; whoever polls next runs it, once.
-    /// approvals.decide_as(toolkit::registry(), &pending, Decision::Approve, "owner").await?;
-    /// assert_eq!(approvals.status("agent:7", "call_1").await?.unwrap().state, CallState::Approved);
+    /// let owner = Principal::new("https://auth.example.com", "owner")?;
+    /// approvals.decide_as(toolkit::registry(), &pending, Decision::Approve, &owner).await?;
+    /// assert_eq!(approvals.status(&agent, "call_1").await?.unwrap().state, CallState::Approved);
     /// approvals.run_approved(&view, &ctx, &pending).await;
-    /// let ran = approvals.status("agent:7", "call_1").await?.unwrap();
+    /// let ran = approvals.status(&agent, "call_1").await?.unwrap();
     /// assert_eq!(ran.state, CallState::Ran(Some(serde_json::json!("released +15550100"))));
     /// // Another principal asking for the same call id finds nothing.
-    /// assert_eq!(approvals.status("agent:8", "call_1").await?, None);
+    /// assert_eq!(approvals.status(&Principal::local("agent:8")?, "call_1").await?, None);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// # }).unwrap();
     /// ```
@@ -163,7 +166,7 @@ impl Approvals {
     /// when the stored pending approval was altered.
     pub async fn status(
         &self,
-        principal: &str,
+        principal: &Principal,
         call_id: &str,
     ) -> Result<Option<CallStatus>, ApprovalError> {
         let store = |error| ApprovalError::Store(error);

@@ -10,6 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::store_error::{StoreError, StoreErrorKind};
 use super::{PendingApproval, RunOutcome, Verdict};
+use crate::principal::Principal;
 
 /// The future an [`ApprovalStore`] returns.
 pub type StoreFuture<'a, T = bool> =
@@ -110,7 +111,7 @@ pub trait ApprovalStore: Send + Sync {
     /// finds the signed approval it decides.
     fn pending<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<PendingApproval>>;
 
@@ -129,7 +130,7 @@ pub trait ApprovalStore: Send + Sync {
     /// recorded (and not purged).
     fn decision<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<DecisionRecord>>;
 
@@ -205,7 +206,7 @@ pub trait ApprovalStore: Send + Sync {
     /// Marks the decided call `call_id` of `principal` settled: its run ended for
     /// good (it ran, or it may not run), and no runner looks at it again.
     /// `Ok(false)` if no such decision is recorded.
-    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool>;
+    fn settle<'a>(&'a self, principal: &'a Principal, call_id: &'a str) -> StoreFuture<'a, bool>;
 
     /// Records that a decision was refused (the policy did not let its decider
     /// decide): the audit's second list, beside [`decisions`](Self::decisions). Kept
@@ -250,7 +251,7 @@ pub struct DecisionRecord {
     /// The call id of the pending approval.
     pub call_id: String,
     /// Who the call acts for.
-    pub principal: String,
+    pub principal: Principal,
     /// The tool's name.
     pub tool: String,
     /// What was decided.
@@ -328,7 +329,7 @@ pub struct RefusalRecord {
     /// The call id of the pending approval.
     pub call_id: String,
     /// Who the call acts for.
-    pub principal: String,
+    pub principal: Principal,
     /// The tool's name.
     pub tool: String,
     /// Who tried to decide, as recorded (see [`Decider::name`](super::Decider::name)).
@@ -419,7 +420,7 @@ pub struct PendingCursor {
     /// When the last call listed was requested (Unix seconds).
     pub requested_at: u64,
     /// Its principal.
-    pub principal: String,
+    pub principal: Principal,
     /// Its call id.
     pub call_id: String,
 }
@@ -448,13 +449,17 @@ impl PendingCursor {
 ///
 /// ```
 /// use toolkit::approval::PendingQuery;
-/// let query = PendingQuery::new().principal("user:7").tool("delete_phone_numbers").limit(20);
+/// let query = PendingQuery::new()
+///     .principal(toolkit::Principal::local("user:7")?)
+///     .tool("delete_phone_numbers")
+///     .limit(20);
+/// # Ok::<(), toolkit::PrincipalError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PendingQuery {
     /// Only these principals (any, if empty).
-    pub principals: Vec<String>,
+    pub principals: Vec<Principal>,
     /// Only these tools (any, if empty).
     pub tools: Vec<String>,
     /// Only those requested at or after this time (Unix seconds).
@@ -489,8 +494,8 @@ impl PendingQuery {
 
     /// Also those of `principal`.
     #[must_use]
-    pub fn principal(mut self, principal: impl Into<String>) -> Self {
-        self.principals.push(principal.into());
+    pub fn principal(mut self, principal: Principal) -> Self {
+        self.principals.push(principal);
         self
     }
 
@@ -562,7 +567,7 @@ impl PendingQuery {
 #[non_exhaustive]
 pub struct DecisionQuery {
     /// Only these principals (any, if empty).
-    pub principals: Vec<String>,
+    pub principals: Vec<Principal>,
     /// Only these tools (any, if empty).
     pub tools: Vec<String>,
     /// Only those decided at or after this time (Unix seconds).
@@ -594,8 +599,8 @@ impl DecisionQuery {
 
     /// Also those on calls of `principal`.
     #[must_use]
-    pub fn principal(mut self, principal: impl Into<String>) -> Self {
-        self.principals.push(principal.into());
+    pub fn principal(mut self, principal: Principal) -> Self {
+        self.principals.push(principal);
         self
     }
 
@@ -649,7 +654,7 @@ impl DecisionQuery {
         self.matches_fields(&refusal.principal, &refusal.tool, refusal.refused_at)
     }
 
-    fn matches_fields(&self, principal: &str, tool: &str, at: u64) -> bool {
+    fn matches_fields(&self, principal: &Principal, tool: &str, at: u64) -> bool {
         (self.principals.is_empty() || self.principals.iter().any(|p| p == principal))
             && (self.tools.is_empty() || self.tools.iter().any(|t| t == tool))
             && self.decided_after.is_none_or(|after| at >= after)
@@ -657,7 +662,7 @@ impl DecisionQuery {
     }
 }
 
-fn check_values(principals: &[String], tools: &[String]) -> Result<(), StoreError> {
+fn check_values(principals: &[Principal], tools: &[String]) -> Result<(), StoreError> {
     if principals.len() > MAX_QUERY_VALUES {
         return Err(StoreError::new(format_args!(
             "a query may name at most {MAX_QUERY_VALUES} principals, not {}",
@@ -699,7 +704,7 @@ struct MemoryClaim {
 }
 
 /// The store key of a pending approval or a decision.
-type CallKey = (String, String);
+type CallKey = (Principal, String);
 
 #[derive(Default)]
 struct MemoryRecords {
@@ -913,7 +918,7 @@ impl ApprovalStore for MemoryApprovalStore {
 
     fn pending<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<PendingApproval>> {
         let key = (principal.to_owned(), call_id.to_owned());
@@ -946,7 +951,7 @@ impl ApprovalStore for MemoryApprovalStore {
 
     fn decision<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<DecisionRecord>> {
         let key = (principal.to_owned(), call_id.to_owned());
@@ -1107,7 +1112,7 @@ impl ApprovalStore for MemoryApprovalStore {
         ready(Ok(found))
     }
 
-    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool> {
+    fn settle<'a>(&'a self, principal: &'a Principal, call_id: &'a str) -> StoreFuture<'a, bool> {
         let key = (principal.to_owned(), call_id.to_owned());
         let mut records = self.lock();
         let settled = records.decisions.contains_key(&key);

@@ -25,6 +25,7 @@ use super::key::{canonical_json, to_hex};
 use super::run::{WithRun, used_key};
 use super::{ApprovalError, Approvals, ApprovedRun, CLOCK_SKEW_SECONDS, Claim, RunOutcome};
 use crate::error::ToolError;
+use crate::principal::Principal;
 use crate::response::Response;
 
 /// The [`RunOutcome::Failed::kind`] of a task's run that was cancelled.
@@ -52,7 +53,7 @@ pub struct TaskRecord {
     /// randomness, so nobody can guess another's.
     pub id: String,
     /// Who the call acts for: only this principal reads, cancels or runs it.
-    pub principal: String,
+    pub principal: Principal,
     /// The label of the view it was made through, if it had one.
     pub view: Option<String>,
     /// The tool's name.
@@ -131,7 +132,7 @@ pub enum TaskError {
 }
 
 /// The store key of `part` of task `id` of `principal`.
-fn task_key(principal: &str, id: &str, part: &str) -> String {
+fn task_key(principal: &Principal, id: &str, part: &str) -> String {
     format!("task:{}:{part}", used_key(principal, id))
 }
 
@@ -197,7 +198,7 @@ impl Approvals {
     /// a call that can run.
     pub async fn create_task(
         &self,
-        principal: &str,
+        principal: &Principal,
         view: Option<&str>,
         tool: &str,
         arguments: &str,
@@ -209,7 +210,7 @@ impl Approvals {
         let now = self.store_now().await?;
         let mut record = TaskRecord {
             id: new_id()?,
-            principal: principal.to_owned(),
+            principal: principal.clone(),
             view: view.map(str::to_owned),
             tool: tool.to_owned(),
             arguments,
@@ -255,7 +256,7 @@ impl Approvals {
     /// of ours (too long, a NUL: the store is not asked).
     pub async fn task(
         &self,
-        principal: &str,
+        principal: &Principal,
         id: &str,
     ) -> Result<Option<TaskStatus>, ApprovalError> {
         if !plausible(id) {
@@ -311,7 +312,11 @@ impl Approvals {
     /// (the tool's future is dropped), and where a run that has not started finds
     /// it and runs nothing. `Ok(false)` when there is no such task, or it is over
     /// (its tool answered first: it stays done).
-    pub async fn cancel_task(&self, principal: &str, id: &str) -> Result<bool, ApprovalError> {
+    pub async fn cancel_task(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<bool, ApprovalError> {
         let Some(status) = self.task(principal, id).await? else {
             return Ok(false);
         };
@@ -448,7 +453,11 @@ impl Approvals {
     }
 
     /// Whether a cancellation of task `id` is recorded.
-    async fn cancel_requested(&self, principal: &str, id: &str) -> Result<bool, ApprovalError> {
+    async fn cancel_requested(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<bool, ApprovalError> {
         Ok(self
             .store
             .run(&task_key(principal, id, "cancel"))
@@ -461,7 +470,7 @@ impl Approvals {
     /// none. A record that does not verify is the store's corruption, not a task.
     async fn task_record(
         &self,
-        principal: &str,
+        principal: &Principal,
         id: &str,
     ) -> Result<Option<TaskRecord>, ApprovalError> {
         let Some(run) = self
@@ -488,7 +497,7 @@ impl Approvals {
         };
         let record: TaskRecord = serde_json::from_value(json).map_err(|_| corrupt())?;
         if record.id != id
-            || record.principal != principal
+            || record.principal != *principal
             || self
                 .verify(&record_payload(&record), &record.signature)
                 .is_err()

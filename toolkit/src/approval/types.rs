@@ -9,14 +9,16 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::principal::Principal;
+
 /// A call waiting for a human. Serializable, so it can be stored, shown and resumed
 /// in another process; signed, so a client can't fabricate one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PendingApproval {
     /// The model's call id ([`CallId`](super::CallId)), or a made-up one.
     pub call_id: String,
-    /// Who the call acts for (the view's principal).
-    pub principal: String,
+    /// Who the call acts for (the view's principal): its requester.
+    pub principal: Principal,
     /// The label of the view the call was made through
     /// ([`ViewBuilder::label`](crate::view::ViewBuilder::label)), if it had one: which of
     /// the application's surfaces asked (an MCP endpoint, an agent).
@@ -54,7 +56,7 @@ pub struct Approval {
     /// The call id of the pending approval.
     pub call_id: String,
     /// Who the call acts for.
-    pub principal: String,
+    pub principal: Principal,
     /// The tool's name.
     pub tool: String,
     /// The arguments to run with (edited, if the human edited them).

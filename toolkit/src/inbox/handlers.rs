@@ -19,6 +19,7 @@ use crate::approval::{
     Verdict,
 };
 use crate::error::Problem;
+use crate::principal::Principal;
 use crate::registry::RegisteredTool;
 
 use super::csrf::Csrf;
@@ -172,7 +173,7 @@ impl Approver {
         Frame {
             base: &self.base,
             title: &shared.inbox.title,
-            approver: Some(&self.identity.subject),
+            approver: Some(self.identity.principal.key()),
             csrf: &self.csrf,
             sign_in: shared.inbox.sign_in.as_deref(),
             sign_out: shared.inbox.sign_out.as_deref(),
@@ -349,7 +350,7 @@ async fn authenticate(shared: &Shared, parts: &Parts) -> Result<Approver, Failur
         .await
         .ok_or_else(|| with_base(Failure::unauthenticated()))?;
     let now = store_now(shared).await.map_err(with_base)?;
-    let csrf = shared.csrf.issue(&identity.subject, now);
+    let csrf = shared.csrf.issue(identity.principal.key(), now);
     Ok(Approver {
         identity,
         base,
@@ -374,7 +375,7 @@ fn check_post(
         Some(token)
             if shared
                 .csrf
-                .verify(&approver.identity.subject, token, approver.now) =>
+                .verify(approver.identity.principal.key(), token, approver.now) =>
         {
             Ok(())
         }
@@ -388,7 +389,7 @@ fn allowed<'r>(
     shared: &'r Shared,
     approver: &Identity,
     tool: &str,
-    principal: &str,
+    principal: &Principal,
     call_id: &str,
 ) -> Option<&'r RegisteredTool> {
     let registered = shared
@@ -481,7 +482,7 @@ fn before_of(parts: &Parts) -> Result<Option<PendingCursor>, Failure> {
     let Some(text) = page.before else {
         return Ok(None);
     };
-    let (requested_at, principal, call_id): (u64, String, String) = serde_json::from_str(&text)
+    let (requested_at, principal, call_id): (u64, Principal, String) = serde_json::from_str(&text)
         .map_err(|_| {
             Failure::new(
                 StatusCode::BAD_REQUEST,
@@ -514,7 +515,7 @@ fn card<'a>(
         someone_else: shared
             .inbox
             .approvals()
-            .refusal(&Decider::Person(&approver.subject), pending),
+            .refusal(&Decider::Person(&approver.principal), pending),
         pending,
         tool,
         view: pending.view.as_deref(),
@@ -646,7 +647,7 @@ async fn posted_pending<'s>(
     approver: &Approver,
     form: &[(String, String)],
 ) -> Result<(PendingApproval, &'s RegisteredTool), Failure> {
-    let (principal, call_id): (String, String) = field(form, "call")
+    let (principal, call_id): (Principal, String) = field(form, "call")
         .and_then(|text| serde_json::from_str(text).ok())
         .ok_or_else(|| {
             Failure::new(
@@ -808,7 +809,7 @@ async fn decide(
             // names it, and shows nothing to whoever may not see it.
             let frame = approver.frame(&shared);
             let query = serde_urlencoded::to_string([
-                ("principal", &approval.principal),
+                ("principal", approval.principal.key()),
                 ("call_id", &approval.call_id),
             ])
             .unwrap_or_default();
@@ -839,7 +840,7 @@ async fn record(
             shared.inbox.registry,
             pending,
             decision,
-            &approver.identity.subject,
+            &approver.identity.principal,
         )
         .await
         .map_err(|error| Failure::from_approval(&error))?;
@@ -904,7 +905,7 @@ async fn with_run(
 /// One call, named in the query of `/api/decisions`.
 #[derive(Deserialize)]
 struct OneCall {
-    principal: String,
+    principal: Principal,
     call_id: String,
 }
 
@@ -1020,7 +1021,7 @@ async fn api_pending(State(shared): State<Arc<Shared>>, parts: Parts) -> Respons
         })
         .collect();
     Json(json!({
-        "approver": approver.identity.subject,
+        "approver": approver.identity.principal,
         "csrf_token": approver.csrf,
         "pending": items,
         "more": next.is_some(),

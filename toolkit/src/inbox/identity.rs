@@ -5,24 +5,47 @@ use std::pin::Pin;
 
 use http::request::Parts;
 
+use crate::principal::Principal;
+
 /// The approver a request comes from, as the application's [`Authenticate`] hook
-/// found them: a subject (a user id, a token's `sub`) and the roles the
-/// application's [`Policy`](super::Policy) reads.
+/// found them: a [`Principal`] and the roles the application's
+/// [`Policy`](super::Policy) reads.
+///
+/// Make the principal exactly as the MCP door makes a caller's: from the
+/// verified sign-in's claims through the same [`ClaimsMapping`](crate::ClaimsMapping)
+/// ([`Identity::from_claims`]), or [`Principal::local`] for the application's own
+/// approvers. Then the person who asked and the person deciding are compared as
+/// one type: Ada signed in to the inbox is the requester of the calls Ada's
+/// token made, and cannot approve them where the policy leaves them to others.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Identity {
-    /// Who decides; recorded as the decision's `decided_by`.
-    pub subject: String,
+    /// Who decides: compared with a call's requester, and recorded (its
+    /// [key](Principal::key)) as the decision's `decided_by`.
+    pub principal: Principal,
     /// What the application says they are (`admin`, `owner`, a token's scopes).
     pub roles: Vec<String>,
 }
 
 impl Identity {
-    /// The approver `subject`, with no role.
-    pub fn new(subject: impl Into<String>) -> Self {
+    /// The approver `principal`, with no role.
+    #[must_use]
+    pub fn new(principal: Principal) -> Self {
         Identity {
-            subject: subject.into(),
+            principal,
             roles: Vec::new(),
         }
+    }
+
+    /// The approver a verified sign-in's `claims` name (an `OpenID` Connect ID
+    /// token's), through `mapping`: the one the MCP door's token verifier uses.
+    ///
+    /// # Errors
+    /// What [`ClaimsMapping::principal`](crate::ClaimsMapping::principal) refuses.
+    pub fn from_claims(
+        mapping: &crate::principal::ClaimsMapping,
+        claims: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Self, crate::principal::PrincipalError> {
+        mapping.principal(claims).map(Identity::new)
     }
 
     /// The same approver with the role `role` too.
@@ -51,13 +74,14 @@ pub type AuthenticateFuture<'a> = Pin<Box<dyn Future<Output = Option<Identity>> 
 /// table).
 ///
 /// ```
+/// use toolkit::Principal;
 /// use toolkit::inbox::{Authenticate, Identity};
 ///
 /// // The application's session cookie, checked by the application's own code.
 /// let hook = |parts: &http::request::Parts| {
 ///     let cookie = parts.headers.get(http::header::COOKIE)?.to_str().ok()?;
 ///     let user = cookie.strip_prefix("session=")?; // a real app looks the session up
-///     Some(Identity::new(user).with_role("owner"))
+///     Some(Identity::new(Principal::local(user).ok()?).with_role("owner"))
 /// };
 /// # fn check(_: impl Authenticate) {}
 /// # check(hook);

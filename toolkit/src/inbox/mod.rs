@@ -63,6 +63,7 @@
 //!
 //! use axum::Router;
 //! use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
+//! use toolkit::Principal;
 //! use toolkit::inbox::{Identity, Inbox, PendingCall};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -71,14 +72,19 @@
 //!
 //! let inbox = Inbox::new(
 //!     approvals.clone(),
-//!     // Who is asking: here a header the application's proxy sets after login.
+//!     // Who is asking: here a header the application's proxy sets after login,
+//!     // made a principal as the application makes its callers' (an OAuth
+//!     // sign-in maps its claims with the MCP door's `ClaimsMapping` instead).
 //!     |parts: &http::request::Parts| {
 //!         let user = parts.headers.get("x-user")?.to_str().ok()?;
-//!         Some(Identity::new(user).with_role(if user == "ada" { "admin" } else { "member" }))
+//!         let role = if user == "ada" { "admin" } else { "member" };
+//!         Some(Identity::new(Principal::local(user).ok()?).with_role(role))
 //!     },
-//!     // Who may decide: the user the call acts for, or an admin.
+//!     // Who may see a call: the user it acts for (one principal, compared as
+//!     // one), or an admin. The approvals' policy still refuses a requester's
+//!     // decision on a call others decide.
 //!     |who: &Identity, call: &PendingCall<'_>| {
-//!         who.has_role("admin") || call.principal == format!("user:{}", who.subject)
+//!         who.has_role("admin") || *call.principal == who.principal
 //!     },
 //! )
 //! .on_decision(|approval| {
@@ -206,7 +212,7 @@ impl Inbox {
     /// ```
     /// # fn with(inbox: toolkit::inbox::Inbox) -> toolkit::inbox::Inbox {
     /// inbox.requester(|pending| {
-    ///     let user = pending.principal.strip_prefix("user:")?;
+    ///     let user = pending.principal.subject();
     ///     Some(format!("{user}'s assistant"))
     /// })
     /// # }

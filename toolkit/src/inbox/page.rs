@@ -66,7 +66,7 @@ pub(crate) struct Frame<'a> {
     pub(crate) base: &'a str,
     /// The inbox's title.
     pub(crate) title: &'a str,
-    /// The approver's subject, or `None` before anyone signed in.
+    /// The approver's principal's key, or `None` before anyone signed in.
     pub(crate) approver: Option<&'a str>,
     /// The CSRF token for this approver's forms.
     pub(crate) csrf: &'a str,
@@ -215,7 +215,7 @@ fn told(told: &Told) -> Markup {
             " at " (utc(record.decided_at)) ": "
             @if let Some(title) = &told.title { (title) } @else { code { (record.tool) } }
             " (call " code { (visible(&record.call_id, 200)) } ", for "
-            span.text { (visible(&record.principal, 200)) } "). "
+            span.text { (visible(record.principal.key(), 200)) } "). "
             span.outcome { (visible(&told.what_happened(), SHOWN_CHARS)) }
         }
     }
@@ -319,7 +319,7 @@ fn meta(card: &Card<'_>, now: u64) -> Markup {
             @if let Some(requester) = &card.requester {
                 span { "Asked by " span.text.requester { (visible(requester, SHOWN_CHARS)) } }
             } @else {
-                span { "For " span.text.principal { (visible(&pending.principal, SHOWN_CHARS)) } }
+                span { "For " span.text.principal { (visible(pending.principal.key(), SHOWN_CHARS)) } }
                 @if let Some(view) = card.view { span { "view " span.text { (visible(view, SHOWN_CHARS)) } } }
             }
             span { "asked " time datetime=(iso(pending.requested_at)) { (utc(pending.requested_at)) } }
@@ -342,7 +342,7 @@ fn hidden(frame: &Frame<'_>, pending: &PendingApproval) -> Markup {
 
 /// The `call` field naming `pending`: `["principal","call id"]`.
 pub(crate) fn call_field(pending: &PendingApproval) -> String {
-    serde_json::to_string(&[&pending.principal, &pending.call_id]).unwrap_or_default()
+    serde_json::to_string(&(&pending.principal, &pending.call_id)).unwrap_or_default()
 }
 
 /// How much of one call's arguments the list shows, in characters: a card's weight
@@ -702,7 +702,7 @@ pub(crate) struct AuditRow<'a> {
     pub(crate) tool: &'a str,
     /// The tool's title, if it has one.
     pub(crate) title: Option<&'static str>,
-    pub(crate) principal: &'a str,
+    pub(crate) principal: &'a crate::principal::Principal,
     pub(crate) call_id: &'a str,
     pub(crate) message: Option<&'a str>,
     /// What came of the call, in words ([`outcome`]).
@@ -775,7 +775,7 @@ pub(crate) fn audit_page(frame: &Frame<'_>, rows: &[AuditRow<'_>]) -> Markup {
                                 td { span.text { (visible(row.decided_by, SHOWN_CHARS)) } }
                                 td.verdict { (row.verdict) }
                                 td { @if let Some(title) = row.title { (title) " " } code { (row.tool) } }
-                                td { span.text { (visible(row.principal, SHOWN_CHARS)) } }
+                                td { span.text { (visible(row.principal.key(), SHOWN_CHARS)) } }
                                 td { code { (visible(row.call_id, 200)) } }
                                 td { @if let Some(message) = row.message { span.text { (visible(message, SHOWN_CHARS)) } } }
                                 td.outcome { span.text { (visible(&row.outcome, SHOWN_CHARS)) } }

@@ -1,5 +1,6 @@
 //! Who may decide what: the application's rule, written once.
 
+use crate::principal::Principal;
 use crate::tool::Tool;
 
 use super::Identity;
@@ -12,8 +13,8 @@ use super::Identity;
 pub struct PendingCall<'a> {
     /// The tool the call would run.
     pub tool: &'a Tool,
-    /// Who the call acts for (the view's principal).
-    pub principal: &'a str,
+    /// Who the call acts for (the view's principal): its requester.
+    pub principal: &'a Principal,
     /// The model's call id.
     pub call_id: &'a str,
 }
@@ -27,10 +28,12 @@ pub struct PendingCall<'a> {
 /// ```
 /// use toolkit::inbox::{Identity, PendingCall, Policy};
 ///
-/// // The owner of the principal, or an admin; billing tools for admins only.
+/// // The user the call acts for, or an admin; billing tools for admins only.
+/// // "The same user" is equality of principals: the inbox's sign-in and the MCP
+/// // token make them through one `ClaimsMapping`.
 /// let policy = |who: &Identity, call: &PendingCall<'_>| {
 ///     who.has_role("admin")
-///         || (call.tool.group != Some("billing") && call.principal == format!("user:{}", who.subject))
+///         || (call.tool.group != Some("billing") && *call.principal == who.principal)
 /// };
 /// # fn check(_: impl Policy) {}
 /// # check(policy);

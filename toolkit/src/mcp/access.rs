@@ -8,6 +8,7 @@ use crate::approval::{
 };
 use crate::context::Context;
 use crate::error::ToolError;
+use crate::principal::Principal;
 use crate::registry::{RegisteredTool, Registry};
 use crate::response::Response;
 use crate::tool::{CallFuture, Tool};
@@ -196,7 +197,7 @@ pub trait ToolSet: Send + Sync {
     }
 
     /// Who approvals are bound to, when the set takes approvals.
-    fn principal(&self) -> Option<&str> {
+    fn principal(&self) -> Option<&Principal> {
         None
     }
 
@@ -228,7 +229,7 @@ pub trait ToolSet: Send + Sync {
     /// The approvals this set's calls are kept in, and its principal: where an MCP
     /// task (an `approve` call polled with `tasks/get`) is read from. Sets without
     /// approvals have none, and no tasks.
-    fn approvals(&self) -> Option<(&Approvals, &str)> {
+    fn approvals(&self) -> Option<(&Approvals, &Principal)> {
         None
     }
 
@@ -295,11 +296,11 @@ impl ToolSet for View<'static> {
         Box::pin(View::call(self, name, arguments, ctx))
     }
 
-    fn principal(&self) -> Option<&str> {
+    fn principal(&self) -> Option<&Principal> {
         View::principal(self)
     }
 
-    fn approvals(&self) -> Option<(&Approvals, &str)> {
+    fn approvals(&self) -> Option<(&Approvals, &Principal)> {
         View::approvals(self).map(|(approvals, principal)| (approvals as &Approvals, principal))
     }
 
@@ -325,7 +326,7 @@ impl ToolSet for View<'static> {
 
     fn reaches_task(&self, task: &TaskRecord) -> bool {
         View::approvals(self).is_some()
-            && View::principal(self) == Some(task.principal.as_str())
+            && View::principal(self) == Some(&task.principal)
             && View::get(self, &task.tool).is_some_and(|tool| tool.name == task.tool)
     }
 
@@ -379,7 +380,7 @@ impl<T: ToolSet + ?Sized> ToolSet for Arc<T> {
         (**self).get(name)
     }
 
-    fn principal(&self) -> Option<&str> {
+    fn principal(&self) -> Option<&Principal> {
         (**self).principal()
     }
 
@@ -399,7 +400,7 @@ impl<T: ToolSet + ?Sized> ToolSet for Arc<T> {
         (**self).confirm(confirmation, ctx)
     }
 
-    fn approvals(&self) -> Option<(&Approvals, &str)> {
+    fn approvals(&self) -> Option<(&Approvals, &Principal)> {
         (**self).approvals()
     }
 

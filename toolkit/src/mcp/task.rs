@@ -48,7 +48,9 @@ const POLL_RUNNING_MS: u64 = 1_000;
 const MAX_TASK_ID: usize = 256;
 
 /// The approvals a grant's calls are kept in, and its principal.
-pub(super) fn approvals_of(tools: &dyn ToolSet) -> Option<(&Approvals, &str)> {
+pub(super) fn approvals_of(
+    tools: &dyn ToolSet,
+) -> Option<(&Approvals, &crate::principal::Principal)> {
     tools.approvals()
 }
 
@@ -466,7 +468,7 @@ mod tests {
     fn status(state: CallState) -> serde_json::Value {
         let pending = PendingApproval {
             call_id: "approval_1".to_owned(),
-            principal: "internal".to_owned(),
+            principal: crate::principal::Principal::local("internal").unwrap(),
             view: None,
             tool: "create_transfers".to_owned(),
             arguments: json!({"reference": "r1"}),

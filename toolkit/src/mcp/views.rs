@@ -253,9 +253,13 @@ mod tests {
                 } else {
                     view
                 };
-                view.approvals(world.approvals, subject).build()
+                view.approvals(world.approvals, local(subject)).build()
             })
             .unwrap()
+    }
+
+    fn local(subject: &str) -> crate::principal::Principal {
+        crate::principal::Principal::local(subject).unwrap()
     }
 
     fn names(view: &View<'static>) -> Vec<&'static str> {
@@ -280,13 +284,13 @@ mod tests {
         // Only the principal differs: another view, bound to the other user.
         let bob_reads = view(&world, &views, ("read", "bob"));
         assert!(!Arc::ptr_eq(&alice_reads, &bob_reads));
-        assert_eq!(bob_reads.principal(), Some("bob"));
-        assert_eq!(alice_reads.principal(), Some("alice"));
+        assert_eq!(bob_reads.principal(), Some(&local("bob")));
+        assert_eq!(alice_reads.principal(), Some(&local("alice")));
         assert_eq!(names(&bob_reads), ["get_notes"]);
         // And asked again, each key still has its own.
         assert_eq!(
             view(&world, &views, ("read", "alice")).principal(),
-            Some("alice")
+            Some(&local("alice"))
         );
         assert_eq!(views.len(), 3);
     }

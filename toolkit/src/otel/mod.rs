@@ -37,7 +37,9 @@
 //! `gen_ai.tool.name`, `gen_ai.tool.description`, `gen_ai.tool.call.id` (the
 //! [`CallId`] in the context, an approval's call id when it is
 //! resumed, else the MCP request's id), and toolkit's own `toolkit.tool.scope`,
-//! `toolkit.tool.tier`, `toolkit.view`, `toolkit.outcome` (`ok`, `preview`,
+//! `toolkit.tool.tier`, `toolkit.view`, `toolkit.principal` (the
+//! [key](crate::Principal::key) of the principal the view acts for, when it acts
+//! for one), `toolkit.outcome` (`ok`, `preview`,
 //! `pending_approval` or the error's kind), `toolkit.approval.call_id` (the pending
 //! approval a call asked for, or the approval it ran by) and
 //! `toolkit.approval.verdict` (`approved`, `approved_with_edits`, `denied`, on a
@@ -254,6 +256,8 @@ pub(crate) struct Run<'a> {
     pub(crate) name: &'a str,
     /// The view's label.
     pub(crate) view: Option<&'a str>,
+    /// The principal the view acts for.
+    pub(crate) principal: Option<&'a crate::principal::Principal>,
     /// The call's context (its [`CallId`], the MCP request's id).
     pub(crate) ctx: &'a Context,
     /// The call id and verdict of the approval a resumed call runs by.
@@ -283,6 +287,7 @@ pub(crate) fn tool_run<'a>(dispatch: &Run<'_>, call: Call<'a>) -> Call<'a> {
         toolkit.tool.scope = Empty,
         toolkit.tool.tier = Empty,
         toolkit.view = Empty,
+        toolkit.principal = Empty,
         toolkit.outcome = Empty,
         toolkit.approval.call_id = Empty,
         toolkit.approval.verdict = Empty,
@@ -336,6 +341,9 @@ fn describe(span: &tracing::Span, dispatch: &Run<'_>) {
     }
     if let Some(view) = dispatch.view {
         span.record("toolkit.view", view);
+    }
+    if let Some(principal) = dispatch.principal {
+        span.record("toolkit.principal", principal.key());
     }
     let call_id = dispatch
         .approval

@@ -46,7 +46,7 @@
 //! let view = registry
 //!     .view()
 //!     .scopes([Scope::Shared])
-//!     .principal("user:ann")
+//!     .principal(toolkit::Principal::local("user:ann")?)
 //!     .quotas(&quotas)
 //!     .build()?;
 //! let ctx = Context::new();

@@ -9,6 +9,11 @@ use toolkit::approval::{ApprovalError, ApprovalKey, Approvals, Decision, MemoryA
 use toolkit::runtime::{RuntimeTool, RuntimeToolError};
 use toolkit::{Context, Registry, Response, Scope, Tier, ToolError, call::CallId};
 
+/// A principal the test application names.
+fn p(name: &str) -> toolkit::Principal {
+    toolkit::Principal::local(name).expect("a principal")
+}
+
 const LEVELS: usize = 10_000;
 const SMALL_STACK: usize = 256 * 1024;
 
@@ -139,7 +144,7 @@ fn edited_arguments_of_an_approval_are_refused_without_recursing() {
     let view = registry
         .view()
         .scopes([Scope::Shared])
-        .approvals(&approvals, "user:7")
+        .approvals(&approvals, p("user:7"))
         .build()
         .unwrap();
     let ctx = Context::new().with(CallId::new("call_1"));

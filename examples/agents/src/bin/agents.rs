@@ -157,6 +157,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Later, the owner opens the inbox (`example_agents::inbox`; its browser test
     // clicks the same decisions) and decides each call it lists.
+    let olivia = toolkit::Principal::local("olivia")?;
     println!();
     for pending in &waiting {
         let decision = if pending.call_id == "call_7" {
@@ -168,7 +169,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "Owner olivia decides `{}` ({}): {decision:?}",
             pending.tool, pending.call_id
         );
-        block_on(approvals.decide_as(registry, pending, decision, "olivia"))?;
+        block_on(approvals.decide_as(registry, pending, decision, &olivia))?;
     }
 
     // Nobody is waiting for the answers: the agent's turns ended long ago. The

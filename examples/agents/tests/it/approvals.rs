@@ -24,6 +24,11 @@ use toolkit::approval::{
 };
 use toolkit::{Context, Response, View, call::CallId, registry};
 
+/// A principal the test application names.
+fn p(name: &str) -> toolkit::Principal {
+    toolkit::Principal::local(name).expect("a principal")
+}
+
 /// 2026-11-23T09:00Z, the sample org's clock, in Unix seconds.
 const NOW: u64 = 1_795_424_400;
 
@@ -126,7 +131,7 @@ fn owner_decides(approvals: &Approvals, call_id: &str, decision: Decision) -> Ap
 
 /// The pending approval of `call_id` that the store lists as waiting.
 fn stored(approvals: &Approvals, call_id: &str) -> PendingApproval {
-    block_on(approvals.pending(&PendingQuery::new().principal(principal().id)))
+    block_on(approvals.pending(&PendingQuery::new().principal(principal().typed())))
         .unwrap()
         .into_iter()
         .find(|pending| pending.call_id == call_id)
@@ -147,7 +152,7 @@ fn a_contact_triggered_schedule_waits_for_an_owner_and_runs_once() {
         json,
         json!({"pending_approval": {
             "call_id": "call_7",
-            "principal": "agent:5a1e5000-0000-0000-0000-000000000001",
+            "principal": "local|agent:5a1e5000-0000-0000-0000-000000000001",
             "tool": "create_schedules",
             "arguments": follow_up(),
             "digest": json["pending_approval"]["digest"].clone(),
@@ -370,10 +375,14 @@ fn powerful_tools_always_wait_for_a_human_even_for_an_owner() {
     assert_eq!(
         (
             pending.tool.as_str(),
-            pending.principal.as_str(),
+            pending.principal.key(),
             &pending.arguments
         ),
-        ("buy_phone_numbers", "member:1", &json!({"area_code": 20}))
+        (
+            "buy_phone_numbers",
+            "local|member:1",
+            &json!({"area_code": 20})
+        )
     );
     // Arguments the tool can't take are refused before any human sees them.
     let response = block_on(view.call("buy_phone_numbers", r#"{"area_code": "twenty"}"#, &ctx));
@@ -401,7 +410,7 @@ fn the_agent_may_not_approve_its_own_contact_triggered_schedule() {
         "the requester may not decide it: `create_schedules` is approved by someone other than the requester; the call waits for them"
     );
     // Nor may it decide as a person named like itself.
-    let agent = principal().id;
+    let agent = principal().typed();
     assert_eq!(
         block_on(approvals.decide_as(registry(), &pending, Decision::Approve, &agent))
             .unwrap_err()
@@ -423,7 +432,7 @@ fn the_agent_may_not_approve_its_own_contact_triggered_schedule() {
     refused.sort_unstable();
     assert_eq!(
         refused,
-        [(agent.as_str(), "call_7"), ("the requester", "call_7")]
+        [(agent.key(), "call_7"), ("the requester", "call_7")]
     );
     // The runner has nothing to run; the call waits for someone else.
     assert_eq!(
@@ -452,12 +461,12 @@ async fn an_owner_approved_schedule_is_created_once_by_the_runner_and_read_on_th
     let call_id = request_follow_up(&org, &approvals);
     let pending = stored(&approvals, &call_id);
     approvals
-        .decide_as(registry(), &pending, Decision::Approve, "olivia")
+        .decide_as(registry(), &pending, Decision::Approve, &p("olivia"))
         .await
         .expect("an owner decides");
     // Decided, and nothing ran: the agent's turn is over, and nobody resumes it.
     assert_eq!(org.schedules(SALES_AGENT), []);
-    let agent = principal().id;
+    let agent = principal().typed();
     assert_eq!(
         approvals
             .status(&agent, "call_7")
@@ -554,7 +563,7 @@ async fn two_runners_that_reach_one_approved_call_at_once_create_it_once() {
             registry(),
             &stored(&approvals, &call_id),
             Decision::Approve,
-            "olivia",
+            &p("olivia"),
         )
         .await
         .expect("an owner decides");
@@ -600,7 +609,7 @@ async fn two_runners_that_reach_one_approved_call_at_once_create_it_once() {
         "{first:?} {second:?}"
     );
     let run = approvals
-        .outcome(&principal().id, "call_7")
+        .outcome(&principal().typed(), "call_7")
         .await
         .unwrap()
         .expect("it ran");
@@ -629,7 +638,7 @@ fn a_denied_schedule_is_read_as_denied_on_the_next_wake_and_nothing_is_created()
         registry(),
         &pending,
         Decision::Deny("Ada asked for email, not calls.".to_owned()),
-        "olivia",
+        &p("olivia"),
     ))
     .expect("an owner decides");
     // The runner runs nothing denied.

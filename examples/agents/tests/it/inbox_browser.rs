@@ -28,6 +28,11 @@ use toolkit::{
 };
 use toolkit_test_support::{Browser, click, present, screenshot, script, text, type_into};
 
+/// A principal the test application names.
+fn p(name: &str) -> toolkit::Principal {
+    toolkit::Principal::local(name).expect("a principal")
+}
+
 /// One browser at a time: the machine is small, and Chromium is not.
 static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
@@ -109,7 +114,7 @@ async fn agent_asks(
 /// Where the agent's call `call_id` is, from the approval store.
 async fn state(org: &Org, approvals: &Approvals, call_id: &str) -> CallState {
     approvals
-        .status(&agent_principal(org).id, call_id)
+        .status(&agent_principal(org).typed(), call_id)
         .await
         .expect("the store answers")
         .expect("the store keeps the call")
@@ -317,7 +322,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     );
     assert_eq!(org.schedules(SALES_AGENT).len(), 1);
     let run = approvals
-        .outcome(&agent_principal(&org).id, "call_follow_up")
+        .outcome(&agent_principal(&org).typed(), "call_follow_up")
         .await
         .expect("the store answers")
         .expect("the call ran");
@@ -389,7 +394,7 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
         .expect("a page of the inbox");
     let forged = json!([
         token,
-        serde_json::to_string(&[&denied.principal, &denied.call_id]).unwrap()
+        serde_json::to_string(&(&denied.principal, &denied.call_id)).unwrap()
     ]);
     client
         .execute(
@@ -425,7 +430,7 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
         .expect("signed in");
     text(client, r#"section.pending[data-call-id="call_raced"] h2"#).await;
     approvals
-        .decide_as(registry(), &raced, Decision::Approve, "ada")
+        .decide_as(registry(), &raced, Decision::Approve, &p("ada"))
         .await
         .expect("ada decides first");
     click(

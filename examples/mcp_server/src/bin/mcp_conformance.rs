@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
 use toolkit::content::{Audio, Contents, EmbeddedResource, Image};
 use toolkit::mcp::{AccessError, Caller, Grant, McpRequest, McpServer};
-use toolkit::{Context, Scope, ToolError, call::Progress, tool};
+use toolkit::{Context, Principal, Scope, ToolError, call::Progress, tool};
 
 /// A 1x1 red PNG.
 const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -296,7 +296,10 @@ fn access(_caller: &Caller<'_>) -> Result<Grant, AccessError> {
         .view()
         .scopes([Scope::Shared])
         .allow(["@conformance"])
-        .approvals(approvals, "conformance")
+        .approvals(
+            approvals,
+            Principal::local("conformance").unwrap_or_else(|error| panic!("{error}")),
+        )
         .build()?;
     Ok(Grant::new(view, Context::new()))
 }

@@ -24,6 +24,11 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, ErrorData, RoleClient};
 use serde_json::json;
 
+/// A principal the test application names.
+fn p(name: &str) -> toolkit::Principal {
+    toolkit::Principal::local(name).expect("a principal")
+}
+
 /// A client whose user accepts (or declines) every approval it is asked for.
 #[derive(Clone)]
 struct User {
@@ -281,7 +286,7 @@ async fn an_older_client_gets_the_pending_approval_as_the_result() {
     let meta = pending.meta.unwrap();
     let body = &meta.0[toolkit::mcp::META_PENDING_APPROVAL];
     assert_eq!(body["tool"], "delete_memories");
-    assert_eq!(body["principal"], "internal");
+    assert_eq!(body["principal"], "local|internal");
     assert_eq!(body["arguments"], json!({"ids": [1]}));
 }
 
@@ -684,7 +689,7 @@ async fn a_task_an_approver_decides_completes_fails_or_is_cancelled() {
     remember(&client).await;
     let pending = |id: String| async move {
         approvals
-            .status("internal", &id)
+            .status(&p("internal"), &id)
             .await
             .unwrap()
             .expect("stored")
@@ -696,7 +701,7 @@ async fn a_task_an_approver_decides_completes_fails_or_is_cancelled() {
                 toolkit::registry(),
                 &pending(id).await,
                 decision,
-                "operator",
+                &p("operator"),
             )
             .await
     };
@@ -914,7 +919,7 @@ mod down {
         }
         fn pending<'a>(
             &'a self,
-            _: &'a str,
+            _: &'a toolkit::Principal,
             _: &'a str,
         ) -> StoreFuture<'a, Option<PendingApproval>> {
             down()
@@ -928,7 +933,7 @@ mod down {
         }
         fn decision<'a>(
             &'a self,
-            _: &'a str,
+            _: &'a toolkit::Principal,
             _: &'a str,
         ) -> StoreFuture<'a, Option<DecisionRecord>> {
             down()
@@ -959,7 +964,7 @@ mod down {
         ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
             down()
         }
-        fn settle<'a>(&'a self, _: &'a str, _: &'a str) -> StoreFuture<'a, bool> {
+        fn settle<'a>(&'a self, _: &'a toolkit::Principal, _: &'a str) -> StoreFuture<'a, bool> {
             down()
         }
         fn record_refusal<'a>(&'a self, _: &'a RefusalRecord, _: u64) -> StoreFuture<'a, ()> {

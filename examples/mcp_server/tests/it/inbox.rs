@@ -30,6 +30,11 @@ use toolkit::approval::{
 use toolkit::{Context, Response, Scope, call::CallId};
 use tower::ServiceExt as _;
 
+/// A principal the test application names.
+fn p(name: &str) -> toolkit::Principal {
+    toolkit::Principal::local(name).expect("a principal")
+}
+
 async fn get(router: &axum::Router, path: &str, bearer: Option<&str>) -> (StatusCode, Value) {
     let mut request = Request::get(path).header(header::HOST, "localhost");
     if let Some(token) = bearer {
@@ -57,7 +62,7 @@ async fn a_pending_approval_of_the_mcp_views_waits_in_the_inbox_for_the_operator
     let view = toolkit::registry()
         .view()
         .scopes([Scope::Shared, Scope::Assistant])
-        .approvals(settings.approvals, "internal")
+        .approvals(settings.approvals, p("internal"))
         .build()
         .unwrap();
     let ctx = Context::new().with(state).with(CallId::new("call_forget"));
@@ -68,9 +73,12 @@ async fn a_pending_approval_of_the_mcp_views_waits_in_the_inbox_for_the_operator
 
     let (status, listed) = get(&router, "/approvals/api/pending", Some("the inbox token")).await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(listed["approver"], "operator");
+    assert_eq!(listed["approver"], "local|operator");
     assert_eq!(listed["pending"][0]["pending"]["call_id"], "call_forget");
-    assert_eq!(listed["pending"][0]["pending"]["principal"], "internal");
+    assert_eq!(
+        listed["pending"][0]["pending"]["principal"],
+        "local|internal"
+    );
     assert_eq!(listed["pending"][0]["tool"]["name"], "delete_memories");
     for token in [None, Some("a"), Some("the inbox token ")] {
         let (status, answer) = get(&router, "/approvals/api/pending", token).await;
@@ -257,7 +265,7 @@ fn edit() -> Value {
 
 /// What the model reads first when the operator edited the call it waits on.
 const EDITED: &str =
-    "operator approved it with edited arguments, and it ran with them: {\"ids\":[2]}";
+    "local|operator approved it with edited arguments, and it ran with them: {\"ids\":[2]}";
 
 /// The text of every content block of a result.
 fn texts(result: &rmcp::model::CallToolResult) -> Vec<&str> {
@@ -280,7 +288,10 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
     assert_eq!(result.is_error, Some(false), "{result:?}");
     assert_eq!(result.structured_content, Some(json!({"deleted": [1]})));
     assert_eq!(memories(&client).await, "deleted");
-    assert_eq!(audit(&desk).await, one_decision("approved", "operator"));
+    assert_eq!(
+        audit(&desk).await,
+        one_decision("approved", "local|operator")
+    );
 
     let (client, _) =
         waiting_on(Some(json!({"deny": "keep Ada's notes until Friday"})), true).await;
@@ -325,7 +336,7 @@ async fn a_call_waiting_on_elicitation_resumes_with_the_inbox_decision_and_runs_
     );
     assert_eq!(
         audit(&desk).await,
-        one_decision("approved_with_edits", "operator"),
+        one_decision("approved_with_edits", "local|operator"),
         "one decision: the operator's"
     );
 
@@ -439,7 +450,7 @@ async fn an_input_required_call_resumes_later_with_the_inbox_decision_and_runs_o
     assert_eq!(text(&replay), already_ran(r#"{"deleted":[1]}"#));
     assert_eq!(
         audit(&desk).await,
-        one_decision("approved", "operator"),
+        one_decision("approved", "local|operator"),
         "one decision: the operator's"
     );
     // The audit list says what came of it.
@@ -490,7 +501,7 @@ async fn an_input_required_call_resumes_later_with_the_inbox_edits_and_runs_them
     assert_eq!(memory(&client, 1).await, "kept", "the replay ran nothing");
     assert_eq!(
         audit(&desk).await,
-        one_decision("approved_with_edits", "operator"),
+        one_decision("approved_with_edits", "local|operator"),
         "one decision: the operator's"
     );
 }
@@ -523,7 +534,7 @@ impl ApprovalStore for Tampering {
 
     fn pending<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a toolkit::Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<PendingApproval>> {
         self.store.pending(principal, call_id)
@@ -548,7 +559,7 @@ impl ApprovalStore for Tampering {
 
     fn decision<'a>(
         &'a self,
-        principal: &'a str,
+        principal: &'a toolkit::Principal,
         call_id: &'a str,
     ) -> StoreFuture<'a, Option<DecisionRecord>> {
         Box::pin(async move {
@@ -615,7 +626,11 @@ impl ApprovalStore for Tampering {
             .approved_unsettled(decided_after, decided_before, limit)
     }
 
-    fn settle<'a>(&'a self, principal: &'a str, call_id: &'a str) -> StoreFuture<'a, bool> {
+    fn settle<'a>(
+        &'a self,
+        principal: &'a toolkit::Principal,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, bool> {
         self.store.settle(principal, call_id)
     }
 
@@ -659,14 +674,14 @@ async fn an_edited_decision_altered_in_the_store_runs_nothing() {
         (
             |record| record.arguments = Some(json!({"ids": [1, 2]})),
             rejected(
-                "operator approved it with edited arguments, but the edited arguments in the \
+                "local|operator approved it with edited arguments, but the edited arguments in the \
                  store do not match its digest",
             ),
         ),
         (
             |record| record.arguments = None,
             rejected(
-                "operator approved it with edited arguments, but the store kept no edited \
+                "local|operator approved it with edited arguments, but the store kept no edited \
                  arguments with it",
             ),
         ),
@@ -761,7 +776,10 @@ async fn a_requester_the_policy_refuses_cannot_approve_its_own_call() {
     let ran = complete(client.call_tool_once(accepted(&input)).await.unwrap());
     assert_eq!(ran.is_error, Some(false), "{ran:?}");
     assert_eq!(memories(&client).await, "deleted");
-    assert_eq!(audit(&desk).await, one_decision("approved", "operator"));
+    assert_eq!(
+        audit(&desk).await,
+        one_decision("approved", "local|operator")
+    );
 
     // In the same request: not asked (its answer would not count), told it waits.
     let asked_inline = over_stdio(
@@ -904,11 +922,17 @@ mod signed_in {
             .nest("/approvals", oauth_inbox(settings, signin).router());
         tokio::spawn(async move { axum::serve(listener, app).await });
 
-        // Ada's assistant asks to pay a supplier, on her behalf (her token's subject).
+        // Ada's assistant asks to pay a supplier, on her behalf: her principal, as
+        // the MCP door makes it from her token's `iss` and `sub`, through the
+        // mapping the inbox's sign-in uses too.
+        let claims = json!({"iss": issuer, "sub": "ada"});
+        let ada = example_mcp_server::claims_mapping()
+            .principal(claims.as_object().unwrap())
+            .unwrap();
         let view = toolkit::registry()
             .view()
             .scopes([Scope::Shared, Scope::Assistant])
-            .approvals(settings.approvals, "ada")
+            .approvals(settings.approvals, ada.clone())
             .build()
             .unwrap();
         let ctx = Context::new()
@@ -952,7 +976,10 @@ mod signed_in {
         // The mock's own user (no login hint) signs in, and is no approver: the
         // policy shows them nothing.
         click(client, "main a.sign-in").await;
-        assert_eq!(text(client, "header .who > .text").await, "johndoe");
+        assert_eq!(
+            text(client, "header .who > .text").await,
+            format!("{issuer}|johndoe")
+        );
         assert_eq!(
             text(client, "main p.empty").await,
             "Nothing is waiting for you."
@@ -1032,13 +1059,15 @@ mod signed_in {
                    input.type = 'hidden'; input.name = name; input.value = value; form.append(input);
                  }
                  document.body.append(form); form.submit();",
-                vec![json!(token), json!(r#"["ada","call_pay"]"#)],
+                vec![json!(token), json!([ada.key(), "call_pay"]).to_string().into()],
             )
             .await
             .unwrap();
         assert_eq!(
             text(client, "div.refusal").await,
-            "Not yours to decide: ada may not decide it: `create_transfers` is approved by someone other than the requester; the call waits for them; nothing ran"
+            format!(
+                "Not yours to decide: {issuer}|ada may not decide it: `create_transfers` is approved by someone other than the requester; the call waits for them; nothing ran"
+            )
         );
         sign_out(client).await;
 
@@ -1230,7 +1259,7 @@ mod signed_in {
         signin
             .authenticate(&parts)
             .await
-            .map(|identity| identity.subject)
+            .map(|identity| identity.principal.subject().to_owned())
     }
 
     /// Login CSRF: a page on another port of the host plants the session cookie

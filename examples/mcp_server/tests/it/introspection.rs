@@ -108,7 +108,7 @@ async fn opaque_tokens_are_introspected_at_a_real_authorization_server() {
 
     answer(&issuer, active(json!({}))).await;
     let alice = verifier.verify("opaque-alice").await.unwrap();
-    assert_eq!(alice.subject, "alice");
+    assert_eq!(alice.principal.subject(), "alice");
     assert_eq!(alice.scopes, ["mcp", "external"]);
     assert_eq!(alice.claims["iss"], json!(issuer));
 

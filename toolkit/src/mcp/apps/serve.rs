@@ -307,7 +307,7 @@ async fn status(
         state,
         is_final: status.state.is_final(),
         tool: &status.pending.tool,
-        principal: &status.pending.principal,
+        principal: status.pending.principal.key(),
         arguments: &status.pending.arguments,
         requested_at: status.pending.requested_at,
         expires_at: status.pending.expires_at,
@@ -315,7 +315,7 @@ async fn status(
         message,
         inbox_url: apps
             .0
-            .inbox_link(&status.pending.principal, &status.pending.call_id),
+            .inbox_link(status.pending.principal.key(), &status.pending.call_id),
     };
     match serde_json::to_value(&card) {
         Ok(value) => CallToolResult::structured(value),

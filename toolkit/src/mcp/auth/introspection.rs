@@ -2,6 +2,7 @@
 
 use super::fetch::{self, Credentials, HttpClient};
 use super::{AuthError, TokenVerifier, VerifiedToken, VerifyFuture, audiences};
+use crate::principal::ClaimsMapping;
 
 /// Verifies opaque (or any) access tokens by asking the authorization server's
 /// introspection endpoint (RFC 7662) on every request.
@@ -18,6 +19,7 @@ pub struct IntrospectionVerifier {
     endpoint: String,
     audience: String,
     issuer: Option<String>,
+    mapping: ClaimsMapping,
     authorization: Option<Credentials>,
     http: HttpClient,
 }
@@ -35,6 +37,7 @@ impl IntrospectionVerifier {
             endpoint,
             audience: audience.into(),
             issuer: None,
+            mapping: ClaimsMapping::new(),
             authorization: None,
             http: HttpClient::default_client(),
         })
@@ -56,6 +59,14 @@ impl IntrospectionVerifier {
     #[must_use]
     pub fn bearer(mut self, token: &str) -> Self {
         self.authorization = Some(Credentials::Bearer(token.to_owned()));
+        self
+    }
+
+    /// How an answer's claims become the caller's [`Principal`](crate::Principal)
+    /// (default: `iss` and `sub`); give the inbox's sign-in the same mapping.
+    #[must_use]
+    pub fn claims_mapping(mut self, mapping: ClaimsMapping) -> Self {
+        self.mapping = mapping;
         self
     }
 
@@ -111,7 +122,7 @@ impl IntrospectionVerifier {
         if time("nbf").is_some_and(|nbf| nbf > now.saturating_add(leeway)) {
             return Err(AuthError::invalid("the token is not valid yet (`nbf`)"));
         }
-        VerifiedToken::from_claims(claims)
+        VerifiedToken::from_claims(claims, &self.mapping, self.issuer.as_deref())
     }
 }
 

@@ -1,5 +1,6 @@
 //! JWT access tokens checked against the issuer's JWKS (with `jsonwebtoken`).
 
+use crate::principal::ClaimsMapping;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
@@ -61,13 +62,15 @@ const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
 /// - `iss` must equal the issuer, `aud` must contain the resource (this server's
 ///   canonical URL, RFC 8707), `exp` must be in the future and `nbf` (when
 ///   present) in the past, each with [`DEFAULT_LEEWAY`] unless configured; `sub`
-///   must be present (it is the principal).
+///   must be present: with `iss`, it is the principal (see
+///   [`JwtVerifierBuilder::claims_mapping`]).
 #[derive(Debug)]
 pub struct JwtVerifier {
     issuer: String,
     audience: String,
     algorithms: Vec<Algorithm>,
     leeway: Duration,
+    mapping: ClaimsMapping,
     source: KeySource,
     keys: RwLock<KeyCache>,
     /// What the fetches so far came to; held while fetching, so concurrent
@@ -151,6 +154,7 @@ pub struct JwtVerifierBuilder {
     jwks: Option<JwkSet>,
     algorithms: Vec<Algorithm>,
     leeway: Duration,
+    mapping: ClaimsMapping,
     min_refresh_interval: Duration,
     max_key_age: Duration,
     http: Option<HttpClient>,
@@ -169,6 +173,7 @@ impl JwtVerifier {
             jwks: None,
             algorithms: DEFAULT_ALGORITHMS.to_vec(),
             leeway: DEFAULT_LEEWAY,
+            mapping: ClaimsMapping::new(),
             min_refresh_interval: Duration::from_secs(30),
             max_key_age: Duration::from_hours(1),
             http: None,
@@ -249,7 +254,7 @@ impl JwtVerifier {
         {
             return Err(AuthError::invalid("the token is from another issuer"));
         }
-        VerifiedToken::from_claims(data.claims)
+        VerifiedToken::from_claims(data.claims, &self.mapping, None)
     }
 
     /// The key for `kid`, refetching the JWKS (rate-limited) when it is unknown
@@ -546,6 +551,15 @@ impl JwtVerifierBuilder {
         self
     }
 
+    /// How a token's claims become the caller's [`Principal`](crate::Principal)
+    /// (default: `iss` and `sub`, no tenant). Give the inbox's sign-in the same
+    /// mapping ([`Identity::from_claims`](crate::inbox::Identity::from_claims)), so
+    /// one person is one principal at both doors.
+    pub fn claims_mapping(mut self, mapping: ClaimsMapping) -> Self {
+        self.mapping = mapping;
+        self
+    }
+
     /// The shortest time between two JWKS fetches (default 30 s): an unknown
     /// `kid` within it is refused without a fetch.
     pub fn min_refresh_interval(mut self, interval: Duration) -> Self {
@@ -622,6 +636,7 @@ impl JwtVerifierBuilder {
             audience: self.audience,
             algorithms: self.algorithms,
             leeway: self.leeway,
+            mapping: self.mapping,
             source,
             keys: RwLock::new(keys),
             refreshes: tokio::sync::Mutex::new(Refreshes::default()),

@@ -19,8 +19,12 @@
 //!   error="insufficient_scope"`, a token in the query string with `400`, and
 //!   serves `/.well-known/oauth-protected-resource/<path>`.
 //! - The verified token reaches the [`Access`](super::Access) hook as
-//!   [`Caller::token`](super::Caller::token): its subject is the principal
-//!   approvals bind to, and [`ScopeMap`] turns its scopes (or a claim you name)
+//!   [`Caller::token`](super::Caller::token): its
+//!   [`principal`](VerifiedToken::principal) (`iss` and `sub`, through the
+//!   verifier's [`ClaimsMapping`](crate::ClaimsMapping)) is whom the view acts for,
+//!   the requester approvals bind to and the key quotas count under; give the
+//!   inbox's sign-in the same mapping so the same person is the same principal
+//!   there. [`ScopeMap`] turns its scopes (or a claim you name) [`ScopeMap`] turns its scopes (or a claim you name)
 //!   into allowlist entries (tool names, `@group`s, `preset:<name>`s) of the view.
 //!   What the token does not allow is not in the view, so it is neither listed nor
 //!   callable under any name or alias.
@@ -58,7 +62,7 @@
 //!     let view = toolkit::registry()
 //!         .view()
 //!         .allow(scopes.entries(token))
-//!         .label(token.subject.clone())
+//!         .label(token.principal.subject().to_owned())
 //!         .build()?;
 //!     Ok(Grant::new(view, toolkit::Context::new()))
 //! };

@@ -272,7 +272,7 @@ pub(crate) async fn require_verified_token(
                 .map(String::as_str)
                 .collect();
             if !missing.is_empty() {
-                tracing::info!(%path, subject = %verified.subject, missing = %missing.join(" "), "MCP request refused: insufficient scope");
+                tracing::info!(%path, principal = %verified.principal, missing = %missing.join(" "), "MCP request refused: insufficient scope");
                 let description = format!("the token lacks the scope {}", missing.join(" "));
                 return auth.refuse(
                     StatusCode::FORBIDDEN,

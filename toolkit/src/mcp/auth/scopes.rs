@@ -17,10 +17,13 @@ use super::VerifiedToken;
 /// let map = ScopeMap::new()
 ///     .scope("tasks:read", ["get_tasks"])
 ///     .scope("tasks:write", ["@tasks", "preset:writer"]);
-/// let reader = VerifiedToken::new("alice", ["tasks:read", "profile"]);
+/// let alice = toolkit::Principal::new("https://auth.example.com", "alice")?;
+/// let reader = VerifiedToken::new(alice, ["tasks:read", "profile"]);
 /// assert_eq!(map.entries(&reader), ["get_tasks"]);
-/// let nobody = VerifiedToken::new("bob", ["profile"]);
+/// let bob = toolkit::Principal::new("https://auth.example.com", "bob")?;
+/// let nobody = VerifiedToken::new(bob, ["profile"]);
 /// assert!(map.entries(&nobody).is_empty());
+/// # Ok::<(), toolkit::PrincipalError>(())
 /// ```
 #[derive(Clone, Debug, Default)]
 #[must_use]

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::resource::{metadata_path, quoted, token_in_query};
 use super::{AuthError, ScopeMap, VerifiedToken, fetch};
+use crate::principal::ClaimsMapping;
 
 fn claims(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
     match value {
@@ -16,26 +17,47 @@ fn claims(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value
 
 #[test]
 fn scopes_come_from_scope_or_scp() {
-    let token =
-        VerifiedToken::from_claims(claims(json!({"sub": "a", "scope": "x  y\tz"}))).unwrap();
+    let token = VerifiedToken::from_claims(
+        claims(json!({"iss": "https://i", "sub": "a", "scope": "x  y\tz"})),
+        &ClaimsMapping::new(),
+        None,
+    )
+    .unwrap();
     // RFC 6749 §3.3: the ASCII space alone separates scopes; a tab is part of one.
     assert_eq!(token.scopes, ["x", "y\tz"]);
-    let token =
-        VerifiedToken::from_claims(claims(json!({"sub": "a", "scope": "x\u{a0}y"}))).unwrap();
+    let token = VerifiedToken::from_claims(
+        claims(json!({"iss": "https://i", "sub": "a", "scope": "x\u{a0}y"})),
+        &ClaimsMapping::new(),
+        None,
+    )
+    .unwrap();
     assert_eq!(token.scopes, ["x\u{a0}y"]);
     // An array's element is one whole scope.
-    let token =
-        VerifiedToken::from_claims(claims(json!({"sub": "a", "scp": ["x", "y z", ""]}))).unwrap();
+    let token = VerifiedToken::from_claims(
+        claims(json!({"iss": "https://i", "sub": "a", "scp": ["x", "y z", ""]})),
+        &ClaimsMapping::new(),
+        None,
+    )
+    .unwrap();
     assert_eq!(token.scopes, ["x", "y z"]);
-    let token = VerifiedToken::from_claims(claims(json!({"sub": "a", "scope": 7}))).unwrap();
+    let token = VerifiedToken::from_claims(
+        claims(json!({"iss": "https://i", "sub": "a", "scope": 7})),
+        &ClaimsMapping::new(),
+        None,
+    )
+    .unwrap();
     assert!(token.scopes.is_empty());
 }
 
 #[test]
 fn a_token_without_a_subject_is_refused() {
-    for claims_without in [json!({}), json!({"sub": ""}), json!({"sub": 12})] {
+    for claims_without in [
+        json!({"iss": "https://i"}),
+        json!({"iss": "https://i", "sub": ""}),
+        json!({"iss": "https://i", "sub": 12}),
+    ] {
         assert_eq!(
-            VerifiedToken::from_claims(claims(claims_without)),
+            VerifiedToken::from_claims(claims(claims_without), &ClaimsMapping::new(), None),
             Err(AuthError::InvalidToken(
                 "the token has no subject (`sub`)".to_owned()
             ))
@@ -94,7 +116,7 @@ fn plain_http_is_for_loopback_only() {
 
 #[test]
 fn a_scope_map_can_read_another_claim() {
-    let mut token = VerifiedToken::new("a", ["tasks"]);
+    let mut token = VerifiedToken::new(crate::principal::Principal::local("a").unwrap(), ["tasks"]);
     token
         .claims
         .insert("roles".to_owned(), json!(["admin", "ops"]));

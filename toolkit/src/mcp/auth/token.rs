@@ -8,12 +8,16 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use crate::principal::{ClaimsMapping, Principal, PrincipalError};
+
 /// A token the verifier accepted: who it speaks for and what it allows.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct VerifiedToken {
-    /// The principal: the token's `sub` claim. Approvals bind to it.
-    pub subject: String,
+    /// The principal: the token's `iss` and `sub` (and a tenant, if the
+    /// verifier's [`ClaimsMapping`] names one), made by that mapping. Approvals,
+    /// decisions, the audit and quotas bind to it.
+    pub principal: Principal,
     /// The granted scopes (the space-separated `scope` claim, or `scp`).
     pub scopes: Vec<String>,
     /// Every claim of the token (or of the introspection answer), for hooks that
@@ -22,15 +26,13 @@ pub struct VerifiedToken {
 }
 
 impl VerifiedToken {
-    /// A verified token for `subject` with `scopes` and no other claims: for
-    /// verifiers of your own and for tests.
+    /// A verified token for `principal` with `scopes` and no other claims: for
+    /// verifiers of your own (make the principal with the [`ClaimsMapping`] the
+    /// inbox's sign-in uses) and for tests.
     #[must_use]
-    pub fn new(
-        subject: impl Into<String>,
-        scopes: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn new(principal: Principal, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
         VerifiedToken {
-            subject: subject.into(),
+            principal,
             scopes: scopes.into_iter().map(Into::into).collect(),
             claims: serde_json::Map::new(),
         }
@@ -42,18 +44,29 @@ impl VerifiedToken {
         self.scopes.iter().any(|granted| granted == scope)
     }
 
-    /// Reads subject and scopes from checked `claims`. A token without a
-    /// non-empty `sub` is refused: approvals need a principal.
+    /// Reads the principal (through `mapping`; `issuer` stands in for a missing
+    /// `iss`) and the scopes from checked `claims`. A token that makes no
+    /// principal (no `sub`, an empty one, one with a control character) is
+    /// refused: approvals need one.
     pub(crate) fn from_claims(
         claims: serde_json::Map<String, serde_json::Value>,
+        mapping: &ClaimsMapping,
+        issuer: Option<&str>,
     ) -> Result<Self, AuthError> {
-        let subject = match claims.get("sub") {
-            Some(serde_json::Value::String(subject)) if !subject.is_empty() => subject.clone(),
-            _ => return Err(AuthError::invalid("the token has no subject (`sub`)")),
-        };
+        let principal = mapping
+            .principal_of(&claims, issuer)
+            .map_err(|error| match error {
+                PrincipalError::MissingClaim(claim) if claim == "sub" => {
+                    AuthError::invalid("the token has no subject (`sub`)")
+                }
+                PrincipalError::Empty(crate::principal::PrincipalPart::Subject) => {
+                    AuthError::invalid("the token has no subject (`sub`)")
+                }
+                other => AuthError::invalid(format!("the token names no principal: {other}")),
+            })?;
         let scopes = scopes_of(&claims);
         Ok(VerifiedToken {
-            subject,
+            principal,
             scopes,
             claims,
         })
