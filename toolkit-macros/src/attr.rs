@@ -783,7 +783,7 @@ fn from_crate_dir(written: &str) -> String {
     relative.display().to_string()
 }
 
-/// The line of the `//` or `/*` comment where serde_json stopped, if it stopped
+/// The line of the `//` or `/*` comment where `serde_json` stopped, if it stopped
 /// at one.
 fn comment_at(text: &str, error: &serde_json::Error) -> Option<usize> {
     let line = text.lines().nth(error.line().checked_sub(1)?)?;

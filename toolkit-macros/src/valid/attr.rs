@@ -206,7 +206,11 @@ pub(crate) fn check_examples(attr: &ToolAttr, func: &ToolFn, errors: &mut Ctxt) 
             Ok(value) => value,
             Err(error) => {
                 let trimmed = text.trim();
-                let message = if !trimmed.starts_with(['{', '[']) && trimmed.ends_with(".json") {
+                let message = if !trimmed.starts_with(['{', '['])
+                    && std::path::Path::new(trimmed)
+                        .extension()
+                        .is_some_and(|extension| extension.eq_ignore_ascii_case("json"))
+                {
                     format!(
                         "`{trimmed}` is a file's path, not an example; for a file of examples write `examples = \"{trimmed}\"`, without `[..]`"
                     )
