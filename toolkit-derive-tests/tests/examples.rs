@@ -25,11 +25,15 @@ pub fn update_task_lists(
     format!("{id} {list} {position:?}")
 }
 
+/// A type the macro cannot read from its spelling (a `String` parameter would
+/// have its example refused at compile time), so the registry checks it.
+pub type CityName = String;
+
 /// Get the weather for a city.
 #[tool(scope = shared, tier = auto, examples = [r#"{"city": 3}"#])]
 pub fn get_weather(
     /// The city's name.
-    city: String,
+    city: CityName,
 ) -> String {
     city
 }

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Delimiter, Group, Spacing, Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
@@ -107,6 +107,9 @@ pub(crate) struct ToolAttr {
     /// The file of `examples = "path.json"`, resolved against the crate's
     /// directory, for `include_bytes!` (so editing it recompiles the crate).
     pub(crate) examples_file: Option<String>,
+    /// The path of `examples = "path.json"` as written, to name it in errors
+    /// (which all point at the path: "example 3 of `path.json`").
+    pub(crate) examples_written: Option<String>,
     /// `asked_as = ["...", ...]`: what a user says when this tool is the right one.
     pub(crate) asked_as: Vec<LitStr>,
     pub(crate) krate: Option<Path>,
@@ -178,6 +181,7 @@ impl ToolAttr {
                         if let Some((examples, file)) = examples_file(path, errors) {
                             attr.examples = examples;
                             attr.examples_file = Some(file);
+                            attr.examples_written = Some(path.value());
                         }
                     }
                     None => attr.examples = strings(&meta, errors),
@@ -279,6 +283,7 @@ fn key_of_value(path: &Path) -> Option<&'static str> {
 /// meant, with one error on the slip; any other syntax error leaves the list
 /// unreadable (`None`, the error recorded).
 fn parse_metas(args: TokenStream, errors: &mut Ctxt) -> Option<Vec<Meta>> {
+    let args = mend(args, errors);
     let mut slips = Vec::new();
     let parser = |input: ParseStream<'_>| -> syn::Result<Vec<Meta>> {
         let mut metas = Vec::new();
@@ -336,6 +341,149 @@ fn parse_metas(args: TokenStream, errors: &mut Ctxt) -> Option<Vec<Meta>> {
             None
         }
     }
+}
+
+/// Mends two slips that Rust's syntax cannot read, each with one error of its
+/// own, so the rest of the attribute is still read and checked: a key written
+/// in kebab-case (`asked-as`, read as `asked_as`), and a string whose inner
+/// quotes were not escaped (`"{"id": 3}"`, which Rust reads as the string `"{"`,
+/// the word `id` and the string `": 3}"`; read as the text the user meant).
+fn mend(args: TokenStream, errors: &mut Ctxt) -> TokenStream {
+    let tokens: Vec<TokenTree> = args.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.len());
+    let mut index = 0;
+    // At the start of an entry (after `(` or `,`), where a key is read.
+    let mut at_key = true;
+    while index < tokens.len() {
+        if at_key && let TokenTree::Ident(first) = &tokens[index] {
+            let mut end = index;
+            let mut words = vec![first.to_string()];
+            while let (Some(TokenTree::Punct(dash)), Some(TokenTree::Ident(next))) =
+                (tokens.get(end + 1), tokens.get(end + 2))
+            {
+                if dash.as_char() != '-' || dash.spacing() != Spacing::Alone {
+                    break;
+                }
+                words.push(next.to_string());
+                end += 2;
+            }
+            if end > index {
+                let written = words.join("-");
+                let key = words.join("_");
+                let message = if TOOL_KEYS.contains(&key.as_str()) {
+                    format!("`{written}` is written with `_` in Rust attributes; write `{key}`")
+                } else {
+                    format!(
+                        "keys of `#[tool]` are written with `_`, not `-`, and `{key}` is none of them either; expected one of {}",
+                        TOOL_KEYS.join(", ")
+                    )
+                };
+                let last = &tokens[end];
+                errors.error(quote::quote!(#first #last), message);
+                out.push(TokenTree::Ident(Ident::new(&key, first.span())));
+                index = end + 1;
+                at_key = false;
+                continue;
+            }
+        }
+        at_key = false;
+        match &tokens[index] {
+            TokenTree::Punct(punct) if punct.as_char() == ',' => {
+                at_key = true;
+                out.push(tokens[index].clone());
+                index += 1;
+            }
+            TokenTree::Group(group) if group.delimiter() == Delimiter::Bracket => {
+                let inner: Vec<TokenTree> = group.stream().into_iter().collect();
+                let mended = mend_quotes(&inner, errors);
+                let mut replaced = Group::new(Delimiter::Bracket, mended.into_iter().collect());
+                replaced.set_span(group.span());
+                out.push(TokenTree::Group(replaced));
+                index += 1;
+            }
+            TokenTree::Literal(_) => {
+                // A value outside a list: the run ends at the entry's `,`.
+                let end = tokens[index..]
+                    .iter()
+                    .position(
+                        |token| matches!(token, TokenTree::Punct(punct) if punct.as_char() == ','),
+                    )
+                    .map_or(tokens.len(), |offset| index + offset);
+                out.extend(mend_quotes(&tokens[index..end], errors));
+                index = end;
+            }
+            other => {
+                out.push(other.clone());
+                index += 1;
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Within one comma-separated list, each run of tokens that starts with a string
+/// literal and reaches the next `,` without one between: a string whose inner
+/// quotes ended it early. The run becomes one string literal holding what the
+/// user wrote between the outer quotes, and one error says how to write it.
+fn mend_quotes(tokens: &[TokenTree], errors: &mut Ctxt) -> Vec<TokenTree> {
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut start = 0;
+    while start < tokens.len() {
+        let end = tokens[start..]
+            .iter()
+            .position(|token| matches!(token, TokenTree::Punct(punct) if punct.as_char() == ','))
+            .map_or(tokens.len(), |offset| start + offset);
+        let run = &tokens[start..end];
+        match run {
+            // A string that ran into a word (`"{"id`) is one literal with a
+            // suffix. Strings with only whole strings between them lack a comma,
+            // which Rust's own error says.
+            [TokenTree::Literal(first), .., TokenTree::Literal(last)]
+                if first.to_string().starts_with('"')
+                    && last.to_string().ends_with('"')
+                    && run[..run.len() - 1]
+                        .iter()
+                        .any(|token| !matches!(token, TokenTree::Literal(literal) if is_plain_string(literal))) =>
+            {
+                // Spaces were lost with the tokens: put one back between two
+                // words (`milk and eggs`), none next to punctuation or quotes.
+                let mut text = String::new();
+                for token in run {
+                    let token = token.to_string();
+                    let joins_words = text.ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                        && token.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+                    if joins_words {
+                        text.push(' ');
+                    }
+                    text.push_str(&token);
+                }
+                // The text between the first and the last quote.
+                let meant = &text[1..text.len() - 1];
+                errors.error(
+                    quote::quote!(#first #last),
+                    format!(
+                        "the quotes inside this string end it early; write it as a raw string, `r#\"{meant}\"#`, whose inner quotes need no escaping"
+                    ),
+                );
+                let mut literal = proc_macro2::Literal::string(meant);
+                literal.set_span(first.span());
+                out.push(TokenTree::Literal(literal));
+            }
+            _ => out.extend(run.iter().cloned()),
+        }
+        if let Some(comma) = tokens.get(end) {
+            out.push(comma.clone());
+        }
+        start = end + 1;
+    }
+    out
+}
+
+/// A whole string literal written `"..."`: not raw, not a byte string, nothing
+/// after its closing quote.
+fn is_plain_string(literal: &proc_macro2::Literal) -> bool {
+    let text = literal.to_string();
+    text.len() >= 2 && text.starts_with('"') && text.ends_with('"')
 }
 
 const ALWAYS_IS_A_FLAG: &str = "`always` is a flag and takes no value; write `always` alone, or leave it out for a routed tool";
@@ -402,6 +550,14 @@ impl ParamAttr {
                 ("default", _) => errors.error(
                     &meta,
                     "expected `default = <expression>`, like `#[tool(default = 20)]`",
+                ),
+                ("examples", _) => errors.error(
+                    meta.path(),
+                    "`examples` goes in the function's `#[tool(...)]`, not on a parameter: an example is a whole call's arguments, one JSON object naming each parameter, like `#[tool(.., examples = [r#\"{\"id\": 3}\"#])]`",
+                ),
+                (key, _) if TOOL_KEYS.contains(&key) => errors.error(
+                    meta.path(),
+                    format!("`{key}` goes in the function's `#[tool(...)]`, not on a parameter; a parameter's `#[tool]` takes only `default`"),
                 ),
                 _ => errors.error(
                     meta.path(),
@@ -473,10 +629,22 @@ fn strings(meta: &Meta, errors: &mut Ctxt) -> Vec<LitStr> {
             Expr::Lit(ExprLit {
                 lit: Lit::Str(text),
                 ..
-            }) => format!(
-                "`{key}` takes a list of string literals, even for one; write `{key} = [{}]`",
-                text.to_token_stream()
-            ),
+            }) => match serde_json::from_str::<serde_json::Value>(&text.value()) {
+                // One string holding the whole list: each item becomes one string.
+                Ok(serde_json::Value::Array(items)) if key == "examples" => {
+                    let each: Vec<String> =
+                        items.iter().map(|item| format!("r#\"{item}\"#")).collect();
+                    format!(
+                        "`examples` takes a list with one string per example, not one string holding a JSON array; write `examples = [{}]`, or keep the array in a file and write `examples = \"examples.json\"`",
+                        each.join(", ")
+                    )
+                }
+                _ => format!(
+                    "`{key}` takes a list of string literals, even for one; write `{key} = [{}]`",
+                    text.to_token_stream()
+                ),
+            },
+            Expr::Macro(call) if key == "examples" => file_form(call),
             _ => format!("expected a list of string literals, like `{example}`"),
         };
         errors.error(value, message);
@@ -490,11 +658,25 @@ fn strings(meta: &Meta, errors: &mut Ctxt) -> Vec<LitStr> {
         }) = element
         {
             out.push(text.clone());
+        } else if let (Expr::Macro(call), "examples") = (element, key.as_str()) {
+            errors.error(element, file_form(call));
         } else {
             errors.error(element, format!("expected a string literal in `{key}`"));
         }
     }
     out
+}
+
+/// `include_str!("x.json")` for examples: the file form names the path alone.
+fn file_form(call: &syn::ExprMacro) -> String {
+    let path = call.mac.parse_body::<LitStr>().map_or_else(
+        |_| "examples.json".to_owned(),
+        |path| from_crate_dir(&path.value()),
+    );
+    format!(
+        "`examples` reads a file itself; write `examples = \"{path}\"` (the path alone, relative to the crate's directory, without `[..]` or `{}!`)",
+        path_text(&call.mac.path)
+    )
 }
 
 /// The path of `examples = "path.json"`: one string literal that does not read
@@ -551,10 +733,14 @@ fn examples_file(path: &LitStr, errors: &mut Ctxt) -> Option<(Vec<LitStr>, Strin
             return None;
         }
         Err(error) => {
-            errors.error(
-                path,
-                format!("the examples file `{written}` is not JSON ({error}); {LIKE}"),
-            );
+            let message = if let Some(line) = comment_at(&text, &error) {
+                format!(
+                    "the examples file `{written}` has a comment at line {line}, and JSON has no comments; remove it (a note for the model belongs in the tool's doc comment)"
+                )
+            } else {
+                format!("the examples file `{written}` is not JSON ({error}); {LIKE}")
+            };
+            errors.error(path, message);
             return None;
         }
     };
@@ -563,6 +749,71 @@ fn examples_file(path: &LitStr, errors: &mut Ctxt) -> Option<(Vec<LitStr>, Strin
         .map(|item| LitStr::new(&item.to_string(), path.span()))
         .collect();
     Some((examples, full.display().to_string()))
+}
+
+std::thread_local! {
+    /// The source file the `#[tool]` being expanded is in, when the compiler says.
+    static SOURCE_FILE: std::cell::RefCell<Option<std::path::PathBuf>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Records the file of the `#[tool]` being expanded (`include_str!` paths are
+/// relative to it, `examples = ".."` to the crate's directory).
+pub(crate) fn set_source_file(file: Option<std::path::PathBuf>) {
+    SOURCE_FILE.with(|cell| *cell.borrow_mut() = file);
+}
+
+/// An `include_str!` path (relative to the source file) as the crate-relative
+/// path `examples = ".."` wants; the path as written when either directory is
+/// unknown.
+fn from_crate_dir(written: &str) -> String {
+    use std::path::{Component, Path, PathBuf};
+    let Some(file) = SOURCE_FILE.with(|cell| cell.borrow().clone()) else {
+        return written.to_owned();
+    };
+    let Some(crate_dir) = std::env::var_os("CARGO_MANIFEST_DIR") else {
+        return written.to_owned();
+    };
+    // A relative file name is relative to the compiler's working directory
+    // (cargo's workspace root), which a proc macro shares.
+    let file = match std::env::current_dir() {
+        Ok(cwd) if file.is_relative() => cwd.join(file),
+        _ => file,
+    };
+    let joined = file.parent().unwrap_or(Path::new("")).join(written);
+    let mut resolved = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            Component::ParentDir => {
+                resolved.pop();
+            }
+            Component::CurDir => {}
+            other => resolved.push(other),
+        }
+    }
+    // The compiler may name the file relative to the crate's directory.
+    let crate_dir = Path::new(&crate_dir);
+    let relative = resolved
+        .strip_prefix(crate_dir)
+        .map(Path::to_path_buf)
+        .unwrap_or(resolved);
+    if relative.is_absolute() {
+        return written.to_owned();
+    }
+    relative.display().to_string()
+}
+
+/// The line of the `//` or `/*` comment where `serde_json` stopped, if it stopped
+/// at one.
+fn comment_at(text: &str, error: &serde_json::Error) -> Option<usize> {
+    let line = text.lines().nth(error.line().checked_sub(1)?)?;
+    // The column is the character serde_json stopped on, or the one after it.
+    let column = error.column().checked_sub(1)?;
+    let starts = |at: usize| {
+        let rest: String = line.chars().skip(at).take(2).collect();
+        rest == "//" || rest == "/*"
+    };
+    (starts(column) || column.checked_sub(1).is_some_and(starts)).then_some(error.line())
 }
 
 /// `quota = "<count>/<unit>"`, every mistake one error on the literal.
@@ -715,6 +966,78 @@ mod tests {
         // Items that are not objects are the validation's to report, as inline.
         assert_eq!(examples, [r#"{"id":3}"#, r#"{"id":4,"list":"work"}"#, "5"]);
         assert!(!written.is_empty());
+    }
+
+    #[test]
+    fn a_file_with_a_comment_is_told_that_json_has_none() {
+        let (written, examples, errors) = examples_from(
+            "comment",
+            "[\n  {\"id\": 3},\n  // the next one\n  {\"id\": 4}\n]",
+        );
+        assert!(examples.is_empty());
+        assert_eq!(
+            errors,
+            [format!(
+                "the examples file `{written}` has a comment at line 3, and JSON has no comments; remove it (a note for the model belongs in the tool's doc comment)"
+            )]
+        );
+        let (_, _, errors) = examples_from("block", "[{\"id\": 3} /* why */]");
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].contains("has a comment at line 1"), "{errors:?}");
+    }
+
+    fn parse(args: proc_macro2::TokenStream) -> (ToolAttr, Vec<String>) {
+        let mut errors = Ctxt::new();
+        let attr = ToolAttr::parse(args, &mut errors);
+        let messages = errors
+            .check()
+            .err()
+            .into_iter()
+            .flatten()
+            .map(|error| error.to_string())
+            .collect();
+        (attr, messages)
+    }
+
+    #[test]
+    fn a_kebab_case_key_is_one_error_and_read_as_meant() {
+        let (attr, errors) = parse(quote::quote!(
+            scope = shared, tier = auto, asked-as = ["will it rain"], examples = []
+        ));
+        assert_eq!(
+            errors,
+            ["`asked-as` is written with `_` in Rust attributes; write `asked_as`"]
+        );
+        assert_eq!(
+            attr.asked_as.iter().map(LitStr::value).collect::<Vec<_>>(),
+            ["will it rain"]
+        );
+        assert!(attr.scope.is_some() && attr.tier.is_some());
+    }
+
+    #[test]
+    fn inner_quotes_are_one_error_that_gives_the_raw_string() {
+        // Written as a user would; Rust's lexer (and proc_macro2's) reads the
+        // words before a quote as separate tokens.
+        let args: proc_macro2::TokenStream = r##"scope = shared, tier = auto, examples = ["{"id": 3, "q": "milk and eggs"}", r#"{"id": 4}"#]"##
+            .parse()
+            .expect("tokens");
+        let (attr, errors) = parse(args);
+        assert_eq!(
+            errors,
+            [
+                r##"the quotes inside this string end it early; write it as a raw string, `r#"{"id": 3, "q": "milk and eggs"}"#`, whose inner quotes need no escaping"##
+            ]
+        );
+        // Read as meant, so the example's own checks still run on it.
+        assert_eq!(
+            attr.examples.iter().map(LitStr::value).collect::<Vec<_>>(),
+            [r#"{"id": 3, "q": "milk and eggs"}"#, r#"{"id": 4}"#]
+        );
+        // Two strings without a comma are left to Rust's own error.
+        let (_, errors) = parse(quote::quote!(scope = shared, tier = auto, asked_as = ["a" "b"]));
+        assert_eq!(errors.len(), 1);
+        assert!(!errors[0].contains("quotes inside"), "{errors:?}");
     }
 
     #[test]

@@ -34,6 +34,7 @@ use crate::ctxt::Ctxt;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let file = proc_macro::Span::call_site().local_file();
+    attr::set_source_file(file.clone());
     let place_of = |item: &ItemFn| {
         // A method is known to be one from its tokens.
         if item.sig.receiver().is_some() {

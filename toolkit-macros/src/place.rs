@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use syn::{Attribute, ImplItem, Item, Stmt, TraitItem};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, ImplItem, Item, Meta, Stmt, Token, TraitItem};
 
 use crate::ast::Place;
 
@@ -65,12 +67,42 @@ fn names(file: &Path) -> Option<Arc<Names>> {
     Some(names)
 }
 
+/// Whether the attributes hold `#[tool(..)]`, written directly or through
+/// `#[cfg_attr(predicate, tool(..))]` (which reaches the macro as `#[tool]` once
+/// the predicate holds, so it must be found here too).
 fn is_tool(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|attr| {
-        attr.path()
-            .segments
-            .last()
-            .is_some_and(|segment| segment.ident == "tool")
+        if attr.path().is_ident("cfg_attr") {
+            return cfg_attr_has_tool(attr);
+        }
+        is_tool_path(attr.path())
+    })
+}
+
+fn is_tool_path(path: &syn::Path) -> bool {
+    path.segments
+        .last()
+        .is_some_and(|segment| segment.ident == "tool")
+}
+
+fn cfg_attr_has_tool(attr: &Attribute) -> bool {
+    match &attr.meta {
+        Meta::List(list) => cfg_attr_tokens_have_tool(&list.tokens),
+        _ => false,
+    }
+}
+
+/// The inside of `cfg_attr(predicate, a, b(..), ..)`: whether one of the
+/// attributes after the predicate (nested `cfg_attr`s included) is `tool`.
+fn cfg_attr_tokens_have_tool(tokens: &proc_macro2::TokenStream) -> bool {
+    let Ok(parts) = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens.clone()) else {
+        return false;
+    };
+    parts.iter().skip(1).any(|meta| match meta {
+        Meta::List(list) if meta.path().is_ident("cfg_attr") => {
+            cfg_attr_tokens_have_tool(&list.tokens)
+        }
+        _ => is_tool_path(meta.path()),
     })
 }
 
@@ -133,13 +165,21 @@ mod tests {
     #[test]
     fn tools_in_impls_and_traits_are_told_apart_from_free_ones() {
         let file = syn::parse_file(
-            r"
+            r#"
             #[tool(scope = shared, tier = auto)]
             fn get_free() {}
             impl Store {
                 #[tool(scope = shared, tier = auto)]
                 fn get_tasks() {}
                 fn helper() {}
+            }
+            impl Configured {
+                #[cfg_attr(feature = "tools", tool(scope = shared, tier = auto))]
+                fn get_configured() {}
+                #[cfg_attr(all(), cfg_attr(all(), toolkit::tool(scope = shared, tier = auto)))]
+                fn get_nested() {}
+                #[cfg_attr(test, allow(dead_code))]
+                fn not_a_tool() {}
             }
             trait Notes {
                 #[toolkit::tool(scope = shared, tier = auto)]
@@ -153,7 +193,7 @@ mod tests {
                     }
                 }
             }
-            ",
+            "#,
         )
         .expect("a file");
         let mut names = Names::default();
@@ -162,6 +202,9 @@ mod tests {
         assert!(names.in_impl.contains("get_tasks"));
         assert!(names.in_impl.contains("get_inner"));
         assert!(!names.in_impl.contains("helper"));
+        assert!(names.in_impl.contains("get_configured"));
+        assert!(names.in_impl.contains("get_nested"));
+        assert!(!names.in_impl.contains("not_a_tool"));
         assert!(names.in_trait.contains("get_notes"));
     }
 }

@@ -35,8 +35,9 @@ fn ui() {
 /// trybuild compiles its cases in a crate whose Cargo.toml it writes itself,
 /// without any `[package.metadata]`, so these cases get a small workspace of
 /// their own: `tests/ui/config/NAME.rs` is the lib of crate `NAME`, `NAME.toml`
-/// is appended to its Cargo.toml, and `NAME.stderr` pins the compiler's
-/// diagnostics for that crate. The workspace lives under the target directory and
+/// is appended to its Cargo.toml, `NAME.stderr` pins the compiler's
+/// diagnostics for that crate, and the files of `NAME.data/`, if any, are copied
+/// into the crate's directory. The workspace lives under the target directory and
 /// uses this workspace's `Cargo.lock`, so no network is needed.
 #[test]
 fn crate_config() {
@@ -77,6 +78,14 @@ fn crate_config() {
             toolkit = workspace_dir.join("toolkit"),
         );
         fs::write(crate_dir.join("Cargo.toml"), manifest).expect("write the case's Cargo.toml");
+        // Files the case reads from its crate's directory (`examples = "x.json"`).
+        if let Ok(entries) = fs::read_dir(cases_dir.join(format!("{name}.data"))) {
+            for entry in entries {
+                let path = entry.expect("readable directory entry").path();
+                let file = path.file_name().expect("a file name");
+                fs::copy(&path, crate_dir.join(file)).expect("copy the case's data file");
+            }
+        }
     }
     let members: Vec<String> = names.iter().map(|name| format!("{name:?}")).collect();
     fs::write(

@@ -168,6 +168,31 @@ pub mod panics {
     pub use crate::error::EMPTY_FAILURE;
 }
 
+// Names that moved. Each old path still works, with a deprecation warning that
+// names the new one: `#[deprecated]` on a `use` has no effect in rustc, so each is
+// an item of its own (an alias, a forwarding function). A trait cannot be aliased,
+// and a stand-in trait with a blanket impl adds its own line to every "cannot be
+// taken from the tool context" error, so `FromContext` is re-exported, hidden and
+// without a warning: the old path keeps working (rustc offers no path for
+// `use toolkit::FromContext` otherwise).
+
+/// Moved to [`toolkit::definition::FromContext`](definition::FromContext).
+#[doc(hidden)]
+pub use context::FromContext;
+
+/// Moved to [`toolkit::call::Limits`](call::Limits).
+#[doc(hidden)]
+#[deprecated(note = "moved to `toolkit::call::Limits`")]
+pub type Limits = call::Limits;
+
+/// Moved to [`toolkit::registry::try_registry`](registry::try_registry).
+#[doc(hidden)]
+#[deprecated(note = "moved to `toolkit::registry::try_registry`")]
+#[allow(clippy::result_large_err)] // as `registry::try_registry`
+pub fn try_registry() -> Result<&'static Registry, &'static registry::RegistryError> {
+    registry::try_registry()
+}
+
 /// Keeps the tools of crates this binary depends on but never otherwise names.
 ///
 /// The linker drops a dependency's `#[tool]`s when nothing in the final binary
@@ -182,7 +207,24 @@ pub mod panics {
 /// link the crate and keep its registry entries.
 #[macro_export]
 macro_rules! link_tools {
-    ($($krate:ident),+ $(,)?) => {
-        $( extern crate $krate as _; )+
+    ($krate:ident $(,)?) => {
+        extern crate $krate as _;
+    };
+    ($krate:ident, $($rest:tt)+) => {
+        extern crate $krate as _;
+        $crate::link_tools!($($rest)+);
+    };
+    // A package name with `-` (`billing-tools`): Rust names the crate with `_`.
+    ($first:ident $(- $rest:ident)+ $(, $($after:tt)*)?) => {
+        ::core::compile_error!(::core::concat!(
+            "`link_tools!` takes crate names as Rust code writes them, with `_` for the `-` of a package's name: write `",
+            ::core::stringify!($first), $("_", ::core::stringify!($rest)),+,
+            "`"
+        ));
+    };
+    ($($other:tt)*) => {
+        ::core::compile_error!(
+            "`link_tools!` takes the names of crates, separated by commas, like `toolkit::link_tools!(billing_tools, calendar_tools);`"
+        );
     };
 }

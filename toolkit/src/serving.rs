@@ -1,5 +1,5 @@
-//! What every HTTP surface of toolkit ([`McpHttp`](crate::mcp::McpHttp), the
-//! [inbox](crate::inbox)) needs from the server it is mounted in: bounds on how
+//! What every HTTP surface of toolkit (`mcp::McpHttp` with feature `mcp`, the
+//! inbox with feature `inbox`) needs from the server it is mounted in: bounds on how
 //! long a client may take ([`HttpLimits`]), the `Host` names it answers
 //! ([`AllowedHosts`]), and health endpoints for the load balancer in front of it
 //! ([`Health`]).
@@ -399,8 +399,7 @@ impl http_body::Body for DeadlineBody {
 /// names (`localhost`, `127.0.0.1`, `::1`), with any port; a deployed server names
 /// its public names instead ([`AllowedHosts::new`]).
 ///
-/// One rule for every surface: [`McpHttp`](crate::mcp::McpHttp) and the
-/// [inbox](crate::inbox) apply it (their `allowed_hosts` builder methods), and
+/// One rule for every surface: `mcp::McpHttp` and the inbox apply it (their `allowed_hosts` builder methods), and
 /// an application's own routes can too ([`AllowedHosts::apply`]).
 ///
 /// A name without a port matches any port (`tools.example.com` accepts

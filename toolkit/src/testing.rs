@@ -44,9 +44,10 @@ pub use compare::{
     SelectionComparison, compare_selection, selection_command, selection_command_main,
 };
 pub use selection::{
-    ConfusablePair, Confusion, EXCERPT_CHARS, Expected, Miss, SelectionCase, SelectionFailure,
-    SelectionReport, SelectionSet, SelectionSetError, TextPlace, Thresholds, ToolRecall,
-    assert_no_confusable_tools, assert_selection, confusable_tools, evaluate, evaluate_blocking,
+    ConfusablePair, Confusion, EXCERPT_CHARS, Expected, Fraction, Miss, SelectionCase,
+    SelectionFailure, SelectionReport, SelectionSet, SelectionSetError, TextPlace, Thresholds,
+    ToolRecall, assert_no_confusable_tools, assert_selection, confusable_tools, evaluate,
+    evaluate_blocking,
 };
 
 /// The difference between the tools a registry has and the tools a fixture

@@ -7,11 +7,12 @@ use std::fmt::Write as _;
 use proc_macro2::Span;
 use quote::{ToTokens, quote};
 
-use crate::ast::{CONFIRMED, Param, ParamKind, ToolFn};
+use crate::ast::{CONFIRMED, Param, ParamKind, SerdeField, ToolFn};
 use crate::attr::ToolAttr;
 use crate::ctxt::Ctxt;
 use crate::suggest::closest;
 use crate::valid::name::check_format;
+use crate::valid::params::type_text;
 
 /// The longest description providers accept without complaint.
 pub(crate) const MAX_DESCRIPTION: usize = 1024;
@@ -190,15 +191,16 @@ pub(crate) fn check_required(attr: &ToolAttr, errors: &mut Ctxt) {
     }
 }
 
-/// `examples = [..]`: each a JSON object whose keys are the tool's arguments, and
-/// `asked_as = [..]`: each a message someone could send. Whether an example's
-/// values fit the argument types is checked by the registry, with serde's own
-/// messages: the macro sees the types only as tokens.
+/// `examples = [..]`: each a JSON object whose keys are the tool's arguments,
+/// whose values fit the parameters the macro can read the types of (`String`,
+/// `bool`, the number types, `Option` and `Vec` of them), and which never set a
+/// `confirm` tool's `confirmed`; and `asked_as = [..]`: each a message someone
+/// could send, on a routed tool. Values of other types are checked by the
+/// registry when it is built (`toolkit::registry::try_registry`'s
+/// `InvalidExample`, naming the tool and the example), with serde's own messages.
 pub(crate) fn check_examples(attr: &ToolAttr, func: &ToolFn, errors: &mut Ctxt) {
-    let mut names: Vec<String> = func.model_params().map(Param::model_name).collect();
-    if attr.tier.is_some_and(|tier| tier.word == "confirm") {
-        names.push(CONFIRMED.to_owned());
-    }
+    let confirm = attr.tier.is_some_and(|tier| tier.word == "confirm");
+    let names: Vec<String> = func.model_params().map(Param::model_name).collect();
     // A flattened field brings keys the macro cannot see.
     let flattened = func.model_params().any(|param| match &param.kind {
         ParamKind::Model { field_attrs, .. } => field_attrs
@@ -207,49 +209,82 @@ pub(crate) fn check_examples(attr: &ToolAttr, func: &ToolFn, errors: &mut Ctxt) 
         ParamKind::Context { .. } => false,
     });
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    for example in &attr.examples {
-        let value: serde_json::Value = match serde_json::from_str(&example.value()) {
+    for (position, example) in attr.examples.iter().enumerate() {
+        // From a file every example points at the path, so the message says which.
+        let this = match &attr.examples_written {
+            Some(file) => format!("example {} of `{file}`", position + 1),
+            None => "this example".to_owned(),
+        };
+        let text = example.value();
+        let value: serde_json::Value = match serde_json::from_str(&text) {
             Ok(value) => value,
             Err(error) => {
-                errors.error(
-                    example,
+                let trimmed = text.trim();
+                let message = if !trimmed.starts_with(['{', '['])
+                    && std::path::Path::new(trimmed)
+                        .extension()
+                        .is_some_and(|extension| extension.eq_ignore_ascii_case("json"))
+                {
                     format!(
-                        "this example is not JSON ({error}); write the arguments as a JSON object in a raw string, like `r#\"{{\"id\": 3}}\"#`"
-                    ),
-                );
+                        "`{trimmed}` is a file's path, not an example; for a file of examples write `examples = \"{trimmed}\"`, without `[..]`"
+                    )
+                } else {
+                    format!(
+                        "{this} is not JSON ({error}); write the arguments as a JSON object in a raw string, like `r#\"{{\"id\": 3}}\"#`"
+                    )
+                };
+                errors.error(example, message);
                 continue;
             }
         };
         let Some(object) = value.as_object() else {
-            errors.error(
-                example,
+            let message = if attr.examples_written.is_some() {
+                format!(
+                    "{this} is {}, and an example is the tool's arguments, a JSON object; write it like `{{\"id\": 3}}`",
+                    json_kind(&value)
+                )
+            } else {
                 format!(
                     "an example is the tool's arguments, a JSON object, not {}; write it like `r#\"{{\"id\": 3}}\"#`",
                     json_kind(&value)
-                ),
-            );
+                )
+            };
+            errors.error(example, message);
             continue;
         };
-        if flattened {
-            continue;
-        }
-        for key in object.keys() {
-            if !names.contains(&key.as_str()) {
-                let mut message = if names.is_empty() {
+        for (key, value) in object {
+            if confirm && key == CONFIRMED {
+                errors.error(
+                    example,
                     format!(
-                        "unknown argument `{key}` in this example; the tool takes no arguments, so its example is `\"{{}}\"`"
-                    )
-                } else {
-                    format!(
-                        "unknown argument `{key}` in this example; expected one of {}",
-                        names.join(", ")
-                    )
-                };
-                if let Some(guess) = closest(key, &names) {
-                    let _ = write!(message, " (did you mean `{guess}`?)");
-                }
-                errors.error(example, message);
+                        "{this} sets `{CONFIRMED}`, which a `confirm` tool's examples leave out: the model would learn to set it and skip the preview the user must see first; remove `\"{CONFIRMED}\": {value}`"
+                    ),
+                );
+                continue;
             }
+            if let Some(param) = func.model_params().find(|param| param.model_name() == *key) {
+                if let Some(problem) = misfit(param, value) {
+                    errors.error(example, format!("`{key}` in {this} {problem}"));
+                }
+                continue;
+            }
+            if flattened {
+                continue;
+            }
+            let mut message = if names.is_empty() {
+                format!(
+                    "unknown argument `{key}` in {this}; the tool takes no arguments, so its example is `\"{{}}\"`"
+                )
+            } else {
+                format!(
+                    "unknown argument `{key}` in {this}; expected one of {}",
+                    names.join(", ")
+                )
+            };
+            if let Some(guess) = closest(key, &names) {
+                let _ = write!(message, " (did you mean `{guess}`?)");
+            }
+            errors.error(example, message);
         }
     }
     for message in &attr.asked_as {
@@ -259,6 +294,121 @@ pub(crate) fn check_examples(attr: &ToolAttr, func: &ToolFn, errors: &mut Ctxt) 
                 "empty message in `asked_as`; write what a user would say, or remove it",
             );
         }
+    }
+    if attr.always
+        && let (Some(first), Some(last)) = (attr.asked_as.first(), attr.asked_as.last())
+    {
+        errors.error(
+            quote!(#first #last),
+            "`asked_as` teaches the router when to pick a tool, and an `always` tool is sent with every request without being routed, so these messages would never be used; remove `asked_as`, or remove `always` to let the router pick this tool",
+        );
+    }
+}
+
+/// Why `value` cannot fill `param`, for the types whose JSON the macro knows by
+/// their spelling; `None` when it fits or the type is not one of those.
+fn misfit(param: &Param, value: &serde_json::Value) -> Option<String> {
+    if let ParamKind::Model { field_attrs, .. } = &param.kind
+        && SerdeField::read(field_attrs).custom
+    {
+        return None;
+    }
+    let problem = fits(&param.ty, value)?;
+    let mut message = format!("{problem}, but the parameter is `{}`", type_text(&param.ty));
+    if let Some(expected) = expected(&param.ty) {
+        let _ = write!(message, ": write {expected}");
+    }
+    Some(message)
+}
+
+/// What JSON fills `ty` (spelled as a standard type), in words.
+fn expected(ty: &syn::Type) -> Option<String> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let segment = path.path.segments.last()?;
+    let inner = match &segment.arguments {
+        syn::PathArguments::AngleBracketed(arguments) => match arguments.args.first()? {
+            syn::GenericArgument::Type(inner) => Some(inner),
+            _ => None,
+        },
+        _ => None,
+    };
+    Some(match (segment.ident.to_string().as_str(), inner) {
+        ("Option", Some(inner)) => format!("{}, or `null`", expected(inner)?),
+        ("Vec", Some(inner)) => format!("a list of which each item is {}", expected(inner)?),
+        ("String", None) => "a string, like `\"text\"`".to_owned(),
+        ("bool", None) => "`true` or `false`".to_owned(),
+        ("f32" | "f64", None) => "a number, like `2.5`".to_owned(),
+        ("u8" | "u16" | "u32" | "u64" | "usize", None) => {
+            "a whole number from 0, like `3`".to_owned()
+        }
+        ("i8" | "i16" | "i32" | "i64" | "isize", None) => "a whole number, like `3`".to_owned(),
+        _ => return None,
+    })
+}
+
+/// Why `value` is not JSON of type `ty` (spelled as a standard type), like "is a
+/// string"; `None` when it is, or `ty` is not spelled as a standard type.
+fn fits(ty: &syn::Type, value: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    if path.qself.is_some() || path.path.leading_colon.is_some() || path.path.segments.len() != 1 {
+        return None;
+    }
+    let segment = &path.path.segments[0];
+    let name = segment.ident.to_string();
+    let inner = match &segment.arguments {
+        syn::PathArguments::None => None,
+        syn::PathArguments::AngleBracketed(arguments) if arguments.args.len() == 1 => {
+            match &arguments.args[0] {
+                syn::GenericArgument::Type(inner) => Some(inner),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let is = |value: &Value| format!("is {}", json_kind(value));
+    match (name.as_str(), inner) {
+        ("Option", Some(inner)) => match value {
+            Value::Null => None,
+            _ => fits(inner, value),
+        },
+        ("Vec", Some(inner)) => match value {
+            Value::Array(items) => items.iter().enumerate().find_map(|(index, item)| {
+                fits(inner, item).map(|problem| format!("has an item {} that {problem}", index + 1))
+            }),
+            _ => Some(is(value)),
+        },
+        ("String", None) => (!value.is_string()).then(|| is(value)),
+        ("bool", None) => (!value.is_boolean()).then(|| is(value)),
+        ("f32" | "f64", None) => (!value.is_number()).then(|| is(value)),
+        (integer, None) => {
+            let (low, high): (i128, i128) = match integer {
+                "u8" => (0, u8::MAX.into()),
+                "u16" => (0, u16::MAX.into()),
+                "u32" => (0, u32::MAX.into()),
+                "u64" | "usize" => (0, u64::MAX.into()),
+                "i8" => (i8::MIN.into(), i8::MAX.into()),
+                "i16" => (i16::MIN.into(), i16::MAX.into()),
+                "i32" => (i32::MIN.into(), i32::MAX.into()),
+                "i64" | "isize" => (i64::MIN.into(), i64::MAX.into()),
+                _ => return None,
+            };
+            let whole = value
+                .as_i64()
+                .map(i128::from)
+                .or_else(|| value.as_u64().map(i128::from));
+            match whole {
+                Some(number) if (low..=high).contains(&number) => None,
+                Some(number) => Some(format!("is {number}, out of the type's range")),
+                None if value.is_number() => Some(format!("is {value}, not a whole number")),
+                None => Some(is(value)),
+            }
+        }
+        _ => None,
     }
 }
 

@@ -54,6 +54,7 @@ pub(crate) fn check<'a>(
     attr::check_confirm(attr, func, errors);
     attr::check_examples(attr, func, errors);
     params::check_json_names(func, errors);
+    params::check_currency(func, errors);
     attr::check_required(attr, errors);
     Some(Checked {
         name,

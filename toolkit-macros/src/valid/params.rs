@@ -59,6 +59,61 @@ pub(crate) fn check_each(func: &ToolFn, errors: &mut Ctxt) {
     }
 }
 
+/// `#[schemars(extend("x-currency" = ..))]` says a parameter is an amount in the
+/// currency's minor unit (cents), which the inbox shows as `12.34 EUR`: a whole
+/// number. On any other type every provider would be sent a schema that says one
+/// thing and means another.
+pub(crate) fn check_currency(func: &ToolFn, errors: &mut Ctxt) {
+    for param in func.model_params() {
+        let ParamKind::Model { field_attrs, .. } = &param.kind else {
+            continue;
+        };
+        for attr in field_attrs
+            .iter()
+            .filter(|attr| attr.path().is_ident("schemars"))
+        {
+            let Some(keyword) = find_literal(attr.to_token_stream(), "\"x-currency\"") else {
+                continue;
+            };
+            let inner = option_inner(&param.ty).unwrap_or_else(|| param.ty.clone());
+            let integer = matches!(
+                type_text(&inner).as_str(),
+                "u8" | "u16"
+                    | "u32"
+                    | "u64"
+                    | "u128"
+                    | "usize"
+                    | "i8"
+                    | "i16"
+                    | "i32"
+                    | "i64"
+                    | "i128"
+                    | "isize"
+            );
+            if !integer {
+                errors.error(
+                    keyword,
+                    format!(
+                        "`x-currency` marks an amount in the currency's minor unit (cents, for EUR or USD), a whole number, and `{}` is `{}`; take the amount as an integer of minor units, like `{}: i64`",
+                        unraw(&param.ident),
+                        type_text(&param.ty),
+                        unraw(&param.ident)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// The first literal spelled `text` in `tokens`, groups included.
+fn find_literal(tokens: TokenStream, text: &str) -> Option<proc_macro2::Literal> {
+    tokens.into_iter().find_map(|token| match token {
+        proc_macro2::TokenTree::Literal(literal) if literal.to_string() == text => Some(literal),
+        proc_macro2::TokenTree::Group(group) => find_literal(group.stream(), text),
+        _ => None,
+    })
+}
+
 /// Two parameters the model would fill under one JSON name could never both be
 /// given: every call would fail.
 pub(crate) fn check_json_names(func: &ToolFn, errors: &mut Ctxt) {
@@ -219,6 +274,24 @@ fn owned_of_borrowed(borrowed: &Type) -> Type {
         }
         elem => owned(elem),
     }
+}
+
+/// `T` of an `Option<T>`.
+fn option_inner(ty: &Type) -> Option<Type> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let segment = path.path.segments.last()?;
+    if segment.ident != "Option" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(arguments) = &segment.arguments else {
+        return None;
+    };
+    arguments.args.iter().find_map(|argument| match argument {
+        GenericArgument::Type(ty) => Some(ty.clone()),
+        _ => None,
+    })
 }
 
 /// `T` of a `Cow<'_, T>`.

@@ -1,4 +1,5 @@
-//! `#[tool]` inside an `impl` or a `trait`: a tool is a free function.
+//! `#[tool]` inside an `impl` or a `trait`: a tool is a free function. Written
+//! through `cfg_attr`, it is the same one error.
 
 use toolkit::tool;
 
@@ -8,6 +9,16 @@ impl Tasks {
     /// Get tasks.
     #[tool(scope = shared, tier = auto)]
     fn get_tasks() {}
+}
+
+struct Reports;
+
+impl Reports {
+    /// Get reports.
+    #[cfg_attr(all(), tool(scope = shared, tier = auto))]
+    fn get_reports() -> u32 {
+        2
+    }
 }
 
 trait Notes {
@@ -20,4 +31,5 @@ trait Notes {
 
 fn main() {
     let _ = Tasks;
+    let _ = Reports;
 }

@@ -38,6 +38,33 @@ pub trait InlineDecider: Send + Sync {
     }
 }
 
+/// Renamed [`InlineDecider`] ("approver" names the people who decide in the
+/// inbox); a type that implements this one implements that one.
+#[doc(hidden)]
+#[deprecated(
+    note = "renamed `toolkit::approval::InlineDecider` (set with `Approvals::inline_decider`)"
+)]
+pub trait Approver: Send + Sync {
+    /// As [`InlineDecider::decide`].
+    fn decide<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        ctx: &'a Context,
+    ) -> Pin<Box<dyn Future<Output = Option<Decision>> + Send + 'a>>;
+}
+
+#[allow(deprecated)]
+#[diagnostic::do_not_recommend]
+impl<T: Approver> InlineDecider for T {
+    fn decide<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        ctx: &'a Context,
+    ) -> Pin<Box<dyn Future<Output = Option<Decision>> + Send + 'a>> {
+        Approver::decide(self, pending, ctx)
+    }
+}
+
 impl Approvals {
     /// Checks a pending approval's signature and expiry against this process's
     /// clock (before showing it to a human, say).

@@ -110,6 +110,8 @@ pub use sqlite::SqliteApprovalStore;
 
 pub use crate::context::CallId;
 pub use confirm::Confirmation;
+#[allow(deprecated)]
+pub use decide::Approver;
 pub use decide::InlineDecider;
 pub use error::ApprovalError;
 pub use key::{ApprovalKey, ApprovalKeyError, canonical_json, digest};
@@ -247,6 +249,16 @@ impl Approvals {
     pub fn inline_decider(mut self, decider: impl InlineDecider + 'static) -> Self {
         self.inline_decider = Some(Arc::new(decider));
         self
+    }
+
+    /// Renamed [`Approvals::inline_decider`].
+    #[doc(hidden)]
+    #[deprecated(
+        note = "renamed `Approvals::inline_decider` (the trait is now `toolkit::approval::InlineDecider`)"
+    )]
+    #[must_use]
+    pub fn approver(self, decider: impl InlineDecider + 'static) -> Self {
+        self.inline_decider(decider)
     }
 
     /// Who may decide a call: asked on every path (the inbox, an MCP client's own

@@ -67,7 +67,7 @@ pub trait ApprovalStore: Send + Sync {
     fn now(&self) -> StoreFuture<'_, u64>;
 
     /// Whether the store can take a write now: what a readiness check
-    /// ([`Health`](crate::serving::Health)) asks. By default it reads the clock
+    /// (`serving::Health`, features `mcp` and `inbox`) asks. By default it reads the clock
     /// ([`now`](Self::now)), which is a query for a database whose clock it is; a
     /// store whose clock is the process's checks its database itself (the `SQLite`
     /// store takes and gives back the write lock).

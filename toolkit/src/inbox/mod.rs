@@ -48,15 +48,120 @@
 //!
 //! Pages: `GET /` (waiting, 50 to a page, newest first; `?before=` names where the
 //! page before ended, as its link to older calls does), `POST /edit` (the edit
-//! form), `POST /decide`, `GET /decisions` (the audit list). JSON:
-//! `GET /api/pending` (a page: `more`, and `before` for the next; an item whose
-//! arguments are longer than 16 KiB comes with `arguments: null` and
-//! `arguments_cut` giving their length and start, as the store's query cut them;
-//! `?principal=..&call_id=..` gives that one call whole; `may_decide` is `false`
-//! and `refused` says why where the page's card shows no buttons: the call cannot
-//! be decided, or the approvals' policy leaves it to someone else),
-//! `POST /api/decide` (`x-csrf-token` header, from `/api/pending`),
-//! `GET /api/decisions`.
+//! form), `POST /decide`, `GET /decisions` (the audit list).
+//!
+//! # The JSON API
+//!
+//! The same inbox for a client of the application's own (a mobile app, a chat
+//! bot): the same [`Authenticate`] hook says who is asking, the same [`Policy`]
+//! says what they may see, and a decision goes through the same checks as the
+//! page's. Paths are relative to where the router is mounted. Every answer is
+//! `application/json`; times are Unix seconds.
+//!
+//! ## `GET /api/pending`
+//!
+//! The calls waiting that the approver may decide, newest first, 50 to a page:
+//!
+//! ```json
+//! {
+//!   "approver": "ada",
+//!   "csrf_token": "…",
+//!   "pending": [
+//!     {
+//!       "pending": {"call_id": "c1", "principal": "user:ada", "view": "assistant",
+//!                   "tool": "delete_pages", "arguments": {"id": 3},
+//!                   "digest": "sha256:…", "requested_at": 1764400000,
+//!                   "expires_at": 1764403600, "signature": "…"},
+//!       "arguments_cut": null,
+//!       "tool": {"name": "delete_pages", "title": "Delete pages",
+//!                "description": "…", "group": "pages", "tier": "approve"},
+//!       "parameters": [{"name": "id", "description": "The page.", "required": true}],
+//!       "preview": {"message": "…", "items": ["…"]},
+//!       "may_decide": true,
+//!       "refused": null
+//!     }
+//!   ],
+//!   "more": false,
+//!   "before": null
+//! }
+//! ```
+//!
+//! - `csrf_token`: the token `POST /api/decide` must carry, bound to this
+//!   approver.
+//! - `pending`: each item's `pending` is the signed
+//!   [`PendingApproval`], sent back as it is to
+//!   decide it. `view` is absent when the call came through a view without a label.
+//! - `arguments_cut`: `null`, or `{"bytes", "start"}` when the arguments' JSON is
+//!   over 16 KiB. Then `pending.arguments` is `null`, and `bytes` and `start` give
+//!   their length and first characters. `?principal=..&call_id=..` gives that one
+//!   call whole (a list of one, or of none when it is not waiting or not yours).
+//! - `tool.group` and `tool.title`: `null` when the tool has none.
+//! - `preview`: `null` unless [`Inbox::preview`] gives one, and never for a cut
+//!   item.
+//! - `may_decide` and `refused`: what the page's card says in place of its
+//!   buttons. `may_decide` is `false` when the call cannot be decided, and
+//!   `refused` then says why in words for the approver:
+//!   - the pending approval fails its signature or digest check;
+//!   - or the approvals' own [policy](crate::approval::Approvals::policy) leaves
+//!     the call to someone else, as it does for the approver's own call of a tool
+//!     others decide.
+//!
+//!   A call the [`Policy`] refuses is not listed at all.
+//! - `more` and `before`: when `more` is `true`, ask for
+//!   `?before=<before>` (URL-encoded) to get the next page.
+//!
+//! ## `POST /api/decide`
+//!
+//! Headers: `x-csrf-token: <csrf_token>` and `content-type: application/json`.
+//! The body is the `pending` object as listed, and one decision:
+//!
+//! ```json
+//! {"pending": {"call_id": "c1", "…": "…"}, "decision": "approve"}
+//! {"pending": {"…": "…"}, "decision": {"approve_with": {"id": 4}}}
+//! {"pending": {"…": "…"}, "decision": {"deny": "not this page, the draft"}}
+//! ```
+//!
+//! Unknown fields are refused. `approve_with` arguments are checked as the call
+//! will be. A denial needs a reason, which the model reads. The answer is
+//! `{"approval": {..}}`, the signed [`Approval`] (`call_id`, `principal`, `tool`,
+//! `arguments`, `digest`, `verdict`: `approved`, `approved_with_edits` or
+//! `denied`, `message`, `decided_at`, `expires_at`, `decided_by`, `signature`).
+//! [`Inbox::on_decision`] is called with the same approval.
+//!
+//! ## `GET /api/decisions`
+//!
+//! The decisions the approver may see, newest first (at most 100), as
+//! `{"decisions": [{"call_id", "principal", "tool", "verdict", "digest",
+//! "message", "decided_by", "decided_at", "run"}]}`. `run` is `null` until a run
+//! of the call ended (and for a denial); otherwise it is
+//! `{"attempt", "done", "ended_at", "outcome"}`. With
+//! `?principal=..&call_id=..`, it holds the one decision on that call, or none.
+//!
+//! ## Errors
+//!
+//! A refusal is `{"error": {"kind": "...", "message": "..."}}`, with
+//! `"problems": [{"path", "message"}]` for invalid arguments. The message says
+//! what happened and whether anything ran.
+//!
+//! | status | `kind` | when |
+//! |---|---|---|
+//! | 401 | `unauthenticated` | the [`Authenticate`] hook knows nobody |
+//! | 400 | `malformed` | a body that is not a decision, a `before` or a query that does not parse |
+//! | 403 | `bad_csrf_token` | no `x-csrf-token`, someone else's or a stale one, or a request from another site (`Sec-Fetch-Site`) |
+//! | 404 | `not_found` | no such call, or one the [`Policy`] does not show this approver: the same answer, so the API reveals nothing |
+//! | 422 | `reason_required` | a denial with an empty reason |
+//! | 422 | `invalid_arguments` | `approve_with` arguments the call would refuse; `problems` lists each |
+//! | 400 | `tampered` | a pending approval whose signature or digest fails: not the call that was asked |
+//! | 410 | `expired` | too late to decide |
+//! | 409 | `already_decided` | another approver was first (the message names them), or the call already ended |
+//! | 403 | `not_allowed` | the approvals' [policy](crate::approval::Approvals::policy) leaves this call to someone else |
+//! | 503 | `store_failed` | the approval store did not answer; the message says what is known of the call |
+//! | 400 | `refused` | any other refusal of the approvals |
+//!
+//! Outside these, the router's edges answer on their own: a body over the limit
+//! (eight times the registry's argument limit, plus 64 KiB) gets axum's 413, and
+//! a `Host` that [`Inbox::allowed_hosts`] does not name is refused before any
+//! handler runs.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -267,7 +372,7 @@ impl Inbox {
     /// The `Host` names (or `host:port`) requests may carry, instead of the
     /// loopback names (`localhost`, `127.0.0.1`, `::1`) accepted by default: the
     /// same rule, and usually the same names, as
-    /// [`McpHttp::allowed_hosts`](crate::mcp::McpHttp::allowed_hosts). Any other
+    /// `mcp::McpHttp::allowed_hosts` (feature `mcp`). Any other
     /// `Host` is answered 403 before anything is read, which keeps a page on a
     /// rebound name from reading the inbox or deciding in it. An empty list keeps
     /// the names already set. See [`AllowedHosts`](crate::serving::AllowedHosts).

@@ -28,7 +28,7 @@ pub struct Caller<'a> {
     /// The HTTP request's headers; `None` over stdio.
     pub headers: Option<&'a ::http::HeaderMap>,
     /// The HTTP request's extensions (what middleware attached, like the verified
-    /// access token of [`Caller::token`]); `None` over stdio.
+    /// access token of `Caller::token`, feature `oauth`); `None` over stdio.
     pub extensions: Option<&'a ::http::Extensions>,
 }
 
@@ -140,7 +140,7 @@ pub enum AccessError {
     #[error("{0}")]
     View(#[from] ViewError),
     /// The hook needs the request's verified access token
-    /// ([`Caller::token`](crate::mcp::Caller::token), feature `oauth`) and the
+    /// (`Caller::token`, feature `oauth`) and the
     /// request has none: the hook serves an endpoint that is not an OAuth endpoint.
     #[error("the OAuth endpoint passed a request without a verified token")]
     NoVerifiedToken,

@@ -33,7 +33,7 @@ use crate::serving::{AllowedHosts, HttpLimits};
 ///   stateless transport drops cancellations).
 /// - Only loopback `Host` headers are accepted unless [`McpHttp::allowed_hosts`]
 ///   says otherwise ([`AllowedHosts`], the guard against DNS rebinding that the
-///   [inbox](crate::inbox) applies too).
+///   inbox (feature `inbox`) applies too).
 #[must_use]
 pub struct McpHttp {
     access: Arc<dyn Access>,
@@ -133,7 +133,7 @@ impl McpHttp {
     /// loopback names (`localhost`, `127.0.0.1`, `::1`) accepted by default: set
     /// it to the public names of a deployed server (and the loopback names too,
     /// if local clients call it). The host of each
-    /// [`oauth_endpoint`](Self::oauth_endpoint)'s resource URL is accepted as
+    /// `oauth_endpoint`'s (feature `oauth`) resource URL is accepted as
     /// well. Any other `Host` is answered 403 before the request is read, which
     /// stops DNS rebinding.
     ///

@@ -77,6 +77,14 @@ mod task;
 mod views;
 
 pub use access::{Access, AccessError, Caller, FilteredRegistry, Grant, ToolSet};
+
+/// Renamed [`FilteredRegistry`] (`route::Selection` is the tools a router chose
+/// for one request, a different thing).
+#[doc(hidden)]
+#[deprecated(
+    note = "renamed `toolkit::mcp::FilteredRegistry` (`toolkit::route::Selection` is a router's choice, a different thing)"
+)]
+pub type Selection = FilteredRegistry;
 #[cfg(feature = "mcp-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-client")))]
 pub use external::{

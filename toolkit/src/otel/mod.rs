@@ -12,9 +12,8 @@
 //! # What is recorded
 //!
 //! **A span per MCP request or notification** the server receives, whatever the
-//! method (served by [`McpHttp`](crate::mcp::McpHttp) and
-//! [`McpServer::serve_stdio`](crate::mcp::McpServer::serve_stdio), or any rmcp
-//! service wrapped in [`McpSpans`]): kind `SERVER`, named `{mcp.method.name}
+//! method (served by `mcp::McpHttp` and `mcp::McpServer::serve_stdio`, with
+//! feature `mcp`, or any rmcp service wrapped in `otel::McpSpans`): kind `SERVER`, named `{mcp.method.name}
 //! {target}` (`tools/call get_tasks`, `tools/list`, `ping`), with `mcp.method.name`,
 //! `jsonrpc.request.id`, `mcp.protocol.version`, `network.transport` (`tcp` over
 //! HTTP, `pipe` over stdio), `network.protocol.name` (`http`), and for `tools/call`

@@ -515,31 +515,52 @@ impl Thresholds {
         }
     }
 
-    /// recall@1 at least `value` (0..=1).
+    /// recall@1 at least `value`, a fraction from 0 to 1 (`0.9` for 90%).
     #[must_use]
-    pub const fn recall_at_1(mut self, value: f64) -> Self {
-        self.recall_at_1 = Some(value);
+    pub fn recall_at_1(mut self, value: impl Fraction) -> Self {
+        self.recall_at_1 = Some(value.fraction());
         self
     }
 
-    /// recall@k at least `value`.
+    /// recall@k at least `value`, a fraction from 0 to 1 (`0.9` for 90%).
     #[must_use]
-    pub const fn recall_at_k(mut self, value: f64) -> Self {
-        self.recall_at_k = Some(value);
+    pub fn recall_at_k(mut self, value: impl Fraction) -> Self {
+        self.recall_at_k = Some(value.fraction());
         self
     }
 
-    /// MRR at least `value`.
+    /// MRR at least `value`, from 0 to 1.
     #[must_use]
-    pub const fn mrr(mut self, value: f64) -> Self {
-        self.mrr = Some(value);
+    pub fn mrr(mut self, value: impl Fraction) -> Self {
+        self.mrr = Some(value.fraction());
         self
     }
 
-    /// Abstention on "none" cases at least `value`.
+    /// Abstention on "none" cases at least `value`, a fraction from 0 to 1 (`0.75`
+    /// for 75%).
     #[must_use]
-    pub const fn abstention(mut self, value: f64) -> Self {
-        self.abstention = Some(value);
+    pub fn abstention(mut self, value: impl Fraction) -> Self {
+        self.abstention = Some(value.fraction());
+        self
+    }
+}
+
+/// A threshold's value: a fraction from 0 to 1, written as an `f64` (`0.9` for
+/// 90%). A percent written as an integer (`recall_at_1(90)`) does not compile,
+/// with a message that says so; one written as a float (`90.0`) fails
+/// [`SelectionReport::check`] with a message that says so, never passes nor fails
+/// silently.
+#[diagnostic::on_unimplemented(
+    message = "a selection threshold is a fraction from 0 to 1, like `0.9` for 90%, not `{Self}`",
+    label = "write a fraction from 0 to 1, like `0.9` for 90%"
+)]
+pub trait Fraction {
+    /// The value as written.
+    fn fraction(self) -> f64;
+}
+
+impl Fraction for f64 {
+    fn fraction(self) -> f64 {
         self
     }
 }
@@ -598,6 +619,17 @@ impl SelectionReport {
         ];
         for (name, value, threshold, as_percent) in figures {
             if let Some(threshold) = threshold
+                && !(0.0..=1.0).contains(&threshold)
+            {
+                let meant = if (1.0..=100.0).contains(&threshold) {
+                    format!("; write `{}` for {threshold}%", threshold / 100.0)
+                } else {
+                    String::new()
+                };
+                failures.push(format!(
+                    "the {name} threshold {threshold} is not a fraction from 0 to 1{meant}"
+                ));
+            } else if let Some(threshold) = threshold
                 && value < threshold
             {
                 failures.push(if as_percent {
@@ -1223,6 +1255,34 @@ mod tests {
             "tool selection got worse:\n  recall@1 37.5% is under 90.0%\n  MRR 0.625 is under 0.990\n  abstention 50.0% is under 100.0%\n4 cases expecting tools"
         ));
         assert!(report.check(&Thresholds::new().recall_at_k(0.5)).is_ok());
+    }
+
+    #[test]
+    fn a_threshold_written_as_a_percent_fails_with_the_fraction_it_meant() {
+        let set = SelectionSet::from_toml(SET).unwrap();
+        let report = evaluate_blocking(&router(), &set, 3);
+        let failure = report
+            .check(
+                &Thresholds::new()
+                    .recall_at_1(90.0)
+                    .mrr(-0.5)
+                    .recall_at_k(0.5),
+            )
+            .unwrap_err();
+        assert_eq!(
+            failure.failures,
+            [
+                "the recall@1 threshold 90 is not a fraction from 0 to 1; write `0.9` for 90%",
+                "the MRR threshold -0.5 is not a fraction from 0 to 1"
+            ]
+        );
+        // Even a report that would meet 0.9 fails on 90.0: the slip never passes.
+        let perfect = SelectionReport {
+            recall_at_1: 1.0,
+            ..report.clone()
+        };
+        assert!(perfect.check(&Thresholds::new().recall_at_1(90.0)).is_err());
+        assert!(perfect.check(&Thresholds::new().recall_at_1(0.9)).is_ok());
     }
 
     #[test]
