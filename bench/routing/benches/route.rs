@@ -3,7 +3,7 @@
 //! (`toolkit::testing::evaluate_blocking`).
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use toolkit::route::{Catalog, CatalogEntry, LexicalRouter, ParamEntry, PlainBm25, RouteRequest};
+use toolkit::route::{Catalog, LexicalRouter, PlainBm25, RouteRequest};
 use toolkit::testing::{Expected, SelectionCase, SelectionSet, evaluate_blocking};
 
 fn catalog() -> Catalog {

@@ -16,7 +16,7 @@
 //! build time and the cost per message.
 //!
 //! The application names the files: a directory with the encoder's
-//! `tokenizer.json` (BERT WordPiece, uncased) and `static.safetensors` (the
+//! `tokenizer.json` (BERT `WordPiece`, uncased) and `static.safetensors` (the
 //! F32 tensor `embeddings`, one row per token). `scripts/embeddings.sh` makes
 //! the second from the first and the encoder's `model.safetensors`, with
 //! numpy; nothing is downloaded at run time.
@@ -41,7 +41,7 @@ pub enum EmbeddingError {
         #[source]
         source: std::io::Error,
     },
-    /// `tokenizer.json` is not a WordPiece tokenizer's.
+    /// `tokenizer.json` is not a `WordPiece` tokenizer's.
     #[error("`tokenizer.json` is not a WordPiece tokenizer: {0}")]
     Tokenizer(String),
     /// The table is not a safetensors file with an F32 `embeddings` tensor of
@@ -59,7 +59,7 @@ const MAX_WORD_CHARS: usize = 100;
 /// the part read.
 pub const MAX_MESSAGE_TOKENS: usize = 4096;
 
-/// A static token-embedding table and the WordPiece tokenizer of its encoder.
+/// A static token-embedding table and the `WordPiece` tokenizer of its encoder.
 pub struct StaticEmbeddings {
     vocab: HashMap<String, u32>,
     unknown: u32,
