@@ -29,12 +29,12 @@ pub struct SelectionComparison {
     /// (Anthropic's `tool_search_tool_bm25` indexes the same two fields of
     /// deferred tools; there the model writes the query).
     pub provider_search: SelectionReport,
-    /// The [`EmbeddingRouter`](crate::route::embedding::EmbeddingRouter) over the
+    /// The `route::embedding::EmbeddingRouter` over the
     /// catalog: meaning alone. `None` unless embeddings were given
     /// (`compare_selection_with_embeddings`, feature `embeddings`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embedding: Option<SelectionReport>,
-    /// The [`HybridRouter`](crate::route::embedding::HybridRouter): words and
+    /// The `route::embedding::HybridRouter`: words and
     /// meaning fused. `None` unless embeddings were given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hybrid: Option<SelectionReport>,
