@@ -39,7 +39,7 @@
 //! (a [`Forward`]) is not kept: it lives in the registry and goes with it.
 
 use std::collections::HashMap;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -95,6 +95,50 @@ where
     fn forward<'a>(&'a self, arguments: Map<String, Value>, ctx: &'a Context) -> CallFuture<'a> {
         Box::pin(self(arguments, ctx))
     }
+}
+
+/// Writes `name` with `[A-Za-z0-9_]` kept and every other byte as `-` and two
+/// lowercase hex digits (`files.read` -> `files-2eread`): how a tool named by
+/// another server (an external MCP server's `get-bilibili-rank`) fits every
+/// provider's name rule. [`unescape_name`] reverses it; the router reads a
+/// runtime tool's name through it, so `get-2dbilibili-2drank` is indexed as
+/// get, bilibili, rank.
+#[must_use]
+pub fn escape_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for byte in name.bytes() {
+        if byte.is_ascii_alphanumeric() || byte == b'_' {
+            out.push(char::from(byte));
+        } else {
+            // Writing to a `String` can't fail.
+            let _ = write!(out, "-{byte:02x}");
+        }
+    }
+    out
+}
+
+/// The inverse of [`escape_name`]; `None` for text `escape_name` never writes.
+#[must_use]
+pub fn unescape_name(escaped: &str) -> Option<String> {
+    let mut bytes = Vec::with_capacity(escaped.len());
+    let mut rest = escaped.as_bytes();
+    while let Some((&first, tail)) = rest.split_first() {
+        if first == b'-' {
+            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
+            let byte = u8::from_str_radix(hex, 16).ok()?;
+            if byte.is_ascii_alphanumeric() || byte == b'_' || hex != format!("{byte:02x}") {
+                return None;
+            }
+            bytes.push(byte);
+            rest = &tail[2..];
+        } else if first.is_ascii_alphanumeric() || first == b'_' {
+            bytes.push(first);
+            rest = tail;
+        } else {
+            return None;
+        }
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// A tool defined at run time, ready to join a registry
@@ -345,7 +389,7 @@ struct Interned {
 static INTERNED: OnceLock<Mutex<Interned>> = OnceLock::new();
 
 /// Where runtime tools say they come from (a collision between two of them names it).
-const RUNTIME_LOCATION: Location = Location {
+pub(crate) const RUNTIME_LOCATION: Location = Location {
     file: "<runtime>",
     line: 0,
     module_path: "<runtime>",

@@ -40,6 +40,8 @@ use std::fmt;
 mod compare;
 mod selection;
 
+#[cfg(feature = "embeddings")]
+pub use compare::compare_selection_with_embeddings;
 pub use compare::{
     SelectionComparison, compare_selection, selection_command, selection_command_main,
 };

@@ -113,12 +113,7 @@ impl Tool {
     /// The verb of the tool's name (`get` in `get_tasks`, `browse` in `browseImages`).
     #[must_use]
     pub fn verb(&self) -> &'static str {
-        let name = self.name;
-        let end = name
-            .char_indices()
-            .find(|&(i, c)| c == '_' || c == '-' || (i > 0 && c.is_ascii_uppercase()))
-            .map_or(name.len(), |(i, _)| i);
-        &name[..end]
+        leading_word(self.name)
     }
 
     /// The first paragraph of the description: a one-line summary for catalogs.
@@ -167,4 +162,14 @@ pub trait ToolHandle {
     const TIER: Tier;
     /// The tool's static definition.
     fn definition() -> &'static Tool;
+}
+
+/// The first word of a tool's name, which [`Tool::verb`] reads as its verb: up to
+/// the first `_`, `-` or capital after the first letter.
+pub(crate) fn leading_word(name: &str) -> &str {
+    let end = name
+        .char_indices()
+        .find(|&(i, c)| c == '_' || c == '-' || (i > 0 && c.is_ascii_uppercase()))
+        .map_or(name.len(), |(i, _)| i);
+    &name[..end]
 }

@@ -3,93 +3,11 @@
 //! (`toolkit::testing::evaluate_blocking`).
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use toolkit::route::{Catalog, CatalogEntry, LexicalRouter, ParamEntry, PlainBm25, RouteRequest};
+use toolkit::route::{Catalog, LexicalRouter, PlainBm25, RouteRequest};
 use toolkit::testing::{Expected, SelectionCase, SelectionSet, evaluate_blocking};
 
-/// 1,000 made-up tools with realistic words: a verb, one or two nouns, a
-/// three-sentence description and three parameters, from a fixed pseudo-random
-/// sequence (the same catalog every run).
 fn catalog() -> Catalog {
-    const VERBS: [&str; 7] = ["get", "create", "update", "delete", "search", "set", "link"];
-    const NOUNS: [&str; 40] = [
-        "task",
-        "reminder",
-        "schedule",
-        "memory",
-        "email",
-        "contact",
-        "invoice",
-        "order",
-        "product",
-        "customer",
-        "ticket",
-        "page",
-        "post",
-        "image",
-        "section",
-        "entry",
-        "campaign",
-        "report",
-        "payment",
-        "refund",
-        "shipment",
-        "warehouse",
-        "employee",
-        "meeting",
-        "calendar",
-        "document",
-        "folder",
-        "comment",
-        "review",
-        "subscription",
-        "coupon",
-        "playlist",
-        "song",
-        "flight",
-        "hotel",
-        "booking",
-        "weather",
-        "stock",
-        "portfolio",
-        "device",
-    ];
-    const WORDS: [&str; 24] = [
-        "the", "current", "user", "account", "by", "id", "with", "optional", "filters", "returns",
-        "a", "list", "of", "matching", "items", "newest", "first", "for", "given", "date", "range",
-        "and", "status", "region",
-    ];
-    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = |bound: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        usize::try_from(state % bound as u64).unwrap_or(0)
-    };
-    let entries = (0..1000).map(|i| {
-        let verb = VERBS[next(VERBS.len())];
-        let (a, b) = (NOUNS[next(NOUNS.len())], NOUNS[next(NOUNS.len())]);
-        let sentence = |next: &mut dyn FnMut(usize) -> usize| {
-            (0..12)
-                .map(|_| WORDS[next(WORDS.len())])
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        let description = format!(
-            "{verb} {a} {b}s. {}. {}.",
-            sentence(&mut next),
-            sentence(&mut next)
-        );
-        let mut entry = CatalogEntry::new(format!("{verb}_{a}_{b}s_{i}"), description);
-        entry.group = Some(a.to_owned());
-        entry.params = (0..3)
-            .map(|_| ParamEntry {
-                name: format!("{}_{}", NOUNS[next(NOUNS.len())], WORDS[next(WORDS.len())]),
-                description: sentence(&mut next),
-            })
-            .collect();
-        entry
-    });
-    Catalog::new(entries.collect::<Vec<_>>())
+    routing_bench::synthetic_catalog(1000)
 }
 
 fn bench(c: &mut Criterion) {

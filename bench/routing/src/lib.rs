@@ -33,6 +33,34 @@ pub const HELDOUT2_JSON: &str = include_str!("../data/heldout2.json");
 /// messages) to grow the word tables without reading the held-out set.
 pub const FRESH_JSON: &str = include_str!("../data/fresh.json");
 
+/// The tools of 21 published MCP servers (npm and PyPI), listed over stdio by
+/// `scripts/mcp_catalog.sh` and named as `ExternalServer` offers them.
+pub const MCP_SERVERS_JSON: &str = include_str!("../data/mcp_servers.json");
+
+/// Tasks for [`MCP_SERVERS_JSON`], written for this catalog before any router
+/// was run on them (kinds: `plain`, `meaning`: no word shared with the tool,
+/// `file`: a file name or path, `multi`: several steps). A tuning set.
+pub const MCP_TASKS_JSON: &str = include_str!("../data/mcp_tasks.json");
+
+/// The MCP servers' catalog ([`MCP_SERVERS_JSON`]).
+///
+/// # Panics
+/// If `data/mcp_servers.json` is broken (a test reads it).
+#[must_use]
+pub fn mcp_catalog() -> Catalog {
+    Catalog::from_json(MCP_SERVERS_JSON)
+        .expect("data/mcp_servers.json is a JSON array of catalog entries")
+}
+
+/// The MCP servers' tasks ([`MCP_TASKS_JSON`]).
+///
+/// # Panics
+/// If `data/mcp_tasks.json` is broken (a test reads it).
+#[must_use]
+pub fn mcp_cases() -> Vec<Case> {
+    serde_json::from_str(MCP_TASKS_JSON).expect("data/mcp_tasks.json is a JSON array of cases")
+}
+
 /// A third tuning set, as JSON, in two parts by two writers: messages written
 /// from the catalogs and the use cases by people who had not seen the router,
 /// after the second held-out set showed the tables tuned on the first two sets
@@ -378,4 +406,126 @@ impl Bfcl {
             cases,
         })
     }
+}
+
+/// `count` made-up tools with realistic words: a verb, one or two nouns, a
+/// three-sentence description and three parameters, from a fixed pseudo-random
+/// sequence (the same catalog every run). The benches' catalog.
+#[must_use]
+pub fn synthetic_catalog(count: usize) -> Catalog {
+    const VERBS: [&str; 7] = ["get", "create", "update", "delete", "search", "set", "link"];
+    const NOUNS: [&str; 40] = [
+        "task",
+        "reminder",
+        "schedule",
+        "memory",
+        "email",
+        "contact",
+        "invoice",
+        "order",
+        "product",
+        "customer",
+        "ticket",
+        "page",
+        "post",
+        "image",
+        "section",
+        "entry",
+        "campaign",
+        "report",
+        "payment",
+        "refund",
+        "shipment",
+        "warehouse",
+        "employee",
+        "meeting",
+        "calendar",
+        "document",
+        "folder",
+        "comment",
+        "review",
+        "subscription",
+        "coupon",
+        "playlist",
+        "song",
+        "flight",
+        "hotel",
+        "booking",
+        "weather",
+        "stock",
+        "portfolio",
+        "device",
+    ];
+    const WORDS: [&str; 24] = [
+        "the", "current", "user", "account", "by", "id", "with", "optional", "filters", "returns",
+        "a", "list", "of", "matching", "items", "newest", "first", "for", "given", "date", "range",
+        "and", "status", "region",
+    ];
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = |bound: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        usize::try_from(state % bound as u64).unwrap_or(0)
+    };
+    let entries = (0..count).map(|i| {
+        let verb = VERBS[next(VERBS.len())];
+        let (a, b) = (NOUNS[next(NOUNS.len())], NOUNS[next(NOUNS.len())]);
+        let sentence = |next: &mut dyn FnMut(usize) -> usize| {
+            (0..12)
+                .map(|_| WORDS[next(WORDS.len())])
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let description = format!(
+            "{verb} {a} {b}s. {}. {}.",
+            sentence(&mut next),
+            sentence(&mut next)
+        );
+        let mut entry = CatalogEntry::new(format!("{verb}_{a}_{b}s_{i}"), description);
+        entry.group = Some(a.to_owned());
+        entry.params = (0..3)
+            .map(|_| ParamEntry {
+                name: format!("{}_{}", NOUNS[next(NOUNS.len())], WORDS[next(WORDS.len())]),
+                description: sentence(&mut next),
+            })
+            .collect();
+        entry
+    });
+    Catalog::new(entries.collect::<Vec<_>>())
+}
+
+/// Messages of about `bytes` bytes that no user writes: words (a long paste),
+/// a base64 blob, no words at all (punctuation), every script and emoji, and
+/// file paths. Named for the bench's rows.
+#[must_use]
+pub fn hostile_messages(bytes: usize) -> Vec<(&'static str, String)> {
+    let fill = |pattern: &str| pattern.repeat(bytes / pattern.len().max(1));
+    // Bytes that are not base64's: a fixed pseudo-random sequence, encoded.
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let base64: String = (0..bytes)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from(alphabet[usize::try_from(state % 64).unwrap_or(0)])
+        })
+        .collect();
+    vec![
+        (
+            "words",
+            fill("cancel the hotel booking and tell me the refund status "),
+        ),
+        ("base64 blob", base64),
+        ("no words", fill("!?.,;:-=+*/\\|()[]{}<>@#$%^&~`'\" ")),
+        (
+            "every script and emoji",
+            fill("Grüße мир 世界 مرحبا שלום नमस्ते こんにちは 안녕 ΓΕΙΑ ሰላም 🙂🚀👩‍💻🇫🇷 "),
+        ),
+        (
+            "file paths",
+            fill("save it to /root/excel/goods.xlsx and ./out/report.pdf "),
+        ),
+    ]
 }

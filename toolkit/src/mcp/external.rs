@@ -453,53 +453,35 @@ fn failure(label: &str, error: &ServiceError) -> ToolError {
 }
 
 fn check_label(label: &str) -> Result<(), ExternalError> {
-    if !label.is_empty() && label.len() <= 16 && label.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        Ok(())
-    } else {
-        Err(ExternalError::new(format!(
+    if label.is_empty() || label.len() > 16 || !label.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err(ExternalError::new(format!(
             "external server label `{label}` must be 1-16 ASCII letters and digits"
-        )))
+        )));
     }
+    // An external tool is offered as `{label}_{name}`, and a tool's verb is its
+    // name's first word: a label such as `get` or `deleteX` would give every tool
+    // of the server a verb of toolkit's vocabulary, so that the MCP annotations
+    // called them read-only (`get`, `search`) and a policy on `Tool::verb` (a
+    // read-only view) admitted them. The label names a server, never what its
+    // tools do.
+    let verb = crate::tool::leading_word(label);
+    if let Some(&claimed) = VOCABULARY_VERBS
+        .iter()
+        .find(|known| known.eq_ignore_ascii_case(verb))
+    {
+        return Err(ExternalError::new(format!(
+            "external server label `{label}` starts with the verb `{claimed}`, which every tool's name under it would claim; \
+             use a label naming the server"
+        )));
+    }
+    Ok(())
 }
 
-/// Writes `name` with `[A-Za-z0-9_]` kept and every other byte as `-HH`.
-#[must_use]
-pub fn escape(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for byte in name.bytes() {
-        if byte.is_ascii_alphanumeric() || byte == b'_' {
-            out.push(char::from(byte));
-        } else {
-            // Writing to a `String` can't fail.
-            let _ = write!(out, "-{byte:02x}");
-        }
-    }
-    out
-}
+/// The verbs of toolkit's vocabulary: what [`Tool::verb`] answers for a local
+/// tool, and what a label must not start with (see `check_label`).
+const VOCABULARY_VERBS: &[&str] = &["get", "search", "create", "update", "delete", "set", "link"];
 
-/// The inverse of [`escape`]; `None` for text `escape` never writes.
-#[must_use]
-pub fn unescape(escaped: &str) -> Option<String> {
-    let mut bytes = Vec::with_capacity(escaped.len());
-    let mut rest = escaped.as_bytes();
-    while let Some((&first, tail)) = rest.split_first() {
-        if first == b'-' {
-            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
-            let byte = u8::from_str_radix(hex, 16).ok()?;
-            if byte.is_ascii_alphanumeric() || byte == b'_' || hex != format!("{byte:02x}") {
-                return None;
-            }
-            bytes.push(byte);
-            rest = &tail[2..];
-        } else if first.is_ascii_alphanumeric() || first == b'_' {
-            bytes.push(first);
-            rest = tail;
-        } else {
-            return None;
-        }
-    }
-    String::from_utf8(bytes).ok()
-}
+pub use crate::runtime::{escape_name as escape, unescape_name as unescape};
 
 /// The hash a definition is pinned by: name, description and input schema.
 fn definition_hash(tool: &rmcp::model::Tool) -> String {
@@ -811,5 +793,45 @@ mod tests {
         assert!(check_label("docs2").is_ok());
         assert!(check_label("").is_err());
         assert!(check_label("my_docs").is_err());
+    }
+
+    #[test]
+    fn a_label_never_gives_its_tools_a_verb() {
+        // Each of these would make `{label}_{name}` start with a vocabulary verb.
+        for (label, verb) in [
+            ("get", "get"),
+            ("getDocs", "get"),
+            ("search", "search"),
+            ("deleteAll", "delete"),
+            ("set", "set"),
+            ("link", "link"),
+            ("create", "create"),
+            ("update", "update"),
+        ] {
+            let refused = check_label(label).expect_err(label);
+            assert_eq!(
+                refused.to_string(),
+                format!(
+                    "external server label `{label}` starts with the verb `{verb}`, which every \
+                     tool's name under it would claim; use a label naming the server"
+                )
+            );
+        }
+        // `GET_x` reads the verb `G`; `getter_x` the verb `getter`: neither claims.
+        for label in [
+            "GET", "getter", "docs", "github", "setlist", "Linker", "update2",
+        ] {
+            assert!(check_label(label).is_ok(), "{label}");
+        }
+        // What the check prevents: the verb of an offered name is the label's
+        // first word, and the MCP annotations read it.
+        let tool = RuntimeTool::builder(
+            format!("getDocs_{}", escape("drop-table")),
+            "Drops a table.",
+            json!({"type": "object"}),
+        )
+        .build(|_: Map<String, Value>, _: &Context| async { Response::Result(json!(null)) })
+        .expect("a runtime tool");
+        assert_eq!(tool.tool().verb(), "get");
     }
 }

@@ -1,6 +1,8 @@
 //! Catalog entries: what a router knows about a tool, whether it is local or comes
 //! from elsewhere (an external MCP server, a JSON file).
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::declaration::Tier;
@@ -111,7 +113,7 @@ impl From<RawEntry> for CatalogEntry {
         let summary = raw
             .summary
             .unwrap_or_else(|| first_paragraph(&raw.description).to_owned());
-        let verb = raw.verb.or_else(|| verb_of_name(&raw.name));
+        let verb = raw.verb.or_else(|| verb_of_name(&readable_name(&raw.name)));
         CatalogEntry {
             name: raw.name,
             summary,
@@ -146,6 +148,16 @@ impl CatalogEntry {
         })
     }
 
+    /// The name as the lexical router reads it: [`name`](CatalogEntry::name) with
+    /// the escape of runtime tools undone (an external server's
+    /// `bilibili_get-2dbilibili-2drank` reads `bilibili_get-bilibili-rank`), so
+    /// its words are the remote tool's own and not `2`, `dbilibili`, `drank`.
+    /// Text the escape never writes is returned as it is.
+    #[must_use]
+    pub fn readable_name(&self) -> Cow<'_, str> {
+        readable_name(&self.name)
+    }
+
     /// The entry of a local tool. The `confirmed` argument toolkit adds to every
     /// `confirm` tool is left out of its parameters: it is the same on every such
     /// tool ("Set to true only after the user has seen this tool's preview..."),
@@ -170,7 +182,7 @@ impl CatalogEntry {
                 })
                 .collect(),
             guidance: tool.guidance.map(str::to_owned),
-            verb: Some(tool.verb().to_owned()),
+            verb: verb_of_tool(tool),
             asked_as: tool
                 .asked_as
                 .iter()
@@ -178,6 +190,32 @@ impl CatalogEntry {
                 .collect(),
         }
     }
+}
+
+/// The verb a router reads for `tool`: [`Tool::verb`] for a local tool; for a
+/// runtime tool (an external server's, offered as `{label}_{escaped name}`), the
+/// verb of its own name, read like a name from elsewhere: never its server's
+/// label (`bilibili_get-2dbilibili-2drank` has the verb `get`, not `bilibili`).
+fn verb_of_tool(tool: &Tool) -> Option<String> {
+    if tool.location != crate::runtime::RUNTIME_LOCATION {
+        return Some(tool.verb().to_owned());
+    }
+    let name = readable_name(tool.name);
+    let own = tool
+        .group
+        .and_then(|label| name.strip_prefix(label)?.strip_prefix('_'))
+        .unwrap_or(&name);
+    verb_of_name(own)
+}
+
+/// `name` with the runtime escape undone when it holds one
+/// ([`unescape_name`](crate::runtime::unescape_name): `get-2dbilibili-2drank` ->
+/// `get-bilibili-rank`), else as it is.
+pub(crate) fn readable_name(name: &str) -> Cow<'_, str> {
+    if !name.contains('-') {
+        return Cow::Borrowed(name);
+    }
+    crate::runtime::unescape_name(name).map_or(Cow::Borrowed(name), Cow::Owned)
 }
 
 /// Whether `param` is an argument toolkit adds to `tool` rather than one its

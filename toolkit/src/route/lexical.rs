@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
+use super::router::{EntryExplanation, Explanation, Weighed};
 use super::{Catalog, CatalogEntry, RouteFuture, RouteRequest, Router, Routing};
 use super::{lexicon, message};
 
@@ -151,13 +152,19 @@ fn analyze_message(
     out: &mut Vec<(Term, f32)>,
     data: &mut Vec<(Term, f32)>,
     verbs: &mut Vec<ClauseVerb>,
+    steps: &mut Vec<Vec<(Term, f32)>>,
 ) {
+    // The words of each step: a clause that a verb opens starts one ("find the
+    // cheapest flight *and save* it to a spreadsheet"); words before the first
+    // such verb belong to the first step.
+    let mut leading = 0_usize;
     for word in message::read_message(message) {
         let verb_weight = match word.role {
             message::Role::Leading => {
                 if verbs.len() < MAX_CLAUSE_VERBS {
                     verbs.push((word.verbs, false));
                 }
+                leading += 1;
                 weights.verbs
             }
             message::Role::Verb => weights.verbs,
@@ -184,6 +191,7 @@ fn analyze_message(
         } else {
             1.0
         };
+        let start = out.len();
         if verb_weight > 0.0 {
             for &(class, class_weight) in word.verbs {
                 out.push((Cow::Borrowed(class), class_weight * verb_weight * weight));
@@ -193,7 +201,46 @@ fn analyze_message(
             out.push((Cow::Borrowed(concept), weights.concepts * weight));
         }
         out.push((Cow::Owned(stemmed), weight));
+        let step = leading.saturating_sub(1);
+        if step < MAX_STEPS {
+            if steps.len() <= step {
+                steps.resize_with(step + 1, Vec::new);
+            }
+            steps[step].extend_from_slice(&out[start..]);
+        }
     }
+    // The file names and paths of the message bring in the tools that act on
+    // them (a spreadsheet's, a file system's): in the message's terms, and as a
+    // step of their own, since the step that names a file ("save it to
+    // goods.xlsx") is the one its words alone would not reach.
+    let files: Vec<(Term, f32)> = lexicon::file_words(message)
+        .into_iter()
+        .map(|word| (Cow::Owned(lexicon::stem(word)), FILE_WEIGHT))
+        .collect();
+    if !files.is_empty() {
+        out.extend_from_slice(&files);
+        steps.push(files);
+    }
+}
+
+/// How much a word that a file name or path brings in ([`lexicon::file_words`])
+/// counts beside a word of the message.
+const FILE_WEIGHT: f32 = 0.7;
+
+/// How many steps of a message are ranked on their own and fused: a request
+/// has a handful, a pasted text may have thousands.
+const MAX_STEPS: usize = 8;
+
+/// A message as the router read it ([`LexicalRouter::read`]).
+struct Reading {
+    /// The message's and turns' terms, each once with its summed weight.
+    query: Vec<(Term, f32)>,
+    /// The user's data: adds to scores, makes nothing a candidate.
+    data: Vec<(Term, f32)>,
+    /// Each clause's leading verb.
+    verbs: Vec<ClauseVerb>,
+    /// Each step's terms, then the terms the file names bring, if any.
+    steps: Vec<Vec<(Term, f32)>>,
 }
 
 /// How many clauses' verbs choose among one entity's tools: each is weighed
@@ -230,7 +277,7 @@ impl Families {
         // Per entry: the stemmed words naming its entity, if its name has a verb.
         let mut rests: Vec<Option<Vec<String>>> = Vec::with_capacity(catalog.len());
         for (position, entry) in catalog.iter().enumerate() {
-            let words = lexicon::words(&entry.name);
+            let words = lexicon::words(&entry.readable_name());
             // The name's first word that is a verb of the vocabulary; the rest
             // names the entity. A name with none starts with its own verb
             // (`importImage`, `browseImages`): it belongs to the entity's family
@@ -473,6 +520,18 @@ pub struct Scored<'a> {
 ///   are the user's data: they count at half weight, without verb classes or
 ///   concepts, and never make a tool a candidate alone (`delete the 'Blog' link`
 ///   does not reach the blog post tools); a web address also reads as `url`.
+/// - Names of runtime tools (an external MCP server's) are read with their
+///   escape undone (`get-2dbilibili-2drank` is get, bilibili, rank:
+///   [`CatalogEntry::readable_name`]).
+/// - A file name or path in the message (`/root/excel/goods.xlsx`, `report.pdf`)
+///   brings in the words of the tools that act on that kind of file (`.xlsx`:
+///   excel, spreadsheet, workbook, sheet; any file: `file`; a directory:
+///   directory, folder), at weight 0.7, and is also a step of its own.
+/// - A message of several steps ("search the web for prices *and save them* to
+///   goods.xlsx") keeps every step's tools: each step (a clause a verb opens,
+///   with content words) is also ranked on its own words, and its best tool
+///   takes the place of the last pick no step needs (never one of the first
+///   three), after the whole message's picks. A message with a question mark is read as one request.
 /// - A light stemmer joins task/tasks, memory/memories, remind/reminder,
 ///   note/noted, name/naming.
 /// - The last three turns count, less than the message.
@@ -495,11 +554,13 @@ impl LexicalRouter {
     /// Indexes `catalog` with these field weights.
     #[must_use]
     pub fn with_weights(catalog: Catalog, weights: FieldWeights) -> Self {
+        let names: Vec<Cow<'_, str>> = catalog.iter().map(CatalogEntry::readable_name).collect();
         let documents: Vec<Vec<Field<'_>>> = catalog
             .iter()
-            .map(|entry| {
+            .zip(&names)
+            .map(|(entry, name)| {
                 vec![
-                    field(vec![&entry.name], weights.name, 0.3),
+                    field(vec![name], weights.name, 0.3),
                     field(
                         entry.aliases.iter().map(String::as_str).collect(),
                         weights.aliases,
@@ -552,14 +613,14 @@ impl LexicalRouter {
         }
     }
 
-    /// The allowed entries matching `request`, best first, at most `request.limit`.
-    /// Ties keep catalog order. Empty when nothing but verbs matched (or nothing).
-    #[must_use]
-    pub fn rank<'a>(&'a self, request: &RouteRequest<'_>) -> Vec<Scored<'a>> {
+    /// The message and its turns as terms: the query (repeated terms merged),
+    /// the user's data, each clause's verb and each step's terms.
+    fn read(&self, request: &RouteRequest<'_>) -> Reading {
         let mut query: Vec<(Term, f32)> = Vec::new();
         let mut data: Vec<(Term, f32)> = Vec::new();
         let weights = (self.weights.verbs, self.weights.concepts);
         let mut verbs = Vec::new();
+        let mut steps = Vec::new();
         analyze_message(
             request.message,
             &self.weights,
@@ -567,6 +628,7 @@ impl LexicalRouter {
             &mut query,
             &mut data,
             &mut verbs,
+            &mut steps,
         );
         let mut turn_weight = self.weights.turns;
         for turn in request.recent_turns().iter().rev() {
@@ -577,6 +639,128 @@ impl LexicalRouter {
             }
             turn_weight /= 2.0;
         }
+        Reading {
+            query: merge_terms(query),
+            data: merge_terms(data),
+            verbs,
+            steps,
+        }
+    }
+
+    /// What the router read in `request` and, for its first `request.limit`
+    /// entries and the entries named in `also`, the terms that matched each and
+    /// what each added to its score (the whole message's score, before the
+    /// fusion of steps and the lift of one entity's tools by the verb).
+    ///
+    /// ```
+    /// use toolkit::route::{Catalog, CatalogEntry, LexicalRouter, RouteRequest};
+    ///
+    /// let router = LexicalRouter::new(Catalog::new([
+    ///     CatalogEntry::new("delete_tasks", "Delete tasks by id."),
+    ///     CatalogEntry::new("get_reminders", "Get reminders, soonest first."),
+    /// ]));
+    /// let why = router.explain(&RouteRequest::new("remove the task"), &["get_reminders"]);
+    /// assert_eq!(why.entries[0].name, "delete_tasks");
+    /// assert_eq!(why.entries[0].rank, Some(1));
+    /// let words: Vec<&str> = why.entries[0].matches.iter().map(|m| m.term.as_str()).collect();
+    /// assert_eq!(words, ["task", "@delete"]);
+    /// assert_eq!((why.entries[1].rank, why.entries[1].matches.len()), (None, 0));
+    /// ```
+    #[must_use]
+    pub fn explain(&self, request: &RouteRequest<'_>, also: &[&str]) -> Explanation {
+        let reading = self.read(request);
+        let ranked = self.rank(request);
+        let entries = self.catalog.entries();
+        let mut asked: Vec<(usize, Option<usize>)> = Vec::new();
+        for (rank, scored) in ranked.iter().enumerate() {
+            if let Some(position) = entries
+                .iter()
+                .position(|entry| entry.name == scored.entry.name)
+            {
+                asked.push((position, Some(rank + 1)));
+            }
+        }
+        for name in also {
+            if let Some(position) = entries.iter().position(|entry| entry.name == *name)
+                && !asked.iter().any(|&(known, _)| known == position)
+            {
+                asked.push((position, None));
+            }
+        }
+        let mut explained: Vec<EntryExplanation> = asked
+            .iter()
+            .map(|&(position, rank)| EntryExplanation {
+                name: entries[position].name.clone(),
+                rank,
+                score: 0.0,
+                matches: Vec::new(),
+            })
+            .collect();
+        for (term, weight) in reading.query.iter().chain(&reading.data) {
+            let Some(&id) = self.index.terms.get(term.as_ref()) else {
+                continue;
+            };
+            for &(document, score) in &self.index.postings[id as usize] {
+                if let Some(at) = asked
+                    .iter()
+                    .position(|&(position, _)| position == document as usize)
+                {
+                    explained[at].score += weight * score;
+                    explained[at].matches.push(Weighed {
+                        term: term.to_string(),
+                        weight: weight * score,
+                    });
+                }
+            }
+        }
+        for entry in &mut explained {
+            entry.matches.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+        }
+        let mut terms: Vec<Weighed> = reading
+            .query
+            .iter()
+            .map(|(term, weight)| Weighed {
+                term: term.to_string(),
+                weight: *weight,
+            })
+            .chain(reading.data.iter().map(|(term, weight)| Weighed {
+                term: format!("{term} (data)"),
+                weight: *weight,
+            }))
+            .collect();
+        terms.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+        Explanation {
+            terms,
+            entries: explained,
+        }
+    }
+
+    /// The allowed entries matching `request`, best first, at most `request.limit`.
+    /// Ties keep catalog order. Empty when nothing but verbs matched (or nothing).
+    #[must_use]
+    pub fn rank<'a>(&'a self, request: &RouteRequest<'_>) -> Vec<Scored<'a>> {
+        let entries = self.catalog.entries();
+        self.rank_positions(request, request.limit)
+            .into_iter()
+            .map(|(position, score)| Scored {
+                entry: &entries[position],
+                score,
+            })
+            .collect()
+    }
+
+    /// [`LexicalRouter::rank`] as catalog positions and scores, at most `limit`.
+    pub(crate) fn rank_positions(
+        &self,
+        request: &RouteRequest<'_>,
+        limit: usize,
+    ) -> Vec<(usize, f32)> {
+        let Reading {
+            query,
+            data,
+            verbs,
+            mut steps,
+        } = self.read(request);
         let entries = self.catalog.entries();
         let (mut scores, mut content) = score(entries.len(), &self.index, &query, Analyzer::Full);
         // The user's data adds to scores without making anything a candidate.
@@ -584,8 +768,78 @@ impl LexicalRouter {
         let allowed = |document: usize| request.allows(&entries[document].name);
         self.families
             .lift(&verbs, &mut scores, &mut content, &allowed);
-        top(entries, &scores, &content, request)
+        // Only the steps that name something beyond a verb ("find the flight and
+        // *book it*" is one step) are ranked on their own.
+        steps.retain(|step| step.iter().any(|(term, _)| !lexicon::is_verb_term(term)));
+        // A question restates its request more often than it adds a step ("Can
+        // you search for something for me? Can you find Electropop tracks?").
+        if steps.len() < 2 || request.message.contains('?') {
+            return best(entries, &scores, &content, request, limit);
+        }
+        let mut picked = best(entries, &scores, &content, request, limit);
+        // Each step's best tool, ranked on the step's words alone (and its verb).
+        let mut needed: Vec<usize> = Vec::new();
+        for (at, step) in steps.into_iter().enumerate() {
+            let step = merge_terms(step);
+            let (mut step_scores, mut step_content) =
+                score(entries.len(), &self.index, &step, Analyzer::Full);
+            if let Some(verb) = verbs.get(at) {
+                self.families.lift(
+                    std::slice::from_ref(verb),
+                    &mut step_scores,
+                    &mut step_content,
+                    &allowed,
+                );
+            }
+            if let Some(&(first, _)) =
+                best(entries, &step_scores, &step_content, request, 1).first()
+                && !needed.contains(&first)
+            {
+                needed.push(first);
+            }
+        }
+        needed.truncate(limit);
+        for &first in &needed {
+            if picked.iter().any(|&(position, _)| position == first) {
+                continue;
+            }
+            // It takes the place of the last pick no step needs, never one of
+            // the whole message's first three, and comes after its picks.
+            if picked.len() >= limit {
+                let Some(last) = picked
+                    .iter()
+                    .skip(KEPT_PICKS)
+                    .rposition(|(position, _)| !needed.contains(position))
+                else {
+                    continue;
+                };
+                picked.remove(KEPT_PICKS + last);
+            }
+            picked.push((first, scores[first]));
+        }
+        picked
     }
+}
+
+/// How many of the whole message's first picks a step's best tool never
+/// displaces: a step adds to the request, the message's own best stay.
+const KEPT_PICKS: usize = 3;
+
+/// The same terms with the weights of repeated ones summed, in first-seen order:
+/// a query's cost is then bounded by its distinct terms, whatever its length.
+fn merge_terms(terms: Vec<(Term, f32)>) -> Vec<(Term, f32)> {
+    let mut positions: HashMap<Term, usize> = HashMap::with_capacity(terms.len());
+    let mut out: Vec<(Term, f32)> = Vec::with_capacity(terms.len());
+    for (term, weight) in terms {
+        match positions.get(&term) {
+            Some(&at) => out[at].1 += weight,
+            None => {
+                positions.insert(term.clone(), out.len());
+                out.push((term, weight));
+            }
+        }
+    }
+    out
 }
 
 /// Each entry's score for `query`, and whether it shares a word with it that is
@@ -631,27 +885,39 @@ fn top<'a>(
     content: &[bool],
     request: &RouteRequest<'_>,
 ) -> Vec<Scored<'a>> {
-    let mut ranked: Vec<(usize, f32)> = (0..entries.len())
-        .filter(|&document| content[document] && request.allows(&entries[document].name))
-        .map(|document| (document, scores[document]))
-        .collect();
-    // Best first, ties in catalog order; only the first `limit` need sorting.
-    let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-    if request.limit == 0 {
-        return Vec::new();
-    }
-    if ranked.len() > request.limit {
-        ranked.select_nth_unstable_by(request.limit - 1, order);
-        ranked.truncate(request.limit);
-    }
-    ranked.sort_by(order);
-    ranked
+    best(entries, scores, content, request, request.limit)
         .into_iter()
         .map(|(document, score)| Scored {
             entry: &entries[document],
             score,
         })
         .collect()
+}
+
+/// The positions and scores of the allowed entries with content, best first
+/// (ties in catalog order), at most `limit`.
+fn best(
+    entries: &[CatalogEntry],
+    scores: &[f32],
+    content: &[bool],
+    request: &RouteRequest<'_>,
+    limit: usize,
+) -> Vec<(usize, f32)> {
+    let mut ranked: Vec<(usize, f32)> = (0..entries.len())
+        .filter(|&document| content[document] && request.allows(&entries[document].name))
+        .map(|document| (document, scores[document]))
+        .collect();
+    // Best first, ties in catalog order; only the first `limit` need sorting.
+    let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if limit == 0 {
+        return Vec::new();
+    }
+    if ranked.len() > limit {
+        ranked.select_nth_unstable_by(limit - 1, order);
+        ranked.truncate(limit);
+    }
+    ranked.sort_by(order);
+    ranked
 }
 
 fn routing(ranked: Vec<Scored<'_>>) -> Routing<'_> {
@@ -670,6 +936,10 @@ impl Router for LexicalRouter {
     fn route<'a>(&'a self, request: &'a RouteRequest<'a>) -> RouteFuture<'a> {
         let answer = routing(self.rank(request));
         Box::pin(std::future::ready(Ok(answer)))
+    }
+
+    fn explain(&self, request: &RouteRequest<'_>, also: &[&str]) -> Option<Explanation> {
+        Some(LexicalRouter::explain(self, request, also))
     }
 }
 

@@ -870,6 +870,130 @@ pub(crate) fn look_up(word: &str, stemmed: &str) -> Lookup {
     }
 }
 
+/// File types a message may name (`goods.xlsx`, `/tmp/report.pdf`) and the words
+/// of the tools that act on them: a file is read, written or converted by a
+/// spreadsheet, document or file tool whose description says "Excel" or
+/// "spreadsheet", never "xlsx" alone. Extensions are matched lowercase.
+pub(crate) const FILE_TYPES: &[(&[&str], &[&str])] = &[
+    (
+        &["xlsx", "xls", "xlsm", "xlsb", "ods"],
+        &["excel", "spreadsheet", "workbook", "sheet"],
+    ),
+    (&["csv", "tsv"], &["csv", "spreadsheet", "table"]),
+    (
+        &["docx", "doc", "odt", "rtf"],
+        &["word", "document", "docx"],
+    ),
+    (&["pdf"], &["pdf", "document"]),
+    (
+        &["pptx", "ppt", "odp"],
+        &["powerpoint", "presentation", "slide"],
+    ),
+    (&["md", "markdown"], &["markdown", "text"]),
+    (&["txt", "log"], &["text"]),
+    (&["json", "jsonl", "ndjson"], &["json"]),
+    (&["yaml", "yml"], &["yaml"]),
+    (&["xml"], &["xml"]),
+    (&["html", "htm"], &["html", "webpage"]),
+    (
+        &[
+            "png", "jpg", "jpeg", "gif", "webp", "bmp", "svg", "tiff", "heic",
+        ],
+        &["image", "picture"],
+    ),
+    (&["mp3", "wav", "flac", "ogg", "m4a", "aac"], &["audio"]),
+    (&["mp4", "mov", "avi", "mkv", "webm"], &["video"]),
+    (
+        &["zip", "tar", "gz", "tgz", "7z", "rar"],
+        &["archive", "compress"],
+    ),
+    (&["db", "sqlite", "sqlite3", "sql"], &["database", "sql"]),
+    (
+        &[
+            "py", "js", "ts", "rs", "go", "java", "rb", "cpp", "sh", "ipynb",
+        ],
+        &["code", "script"],
+    ),
+];
+
+/// The words every file name or path in a message brings, whatever its type.
+const FILE_WORDS: &[&str] = &["file"];
+
+/// The words a directory path (`/root/data/`) brings.
+const DIRECTORY_WORDS: &[&str] = &["directory", "folder"];
+
+/// The words the file names and paths in `message` bring in ([`FILE_TYPES`],
+/// `file` for any file, `directory` for a path ending in `/`), each once, in the
+/// table's order. One pass over the message's whitespace-separated tokens: a
+/// message of a million file names costs a million token checks and brings at
+/// most every word of the tables.
+pub(crate) fn file_words(message: &str) -> Vec<&'static str> {
+    let mut types = vec![false; FILE_TYPES.len()];
+    let (mut file, mut directory) = (false, false);
+    for token in message.split_whitespace() {
+        let token = token.trim_matches(|c: char| {
+            matches!(
+                c,
+                '"' | '\''
+                    | '`'
+                    | '('
+                    | ')'
+                    | '['
+                    | ']'
+                    | '<'
+                    | '>'
+                    | ','
+                    | ';'
+                    | '!'
+                    | '?'
+                    | '“'
+                    | '”'
+                    | '‘'
+                    | '’'
+            )
+        });
+        let token = token.trim_end_matches(['.', ':']);
+        let path = token.starts_with(['/', '~']) || token.starts_with("./") || token.contains('\\');
+        if path && token.len() > 1 && token.ends_with(['/', '\\']) {
+            directory = true;
+            continue;
+        }
+        let last = token.rsplit(['/', '\\']).next().unwrap_or(token);
+        let Some((stem, extension)) = last.rsplit_once('.') else {
+            file |= path && token.len() > 1 && token[1..].contains(['/', '\\']);
+            continue;
+        };
+        if stem.is_empty() || extension.is_empty() || extension.len() > 8 {
+            continue;
+        }
+        let extension = extension.to_ascii_lowercase();
+        if let Some(at) = FILE_TYPES
+            .iter()
+            .position(|(extensions, _)| extensions.contains(&extension.as_str()))
+        {
+            types[at] = true;
+            // A web address's file type still says what a tool reads
+            // (`https://x.test/report.pdf`), but it names no local file.
+            file |= !token.contains("://");
+        }
+    }
+    let mut out: Vec<&'static str> = Vec::new();
+    for (at, _) in types.iter().enumerate().filter(|&(_, named)| *named) {
+        for &word in FILE_TYPES[at].1 {
+            if !out.contains(&word) {
+                out.push(word);
+            }
+        }
+    }
+    if file {
+        out.extend(FILE_WORDS);
+    }
+    if directory {
+        out.extend(DIRECTORY_WORDS);
+    }
+    out
+}
+
 /// The term standing for a verb class.
 fn class_term(class: &str) -> &'static str {
     match class {

@@ -40,6 +40,9 @@
 //! ```
 
 mod deliver;
+#[cfg(feature = "embeddings")]
+#[cfg_attr(docsrs, doc(cfg(feature = "embeddings")))]
+pub mod embedding;
 mod entry;
 mod lexical;
 mod lexicon;
@@ -55,7 +58,8 @@ pub use entry::{AsTool, Catalog, CatalogEntry, ParamEntry};
 pub use lexical::{FieldWeights, LexicalRouter, PlainBm25, Scored};
 pub use model::ModelRouter;
 pub use router::{
-    DEFAULT_LIMIT, Outcome, RouteError, RouteFuture, RouteRequest, Router, Routing, Selection,
+    DEFAULT_LIMIT, EntryExplanation, Explanation, Outcome, RouteError, RouteFuture, RouteRequest,
+    Router, Routing, Selection, Weighed,
 };
 pub use search::{
     DEFAULT_RESULTS, FoundTool, FoundTools, MAX_QUERY_CHARS, MAX_RESULTS, SEARCH_TAG, SEARCH_TOOLS,

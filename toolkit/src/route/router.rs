@@ -214,6 +214,77 @@ pub trait Router: Send + Sync {
     /// those the request allows; or [`Routing::Abstained`]; or why it could not
     /// tell.
     fn route<'a>(&'a self, request: &'a RouteRequest<'a>) -> RouteFuture<'a>;
+
+    /// Why the router ranks as it does for `request`: what it read in the message
+    /// and, for its first `request.limit` entries and those named in `also`, what
+    /// matched them. `None` (the default) for a router that cannot say (a model).
+    /// [`toolkit::testing`](crate::testing) shows it for each miss.
+    fn explain(&self, request: &RouteRequest<'_>, also: &[&str]) -> Option<Explanation> {
+        let _ = (request, also);
+        None
+    }
+}
+
+/// What a router read in a message and what matched the entries it was asked
+/// about ([`Router::explain`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Explanation {
+    /// The message's terms as the router read them, heaviest first: word stems,
+    /// verb classes (`@delete`), concepts (`#task`), or for a meaning-based
+    /// router nothing.
+    pub terms: Vec<Weighed>,
+    /// The entries asked about: the router's first ones, best first, then the
+    /// others named (an expected tool that was missed).
+    pub entries: Vec<EntryExplanation>,
+}
+
+/// A term with its weight, or its share of a score.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Weighed {
+    /// The term.
+    pub term: String,
+    /// Its weight in the message, or what it added to an entry's score.
+    pub weight: f32,
+}
+
+/// Why one entry scored as it did.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct EntryExplanation {
+    /// The entry's name.
+    pub name: String,
+    /// Its rank among the router's picks (from 1), `None` when not picked.
+    pub rank: Option<usize>,
+    /// Its score before any fusion (comparable within one message).
+    pub score: f32,
+    /// The terms of the message that matched it and what each added, largest
+    /// first; a meaning-based router adds `~meaning` with its similarity.
+    pub matches: Vec<Weighed>,
+}
+
+impl fmt::Display for Explanation {
+    /// `read: term 1.00, ...` then one line per entry: `#1 name 3.21: term +2.10, ...`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |terms: &[Weighed], sign: &str| {
+            terms
+                .iter()
+                .map(|weighed| format!("{} {sign}{:.2}", weighed.term, weighed.weight))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        writeln!(f, "read: {}", list(&self.terms, ""))?;
+        for entry in &self.entries {
+            let rank = entry
+                .rank
+                .map_or_else(|| "not picked".to_owned(), |rank| format!("#{rank}"));
+            let matches = if entry.matches.is_empty() {
+                "no word in common".to_owned()
+            } else {
+                list(&entry.matches, "+")
+            };
+            writeln!(f, "{rank} {} {:.2}: {matches}", entry.name, entry.score)?;
+        }
+        Ok(())
+    }
 }
 
 /// How a [`Selection`] was decided.

@@ -727,3 +727,117 @@ fn a_hostile_message_is_read_in_time_proportional_to_its_length() {
     );
     assert_eq!(names(&router, &message)[0], "deleteNavItem");
 }
+
+/// Tools of three servers joined under labels, as `ExternalServer` offers them
+/// (`{label}_{escaped remote name}`), with a spreadsheet server and a file
+/// system beside a search engine.
+fn servers() -> Catalog {
+    let external = |label: &str, remote: &str, description: &str| {
+        entry(
+            &format!("{label}_{}", crate::runtime::escape_name(remote)),
+            description,
+            label,
+        )
+    };
+    Catalog::new([
+        external("bilibili", "get-bilibili-rank", "排行榜"),
+        external("bilibili", "search-video", "搜索视频"),
+        external(
+            "excel",
+            "write_data_to_excel",
+            "Write data to an Excel worksheet.",
+        ),
+        external(
+            "excel",
+            "read_data_from_excel",
+            "Read data from a worksheet.",
+        ),
+        external("fs", "write_file", "Write text to a file at a path."),
+        external("fs", "list_directory", "List the entries of a directory."),
+        external(
+            "web",
+            "search_products",
+            "Search products in an online shop by keyword, with prices.",
+        ),
+        external(
+            "music",
+            "recommend_songs",
+            "Recommend the latest popular songs.",
+        ),
+        external("hotels", "search_hotels", "Search hotels in a city."),
+    ])
+}
+
+#[test]
+fn an_external_tool_is_read_by_its_original_name() {
+    let router = LexicalRouter::new(servers());
+    // Every word of the remote name, none of the escape's (`2`, `dbilibili`).
+    assert_eq!(
+        names(&router, "show the bilibili rank"),
+        ["bilibili_get-2dbilibili-2drank", "bilibili_search-2dvideo"]
+    );
+    assert_eq!(names(&router, "drank"), Vec::<String>::new());
+    let entry = router.catalog().get("bilibili_get-2dbilibili-2drank");
+    assert_eq!(
+        entry.map(|entry| entry.readable_name().into_owned()),
+        Some("bilibili_get-bilibili-rank".to_owned())
+    );
+    // A name the escape never wrote is read as it is.
+    assert_eq!(
+        CatalogEntry::new("get-weather", "").readable_name(),
+        "get-weather"
+    );
+}
+
+#[test]
+fn a_runtime_tool_s_verb_is_its_own_name_s_not_its_label_s() {
+    let tool = crate::runtime::RuntimeTool::builder(
+        format!(
+            "bilibili_{}",
+            crate::runtime::escape_name("get-bilibili-rank")
+        ),
+        "排行榜",
+        serde_json::json!({"type": "object"}),
+    )
+    .group("bilibili")
+    .build(
+        |_: serde_json::Map<String, serde_json::Value>, _: &crate::Context| async {
+            crate::Response::Result(serde_json::Value::Null)
+        },
+    )
+    .expect("a runtime tool");
+    // What `Tool::verb` reads is the label; the catalog reads the tool's own.
+    assert_eq!(tool.tool().verb(), "bilibili");
+    assert_eq!(
+        CatalogEntry::from_tool(tool.tool()).verb.as_deref(),
+        Some("get")
+    );
+}
+
+#[test]
+fn a_file_name_or_path_brings_in_the_tools_that_act_on_it() {
+    let router = LexicalRouter::new(servers());
+    // Nothing but the path says "spreadsheet".
+    let picked = names(&router, "put the numbers into /root/excel/goods.xlsx");
+    assert_eq!(picked[0], "excel_write_data_to_excel");
+    assert_eq!(
+        lexicon::file_words("read report.PDF, then /tmp/out/"),
+        ["pdf", "document", "file", "directory", "folder"]
+    );
+    assert_eq!(
+        lexicon::file_words("e.g. version 1.2 at example.com, no files"),
+        Vec::<&str>::new()
+    );
+}
+
+#[test]
+fn every_step_of_a_multi_step_message_keeps_its_tools() {
+    let router = LexicalRouter::new(servers());
+    let message = "search iphone prices in the online shop products and save them to goods.xlsx";
+    let picked = names(&router, message);
+    assert!(
+        picked.contains(&"web_search_products".to_owned())
+            && picked.contains(&"excel_write_data_to_excel".to_owned()),
+        "{picked:?}"
+    );
+}

@@ -29,6 +29,15 @@ pub struct SelectionComparison {
     /// (Anthropic's `tool_search_tool_bm25` indexes the same two fields of
     /// deferred tools; there the model writes the query).
     pub provider_search: SelectionReport,
+    /// The `route::embedding::EmbeddingRouter` over the
+    /// catalog: meaning alone. `None` unless embeddings were given
+    /// (`compare_selection_with_embeddings`, feature `embeddings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<SelectionReport>,
+    /// The `route::embedding::HybridRouter`: words and
+    /// meaning fused. `None` unless embeddings were given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hybrid: Option<SelectionReport>,
 }
 
 /// Scores `set` against `catalog` three ways (see [`SelectionComparison`]),
@@ -79,7 +88,29 @@ pub fn compare_selection(
         router,
         router_without_asked_as,
         provider_search,
+        embedding: None,
+        hybrid: None,
     })
+}
+
+/// [`compare_selection`] with two more rows: the
+/// [`EmbeddingRouter`](crate::route::embedding::EmbeddingRouter) and the
+/// [`HybridRouter`](crate::route::embedding::HybridRouter) over the same
+/// catalog, with `model`'s embeddings (feature `embeddings`).
+#[cfg(feature = "embeddings")]
+pub fn compare_selection_with_embeddings(
+    catalog: &Catalog,
+    set: &SelectionSet,
+    k: usize,
+    model: &std::sync::Arc<crate::route::embedding::StaticEmbeddings>,
+) -> Result<SelectionComparison, SelectionSetError> {
+    use crate::route::embedding::{EmbeddingRouter, HybridRouter};
+    let mut comparison = compare_selection(catalog, set, k)?;
+    let embedding = EmbeddingRouter::new(catalog.clone(), std::sync::Arc::clone(model));
+    comparison.embedding = Some(evaluate_blocking(&embedding, set, k));
+    let hybrid = HybridRouter::new(catalog.clone(), std::sync::Arc::clone(model));
+    comparison.hybrid = Some(evaluate_blocking(&hybrid, set, k));
+    Ok(comparison)
 }
 
 impl SelectionComparison {
@@ -155,6 +186,12 @@ impl SelectionComparison {
             "provider search (BM25, name + desc)",
             &self.provider_search,
         );
+        if let Some(embedding) = &self.embedding {
+            row(&mut text, "embeddings (static, cosine)", embedding);
+        }
+        if let Some(hybrid) = &self.hybrid {
+            row(&mut text, "hybrid (words + embeddings, RRF)", hybrid);
+        }
         text
     }
 }

@@ -39,7 +39,7 @@ use std::thread::{self, Thread};
 
 use serde::{Deserialize, Serialize};
 
-use crate::route::{Catalog, LexicalRouter, Outcome, RouteRequest, Router, select};
+use crate::route::{Catalog, Explanation, LexicalRouter, Outcome, RouteRequest, Router, select};
 
 /// A labelled set: messages and the tools that should be picked for each.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -448,7 +448,7 @@ pub struct ToolRecall {
 }
 
 /// A case the router got wrong, for the report.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Miss {
     /// The message.
     pub message: String,
@@ -456,6 +456,11 @@ pub struct Miss {
     pub expected: Vec<String>,
     /// What the router picked, best first (empty when it abstained).
     pub picked: Vec<String>,
+    /// Why, when the router can say ([`Router::explain`]): the message's terms
+    /// as read, and for the picks and the expected tools, the terms that
+    /// matched each and their scores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<Explanation>,
 }
 
 /// The figures of one router over one labelled set.
@@ -715,6 +720,11 @@ impl fmt::Display for SelectionReport {
                     miss.message,
                     miss.expected.join(" + ")
                 )?;
+                if let Some(why) = &miss.why {
+                    for line in why.to_string().lines() {
+                        writeln!(f, "    {line}")?;
+                    }
+                }
             }
         }
         Ok(())
@@ -769,6 +779,7 @@ pub async fn evaluate<R: Router + ?Sized>(
                         message: case.message.clone(),
                         expected: vec!["none".to_owned()],
                         picked,
+                        why: router.explain(&request, &[]),
                     });
                 }
             }
@@ -800,10 +811,12 @@ pub async fn evaluate<R: Router + ?Sized>(
                     counts.1 += usize::from(picked.contains(name));
                 }
                 if found < expected.len() {
+                    let also: Vec<&str> = expected.iter().map(String::as_str).collect();
                     report.misses.push(Miss {
                         message: case.message.clone(),
                         expected: expected.clone(),
                         picked,
+                        why: router.explain(&request, &also),
                     });
                 }
             }
@@ -1202,10 +1215,28 @@ mod tests {
              tools not always in the first 3:\n  \
              get_reminders: 50.0% of 2 cases\n\
              misses:\n  \
-             \"show me my tasks\": expected get_reminders, got get_tasks, delete_tasks\n  \
-             \"get rid of it\": expected none, got delete_tasks, get_reminders, create_reminders\n"
+             \"show me my tasks\": expected get_reminders, got get_tasks, delete_tasks\n    \
+             read: @get 1.00, show 1.00, task 1.00, #task 0.80, @search 0.30\n    \
+             #1 get_tasks 1.56: @get +0.57, task +0.55, #task +0.44\n    \
+             #2 delete_tasks 1.02: task +0.57, #task +0.45\n    \
+             not picked get_reminders 0.56: @get +0.56\n  \
+             \"get rid of it\": expected none, got delete_tasks, get_reminders, create_reminders\n    \
+             read: @delete 1.00, delet 1.00, remind 0.40, water 0.40, plant 0.40, #reminder 0.32\n    \
+             #1 delete_tasks 1.97: @delete +0.99, delet +0.99\n    \
+             #2 get_reminders 0.40: remind +0.22, #reminder +0.18\n    \
+             #3 create_reminders 0.40: remind +0.22, #reminder +0.18\n"
         );
-        let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+        let mut json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+        // Why each miss happened: the expected tool that was not picked is
+        // explained beside the picks (its words and scores are in the text above).
+        let why = &json["misses"][0]["why"]["entries"];
+        assert_eq!(
+            (why[2]["name"].clone(), why[2]["rank"].clone()),
+            (serde_json::json!("get_reminders"), serde_json::Value::Null)
+        );
+        for miss in json["misses"].as_array_mut().unwrap() {
+            miss.as_object_mut().unwrap().remove("why");
+        }
         assert_eq!(
             json,
             serde_json::json!({

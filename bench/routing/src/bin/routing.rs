@@ -204,10 +204,12 @@ fn combine(a: Recall, b: Recall) -> Recall {
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut bfcl_dir: Option<PathBuf> = None;
+    let mut embeddings_dir: Option<PathBuf> = None;
     let mut misses = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--bfcl" => bfcl_dir = args.next().map(PathBuf::from),
+            "--embeddings" => embeddings_dir = args.next().map(PathBuf::from),
             "--misses" => misses = true,
             "--misses-at" => {
                 misses = true;
@@ -224,7 +226,7 @@ fn main() {
             },
             other => {
                 eprintln!(
-                    "unknown argument {other:?}; usage: routing [--bfcl bfcl_eval/data] [--misses] [--misses-at K] [--weights name=value,...]"
+                    "unknown argument {other:?}; usage: routing [--bfcl bfcl_eval/data] [--embeddings DIR] [--misses] [--misses-at K] [--weights name=value,...]"
                 );
                 std::process::exit(2);
             }
@@ -241,12 +243,15 @@ fn main() {
     };
     let fresh = routing_bench::fresh_cases();
     let tune3 = routing_bench::tune3_cases();
+    let mcp = routing_bench::mcp_catalog();
+    let mcp_cases = routing_bench::mcp_cases();
     if misses {
         for (catalog, name) in [(&assistant, "assistant"), (&cms, "cms")] {
             print_misses(catalog, &of(name, false));
             print_misses(catalog, &in_catalog(&fresh, name));
             print_misses(catalog, &in_catalog(&tune3, name));
         }
+        print_misses(&mcp, &mcp_cases.iter().collect::<Vec<_>>());
     }
     println!("{HEADER}");
     let (assistant_all, cms_all) = print_catalogs("", &cases, &assistant, &cms);
@@ -283,6 +288,26 @@ fn main() {
         &assistant,
         &cms,
     );
+    // The MCP servers' catalog and its tasks (a tuning set), by kind.
+    let all: Vec<&Case> = mcp_cases.iter().collect();
+    print_rows(
+        &format!("MCP servers ({} tools from 21 servers), all", mcp.len()),
+        measure(&mcp, &all),
+    );
+    for kind in ["plain", "meaning", "file", "multi"] {
+        let of_kind: Vec<&Case> = all
+            .iter()
+            .copied()
+            .filter(|case| case.kind.as_deref() == Some(kind))
+            .collect();
+        print_rows(
+            &format!("MCP servers, kind `{kind}`"),
+            measure(&mcp, &of_kind),
+        );
+    }
+    if let Some(dir) = &embeddings_dir {
+        embedding_rows(dir, &mcp, &all, bfcl_dir.as_deref());
+    }
     if let Some(dir) = bfcl_dir {
         let bfcl = match Bfcl::load(&dir, &BFCL_FILES) {
             Ok(bfcl) => bfcl,
@@ -375,4 +400,104 @@ fn main() {
             median(&mut plain_times)
         );
     }
+}
+
+/// The embedding and hybrid rows (feature `embeddings`): the MCP servers' set
+/// and, with `--bfcl`, BFCL, through `compare_selection_with_embeddings`, with
+/// the cost per message and of embedding the catalog.
+#[cfg(feature = "embeddings")]
+fn embedding_rows(
+    dir: &std::path::Path,
+    mcp: &Catalog,
+    cases: &[&Case],
+    bfcl: Option<&std::path::Path>,
+) {
+    use std::sync::Arc;
+    use toolkit::route::embedding::{EmbeddingRouter, HybridRouter, StaticEmbeddings};
+    let model = match StaticEmbeddings::load(dir) {
+        Ok(model) => Arc::new(model),
+        Err(error) => {
+            eprintln!("--embeddings {}: {error}", dir.display());
+            std::process::exit(1);
+        }
+    };
+    let as_set = |cases: &[&Case]| SelectionSet {
+        cases: cases
+            .iter()
+            .map(|case| SelectionCase {
+                message: case.message.clone(),
+                expect: Expected::Tools(case.expected.clone()),
+                turns: case.turns.clone(),
+            })
+            .collect(),
+    };
+    for k in [5, 10] {
+        match toolkit::testing::compare_selection_with_embeddings(mcp, &as_set(cases), k, &model) {
+            Ok(comparison) => println!(
+                "\nMCP servers ({} tools), k = {k}:\n{}",
+                mcp.len(),
+                comparison.table()
+            ),
+            Err(error) => eprintln!("MCP servers: {error}"),
+        }
+    }
+    if let Some(dir) = bfcl {
+        for files in [&BFCL_FILES, &BFCL_PARALLEL_FILES] {
+            let Ok(bfcl) = Bfcl::load(dir, files) else {
+                continue;
+            };
+            let cases: Vec<&Case> = bfcl.cases.iter().collect();
+            match toolkit::testing::compare_selection_with_embeddings(
+                &bfcl.catalog,
+                &as_set(&cases),
+                5,
+                &model,
+            ) {
+                Ok(comparison) => println!(
+                    "\nBFCL v4 {files:?} ({} tools), k = 5:\n{}",
+                    bfcl.catalog.len(),
+                    comparison.table()
+                ),
+                Err(error) => eprintln!("BFCL: {error}"),
+            }
+        }
+    }
+    // Cost: embedding a catalog of 500 tools once, and routing one message over
+    // it with the embeddings cached (medians of 21 rounds over the MCP tasks).
+    let five_hundred = routing_bench::synthetic_catalog(500);
+    let start = Instant::now();
+    let hybrid = HybridRouter::new(five_hundred.clone(), Arc::clone(&model));
+    let build = start.elapsed();
+    let embedding = EmbeddingRouter::new(five_hundred, Arc::clone(&model));
+    let per_message = |rank: &dyn Fn(&RouteRequest<'_>) -> usize| {
+        let mut rounds: Vec<f64> = (0..21)
+            .map(|_| {
+                let start = Instant::now();
+                let mut picked = 0;
+                for case in cases {
+                    picked += rank(&RouteRequest::new(&case.message));
+                }
+                std::hint::black_box(picked);
+                #[allow(clippy::cast_precision_loss)]
+                let count = cases.len().max(1) as f64;
+                start.elapsed().as_secs_f64() * 1e6 / count
+            })
+            .collect();
+        rounds.sort_by(f64::total_cmp);
+        rounds[rounds.len() / 2]
+    };
+    let embedding_time = per_message(&|request| embedding.rank(request).len());
+    let hybrid_time = per_message(&|request| hybrid.rank(request).len());
+    println!(
+        "\n500 tools: HybridRouter::new (index and embeddings) {:.1} ms; per message (median of 21 rounds): EmbeddingRouter {embedding_time:.1} µs, HybridRouter {hybrid_time:.1} µs",
+        build.as_secs_f64() * 1e3
+    );
+}
+
+#[cfg(not(feature = "embeddings"))]
+fn embedding_rows(_: &std::path::Path, _: &Catalog, _: &[&Case], _: Option<&std::path::Path>) {
+    eprintln!(
+        "--embeddings needs the `embeddings` feature: cargo run --release -p routing-bench --features embeddings --bin routing -- --embeddings DIR"
+    );
+    std::process::exit(2);
 }

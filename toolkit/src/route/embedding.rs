@@ -1,0 +1,649 @@
+//! Meaning beside words (feature `embeddings`): static token embeddings
+//! distilled from a sentence encoder, an [`EmbeddingRouter`] ranking by cosine
+//! similarity, and a [`HybridRouter`] fusing it with the [`LexicalRouter`].
+//!
+//! # Why static embeddings
+//!
+//! A sentence encoder run in process (all-MiniLM-L6-v2 through candle) reads
+//! each message with its six attention layers: milliseconds per message on one
+//! core, and candle with a tokenizer crate adds minutes to a clean build. A
+//! static table holds one vector per token of the encoder's vocabulary, each
+//! the encoder's own output for that token alone (`[CLS] token [SEP]`,
+//! mean-pooled; the idea of model2vec, Minish Lab 2024): a message's vector is
+//! the mean of its tokens' rows, microseconds per message, and the code is a
+//! tokenizer and a sum. It reads words, not word order, so it ranks below the
+//! full encoder; BENCHMARKS.md ("Meaning beside words") has both figures, the
+//! build time and the cost per message.
+//!
+//! The application names the files: a directory with the encoder's
+//! `tokenizer.json` (BERT `WordPiece`, uncased) and `static.safetensors` (the
+//! F32 tensor `embeddings`, one row per token). `scripts/embeddings.sh` makes
+//! the second from the first and the encoder's `model.safetensors`, with
+//! numpy; nothing is downloaded at run time.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::lexical::Scored;
+use super::router::{EntryExplanation, Explanation, Weighed};
+use super::{Catalog, CatalogEntry, LexicalRouter, RouteFuture, RouteRequest, Router, Routing};
+
+/// Why embeddings could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddingError {
+    /// A file could not be read.
+    #[error("could not read `{path}`: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `tokenizer.json` is not a `WordPiece` tokenizer's.
+    #[error("`tokenizer.json` is not a WordPiece tokenizer: {0}")]
+    Tokenizer(String),
+    /// The table is not a safetensors file with an F32 `embeddings` tensor of
+    /// one row per token.
+    #[error("the embedding table is unusable: {0}")]
+    Table(String),
+}
+
+/// The longest word the tokenizer splits into pieces (BERT's limit): a longer
+/// one is one unknown token, so a base64 blob costs its length, not its square.
+const MAX_WORD_CHARS: usize = 100;
+
+/// How many tokens of a message are read: the encoder's own window (512) is
+/// about a page; a pasted megabyte is read up to here, in time proportional to
+/// the part read.
+pub const MAX_MESSAGE_TOKENS: usize = 4096;
+
+/// A static token-embedding table and the `WordPiece` tokenizer of its encoder.
+pub struct StaticEmbeddings {
+    vocab: HashMap<String, u32>,
+    unknown: u32,
+    dimensions: usize,
+    /// Row-major, `vocab.len() * dimensions`.
+    table: Vec<f32>,
+}
+
+impl std::fmt::Debug for StaticEmbeddings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StaticEmbeddings")
+            .field("tokens", &self.vocab.len())
+            .field("dimensions", &self.dimensions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StaticEmbeddings {
+    /// Reads `tokenizer.json` and `static.safetensors` from `dir`.
+    pub fn load(dir: impl AsRef<Path>) -> Result<Self, EmbeddingError> {
+        let dir = dir.as_ref();
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read(&path).map_err(|source| EmbeddingError::Read {
+                path: path.display().to_string(),
+                source,
+            })
+        };
+        let tokenizer = read("tokenizer.json")?;
+        let table = read("static.safetensors")?;
+        StaticEmbeddings::from_bytes(&tokenizer, &table)
+    }
+
+    /// The same from the two files' bytes.
+    pub fn from_bytes(tokenizer_json: &[u8], safetensors: &[u8]) -> Result<Self, EmbeddingError> {
+        #[derive(serde::Deserialize)]
+        struct Tokenizer {
+            model: Model,
+        }
+        #[derive(serde::Deserialize)]
+        struct Model {
+            vocab: HashMap<String, u32>,
+            unk_token: String,
+        }
+        let tokenizer: Tokenizer = serde_json::from_slice(tokenizer_json)
+            .map_err(|error| EmbeddingError::Tokenizer(error.to_string()))?;
+        let vocab = tokenizer.model.vocab;
+        let unknown = *vocab.get(&tokenizer.model.unk_token).ok_or_else(|| {
+            EmbeddingError::Tokenizer(format!(
+                "its unknown token `{}` is not in its vocabulary",
+                tokenizer.model.unk_token
+            ))
+        })?;
+        let tensors = safetensors::SafeTensors::deserialize(safetensors)
+            .map_err(|error| EmbeddingError::Table(error.to_string()))?;
+        let tensor = tensors
+            .tensor("embeddings")
+            .map_err(|error| EmbeddingError::Table(error.to_string()))?;
+        if tensor.dtype() != safetensors::Dtype::F32 {
+            return Err(EmbeddingError::Table(format!(
+                "`embeddings` is {:?}, not F32",
+                tensor.dtype()
+            )));
+        }
+        let &[rows, dimensions] = tensor.shape() else {
+            return Err(EmbeddingError::Table(format!(
+                "`embeddings` has shape {:?}, not [tokens, dimensions]",
+                tensor.shape()
+            )));
+        };
+        let largest = vocab.values().copied().max().unwrap_or(0) as usize;
+        if rows <= largest || dimensions == 0 {
+            return Err(EmbeddingError::Table(format!(
+                "`embeddings` has {rows} rows of {dimensions}; the vocabulary needs {}",
+                largest + 1
+            )));
+        }
+        let table: Vec<f32> = tensor
+            .data()
+            .chunks_exact(4)
+            .map(|bytes| f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+            .collect();
+        Ok(StaticEmbeddings {
+            vocab,
+            unknown,
+            dimensions,
+            table,
+        })
+    }
+
+    /// How many numbers a vector has.
+    #[must_use]
+    pub fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    /// The token ids of `text` (at most [`MAX_MESSAGE_TOKENS`]), as BERT's
+    /// uncased tokenizer splits it: CJK characters apart, lowercase, accents
+    /// stripped, punctuation and symbols apart, then the longest pieces of the
+    /// vocabulary from the left of each word (`##` continuing); a word with a
+    /// part no piece covers, or longer than 100 characters, is one unknown
+    /// token. Symbols outside ASCII (emoji) split like punctuation.
+    #[must_use]
+    pub fn tokens(&self, text: &str) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut word = String::new();
+        let mut piece = String::new();
+        let mut flush = |word: &mut String, out: &mut Vec<u32>| {
+            if !word.is_empty() {
+                self.word_pieces(word, &mut piece, out);
+                word.clear();
+            }
+        };
+        for c in unicode_normalization::UnicodeNormalization::nfd(text) {
+            if out.len() >= MAX_MESSAGE_TOKENS {
+                break;
+            }
+            if unicode_normalization::char::is_combining_mark(c)
+                || (c.is_control() && !c.is_whitespace())
+            {
+                continue;
+            }
+            if c.is_whitespace() {
+                flush(&mut word, &mut out);
+            } else if is_cjk(c) || c.is_ascii_punctuation() || !(c.is_alphanumeric()) {
+                flush(&mut word, &mut out);
+                word.extend(c.to_lowercase());
+                flush(&mut word, &mut out);
+            } else {
+                word.extend(c.to_lowercase());
+            }
+        }
+        flush(&mut word, &mut out);
+        out.truncate(MAX_MESSAGE_TOKENS);
+        out
+    }
+
+    fn word_pieces(&self, word: &str, piece: &mut String, out: &mut Vec<u32>) {
+        if word.chars().count() > MAX_WORD_CHARS {
+            out.push(self.unknown);
+            return;
+        }
+        let start_len = out.len();
+        let mut start = 0;
+        while start < word.len() {
+            let mut end = word.len();
+            let mut found = None;
+            while start < end {
+                piece.clear();
+                if start > 0 {
+                    piece.push_str("##");
+                }
+                piece.push_str(&word[start..end]);
+                if let Some(&id) = self.vocab.get(piece.as_str()) {
+                    found = Some(id);
+                    break;
+                }
+                end = word[..end]
+                    .char_indices()
+                    .next_back()
+                    .map_or(start, |(at, _)| at);
+            }
+            let Some(id) = found else {
+                out.truncate(start_len);
+                out.push(self.unknown);
+                return;
+            };
+            out.push(id);
+            start = end;
+        }
+    }
+
+    /// The unit-length mean of `text`'s token rows; all zeros when it has no
+    /// token.
+    #[must_use]
+    pub fn embed(&self, text: &str) -> Vec<f32> {
+        let mut vector = vec![0.0_f32; self.dimensions];
+        for id in self.tokens(text) {
+            let row = id as usize * self.dimensions;
+            if let Some(values) = self.table.get(row..row + self.dimensions) {
+                for (sum, value) in vector.iter_mut().zip(values) {
+                    *sum += value;
+                }
+            }
+        }
+        let length = vector.iter().map(|value| value * value).sum::<f32>().sqrt();
+        if length > 0.0 {
+            for value in &mut vector {
+                *value /= length;
+            }
+        }
+        vector
+    }
+}
+
+/// Whether `c` is a CJK ideograph (BERT's ranges), which the tokenizer reads as
+/// a word of its own.
+fn is_cjk(c: char) -> bool {
+    matches!(u32::from(c),
+        0x4E00..=0x9FFF
+        | 0x3400..=0x4DBF
+        | 0x2_0000..=0x2_A6DF
+        | 0x2_A700..=0x2_B73F
+        | 0x2_B740..=0x2_B81F
+        | 0x2_B820..=0x2_CEAF
+        | 0xF900..=0xFAFF
+        | 0x2_F800..=0x2_FA1F)
+}
+
+/// What an embedding reads of a tool: its name's words (the escape of runtime
+/// tools undone, `_`, `-`, `.` and camel case apart) and its description.
+fn tool_text(entry: &CatalogEntry) -> String {
+    let words = super::lexicon::words(&entry.readable_name()).join(" ");
+    format!("{words}: {}", entry.description)
+}
+
+/// Ranks a catalog by the cosine similarity of each tool's embedding (name
+/// words and description, computed once in [`EmbeddingRouter::new`]) to the
+/// message's. Finds tools that share no word with the message ("how tall is
+/// Mont Blanc" -> an elevation tool), and abstains only on a message with no
+/// token.
+#[derive(Debug)]
+pub struct EmbeddingRouter {
+    catalog: Catalog,
+    model: Arc<StaticEmbeddings>,
+    /// Row-major, one unit vector per entry.
+    tools: Vec<f32>,
+}
+
+impl EmbeddingRouter {
+    /// Embeds every entry of `catalog` once.
+    #[must_use]
+    pub fn new(catalog: Catalog, model: Arc<StaticEmbeddings>) -> Self {
+        let mut tools = Vec::with_capacity(catalog.len() * model.dimensions());
+        for entry in &catalog {
+            tools.extend(model.embed(&tool_text(entry)));
+        }
+        EmbeddingRouter {
+            catalog,
+            model,
+            tools,
+        }
+    }
+
+    /// Each allowed entry's similarity to the message, best first (ties in
+    /// catalog order), at most `limit`; empty when the message has no token.
+    fn similar(&self, request: &RouteRequest<'_>, limit: usize) -> Vec<(usize, f32)> {
+        let query = self.model.embed(request.message);
+        if query.iter().all(|value| *value == 0.0) || limit == 0 {
+            return Vec::new();
+        }
+        let dimensions = self.model.dimensions();
+        let entries = self.catalog.entries();
+        let mut ranked: Vec<(usize, f32)> = self
+            .tools
+            .chunks_exact(dimensions)
+            .enumerate()
+            .filter(|&(position, _)| request.allows(&entries[position].name))
+            .map(|(position, tool)| {
+                let dot = tool.iter().zip(&query).map(|(a, b)| a * b).sum::<f32>();
+                (position, dot)
+            })
+            .collect();
+        let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if ranked.len() > limit {
+            ranked.select_nth_unstable_by(limit - 1, order);
+            ranked.truncate(limit);
+        }
+        ranked.sort_by(order);
+        ranked
+    }
+
+    /// The allowed entries most similar to the message, best first, at most
+    /// `request.limit`.
+    #[must_use]
+    pub fn rank<'a>(&'a self, request: &RouteRequest<'_>) -> Vec<Scored<'a>> {
+        let entries = self.catalog.entries();
+        self.similar(request, request.limit)
+            .into_iter()
+            .map(|(position, score)| Scored {
+                entry: &entries[position],
+                score,
+            })
+            .collect()
+    }
+}
+
+impl Router for EmbeddingRouter {
+    fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    fn route<'a>(&'a self, request: &'a RouteRequest<'a>) -> RouteFuture<'a> {
+        let ranked = self.rank(request);
+        let answer = if ranked.is_empty() {
+            Routing::Abstained
+        } else {
+            Routing::Picked(ranked.into_iter().map(|scored| scored.entry).collect())
+        };
+        Box::pin(std::future::ready(Ok(answer)))
+    }
+}
+
+/// How many of each router's first entries [`HybridRouter`] fuses.
+const HYBRID_DEPTH: usize = 50;
+
+/// The [`LexicalRouter`] and the [`EmbeddingRouter`] over one catalog, fused by
+/// reciprocal rank (each contributes `1 / (60 + rank)` per entry in its first
+/// 50): a tool both rank high leads, one that only the words or only the
+/// meaning find still reaches the first few. The lexical router's abstention
+/// is not the hybrid's: meaning may find what no word matched.
+#[derive(Debug)]
+pub struct HybridRouter {
+    lexical: LexicalRouter,
+    embedding: EmbeddingRouter,
+}
+
+impl HybridRouter {
+    /// Indexes `catalog` for both routers (its embeddings computed once).
+    #[must_use]
+    pub fn new(catalog: Catalog, model: Arc<StaticEmbeddings>) -> Self {
+        HybridRouter {
+            lexical: LexicalRouter::new(catalog.clone()),
+            embedding: EmbeddingRouter::new(catalog, model),
+        }
+    }
+
+    /// The fused ranking, best first, at most `request.limit`.
+    #[must_use]
+    pub fn rank<'a>(&'a self, request: &RouteRequest<'_>) -> Vec<Scored<'a>> {
+        let entries = self.lexical.catalog().entries();
+        let lexical = self.lexical.rank_positions(request, HYBRID_DEPTH);
+        let meaning = self.embedding.similar(request, HYBRID_DEPTH);
+        fuse_rankings(&[(lexical, 1.0), (meaning, 1.0)], request.limit)
+            .into_iter()
+            .map(|(position, score)| Scored {
+                entry: &entries[position],
+                score,
+            })
+            .collect()
+    }
+}
+
+impl Router for HybridRouter {
+    fn catalog(&self) -> &Catalog {
+        self.lexical.catalog()
+    }
+
+    fn route<'a>(&'a self, request: &'a RouteRequest<'a>) -> RouteFuture<'a> {
+        let ranked = self.rank(request);
+        let answer = if ranked.is_empty() {
+            Routing::Abstained
+        } else {
+            Routing::Picked(ranked.into_iter().map(|scored| scored.entry).collect())
+        };
+        Box::pin(std::future::ready(Ok(answer)))
+    }
+
+    fn explain(&self, request: &RouteRequest<'_>, also: &[&str]) -> Option<Explanation> {
+        let ranked = self.rank(request);
+        let asked: Vec<&str> = ranked
+            .iter()
+            .map(|scored| scored.entry.name.as_str())
+            .chain(also.iter().copied())
+            .collect();
+        let mut why = self.lexical.explain(request, &asked);
+        let query = self.embedding.model.embed(request.message);
+        let dimensions = self.embedding.model.dimensions();
+        let entries = self.lexical.catalog().entries();
+        let similarity = |name: &str| {
+            entries
+                .iter()
+                .position(|entry| entry.name == name)
+                .and_then(|position| {
+                    self.embedding
+                        .tools
+                        .get(position * dimensions..(position + 1) * dimensions)
+                })
+                .map_or(0.0, |tool| {
+                    tool.iter().zip(&query).map(|(a, b)| a * b).sum::<f32>()
+                })
+        };
+        // The hybrid's own picks and ranks, each with its words and its meaning.
+        let mut explained: Vec<EntryExplanation> = Vec::new();
+        let names = ranked
+            .iter()
+            .map(|scored| scored.entry.name.as_str())
+            .chain(also.iter().copied());
+        for name in names {
+            if explained.iter().any(|entry| entry.name == name) {
+                continue;
+            }
+            let rank = ranked
+                .iter()
+                .position(|scored| scored.entry.name == name)
+                .map(|at| at + 1);
+            let lexical = why.entries.iter().find(|entry| entry.name == name);
+            let mut matches = lexical
+                .map(|entry| entry.matches.clone())
+                .unwrap_or_default();
+            matches.push(Weighed {
+                term: "~meaning".to_owned(),
+                weight: similarity(name),
+            });
+            explained.push(EntryExplanation {
+                name: name.to_owned(),
+                rank,
+                score: lexical.map_or(0.0, |entry| entry.score),
+                matches,
+            });
+        }
+        why.entries = explained;
+        Some(why)
+    }
+}
+
+/// The constant of reciprocal-rank fusion (Cormack, Clarke and Büttcher, SIGIR
+/// 2009: 60): a tool's share from one ranking is `weight / (RRF_K + rank)`.
+const RRF_K: f32 = 60.0;
+
+/// Reciprocal-rank fusion of `lists` (each a ranking of catalog positions
+/// with its weight): every entry in any of them scored by the sum of
+/// `weight / (RRF_K + rank)`, best first, ties in catalog order; at most `limit`.
+fn fuse_rankings(lists: &[(Vec<(usize, f32)>, f32)], limit: usize) -> Vec<(usize, f32)> {
+    let mut fused: HashMap<usize, f32> = HashMap::new();
+    for (list, weight) in lists {
+        for (rank, &(position, _)) in list.iter().enumerate() {
+            #[allow(clippy::cast_precision_loss)] // ranks are at most HYBRID_DEPTH
+            let share = weight / (RRF_K + (rank + 1) as f32);
+            *fused.entry(position).or_default() += share;
+        }
+    }
+    let mut ranked: Vec<(usize, f32)> = fused.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    ranked.truncate(limit);
+    ranked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tokenizer.json with `words` as its vocabulary (ids in order, `[UNK]`
+    /// first) and a table giving token `i` the unit vector on axis `axes[i]`.
+    fn toy(words: &[&str], axes: &[usize], dimensions: usize) -> StaticEmbeddings {
+        let vocab: serde_json::Map<String, serde_json::Value> = words
+            .iter()
+            .enumerate()
+            .map(|(id, word)| ((*word).to_owned(), serde_json::json!(id)))
+            .collect();
+        let tokenizer = serde_json::json!({
+            "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": vocab}
+        });
+        let mut table = vec![0.0_f32; words.len() * dimensions];
+        for (id, &axis) in axes.iter().enumerate() {
+            table[id * dimensions + axis] = 1.0;
+        }
+        let bytes: Vec<u8> = table.iter().flat_map(|value| value.to_le_bytes()).collect();
+        let view = safetensors::tensor::TensorView::new(
+            safetensors::Dtype::F32,
+            vec![words.len(), dimensions],
+            &bytes,
+        )
+        .expect("a tensor");
+        let file = safetensors::serialize([("embeddings", view)], None).expect("serialized");
+        StaticEmbeddings::from_bytes(tokenizer.to_string().as_bytes(), &file).expect("a model")
+    }
+
+    const WORDS: [&str; 9] = [
+        "[UNK]", "how", "tall", "mount", "##ain", "elev", "##ation", "!", "chart",
+    ];
+
+    #[test]
+    fn text_is_split_as_bert_s_uncased_word_pieces() {
+        let model = toy(&WORDS, &[0; 9], 2);
+        // Lowercase, accents stripped, punctuation apart, longest pieces first.
+        assert_eq!(model.tokens("How TALL!"), [1, 2, 7]);
+        assert_eq!(model.tokens("Mountain élevation"), [3, 4, 5, 6]);
+        // A word some part of which no piece covers is one unknown token.
+        assert_eq!(model.tokens("mountzzz tall"), [0, 2]);
+        // CJK ideographs and emoji are words of their own (unknown here).
+        assert_eq!(model.tokens("tall山🙂tall"), [2, 0, 0, 2]);
+        // A word longer than BERT's limit is unknown without being searched.
+        assert_eq!(model.tokens(&"a".repeat(101)), [0]);
+        assert_eq!(model.tokens("  \u{0}\u{7} "), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn a_message_is_read_up_to_the_token_limit() {
+        let model = toy(&WORDS, &[0; 9], 2);
+        let message = "tall ".repeat(MAX_MESSAGE_TOKENS * 3);
+        assert_eq!(model.tokens(&message).len(), MAX_MESSAGE_TOKENS);
+        // Every script, emoji and a base64 blob: bounded too.
+        let mixed = "Grüße мир 世界 مرحبا 🙂🚀 aGVsbG8gd29ybGQ= ".repeat(20_000);
+        assert!(model.tokens(&mixed).len() <= MAX_MESSAGE_TOKENS);
+    }
+
+    #[test]
+    fn tools_are_ranked_by_the_meaning_of_their_tokens() {
+        // `elev` and `tall` share an axis: the meaning, not the word.
+        let model = Arc::new(toy(&WORDS, &[0, 1, 2, 3, 3, 2, 2, 4, 5], 6));
+        let catalog = Catalog::new([
+            CatalogEntry::new("draw_chart", "chart"),
+            CatalogEntry::new("get_elevation", "elevation of a mountain"),
+        ]);
+        let router = EmbeddingRouter::new(catalog.clone(), Arc::clone(&model));
+        let ranked = router.rank(&RouteRequest::new("how tall?"));
+        assert_eq!(ranked[0].entry.name, "get_elevation");
+        // No token at all: nothing to compare, an abstention.
+        assert!(router.rank(&RouteRequest::new("   ")).is_empty());
+        // The hybrid keeps the words' pick and adds the meaning's.
+        let hybrid = HybridRouter::new(catalog, model);
+        let names: Vec<&str> = hybrid
+            .rank(&RouteRequest::new("draw a chart of how tall it is"))
+            .iter()
+            .map(|scored| scored.entry.name.as_str())
+            .collect();
+        assert_eq!(names, ["draw_chart", "get_elevation"]);
+    }
+
+    #[test]
+    fn a_table_that_does_not_fit_the_vocabulary_is_refused() {
+        let tokenizer = br#"{"model": {"unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1}}}"#;
+        let bytes = [0_u8; 4];
+        let view =
+            safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![1, 1], &bytes)
+                .expect("a tensor");
+        let file = safetensors::serialize([("embeddings", view)], None).expect("serialized");
+        assert_eq!(
+            StaticEmbeddings::from_bytes(tokenizer, &file)
+                .expect_err("one row for two tokens")
+                .to_string(),
+            "the embedding table is unusable: `embeddings` has 1 rows of 1; the vocabulary needs 2"
+        );
+        assert_eq!(
+            StaticEmbeddings::from_bytes(br#"{"model": {"unk_token": "[X]", "vocab": {}}}"#, &file)
+                .expect_err("no unknown token")
+                .to_string(),
+            "`tokenizer.json` is not a WordPiece tokenizer: its unknown token `[X]` is not in its vocabulary"
+        );
+    }
+
+    /// The distilled all-MiniLM-L6-v2 table, from `TOOLKIT_EMBEDDINGS_DIR`
+    /// (scripts/embeddings.sh makes it; CI runs it first).
+    fn minilm() -> Arc<StaticEmbeddings> {
+        let Some(dir) = std::env::var_os("TOOLKIT_EMBEDDINGS_DIR") else {
+            panic!(
+                "the `embeddings` tests need all-MiniLM-L6-v2's static table: run \
+                 `scripts/embeddings.sh target/minilm` and set TOOLKIT_EMBEDDINGS_DIR=target/minilm"
+            );
+        };
+        match StaticEmbeddings::load(&dir) {
+            Ok(model) => Arc::new(model),
+            Err(error) => panic!("TOOLKIT_EMBEDDINGS_DIR={}: {error}", dir.to_string_lossy()),
+        }
+    }
+
+    #[test]
+    fn minilm_finds_tools_that_share_no_word_with_the_message() {
+        let model = minilm();
+        assert_eq!(model.dimensions(), 384);
+        let catalog = Catalog::new([
+            CatalogEntry::new(
+                "maps_elevation",
+                "Get elevation data for locations on the earth",
+            ),
+            CatalogEntry::new("maps_directions", "Get directions between two points"),
+            CatalogEntry::new(
+                "slack_post_message",
+                "Post a new message to a Slack channel",
+            ),
+            CatalogEntry::new("git_reset", "Unstages all staged changes"),
+        ]);
+        let router = EmbeddingRouter::new(catalog, model);
+        for (message, expected) in [
+            ("how high above sea level is Mont Blanc", "maps_elevation"),
+            (
+                "post a note to the team channel on Slack",
+                "slack_post_message",
+            ),
+            ("unstage what I added", "git_reset"),
+        ] {
+            let ranked = router.rank(&RouteRequest::new(message).limit(1));
+            assert_eq!(ranked[0].entry.name, expected, "{message}");
+        }
+    }
+}
