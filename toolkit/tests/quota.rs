@@ -835,3 +835,83 @@ async fn signing_in_again_does_not_refill_the_request_limit() {
     assert_eq!(status("ann-again").await, 429);
     assert_eq!(status("bob").await, 200);
 }
+
+/// What the OpenTelemetry SDK exported: each sum's name, tool and value.
+#[cfg(feature = "otel")]
+#[derive(Clone, Debug, Default)]
+struct Exported(Arc<std::sync::Mutex<Vec<(String, String, u64)>>>);
+
+#[cfg(feature = "otel")]
+impl opentelemetry_sdk::metrics::exporter::PushMetricExporter for Exported {
+    fn export(
+        &self,
+        metrics: &opentelemetry_sdk::metrics::data::ResourceMetrics,
+    ) -> impl Future<Output = opentelemetry_sdk::error::OTelSdkResult> + Send {
+        use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
+        let mut exported = self.0.lock().unwrap();
+        for scope in metrics.scope_metrics() {
+            for metric in scope.metrics() {
+                if let AggregatedMetrics::U64(MetricData::Sum(sum)) = metric.data() {
+                    for point in sum.data_points() {
+                        let tool = point
+                            .attributes()
+                            .find(|pair| pair.key.as_str() == "gen_ai.tool.name")
+                            .map(|pair| pair.value.to_string())
+                            .unwrap_or_default();
+                        exported.push((metric.name().to_owned(), tool, point.value()));
+                    }
+                }
+            }
+        }
+        std::future::ready(Ok(()))
+    }
+
+    fn force_flush(&self) -> opentelemetry_sdk::error::OTelSdkResult {
+        Ok(())
+    }
+
+    fn shutdown_with_timeout(&self, _: Duration) -> opentelemetry_sdk::error::OTelSdkResult {
+        Ok(())
+    }
+
+    fn temporality(&self) -> opentelemetry_sdk::metrics::Temporality {
+        opentelemetry_sdk::metrics::Temporality::Cumulative
+    }
+}
+
+/// Every refusal is counted in `toolkit.quota.refusals`, by tool, and the SDK
+/// exports it: two refused calls of `get_rates` (a tool no other test here
+/// refuses) export a sum of 2.
+#[cfg(feature = "otel")]
+#[test]
+fn refusals_are_exported_in_the_quota_refusals_counter() {
+    use opentelemetry::metrics::MeterProvider as _;
+    let exported = Exported::default();
+    let provider = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+        .with_reader(opentelemetry_sdk::metrics::PeriodicReader::builder(exported.clone()).build())
+        .build();
+    toolkit::otel::install_metrics(&provider.meter("quota-test")).unwrap();
+    let (store, _) = pinned_store();
+    let quotas = Quotas::builder(toolkit::registry(), store)
+        .tool(get_rates::NAME, "1/min".parse().unwrap())
+        .build()
+        .unwrap();
+    let ann = view(&quotas, "user:ann");
+    assert_eq!(call(&ann, "get_rates", "{}").result(), Some(&json!(1)));
+    for _ in 0..2 {
+        assert_eq!(
+            call(&ann, "get_rates", "{}").error(),
+            Some(&refusal("get_rates", "1/min", 60_000))
+        );
+    }
+    provider.force_flush().unwrap();
+    let refusals: Vec<u64> = exported
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(name, tool, _)| name == "toolkit.quota.refusals" && tool == "get_rates")
+        .map(|&(_, _, value)| value)
+        .collect();
+    assert_eq!(refusals.last(), Some(&2), "{refusals:?}");
+}
