@@ -640,3 +640,289 @@ fn a_refusal_is_an_event_on_the_call_s_span_with_the_quota() {
         )]
     );
 }
+
+/// A request sent to the MCP endpoint with `token`: `tools/list`.
+#[cfg(feature = "mcp")]
+fn list_request(token: &str) -> http::Request<axum::body::Body> {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/list",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }},
+    });
+    http::Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", format!("Bearer {token}"))
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/list")
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap()
+}
+
+/// The status, `Retry-After` and body of an answer.
+#[cfg(feature = "mcp")]
+async fn answered(response: axum::response::Response) -> (u16, Option<String>, String) {
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .map(|value| value.to_str().unwrap().to_owned());
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    (
+        status,
+        retry_after,
+        String::from_utf8(bytes.to_vec()).unwrap(),
+    )
+}
+
+/// The exact wire of a request over the caller's request limit: `429`, a
+/// `Retry-After` in whole seconds, one line of text, and no JSON-RPC error; a
+/// refused request spends nothing, and the limit comes back with time.
+#[cfg(feature = "mcp")]
+#[tokio::test]
+async fn a_request_over_the_callers_limit_is_answered_429_with_retry_after() {
+    use tower::ServiceExt as _;
+    let (store, millis) = pinned_store();
+    let quotas: &'static Quotas = Box::leak(Box::new(
+        Quotas::builder(toolkit::registry(), MemoryQuotaStore::new())
+            .build()
+            .unwrap(),
+    ));
+    let access = move |_: &toolkit::mcp::Caller<'_>| {
+        Ok(toolkit::mcp::Grant::new(
+            view(quotas, "user:ann"),
+            Context::new(),
+        ))
+    };
+    let router = toolkit::mcp::McpHttp::new(access)
+        .endpoint("internal", "/mcp", "secret")
+        .request_limit("2/min".parse().unwrap(), store)
+        .into_router();
+    for _ in 0..2 {
+        let (status, retry_after, _) = answered(
+            router
+                .clone()
+                .oneshot(list_request("secret"))
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!((status, retry_after), (200, None));
+    }
+    let refused = (
+        429,
+        Some("30".to_owned()),
+        "too many requests: each caller may send requests twice a minute; try again in 30 s"
+            .to_owned(),
+    );
+    for _ in 0..2 {
+        assert_eq!(
+            answered(
+                router
+                    .clone()
+                    .oneshot(list_request("secret"))
+                    .await
+                    .unwrap()
+            )
+            .await,
+            refused
+        );
+    }
+    // A request without the token is refused for that, and counts nothing.
+    assert_eq!(
+        answered(router.clone().oneshot(list_request("wrong")).await.unwrap())
+            .await
+            .0,
+        401
+    );
+    millis.fetch_add(29_500, Ordering::SeqCst);
+    assert_eq!(
+        answered(
+            router
+                .clone()
+                .oneshot(list_request("secret"))
+                .await
+                .unwrap()
+        )
+        .await,
+        (
+            429,
+            Some("1".to_owned()),
+            "too many requests: each caller may send requests twice a minute; try again in 1 s"
+                .to_owned()
+        )
+    );
+    millis.fetch_add(500, Ordering::SeqCst);
+    assert_eq!(
+        answered(
+            router
+                .clone()
+                .oneshot(list_request("secret"))
+                .await
+                .unwrap()
+        )
+        .await
+        .0,
+        200
+    );
+}
+
+/// Tokens that speak for `ann` (two of them: she signed in again) or `bob`.
+#[cfg(feature = "oauth")]
+struct TwoSignIns;
+
+#[cfg(feature = "oauth")]
+impl toolkit::mcp::auth::TokenVerifier for TwoSignIns {
+    fn verify<'a>(&'a self, token: &'a str) -> toolkit::mcp::auth::VerifyFuture<'a> {
+        let subject = match token {
+            "ann-first" | "ann-again" => Some("ann"),
+            "bob" => Some("bob"),
+            _ => None,
+        };
+        Box::pin(std::future::ready(subject.map_or_else(
+            || {
+                Err(toolkit::mcp::auth::AuthError::InvalidToken(
+                    "unknown token".to_owned(),
+                ))
+            },
+            |subject| {
+                let principal =
+                    toolkit::Principal::new("https://issuer.test", subject).map_err(|error| {
+                        toolkit::mcp::auth::AuthError::InvalidToken(error.to_string())
+                    })?;
+                Ok(toolkit::mcp::auth::VerifiedToken::new(principal, ["mcp"]))
+            },
+        )))
+    }
+}
+
+/// The request limit counts the token's principal: a new token of the same user
+/// (signing in again) gains nothing; another user has a limit of their own.
+#[cfg(feature = "oauth")]
+#[tokio::test]
+async fn signing_in_again_does_not_refill_the_request_limit() {
+    use tower::ServiceExt as _;
+    let (store, _) = pinned_store();
+    let quotas: &'static Quotas = Box::leak(Box::new(
+        Quotas::builder(toolkit::registry(), MemoryQuotaStore::new())
+            .build()
+            .unwrap(),
+    ));
+    let access = move |caller: &toolkit::mcp::Caller<'_>| {
+        let token = caller
+            .token()
+            .ok_or(toolkit::mcp::AccessError::NoVerifiedToken)?;
+        Ok(toolkit::mcp::Grant::new(
+            view(quotas, token.principal.subject()),
+            Context::new(),
+        ))
+    };
+    let auth = toolkit::mcp::auth::ResourceServer::new("http://localhost/mcp", TwoSignIns)
+        .unwrap()
+        .required_scopes(["mcp"]);
+    let router = toolkit::mcp::McpHttp::new(access)
+        .oauth_endpoint("oauth", "/mcp", auth)
+        .request_limit("2/min".parse().unwrap(), store)
+        .into_router();
+    let status = |token: &'static str| {
+        let router = router.clone();
+        async move {
+            answered(router.oneshot(list_request(token)).await.unwrap())
+                .await
+                .0
+        }
+    };
+    assert_eq!(status("ann-first").await, 200);
+    assert_eq!(status("ann-first").await, 200);
+    assert_eq!(status("ann-first").await, 429);
+    assert_eq!(status("ann-again").await, 429);
+    assert_eq!(status("bob").await, 200);
+}
+
+/// What the OpenTelemetry SDK exported: each sum's name, tool and value.
+#[cfg(feature = "otel")]
+#[derive(Clone, Debug, Default)]
+struct Exported(Arc<std::sync::Mutex<Vec<(String, String, u64)>>>);
+
+#[cfg(feature = "otel")]
+impl opentelemetry_sdk::metrics::exporter::PushMetricExporter for Exported {
+    fn export(
+        &self,
+        metrics: &opentelemetry_sdk::metrics::data::ResourceMetrics,
+    ) -> impl Future<Output = opentelemetry_sdk::error::OTelSdkResult> + Send {
+        use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
+        let mut exported = self.0.lock().unwrap();
+        for scope in metrics.scope_metrics() {
+            for metric in scope.metrics() {
+                if let AggregatedMetrics::U64(MetricData::Sum(sum)) = metric.data() {
+                    for point in sum.data_points() {
+                        let tool = point
+                            .attributes()
+                            .find(|pair| pair.key.as_str() == "gen_ai.tool.name")
+                            .map(|pair| pair.value.to_string())
+                            .unwrap_or_default();
+                        exported.push((metric.name().to_owned(), tool, point.value()));
+                    }
+                }
+            }
+        }
+        std::future::ready(Ok(()))
+    }
+
+    fn force_flush(&self) -> opentelemetry_sdk::error::OTelSdkResult {
+        Ok(())
+    }
+
+    fn shutdown_with_timeout(&self, _: Duration) -> opentelemetry_sdk::error::OTelSdkResult {
+        Ok(())
+    }
+
+    fn temporality(&self) -> opentelemetry_sdk::metrics::Temporality {
+        opentelemetry_sdk::metrics::Temporality::Cumulative
+    }
+}
+
+/// Every refusal is counted in `toolkit.quota.refusals`, by tool, and the SDK
+/// exports it: two refused calls of `get_rates` (a tool no other test here
+/// refuses) export a sum of 2.
+#[cfg(feature = "otel")]
+#[test]
+fn refusals_are_exported_in_the_quota_refusals_counter() {
+    use opentelemetry::metrics::MeterProvider as _;
+    let exported = Exported::default();
+    let provider = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+        .with_reader(opentelemetry_sdk::metrics::PeriodicReader::builder(exported.clone()).build())
+        .build();
+    toolkit::otel::install_metrics(&provider.meter("quota-test")).unwrap();
+    let (store, _) = pinned_store();
+    let quotas = Quotas::builder(toolkit::registry(), store)
+        .tool(get_rates::NAME, "1/min".parse().unwrap())
+        .build()
+        .unwrap();
+    let ann = view(&quotas, "user:ann");
+    assert_eq!(call(&ann, "get_rates", "{}").result(), Some(&json!(1)));
+    for _ in 0..2 {
+        assert_eq!(
+            call(&ann, "get_rates", "{}").error(),
+            Some(&refusal("get_rates", "1/min", 60_000))
+        );
+    }
+    provider.force_flush().unwrap();
+    let refusals: Vec<u64> = exported
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(name, tool, _)| name == "toolkit.quota.refusals" && tool == "get_rates")
+        .map(|&(_, _, value)| value)
+        .collect();
+    assert_eq!(refusals.last(), Some(&2), "{refusals:?}");
+}

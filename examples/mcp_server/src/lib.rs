@@ -33,6 +33,7 @@ use toolkit::approval::{
 };
 use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer};
 use toolkit::mcp::{AccessError, Caller, Grant, McpHttp, McpServer, ViewCache};
+use toolkit::quota::{MemoryQuotaStore, Quota, QuotaStore, Quotas};
 use toolkit::serving::HttpLimits;
 use toolkit::{ClaimsMapping, Context, Principal, Scope, Tier};
 
@@ -48,6 +49,10 @@ pub const CLIENTS: [(&str, &str); 3] = [
 pub struct Settings {
     /// Signs pending approvals and decisions; the same in every process.
     pub approvals: &'static Approvals,
+    /// The limits on calls (each tool's declared `quota`, per principal),
+    /// counted in the approval store's database (memory without one), so that
+    /// every process sharing it counts against one quota.
+    pub quotas: &'static Quotas,
     /// Seals approvals into MCP `requestState`; the same in every process.
     pub request_state_key: &'static [u8],
     /// The ledger of `create_transfers` (with `--approvals-db postgres://`): the
@@ -73,9 +78,27 @@ pub fn who_decides() -> Deciders {
     Deciders::requester_too().others_decide([ledger::create_transfers::NAME])
 }
 
+/// The server's quotas, counted in `store`, with `limits` in place of the tools'
+/// declared ones.
+fn build_quotas(
+    store: impl QuotaStore + 'static,
+    limits: &[(String, Quota)],
+) -> Result<&'static Quotas, String> {
+    let quotas = limits
+        .iter()
+        .fold(
+            Quotas::builder(toolkit::registry(), store),
+            |quotas, (tool, limit)| quotas.tool(tool, *limit),
+        )
+        .build()
+        .map_err(|error| error.to_string())?;
+    Ok(Box::leak(Box::new(quotas)))
+}
+
 impl Settings {
     /// Approvals signed with `approval_key`, used-approval records in the SQLite
-    /// file `store` (shared by every process) or in memory (`None`).
+    /// file `store` (shared by every process) or in memory (`None`); quotas
+    /// counted in the same file (or memory).
     ///
     /// The set-up lives as long as the process, so it is leaked once.
     pub fn new(
@@ -84,16 +107,21 @@ impl Settings {
         store: Option<&std::path::Path>,
     ) -> Result<Self, String> {
         let key = ApprovalKey::new(approval_key.to_vec()).map_err(|error| error.to_string())?;
-        let approvals = match store {
-            Some(path) => Approvals::new(
-                key,
-                SqliteApprovalStore::open(path).map_err(|error| error.to_string())?,
+        let (approvals, quotas) = match store {
+            Some(path) => {
+                let store = SqliteApprovalStore::open(path).map_err(|error| error.to_string())?;
+                let quotas = build_quotas(store.quota_store(), &[])?;
+                (Approvals::new(key, store), quotas)
+            }
+            None => (
+                Approvals::new(key, MemoryApprovalStore::new()),
+                build_quotas(MemoryQuotaStore::new(), &[])?,
             ),
-            None => Approvals::new(key, MemoryApprovalStore::new()),
-        }
-        .policy(who_decides());
+        };
+        let approvals = approvals.policy(who_decides());
         Ok(Settings {
             approvals: Box::leak(Box::new(approvals)),
+            quotas,
             request_state_key: Box::leak(request_state_key.to_vec().into_boxed_slice()),
             ledger: None,
             allowed_hosts: &[],
@@ -123,6 +151,7 @@ impl Settings {
         let store = PostgresApprovalStore::connect(url)
             .await
             .map_err(|error| error.to_string())?;
+        let quotas = build_quotas(store.quota_store(), &[])?;
         let approvals = Approvals::new(key, store)
             .previous_keys(previous)
             .policy(who_decides())
@@ -130,6 +159,7 @@ impl Settings {
         let ledger = ledger::Ledger::connect(url, replica).await?;
         Ok(Settings {
             approvals: Box::leak(Box::new(approvals)),
+            quotas,
             request_state_key: Box::leak(request_state_key.to_vec().into_boxed_slice()),
             ledger: Some(Box::leak(Box::new(ledger))),
             allowed_hosts: &[],
@@ -145,6 +175,14 @@ impl Settings {
         all.extend(hosts);
         self.allowed_hosts = Box::leak(all.into_boxed_slice());
         self
+    }
+
+    /// Sets the limits of the tools `limits` names (`("create_transfers",
+    /// "30/min")`) in place of their declared ones, counted in the same store
+    /// as before; an unknown tool is an error.
+    pub fn quota_limits(mut self, limits: &[(String, Quota)]) -> Result<Self, String> {
+        self.quotas = build_quotas(self.quotas.store(), limits)?;
+        Ok(self)
     }
 
     /// Replaces the [`HttpLimits::default`] bounds on clients.
@@ -209,6 +247,7 @@ pub fn access(
                     settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
                 })
                 .approvals(settings.approvals, principal)
+                .quotas(settings.quotas)
                 // The client kind names the view in every dispatch span.
                 .label(caller.client.to_owned())
                 .build()
@@ -236,6 +275,7 @@ pub async fn run_decided(
                     settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
                 })
                 .approvals(settings.approvals, pending.principal.clone())
+                .quotas(settings.quotas)
                 .label(kind.to_owned())
                 .build()
                 .map_err(|error| error.to_string())?;
@@ -303,6 +343,7 @@ pub fn oauth_access(
                     settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
                 })
                 .approvals(settings.approvals, token.principal.clone())
+                .quotas(settings.quotas)
                 .label(kind.to_owned())
                 .build()
         })?;

@@ -41,6 +41,12 @@
 //! every client shares) (`toolkit::serving::HttpLimits`); slower clients are cut
 //! off, a peer's connections over its share are closed at once.
 //!
+//! Each tool's declared `quota` limits the calls of each principal (the client
+//! kind, or the token's subject in OAuth mode), counted in the approval store's
+//! database so that every replica counts against one quota (in memory without
+//! `--approvals-db`); `MCP_QUOTAS=create_transfers=30/min,get_tasks=600/min` sets
+//! limits in place of the declared ones.
+//!
 //! `GET /livez` answers `ok` while the process serves; `GET /readyz` answers
 //! `ok` while the approval store answers within a second too, else `503`: a load
 //! balancer checks it to take a frozen or cut-off replica out of rotation.
@@ -267,6 +273,28 @@ async fn settings(store: Option<&str>) -> Settings {
     };
     let settings =
         settings.unwrap_or_else(|error| fail(&format!("mcp_server: the approval store: {error}")));
+    // Limits in place of the tools' declared ones: `create_transfers=30/min,...`.
+    let settings = match std::env::var("MCP_QUOTAS") {
+        Ok(text) => {
+            let limits = text
+                .split(',')
+                .filter(|pair| !pair.is_empty())
+                .map(|pair| {
+                    let (tool, limit) = pair.split_once('=').unwrap_or_else(|| {
+                        fail("mcp_server: MCP_QUOTAS is `tool=30/min,tool=5/h`")
+                    });
+                    let limit = limit
+                        .parse()
+                        .unwrap_or_else(|error| fail(&format!("mcp_server: MCP_QUOTAS: {error}")));
+                    (tool.to_owned(), limit)
+                })
+                .collect::<Vec<_>>();
+            settings
+                .quota_limits(&limits)
+                .unwrap_or_else(|error| fail(&format!("mcp_server: MCP_QUOTAS: {error}")))
+        }
+        Err(_) => settings,
+    };
     // Behind a proxy every client comes from the proxy's address.
     match std::env::var("MCP_CONNECTIONS_PER_PEER") {
         Ok(count) => {

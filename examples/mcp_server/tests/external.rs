@@ -17,6 +17,7 @@ use toolkit::call::CallId;
 use toolkit::mcp::{
     AccessError, ExternalReport, ExternalServer, ExternalTools, Grant, McpHttp, Pins,
 };
+use toolkit::quota::{MemoryQuotaStore, Quotas};
 use toolkit::{
     Context, Dialect, Registry, Response, Scope, Tier, ToolError, registry::RegisteredTool,
 };
@@ -390,5 +391,71 @@ async fn the_mcp_server_serves_external_tools() {
     assert_eq!(
         text(&hidden),
         "unknown tool `assistant_delete_tasks`; did you mean `assistant_create_tasks`?"
+    );
+}
+
+/// The `@assistant` tools of `registry` for the local user 7, counted by `quotas`.
+fn view<'a>(registry: &'a Registry, quotas: &'a Quotas) -> toolkit::View<'a> {
+    registry
+        .view()
+        .scopes([Scope::Shared])
+        .allow(["@assistant"])
+        .principal(toolkit::Principal::local("7").unwrap())
+        .quotas(quotas)
+        .build()
+        .unwrap()
+}
+
+/// An external tool's calls go through `View::call`, so a view's quotas count
+/// them like a local tool's: over its limit, the call is refused with the wait
+/// and never reaches the other server; a registry built again (after a refresh)
+/// counts on where the last one stopped.
+#[tokio::test]
+async fn an_external_tools_calls_are_counted_by_the_views_quotas() {
+    let (server, _) = pinned().await;
+    let external = ExternalTools::new(vec![server]);
+    let registry = external.registry(local_tools(), |_| Tier::Auto).unwrap();
+    // Time stands still: the refusal's wait is exact.
+    let store = MemoryQuotaStore::new().clock(|| std::time::Duration::from_secs(1_000));
+    let quotas = Quotas::builder(&registry, store)
+        .tool("assistant_create_tasks", "2/min".parse().unwrap())
+        .build()
+        .unwrap();
+    let ctx = Context::new();
+    let create = r#"{"tasks": [{"title": "Water the plants"}]}"#;
+    let first = view(&registry, &quotas);
+    for _ in 0..2 {
+        assert!(
+            first
+                .call("assistant_create_tasks", create, &ctx)
+                .await
+                .is_success()
+        );
+    }
+    let refused = ToolError::RateLimited {
+        tool: "assistant_create_tasks".to_owned(),
+        limit: "2/min".parse().unwrap(),
+        retry_after_ms: 30_000,
+    };
+    assert_eq!(
+        first.call("assistant_create_tasks", create, &ctx).await,
+        Response::Error(refused.clone())
+    );
+    let again = external.registry(local_tools(), |_| Tier::Auto).unwrap();
+    assert_eq!(
+        view(&again, &quotas)
+            .call("assistant_create_tasks", create, &ctx)
+            .await,
+        Response::Error(refused)
+    );
+    // The other server ran the two admitted calls only.
+    let listed = first.call("assistant_get_tasks", "{}", &ctx).await;
+    assert_eq!(
+        listed
+            .result()
+            .and_then(serde_json::Value::as_array)
+            .map(Vec::len),
+        Some(2),
+        "{listed:?}"
     );
 }

@@ -15,6 +15,7 @@ use toolkit::approval::{
     PendingQuery, RefusalRecord, RunOutcome, RunPass, RunRecord, StoreFuture, Verdict,
 };
 use toolkit::approval::{CANCELLED, MAX_TASK_ARGUMENTS, TaskError, TaskState};
+use toolkit::quota::{MemoryQuotaStore, Quotas};
 use toolkit::{Context, Principal, Response, Scope, State, ToolError, View, call::CallId, tool};
 
 /// Opens the store under test.
@@ -391,6 +392,136 @@ pub(crate) async fn concurrent_claims_and_decisions_have_one_winner(backend: Arc
             "{lost:?}"
         );
     }
+}
+
+/// The caps on waiting approvals hold when requests come at once on every
+/// replica: counting what waits and storing the new one are one step, so no
+/// more than the cap ever wait (per principal over every tool, and per tool);
+/// a decision frees a place; the same call asked again is not refused.
+pub(crate) async fn a_cap_on_waiting_approvals_holds_under_concurrent_requests(
+    backend: Arc<dyn Backend>,
+) {
+    let clock = Clock::default();
+    let stores: Vec<_> = join_all((0..4).map(|_| backend.open(&clock))).await;
+    let all: Vec<Approvals> = stores
+        .iter()
+        .map(|store| approvals(store.clone(), &clock, 0))
+        .collect();
+    let quotas = Quotas::builder(toolkit::registry(), MemoryQuotaStore::new())
+        .pending_approvals(3)
+        .pending_approvals_of(delete_projects::NAME, 2)
+        .build()
+        .expect("quotas");
+    let views: Vec<View<'_>> = all
+        .iter()
+        .map(|approvals| {
+            toolkit::registry()
+                .view()
+                .scopes([Scope::Shared])
+                .approvals(approvals, p("user:cap"))
+                .quotas(&quotas)
+                .build()
+                .expect("view")
+        })
+        .collect();
+    let released = Released::default();
+    let ask = |i: usize, tool: &'static str, call_id: String| {
+        let view = &views[i % views.len()];
+        let ctx = context(&released, &call_id);
+        let arguments = if tool == "delete_projects" {
+            r#"{"id": 1}"#
+        } else {
+            r#"{"numbers": ["+15550100"]}"#
+        };
+        async move { view.call(tool, arguments, &ctx).await }
+    };
+    let full = |limit, of_tool, tool: &str| {
+        Response::Error(ToolError::TooManyPending {
+            tool: tool.to_owned(),
+            limit,
+            of_tool,
+        })
+    };
+    let waiting = |tool: Option<&str>| {
+        let mut query = PendingQuery::new().principal(p("user:cap"));
+        if let Some(tool) = tool {
+            query = query.tool(tool);
+        }
+        let store = stores[0].clone();
+        async move { store.list_pending(&query).await.expect("lists").len() }
+    };
+
+    // Twelve projects at once on four replicas: the tool's cap of 2 holds.
+    let answers =
+        join_all((0..12).map(|i| ask(i, "delete_projects", format!("project-{i}")))).await;
+    let pending = answers
+        .iter()
+        .filter(|answer| matches!(answer, Response::Pending(_)))
+        .count();
+    assert_eq!(pending, 2, "{answers:?}");
+    assert_eq!(
+        answers
+            .iter()
+            .filter(|answer| **answer == full(2, true, "delete_projects"))
+            .count(),
+        10,
+        "{answers:?}"
+    );
+    assert_eq!(waiting(Some("delete_projects")).await, 2);
+
+    // Twelve releases at once: one place is left under the principal's cap of 3.
+    let answers =
+        join_all((0..12).map(|i| ask(i, "delete_phone_numbers", format!("release-{i}")))).await;
+    assert_eq!(
+        answers
+            .iter()
+            .filter(|answer| matches!(answer, Response::Pending(_)))
+            .count(),
+        1,
+        "{answers:?}"
+    );
+    assert_eq!(
+        answers
+            .iter()
+            .filter(|answer| **answer == full(3, false, "delete_phone_numbers"))
+            .count(),
+        11,
+        "{answers:?}"
+    );
+    assert_eq!(waiting(None).await, 3);
+
+    // The same call asked again opens nothing and is not refused.
+    let Some(Response::Pending(first)) = answers
+        .iter()
+        .find(|answer| matches!(answer, Response::Pending(_)))
+    else {
+        panic!("one was stored: {answers:?}");
+    };
+    let again = ask(0, "delete_phone_numbers", first.call_id.clone()).await;
+    assert!(matches!(again, Response::Pending(_)), "{again:?}");
+    assert_eq!(waiting(None).await, 3);
+
+    // A decision frees one place, and only one.
+    all[1]
+        .decide_as(
+            toolkit::registry(),
+            first,
+            Decision::Deny("no".to_owned()),
+            &p("admin:1"),
+        )
+        .await
+        .expect("decided");
+    let answers =
+        join_all((0..8).map(|i| ask(i, "delete_phone_numbers", format!("again-{i}")))).await;
+    assert_eq!(
+        answers
+            .iter()
+            .filter(|answer| matches!(answer, Response::Pending(_)))
+            .count(),
+        1,
+        "{answers:?}"
+    );
+    assert_eq!(waiting(None).await, 3);
 }
 
 /// Pending approvals are stored, listed newest first by principal, tool and age,
@@ -2873,6 +3004,13 @@ macro_rules! contract_tests {
                 Box::pin(suite::a_superseded_attempt_is_told_so_and_never_ran_twice(
                     backend,
                 ))
+            });
+        }
+
+        #[test]
+        fn a_cap_on_waiting_approvals_holds_under_concurrent_requests() {
+            $run(|backend| {
+                Box::pin(suite::a_cap_on_waiting_approvals_holds_under_concurrent_requests(backend))
             });
         }
 

@@ -103,10 +103,10 @@ use crate::error::ToolError;
 use crate::registry::{RegisteredTool, Registry};
 
 #[cfg(feature = "postgres")]
-pub use postgres::PostgresApprovalStore;
+pub use postgres::{PostgresApprovalStore, PostgresQuotaStore};
 #[cfg(feature = "sqlite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
-pub use sqlite::SqliteApprovalStore;
+pub use sqlite::{SqliteApprovalStore, SqliteQuotaStore};
 
 pub use crate::context::CallId;
 pub use confirm::Confirmation;
@@ -125,8 +125,8 @@ pub use status::{CallState, CallStatus, WITHDRAWN};
 pub use store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, CUT_ARGUMENTS_START_CHARS, Claim, CutArguments,
     DecisionOutcome, DecisionQuery, DecisionRecord, ListedPending, MAX_QUERY_LIMIT,
-    MAX_QUERY_VALUES, MemoryApprovalStore, PendingCursor, PendingQuery, RefusalRecord, RunRecord,
-    StoreFuture,
+    MAX_QUERY_VALUES, MemoryApprovalStore, PendingCaps, PendingCursor, PendingQuery, RefusalRecord,
+    RunRecord, SavedPending, StoreFuture,
 };
 pub use store_error::{StoreError, StoreErrorKind};
 pub use task::{CANCELLED, MAX_TASK_ARGUMENTS, TaskError, TaskRecord, TaskState, TaskStatus};

@@ -10,15 +10,19 @@ use tokio_postgres::NoTls;
 
 use super::store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, CUT_ARGUMENTS_START_CHARS, Claim, DecisionOutcome,
-    DecisionQuery, DecisionRecord, ListedPending, MAX_QUERY_LIMIT, PendingQuery, RefusalRecord,
-    RunRecord, StoreFuture,
+    DecisionQuery, DecisionRecord, ListedPending, MAX_QUERY_LIMIT, PendingCaps, PendingQuery,
+    RefusalRecord, RunRecord, SavedPending, StoreFuture,
 };
 use super::store_error::{StoreError, StoreErrorKind};
 use super::{PendingApproval, RunOutcome, Verdict};
 use crate::principal::Principal;
 
+mod quota;
+
+pub use quota::PostgresQuotaStore;
+
 /// The schema, one entry per version; `toolkit_approval_schema` says which ran.
-const MIGRATIONS: [&str; 7] = [
+const MIGRATIONS: [&str; 8] = [
     "CREATE TABLE toolkit_pending_approvals (
          principal TEXT NOT NULL,
          call_id TEXT NOT NULL,
@@ -102,7 +106,23 @@ const MIGRATIONS: [&str; 7] = [
          SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');
      UPDATE toolkit_approval_refusals
          SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');",
+    // Quota state (`PostgresQuotaStore`): per principal and tool, GCRA's
+    // theoretical arrival time of the next call, and the time and verdict of the
+    // last check (nanoseconds since the Unix epoch, database time).
+    "CREATE TABLE IF NOT EXISTS toolkit_quota_state (
+         principal TEXT NOT NULL,
+         tool TEXT NOT NULL,
+         tat BIGINT NOT NULL,
+         checked_at BIGINT NOT NULL,
+         verdict TEXT NOT NULL,
+         PRIMARY KEY (principal, tool)
+     );",
 ];
+
+/// The class of the advisory locks (two-key form, a key space apart from
+/// [`MIGRATION_LOCK`]'s) a capped save of a pending approval takes on its
+/// principal, so that counting what waits and inserting are one step.
+const PENDING_CAP_LOCK: i32 = 0x746b_7063;
 
 /// The advisory lock replicas take while migrating, so that several starting at
 /// once migrate one after the other (`toolkit` in ASCII).
@@ -641,6 +661,36 @@ async fn decision_of(
     row.as_ref().map(decision_from_row).transpose()
 }
 
+/// Inserts `pending` unless one with its principal and call id is stored;
+/// whether it did.
+async fn insert_pending<C: tokio_postgres::GenericClient + Sync>(
+    client: &C,
+    pending: &PendingApproval,
+) -> Result<bool, StoreError> {
+    let inserted = client
+        .execute(
+            "INSERT INTO toolkit_pending_approvals (principal, call_id, tool, arguments,
+                 digest, requested_at, expires_at, signature, keep_until, view)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+             ON CONFLICT (principal, call_id) DO NOTHING",
+            &[
+                &pending.principal,
+                &pending.call_id,
+                &pending.tool,
+                &pending.arguments.to_string(),
+                &pending.digest,
+                &to_sql(pending.requested_at),
+                &to_sql(pending.expires_at),
+                &pending.signature,
+                &to_sql(pending.expires_at.saturating_add(CLOCK_SKEW_SECONDS)),
+                &pending.view,
+            ],
+        )
+        .await
+        .map_err(db_error)?;
+    Ok(inserted == 1)
+}
+
 fn pending_from_row(row: &tokio_postgres::Row) -> Result<PendingApproval, StoreError> {
     let arguments: String = column(row, 3)?;
     Ok(PendingApproval {
@@ -722,28 +772,79 @@ impl ApprovalStore for PostgresApprovalStore {
     fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool> {
         self.bounded(async move {
             let client = self.client().await?;
-            let inserted = client
+            let client: &tokio_postgres::Client = &client;
+            insert_pending(client, pending).await
+        })
+    }
+
+    fn save_pending_capped<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        caps: PendingCaps,
+    ) -> StoreFuture<'a, SavedPending> {
+        self.bounded(async move {
+            let mut client = self.client().await?;
+            let transaction = client.transaction().await.map_err(db_error)?;
+            // Capped saves of one principal wait for each other here, until commit:
+            // each counts what the one before it inserted.
+            transaction
                 .execute(
-                    "INSERT INTO toolkit_pending_approvals (principal, call_id, tool, arguments,
-                         digest, requested_at, expires_at, signature, keep_until, view)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-                     ON CONFLICT (principal, call_id) DO NOTHING",
+                    "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+                    &[&PENDING_CAP_LOCK, &pending.principal],
+                )
+                .await
+                .map_err(db_error)?;
+            let cap = |cap: Option<u32>| cap.map(i64::from);
+            let row = transaction
+                .query_one(
+                    &format!(
+                        "SELECT
+                             EXISTS (SELECT 1 FROM toolkit_pending_approvals
+                                     WHERE principal = $2 AND call_id = $3),
+                             (SELECT count(*) FROM (
+                                 SELECT 1 FROM toolkit_pending_approvals p
+                                 WHERE p.principal = $2 AND p.expires_at >= {NOW}
+                                   AND NOT EXISTS (SELECT 1 FROM toolkit_approval_decisions d
+                                                   WHERE d.principal = p.principal
+                                                     AND d.call_id = p.call_id)
+                                 LIMIT COALESCE($5::bigint, 0)) waiting),
+                             (SELECT count(*) FROM (
+                                 SELECT 1 FROM toolkit_pending_approvals p
+                                 WHERE p.principal = $2 AND p.tool = $4 AND p.expires_at >= {NOW}
+                                   AND NOT EXISTS (SELECT 1 FROM toolkit_approval_decisions d
+                                                   WHERE d.principal = p.principal
+                                                     AND d.call_id = p.call_id)
+                                 LIMIT COALESCE($6::bigint, 0)) waiting)"
+                    ),
                     &[
+                        &(self.shift)(),
                         &pending.principal,
                         &pending.call_id,
                         &pending.tool,
-                        &pending.arguments.to_string(),
-                        &pending.digest,
-                        &to_sql(pending.requested_at),
-                        &to_sql(pending.expires_at),
-                        &pending.signature,
-                        &to_sql(pending.expires_at.saturating_add(CLOCK_SKEW_SECONDS)),
-                        &pending.view,
+                        &cap(caps.per_principal),
+                        &cap(caps.per_tool),
                     ],
                 )
                 .await
                 .map_err(db_error)?;
-            Ok(inserted == 1)
+            if column::<bool>(&row, 0)? {
+                return Ok(SavedPending::AlreadySaved);
+            }
+            let waiting = from_sql(column(&row, 1)?);
+            let of_tool = from_sql(column(&row, 2)?);
+            if let Some(full) = caps.full(waiting, of_tool) {
+                return Ok(full);
+            }
+            let inserted = {
+                let transaction: &tokio_postgres::Transaction<'_> = &transaction;
+                insert_pending(transaction, pending).await?
+            };
+            transaction.commit().await.map_err(db_error)?;
+            Ok(if inserted {
+                SavedPending::Saved
+            } else {
+                SavedPending::AlreadySaved
+            })
         })
     }
 

@@ -8,7 +8,10 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::key::{digest, pending_payload, to_hex};
-use super::{ApprovalError, Approvals, CallingView, Decider, PendingApproval, check_arguments};
+use super::{
+    ApprovalError, Approvals, CallingView, Decider, PendingApproval, PendingCaps, SavedPending,
+    check_arguments,
+};
 use crate::context::{CallId, Context};
 use crate::error::ToolError;
 use crate::principal::Principal;
@@ -73,9 +76,6 @@ pub(crate) async fn request<'r>(
         Some(CallId(id)) => id.clone(),
         None => made_up_call_id(principal, tool.name, &digest(&arguments)),
     };
-    if let Err(error) = check_waiting(view, approvals, principal, tool, &call_id).await {
-        return Response::Error(error);
-    }
     let now = match approvals.store_now().await {
         Ok(now) => now,
         Err(error) => return Response::Error(error.into()),
@@ -83,9 +83,22 @@ pub(crate) async fn request<'r>(
     let pending =
         approvals.make_pending(principal, view.label(), tool.name, call_id, arguments, now);
     // Stored before anyone sees it, so an inbox lists what waits; a second call with
-    // the same call id keeps the first pending approval.
-    if let Err(error) = approvals.store.save_pending(&pending).await {
-        return Response::Error(ApprovalError::Store(error).into());
+    // the same call id keeps the first pending approval. The caps on what may wait
+    // are counted in the same step as the insert.
+    match approvals
+        .store
+        .save_pending_capped(&pending, pending_caps(view, tool))
+        .await
+    {
+        Ok(SavedPending::Saved | SavedPending::AlreadySaved) => {}
+        Ok(SavedPending::Full { limit, of_tool }) => {
+            return Response::Error(ToolError::TooManyPending {
+                tool: tool.name.to_owned(),
+                limit,
+                of_tool,
+            });
+        }
+        Err(error) => return Response::Error(ApprovalError::Store(error).into()),
     }
     let Some(decider) = &approvals.inline_decider else {
         return Response::Pending(Box::new(pending));
@@ -106,52 +119,18 @@ pub(crate) async fn request<'r>(
     }
 }
 
-/// The caps on waiting approvals ([`Quotas::pending_approvals`](crate::quota::QuotasBuilder::pending_approvals)):
-/// refuses a call that would open one more than the principal may have waiting,
-/// over every tool and of this one. The same call asked again (same call id)
-/// opens nothing and is not refused. Two calls at once may both pass the count:
-/// the cap bounds what waits to the cap plus the calls in flight.
-async fn check_waiting<'r>(
-    view: &impl CallingView<'r>,
-    approvals: &Approvals,
-    principal: &Principal,
-    tool: &RegisteredTool,
-    call_id: &str,
-) -> Result<(), ToolError> {
+/// The caps on waiting approvals of the view's quotas
+/// ([`QuotasBuilder::pending_approvals`](crate::quota::QuotasBuilder::pending_approvals)):
+/// over every tool, and of this one.
+fn pending_caps<'r>(view: &impl CallingView<'r>, tool: &RegisteredTool) -> PendingCaps {
     let Some(quotas) = view.quotas() else {
-        return Ok(());
+        return PendingCaps::default();
     };
     let (per_principal, per_tool) = quotas.pending_limits(tool);
-    for (limit, of_tool) in [(per_principal, false), (per_tool, true)] {
-        let Some(limit) = limit else {
-            continue;
-        };
-        let mut query = super::PendingQuery::new().principal(principal.clone());
-        if of_tool {
-            query = query.tool(tool.name);
-        }
-        // One more than the cap, so that this call's own earlier request (asked
-        // again) is told apart from a full inbox.
-        let wanted = usize::try_from(limit)
-            .unwrap_or(usize::MAX)
-            .saturating_add(1);
-        let waiting = approvals
-            .store
-            .list_pending(&query.limit(wanted.min(super::MAX_QUERY_LIMIT)))
-            .await
-            .map_err(ApprovalError::Store)?;
-        if waiting.iter().any(|pending| pending.call_id == call_id) {
-            return Ok(());
-        }
-        if waiting.len() >= usize::try_from(limit).unwrap_or(usize::MAX) {
-            return Err(ToolError::TooManyPending {
-                tool: tool.name.to_owned(),
-                limit,
-                of_tool,
-            });
-        }
+    PendingCaps {
+        per_principal,
+        per_tool,
     }
-    Ok(())
 }
 
 impl Approvals {

@@ -11,18 +11,22 @@ use serde_json::Value;
 
 use super::store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, CUT_ARGUMENTS_START_CHARS, Claim, DecisionOutcome,
-    DecisionQuery, DecisionRecord, ListedPending, MAX_QUERY_LIMIT, PendingQuery, RefusalRecord,
-    RunRecord, StoreClock, StoreFuture, system_clock,
+    DecisionQuery, DecisionRecord, ListedPending, MAX_QUERY_LIMIT, PendingCaps, PendingQuery,
+    RefusalRecord, RunRecord, SavedPending, StoreClock, StoreFuture, system_clock,
 };
 use super::store_error::{StoreError, StoreErrorKind};
 use super::{PendingApproval, RunOutcome, Verdict};
 use crate::principal::Principal;
 
+mod quota;
+
+pub use quota::SqliteQuotaStore;
+
 /// How long a store waits for another process holding the database.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The schema, one entry per version (`PRAGMA user_version` says which ran).
-const MIGRATIONS: [&str; 8] = [
+const MIGRATIONS: [&str; 9] = [
     "CREATE TABLE IF NOT EXISTS toolkit_used_approvals (
          key TEXT PRIMARY KEY NOT NULL,
          expires_at INTEGER NOT NULL
@@ -98,6 +102,17 @@ const MIGRATIONS: [&str; 8] = [
          SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');
      UPDATE toolkit_approval_refusals
          SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');",
+    // Quota state (`SqliteQuotaStore`): per principal and tool, GCRA's theoretical
+    // arrival time of the next call, and the time and verdict of the last check
+    // (nanoseconds since the Unix epoch).
+    "CREATE TABLE IF NOT EXISTS toolkit_quota_state (
+         principal TEXT NOT NULL,
+         tool TEXT NOT NULL,
+         tat INTEGER NOT NULL,
+         checked_at INTEGER NOT NULL,
+         verdict TEXT NOT NULL,
+         PRIMARY KEY (principal, tool)
+     );",
 ];
 
 /// The life of approvals in a `SQLite` database (feature `sqlite`; `SQLite` is
@@ -297,6 +312,30 @@ fn purge_at(connection: &Connection, now: u64) -> rusqlite::Result<u64> {
     Ok(purged as u64)
 }
 
+/// Inserts `pending` unless one with its principal and call id is stored;
+/// whether it did.
+fn insert_pending(connection: &Connection, pending: &PendingApproval) -> rusqlite::Result<bool> {
+    let inserted = connection.execute(
+        "INSERT INTO toolkit_pending_approvals (principal, call_id, tool, arguments,
+             digest, requested_at, expires_at, signature, keep_until, view)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+         ON CONFLICT (principal, call_id) DO NOTHING",
+        params![
+            pending.principal,
+            pending.call_id,
+            pending.tool,
+            pending.arguments.to_string(),
+            pending.digest,
+            to_sql(pending.requested_at),
+            to_sql(pending.expires_at),
+            pending.signature,
+            to_sql(pending.expires_at.saturating_add(CLOCK_SKEW_SECONDS)),
+            pending.view,
+        ],
+    )?;
+    Ok(inserted == 1)
+}
+
 fn decision_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<DecisionRecord> {
     decision_from_row_at(row, 0)
 }
@@ -484,26 +523,62 @@ impl ApprovalStore for SqliteApprovalStore {
 
     fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool> {
         let pending = pending.clone();
-        self.with(move |connection, _| {
-            let inserted = connection.execute(
-                "INSERT INTO toolkit_pending_approvals (principal, call_id, tool, arguments,
-                     digest, requested_at, expires_at, signature, keep_until, view)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-                 ON CONFLICT (principal, call_id) DO NOTHING",
-                params![
-                    pending.principal,
-                    pending.call_id,
-                    pending.tool,
-                    pending.arguments.to_string(),
-                    pending.digest,
-                    to_sql(pending.requested_at),
-                    to_sql(pending.expires_at),
-                    pending.signature,
-                    to_sql(pending.expires_at.saturating_add(CLOCK_SKEW_SECONDS)),
-                    pending.view,
-                ],
+        self.with(move |connection, _| insert_pending(connection, &pending))
+    }
+
+    fn save_pending_capped<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        caps: PendingCaps,
+    ) -> StoreFuture<'a, SavedPending> {
+        let pending = pending.clone();
+        self.with(move |connection, now| {
+            // The write lock from the count to the insert: another process's
+            // capped save waits (the busy timeout) and then counts this one.
+            let transaction = rusqlite::Transaction::new_unchecked(
+                connection,
+                rusqlite::TransactionBehavior::Immediate,
             )?;
-            Ok(inserted == 1)
+            let exists: bool = transaction.query_row(
+                "SELECT EXISTS (SELECT 1 FROM toolkit_pending_approvals
+                                WHERE principal = ?1 AND call_id = ?2)",
+                params![pending.principal, pending.call_id],
+                |row| row.get(0),
+            )?;
+            if exists {
+                return Ok(SavedPending::AlreadySaved);
+            }
+            let count = |tool: Option<&str>, cap: Option<u32>| {
+                transaction.query_row(
+                    "SELECT count(*) FROM (
+                         SELECT 1 FROM toolkit_pending_approvals p
+                         WHERE p.principal = ?1 AND (?2 IS NULL OR p.tool = ?2)
+                           AND p.expires_at >= ?3
+                           AND NOT EXISTS (SELECT 1 FROM toolkit_approval_decisions d
+                                           WHERE d.principal = p.principal
+                                             AND d.call_id = p.call_id)
+                         LIMIT ?4)",
+                    params![
+                        pending.principal,
+                        tool,
+                        to_sql(now),
+                        i64::from(cap.unwrap_or(0))
+                    ],
+                    |row| row.get::<_, i64>(0),
+                )
+            };
+            let waiting = from_sql(count(None, caps.per_principal)?);
+            let of_tool = from_sql(count(Some(&pending.tool), caps.per_tool)?);
+            if let Some(full) = caps.full(waiting, of_tool) {
+                return Ok(full);
+            }
+            let inserted = insert_pending(&transaction, &pending)?;
+            transaction.commit()?;
+            Ok(if inserted {
+                SavedPending::Saved
+            } else {
+                SavedPending::AlreadySaved
+            })
         })
     }
 
@@ -1153,6 +1228,6 @@ mod tests {
             connection.query_row("PRAGMA user_version", [], |row| row.get(0))
         }))
         .expect("reads");
-        assert_eq!(version, 8);
+        assert_eq!(version, 9);
     }
 }

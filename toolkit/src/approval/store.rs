@@ -80,6 +80,55 @@ pub trait ApprovalStore: Send + Sync {
     /// was already stored (it is left as it was).
     fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool>;
 
+    /// Stores a pending approval unless its principal already has as many waiting
+    /// (undecided and unexpired, store time) as `caps` allows, over every tool or
+    /// of its tool: the count and the insert are one atomic step, so requests at
+    /// once on any number of processes never leave more waiting than the cap.
+    /// [`SavedPending::AlreadySaved`] if one with this principal and call id was
+    /// already stored (left as it was, and not refused: asking again opens
+    /// nothing).
+    ///
+    /// The default counts ([`list_pending`](Self::list_pending)) and then saves:
+    /// two steps, so calls at once may pass the count together. The memory,
+    /// `SQLite` and `PostgreSQL` stores make it one; a store shared by processes
+    /// should too.
+    fn save_pending_capped<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        caps: PendingCaps,
+    ) -> StoreFuture<'a, SavedPending> {
+        Box::pin(async move {
+            if self
+                .pending(&pending.principal, &pending.call_id)
+                .await?
+                .is_some()
+            {
+                return Ok(SavedPending::AlreadySaved);
+            }
+            for (limit, of_tool) in [(caps.per_principal, false), (caps.per_tool, true)] {
+                let Some(limit) = limit else {
+                    continue;
+                };
+                let mut query = PendingQuery::new().principal(pending.principal.clone());
+                if of_tool {
+                    query = query.tool(pending.tool.clone());
+                }
+                let wanted = usize::try_from(limit).unwrap_or(usize::MAX);
+                let waiting = self
+                    .list_pending(&query.limit(wanted.min(MAX_QUERY_LIMIT)))
+                    .await?;
+                if waiting.len() >= wanted {
+                    return Ok(SavedPending::Full { limit, of_tool });
+                }
+            }
+            Ok(if self.save_pending(pending).await? {
+                SavedPending::Saved
+            } else {
+                SavedPending::AlreadySaved
+            })
+        })
+    }
+
     /// Undecided pending approvals that have not expired (store time), newest first.
     fn list_pending<'a>(&'a self, query: &'a PendingQuery)
     -> StoreFuture<'a, Vec<PendingApproval>>;
@@ -224,6 +273,59 @@ pub trait ApprovalStore: Send + Sync {
     /// Drops every record whose `keep_until` has passed (store time); returns how
     /// many. Stores also purge on their own from time to time.
     fn purge(&self) -> StoreFuture<'_, u64>;
+}
+
+/// The caps [`ApprovalStore::save_pending_capped`] keeps: how many approvals of
+/// one principal may wait at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PendingCaps {
+    /// Over every tool.
+    pub per_principal: Option<u32>,
+    /// Of the pending approval's tool.
+    pub per_tool: Option<u32>,
+}
+
+impl PendingCaps {
+    /// Whether no cap is set.
+    #[must_use]
+    pub fn is_none(&self) -> bool {
+        self.per_principal.is_none() && self.per_tool.is_none()
+    }
+
+    /// The first cap `waiting` (over every tool) and `waiting_of_tool` reach:
+    /// per principal first, then per tool.
+    #[must_use]
+    pub fn full(&self, waiting: u64, waiting_of_tool: u64) -> Option<SavedPending> {
+        let reached = |cap: Option<u32>, count: u64| cap.filter(|&cap| count >= u64::from(cap));
+        if let Some(limit) = reached(self.per_principal, waiting) {
+            return Some(SavedPending::Full {
+                limit,
+                of_tool: false,
+            });
+        }
+        reached(self.per_tool, waiting_of_tool).map(|limit| SavedPending::Full {
+            limit,
+            of_tool: true,
+        })
+    }
+}
+
+/// What [`ApprovalStore::save_pending_capped`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SavedPending {
+    /// It was stored.
+    Saved,
+    /// One with this principal and call id was already stored; it was left as
+    /// it was.
+    AlreadySaved,
+    /// It was not stored: the principal already has `limit` approvals waiting,
+    /// of this tool when `of_tool`, else over every tool.
+    Full {
+        /// The cap reached.
+        limit: u32,
+        /// Whether it is the cap of the tool.
+        of_tool: bool,
+    },
 }
 
 /// What [`ApprovalStore::claim`] found.
@@ -720,6 +822,22 @@ struct MemoryRecords {
 }
 
 impl MemoryRecords {
+    /// Stores `pending` unless one with its principal and call id is stored.
+    fn insert_pending(&mut self, pending: &PendingApproval) -> bool {
+        let key = (pending.principal.clone(), pending.call_id.clone());
+        match self.pending.entry(key.clone()) {
+            std::collections::hash_map::Entry::Occupied(_) => false,
+            std::collections::hash_map::Entry::Vacant(entry) => {
+                let keep_until = pending.expires_at.saturating_add(CLOCK_SKEW_SECONDS);
+                entry.insert((pending.clone(), keep_until));
+                let text = pending.arguments.to_string();
+                let start = text.chars().take(CUT_ARGUMENTS_START_CHARS).collect();
+                self.measured.insert(key, (text.len(), start));
+                true
+            }
+        }
+    }
+
     fn purge(&mut self, now: u64) -> u64 {
         let before = self.used.len() + self.pending.len() + self.decisions.len();
         self.used.retain(|_, claim| claim.keep_until >= now);
@@ -809,19 +927,39 @@ impl ApprovalStore for MemoryApprovalStore {
         let now = (self.clock)();
         let mut records = self.lock();
         records.purge(now);
+        ready(Ok(records.insert_pending(pending)))
+    }
+
+    fn save_pending_capped<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        caps: PendingCaps,
+    ) -> StoreFuture<'a, SavedPending> {
+        let now = (self.clock)();
+        // One lock over the count and the insert.
+        let mut records = self.lock();
         let key = (pending.principal.clone(), pending.call_id.clone());
-        let saved = match records.pending.entry(key.clone()) {
-            std::collections::hash_map::Entry::Occupied(_) => false,
-            std::collections::hash_map::Entry::Vacant(entry) => {
-                let keep_until = pending.expires_at.saturating_add(CLOCK_SKEW_SECONDS);
-                entry.insert((pending.clone(), keep_until));
-                let text = pending.arguments.to_string();
-                let start = text.chars().take(CUT_ARGUMENTS_START_CHARS).collect();
-                records.measured.insert(key, (text.len(), start));
-                true
+        if records.pending.contains_key(&key) {
+            return ready(Ok(SavedPending::AlreadySaved));
+        }
+        if !caps.is_none() {
+            let (mut waiting, mut of_tool) = (0, 0);
+            for (key, (waits, _)) in &records.pending {
+                if waits.principal == pending.principal
+                    && waits.expires_at >= now
+                    && !records.decisions.contains_key(key)
+                {
+                    waiting += 1;
+                    of_tool += u64::from(waits.tool == pending.tool);
+                }
             }
-        };
-        ready(Ok(saved))
+            if let Some(full) = caps.full(waiting, of_tool) {
+                return ready(Ok(full));
+            }
+        }
+        records.purge(now);
+        records.insert_pending(pending);
+        ready(Ok(SavedPending::Saved))
     }
 
     fn list_pending<'a>(

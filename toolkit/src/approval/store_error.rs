@@ -136,3 +136,15 @@ impl PartialEq for StoreError {
 }
 
 impl Eq for StoreError {}
+
+/// A quota check that failed in the approval store's database: the call fails
+/// closed (or open, for the `auto` tools declared so), and the store's error is
+/// the cause.
+impl From<StoreError> for crate::quota::QuotaStoreError {
+    fn from(error: StoreError) -> Self {
+        crate::quota::QuotaStoreError::with_source(
+            format!("the quota store failed: {error}"),
+            error,
+        )
+    }
+}

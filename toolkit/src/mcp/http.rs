@@ -15,6 +15,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use super::bearer::{Bearer, bearer_token};
 use super::cancel::{Cancellable, InFlight};
 use super::{Access, McpServer};
+use crate::quota::{Admission, Quota, QuotaKey, QuotaStore};
 use crate::serving::{AllowedHosts, HttpLimits};
 
 /// An axum router serving MCP over streamable HTTP: one endpoint per client kind
@@ -31,6 +32,8 @@ use crate::serving::{AllowedHosts, HttpLimits};
 ///   process and came from the same caller (the same bearer token):
 ///   the tool's future is dropped and the call answered `-32800` at once (rmcp's
 ///   stateless transport drops cancellations).
+/// - With [`McpHttp::request_limit`], each caller's requests are limited: over
+///   it, `429 Too Many Requests` with `Retry-After`, before anything is parsed.
 /// - Only loopback `Host` headers are accepted unless [`McpHttp::allowed_hosts`]
 ///   says otherwise ([`AllowedHosts`], the guard against DNS rebinding that the
 ///   inbox (feature `inbox`) applies too).
@@ -43,7 +46,18 @@ pub struct McpHttp {
     limits: HttpLimits,
     hosts: AllowedHosts,
     apps: Option<super::apps::Apps>,
+    request_limit: Option<Arc<RequestLimit>>,
 }
+
+/// A limit on each caller's HTTP requests ([`McpHttp::request_limit`]).
+struct RequestLimit {
+    quota: Quota,
+    store: Arc<dyn QuotaStore>,
+}
+
+/// The quota key's tool of a request-level limit: not a tool name (tool names
+/// have no spaces), so it never shares a count with a tool.
+const REQUEST_LIMIT_KEY: &str = "mcp http request";
 
 struct Endpoint {
     client: Arc<str>,
@@ -74,7 +88,29 @@ impl McpHttp {
             limits: HttpLimits::default(),
             hosts: AllowedHosts::default(),
             apps: None,
+            request_limit: None,
         }
+    }
+
+    /// Limits each caller to `limit` requests (any method, any endpoint),
+    /// counted in `store` (the approval store's database for a fleet:
+    /// `PostgresApprovalStore::quota_store`, so that every replica counts
+    /// against one limit). Over it, the request is answered
+    /// `429 Too Many Requests` with `Retry-After` (whole seconds) and a line
+    /// saying when to try again, before its body is read; no JSON-RPC error.
+    ///
+    /// The caller is who authenticated: the OAuth token's subject (so a new
+    /// token, a new session or another client id of the same user counts on
+    /// where the last one stopped), or the client kind of a static-token
+    /// endpoint. A refused request spends nothing. When the store cannot
+    /// count, the request goes on (a warning is logged): the tools' own quotas
+    /// still refuse what a human guards.
+    pub fn request_limit(mut self, limit: Quota, store: impl QuotaStore + 'static) -> Self {
+        self.request_limit = Some(Arc::new(RequestLimit {
+            quota: limit,
+            store: Arc::new(store),
+        }));
+        self
     }
 
     /// Serves clients of kind `client` at `path`, for requests bearing `token`.
@@ -197,6 +233,7 @@ impl McpHttp {
         for endpoint in this.endpoints {
             #[cfg(feature = "otel")]
             let client = Arc::clone(&endpoint.client);
+            let kind = Arc::clone(&endpoint.client);
             let server = McpServer::with_access(
                 endpoint.client,
                 Arc::clone(&this.access),
@@ -225,6 +262,8 @@ impl McpHttp {
                 token: None,
                 in_flight: Arc::new(InFlight::default()),
                 limit: this.config.max_request_body_bytes,
+                request_limit: this.request_limit.clone(),
+                client: kind,
             };
             match endpoint.guard {
                 Guard::Token(token) => {
@@ -292,6 +331,9 @@ struct Guarded<S> {
     token: Option<Arc<str>>,
     in_flight: Arc<InFlight>,
     limit: usize,
+    request_limit: Option<Arc<RequestLimit>>,
+    /// The endpoint's client kind.
+    client: Arc<str>,
 }
 
 impl<S, B> tower::Service<Request> for Guarded<S>
@@ -319,6 +361,8 @@ where
         let token = self.token.clone();
         let in_flight = Arc::clone(&self.in_flight);
         let limit = self.limit;
+        let request_limit = self.request_limit.clone();
+        let client = Arc::clone(&self.client);
         Box::pin(async move {
             let request = match token {
                 Some(token) => match require_token(&token, request) {
@@ -327,6 +371,12 @@ where
                 },
                 None => request,
             };
+            if let Some(request_limit) = request_limit {
+                let caller = request_caller(&request, &client);
+                if let Some(refusal) = request_limit.refuse(&caller).await {
+                    return Ok(refusal);
+                }
+            }
             Ok(
                 json_rpc_errors(limit, in_flight, request, |request| async move {
                     match inner.call(request).await {
@@ -458,11 +508,60 @@ where
     }
 }
 
-/// The request, if it bears `expected`; else the 401 answer.
-///
-/// The token is kept in the request's extensions ([`Bearer`]): nothing after
-/// this reads the header again.
-#[allow(clippy::result_large_err)] // the refusal is the answer itself
+/// Who a request-level limit counts: the verified OAuth token's principal (its
+/// key), else the endpoint's client kind (its static token names the kind, not a
+/// person).
+fn request_caller(request: &Request, client: &str) -> String {
+    #[cfg(feature = "oauth")]
+    if let Some(token) = request.extensions().get::<super::auth::VerifiedToken>() {
+        return token.principal.key().to_owned();
+    }
+    let _ = request;
+    format!("client:{client}")
+}
+
+impl RequestLimit {
+    /// The `429` answer to a request of `caller` when it is over the limit.
+    async fn refuse(&self, caller: &str) -> Option<Response> {
+        let key = QuotaKey {
+            principal: caller,
+            tool: REQUEST_LIMIT_KEY,
+        };
+        match self.store.check(key, self.quota).await {
+            Ok(Admission::Admitted) => None,
+            Ok(Admission::Refused { retry_after }) => {
+                // Whole seconds, rounded up: a caller that waits this long is admitted.
+                let seconds = retry_after.as_nanos().div_ceil(1_000_000_000).max(1);
+                tracing::info!(
+                    toolkit.quota.limit = self.quota.count(),
+                    toolkit.quota.period = self.quota.period().noun(),
+                    toolkit.quota.retry_after_ms =
+                        u64::try_from(retry_after.as_millis()).unwrap_or(u64::MAX),
+                    "MCP request refused: over the caller's request limit"
+                );
+                Some(
+                    (
+                        ::http::StatusCode::TOO_MANY_REQUESTS,
+                        [(::http::header::RETRY_AFTER, seconds.to_string())],
+                        format!(
+                            "too many requests: each caller may send requests {}; try again in {seconds} s",
+                            self.quota.in_words()
+                        ),
+                    )
+                        .into_response(),
+                )
+            }
+            Err(error) => {
+                tracing::warn!(%error, "the request limit could not be counted; the request goes on");
+                None
+            }
+        }
+    }
+}
+
+// The refusal is the answer as it goes out, made once per refused request:
+// boxing it would only add an allocation.
+#[allow(clippy::result_large_err)]
 fn require_token(expected: &str, mut request: Request) -> Result<Request, Response> {
     let authorized = bearer_token(request.headers())
         .filter(|token| constant_time_eq(token.as_bytes(), expected.as_bytes()))

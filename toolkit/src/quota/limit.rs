@@ -171,6 +171,49 @@ impl Quota {
     }
 }
 
+/// GCRA's parameters of a [`Quota`] in whole nanoseconds, as the database stores
+/// count: per principal and tool they keep the theoretical arrival time (TAT) of
+/// the next call, and admit a call when `max(TAT, now) - now <= tolerance`, moving
+/// the TAT to `max(TAT, now) + interval`.
+#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Gcra {
+    /// T, the emission interval: the period over the count, rounded up to a whole
+    /// nanosecond, so the rate is never above the quota's (and never 0, which
+    /// would admit every call).
+    pub(crate) interval: i64,
+    /// τ = (count - 1) × T: a caller with nothing spent is admitted `count` calls
+    /// at once.
+    pub(crate) tolerance: i64,
+    /// count × T: the furthest ahead of now a TAT gets on a clock that never goes
+    /// back. A TAT further ahead than that (and [`CLOCK_JUMP_SLACK`]) was written
+    /// by a clock that has since gone back, or is corrupt.
+    pub(crate) full: i64,
+}
+
+/// How far a stored TAT may be ahead of the furthest a monotonic clock leaves it
+/// before the store takes its clock to have gone back: two replicas' statements
+/// read the database's clock when each starts, so one that waited for the other's
+/// row lock may read a time a little before the other's.
+#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+pub(crate) const CLOCK_JUMP_SLACK: Duration = Duration::from_secs(1);
+
+impl Quota {
+    /// The quota as GCRA counts it in a database.
+    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+    pub(crate) fn gcra(self) -> Gcra {
+        let count = i64::from(self.count);
+        // At most a day (86_400e9 ns), far inside i64; the count is at least 1.
+        let per = i64::try_from(self.per().as_nanos()).unwrap_or(i64::MAX);
+        let interval = (per + count - 1) / count;
+        Gcra {
+            interval,
+            tolerance: (count - 1) * interval,
+            full: count * interval,
+        }
+    }
+}
+
 impl fmt::Display for Quota {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.count, self.period.unit())
@@ -324,6 +367,31 @@ mod tests {
         let message = text.parse::<Quota>().unwrap_err().to_string();
         assert!(message.len() < 400, "{message}");
         assert!(!message.contains('\u{202e}'));
+    }
+
+    #[test]
+    fn gcra_never_counts_faster_than_the_quota_nor_overflows() {
+        let gcra = |text: &str| text.parse::<Quota>().unwrap().gcra();
+        let third = gcra("3/s");
+        // 1e9 / 3 rounded up: three calls at once, then one each 333,333,334 ns.
+        assert_eq!(
+            (third.interval, third.tolerance, third.full),
+            (333_333_334, 666_666_668, 1_000_000_002)
+        );
+        // More calls a second than nanoseconds: one a nanosecond, never 0.
+        let most = gcra("4294967295/s");
+        assert_eq!(
+            (most.interval, most.tolerance, most.full),
+            (1, 4_294_967_294, 4_294_967_295)
+        );
+        let rarest = gcra("1/d");
+        assert_eq!(
+            (rarest.interval, rarest.tolerance, rarest.full),
+            (86_400_000_000_000, 0, 86_400_000_000_000)
+        );
+        let largest = gcra("4294967295/d");
+        assert_eq!(largest.interval, 20_117);
+        assert!(largest.full.checked_mul(3).is_some());
     }
 
     #[test]

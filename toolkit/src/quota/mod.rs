@@ -18,11 +18,24 @@
 //! - never `tools/list`: a limit changes what a call answers, not what a caller
 //!   sees.
 //!
+//! Tools served from other MCP servers (`ExternalServer`, feature `mcp-client`)
+//! are runtime tools of the registry, called through [`View::call`](crate::View::call)
+//! like local ones, so they are counted too; they declare no limit, so give them
+//! one with [`QuotasBuilder::tool`].
+//!
 //! A refused call runs nothing and counts nothing; the caller reads
 //! [`ToolError::RateLimited`] with the wait (over MCP, an `isError` result with
 //! `_meta.retryAfterMs`). When the store fails, the call is refused, unless the
 //! tool is an `auto` tool declared to fail open
 //! ([`QuotasBuilder::fail_open`]).
+//!
+//! Where the counts live: [`MemoryQuotaStore`] in one process; for a fleet of
+//! replicas, the approval store's database, so that every replica counts
+//! against one quota on the database's clock: `PostgresQuotaStore` (feature
+//! `postgres`, from `PostgresApprovalStore::quota_store`) and `SqliteQuotaStore`
+//! (feature `sqlite`, from `SqliteApprovalStore::quota_store`). Each check is one
+//! SQL statement computing GCRA under the key's row lock, bounded by the store's
+//! wait.
 //!
 //! ```
 //! use toolkit::quota::{MemoryQuotaStore, Quotas};
@@ -71,8 +84,14 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(feature = "postgres")]
+pub use crate::approval::PostgresQuotaStore;
+#[cfg(feature = "sqlite")]
+pub use crate::approval::SqliteQuotaStore;
+pub(crate) use limit::CLOCK_JUMP_SLACK;
 pub use limit::{Period, Quota, QuotaParseError};
 pub use memory::MemoryQuotaStore;
+pub(crate) use store::admission_of;
 pub use store::{Admission, QuotaFuture, QuotaKey, QuotaStore, QuotaStoreError};
 
 use crate::declaration::Tier;
@@ -319,7 +338,10 @@ impl QuotasBuilder<'_> {
 
     /// The most approvals one principal may have waiting at once, over every
     /// tool: a call that would open one more is refused
-    /// ([`ToolError::TooManyPending`]), so nobody floods the inbox.
+    /// ([`ToolError::TooManyPending`]), so nobody floods the inbox. The approval
+    /// store counts and inserts in one step
+    /// ([`ApprovalStore::save_pending_capped`](crate::approval::ApprovalStore::save_pending_capped)),
+    /// so requests at once on every replica never leave more waiting.
     ///
     /// Caps above 499 count as 499: the store lists at most 500 waiting
     /// approvals in one query.

@@ -5,6 +5,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use super::Quota;
+use super::limit::Gcra;
 
 /// The future a [`QuotaStore`] returns.
 pub type QuotaFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, QuotaStoreError>> + Send + 'a>>;
@@ -53,6 +54,21 @@ pub trait QuotaStore: Send + Sync {
     fn check<'a>(&'a self, key: QuotaKey<'a>, quota: Quota) -> QuotaFuture<'a, Admission>;
 }
 
+/// A store shared by reference: several [`Quotas`](super::Quotas) (one per
+/// configuration, say) counting in one store.
+impl<S: QuotaStore + ?Sized> QuotaStore for &S {
+    fn check<'a>(&'a self, key: QuotaKey<'a>, quota: Quota) -> QuotaFuture<'a, Admission> {
+        (**self).check(key, quota)
+    }
+}
+
+/// A store shared by an [`Arc`](std::sync::Arc).
+impl<S: QuotaStore + ?Sized> QuotaStore for std::sync::Arc<S> {
+    fn check<'a>(&'a self, key: QuotaKey<'a>, quota: Quota) -> QuotaFuture<'a, Admission> {
+        (**self).check(key, quota)
+    }
+}
+
 /// A quota store that could not answer: the caller fails closed (the call is
 /// refused) unless the tool was declared to fail open
 /// ([`QuotasBuilder::fail_open`](super::QuotasBuilder::fail_open)).
@@ -82,5 +98,47 @@ impl QuotaStoreError {
             message: message.into(),
             source: Some(Box::new(source)),
         }
+    }
+}
+
+/// What a database store's GCRA statement answered for `key`: its verdict
+/// (`admitted`, `refused`, `reset` when the stored time was further ahead than a
+/// clock that never goes back leaves it, `corrupt` when it was not a time) and how
+/// far ahead of the statement's time the key's TAT now is (nanoseconds).
+#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+pub(crate) fn admission_of(
+    verdict: &str,
+    ahead: i64,
+    gcra: Gcra,
+    key: QuotaKey<'_>,
+    quota: Quota,
+) -> Result<Admission, QuotaStoreError> {
+    // A refused key's TAT is more than τ ahead; at least a nanosecond's wait.
+    let wait = || Duration::from_nanos(u64::try_from(ahead - gcra.tolerance).unwrap_or(0).max(1));
+    match verdict {
+        "admitted" => Ok(Admission::Admitted),
+        "refused" => Ok(Admission::Refused {
+            retry_after: wait(),
+        }),
+        "reset" => {
+            tracing::warn!(
+                toolkit.quota.tool = key.tool,
+                toolkit.quota.limit = %quota,
+                "the quota state of a key was further ahead than its period allows: the store's clock went back, or the row was written wrongly; it counts as spent in full now"
+            );
+            Ok(Admission::Refused {
+                retry_after: wait(),
+            })
+        }
+        "corrupt" => Err(QuotaStoreError::new(format!(
+            "the quota state of `{}` for `{}` was corrupt (not a time); it was reset to a quota spent in full, and this call was not counted",
+            crate::echo::echo(key.principal),
+            key.tool
+        ))),
+        other => Err(QuotaStoreError::new(format!(
+            "the quota store answered an unknown verdict `{}` for `{}`",
+            crate::echo::echo(other),
+            key.tool
+        ))),
     }
 }
