@@ -387,7 +387,7 @@ pub enum PrincipalError {
 /// [`tenant_claim`](ClaimsMapping::tenant_claim) names, if any. One mapping for
 /// every door, so an MCP caller and the same person signed in to the inbox are
 /// one principal: give the same mapping to the token verifier
-/// ([`JwtVerifierBuilder::claims_mapping`](crate::mcp::auth::JwtVerifierBuilder::claims_mapping))
+/// (`mcp::auth::JwtVerifierBuilder::claims_mapping`, feature `oauth`)
 /// and to the inbox's sign-in.
 ///
 /// ```

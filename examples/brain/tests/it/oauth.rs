@@ -119,7 +119,8 @@ async fn a_copilot_token_gets_the_copilot_view_and_its_subject_is_in_the_ledger(
         brain.home().ledger(),
         [LedgerEntry {
             client: "copilot",
-            principal: Some("alice".to_owned()),
+            // The principal's key: the token's issuer and subject.
+            principal: Some(format!("{}|alice", issuer.url)),
             tool: "update_list_items",
             arguments: json!({"ids": [6], "done": true}),
         }]

@@ -885,7 +885,9 @@ mod signed_in {
             .goto(&format!("{base}/signin?login_hint={who}"))
             .await
             .expect("the sign-in");
-        assert_eq!(text(client, "header .who > .text").await, who);
+        // The signed-in person's principal: the issuer's URL, `|`, the subject.
+        let shown = text(client, "header .who > .text").await;
+        assert!(shown.ends_with(&format!("|{who}")), "{shown}");
     }
 
     async fn sign_out(client: &Client) {
