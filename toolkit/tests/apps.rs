@@ -103,6 +103,7 @@ fn view(
     Ok(match client {
         "ann" => view.approvals(approvals, ann()).build()?,
         "bob" => view.approvals(approvals, bob()).build()?,
+        "eve" => view.approvals(approvals, eve()).build()?,
         "narrow" => view
             .allow(["get_pages", "delete_drafts", "create_refunds"])
             .approvals(approvals, ann())
@@ -127,7 +128,7 @@ fn world_with(apps: bool, tasks: bool) -> World {
         let view = view(approvals, caller.client)?;
         Ok(Grant::new(view, Context::new().with(CallId::new("call_1"))))
     };
-    let http = ["ann", "bob", "narrow", "plain"]
+    let http = ["ann", "bob", "eve", "narrow", "plain"]
         .into_iter()
         .fold(McpHttp::new(access), |http, client| {
             http.endpoint(client, format!("/{client}"), "secret")
@@ -1150,7 +1151,7 @@ async fn a_host_with_tasks_in_chromium_sees_the_approval_card_turn_to_ran() {
     };
     let client = &browser.client;
     let query = serde_urlencoded::to_string([
-        ("endpoint", "/ann"),
+        ("endpoint", "/eve"),
         ("tool", "create_transfers"),
         ("arguments", r#"{"amount":700,"payee":"Ada"}"#),
         ("tasks", "1"),
@@ -1166,7 +1167,18 @@ async fn a_host_with_tasks_in_chromium_sees_the_approval_card_turn_to_ran() {
         text_starting(client, "#state", "Waiting").await,
         "Waiting for an approver's decision. Nothing has run."
     );
-    assert_eq!(text_starting(client, "#principal", "ann").await, "ann");
+    // The requester by name, issuer and tenant, the hostile subject as text.
+    assert_eq!(
+        text_starting(client, "#principal", "Eve").await,
+        "Eve <b>x</b>U+202E (signed in with https://id.example), tenant acme"
+    );
+    assert!(
+        client
+            .find_all(fantoccini::Locator::Css("#principal b"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
     assert_eq!(
         text_starting(client, "#tool", "create").await,
         "create_transfers"
@@ -1177,7 +1189,7 @@ async fn a_host_with_tasks_in_chromium_sees_the_approval_card_turn_to_ran() {
     client.enter_frame(0).await.unwrap();
     let status = world
         .approvals
-        .status(&ann(), "call_1")
+        .status(&eve(), "call_1")
         .await
         .unwrap()
         .unwrap();
@@ -1191,7 +1203,7 @@ async fn a_host_with_tasks_in_chromium_sees_the_approval_card_turn_to_ran() {
         )
         .await
         .unwrap();
-    let view = view(world.approvals, "ann").unwrap();
+    let view = view(world.approvals, "eve").unwrap();
     world
         .approvals
         .run_approved(&view, &Context::new(), &status.pending)
@@ -1205,6 +1217,13 @@ async fn a_host_with_tasks_in_chromium_sees_the_approval_card_turn_to_ran() {
 /// Ann, Bob and the owner who decides, as the application names its local users.
 fn ann() -> Principal {
     Principal::local("ann").expect("a valid subject")
+}
+
+/// A person signed in with an identity provider, in a tenant, whose subject
+/// is hostile.
+fn eve() -> Principal {
+    Principal::with_tenant("https://id.example", "Eve <b>x</b>\u{202E}", "acme")
+        .expect("a valid principal")
 }
 
 fn bob() -> Principal {
