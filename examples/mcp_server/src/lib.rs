@@ -209,8 +209,7 @@ impl Settings {
     /// The MCP Apps cards every router and the stdio server serve to clients
     /// that declare the extension (clients that do not see exactly what they
     /// saw without them): the preview card of `confirm` tools and the approval
-    /// card of `approve` tools, opening the inbox at [`Settings::inbox_url`].
-    #[must_use]
+    /// card of `approve` tools, opening the inbox at [`inbox_url`](field@Settings::inbox_url).
     pub fn apps(self) -> Apps {
         match self.inbox_url {
             Some(url) => Apps::new().inbox(url),

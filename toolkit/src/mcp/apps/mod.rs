@@ -25,7 +25,7 @@
 //!   that is not [`Principal::LOCAL_ISSUER`](crate::Principal::LOCAL_ISSUER), and
 //!   its tenant), from the status tool's `requester`.
 //! - a client that declared the tasks extension as well gets a task for an
-//!   `approve` call ([`super::task`]), not a pending result: the task also
+//!   `approve` call (MCP Tasks, SEP-2663), not a pending result: the task also
 //!   carries the pending approval under `_meta["toolkit/pending_approval"]`, and
 //!   its id is the call id, so the card follows the call either way (a host that
 //!   drops the task's `_meta` still hands the card the task id). A client with
