@@ -103,6 +103,7 @@ fn view(
     Ok(match client {
         "ann" => view.approvals(approvals, ann()).build()?,
         "bob" => view.approvals(approvals, bob()).build()?,
+        "eve" => view.approvals(approvals, eve()).build()?,
         "narrow" => view
             .allow(["get_pages", "delete_drafts", "create_refunds"])
             .approvals(approvals, ann())
@@ -112,6 +113,12 @@ fn view(
 }
 
 fn world(apps: bool) -> World {
+    world_with(apps, false)
+}
+
+/// A world whose server also takes `approve` calls as tasks (SEP-2663) for
+/// clients that declare the extension, when `tasks`.
+fn world_with(apps: bool, tasks: bool) -> World {
     let now = Arc::new(AtomicU64::new(START));
     let clock = Arc::clone(&now);
     let store = MemoryApprovalStore::new().clock(move || clock.load(Ordering::SeqCst));
@@ -121,13 +128,19 @@ fn world(apps: bool) -> World {
         let view = view(approvals, caller.client)?;
         Ok(Grant::new(view, Context::new().with(CallId::new("call_1"))))
     };
-    let http = ["ann", "bob", "narrow", "plain"]
+    let http = ["ann", "bob", "eve", "narrow", "plain"]
         .into_iter()
         .fold(McpHttp::new(access), |http, client| {
             http.endpoint(client, format!("/{client}"), "secret")
         });
     let http = if apps {
         http.apps(Apps::new().inbox("https://inbox.example/inbox/"))
+    } else {
+        http
+    };
+    let http = if tasks {
+        http.approvals(*b"the apps tests' request key, 32b")
+            .unwrap()
     } else {
         http
     };
@@ -143,6 +156,10 @@ fn world(apps: bool) -> World {
 enum Client {
     WithApps,
     WithoutApps,
+    /// Declares both Apps and tasks.
+    WithAppsAndTasks,
+    /// Declares tasks only.
+    WithTasks,
 }
 
 impl World {
@@ -151,6 +168,11 @@ impl World {
         let capabilities = match client {
             Client::WithApps => json!({"extensions": {EXTENSION: {"mimeTypes": [MIME_TYPE]}}}),
             Client::WithoutApps => json!({}),
+            Client::WithAppsAndTasks => json!({"extensions": {
+                EXTENSION: {"mimeTypes": [MIME_TYPE]},
+                "io.modelcontextprotocol/tasks": {},
+            }}),
+            Client::WithTasks => json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}),
         };
         let mut params = params;
         params["_meta"] = json!({
@@ -661,6 +683,7 @@ async fn the_approval_card_reads_the_state_and_never_decides() {
             "final": false,
             "tool": "create_transfers",
             "principal": ann().key(),
+            "requester": {"issuer": "local", "subject": "ann"},
             "arguments": {"amount": 700, "payee": "Ada <b>&</b>\u{202E}"},
             "requested_at": START,
             "expires_at": START + 24 * 3600,
@@ -708,6 +731,87 @@ async fn the_approval_card_reads_the_state_and_never_decides() {
     assert_eq!(ran["final"], true);
     assert_eq!(ran["result"], json!("sent 700 to Ada <b>&</b>\u{202E}"));
     assert_eq!(ran.get("message"), None);
+}
+
+#[tokio::test]
+async fn an_apps_and_tasks_client_gets_a_task_the_approval_card_follows() {
+    let world = world_with(true, true);
+    let arguments = json!({"amount": 700, "payee": "Ada"});
+    let task = world
+        .call(
+            "ann",
+            Client::WithAppsAndTasks,
+            "create_transfers",
+            arguments.clone(),
+        )
+        .await;
+    assert_eq!(task["resultType"], "task");
+    assert_eq!(task["taskId"], "call_1");
+    assert_eq!(task["status"], "input_required");
+    // The task carries the call as a pending result would, for the card.
+    let detail = &task["_meta"]["toolkit/pending_approval"];
+    assert_eq!(detail["call_id"], "call_1");
+    assert_eq!(detail["tool"], "create_transfers");
+    assert_eq!(detail["arguments"], arguments);
+    let pending: toolkit::approval::PendingApproval =
+        serde_json::from_value(detail.clone()).unwrap();
+    // The card reads the call by the task id, through the same view check.
+    let status = |path: &'static str| {
+        let world = &world;
+        async move {
+            world
+                .call(
+                    path,
+                    Client::WithAppsAndTasks,
+                    STATUS_TOOL,
+                    json!({"call_id": "call_1"}),
+                )
+                .await
+        }
+    };
+    assert_eq!(status("ann").await["structuredContent"]["state"], "waiting");
+    for path in ["bob", "narrow"] {
+        assert_eq!(
+            said(&status(path).await),
+            "no call `call_1` waits here",
+            "{path}"
+        );
+    }
+    world
+        .approvals
+        .decide_as(toolkit::registry(), &pending, Decision::Approve, &owner())
+        .await
+        .unwrap();
+    let view = view(world.approvals, "ann").unwrap();
+    world
+        .approvals
+        .run_approved(&view, &Context::new(), &pending)
+        .await;
+    let ran = status("ann").await["structuredContent"].clone();
+    assert_eq!(ran["state"], "ran");
+    assert_eq!(ran["result"], json!("sent 700 to Ada"));
+}
+
+#[tokio::test]
+async fn a_client_with_tasks_but_without_apps_gets_todays_task() {
+    // The same call by a tasks-only client, on a server with Apps and without:
+    // the same task, with no `_meta`.
+    let mut answers = Vec::new();
+    for apps in [true, false] {
+        let world = world_with(apps, true);
+        let task = world
+            .call(
+                "ann",
+                Client::WithTasks,
+                "create_transfers",
+                json!({"amount": 700, "payee": "Ada"}),
+            )
+            .await;
+        assert_eq!(task["taskId"], "call_1");
+        assert_eq!(task.get("_meta"), None);
+        answers.push(task);
+    }
+    assert_eq!(answers[0], answers[1]);
 }
 
 #[tokio::test]
@@ -969,10 +1073,7 @@ async fn a_host_in_chromium_renders_both_cards_and_confirm_runs_once() {
             .unwrap()
             .is_empty()
     );
-    assert_eq!(
-        text_starting(client, "#principal", "local").await,
-        "local|ann"
-    );
+    assert_eq!(text_starting(client, "#principal", "ann").await, "ann");
     toolkit_test_support::click(client, "#open").await;
     toolkit_test_support::screenshot(client, "apps-approval-card-waiting.png").await;
     client.enter_parent_frame().await.unwrap();
@@ -1030,9 +1131,99 @@ async fn a_host_in_chromium_renders_both_cards_and_confirm_runs_once() {
     server.abort();
 }
 
+/// A host with Apps and tasks in Chromium: the `approve` call becomes a task,
+/// the host hands the card that task, and the card follows the call by the task
+/// id from waiting to ran, without a reload.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_host_with_tasks_in_chromium_sees_the_approval_card_turn_to_ran() {
+    let world = world_with(true, true);
+    let page = include_str!("apps/host.html");
+    let router = world.router.clone().route(
+        "/host",
+        axum::routing::get(move || async move { axum::response::Html(page) }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = tokio::spawn(async move { axum::serve(listener, router).await });
+    let Some(browser) = toolkit_test_support::Browser::start("apps-tasks", (420, 900)).await else {
+        server.abort();
+        return;
+    };
+    let client = &browser.client;
+    let query = serde_urlencoded::to_string([
+        ("endpoint", "/eve"),
+        ("tool", "create_transfers"),
+        ("arguments", r#"{"amount":700,"payee":"Ada"}"#),
+        ("tasks", "1"),
+    ])
+    .unwrap();
+    client
+        .goto(&format!("http://127.0.0.1:{port}/host?{query}"))
+        .await
+        .unwrap();
+    toolkit_test_support::present(client, "iframe#card").await;
+    client.enter_frame(0).await.unwrap();
+    assert_eq!(
+        text_starting(client, "#state", "Waiting").await,
+        "Waiting for an approver's decision. Nothing has run."
+    );
+    // The requester by name, issuer and tenant, the hostile subject as text.
+    assert_eq!(
+        text_starting(client, "#principal", "Eve").await,
+        "Eve <b>x</b>U+202E (signed in with https://id.example), tenant acme"
+    );
+    assert!(
+        client
+            .find_all(fantoccini::Locator::Css("#principal b"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        text_starting(client, "#tool", "create").await,
+        "create_transfers"
+    );
+    // The host got a task for the call, and handed the card that.
+    client.enter_parent_frame().await.unwrap();
+    assert_eq!(text_starting(client, "#got", "task").await, "task");
+    client.enter_frame(0).await.unwrap();
+    let status = world
+        .approvals
+        .status(&eve(), "call_1")
+        .await
+        .unwrap()
+        .unwrap();
+    world
+        .approvals
+        .decide_as(
+            toolkit::registry(),
+            &status.pending,
+            Decision::Approve,
+            &owner(),
+        )
+        .await
+        .unwrap();
+    let view = view(world.approvals, "eve").unwrap();
+    world
+        .approvals
+        .run_approved(&view, &Context::new(), &status.pending)
+        .await;
+    let ran = text_starting(client, "#state", "Approved, and it ran.").await;
+    assert_eq!(ran, "Approved, and it ran.\nResult: sent 700 to Ada");
+    drop(browser);
+    server.abort();
+}
+
 /// Ann, Bob and the owner who decides, as the application names its local users.
 fn ann() -> Principal {
     Principal::local("ann").expect("a valid subject")
+}
+
+/// A person signed in with an identity provider, in a tenant, whose subject
+/// is hostile.
+fn eve() -> Principal {
+    Principal::with_tenant("https://id.example", "Eve <b>x</b>\u{202E}", "acme")
+        .expect("a valid principal")
 }
 
 fn bob() -> Principal {

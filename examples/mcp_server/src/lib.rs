@@ -31,6 +31,7 @@ use toolkit::approval::{
     ApprovalKey, Approvals, Deciders, MemoryApprovalStore, PostgresApprovalStore,
     SqliteApprovalStore,
 };
+use toolkit::mcp::apps::Apps;
 use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer};
 use toolkit::mcp::{AccessError, Caller, Grant, McpHttp, McpServer, ViewCache};
 use toolkit::quota::{MemoryQuotaStore, Quota, QuotaStore, Quotas};
@@ -66,6 +67,10 @@ pub struct Settings {
     /// may be open at once: the routers apply the body and request bounds, the
     /// server loop ([`serve`]) the header and connection ones.
     pub limits: HttpLimits,
+    /// Where the approval inbox's page is (`http://127.0.0.1:8080/approvals`),
+    /// when this process serves it: the approval card's button opens it at the
+    /// call. `None` (stdio): the card shows the call and its state, and no button.
+    pub inbox_url: Option<&'static str>,
 }
 
 /// Who decides the example's `approve` calls: the client's own user answers for
@@ -126,6 +131,7 @@ impl Settings {
             ledger: None,
             allowed_hosts: &[],
             limits: HttpLimits::default(),
+            inbox_url: None,
         })
     }
 
@@ -164,6 +170,7 @@ impl Settings {
             ledger: Some(Box::leak(Box::new(ledger))),
             allowed_hosts: &[],
             limits: HttpLimits::default(),
+            inbox_url: None,
         })
     }
 
@@ -190,6 +197,24 @@ impl Settings {
     pub fn limits(mut self, limits: HttpLimits) -> Self {
         self.limits = limits;
         self
+    }
+
+    /// Says where the approval inbox's page is, for the approval card's button.
+    #[must_use]
+    pub fn inbox_url(mut self, url: &str) -> Self {
+        self.inbox_url = Some(Box::leak(url.to_owned().into_boxed_str()));
+        self
+    }
+
+    /// The MCP Apps cards every router and the stdio server serve to clients
+    /// that declare the extension (clients that do not see exactly what they
+    /// saw without them): the preview card of `confirm` tools and the approval
+    /// card of `approve` tools, opening the inbox at [`inbox_url`](field@Settings::inbox_url).
+    pub fn apps(self) -> Apps {
+        match self.inbox_url {
+            Some(url) => Apps::new().inbox(url),
+            None => Apps::new(),
+        }
     }
 
     /// The `Host` names the routers accept: the loopback names and
@@ -362,6 +387,7 @@ pub fn oauth_router(
     McpHttp::new(oauth_access(state, settings))
         .approvals(settings.request_state_key)
         .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
+        .apps(settings.apps())
         .allowed_hosts(settings.hosts())
         .limits(settings.limits)
         .oauth_endpoint("oauth", "/mcp", auth)
@@ -410,6 +436,7 @@ pub fn stdio_server(client: &str, state: AssistantState, settings: Settings) -> 
     McpServer::new(client, access(state, settings))
         .approvals(settings.request_state_key)
         .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
+        .apps(settings.apps())
 }
 
 /// The approval inbox for this server's `approve` calls (mount it with
@@ -489,6 +516,7 @@ pub fn http_router(state: AssistantState, settings: Settings, tokens: [&str; 3])
     let mut http = McpHttp::new(access(state, settings))
         .approvals(settings.request_state_key)
         .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
+        .apps(settings.apps())
         .allowed_hosts(settings.hosts())
         .limits(settings.limits);
     for ((client, path), token) in CLIENTS.into_iter().zip(tokens) {

@@ -65,6 +65,12 @@
 //! whichever replica's runner gets to it first, once; its outcome is in the
 //! inbox's audit list.
 //!
+//! Over stdio and HTTP, a client that declares MCP Apps (`io.modelcontextprotocol/ui`)
+//! gets the preview card of `confirm` tools and the approval card of `approve`
+//! tools; over HTTP the approval card's button opens the inbox at the call
+//! (`http://ADDR/approvals`, or the `--resource` URL's origin with OAuth and an
+//! inbox). Other clients see exactly the lists and results they saw without them.
+//!
 //! Approvals are signed with `MCP_APPROVAL_KEY` and sealed into MCP `requestState`
 //! with `MCP_REQUEST_STATE_KEY` (each at least 32 bytes; `openssl rand -hex 32`
 //! makes one). Unset, each is a random key of this process, said on stderr: its
@@ -339,6 +345,10 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
         );
         token
     });
+    // Bound first: the approval card's button opens the inbox at this address.
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    let settings = settings.inbox_url(&format!("http://{local}/approvals"));
     let state = AssistantState::new();
     spawn_runner(state.clone(), settings);
     let limits = settings.limits;
@@ -354,8 +364,6 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
         axum::routing::get(|| async { axum::response::Redirect::permanent("/approvals") }),
     )
     .merge(health(settings));
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let local = listener.local_addr()?;
     let mut stdout = std::io::stdout();
     writeln!(stdout, "listening on http://{local}")?;
     stdout.flush()?;
@@ -405,15 +413,22 @@ async fn serve_oauth(
     let auth = oauth_resource_server(issuer, resource)
         .await
         .unwrap_or_else(|error| fail(&format!("mcp_server: the authorization server: {error}")));
+    // With an inbox, on the resource URL's origin, the approval card opens it.
+    let public = inbox_client.map(|_| {
+        origin(resource)
+            .unwrap_or_else(|| fail(&format!("mcp_server: --resource `{resource}` is not a URL")))
+    });
+    let settings = match &public {
+        Some(public) => settings.inbox_url(&format!("{public}/approvals")),
+        None => settings,
+    };
     let state = AssistantState::new();
     spawn_runner(state.clone(), settings);
     let limits = settings.limits;
     let mut router = oauth_router(state, settings, auth).merge(health(settings));
-    if let Some(client_id) = inbox_client {
+    if let (Some(client_id), Some(public)) = (inbox_client, public) {
         // The inbox's sign-in: the same issuer, as the public client `client_id`,
         // its redirect URI on the resource URL's origin.
-        let public = origin(resource)
-            .unwrap_or_else(|| fail(&format!("mcp_server: --resource `{resource}` is not a URL")));
         let secret = std::env::var("MCP_INBOX_SESSION_KEY").unwrap_or_else(|_| {
             eprintln!(
                 "mcp_server: MCP_INBOX_SESSION_KEY is not set: using a random key for this \

@@ -344,9 +344,10 @@ impl McpServer {
                         let requester_decides = grant.tools().requester_may_decide(&pending);
                         // A client that declared the tasks extension polls for the
                         // outcome instead (SEP-2663); others never get a task.
-                        if let Some(created) =
+                        if let Some(mut created) =
                             self.task_for(grant, &pending, context, requester_decides)
                         {
+                            apps::task_created(apps, grant, &pending, &mut created);
                             tracing::Span::current().record("outcome", "task");
                             return Ok(CallToolResponse::Task(created));
                         }

@@ -392,17 +392,34 @@ async fn stateless_request(
     method: &str,
     params: serde_json::Value,
 ) -> (String, serde_json::Value) {
+    stateless_request_with(addr, json!({}), method, params).await
+}
+
+/// [`stateless_request`] from a client declaring `capabilities`; names the tool
+/// or resource in `Mcp-Name` as the revision asks.
+async fn stateless_request_with(
+    addr: std::net::SocketAddr,
+    capabilities: serde_json::Value,
+    method: &str,
+    params: serde_json::Value,
+) -> (String, serde_json::Value) {
     let mut params = params;
+    let name = params
+        .get("name")
+        .or_else(|| params.get("uri"))
+        .and_then(serde_json::Value::as_str)
+        .map(|name| format!("Mcp-Name: {name}\r\n"))
+        .unwrap_or_default();
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
     });
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
     let request = format!(
         "POST /mcp/internal HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nAuthorization: Bearer internal-secret\r\n\
-         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n\
+         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n{name}\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
@@ -457,6 +474,94 @@ async fn methods_the_server_lacks_or_the_revision_removed_are_not_found() {
         let body: serde_json::Value = serde_json::from_str(&body).unwrap();
         assert_eq!(body["error"]["code"], code, "{body}");
     }
+}
+
+/// A client that declares MCP Apps gets the cards of the `internal` view's
+/// `confirm` and `approve` tools, their app-only tools and the cards as
+/// resources; a client that does not gets the same list without any of that.
+#[tokio::test]
+async fn an_apps_client_gets_the_cards_and_others_the_plain_list() {
+    use toolkit::mcp::apps::{
+        APPROVAL_CARD, CONFIRM_TOOL, EXTENSION, MIME_TYPE, PREVIEW_CARD, STATUS_TOOL,
+    };
+    let addr = serve().await;
+    let apps = json!({"extensions": {EXTENSION: {"mimeTypes": [MIME_TYPE]}}});
+    let (_, with) = stateless_request_with(addr, apps.clone(), "tools/list", json!({})).await;
+    let (_, without) = stateless_request(addr, "tools/list", json!({})).await;
+    let listed = |answer: &serde_json::Value, name: &str| {
+        answer["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|tool| tool["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no `{name}` in {answer}"))
+    };
+    assert_eq!(
+        listed(&with, "delete_tasks")["_meta"]["ui"],
+        json!({"resourceUri": PREVIEW_CARD})
+    );
+    assert_eq!(
+        listed(&with, "delete_memories")["_meta"]["ui"],
+        json!({"resourceUri": APPROVAL_CARD})
+    );
+    assert_eq!(
+        listed(&with, CONFIRM_TOOL)["_meta"]["ui"],
+        json!({"resourceUri": PREVIEW_CARD, "visibility": ["app"]})
+    );
+    assert_eq!(
+        listed(&with, STATUS_TOOL)["_meta"]["ui"],
+        json!({"resourceUri": APPROVAL_CARD, "visibility": ["app"]})
+    );
+    // Without the extension: exactly the Apps list less the app-only tools and
+    // every `_meta.ui`.
+    let mut plain: Vec<serde_json::Value> = with["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|tool| tool["name"] != CONFIRM_TOOL && tool["name"] != STATUS_TOOL)
+        .cloned()
+        .collect();
+    for tool in &mut plain {
+        let meta = tool.as_object_mut().unwrap();
+        if let Some(serde_json::Value::Object(fields)) = meta.get_mut("_meta") {
+            fields.remove("ui");
+            if fields.is_empty() {
+                meta.remove("_meta");
+            }
+        }
+    }
+    assert_eq!(without["result"]["tools"], json!(plain));
+    assert!(!without.to_string().contains("ui://"), "{without}");
+
+    // The cards are resources for the Apps client only.
+    let (_, resources) =
+        stateless_request_with(addr, apps.clone(), "resources/list", json!({})).await;
+    let uris: Vec<&str> = resources["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|resource| resource["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris, [PREVIEW_CARD, APPROVAL_CARD]);
+    let (_, read) =
+        stateless_request_with(addr, apps, "resources/read", json!({"uri": APPROVAL_CARD})).await;
+    let content = &read["result"]["contents"][0];
+    assert_eq!(content["mimeType"], MIME_TYPE);
+    assert!(
+        content["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("<!DOCTYPE html>"),
+        "{content}"
+    );
+    let (_, resources) = stateless_request(addr, "resources/list", json!({})).await;
+    assert_eq!(resources["result"]["resources"], json!([]));
+    let (_, read) = stateless_request(addr, "resources/read", json!({"uri": APPROVAL_CARD})).await;
+    assert_eq!(
+        read["error"],
+        json!({"code": -32602, "message": "no resource `ui://toolkit/approval-card` here"})
+    );
 }
 
 /// Sends a `tools/call` of `name` with `arguments` as a client of `revision`

@@ -158,3 +158,65 @@ async fn a_handshake_client_declaring_tasks_gets_the_plain_result() {
     assert_eq!(got.task.task.status, rmcp::model::TaskStatus::InputRequired);
     current.cancel().await.unwrap();
 }
+
+/// A client that declares MCP Apps.
+#[derive(Clone)]
+struct AppsClient;
+
+impl rmcp::ClientHandler for AppsClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut capabilities = rmcp::model::ClientCapabilities::default();
+        capabilities.extensions = Some(
+            [(
+                toolkit::mcp::apps::EXTENSION.to_owned(),
+                json!({"mimeTypes": [toolkit::mcp::apps::MIME_TYPE]})
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+            )]
+            .into(),
+        );
+        rmcp::model::ClientConfig::new(
+            capabilities,
+            rmcp::model::Implementation::new("apps-test", "0.0.0"),
+        )
+    }
+}
+
+/// Over stdio too, a client that declares MCP Apps gets the approval card on an
+/// `approve` tool and can read it; a client that does not gets no card.
+#[tokio::test]
+async fn over_stdio_an_apps_client_gets_the_cards() {
+    use toolkit::mcp::apps::{APPROVAL_CARD, MIME_TYPE};
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp_server")).configure(|cmd| {
+        cmd.args(["stdio", "--client", "internal"]);
+    });
+    let transport = TokioChildProcess::new(command).expect("the example binary starts");
+    let apps = AppsClient
+        .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+        .await
+        .expect("the server answers the client's start-up");
+    let tools = apps.list_all_tools().await.unwrap();
+    let forget = tools
+        .iter()
+        .find(|tool| tool.name == "delete_memories")
+        .unwrap();
+    assert_eq!(
+        forget.meta.as_ref().unwrap().0["ui"],
+        json!({"resourceUri": APPROVAL_CARD})
+    );
+    let read = apps
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(APPROVAL_CARD))
+        .await
+        .unwrap();
+    let content = serde_json::to_value(&read.contents[0]).unwrap();
+    assert_eq!(content["mimeType"], MIME_TYPE);
+
+    let plain = start("internal", ClientLifecycleMode::Initialize).await;
+    let tools = plain.list_all_tools().await.unwrap();
+    assert!(tools.iter().all(|tool| {
+        tool.meta
+            .as_ref()
+            .is_none_or(|meta| meta.0.get("ui").is_none())
+    }));
+}

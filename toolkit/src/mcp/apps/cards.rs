@@ -196,19 +196,32 @@ const WORDS = {{
 }};
 handlers["ui/notifications/tool-result"] = (result) => {{
   const pending = (result._meta || {{}})["toolkit/pending_approval"];
-  if (!pending) {{
+  // A client with tasks gets a task for the call: its id is the call id.
+  const task = result.resultType === "task" && typeof result.taskId === "string" ? result.taskId : null;
+  if (callId !== null) return;
+  if (!pending && task === null) {{
     state(result.isError ? "refused" : "ran", said(result));
     return;
   }}
-  callId = pending.call_id;
-  put("tool", pending.tool);
-  put("principal", pending.principal);
-  put("until", utc(pending.expires_at));
-  put("arguments", pending.arguments);
-  shown("details", true);
+  callId = pending ? pending.call_id : task;
+  if (pending) shownCall(pending);
   state("waiting", WORDS.waiting);
   read();
 }};
+function shownCall(call) {{
+  put("tool", call.tool);
+  put("until", utc(call.expires_at));
+  put("arguments", call.arguments);
+  if (call.requester) put("principal", person(call.requester));
+  shown("details", true);
+}}
+function person(requester) {{
+  let text = String(requester.subject);
+  // Local and pre-typing principals name no sign-in worth showing.
+  if (requester.issuer !== {local} && requester.issuer !== {legacy}) text += " (signed in with " + requester.issuer + ")";
+  if (requester.tenant !== undefined) text += ", tenant " + requester.tenant;
+  return text;
+}}
 async function read() {{
   let again = 3000;
   try {{
@@ -218,6 +231,7 @@ async function read() {{
       state("refused", said(result));
       return;
     }}
+    shownCall(status);
     let words = WORDS[status.state] || status.state;
     if (status.state === "ran" && status.result !== undefined && status.result !== null) {{
       words += "\nResult: " + (typeof status.result === "string" ? status.result : JSON.stringify(status.result, null, 1));
@@ -241,6 +255,8 @@ document.getElementById("open").addEventListener("click", () => {{
 start();
 "#,
         status_tool = json_string(STATUS_TOOL),
+        local = json_string(crate::principal::Principal::LOCAL_ISSUER),
+        legacy = json_string(crate::principal::Principal::LEGACY_ISSUER),
     )
 }
 

@@ -21,6 +21,15 @@
 //!   let the requester decide (a personal assistant): its one button opens the
 //!   inbox at that call (`ui/open-link`, [`Apps::inbox`]), where the approver
 //!   signs in as themself and the policy applies.
+//!   It shows the requester by name (the principal's subject, with its issuer when
+//!   that is not [`Principal::LOCAL_ISSUER`](crate::Principal::LOCAL_ISSUER), and
+//!   its tenant), from the status tool's `requester`.
+//! - a client that declared the tasks extension as well gets a task for an
+//!   `approve` call (MCP Tasks, SEP-2663), not a pending result: the task also
+//!   carries the pending approval under `_meta["toolkit/pending_approval"]`, and
+//!   its id is the call id, so the card follows the call either way (a host that
+//!   drops the task's `_meta` still hands the card the task id). A client with
+//!   tasks and without Apps gets today's task, without that `_meta`.
 //! - both cards are `ui://` resources of MIME type [`MIME_TYPE`], listed by
 //!   `resources/list` only where a tool they belong to is in the caller's view,
 //!   and read with `resources/read`.
@@ -53,6 +62,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::approval::Confirmation;
 pub(super) use serve::{
     AppsOn, call_app_tool, declare, list_resources, list_tools, read_resource, result_for,
+    task_created,
 };
 
 /// The extension's identifier, as clients and servers declare it.

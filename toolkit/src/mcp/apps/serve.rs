@@ -9,7 +9,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, MetaObject, ResourceContents, ServerCapabilities,
+    CallToolRequestParams, CallToolResult, CreateTaskResult, MetaObject, ResourceContents,
+    ServerCapabilities,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
@@ -22,10 +23,10 @@ use super::{
     APPROVAL_CARD, Apps, CONFIRM_TOOL, Confirmation, EXTENSION, META_CONFIRMATION, MIME_TYPE,
     PREVIEW_CARD, STATUS_TOOL, ToolUi, UiResource, client_supports,
 };
-use crate::approval::CallState;
+use crate::approval::{CallState, PendingApproval};
 use crate::declaration::Tier;
 use crate::error::ToolError;
-use crate::mcp::result::call_result;
+use crate::mcp::result::{META_PENDING_APPROVAL, call_result};
 use crate::mcp::{Grant, ToolSet};
 use crate::response::Response;
 
@@ -60,7 +61,8 @@ struct ConfirmArguments {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct StatusArguments {
-    /// The call id of the pending approval (`_meta["toolkit/pending_approval"].call_id`).
+    /// The call id of the pending approval (`_meta["toolkit/pending_approval"].call_id`),
+    /// which is also the id of the task made for it for a client with tasks.
     call_id: String,
 }
 
@@ -74,7 +76,11 @@ struct CardStatus<'a> {
     #[serde(rename = "final")]
     is_final: bool,
     tool: &'a str,
+    /// The requester's principal key (`issuer|subject[|tenant]`), as the inbox
+    /// link names it.
     principal: &'a str,
+    /// The requester's principal in parts, for the card to show the person.
+    requester: Requester<'a>,
     arguments: &'a Value,
     requested_at: u64,
     expires_at: u64,
@@ -87,6 +93,25 @@ struct CardStatus<'a> {
     /// Where the approver decides it.
     #[serde(skip_serializing_if = "Option::is_none")]
     inbox_url: Option<String>,
+}
+
+/// A principal as the approval card shows it: who, by which issuer, in which tenant.
+#[derive(Debug, Serialize)]
+struct Requester<'a> {
+    issuer: &'a str,
+    subject: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tenant: Option<&'a str>,
+}
+
+impl<'a> Requester<'a> {
+    fn of(principal: &'a crate::principal::Principal) -> Self {
+        Requester {
+            issuer: principal.issuer(),
+            subject: principal.subject(),
+            tenant: principal.tenant(),
+        }
+    }
 }
 
 /// The extension's settings a server declares.
@@ -308,6 +333,7 @@ async fn status(
         is_final: status.state.is_final(),
         tool: &status.pending.tool,
         principal: status.pending.principal.key(),
+        requester: Requester::of(&status.pending.principal),
         arguments: &status.pending.arguments,
         requested_at: status.pending.requested_at,
         expires_at: status.pending.expires_at,
@@ -348,6 +374,31 @@ pub(in crate::mcp) async fn result_for(
             .insert(META_CONFIRMATION.to_owned(), confirmation);
     }
     result
+}
+
+/// The task made for a pending `approve` call, for a client that declared both
+/// Apps and tasks: it also carries the pending approval under
+/// [`META_PENDING_APPROVAL`], as the pending result would have, so the approval
+/// card learns the call it follows. The task id is that call id too, and the card
+/// reads the call's state with [`STATUS_TOOL`] through the same view check either
+/// way. Other clients' tasks are left as they are.
+pub(in crate::mcp) fn task_created(
+    apps: Option<AppsOn<'_>>,
+    grant: &Grant,
+    pending: &PendingApproval,
+    created: &mut CreateTaskResult,
+) {
+    if apps.is_none() || !cards(grant.tools()).1 {
+        return;
+    }
+    let Ok(detail) = serde_json::to_value(pending) else {
+        return;
+    };
+    created
+        .meta
+        .get_or_insert_with(|| MetaObject(serde_json::Map::new()))
+        .0
+        .insert(META_PENDING_APPROVAL.to_owned(), detail);
 }
 
 /// The confirmation of the previewed call `request`: its arguments without
