@@ -53,6 +53,10 @@ async fn serve(org: &Org, approvals: &Arc<Approvals>) -> String {
     tokio::spawn(run_approved_every(
         org.clone(),
         approvals.clone(),
+        Arc::new(
+            example_agents::consumers::quotas(toolkit::quota::MemoryQuotaStore::new())
+                .expect("the org's quotas"),
+        ),
         Duration::from_millis(100),
     ));
     format!("http://{addr}")
@@ -90,8 +94,15 @@ async fn agent_asks(
         flags: &[],
         page: None,
     };
-    let view =
-        agent_view(registry(), approvals, &sales, &request, true).expect("the agent's live view");
+    let view = agent_view(
+        registry(),
+        approvals,
+        crate::quotas(),
+        &sales,
+        &request,
+        true,
+    )
+    .expect("the agent's live view");
     let ctx = Context::new()
         .with(org.clone())
         .with(CallerThread(SALES_AGENT))
@@ -162,7 +173,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     );
     let meta = text(client, &format!("{card} .meta")).await;
     assert!(
-        meta.contains("For agent:5a1e5000-0000-0000-0000-000000000001"),
+        meta.contains("For local|agent:5a1e5000-0000-0000-0000-000000000001"),
         "{meta}"
     );
     assert!(meta.contains("expires "), "{meta}");
@@ -224,12 +235,12 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     // runner runs it in the background: waiting, or already run).
     let notice = text(client, ".notice").await;
     assert!(
-        notice.starts_with("Approved with edits by olivia at "),
+        notice.starts_with("Approved with edits by local|olivia at "),
         "{notice}"
     );
     assert!(
         notice.contains(
-            " UTC: create_schedules (call call_follow_up, for agent:5a1e5000-0000-0000-0000-000000000001). "
+            " UTC: create_schedules (call call_follow_up, for local|agent:5a1e5000-0000-0000-0000-000000000001). "
         ),
         "{notice}"
     );
@@ -249,7 +260,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     let content = &resumed["toolkit/content"];
     assert_eq!(
         content[0],
-        json!({"type": "text", "text": "olivia approved it with edited arguments, and it ran with \
+        json!({"type": "text", "text": "local|olivia approved it with edited arguments, and it ran with \
             them: {\"schedules\":[{\"contact_id\":1,\"prompt\":\"Call Ada back about the \
             quote.\",\"recurrence\":{\"at\":\"2026-11-24T11:30Z\",\"kind\":\"once\"}}]}"})
     );
@@ -273,7 +284,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
         .expect("the audit list");
     let row = text(client, r#"tr[data-call-id="call_follow_up"]"#).await;
     assert!(
-        row.contains("olivia approved_with_edits create_schedules"),
+        row.contains("local|olivia approved_with_edits create_schedules"),
         "{row}"
     );
     // The audit row says what came of it, from the store's record of the run.
@@ -315,7 +326,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     // runner (another server's, over the same store) finds nothing to run.
     let other_server = approvals_on(key(), approvals.store().clone());
     assert_eq!(
-        run_approved(&org, &other_server)
+        run_approved(&org, &other_server, crate::quotas())
             .await
             .expect("the store answers"),
         RunPass::default()
@@ -441,7 +452,7 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
     let told = text(client, "div.refusal").await;
     assert!(
         told.starts_with(
-            "Already decided: another approver was first: ada decided it (approved) at "
+            "Already decided: another approver was first: local|ada decided it (approved) at "
         ),
         "{told}"
     );
@@ -499,10 +510,10 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
     .await;
     click(client, &format!("{deny_form} button.deny")).await;
     let notice = text(client, ".notice").await;
-    assert!(notice.starts_with("Denied by olivia at "), "{notice}");
+    assert!(notice.starts_with("Denied by local|olivia at "), "{notice}");
     assert!(
         notice.ends_with(
-            " UTC: create_schedules (call call_denied, for agent:5a1e5000-0000-0000-0000-000000000001). Nothing ran; the model reads the reason."
+            " UTC: create_schedules (call call_denied, for local|agent:5a1e5000-0000-0000-0000-000000000001). Nothing ran; the model reads the reason."
         ),
         "{notice}"
     );
@@ -633,10 +644,13 @@ async fn hostile_arguments_render_as_text() {
     let cut = text(client, r#"section.pending[data-call-id="call_huge"] .cut"#).await;
     assert!(
         cut.starts_with(
-            r#"The arguments are 1048674 bytes long, too long for the list; they begin {"schedules":[{"prompt":"AAAA"#
+            r#"The arguments are 1048674 bytes long, too long for the list; they begin {"schedules":[{"#
         ),
         "{cut}"
     );
+    // The keys' order depends on serde_json's `preserve_order` (on in workspace
+    // builds), so the text pins the object's start and its prompt, not the order.
+    assert!(cut.contains(r#""prompt":"AAAA"#), "{cut}");
     assert!(cut.ends_with("A. Edit the call to see them all."), "{cut}");
     assert!(
         cut.chars().count() < 800,
