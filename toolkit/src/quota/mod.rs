@@ -88,9 +88,11 @@ use std::time::Duration;
 pub use crate::approval::PostgresQuotaStore;
 #[cfg(feature = "sqlite")]
 pub use crate::approval::SqliteQuotaStore;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use limit::CLOCK_JUMP_SLACK;
 pub use limit::{Period, Quota, QuotaParseError};
 pub use memory::MemoryQuotaStore;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use store::admission_of;
 pub use store::{Admission, QuotaFuture, QuotaKey, QuotaStore, QuotaStoreError};
 

@@ -315,7 +315,7 @@ fn an_altered_or_misdirected_approval_runs_nothing() {
         "its signature does not match (forged or altered)"
     );
     // Another agent's view cannot spend it.
-    let other = Principal::agent(example_agents::FRONT_DESK_AGENT, &[]);
+    let other = Principal::agent(FRONT_DESK_AGENT, &[]);
     let other_view = sales_view(&org, &approvals, &other, false);
     assert_eq!(
         block_on(other_view.resume(&approval, &worker(&org))).to_json()["error"]["reason"],
