@@ -16,10 +16,9 @@ use std::time::{Duration, UNIX_EPOCH};
 use futures_executor::block_on;
 use serde_json::{Value, json};
 use toolkit::approval::{
-    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decider, Deciders,
-    Decision, DecisionOutcome, DecisionQuery, DecisionRecord, InlineDecider, MemoryApprovalStore,
-    PendingApproval, PendingQuery, PolicyProblem, RefusalRecord, RunOutcome, RunRecord,
-    SqliteApprovalStore, StoreError, StoreFuture, Verdict,
+    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Decider, Deciders, Decision,
+    DecisionQuery, InlineDecider, MemoryApprovalStore, PendingApproval, PendingQuery,
+    PolicyProblem, SqliteApprovalStore, StoreError, Verdict,
 };
 use toolkit::testing::DownApprovalStore;
 use toolkit::view::ViewProblem;
