@@ -16,11 +16,11 @@ use std::time::{Duration, UNIX_EPOCH};
 use futures_executor::block_on;
 use serde_json::{Value, json};
 use toolkit::approval::{
-    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Claim, Decider, Deciders,
-    Decision, DecisionOutcome, DecisionQuery, DecisionRecord, InlineDecider, MemoryApprovalStore,
-    PendingApproval, PendingQuery, PolicyProblem, RefusalRecord, RunOutcome, RunRecord,
-    SqliteApprovalStore, StoreError, StoreFuture, Verdict,
+    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, Decider, Deciders, Decision,
+    DecisionQuery, InlineDecider, MemoryApprovalStore, PendingApproval, PendingQuery,
+    PolicyProblem, SqliteApprovalStore, StoreError, Verdict,
 };
+use toolkit::testing::DownApprovalStore;
 use toolkit::view::ViewProblem;
 use toolkit::{Context, Registry, Response, Scope, State, ToolError, View, call::CallId, tool};
 
@@ -775,86 +775,6 @@ fn two_processes_racing_to_resume_one_approval_over_sqlite_run_it_once() {
     let _ = std::fs::remove_dir_all(&directory);
 }
 
-/// A store whose database is down, and whose errors say where it is.
-struct Down;
-
-fn down<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
-    Box::pin(std::future::ready(Err(StoreError::new(
-        "PostgreSQL: error connecting to server: db.internal:5432: Connection refused",
-    ))))
-}
-
-impl ApprovalStore for Down {
-    fn now(&self) -> StoreFuture<'_, u64> {
-        down()
-    }
-    fn save_pending<'a>(&'a self, _: &'a PendingApproval) -> StoreFuture<'a, bool> {
-        down()
-    }
-    fn list_pending<'a>(&'a self, _: &'a PendingQuery) -> StoreFuture<'a, Vec<PendingApproval>> {
-        down()
-    }
-    fn pending<'a>(
-        &'a self,
-        _: &'a toolkit::Principal,
-        _: &'a str,
-    ) -> StoreFuture<'a, Option<PendingApproval>> {
-        down()
-    }
-    fn record_decision<'a>(
-        &'a self,
-        _: &'a DecisionRecord,
-        _: u64,
-    ) -> StoreFuture<'a, DecisionOutcome> {
-        down()
-    }
-    fn decision<'a>(
-        &'a self,
-        _: &'a toolkit::Principal,
-        _: &'a str,
-    ) -> StoreFuture<'a, Option<DecisionRecord>> {
-        down()
-    }
-    fn decisions<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
-        down()
-    }
-    fn claim<'a>(&'a self, _: &'a str, _: u64, _: u64) -> StoreFuture<'a, Claim> {
-        down()
-    }
-    fn complete<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
-        down()
-    }
-    fn release<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
-        down()
-    }
-    fn renew<'a>(&'a self, _: &'a str, _: u32, _: u64) -> StoreFuture<'a, bool> {
-        down()
-    }
-    fn run<'a>(&'a self, _: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
-        down()
-    }
-    fn approved_unsettled(
-        &self,
-        _: u64,
-        _: u64,
-        _: usize,
-    ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
-        down()
-    }
-    fn settle<'a>(&'a self, _: &'a toolkit::Principal, _: &'a str) -> StoreFuture<'a, bool> {
-        down()
-    }
-    fn record_refusal<'a>(&'a self, _: &'a RefusalRecord, _: u64) -> StoreFuture<'a, ()> {
-        down()
-    }
-    fn refusals<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
-        down()
-    }
-    fn purge(&self) -> StoreFuture<'_, u64> {
-        down()
-    }
-}
-
 /// When the store fails, the model (and an MCP client) hears what failed, to try
 /// again, and (once) that nothing ran, never the store's own words (a database's
 /// message, its host); the application still gets them from `ApprovalError`, which
@@ -866,8 +786,11 @@ fn a_failing_store_is_not_described_to_the_model() {
     let released = Released::default();
     let ctx = context(&released);
     let pending = pending(&view(&working, "user:7"), &ctx);
-    let approvals = Approvals::new(ApprovalKey::new(*KEY).expect("32 bytes"), Down)
-        .clock(move || UNIX_EPOCH + Duration::from_secs(START));
+    let approvals = Approvals::new(
+        ApprovalKey::new(*KEY).expect("32 bytes"),
+        DownApprovalStore::new(),
+    )
+    .clock(move || UNIX_EPOCH + Duration::from_secs(START));
     let view = view(&approvals, "user:7");
     let told = rejected("the approval store failed; try again");
     assert_eq!(

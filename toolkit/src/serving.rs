@@ -720,105 +720,9 @@ impl Health {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::approval::{
-        ApprovalKey, ApprovalStore, Approvals, Claim, DecisionOutcome, DecisionQuery,
-        DecisionRecord, PendingApproval, PendingQuery, RefusalRecord, RunOutcome, RunRecord,
-        StoreError, StoreFuture,
-    };
+    use crate::approval::{ApprovalKey, ApprovalStore, Approvals};
+    use crate::testing::DownApprovalStore;
     use tower::ServiceExt as _;
-
-    /// A store whose clock hangs (`hang`) or fails, and that nothing else asks.
-    struct Unwell {
-        hang: bool,
-    }
-
-    fn unused<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
-        unreachable!("a health check only reads the store's clock")
-    }
-
-    impl ApprovalStore for Unwell {
-        fn now(&self) -> StoreFuture<'_, u64> {
-            if self.hang {
-                Box::pin(std::future::pending())
-            } else {
-                Box::pin(std::future::ready(Err(StoreError::new(
-                    "PostgreSQL: db.internal:5432: Connection refused",
-                ))))
-            }
-        }
-        fn save_pending<'a>(&'a self, _: &'a PendingApproval) -> StoreFuture<'a, bool> {
-            unused()
-        }
-        fn list_pending<'a>(
-            &'a self,
-            _: &'a PendingQuery,
-        ) -> StoreFuture<'a, Vec<PendingApproval>> {
-            unused()
-        }
-        fn record_decision<'a>(
-            &'a self,
-            _: &'a DecisionRecord,
-            _: u64,
-        ) -> StoreFuture<'a, DecisionOutcome> {
-            unused()
-        }
-        fn decision<'a>(
-            &'a self,
-            _: &'a crate::principal::Principal,
-            _: &'a str,
-        ) -> StoreFuture<'a, Option<DecisionRecord>> {
-            unused()
-        }
-        fn pending<'a>(
-            &'a self,
-            _: &'a crate::principal::Principal,
-            _: &'a str,
-        ) -> StoreFuture<'a, Option<PendingApproval>> {
-            unused()
-        }
-        fn decisions<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
-            unused()
-        }
-        fn claim<'a>(&'a self, _: &'a str, _: u64, _: u64) -> StoreFuture<'a, Claim> {
-            unused()
-        }
-        fn complete<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
-            unused()
-        }
-        fn release<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
-            unused()
-        }
-        fn renew<'a>(&'a self, _: &'a str, _: u32, _: u64) -> StoreFuture<'a, bool> {
-            unused()
-        }
-        fn run<'a>(&'a self, _: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
-            unused()
-        }
-        fn approved_unsettled(
-            &self,
-            _: u64,
-            _: u64,
-            _: usize,
-        ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
-            unused()
-        }
-        fn settle<'a>(
-            &'a self,
-            _: &'a crate::principal::Principal,
-            _: &'a str,
-        ) -> StoreFuture<'a, bool> {
-            unused()
-        }
-        fn record_refusal<'a>(&'a self, _: &'a RefusalRecord, _: u64) -> StoreFuture<'a, ()> {
-            unused()
-        }
-        fn refusals<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
-            unused()
-        }
-        fn purge(&self) -> StoreFuture<'_, u64> {
-            unused()
-        }
-    }
 
     fn approvals(store: impl ApprovalStore + 'static) -> Arc<Approvals> {
         let key = ApprovalKey::new(*b"the health tests' approval key!!").unwrap();
@@ -1065,7 +969,7 @@ mod tests {
 
         // A store that fails: not ready, and its words stay in the log.
         let down = Health::new()
-            .approvals(approvals(Unwell { hang: false }))
+            .approvals(approvals(DownApprovalStore::new()))
             .router();
         assert_eq!(probe(&down, "/livez").await, ok);
         assert_eq!(
@@ -1078,7 +982,7 @@ mod tests {
 
         // A store that hangs: not ready once the timeout passes, not later.
         let stuck = Health::new()
-            .approvals(approvals(Unwell { hang: true }))
+            .approvals(approvals(DownApprovalStore::hanging()))
             .timeout(Duration::from_millis(200))
             .router();
         assert_eq!(probe(&stuck, "/livez").await, ok);

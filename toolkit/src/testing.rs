@@ -1,7 +1,8 @@
 //! Helpers for your test suite: check the registry against a fixture of expected
-//! tool names, in both directions, with a readable diff; and score which tools a
+//! tool names, in both directions, with a readable diff; score which tools a
 //! router picks against a labelled set of messages (selection evals, see
-//! [`assert_selection`]).
+//! [`assert_selection`]); and an approval store that is down
+//! ([`DownApprovalStore`]), to show what a caller reads when the database is.
 //!
 //! ```
 //! use toolkit::route::{Catalog, CatalogEntry, LexicalRouter, Router};
@@ -38,6 +39,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 mod compare;
+mod down;
 mod selection;
 
 #[cfg(feature = "embeddings")]
@@ -45,6 +47,7 @@ pub use compare::compare_selection_with_embeddings;
 pub use compare::{
     SelectionComparison, compare_selection, selection_command, selection_command_main,
 };
+pub use down::DownApprovalStore;
 pub use selection::{
     ConfusablePair, Confusion, EXCERPT_CHARS, Expected, Fraction, Miss, SelectionCase,
     SelectionFailure, SelectionReport, SelectionSet, SelectionSetError, TextPlace, Thresholds,

@@ -15,6 +15,7 @@ use toolkit::approval::{
     ApprovalKey, ApprovalStore, Approvals, Deciders, Decision, InlineDecider, MemoryApprovalStore,
     PendingApproval,
 };
+use toolkit::quota::{QuotaConfigError, QuotaStore, Quotas};
 use toolkit::{
     Context, Registry, Scope, Tool, View,
     binding::Binding,
@@ -160,10 +161,12 @@ pub fn agent_allowlist(agent: &AgentConfig) -> Vec<String> {
 
 /// An agent's view: shared and agent tools from its stored allowlist (the legacy
 /// switch expanded), narrowed by permission and flags. With `live`, the turn
-/// answers an inbound message and the channel reply tools join.
+/// answers an inbound message and the channel reply tools join. Every call it
+/// runs is counted against `quotas` under the agent's principal ([`quotas`]).
 pub fn agent_view<'r>(
     registry: &'r Registry,
     approvals: &'r Approvals,
+    quotas: &'r Quotas,
     agent: &AgentConfig,
     request: &Request<'_>,
     live: bool,
@@ -185,7 +188,22 @@ pub fn agent_view<'r>(
         .permit(|tool| permits(request.principal, tool))
         .flags(request.flags)
         .approvals(approvals, request.principal.typed())
+        .quotas(quotas)
         .build()
+}
+
+/// The org's quotas, counted in `store` ([`MemoryQuotaStore`](toolkit::quota::MemoryQuotaStore)
+/// in one process; the approval store's database, `quota_store()`, in a fleet).
+/// Each agent is counted on its own: `create_schedules` declares its default,
+/// six runs an hour per agent, so an agent that a run of contacts (or a loop of
+/// its own) keeps asking to schedule is told when to try again, and the owners'
+/// inbox is not its only brake.
+///
+/// # Errors
+/// None with the limits set here (it names only tools the catalog declares);
+/// [`QuotaConfigError`] if that stops being true.
+pub fn quotas(store: impl QuotaStore + 'static) -> Result<Quotas, QuotaConfigError> {
+    Quotas::builder(toolkit::registry(), store).build()
 }
 
 /// The trust rule for schedules, as an [`InlineDecider`]: an agent that decided by

@@ -13,15 +13,18 @@
 //! use std::time::Duration;
 //!
 //! use example_agents::Org;
-//! use example_agents::consumers::approvals;
+//! use example_agents::consumers::{approvals, quotas};
 //! use example_agents::inbox::app;
 //! use example_agents::wake::run_approved_every;
 //! use toolkit::approval::ApprovalKey;
+//! use toolkit::quota::MemoryQuotaStore;
 //!
 //! # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
 //! let org = Org::sample();
 //! let approvals = Arc::new(approvals(ApprovalKey::new(*b"the example org's approval key!!")?));
-//! tokio::spawn(run_approved_every(org.clone(), approvals.clone(), Duration::from_secs(2)));
+//! // The runner counts each run against the agent's quotas.
+//! let quotas = Arc::new(quotas(MemoryQuotaStore::new())?);
+//! tokio::spawn(run_approved_every(org.clone(), approvals.clone(), quotas, Duration::from_secs(2)));
 //! let router: axum::Router = app(approvals);
 //! # let _ = router;
 //! # Ok(())

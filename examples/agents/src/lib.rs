@@ -18,27 +18,30 @@
 //!   store.
 //!
 //! ```
-//! use example_agents::consumers::{Request, agent_view, approvals};
+//! use example_agents::consumers::{Request, agent_view, approvals, quotas};
 //! use example_agents::{CallerThread, Org, Principal, SALES_AGENT};
 //! use toolkit::approval::ApprovalKey;
 //! use toolkit::Context;
+//! use toolkit::quota::MemoryQuotaStore;
 //!
 //! // Once, at start-up.
 //! let approvals = approvals(ApprovalKey::new(*b"an application secret, 32 bytes!").expect("32 bytes"));
+//! // Each agent's calls are counted on their own (`create_schedules`: 6 an hour).
+//! let quotas = quotas(MemoryQuotaStore::new())?;
 //! let org = Org::sample();
 //!
 //! // Per request: the agent's stored row, its principal, the org's flags.
 //! let sales = org.agent(SALES_AGENT).unwrap();
 //! let principal = Principal::agent(SALES_AGENT, &["contacts.read", "sales.read", "sales.write"]);
 //! let request = Request { principal: &principal, flags: &[], page: None };
-//! let view = agent_view(toolkit::registry(), &approvals, &sales, &request, false)?;
+//! let view = agent_view(toolkit::registry(), &approvals, &quotas, &sales, &request, false)?;
 //! assert!(view.contains("update_deals") && !view.contains("buy_phone_numbers"));
 //!
 //! let ctx = Context::new().with(org.clone()).with(CallerThread(SALES_AGENT));
 //! // `update_deal` is the name the stored allowlist and old transcripts use.
 //! let response = futures_executor::block_on(view.call("update_deal", r#"{"id": 6, "stage": "won"}"#, &ctx));
 //! assert_eq!(response.result().map(|deal| &deal["stage"]), Some(&serde_json::json!("won")));
-//! # Ok::<(), toolkit::view::ViewError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 pub mod consumers;

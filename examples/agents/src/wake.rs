@@ -29,6 +29,7 @@ use serde_json::Value;
 use toolkit::approval::{
     ApprovalError, Approvals, CallState, CallStatus, PendingApproval, RunPass,
 };
+use toolkit::quota::Quotas;
 use toolkit::{Context, Response, View, registry};
 
 use crate::consumers::{Request, agent_view};
@@ -55,13 +56,21 @@ pub async fn call(view: &View<'_>, name: &str, arguments: &Value, ctx: &Context)
 /// calls this, through the view its agent has now (its stored allowlist and
 /// permissions: an agent that has since lost the tool is refused, and the
 /// refusal is its outcome). An agent never comes back to run its own call, so
-/// there is no grace: a call runs on the first pass after its decision.
+/// there is no grace: a call runs on the first pass after its decision. A run
+/// is counted once against the agent's `quotas`; one the quota refuses is kept
+/// as `rate_limited` and tried (and counted) again on a later pass.
 ///
 /// # Errors
 /// [`ApprovalError::Store`] when the store cannot list the decided calls.
-pub async fn run_approved(org: &Org, approvals: &Approvals) -> Result<RunPass, ApprovalError> {
+pub async fn run_approved(
+    org: &Org,
+    approvals: &Approvals,
+    quotas: &Quotas,
+) -> Result<RunPass, ApprovalError> {
     approvals
-        .run_decided(Duration::ZERO, |pending| run_as(org, approvals, pending))
+        .run_decided(Duration::ZERO, |pending| {
+            run_as(org, approvals, quotas, pending)
+        })
         .await
 }
 
@@ -72,6 +81,7 @@ pub async fn run_approved(org: &Org, approvals: &Approvals) -> Result<RunPass, A
 pub fn run_as<'r>(
     org: &Org,
     approvals: &'r Approvals,
+    quotas: &'r Quotas,
     pending: &PendingApproval,
 ) -> Result<(View<'r>, Context), String> {
     let agent = agent_of(org, &pending.principal)?;
@@ -81,7 +91,7 @@ pub fn run_as<'r>(
         flags: &[],
         page: None,
     };
-    let view = agent_view(registry(), approvals, &agent, &request, false)
+    let view = agent_view(registry(), approvals, quotas, &agent, &request, false)
         .map_err(|error| error.to_string())?;
     let ctx = Context::new()
         .with(org.clone())
@@ -103,12 +113,17 @@ fn agent_of(org: &Org, principal: &toolkit::Principal) -> Result<AgentConfig, St
 /// Runs [`run_approved`] every `every`, for as long as the application lives:
 /// spawn it beside the inbox. A pass that fails (the store unreachable) is tried
 /// again on the next tick.
-pub async fn run_approved_every(org: Org, approvals: std::sync::Arc<Approvals>, every: Duration) {
+pub async fn run_approved_every(
+    org: Org,
+    approvals: std::sync::Arc<Approvals>,
+    quotas: std::sync::Arc<Quotas>,
+    every: Duration,
+) {
     let mut ticks = tokio::time::interval(every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
-        if let Err(error) = run_approved(&org, &approvals).await {
+        if let Err(error) = run_approved(&org, &approvals, &quotas).await {
             eprintln!("the approval runner: {error}");
         }
     }

@@ -85,7 +85,7 @@ impl Approvals {
     /// # futures_executor::block_on(async {
     /// let approvals = Approvals::new(ApprovalKey::new(*b"an application secret of 32 bytes")?, MemoryApprovalStore::new());
     /// let confirmation = approvals
-    ///     .confirmation("user:7", "delete_pages", serde_json::json!({"ids": [1, 2]}))
+    ///     .confirmation(&toolkit::Principal::local("user:7")?, "delete_pages", serde_json::json!({"ids": [1, 2]}))
     ///     .await?;
     /// assert_eq!(confirmation.expires_at - confirmation.issued_at, 600);
     /// # Ok::<(), Box<dyn std::error::Error>>(())

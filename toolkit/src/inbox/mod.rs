@@ -64,11 +64,11 @@
 //!
 //! ```json
 //! {
-//!   "approver": "ada",
+//!   "approver": "local|ada",
 //!   "csrf_token": "…",
 //!   "pending": [
 //!     {
-//!       "pending": {"call_id": "c1", "principal": "user:ada", "view": "assistant",
+//!       "pending": {"call_id": "c1", "principal": "local|bob", "view": "assistant",
 //!                   "tool": "delete_pages", "arguments": {"id": 3},
 //!                   "digest": "sha256:…", "requested_at": 1764400000,
 //!                   "expires_at": 1764403600, "signature": "…"},
@@ -86,6 +86,8 @@
 //! }
 //! ```
 //!
+//! - `approver` and `pending.principal`: [`Principal`](crate::Principal) keys
+//!   (`issuer|subject`; `local|..` for the application's own).
 //! - `csrf_token`: the token `POST /api/decide` must carry, bound to this
 //!   approver.
 //! - `pending`: each item's `pending` is the signed

@@ -8,7 +8,7 @@
 //! Run it with `cargo run -p example-agents --bin agents`.
 
 use example_agents::consumers::{
-    ASSISTANT_ALLOWLIST, Page, Request, agent_view, approvals, assistant_view,
+    ASSISTANT_ALLOWLIST, Page, Request, agent_view, approvals, assistant_view, quotas,
 };
 use example_agents::wake::{run_approved, wake_agents};
 use example_agents::{
@@ -16,6 +16,7 @@ use example_agents::{
 };
 use futures_executor::block_on;
 use toolkit::approval::{ApprovalKey, Decision, PendingQuery};
+use toolkit::quota::MemoryQuotaStore;
 use toolkit::{Context, Scope, View, call::CallId, registry};
 
 fn show(title: &str, view: &View<'_>) {
@@ -39,6 +40,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Start-up: the key that signs approvals (from a secret store in a real server).
     let approvals =
         approvals(ApprovalKey::new(*b"the example org's approval key!!").expect("32 bytes"));
+    // Each agent's calls are counted on their own, here in memory (a fleet counts
+    // in its approval store's database): `create_schedules` runs 6 times an hour.
+    let quotas = quotas(MemoryQuotaStore::new())?;
     let org = Org::sample();
     let flags = ["knowledge_base_enabled"];
 
@@ -72,7 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("The sales agent's stored allowlist: {:?}", sales.allowlist);
     show(
         "The sales agent",
-        &agent_view(registry, &approvals, &sales, &request, false)?,
+        &agent_view(registry, &approvals, &quotas, &sales, &request, false)?,
     );
 
     let front_desk = org.agent(FRONT_DESK_AGENT).ok_or("no front desk agent")?;
@@ -86,6 +90,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &agent_view(
             registry,
             &approvals,
+            &quotas,
             &front_desk,
             &Request {
                 principal: &front_desk_principal,
@@ -97,7 +102,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // Ada texts the sales agent: a live turn, triggered by a contact.
-    let live = agent_view(registry, &approvals, &sales, &request, true)?;
+    let live = agent_view(registry, &approvals, &quotas, &sales, &request, true)?;
     let turn = |contact_id: u32, text: &str, call_id: &str| {
         Context::new()
             .with(org.clone())
@@ -178,7 +183,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for pass in 1..=2 {
         println!(
             "Runner pass {pass}: {:?}",
-            block_on(run_approved(&org, &approvals))?
+            block_on(run_approved(&org, &approvals, &quotas))?
         );
     }
     println!(
@@ -196,7 +201,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for message in waking.messages() {
                 println!("  reads: {message}");
             }
-            let run = agent_view(registry, &approvals, &sales, &request, false)?;
+            let run = agent_view(registry, &approvals, &quotas, &sales, &request, false)?;
             let ctx = waking.context(&org);
             if let Some(contact_id) = waking.wake.contact_id {
                 let arguments = format!(r#"{{"id": {contact_id}}}"#);

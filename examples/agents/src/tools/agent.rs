@@ -116,7 +116,11 @@ pub struct NewSchedule {
 
 /// Schedule wake-ups for yourself: a one-shot or a recurrence. At most three may
 /// be pending at once. An owner approves each call.
-#[tool(scope = agent, tier = approve, group = "schedules", aliases = ["create_schedule"],
+///
+/// Each agent may run it six times an hour (`quota`), counted when a call runs
+/// (an approval that waits counts nothing) by the agent's view's quotas
+/// ([`crate::consumers::quotas`]).
+#[tool(scope = agent, tier = approve, group = "schedules", aliases = ["create_schedule"], quota = "6/h",
        guidance = "Schedule only work you were asked to do later; an owner approves each schedule.")]
 pub fn create_schedules(
     #[ctx] org: State<Org>,

@@ -11,10 +11,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use example_agents::consumers::{Request, agent_view, approvals_in, approvals_on};
+use example_agents::consumers::{Request, agent_view, approvals_in, approvals_on, quotas};
 use example_agents::wake::{news, run_approved, run_as, wake_agents};
 use example_agents::{
-    CallerThread, ChannelKind, LiveMessage, Org, Principal, SALES_AGENT, Trigger,
+    AgentConfig, CallerThread, ChannelKind, FRONT_DESK_AGENT, LiveMessage, Org, Principal,
+    SALES_AGENT, ThreadId, Trigger,
 };
 use futures_executor::block_on;
 use serde_json::{Value, json};
@@ -22,7 +23,8 @@ use toolkit::approval::{
     Approval, ApprovalKey, ApprovalStore, Approvals, CallState, Decision, DecisionQuery,
     MemoryApprovalStore, PendingApproval, PendingQuery, RunPass,
 };
-use toolkit::{Context, Response, View, call::CallId, registry};
+use toolkit::quota::MemoryQuotaStore;
+use toolkit::{Context, Response, ToolError, View, call::CallId, registry};
 
 /// A principal the test application names.
 fn p(name: &str) -> toolkit::Principal {
@@ -72,7 +74,15 @@ fn sales_view<'r>(
         flags: &[],
         page: None,
     };
-    agent_view(registry(), approvals, &sales, &request, live).unwrap()
+    agent_view(
+        registry(),
+        approvals,
+        crate::quotas(),
+        &sales,
+        &request,
+        live,
+    )
+    .unwrap()
 }
 
 fn follow_up() -> Value {
@@ -305,7 +315,7 @@ fn an_altered_or_misdirected_approval_runs_nothing() {
         "its signature does not match (forged or altered)"
     );
     // Another agent's view cannot spend it.
-    let other = Principal::agent(example_agents::FRONT_DESK_AGENT, &[]);
+    let other = Principal::agent(FRONT_DESK_AGENT, &[]);
     let other_view = sales_view(&org, &approvals, &other, false);
     assert_eq!(
         block_on(other_view.resume(&approval, &worker(&org))).to_json()["error"]["reason"],
@@ -347,6 +357,86 @@ fn an_agents_own_schedules_are_approved_inline_and_capped() {
         block_on(view.call_value("create_schedules", &json!({"schedules": "soon"}), &ctx));
     assert_eq!(response.to_json()["error"]["kind"], "invalid_arguments");
     assert_eq!(org.schedules(SALES_AGENT).len(), 3);
+}
+
+/// `create_schedules` declares six runs an hour per agent: the seventh run of the
+/// sales agent's own schedules is refused with the wait and creates nothing (now,
+/// or when the runner passes), while another agent over the same quotas is
+/// counted apart.
+#[test]
+fn an_agent_over_its_schedule_quota_is_told_when_to_try_again_and_creates_nothing() {
+    let org = Org::sample();
+    let approvals = org_approvals();
+    // A pinned clock, so that the wait is exact: one run every 10 minutes.
+    let quotas = quotas(MemoryQuotaStore::new().clock(|| Duration::ZERO)).unwrap();
+    let view_of = |agent: &AgentConfig, principal: &Principal| {
+        let request = Request {
+            principal,
+            flags: &[],
+            page: None,
+        };
+        agent_view(registry(), &approvals, &quotas, agent, &request, false).unwrap()
+    };
+    let turn = |thread: ThreadId, n: u32| {
+        Context::new()
+            .with(org.clone())
+            .with(CallerThread(thread))
+            .with(Trigger::Schedule { schedule_id: 0 })
+            .with(CallId::new(format!("own_{n}")))
+    };
+    let schedule = |view: &View<'_>, thread: ThreadId, n: u32| {
+        block_on(view.call_value(
+            "create_schedules",
+            &json!({"schedules": [{"prompt": format!("Check deals ({n})."), "recurrence": {"kind": "once", "at": "2026-11-24T08:00Z"}}]}),
+            &turn(thread, n),
+        ))
+    };
+    let sales = view_of(&org.agent(SALES_AGENT).unwrap(), &principal());
+    for n in 1..=6 {
+        let created = schedule(&sales, SALES_AGENT, n).to_json();
+        let id = &created["result"][0]["id"];
+        assert!(id.is_u64(), "run {n} creates its schedule: {created}");
+        // Under the cap of three pending schedules, so that only the quota refuses.
+        if n <= 4 {
+            let deleted = block_on(sales.call_value(
+                "delete_schedules",
+                &json!({"ids": [id]}),
+                &turn(SALES_AGENT, n),
+            ));
+            assert_eq!(deleted.to_json(), json!({"result": [id]}));
+        }
+    }
+    assert_eq!(org.schedules(SALES_AGENT).len(), 2);
+
+    let refused = schedule(&sales, SALES_AGENT, 7);
+    let Response::Error(error) = &refused else {
+        panic!("the seventh run is refused: {refused:?}");
+    };
+    assert!(
+        matches!(
+            error,
+            ToolError::RateLimited { tool, limit, retry_after_ms: 600_000 }
+                if tool == "create_schedules" && limit.to_string() == "6/h"
+        ),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "`create_schedules` may be called 6 times an hour by each caller; try again in 600 s"
+    );
+    assert_eq!(org.schedules(SALES_AGENT).len(), 2);
+    // The approved call the quota refused is not run behind the agent's back
+    // either: the runner counts it again, and it is refused again.
+    block_on(run_approved(&org, &approvals, &quotas)).unwrap();
+    assert_eq!(org.schedules(SALES_AGENT).len(), 2);
+
+    // The front desk agent, once its owner allows it to schedule, has its own six.
+    let mut front_desk = org.agent(FRONT_DESK_AGENT).unwrap();
+    front_desk.allowlist.push("create_schedules".to_owned());
+    let front_desk = view_of(&front_desk, &front_desk.principal());
+    let created = schedule(&front_desk, FRONT_DESK_AGENT, 8).to_json();
+    assert!(created["result"][0]["id"].is_u64(), "{created}");
+    assert_eq!(org.schedules(FRONT_DESK_AGENT).len(), 1);
 }
 
 #[test]
@@ -436,7 +526,7 @@ fn the_agent_may_not_approve_its_own_contact_triggered_schedule() {
     );
     // The runner has nothing to run; the call waits for someone else.
     assert_eq!(
-        block_on(run_approved(&org, &approvals)).unwrap(),
+        block_on(run_approved(&org, &approvals, crate::quotas())).unwrap(),
         RunPass::default()
     );
     assert_eq!(
@@ -483,7 +573,7 @@ async fn an_owner_approved_schedule_is_created_once_by_the_runner_and_read_on_th
     // once.
     let runner = |approvals: Arc<Approvals>| {
         let org = org.clone();
-        tokio::spawn(async move { run_approved(&org, &approvals).await })
+        tokio::spawn(async move { run_approved(&org, &approvals, crate::quotas()).await })
     };
     let (first, second) = (runner(approvals.clone()), runner(other_server.clone()));
     let (first, second) = (
@@ -514,7 +604,9 @@ async fn an_owner_approved_schedule_is_created_once_by_the_runner_and_read_on_th
     // Driven again, on either server: nothing more runs.
     for approvals in [&approvals, &other_server] {
         assert_eq!(
-            run_approved(&org, approvals).await.unwrap(),
+            run_approved(&org, approvals, crate::quotas())
+                .await
+                .unwrap(),
             RunPass::default()
         );
     }
@@ -582,7 +674,7 @@ async fn two_runners_that_reach_one_approved_call_at_once_create_it_once() {
                     {
                         std::thread::yield_now();
                     }
-                    run_as(&org, &approvals, pending)
+                    run_as(&org, &approvals, crate::quotas(), pending)
                 })
                 .await
         })
@@ -643,7 +735,7 @@ fn a_denied_schedule_is_read_as_denied_on_the_next_wake_and_nothing_is_created()
     .expect("an owner decides");
     // The runner runs nothing denied.
     assert_eq!(
-        block_on(run_approved(&org, &approvals)).unwrap(),
+        block_on(run_approved(&org, &approvals, crate::quotas())).unwrap(),
         RunPass::default()
     );
 
@@ -722,7 +814,7 @@ fn a_call_nobody_decided_in_time_is_read_as_expired_on_the_next_wake() {
     let expired_at = NOW + 24 * 60 * 60;
     clock.store(expired_at + 1, Ordering::SeqCst);
     assert_eq!(
-        block_on(run_approved(&org, &approvals)).unwrap(),
+        block_on(run_approved(&org, &approvals, crate::quotas())).unwrap(),
         RunPass::default()
     );
     let wakings = block_on(wake_agents(

@@ -53,6 +53,10 @@ async fn serve(org: &Org, approvals: &Arc<Approvals>) -> String {
     tokio::spawn(run_approved_every(
         org.clone(),
         approvals.clone(),
+        Arc::new(
+            example_agents::consumers::quotas(toolkit::quota::MemoryQuotaStore::new())
+                .expect("the org's quotas"),
+        ),
         Duration::from_millis(100),
     ));
     format!("http://{addr}")
@@ -90,8 +94,15 @@ async fn agent_asks(
         flags: &[],
         page: None,
     };
-    let view =
-        agent_view(registry(), approvals, &sales, &request, true).expect("the agent's live view");
+    let view = agent_view(
+        registry(),
+        approvals,
+        crate::quotas(),
+        &sales,
+        &request,
+        true,
+    )
+    .expect("the agent's live view");
     let ctx = Context::new()
         .with(org.clone())
         .with(CallerThread(SALES_AGENT))
@@ -249,7 +260,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     let content = &resumed["toolkit/content"];
     assert_eq!(
         content[0],
-        json!({"type": "text", "text": "olivia approved it with edited arguments, and it ran with \
+        json!({"type": "text", "text": "local|olivia approved it with edited arguments, and it ran with \
             them: {\"schedules\":[{\"contact_id\":1,\"prompt\":\"Call Ada back about the \
             quote.\",\"recurrence\":{\"at\":\"2026-11-24T11:30Z\",\"kind\":\"once\"}}]}"})
     );
@@ -315,7 +326,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     // runner (another server's, over the same store) finds nothing to run.
     let other_server = approvals_on(key(), approvals.store().clone());
     assert_eq!(
-        run_approved(&org, &other_server)
+        run_approved(&org, &other_server, crate::quotas())
             .await
             .expect("the store answers"),
         RunPass::default()
@@ -633,10 +644,13 @@ async fn hostile_arguments_render_as_text() {
     let cut = text(client, r#"section.pending[data-call-id="call_huge"] .cut"#).await;
     assert!(
         cut.starts_with(
-            r#"The arguments are 1048674 bytes long, too long for the list; they begin {"schedules":[{"prompt":"AAAA"#
+            r#"The arguments are 1048674 bytes long, too long for the list; they begin {"schedules":[{"#
         ),
         "{cut}"
     );
+    // The keys' order depends on serde_json's `preserve_order` (on in workspace
+    // builds), so the text pins the object's start and its prompt, not the order.
+    assert!(cut.contains(r#""prompt":"AAAA"#), "{cut}");
     assert!(cut.ends_with("A. Edit the call to see them all."), "{cut}");
     assert!(
         cut.chars().count() < 800,

@@ -57,9 +57,16 @@ fn catalog() -> Catalog {
         flags: &flags,
         page: None,
     };
-    agent_view(toolkit::registry(), &approvals, &front_desk, &request, true)
-        .expect("the front desk's view builds")
-        .catalog()
+    agent_view(
+        toolkit::registry(),
+        &approvals,
+        crate::quotas(),
+        &front_desk,
+        &request,
+        true,
+    )
+    .expect("the front desk's view builds")
+    .catalog()
 }
 
 fn set() -> SelectionSet {

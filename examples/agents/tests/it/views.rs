@@ -230,7 +230,15 @@ fn an_agent_sees_its_stored_allowlist_with_old_names_resolved() {
         flags: ALL_FLAGS,
         page: None,
     };
-    let view = agent_view(registry(), &approvals, &sales, &request, false).unwrap();
+    let view = agent_view(
+        registry(),
+        &approvals,
+        crate::quotas(),
+        &sales,
+        &request,
+        false,
+    )
+    .unwrap();
     assert_eq!(
         names(&view),
         [
@@ -249,7 +257,15 @@ fn an_agent_sees_its_stored_allowlist_with_old_names_resolved() {
         ]
     );
     // On a turn that answers an inbound message, the channel's reply tools join.
-    let live = agent_view(registry(), &approvals, &sales, &request, true).unwrap();
+    let live = agent_view(
+        registry(),
+        &approvals,
+        crate::quotas(),
+        &sales,
+        &request,
+        true,
+    )
+    .unwrap();
     assert_eq!(names(&live).len(), 14);
     assert!(live.contains("create_replies") && live.contains("create_reactions"));
 }
@@ -272,7 +288,15 @@ fn the_legacy_switch_expands_to_the_recommended_preset() {
         flags: ALL_FLAGS,
         page: None,
     };
-    let view = agent_view(registry(), &approvals, &front_desk, &request, false).unwrap();
+    let view = agent_view(
+        registry(),
+        &approvals,
+        crate::quotas(),
+        &front_desk,
+        &request,
+        false,
+    )
+    .unwrap();
     assert_eq!(
         names(&view),
         [
@@ -324,7 +348,15 @@ fn the_legacy_switch_expands_to_the_recommended_preset() {
         flags: &["knowledge_base_enabled"],
         page: None,
     };
-    let view = agent_view(registry(), &approvals, &front_desk, &request, false).unwrap();
+    let view = agent_view(
+        registry(),
+        &approvals,
+        crate::quotas(),
+        &front_desk,
+        &request,
+        false,
+    )
+    .unwrap();
     assert_eq!(
         names(&view),
         [
@@ -416,7 +448,15 @@ fn sales_agent_turn(approvals: &Approvals) -> (Org, View<'_>, Context) {
         flags: &[],
         page: None,
     };
-    let view = agent_view(registry(), approvals, &sales, &request, false).unwrap();
+    let view = agent_view(
+        registry(),
+        approvals,
+        crate::quotas(),
+        &sales,
+        &request,
+        false,
+    )
+    .unwrap();
     let ctx = Context::new()
         .with(org.clone())
         .with(CallerThread(SALES_AGENT));
@@ -556,7 +596,15 @@ fn channel_tools_reply_on_the_live_message_of_the_turn() {
         flags: &[],
         page: None,
     };
-    let live = agent_view(registry(), &approvals, &sales, &request, true).unwrap();
+    let live = agent_view(
+        registry(),
+        &approvals,
+        crate::quotas(),
+        &sales,
+        &request,
+        true,
+    )
+    .unwrap();
     let ctx = Context::new()
         .with(org.clone())
         .with(CallerThread(SALES_AGENT))

@@ -889,96 +889,6 @@ async fn the_request_state_expires_on_the_approval_stores_clock_alone() {
     assert_eq!(memories(&user).await, 1);
 }
 
-/// An approval store whose database is down: every call fails.
-struct Down;
-
-mod down {
-    use toolkit::approval::{
-        ApprovalStore, Claim, DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval,
-        PendingQuery, RefusalRecord, RunOutcome, RunRecord, StoreError, StoreFuture,
-    };
-
-    fn down<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
-        Box::pin(std::future::ready(Err(StoreError::new(
-            "PostgreSQL: error connecting to server: Connection refused",
-        ))))
-    }
-
-    impl ApprovalStore for super::Down {
-        fn now(&self) -> StoreFuture<'_, u64> {
-            down()
-        }
-        fn save_pending<'a>(&'a self, _: &'a PendingApproval) -> StoreFuture<'a, bool> {
-            down()
-        }
-        fn list_pending<'a>(
-            &'a self,
-            _: &'a PendingQuery,
-        ) -> StoreFuture<'a, Vec<PendingApproval>> {
-            down()
-        }
-        fn pending<'a>(
-            &'a self,
-            _: &'a toolkit::Principal,
-            _: &'a str,
-        ) -> StoreFuture<'a, Option<PendingApproval>> {
-            down()
-        }
-        fn record_decision<'a>(
-            &'a self,
-            _: &'a DecisionRecord,
-            _: u64,
-        ) -> StoreFuture<'a, DecisionOutcome> {
-            down()
-        }
-        fn decision<'a>(
-            &'a self,
-            _: &'a toolkit::Principal,
-            _: &'a str,
-        ) -> StoreFuture<'a, Option<DecisionRecord>> {
-            down()
-        }
-        fn decisions<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
-            down()
-        }
-        fn claim<'a>(&'a self, _: &'a str, _: u64, _: u64) -> StoreFuture<'a, Claim> {
-            down()
-        }
-        fn complete<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
-            down()
-        }
-        fn release<'a>(&'a self, _: &'a str, _: u32, _: &'a RunOutcome) -> StoreFuture<'a, bool> {
-            down()
-        }
-        fn renew<'a>(&'a self, _: &'a str, _: u32, _: u64) -> StoreFuture<'a, bool> {
-            down()
-        }
-        fn run<'a>(&'a self, _: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
-            down()
-        }
-        fn approved_unsettled(
-            &self,
-            _: u64,
-            _: u64,
-            _: usize,
-        ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
-            down()
-        }
-        fn settle<'a>(&'a self, _: &'a toolkit::Principal, _: &'a str) -> StoreFuture<'a, bool> {
-            down()
-        }
-        fn record_refusal<'a>(&'a self, _: &'a RefusalRecord, _: u64) -> StoreFuture<'a, ()> {
-            down()
-        }
-        fn refusals<'a>(&'a self, _: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
-            down()
-        }
-        fn purge(&self) -> StoreFuture<'_, u64> {
-            down()
-        }
-    }
-}
-
 /// A task id with a NUL is no call id (`PostgreSQL`'s text can't hold one, and its
 /// driver fails on one rather than find nothing): it is an unknown task, and the
 /// store is not asked. Here the store fails every call, so a `tasks/get` that
@@ -988,7 +898,7 @@ async fn a_task_id_with_a_nul_is_an_unknown_task_and_the_store_is_not_asked() {
     let settings = Settings::ephemeral().unwrap();
     let approvals = toolkit::approval::Approvals::new(
         toolkit::approval::ApprovalKey::new(example_mcp_server::random_secret().unwrap()).unwrap(),
-        Down,
+        toolkit::testing::DownApprovalStore::new(),
     );
     let approvals: &'static toolkit::approval::Approvals = Box::leak(Box::new(approvals));
     let url = serve_with(Settings {
