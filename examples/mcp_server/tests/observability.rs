@@ -308,6 +308,7 @@ async fn an_approved_resume_has_its_span() {
         ("scope", "shared"),
         ("tier", "approve"),
         ("view", "internal"),
+        ("principal", "local|user:7"),
     ];
     let with = |extra: &[(&'static str, &'static str)]| {
         let mut all = fields.to_vec();
@@ -581,6 +582,7 @@ fn the_server_exports_mcp_and_tool_spans_and_metrics_over_otlp() {
         "toolkit.tool.scope": "shared",
         "toolkit.tool.tier": "auto",
         "toolkit.view": "internal",
+        "toolkit.principal": "local|internal",
         "toolkit.outcome": "ok",
     });
     assert_eq!(run["attributes"], run_attributes);
@@ -646,6 +648,7 @@ fn the_server_exports_mcp_and_tool_spans_and_metrics_over_otlp() {
             "gen_ai.tool.name": "no_such_tool",
             "gen_ai.tool.call.id": "4",
             "toolkit.view": "internal",
+            "toolkit.principal": "local|internal",
             "toolkit.outcome": "unknown_tool",
             "error.type": "unknown_tool",
         })

@@ -446,7 +446,7 @@ impl McpServer {
         Some(super::task::created(pending, requester_decides, approvals))
     }
 
-    /// How this `tools/call` runs, by the tool's [`TaskSupport`](crate::TaskSupport)
+    /// How this `tools/call` runs, by the tool's [`TaskSupport`](crate::declaration::TaskSupport)
     /// and what the request declared: a task where the tool may be one, the
     /// client declared the extension (in a revision that defines it), and the
     /// caller's view keeps approvals (the store tasks live in); refused where the
@@ -471,9 +471,9 @@ impl McpServer {
         }
         let declared = declares_tasks(context);
         match tool.task {
-            crate::TaskSupport::Required if !declared => TaskMode::Refused,
-            crate::TaskSupport::Forbidden => TaskMode::Inline,
-            _ if tool.tier == crate::Tier::Approve => TaskMode::Inline,
+            crate::declaration::TaskSupport::Required if !declared => TaskMode::Refused,
+            crate::declaration::TaskSupport::Forbidden => TaskMode::Inline,
+            _ if tool.tier == crate::declaration::Tier::Approve => TaskMode::Inline,
             _ if declared
                 && self.inner.request_state.is_some()
                 && grant.tools().approvals().is_some() =>
