@@ -64,6 +64,12 @@ LEASE_SECONDS = 8
 # A caller's retry: how long it waits, and the most a check waits for everything.
 RETRY_PAUSE = 0.2
 DEADLINE = 150
+# The quota of the `auto` tool `create_notes` on every replica, per principal: an
+# hour's, so no call is refilled within the check's seconds and a principal's
+# admitted calls are its burst, exactly this many at most.
+NOTE_QUOTA = 20
+# The static tokens: each names a client kind, the kind is the caller's principal.
+TOKENS = {"internal": TOKEN, "copilot": "fleet-copilot-token", "external": "fleet-external-token"}
 
 results = []
 
@@ -137,8 +143,9 @@ class Replica:
             MCP_APPROVAL_RUN_LEASE_SECONDS=str(LEASE_SECONDS),
             MCP_REPLICA=self.name,
             MCP_TOKEN_INTERNAL=TOKEN,
-            MCP_TOKEN_COPILOT="fleet-copilot-token",
-            MCP_TOKEN_EXTERNAL="fleet-external-token",
+            MCP_TOKEN_COPILOT=TOKENS["copilot"],
+            MCP_TOKEN_EXTERNAL=TOKENS["external"],
+            MCP_QUOTAS=f"create_notes={NOTE_QUOTA}/h",
             MCP_INBOX_TOKEN=INBOX_TOKEN,
             # Behind HAProxy every client comes from its address (and wrk's
             # 64 connections go to one replica): the share per peer is lifted.
@@ -241,9 +248,9 @@ def http_client(**options):
     return httpx2.AsyncClient(verify=TLS, **options)
 
 
-def client(base, elicits=True):
-    http = http_client(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
-    transport = streamable_http_client(f"{base}/mcp/internal", http_client=http)
+def client(base, elicits=True, kind="internal"):
+    http = http_client(headers={"Authorization": f"Bearer {TOKENS[kind]}"}, timeout=30)
+    transport = streamable_http_client(f"{base}/mcp/{kind}", http_client=http)
     # Saying it can elicit is what makes the server ask with input-required.
     if not elicits:
         return Client(transport, mode="2026-07-28", cache=None)
@@ -946,6 +953,105 @@ async def fleet(replicas, balancer):
               f"({sum(o == 'cut' for _, _, o in seen)} cut when r2 left); r2 back {back:.1f} s "
               f"after SIGCONT", flush=True)
 
+    async def a_principals_quota_holds_across_the_fleet_through_reconnects_and_a_kill():
+        # 32 callers as the two principals whose views hold `create_notes` (the
+        # static tokens name a client kind, and the kind is the principal; the
+        # `external` view has no ledger tool), all hammering it through the
+        # balancer; the copilot's
+        # callers open a new MCP session (a new connection) for every call, and r2
+        # is killed with SIGKILL while the quotas are still being spent. Every caller's call is
+        # `ok` (a row), `refused` (the quota's answer) or `cut` (the kill, a 502:
+        # it may or may not have been admitted and written).
+        callers = {"internal": 16, "copilot": 16}
+        calls_each = 6
+        seen = {kind: {"ok": [], "refused": [], "cut": []} for kind in callers}
+        refusal = f"`create_notes` may be called {NOTE_QUOTA} times an hour by each caller; try again in "
+        done, total = [0], sum(callers.values()) * calls_each
+        killed = []
+
+        async def call(mcp, reference):
+            try:
+                result = await mcp.call_tool("create_notes", {"reference": reference})
+            except Exception:  # noqa: BLE001 - a cut connection, a 502
+                return "cut", None
+            if not result.is_error:
+                assert result.structured_content == {"recorded": reference}, result
+                return "ok", None
+            meta = result.meta or {}
+            if text(result).startswith(refusal):
+                assert isinstance(meta.get("retryAfterMs"), int) and meta["retryAfterMs"] > 0, meta
+                return "refused", None
+            # The ledger cut by the kill (its pool's replica gone mid-call).
+            assert "try again" in text(result), f"{reference}: {text(result)}"
+            return "cut", text(result)
+
+        async def caller(kind, index):
+            references = [f"quota-{kind}-{index}-{n}" for n in range(calls_each)]
+            reconnects = kind == "copilot"
+            in_flight = []
+            while references:
+                try:
+                    async with client(lb, kind=kind) as mcp:
+                        while references:
+                            in_flight.append(references.pop(0))
+                            outcome, _ = await call(mcp, in_flight[0])
+                            seen[kind][outcome].append(in_flight.pop())
+                            done[0] += 1
+                            if reconnects or outcome == "cut":
+                                break
+                except Exception as error:  # noqa: BLE001 - the session itself was cut
+                    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+                        error = error.exceptions[0]
+                    if isinstance(error, AssertionError):
+                        raise error from None
+                    # A call the session's end cut short: sent, its answer lost.
+                    if in_flight:
+                        seen[kind]["cut"].append(in_flight.pop())
+                        done[0] += 1
+                    assert time.monotonic() - started < DEADLINE, f"{kind} still failing: {error}"
+                    await asyncio.sleep(RETRY_PAUSE)
+
+        async def kill_r2():
+            # While both principals still spend their quotas (2 x NOTE_QUOTA).
+            while done[0] < NOTE_QUOTA // 2:
+                await asyncio.sleep(0.01)
+            r2.kill()
+            killed.append(done[0])
+
+        started = time.monotonic()
+        try:
+            await asyncio.gather(
+                kill_r2(), *(caller(kind, i) for kind, count in callers.items() for i in range(count)))
+        finally:
+            if r2.process.poll() is not None:
+                r2.start()
+        window = time.monotonic() - started
+        rows = {}
+        for line in psql("SELECT reference, count(*) FROM mcp_server_notes "
+                         "WHERE reference LIKE 'quota-%' GROUP BY reference").splitlines():
+            reference, count = line.split("|")
+            rows[reference] = int(count)
+        summary = []
+        for kind, outcomes in seen.items():
+            ok, refused, cut = outcomes["ok"], outcomes["refused"], outcomes["cut"]
+            assert len(ok) + len(refused) + len(cut) == callers[kind] * calls_each, (kind, outcomes)
+            written = sum(count for reference, count in rows.items() if reference.startswith(f"quota-{kind}-"))
+            # Admitted: at most the burst, whatever the replica, session or kill.
+            assert written <= NOTE_QUOTA, f"{kind}: {written} rows, the quota is {NOTE_QUOTA}"
+            assert all(rows.get(reference) == 1 for reference in ok), (kind, ok)
+            # A refused call ran nothing.
+            assert not any(reference in rows for reference in refused), (kind, refused)
+            # The quota bit, and only once it was spent: the first refusal came
+            # after NOTE_QUOTA admissions, each of which ended `ok` or `cut`.
+            assert refused, f"{kind}: nothing was refused"
+            assert len(ok) + len(cut) >= NOTE_QUOTA, (kind, len(ok), len(cut))
+            summary.append(f"{kind} {len(ok)} ok/{len(refused)} refused/{len(cut)} cut, {written} rows")
+        assert killed, "r2 was never killed"
+        served = psql("SELECT string_agg(DISTINCT replica, ',' ORDER BY replica) FROM mcp_server_notes "
+                      "WHERE reference LIKE 'quota-%'")
+        print(f"  quota {NOTE_QUOTA}/h, {total} calls by 32 callers in {window:.1f} s, r2 killed after "
+              f"{killed[0]}: {'; '.join(summary)}; rows written on {served}", flush=True)
+
     def task_client(base, *args):
         """One request of rmcp's client with the tasks extension; its answer."""
         out = subprocess.run([TASK_CLIENT, f"{base}/mcp/internal", TOKEN, *args],
@@ -1097,6 +1203,7 @@ async def fleet(replicas, balancer):
         replicas_two_hours_apart_agree_on_every_approval,
         a_stalled_postgresql_answers_within_seconds_and_loses_nothing,
         a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
+        a_principals_quota_holds_across_the_fleet_through_reconnects_and_a_kill,
     ]:
         if not ONLY or body.__name__ in ONLY:
             await check(body.__name__, body)

@@ -20,7 +20,11 @@
 //! gives bounded, retryable answers and loses or doubles nothing; an MCP task is
 //! polled from `input_required` to `completed` across the replicas by rmcp's client
 //! and by the official TypeScript SDK's v2 client with its Tasks extension
-//! (`scripts/ts_task_client`, installed with npm from its lock file).
+//! (`scripts/ts_task_client`, installed with npm from its lock file); 32
+//! callers as two principals (client kinds) hammering the `auto` tool `create_notes` (a quota
+//! of 20 an hour on every replica, `MCP_QUOTAS`), one principal opening a new
+//! session for every call and a replica killed with `SIGKILL` mid-run, leave at
+//! most 20 rows per principal and none for a refused call.
 
 use crate::common;
 
@@ -51,6 +55,7 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
         "replicas_two_hours_apart_agree_on_every_approval",
         "a_stalled_postgresql_answers_within_seconds_and_loses_nothing",
         "a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed",
+        "a_principals_quota_holds_across_the_fleet_through_reconnects_and_a_kill",
     ];
     for check in checks {
         assert!(
