@@ -1052,6 +1052,147 @@ async def fleet(replicas, balancer):
         print(f"  quota {NOTE_QUOTA}/h, {total} calls by 32 callers in {window:.1f} s, r2 killed after "
               f"{killed[0]}: {'; '.join(summary)}; rows written on {served}", flush=True)
 
+    async def pending_in_inbox(base, references):
+        """The inbox's pending approvals of `references` (their JSON), and its CSRF token."""
+        async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
+            listed = (await http.get(f"{base}/approvals/api/pending")).json()
+        found = {item["pending"]["arguments"].get("reference"): item["pending"] for item in listed["pending"]}
+        assert set(references) <= set(found), f"not in the inbox: {set(references) - set(found)}"
+        return {reference: found[reference] for reference in references}, listed["csrf_token"]
+
+    async def inbox_decision(base, pending):
+        """The inbox JSON API's record of one call: (verdict, decided_by, run)."""
+        async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
+            one = {"principal": pending["principal"], "call_id": pending["call_id"]}
+            audit = (await http.get(f"{base}/approvals/api/decisions", params=one)).json()
+        assert [d["call_id"] for d in audit["decisions"]] == [pending["call_id"]], audit
+        decision = audit["decisions"][0]
+        return decision["verdict"], decision["decided_by"], decision["run"]
+
+    def age_decisions(like):
+        """Decisions on the calls whose arguments match `like` made two minutes
+        older: past the replicas' runner grace (60 s), so a runner would run them."""
+        psql(
+            "UPDATE toolkit_approval_decisions SET decided_at = decided_at - 120 WHERE call_id IN "
+            f"(SELECT call_id FROM toolkit_pending_approvals WHERE arguments LIKE '{like}')"
+        )
+
+    async def the_operators_yes_and_the_requesters_no_at_once_on_two_replicas_run_nothing():
+        # The operator approves in r1's inbox and the requester declines on r2:
+        # the requester first, the operator first, and eight calls both at once.
+        # Whichever the store records first, nothing runs (not even by a runner,
+        # past its grace), and every door reports the requester's "no": its retry
+        # on r3, the inbox JSON on every replica, the ledger.
+        declined = "a human denied this call: the user declined the call"
+        at_once = [f"race-{i}" for i in range(8)]
+        references = ["race-declined-first", "race-approved-first", *at_once]
+        async with client(lb) as mcp:
+            await mcp.list_tools()
+            states = {reference: await ask(mcp, reference) for reference in references}
+        pendings, csrf = await pending_in_inbox(r1.url, references)
+        async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http, \
+                client(r2.url) as requester:
+            await requester.list_tools()
+
+            async def approve(reference):
+                answer = await http.post(
+                    f"{r1.url}/approvals/api/decide", headers={"x-csrf-token": csrf},
+                    json={"pending": pendings[reference], "decision": "approve"},
+                )
+                return reference, answer.status_code, answer.json()
+
+            async def decline(reference):
+                result = await requester.call_tool(
+                    "create_transfers", arguments(reference),
+                    input_responses={"approval": types.ElicitResult(action="decline")},
+                    request_state=states[reference],
+                )
+                assert (result.is_error, text(result)) == (True, declined), (reference, result)
+
+            await decline("race-declined-first")
+            approvals = [await approve("race-declined-first"), await approve("race-approved-first")]
+            await decline("race-approved-first")
+            answers = await asyncio.gather(*(call(reference) for reference in at_once
+                                             for call in (approve, decline)))
+            approvals.extend(answer for answer in answers if answer is not None)
+        first = {}
+        for reference, status, body in approvals:
+            if status == 409:
+                assert body["error"]["kind"] == "already_decided", body
+                assert body["error"]["message"].startswith(
+                    "another approver was first: the requester decided it (denied) at "), body
+                first[reference] = "requester"
+            else:
+                assert status == 200 and body["approval"]["verdict"] == "approved", (status, body)
+                first[reference] = "operator"
+        assert (first["race-declined-first"], first["race-approved-first"]) == ("requester", "operator"), first
+        # Past the runners' grace, and two passes of every replica's runner.
+        age_decisions('%"race-%')
+        await asyncio.sleep(4)
+        async with client(r3.url) as mcp:
+            await mcp.list_tools()
+            for reference in references:
+                retried = await mcp.call_tool(
+                    "create_transfers", arguments(reference),
+                    input_responses={"approval": types.ElicitResult(action="accept")},
+                    request_state=states[reference],
+                )
+                said = (retried.is_error, text(retried))
+                if first[reference] == "requester":
+                    assert said == (True, declined), (reference, said)
+                else:
+                    assert said == (True, f"the approval was refused: it ended without running: {declined}; "
+                                          "an approved call runs once; nothing ran"), (reference, said)
+                for replica in (r1, r2, r3):
+                    door = await inbox_decision(replica.url, pendings[reference])
+                    if first[reference] == "requester":
+                        assert door == ("denied", "the requester", None), (reference, replica.name, door)
+                    else:
+                        verdict, decided_by, run = door
+                        assert (verdict, decided_by) == ("approved", "local|operator"), (reference, door)
+                        assert run["done"] and run["outcome"] == {
+                            "status": "failed", "kind": "denied", "message": declined}, (reference, door)
+        assert psql("SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'race-%'") == "0"
+        print(f"  at once: the requester's no recorded first {sum(first[r] == 'requester' for r in at_once)} "
+              f"times, the operator's yes {sum(first[r] == 'operator' for r in at_once)} times; nothing ran",
+              flush=True)
+
+    async def a_call_a_runner_ran_is_reported_as_ran_to_a_late_requester():
+        # Asked on r1, approved in r2's inbox, nobody comes back: a runner runs it.
+        # The requester comes back late, on r3 saying yes and on r1 saying no: both
+        # are told it ran, with its result; the inbox JSON of every replica says so.
+        async with client(r1.url) as mcp:
+            await mcp.list_tools()
+            state = await ask(mcp, "late-1")
+        pendings, _ = await pending_in_inbox(r2.url, ["late-1"])
+        await approve_in_inbox(r2.url, ["late-1"])
+        age_decisions('%"late-1"%')
+        started = time.monotonic()
+        while psql("SELECT count(*) FROM mcp_server_transfers WHERE reference = 'late-1'") != "1":
+            assert time.monotonic() - started < 20, "no replica's runner ran it"
+            await asyncio.sleep(0.2)
+        result = {"transferred": 100 + len("late-1"), "reference": "late-1"}
+        for replica in (r1, r2, r3):
+            verdict, decided_by, run = await inbox_decision(replica.url, pendings["late-1"])
+            assert (verdict, decided_by, run["done"]) == ("approved", "local|operator", True), run
+            assert (run["outcome"]["status"], run["outcome"]["result"]) == ("ran", result), run
+        prefix, suffix = "this approved call already ran, with the result ", \
+            "; an approved call runs once, so it did not run again"
+        for replica, action in ((r3, "accept"), (r1, "decline")):
+            async with client(replica.url) as mcp:
+                await mcp.list_tools()
+                late = await mcp.call_tool(
+                    "create_transfers", arguments("late-1"),
+                    input_responses={"approval": types.ElicitResult(action=action)},
+                    request_state=state,
+                )
+            said = text(late)
+            assert late.is_error and said.startswith(prefix) and said.endswith(suffix), (action, said)
+            # The result's JSON, compared as JSON (its key order follows `preserve_order`).
+            assert json.loads(said[len(prefix):-len(suffix)]) == result, (action, said)
+            assert late.meta["toolkit/error"]["kind"] == "already_ran", (action, late.meta)
+        assert psql("SELECT count(*), sum(attempts) FROM mcp_server_transfers WHERE reference = 'late-1'") == "1|1"
+
     def task_client(base, *args):
         """One request of rmcp's client with the tasks extension; its answer."""
         out = subprocess.run([TASK_CLIENT, f"{base}/mcp/internal", TOKEN, *args],
@@ -1204,6 +1345,8 @@ async def fleet(replicas, balancer):
         a_stalled_postgresql_answers_within_seconds_and_loses_nothing,
         a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
         a_principals_quota_holds_across_the_fleet_through_reconnects_and_a_kill,
+        the_operators_yes_and_the_requesters_no_at_once_on_two_replicas_run_nothing,
+        a_call_a_runner_ran_is_reported_as_ran_to_a_late_requester,
     ]:
         if not ONLY or body.__name__ in ONLY:
             await check(body.__name__, body)

@@ -24,7 +24,11 @@
 //! callers as two principals (client kinds) hammering the `auto` tool `create_notes` (a quota
 //! of 20 an hour on every replica, `MCP_QUOTAS`), one principal opening a new
 //! session for every call and a replica killed with `SIGKILL` mid-run, leave at
-//! most 20 rows per principal and none for a refused call.
+//! most 20 rows per principal and none for a refused call; the operator's
+//! "yes" in one replica's inbox and the requester's "no" on another, in either
+//! order and at once, run nothing, and the requester's retry and every replica's
+//! inbox JSON report the "no"; a call a runner ran is reported as ran, with its
+//! result, to its requester coming back late on any replica.
 
 use crate::common;
 
@@ -56,6 +60,8 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
         "a_stalled_postgresql_answers_within_seconds_and_loses_nothing",
         "a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed",
         "a_principals_quota_holds_across_the_fleet_through_reconnects_and_a_kill",
+        "the_operators_yes_and_the_requesters_no_at_once_on_two_replicas_run_nothing",
+        "a_call_a_runner_ran_is_reported_as_ran_to_a_late_requester",
     ];
     for check in checks {
         assert!(
