@@ -1157,6 +1157,43 @@ async def fleet(replicas, balancer):
               f"times, the operator's yes {sum(first[r] == 'operator' for r in at_once)} times; nothing ran",
               flush=True)
 
+    async def a_tasks_withdrawal_and_the_operators_yes_at_once_run_nothing():
+        # With MCP Tasks (rmcp's client) the requester's "no" is tasks/cancel: it
+        # cancels on r2 while the operator approves in r1's inbox, four tasks at
+        # once. Nothing runs, not even by a runner past its grace, and tasks/get on
+        # every replica reports the withdrawal.
+        tasks = {}
+        for i in range(4):
+            created = await asyncio.to_thread(
+                task_client, lb, "call", "create_transfers", json.dumps(arguments(f"race-task-{i}")))
+            assert created["status"] == "input_required", created
+            tasks[f"race-task-{i}"] = created["taskId"]
+        pendings, csrf = await pending_in_inbox(r1.url, list(tasks))
+        async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
+            async def approve(reference):
+                answer = await http.post(
+                    f"{r1.url}/approvals/api/decide", headers={"x-csrf-token": csrf},
+                    json={"pending": pendings[reference], "decision": "approve"},
+                )
+                return answer.status_code, answer.json()
+
+            async def cancel(reference):
+                return await asyncio.to_thread(task_client, r2.url, "cancel", tasks[reference])
+
+            answers = await asyncio.gather(*(call(reference) for reference in tasks for call in (approve, cancel)))
+        for status, body in answers[0::2]:
+            assert status == 200 or (status == 409 and body["error"]["kind"] == "already_decided"), (status, body)
+        age_decisions('%"race-task-%')
+        await asyncio.sleep(4)  # two passes of every replica's runner
+        for reference, task_id in tasks.items():
+            for replica in (r1, r2, r3):
+                got = await asyncio.to_thread(task_client, replica.url, "get", task_id)
+                assert (got["status"], got["statusMessage"]) == (
+                    "cancelled", "`create_transfers` was withdrawn before it ran"), (reference, replica.name, got)
+        assert psql("SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'race-task-%'") == "0"
+        print(f"  tasks: the operator's yes recorded first {sum(s == 200 for s, _ in answers[0::2])} of 4 times; "
+              "nothing ran", flush=True)
+
     async def a_call_a_runner_ran_is_reported_as_ran_to_a_late_requester():
         # Asked on r1, approved in r2's inbox, nobody comes back: a runner runs it.
         # The requester comes back late, on r3 saying yes and on r1 saying no: both
@@ -1346,6 +1383,7 @@ async def fleet(replicas, balancer):
         a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
         a_principals_quota_holds_across_the_fleet_through_reconnects_and_a_kill,
         the_operators_yes_and_the_requesters_no_at_once_on_two_replicas_run_nothing,
+        a_tasks_withdrawal_and_the_operators_yes_at_once_run_nothing,
         a_call_a_runner_ran_is_reported_as_ran_to_a_late_requester,
     ]:
         if not ONLY or body.__name__ in ONLY:

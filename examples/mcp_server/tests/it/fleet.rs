@@ -27,7 +27,9 @@
 //! most 20 rows per principal and none for a refused call; the operator's
 //! "yes" in one replica's inbox and the requester's "no" on another, in either
 //! order and at once, run nothing, and the requester's retry and every replica's
-//! inbox JSON report the "no"; a call a runner ran is reported as ran, with its
+//! inbox JSON report the "no" (with MCP Tasks: the requester's `tasks/cancel`
+//! and the operator's "yes" at once run nothing, and `tasks/get` on every
+//! replica reports the withdrawal); a call a runner ran is reported as ran, with its
 //! result, to its requester coming back late on any replica.
 
 use crate::common;
@@ -61,6 +63,7 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
         "a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed",
         "a_principals_quota_holds_across_the_fleet_through_reconnects_and_a_kill",
         "the_operators_yes_and_the_requesters_no_at_once_on_two_replicas_run_nothing",
+        "a_tasks_withdrawal_and_the_operators_yes_at_once_run_nothing",
         "a_call_a_runner_ran_is_reported_as_ran_to_a_late_requester",
     ];
     for check in checks {
