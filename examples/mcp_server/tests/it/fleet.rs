@@ -60,11 +60,11 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
         "a_replica_frozen_past_its_lease_is_fenced_and_reports_no_second_run",
         "replicas_two_hours_apart_agree_on_every_approval",
         "a_stalled_postgresql_answers_within_seconds_and_loses_nothing",
-        "a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed",
         "a_principals_quota_holds_across_the_fleet_through_reconnects_and_a_kill",
         "the_operators_yes_and_the_requesters_no_at_once_on_two_replicas_run_nothing",
         "a_tasks_withdrawal_and_the_operators_yes_at_once_run_nothing",
         "a_call_a_runner_ran_is_reported_as_ran_to_a_late_requester",
+        "a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed",
     ];
     for check in checks {
         assert!(
