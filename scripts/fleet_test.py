@@ -64,6 +64,12 @@ LEASE_SECONDS = 8
 # A caller's retry: how long it waits, and the most a check waits for everything.
 RETRY_PAUSE = 0.2
 DEADLINE = 150
+# The quota of the `auto` tool `create_notes` on every replica, per principal: an
+# hour's, so no call is refilled within the check's seconds and a principal's
+# admitted calls are its burst, exactly this many at most.
+NOTE_QUOTA = 20
+# The static tokens: each names a client kind, the kind is the caller's principal.
+TOKENS = {"internal": TOKEN, "copilot": "fleet-copilot-token", "external": "fleet-external-token"}
 
 results = []
 
@@ -137,8 +143,9 @@ class Replica:
             MCP_APPROVAL_RUN_LEASE_SECONDS=str(LEASE_SECONDS),
             MCP_REPLICA=self.name,
             MCP_TOKEN_INTERNAL=TOKEN,
-            MCP_TOKEN_COPILOT="fleet-copilot-token",
-            MCP_TOKEN_EXTERNAL="fleet-external-token",
+            MCP_TOKEN_COPILOT=TOKENS["copilot"],
+            MCP_TOKEN_EXTERNAL=TOKENS["external"],
+            MCP_QUOTAS=f"create_notes={NOTE_QUOTA}/h",
             MCP_INBOX_TOKEN=INBOX_TOKEN,
             # Behind HAProxy every client comes from its address (and wrk's
             # 64 connections go to one replica): the share per peer is lifted.
@@ -241,9 +248,9 @@ def http_client(**options):
     return httpx2.AsyncClient(verify=TLS, **options)
 
 
-def client(base, elicits=True):
-    http = http_client(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
-    transport = streamable_http_client(f"{base}/mcp/internal", http_client=http)
+def client(base, elicits=True, kind="internal"):
+    http = http_client(headers={"Authorization": f"Bearer {TOKENS[kind]}"}, timeout=30)
+    transport = streamable_http_client(f"{base}/mcp/{kind}", http_client=http)
     # Saying it can elicit is what makes the server ask with input-required.
     if not elicits:
         return Client(transport, mode="2026-07-28", cache=None)
@@ -946,6 +953,283 @@ async def fleet(replicas, balancer):
               f"({sum(o == 'cut' for _, _, o in seen)} cut when r2 left); r2 back {back:.1f} s "
               f"after SIGCONT", flush=True)
 
+    async def a_principals_quota_holds_across_the_fleet_through_reconnects_and_a_kill():
+        # 32 callers as the two principals whose views hold `create_notes` (the
+        # static tokens name a client kind, and the kind is the principal; the
+        # `external` view has no ledger tool), all hammering it through the
+        # balancer; the copilot's
+        # callers open a new MCP session (a new connection) for every call, and r2
+        # is killed with SIGKILL while the quotas are still being spent. Every caller's call is
+        # `ok` (a row), `refused` (the quota's answer) or `cut` (the kill, a 502:
+        # it may or may not have been admitted and written).
+        callers = {"internal": 16, "copilot": 16}
+        calls_each = 6
+        seen = {kind: {"ok": [], "refused": [], "cut": []} for kind in callers}
+        refusal = f"`create_notes` may be called {NOTE_QUOTA} times an hour by each caller; try again in "
+        done, total = [0], sum(callers.values()) * calls_each
+        killed = []
+
+        async def call(mcp, reference):
+            try:
+                result = await mcp.call_tool("create_notes", {"reference": reference})
+            except Exception:  # noqa: BLE001 - a cut connection, a 502
+                return "cut", None
+            if not result.is_error:
+                assert result.structured_content == {"recorded": reference}, result
+                return "ok", None
+            meta = result.meta or {}
+            if text(result).startswith(refusal):
+                assert isinstance(meta.get("retryAfterMs"), int) and meta["retryAfterMs"] > 0, meta
+                return "refused", None
+            # The ledger cut by the kill (its pool's replica gone mid-call).
+            assert "try again" in text(result), f"{reference}: {text(result)}"
+            return "cut", text(result)
+
+        async def caller(kind, index):
+            references = [f"quota-{kind}-{index}-{n}" for n in range(calls_each)]
+            reconnects = kind == "copilot"
+            in_flight = []
+            while references:
+                try:
+                    async with client(lb, kind=kind) as mcp:
+                        while references:
+                            in_flight.append(references.pop(0))
+                            outcome, _ = await call(mcp, in_flight[0])
+                            seen[kind][outcome].append(in_flight.pop())
+                            done[0] += 1
+                            if reconnects or outcome == "cut":
+                                break
+                except Exception as error:  # noqa: BLE001 - the session itself was cut
+                    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+                        error = error.exceptions[0]
+                    if isinstance(error, AssertionError):
+                        raise error from None
+                    # A call the session's end cut short: sent, its answer lost.
+                    if in_flight:
+                        seen[kind]["cut"].append(in_flight.pop())
+                        done[0] += 1
+                    assert time.monotonic() - started < DEADLINE, f"{kind} still failing: {error}"
+                    await asyncio.sleep(RETRY_PAUSE)
+
+        async def kill_r2():
+            # While both principals still spend their quotas (2 x NOTE_QUOTA).
+            while done[0] < NOTE_QUOTA // 2:
+                await asyncio.sleep(0.01)
+            r2.kill()
+            killed.append(done[0])
+
+        started = time.monotonic()
+        try:
+            await asyncio.gather(
+                kill_r2(), *(caller(kind, i) for kind, count in callers.items() for i in range(count)))
+        finally:
+            if r2.process.poll() is not None:
+                r2.start()
+        window = time.monotonic() - started
+        rows = {}
+        for line in psql("SELECT reference, count(*) FROM mcp_server_notes "
+                         "WHERE reference LIKE 'quota-%' GROUP BY reference").splitlines():
+            reference, count = line.split("|")
+            rows[reference] = int(count)
+        summary = []
+        for kind, outcomes in seen.items():
+            ok, refused, cut = outcomes["ok"], outcomes["refused"], outcomes["cut"]
+            assert len(ok) + len(refused) + len(cut) == callers[kind] * calls_each, (kind, outcomes)
+            written = sum(count for reference, count in rows.items() if reference.startswith(f"quota-{kind}-"))
+            # Admitted: at most the burst, whatever the replica, session or kill.
+            assert written <= NOTE_QUOTA, f"{kind}: {written} rows, the quota is {NOTE_QUOTA}"
+            assert all(rows.get(reference) == 1 for reference in ok), (kind, ok)
+            # A refused call ran nothing.
+            assert not any(reference in rows for reference in refused), (kind, refused)
+            # The quota bit, and only once it was spent: the first refusal came
+            # after NOTE_QUOTA admissions, each of which ended `ok` or `cut`.
+            assert refused, f"{kind}: nothing was refused"
+            assert len(ok) + len(cut) >= NOTE_QUOTA, (kind, len(ok), len(cut))
+            summary.append(f"{kind} {len(ok)} ok/{len(refused)} refused/{len(cut)} cut, {written} rows")
+        assert killed, "r2 was never killed"
+        served = psql("SELECT string_agg(DISTINCT replica, ',' ORDER BY replica) FROM mcp_server_notes "
+                      "WHERE reference LIKE 'quota-%'")
+        print(f"  quota {NOTE_QUOTA}/h, {total} calls by 32 callers in {window:.1f} s, r2 killed after "
+              f"{killed[0]}: {'; '.join(summary)}; rows written on {served}", flush=True)
+
+    async def pending_in_inbox(base, references):
+        """The inbox's pending approvals of `references` (their JSON), and its CSRF token."""
+        async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
+            listed = (await http.get(f"{base}/approvals/api/pending")).json()
+        found = {item["pending"]["arguments"].get("reference"): item["pending"] for item in listed["pending"]}
+        assert set(references) <= set(found), f"not in the inbox: {set(references) - set(found)}"
+        return {reference: found[reference] for reference in references}, listed["csrf_token"]
+
+    async def inbox_decision(base, pending):
+        """The inbox JSON API's record of one call: (verdict, decided_by, run)."""
+        async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
+            one = {"principal": pending["principal"], "call_id": pending["call_id"]}
+            audit = (await http.get(f"{base}/approvals/api/decisions", params=one)).json()
+        assert [d["call_id"] for d in audit["decisions"]] == [pending["call_id"]], audit
+        decision = audit["decisions"][0]
+        return decision["verdict"], decision["decided_by"], decision["run"]
+
+    def age_decisions(like):
+        """Decisions on the calls whose arguments match `like` made two minutes
+        older: past the replicas' runner grace (60 s), so a runner would run them."""
+        psql(
+            "UPDATE toolkit_approval_decisions SET decided_at = decided_at - 120 WHERE call_id IN "
+            f"(SELECT call_id FROM toolkit_pending_approvals WHERE arguments LIKE '{like}')"
+        )
+
+    async def the_operators_yes_and_the_requesters_no_at_once_on_two_replicas_run_nothing():
+        # The operator approves in r1's inbox and the requester declines on r2:
+        # the requester first, the operator first, and eight calls both at once.
+        # Whichever the store records first, nothing runs (not even by a runner,
+        # past its grace), and every door reports the requester's "no": its retry
+        # on r3, the inbox JSON on every replica, the ledger.
+        declined = "a human denied this call: the user declined the call"
+        at_once = [f"race-{i}" for i in range(8)]
+        references = ["race-declined-first", "race-approved-first", *at_once]
+        async with client(lb) as mcp:
+            await mcp.list_tools()
+            states = {reference: await ask(mcp, reference) for reference in references}
+        pendings, csrf = await pending_in_inbox(r1.url, references)
+        async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http, \
+                client(r2.url) as requester:
+            await requester.list_tools()
+
+            async def approve(reference):
+                answer = await http.post(
+                    f"{r1.url}/approvals/api/decide", headers={"x-csrf-token": csrf},
+                    json={"pending": pendings[reference], "decision": "approve"},
+                )
+                return reference, answer.status_code, answer.json()
+
+            async def decline(reference):
+                result = await requester.call_tool(
+                    "create_transfers", arguments(reference),
+                    input_responses={"approval": types.ElicitResult(action="decline")},
+                    request_state=states[reference],
+                )
+                assert (result.is_error, text(result)) == (True, declined), (reference, result)
+
+            await decline("race-declined-first")
+            approvals = [await approve("race-declined-first"), await approve("race-approved-first")]
+            await decline("race-approved-first")
+            answers = await asyncio.gather(*(call(reference) for reference in at_once
+                                             for call in (approve, decline)))
+            approvals.extend(answer for answer in answers if answer is not None)
+        first = {}
+        for reference, status, body in approvals:
+            if status == 409:
+                assert body["error"]["kind"] == "already_decided", body
+                assert body["error"]["message"].startswith(
+                    "another approver was first: the requester decided it (denied) at "), body
+                first[reference] = "requester"
+            else:
+                assert status == 200 and body["approval"]["verdict"] == "approved", (status, body)
+                first[reference] = "operator"
+        assert (first["race-declined-first"], first["race-approved-first"]) == ("requester", "operator"), first
+        # Past the runners' grace, and two passes of every replica's runner.
+        age_decisions('%"race-%')
+        await asyncio.sleep(4)
+        async with client(r3.url) as mcp:
+            await mcp.list_tools()
+            for reference in references:
+                retried = await mcp.call_tool(
+                    "create_transfers", arguments(reference),
+                    input_responses={"approval": types.ElicitResult(action="accept")},
+                    request_state=states[reference],
+                )
+                said = (retried.is_error, text(retried))
+                if first[reference] == "requester":
+                    assert said == (True, declined), (reference, said)
+                else:
+                    assert said == (True, f"the approval was refused: it ended without running: {declined}; "
+                                          "an approved call runs once; nothing ran"), (reference, said)
+                for replica in (r1, r2, r3):
+                    door = await inbox_decision(replica.url, pendings[reference])
+                    if first[reference] == "requester":
+                        assert door == ("denied", "the requester", None), (reference, replica.name, door)
+                    else:
+                        verdict, decided_by, run = door
+                        assert (verdict, decided_by) == ("approved", "local|operator"), (reference, door)
+                        assert run["done"] and run["outcome"] == {
+                            "status": "failed", "kind": "denied", "message": declined}, (reference, door)
+        assert psql("SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'race-%'") == "0"
+        print(f"  at once: the requester's no recorded first {sum(first[r] == 'requester' for r in at_once)} "
+              f"times, the operator's yes {sum(first[r] == 'operator' for r in at_once)} times; nothing ran",
+              flush=True)
+
+    async def a_tasks_withdrawal_and_the_operators_yes_at_once_run_nothing():
+        # With MCP Tasks (rmcp's client) the requester's "no" is tasks/cancel: it
+        # cancels on r2 while the operator approves in r1's inbox, four tasks at
+        # once. Nothing runs, not even by a runner past its grace, and tasks/get on
+        # every replica reports the withdrawal.
+        tasks = {}
+        for i in range(4):
+            created = await asyncio.to_thread(
+                task_client, lb, "call", "create_transfers", json.dumps(arguments(f"race-task-{i}")))
+            assert created["status"] == "input_required", created
+            tasks[f"race-task-{i}"] = created["taskId"]
+        pendings, csrf = await pending_in_inbox(r1.url, list(tasks))
+        async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
+            async def approve(reference):
+                answer = await http.post(
+                    f"{r1.url}/approvals/api/decide", headers={"x-csrf-token": csrf},
+                    json={"pending": pendings[reference], "decision": "approve"},
+                )
+                return answer.status_code, answer.json()
+
+            async def cancel(reference):
+                return await asyncio.to_thread(task_client, r2.url, "cancel", tasks[reference])
+
+            answers = await asyncio.gather(*(call(reference) for reference in tasks for call in (approve, cancel)))
+        for status, body in answers[0::2]:
+            assert status == 200 or (status == 409 and body["error"]["kind"] == "already_decided"), (status, body)
+        age_decisions('%"race-task-%')
+        await asyncio.sleep(4)  # two passes of every replica's runner
+        for reference, task_id in tasks.items():
+            for replica in (r1, r2, r3):
+                got = await asyncio.to_thread(task_client, replica.url, "get", task_id)
+                assert (got["status"], got["statusMessage"]) == (
+                    "cancelled", "`create_transfers` was withdrawn before it ran"), (reference, replica.name, got)
+        assert psql("SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'race-task-%'") == "0"
+        print(f"  tasks: the operator's yes recorded first {sum(s == 200 for s, _ in answers[0::2])} of 4 times; "
+              "nothing ran", flush=True)
+
+    async def a_call_a_runner_ran_is_reported_as_ran_to_a_late_requester():
+        # Asked on r1, approved in r2's inbox, nobody comes back: a runner runs it.
+        # The requester comes back late, on r3 saying yes and on r1 saying no: both
+        # are told it ran, with its result; the inbox JSON of every replica says so.
+        async with client(r1.url) as mcp:
+            await mcp.list_tools()
+            state = await ask(mcp, "late-1")
+        pendings, _ = await pending_in_inbox(r2.url, ["late-1"])
+        await approve_in_inbox(r2.url, ["late-1"])
+        age_decisions('%"late-1"%')
+        started = time.monotonic()
+        while psql("SELECT count(*) FROM mcp_server_transfers WHERE reference = 'late-1'") != "1":
+            assert time.monotonic() - started < 20, "no replica's runner ran it"
+            await asyncio.sleep(0.2)
+        result = {"transferred": 100 + len("late-1"), "reference": "late-1"}
+        for replica in (r1, r2, r3):
+            verdict, decided_by, run = await inbox_decision(replica.url, pendings["late-1"])
+            assert (verdict, decided_by, run["done"]) == ("approved", "local|operator", True), run
+            assert (run["outcome"]["status"], run["outcome"]["result"]) == ("ran", result), run
+        prefix, suffix = "this approved call already ran, with the result ", \
+            "; an approved call runs once, so it did not run again"
+        for replica, action in ((r3, "accept"), (r1, "decline")):
+            async with client(replica.url) as mcp:
+                await mcp.list_tools()
+                late = await mcp.call_tool(
+                    "create_transfers", arguments("late-1"),
+                    input_responses={"approval": types.ElicitResult(action=action)},
+                    request_state=state,
+                )
+            said = text(late)
+            assert late.is_error and said.startswith(prefix) and said.endswith(suffix), (action, said)
+            # The result's JSON, compared as JSON (its key order follows `preserve_order`).
+            assert json.loads(said[len(prefix):-len(suffix)]) == result, (action, said)
+            assert late.meta["toolkit/error"]["kind"] == "already_ran", (action, late.meta)
+        assert psql("SELECT count(*), sum(attempts) FROM mcp_server_transfers WHERE reference = 'late-1'") == "1|1"
+
     def task_client(base, *args):
         """One request of rmcp's client with the tasks extension; its answer."""
         out = subprocess.run([TASK_CLIENT, f"{base}/mcp/internal", TOKEN, *args],
@@ -1096,6 +1380,11 @@ async def fleet(replicas, balancer):
         a_replica_frozen_past_its_lease_is_fenced_and_reports_no_second_run,
         replicas_two_hours_apart_agree_on_every_approval,
         a_stalled_postgresql_answers_within_seconds_and_loses_nothing,
+        # Before the key rotation, which leaves r3 signing with another key.
+        a_principals_quota_holds_across_the_fleet_through_reconnects_and_a_kill,
+        the_operators_yes_and_the_requesters_no_at_once_on_two_replicas_run_nothing,
+        a_tasks_withdrawal_and_the_operators_yes_at_once_run_nothing,
+        a_call_a_runner_ran_is_reported_as_ran_to_a_late_requester,
         a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
     ]:
         if not ONLY or body.__name__ in ONLY:

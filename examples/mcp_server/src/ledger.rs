@@ -24,7 +24,7 @@ const WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// The tool's group: shown only by a server with a ledger.
 pub const LEDGER_GROUP: &str = "ledger";
 
-/// The transfers table, made once (under an advisory lock, so replicas starting
+/// The transfers and notes tables, made once (under an advisory lock, so replicas starting
 /// together do not race on `CREATE TABLE`).
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS mcp_server_transfers (
     run_key TEXT PRIMARY KEY,
@@ -33,6 +33,12 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS mcp_server_transfers (
     replica TEXT NOT NULL,
     attempt INTEGER NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 1,
+    recorded_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS mcp_server_notes (
+    id BIGSERIAL PRIMARY KEY,
+    reference TEXT NOT NULL,
+    replica TEXT NOT NULL,
     recorded_at TIMESTAMPTZ NOT NULL DEFAULT now()
 )";
 
@@ -154,4 +160,31 @@ pub async fn create_transfers(
     let recorded: String = row.get(0);
     let transferred: i64 = row.get(1);
     Ok(json!({ "transferred": transferred, "reference": recorded }))
+}
+
+/// Record a note in the ledger under `reference`. Runs at once (`auto`): one row
+/// per call, which is what the fleet test counts against the tool's quota
+/// (`MCP_QUOTAS=create_notes=...`).
+#[tool(scope = shared, tier = auto, group = "ledger")]
+pub async fn create_notes(
+    #[ctx] ledger: State<Ledger>,
+    /// What the note is filed under.
+    reference: String,
+) -> Result<Value, ToolError> {
+    let client = ledger.pool.get().await.map_err(|error| {
+        ToolError::failed(format!("the ledger is unreachable, try again: {error}"))
+    })?;
+    let replica: &str = &ledger.replica;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&reference, &replica];
+    let insert = client.execute(
+        "INSERT INTO mcp_server_notes (reference, replica) VALUES ($1, $2)",
+        &params,
+    );
+    tokio::time::timeout(WAIT, insert)
+        .await
+        .map_err(|_| ToolError::failed("the ledger did not answer in time, try again"))?
+        .map_err(|error| {
+            ToolError::failed(format!("the ledger is unreachable, try again: {error}"))
+        })?;
+    Ok(json!({ "recorded": reference }))
 }

@@ -86,7 +86,9 @@
 //! call holds it without renewing it (a live run renews it every third of that)
 //! before a run that did not complete (a killed or frozen replica's) is run
 //! again; `MCP_REPLICA` names this replica in the ledger of `create_transfers` (the
-//! `approve` tool these servers add, kept in the same database).
+//! `approve` tool these servers add, kept in the same database) and of
+//! `create_notes` (an `auto` tool writing one row per call, that the fleet test
+//! counts against its quota).
 
 use std::io::Write as _;
 

@@ -20,7 +20,17 @@
 //! gives bounded, retryable answers and loses or doubles nothing; an MCP task is
 //! polled from `input_required` to `completed` across the replicas by rmcp's client
 //! and by the official TypeScript SDK's v2 client with its Tasks extension
-//! (`scripts/ts_task_client`, installed with npm from its lock file).
+//! (`scripts/ts_task_client`, installed with npm from its lock file); 32
+//! callers as two principals (client kinds) hammering the `auto` tool `create_notes` (a quota
+//! of 20 an hour on every replica, `MCP_QUOTAS`), one principal opening a new
+//! session for every call and a replica killed with `SIGKILL` mid-run, leave at
+//! most 20 rows per principal and none for a refused call; the operator's
+//! "yes" in one replica's inbox and the requester's "no" on another, in either
+//! order and at once, run nothing, and the requester's retry and every replica's
+//! inbox JSON report the "no" (with MCP Tasks: the requester's `tasks/cancel`
+//! and the operator's "yes" at once run nothing, and `tasks/get` on every
+//! replica reports the withdrawal); a call a runner ran is reported as ran, with its
+//! result, to its requester coming back late on any replica.
 
 use crate::common;
 
@@ -50,6 +60,10 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
         "a_replica_frozen_past_its_lease_is_fenced_and_reports_no_second_run",
         "replicas_two_hours_apart_agree_on_every_approval",
         "a_stalled_postgresql_answers_within_seconds_and_loses_nothing",
+        "a_principals_quota_holds_across_the_fleet_through_reconnects_and_a_kill",
+        "the_operators_yes_and_the_requesters_no_at_once_on_two_replicas_run_nothing",
+        "a_tasks_withdrawal_and_the_operators_yes_at_once_run_nothing",
+        "a_call_a_runner_ran_is_reported_as_ran_to_a_late_requester",
         "a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed",
     ];
     for check in checks {
