@@ -1009,9 +1009,10 @@ impl ServerHandler for McpServer {
         Ok(rmcp::model::GetTaskResult::new(task))
     }
 
-    /// The requester's answer to a task's approval question, where the policy
-    /// lets it decide: the call runs (or is denied) in the background, and the
-    /// next `tasks/get` tells. Answers to nothing outstanding are ignored.
+    /// The requester's answer to a task's approval question: a "yes" where the
+    /// policy lets it decide, a "no" always (recorded, so the call never runs,
+    /// whoever approves it); the next `tasks/get` tells. Answers to nothing
+    /// outstanding are ignored.
     async fn update_task(
         &self,
         request: rmcp::model::UpdateTaskParams,
@@ -1030,11 +1031,18 @@ impl ServerHandler for McpServer {
         let Some((_, status)) = super::task::find(&grant, &request.task_id).await? else {
             return Err(no_task(&request.task_id));
         };
+        let Some(decision) = super::task::answer(&request.input_responses) else {
+            return Ok(());
+        };
         let asked = status.state
             == crate::approval::CallState::Waiting {
                 requester_decides: true,
             };
-        if let (true, Some(decision)) = (asked, super::task::answer(&request.input_responses)) {
+        // The requester's "no" is recorded whoever else decides and whatever the
+        // policy lets the requester decide, as its elicitation answer is: a call
+        // its requester declined never runs. A "yes" counts only where asked.
+        let declines = matches!(decision, Decision::Deny(_));
+        if asked || (declines && !status.state.is_final()) {
             super::task::in_background(grant, status.pending, Some(decision));
         }
         Ok(())

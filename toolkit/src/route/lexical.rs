@@ -663,7 +663,9 @@ impl LexicalRouter {
     /// assert_eq!(why.entries[0].name, "delete_tasks");
     /// assert_eq!(why.entries[0].rank, Some(1));
     /// let words: Vec<&str> = why.entries[0].matches.iter().map(|m| m.term.as_str()).collect();
-    /// assert_eq!(words, ["task", "@delete"]);
+    /// // The word, and the verb the message's "remove" reads as (in an order, and
+    /// // with entity terms, that depend on the crate's features).
+    /// assert!(words.contains(&"task") && words.contains(&"@delete"), "{words:?}");
     /// assert_eq!((why.entries[1].rank, why.entries[1].matches.len()), (None, 0));
     /// ```
     #[must_use]

@@ -552,7 +552,10 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
         .await
         .expect("the audit list");
     let row = text(client, r#"tr[data-call-id="call_denied"]"#).await;
-    assert!(row.contains("local|olivia denied create_schedules"), "{row}");
+    assert!(
+        row.contains("local|olivia denied create_schedules"),
+        "{row}"
+    );
     assert!(
         row.ends_with("Ada asked us never to call on Sundays. nothing ran"),
         "{row}"

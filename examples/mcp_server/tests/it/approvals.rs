@@ -495,6 +495,10 @@ fn accept() -> BTreeMap<String, serde_json::Value> {
     BTreeMap::from([("approval".to_owned(), json!({"action": "accept"}))])
 }
 
+fn decline() -> BTreeMap<String, serde_json::Value> {
+    BTreeMap::from([("approval".to_owned(), json!({"action": "decline"}))])
+}
+
 /// Over HTTP too, a client of the 2025-11-25 handshake that declares the Tasks
 /// extension gets the plain result of an `approve` call (the pending approval),
 /// never a 2026-07-28 task handle, and its `tasks/get` is `-32021`.
@@ -783,10 +787,27 @@ async fn a_task_an_approver_decides_completes_fails_or_is_cancelled() {
     ));
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     assert_eq!(poll(&client, &cancelled, TaskStatus::Cancelled).await, seen);
+
+    // The requester's own "no" is recorded, though the policy leaves the call to
+    // an approver: the operator's later "yes" finds it decided, and nothing runs.
+    let declined = task_of(&client).await.task.task_id;
+    client
+        .update_task(UpdateTaskParams::new(&declined, decline()))
+        .await
+        .unwrap();
+    let told = poll(&client, &declined, TaskStatus::Failed).await;
+    assert_eq!(
+        told["statusMessage"], "a human denied this call: the user declined the call",
+        "{told}"
+    );
+    assert!(matches!(
+        decide(declined.clone(), toolkit::approval::Decision::Approve).await,
+        Err(toolkit::approval::ApprovalError::AlreadyDecided(_))
+    ));
     assert_eq!(
         memories(&client).await,
         1,
-        "neither the denied nor the cancelled call ran"
+        "neither the denied, the cancelled nor the declined call ran"
     );
     // `tasks/cancel` of an unknown task is acknowledged; `tasks/get` of it is not.
     client
