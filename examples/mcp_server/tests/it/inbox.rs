@@ -1085,7 +1085,10 @@ mod signed_in {
         client.goto(&format!("{base}/approvals")).await.unwrap();
         click(client, &format!("{card} button.approve")).await;
         let notice = text(client, ".notice").await;
-        assert!(notice.starts_with("Approved by olivia at "), "{notice}");
+        assert!(
+            notice.starts_with(&format!("Approved by {issuer}|olivia at ")),
+            "{notice}"
+        );
         let forget = r#"section.pending[data-call-id="call_forget"] form.deny"#;
         client
             .find(Locator::Css(&format!("{forget} input[name=reason]")))
