@@ -232,7 +232,7 @@ def main():
                 parent="3333333333333333", name="get_entities"),
             mcp(url, 4, "tools/call", {"name": "no_such_tool", "arguments": {}},
                 parent="4444444444444444", name="no_such_tool"),
-            mcp(url, 5, "resources/list", {}, parent="5555555555555555"),
+            mcp(url, 5, "prompts/list", {}, parent="5555555555555555"),
             mcp(url, "six", "tools/call", {"name": "get_entities", "arguments": {}},
                 name="get_entities"),
         ]

@@ -656,15 +656,15 @@ fn the_server_exports_mcp_and_tool_spans_and_metrics_over_otlp() {
 
     // A JSON-RPC error: its code is the error type, its message the status's.
     let lacking = server("5");
-    assert_eq!(lacking["name"], "resources/list");
+    assert_eq!(lacking["name"], "prompts/list");
     assert_eq!(
         lacking["status"],
-        json!({"code": "STATUS_CODE_ERROR", "message": "resources/list"})
+        json!({"code": "STATUS_CODE_ERROR", "message": "prompts/list"})
     );
     assert_eq!(
         lacking["attributes"],
         with(
-            common("5", "resources/list"),
+            common("5", "prompts/list"),
             json!({"error.type": "-32601", "rpc.response.status_code": "-32601"}),
         )
     );
@@ -743,7 +743,7 @@ fn the_server_exports_mcp_and_tool_spans_and_metrics_over_otlp() {
         vec![
             (
                 request(
-                    json!({"mcp.method.name": "resources/list", "error.type": "-32601", "rpc.response.status_code": "-32601"})
+                    json!({"mcp.method.name": "prompts/list", "error.type": "-32601", "rpc.response.status_code": "-32601"})
                 ),
                 json!(1)
             ),
