@@ -278,11 +278,17 @@ fn owned_of_borrowed(borrowed: &Type) -> Type {
 
 /// `T` of an `Option<T>`.
 fn option_inner(ty: &Type) -> Option<Type> {
+    type_argument_of(ty, "Option")
+}
+
+/// The first type argument of `ty` when its last path segment is `name`
+/// (`T` of `Option<T>`, of `Cow<'_, T>`).
+fn type_argument_of(ty: &Type, name: &str) -> Option<Type> {
     let Type::Path(path) = ty else {
         return None;
     };
     let segment = path.path.segments.last()?;
-    if segment.ident != "Option" {
+    if segment.ident != name {
         return None;
     }
     let PathArguments::AngleBracketed(arguments) = &segment.arguments else {
@@ -296,20 +302,7 @@ fn option_inner(ty: &Type) -> Option<Type> {
 
 /// `T` of a `Cow<'_, T>`.
 fn cow_of(ty: &Type) -> Option<Type> {
-    let Type::Path(path) = ty else {
-        return None;
-    };
-    let segment = path.path.segments.last()?;
-    if segment.ident != "Cow" {
-        return None;
-    }
-    let PathArguments::AngleBracketed(arguments) = &segment.arguments else {
-        return None;
-    };
-    arguments.args.iter().find_map(|argument| match argument {
-        GenericArgument::Type(ty) => Some(ty.clone()),
-        _ => None,
-    })
+    type_argument_of(ty, "Cow")
 }
 
 /// A type as a user would write it: `Vec<String>`, not quote's `Vec < String >`.
