@@ -56,15 +56,12 @@
 macro_rules! chapter {
     ($feature:literal, $file:literal, $name:ident, $title:literal) => {
         #[cfg_attr(feature = $feature, doc = include_str!($file))]
-        #[cfg_attr(
-            not(feature = $feature),
-            doc = concat!(
-                "# ", $title, "\n\nThis chapter needs the `", $feature,
-                "` feature: `cargo doc -p toolkit-llm --features ", $feature,
-                "` (docs.rs shows every feature), or read `toolkit/src/guide/",
-                $file, "` in the repository."
-            )
-        )]
+        #[cfg_attr(not(feature = $feature), doc = concat!("# ", $title, "\n"))]
+        #[cfg_attr(not(feature = $feature), doc = concat!("Needs the `", $feature, "` feature:"))]
+        #[cfg_attr(not(feature = $feature), doc = "`cargo doc -p toolkit-llm --features")]
+        #[cfg_attr(not(feature = $feature), doc = concat!($feature, "`"))]
+        #[cfg_attr(not(feature = $feature), doc = "(docs.rs shows every feature), or read")]
+        #[cfg_attr(not(feature = $feature), doc = concat!("`toolkit/src/guide/", $file, "`."))]
         pub mod $name {}
     };
 }
@@ -108,9 +105,19 @@ pub mod prompts {}
 
 chapter!("mcp", "14-mcp.md", mcp, "Serving tools over MCP");
 
-chapter!("oauth", "15-oauth.md", oauth, "Behind a real authorization server (OAuth 2.1)");
+chapter!(
+    "oauth",
+    "15-oauth.md",
+    oauth,
+    "Behind a real authorization server (OAuth 2.1)"
+);
 
-chapter!("mcp", "16-mcp-approvals.md", mcp_approvals, "Approvals over MCP");
+chapter!(
+    "mcp",
+    "16-mcp-approvals.md",
+    mcp_approvals,
+    "Approvals over MCP"
+);
 
 #[doc = include_str!("17-mcp-results.md")]
 pub mod mcp_results {}
@@ -118,7 +125,12 @@ pub mod mcp_results {}
 #[doc = include_str!("18-mcp-support.md")]
 pub mod mcp_support {}
 
-chapter!("mcp-client", "19-mcp-client.md", mcp_client, "Tools on other MCP servers");
+chapter!(
+    "mcp-client",
+    "19-mcp-client.md",
+    mcp_client,
+    "Tools on other MCP servers"
+);
 
 #[doc = include_str!("20-production.md")]
 pub mod production {}
