@@ -2,9 +2,10 @@
 //!
 //! Each chapter is a Markdown file beside this one (`toolkit/src/guide/NN-name.md`,
 //! readable on the repository as it is), included as the module's documentation,
-//! so docs.rs carries it and every Rust block in it is a doctest that
-//! `cargo test --workspace` compiles and, unless it serves or waits on a network,
-//! runs. The modules hold no items and exist only for `cargo doc` and doctests
+//! so docs.rs carries it and its Rust blocks are doctests that
+//! `cargo test --workspace` compiles and, unless they serve or wait on a network,
+//! runs. Two blocks are not (`link_tools!` of crates of yours, and a `rig-agent`
+//! loop): each says why beside it. The modules hold no items and exist only for `cargo doc` and doctests
 //! (`cfg(any(doc, doctest))`): a build of the library compiles none of this.
 //!
 //! A chapter about a feature (`inbox`, `postgres`, `mcp`, `oauth`, `mcp-client`,
