@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs every `cargo run` command README.md gives, as written, so a command that no
-# longer works (a package with several binaries and no `--bin`, a renamed binary)
-# fails CI instead of the reader.
+# Runs every `cargo run` command README.md and the guide's chapters
+# (toolkit/src/guide/*.md, the rustdoc modules `toolkit::guide::*`) give, as
+# written, so a command that no longer works (a package with several binaries and
+# no `--bin`, a renamed binary) fails CI instead of the reader.
 #
-# Commands come from the README's ```sh blocks and from inline code spans
-# (`cargo run ...`). Each runs from the repository root with a time limit; a
+# Commands come from the ```sh blocks of those files and from inline code spans
+# (`cargo run ...`), in README order, then the chapters' order. Each runs from the repository root with a time limit; a
 # command that serves (it is still running when the limit is reached) passes when
 # it printed `listening on`. `cargo test` / `cargo build` lines are what CI runs
 # anyway and are only listed.
@@ -24,27 +25,29 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-readme="$root/README.md"
+docs=("$root/README.md" "$root"/toolkit/src/guide/*.md)
 limit="${README_TIMEOUT:-600}"
 cd "$root"
 
 commands=()
-in_sh=0
-while IFS= read -r line; do
-    if [[ "$line" =~ ^\`\`\`(sh|bash|console)$ ]]; then in_sh=1; continue; fi
-    if [[ "$line" == '```' ]]; then in_sh=0; continue; fi
-    if ((in_sh)) && [[ "$line" =~ ^cargo\ run ]]; then
-        commands+=("${line%%#*}")
-    fi
-done <"$readme"
-# Inline spans: `cargo run ...`
-while IFS= read -r span; do
-    commands+=("$span")
-done < <(grep -o '`cargo run [^`]*`' "$readme" | tr -d '`')
+for doc in "${docs[@]}"; do
+    in_sh=0
+    while IFS= read -r line; do
+        if [[ "$line" =~ ^\`\`\`(sh|bash|console)$ ]]; then in_sh=1; continue; fi
+        if [[ "$line" == '```' ]]; then in_sh=0; continue; fi
+        if ((in_sh)) && [[ "$line" =~ ^cargo\ run ]]; then
+            commands+=("${line%%#*}")
+        fi
+    done <"$doc"
+    # Inline spans: `cargo run ...`
+    while IFS= read -r span; do
+        commands+=("$span")
+    done < <(grep -o '`cargo run [^`]*`' "$doc" | tr -d '`')
+done
 
-# Each command once, trimmed, in README order.
+# Each command once, trimmed, in order.
 mapfile -t commands < <(printf '%s\n' "${commands[@]}" | sed 's/[[:space:]]*$//' | awk 'NF && !seen[$0]++')
-((${#commands[@]} > 0)) || { echo "no cargo run command found in README.md" >&2; exit 1; }
+((${#commands[@]} > 0)) || { echo "no cargo run command found in README.md or toolkit/src/guide/" >&2; exit 1; }
 if [[ -n "${README_SKIP:-}" ]]; then
     for command in "${commands[@]}"; do
         [[ "$command" == *"$README_SKIP"* ]] && echo "skip $command (README_SKIP)"

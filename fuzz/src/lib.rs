@@ -1,5 +1,5 @@
 //! Fuzz targets for toolkit (run with `cargo +nightly fuzz run <target>` from the
-//! repository root; see README "Fuzzing"):
+//! repository root; see the guide's `contributing` chapter, "Fuzzing"):
 //!
 //! - [`dispatch`]: arbitrary names and argument text against the assistant's
 //!   tools, the conformance corpus and [`tricky`]'s tools;

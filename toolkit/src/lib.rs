@@ -39,8 +39,9 @@
 //! human decision: see [`approval`]).
 //!
 //! See [`macro@tool`] for the attribute reference, scopes and bindings, the
-//! `confirm` tier and the compile-time checks, and the README for how tools from
-//! several crates end up in one registry.
+//! `confirm` tier and the compile-time checks, and the [`guide`] for the rest, one
+//! chapter at a time: the registry and tools from several crates, schemas,
+//! views, approvals, MCP, routing and testing.
 //!
 //! # The vocabulary
 //!
@@ -78,6 +79,9 @@ mod dispatch;
 pub mod docs;
 mod echo;
 mod error;
+// The guide's chapters: documentation and doctests only, never compiled in a build.
+#[cfg(any(doc, doctest))]
+pub mod guide;
 #[cfg(feature = "inbox")]
 pub mod inbox;
 #[cfg(feature = "mcp")]

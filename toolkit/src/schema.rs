@@ -65,8 +65,8 @@ const STANDARD_FORMATS: &[&str] = &[
 /// expect: nested `$defs` move to the root, boolean definitions become objects,
 /// unused ones go, and a root `allOf` (or a one-branch `anyOf`, or a `$ref`) is
 /// merged into one root object where that keeps its meaning. What cannot be
-/// merged stays, and every dialect refuses it (README, "Schemas not written by
-/// schemars").
+/// merged stays, and every dialect refuses it (the guide's
+/// [schemas](crate::guide::schemas) chapter, "Schemas not written by schemars").
 #[must_use]
 pub fn clean(schema: Schema) -> Value {
     let mut value = clean_tree(schema, Nulls::DropFromOptional);
@@ -539,7 +539,7 @@ fn clean_node(node: &mut Map<String, Value>, nulls: Nulls) {
 /// (a limit, an id, a count), and stating them would cost about seven tokens on
 /// every such field of every request. A value past them is still refused by
 /// dispatch. A bound the field *means* is written with
-/// `#[schemars(range(..))]`, which is kept. (README, "Integer bounds".)
+/// `#[schemars(range(..))]`, which is kept. (Guide, `schemas`, "Integer bounds".)
 fn state_format(node: &mut Map<String, Value>, format: &str) {
     if let Some((_, words)) = FORMAT_DESCRIPTIONS.iter().find(|(name, _)| *name == format) {
         let said = format!("Format: {words}.");
@@ -1079,7 +1079,7 @@ mod tests {
     }
 
     /// Every integer width, as the model sees it: 8- and 16-bit bounds stated,
-    /// 32- and 64-bit ones not, a declared range kept (README, "Integer bounds").
+    /// 32- and 64-bit ones not, a declared range kept (guide, `schemas`, "Integer bounds").
     #[test]
     fn integer_widths_state_their_range_up_to_16_bits() {
         #[derive(schemars::JsonSchema)]

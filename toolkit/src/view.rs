@@ -435,8 +435,8 @@ impl<'r> ViewBuilder<'r> {
     }
 
     /// Names the view in the `tracing` span of every call through it (field
-    /// `view`): the client kind, the agent, the page. The README's "Observability"
-    /// lists the span's fields.
+    /// `view`): the client kind, the agent, the page. The guide's
+    /// [observability](crate::guide::observability) chapter lists the span's fields.
     pub fn label(mut self, label: impl Into<Cow<'static, str>>) -> Self {
         self.label = Some(label.into());
         self
@@ -894,8 +894,8 @@ impl<'r> View<'r> {
     /// approval, in this process or another, is refused. A denial returns
     /// [`ToolError::Denied`] with the human's message.
     ///
-    /// Like [`View::call`], it runs inside a `toolkit.call` span (see the README's
-    /// "Observability"), whose `resumed` field is `true`.
+    /// Like [`View::call`], it runs inside a `toolkit.call` span (see the guide's
+    /// [observability](crate::guide::observability) chapter), whose `resumed` field is `true`.
     pub async fn resume(&self, approval: &Approval, ctx: &Context) -> Response {
         self.resume_at(approval, ctx, None).await
     }

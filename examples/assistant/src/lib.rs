@@ -9,7 +9,7 @@
 //!   naming its deleted task; a deleted memory's links and the entities only it
 //!   mentioned disappear; `tests/cascades.rs` says what each delete reaches).
 //!   A tool that panics can't leave the stores half-written, so later calls
-//!   keep working (README, "Shared state in tools").
+//!   keep working (guide, `examples`, "Shared state in tools").
 //! - [`prompt`]: the system prompt template, with per-tool guidance from the
 //!   registry and sections only interactive channels get.
 //!

@@ -36,7 +36,7 @@ pub const DEMO_NOW: &str = "2025-01-06T09:00:00Z";
 /// half-written: every tool checks all of its input before its first write,
 /// and its writes cannot fail. Work under the lock is proportional to the data
 /// it touches: names are found through indexes, and queries are read before
-/// the lock is taken. README, "Shared state in tools", has the pattern.
+/// the lock is taken. The guide's `examples` chapter, "Shared state in tools", has the pattern.
 #[derive(Clone, Debug, Default)]
 pub struct AssistantState {
     inner: Arc<Mutex<Stores>>,
@@ -72,7 +72,7 @@ impl AssistantState {
     /// Locks the stores, whether or not an earlier call panicked while holding
     /// them.
     ///
-    /// This is the pattern for state shared between tool calls (README, "Shared
+    /// This is the pattern for state shared between tool calls (guide, `examples`, "Shared
     /// state in tools"). toolkit catches a tool's panic, so the process keeps
     /// serving; a `std::sync::Mutex` held during that panic is *poisoned*, and
     /// `lock().unwrap()` would then fail every later call. Taking the guard out

@@ -69,7 +69,7 @@ fn the_mcp_and_sqlite_integrations_leave_preserve_order_off() {
 }
 
 /// rig-core turns `preserve_order` on for everything in a build that uses the
-/// `rig` feature (README, "Schemas and provider dialects"); the renderings are the
+/// `rig` feature (guide, `schemas`); the renderings are the
 /// same bytes either way.
 #[test]
 fn the_rig_integration_turns_preserve_order_on_through_rig_core() {

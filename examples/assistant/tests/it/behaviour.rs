@@ -882,7 +882,7 @@ fn clones_of_the_state_share_one_store() {
 }
 
 /// The lenient renderings leave out `additionalProperties: false` and a lone
-/// `minimum: 0` (README, "Schemas and provider dialects"); dispatch checks the
+/// `minimum: 0` (guide, `schemas`); dispatch checks the
 /// canonical schema, so it refuses exactly what it refused with them.
 #[test]
 fn what_lenient_renderings_leave_out_dispatch_still_refuses() {

@@ -5,7 +5,7 @@
 //! - a call that fails leaves the stores exactly as they were;
 //! - whatever a dialect's rendered schema admits, the tool's typed parse accepts.
 //!
-//! The fuzz targets in `fuzz/` push the first two much further (README,
+//! The fuzz targets in `fuzz/` push the first two much further (guide, `contributing`,
 //! "Fuzzing"); these keep them true on every `cargo test`.
 
 use std::sync::{Arc, LazyLock};
@@ -726,7 +726,7 @@ static CASES: LazyLock<Vec<Case>> = LazyLock::new(|| {
             if dialect == Dialect::GeminiParameters {
                 // Gemini `parameters` has no `additionalProperties`, so it cannot
                 // say an object is closed; an extra member is refused with
-                // `unknown_field` (a documented limit of that dialect, README
+                // `unknown_field` (a documented limit of that dialect, guide
                 // "Schemas and provider dialects"). Generate none there.
                 close_objects(&mut schema);
             }
@@ -734,7 +734,7 @@ static CASES: LazyLock<Vec<Case>> = LazyLock::new(|| {
                 // Anthropic strict accepts no numeric bounds, so its schema
                 // admits `-1` where the tool takes a `u32`: the bound is said in
                 // the description instead ("Must be at least 0.") and dispatch
-                // refuses `-1` with `invalid_arguments` (README "Integer
+                // refuses `-1` with `invalid_arguments` (guide "Integer
                 // bounds", RELIABILITY.md). A bound in words is not one a
                 // validator reads, so generate what the canonical schema admits.
                 restore_minimums(&mut schema, tool.schema(), tool.schema());
@@ -746,7 +746,7 @@ static CASES: LazyLock<Vec<Case>> = LazyLock::new(|| {
                     | Dialect::AnthropicStrict
             ) {
                 // The lenient dialects leave out a lone `minimum: 0` and
-                // `additionalProperties: false` (README, "Schemas and provider
+                // `additionalProperties: false` (guide, "Schemas and provider
                 // dialects": they bind nothing a model plausibly sends), and
                 // dispatch refuses what they would have refused. Generate what the
                 // canonical schema admits there.
