@@ -1385,10 +1385,10 @@ async def fleet(replicas, balancer):
               f"{sum(first[r] == 'requester' for r in at_once)} of {len(at_once)} times at once; nothing ran",
               flush=True)
 
-    async def start_reports(prefix, count, seconds):
+    async def start_reports(prefix, count, seconds, started_elsewhere=0):
         """`count` tasks of `create_reports` created through the balancer (each on
         the replica HAProxy picks, which runs it); {reference: task id} once every
-        run has started (its row is written)."""
+        run has started (its row is written), and `started_elsewhere` more."""
         async def create(reference):
             created = await asyncio.to_thread(
                 task_client, lb, "call", "create_reports", json.dumps({"reference": reference, "seconds": seconds}))
@@ -1396,11 +1396,15 @@ async def fleet(replicas, balancer):
             return reference, created["taskId"]
 
         tasks = dict(await asyncio.gather(*(create(f"{prefix}{i}") for i in range(count))))
+        await reports_started(prefix, count + started_elsewhere)
+        return tasks
+
+    async def reports_started(prefix, count):
+        """Waits until `count` reports under `prefix` started (their rows written)."""
         started = time.monotonic()
         while len(reports(prefix)) < count:
             assert time.monotonic() - started < 20, f"{len(reports(prefix))} of {count} reports started"
             await asyncio.sleep(0.1)
-        return tasks
 
     async def fifty_ten_second_tasks_complete_once_each_through_a_kill():
         # 50 tasks of the 10 s `create_reports` through the balancer, run by the
@@ -1408,9 +1412,36 @@ async def fleet(replicas, balancer):
         # balancer, every task reaches `completed` (never another end), with one
         # result on every replica and one ledger row; the runs r2 held are taken
         # over after their lease by the replica a poll reached (attempt 2).
-        tasks = await start_reports("report-", 50, REPORT_SECONDS)
+        # Five of them asked by the official TypeScript client with ext-tasks, on
+        # r2 itself, then followed (polled by ext-tasks) through the balancer.
+        typescript = {}
+        for i in range(5):
+            reference = f"report-ts-{i}"
+            typescript[reference] = await asyncio.create_subprocess_exec(
+                NODE, TS_TASK_CLIENT, f"{r2.url}/mcp/internal", f"{lb}/mcp/internal", TOKEN,
+                "create_reports", json.dumps({"reference": reference, "seconds": REPORT_SECONDS}),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            )
+        try:
+            return await fifty_tasks(typescript)
+        finally:
+            for process in typescript.values():
+                if process.returncode is None:
+                    process.kill()
+                    await process.wait()
+
+    async def fifty_tasks(typescript):
+        ts_tasks = {}
+        for reference, process in typescript.items():
+            line = await asyncio.wait_for(process.stdout.readline(), 30)
+            assert line, f"task_client.mjs: {(await process.stderr.read()).decode().strip()}"
+            created = json.loads(line)
+            assert (created["event"], created["status"]) == ("created", "working"), created
+            ts_tasks[reference] = created["taskId"]
+        tasks = await start_reports("report-", 50 - len(ts_tasks), REPORT_SECONDS, started_elsewhere=len(ts_tasks))
+        tasks.update(ts_tasks)
         on_r2 = {reference for reference, row in reports("report-").items() if row[0] == "r2"}
-        assert on_r2, "no report ran on r2"
+        assert set(ts_tasks) <= on_r2, "the TypeScript client's reports did not run on r2"
         r2.kill()
         killed = time.monotonic()
         seen = {reference: [] for reference in tasks}
@@ -1453,9 +1484,21 @@ async def fleet(replicas, balancer):
                 again = await asyncio.to_thread(task_client, replica.url, "get", tasks[reference])
                 assert (again["status"], again["result"]) == ("completed", outcomes[reference]["result"]), \
                     (reference, replica.name, again)
+        # The TypeScript client followed its tasks through the kill to the same outcome.
+        for reference, process in typescript.items():
+            out, err = await asyncio.wait_for(process.communicate(), 60)
+            assert process.returncode == 0, err.decode().strip()
+            lines = [json.loads(line) for line in out.decode().splitlines()]
+            statuses = [line["status"] for line in lines if line["event"] == "task"]
+            assert statuses and set(statuses) <= {"working", "completed"} and statuses[-1] == "completed", lines
+            outcome = lines[-1]
+            assert (outcome["event"], outcome["status"]) == ("outcome", "completed"), outcome
+            assert outcome["result"]["structuredContent"] == outcomes[reference]["result"]["structuredContent"], \
+                (outcome, outcomes[reference])
         print(f"  50 tasks of {REPORT_SECONDS} s: {len(on_r2)} ran on r2 when it was killed, each taken over "
               f"(attempt 2) on {','.join(sorted({rows[r][0] for r in on_r2}))}; every task completed once, "
-              f"the last {took:.1f} s after the kill (lease {LEASE_SECONDS} s); {cut[0]} polls cut", flush=True)
+              f"the last {took:.1f} s after the kill (lease {LEASE_SECONDS} s); {cut[0]} polls cut; the TypeScript "
+              f"client followed its {len(typescript)} (asked on r2) to completed", flush=True)
 
     async def a_tasks_cancel_through_the_balancer_stops_its_run_on_any_replica():
         # Six tasks of a 120 s report through the balancer (on each replica);
