@@ -1909,8 +1909,10 @@ async def oauth_checks(issuer, resource, replicas, lb):
             for created in (transfer, report):
                 task_id = created["taskId"]
                 unknown = f"Mcp error: -32602: no task `{task_id}` here"
-                assert await task(f"{base}/mcp", narrow, "get", task_id) == (None, unknown)
-                assert await task(f"{base}/mcp", narrow, "update", task_id, "decline") == (None, unknown)
+                got = await task(f"{base}/mcp", narrow, "get", task_id)
+                assert got == (None, unknown), ("tasks/get", got)
+                answered = await task(f"{base}/mcp", narrow, "update", task_id, "decline")
+                assert answered == (None, unknown), ("tasks/update", answered)
                 # Answered as the cancel of a task that was never made; nothing withdrawn.
                 answer, error = await task(f"{base}/mcp", narrow, "cancel", task_id)
                 assert (answer, error and error.replace(task_id, "{id}")) == await never_made(task_id), \
