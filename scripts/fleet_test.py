@@ -10,6 +10,18 @@ checks count those rows. The policy of the example leaves transfers to someone
 other than the requester: an operator approves each in the inbox (its JSON API),
 and the client's "yes" then runs what the operator approved.
 
+The `auto` tool `create_notes` writes one row per call (`mcp_server_notes`), which
+the quota checks count; `create_reports` is only ever an MCP task, works for the
+seconds it is asked and keeps one row per task (`mcp_server_reports`: the replica
+and attempt holding it, when it started, stopped or was filed), which the long
+task checks count.
+
+After the checks of that fleet, a second one: OAUTH_REPLICAS replicas in OAuth
+mode on the same PostgreSQL, behind their own HAProxy (`haproxy_config` writes
+the base config with one `server` line per replica), taking tokens that npm
+`oauth2-mock-server` (scripts/oauth_mock_server.mjs) issues to its `fleet-*`
+clients: each client id is a user, the principal its quotas and tasks belong to.
+
 Each check prints `ok <name>` or `FAILED <name>: <why>`; the last line is
 `N passed, N failed`, and the exit status is 1 when anything failed.
 """
