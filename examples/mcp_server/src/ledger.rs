@@ -286,7 +286,9 @@ async fn ledger_query(
     tokio::time::timeout(WAIT, client.execute(statement, params))
         .await
         .map_err(|_| ToolError::failed("the ledger did not answer in time, try again"))?
-        .map_err(|error| ToolError::failed(format!("the ledger is unreachable, try again: {error}")))
+        .map_err(|error| {
+            ToolError::failed(format!("the ledger is unreachable, try again: {error}"))
+        })
 }
 
 /// Records when a report's run stopped before it was filed: its future dropped
