@@ -10,6 +10,18 @@ checks count those rows. The policy of the example leaves transfers to someone
 other than the requester: an operator approves each in the inbox (its JSON API),
 and the client's "yes" then runs what the operator approved.
 
+The `auto` tool `create_notes` writes one row per call (`mcp_server_notes`), which
+the quota checks count; `create_reports` is only ever an MCP task, works for the
+seconds it is asked and keeps one row per task (`mcp_server_reports`: the replica
+and attempt holding it, when it started, stopped or was filed), which the long
+task checks count.
+
+After the checks of that fleet, a second one: OAUTH_REPLICAS replicas in OAuth
+mode on the same PostgreSQL, behind their own HAProxy (`haproxy_config` writes
+the base config with one `server` line per replica), taking tokens that npm
+`oauth2-mock-server` (scripts/oauth_mock_server.mjs) issues to its `fleet-*`
+clients: each client id is a user, the principal its quotas and tasks belong to.
+
 Each check prints `ok <name>` or `FAILED <name>: <why>`; the last line is
 `N passed, N failed`, and the exit status is 1 when anything failed.
 """
@@ -17,6 +29,7 @@ Each check prints `ok <name>` or `FAILED <name>: <why>`; the last line is
 import asyncio
 import ctypes
 import json
+import math
 import os
 import random
 import signal
@@ -49,6 +62,9 @@ TS_TASK_CLIENT = os.environ["FLEET_TS_TASK_CLIENT"]
 # Only the checks named here (comma-separated), when set: a quicker run while
 # working on one of them. CI runs them all.
 ONLY = {name for name in os.environ.get("FLEET_CHECKS", "").split(",") if name}
+# npm `oauth2-mock-server` (scripts/oauth_mock_server.mjs, beside its node_modules):
+# the authorization server of the second fleet, whose replicas run in OAuth mode.
+OAUTH_MOCK = os.environ["FLEET_OAUTH_MOCK"]
 
 TOKEN = "fleet-internal-token"
 INBOX_TOKEN = "fleet-inbox-token"
@@ -70,6 +86,22 @@ DEADLINE = 150
 NOTE_QUOTA = 20
 # The static tokens: each names a client kind, the kind is the caller's principal.
 TOKENS = {"internal": TOKEN, "copilot": "fleet-copilot-token", "external": "fleet-external-token"}
+# The OAuth fleet: four replicas, each principal's quota of `create_notes` a
+# short one that refills within the check (a count per second: the finest unit).
+OAUTH_REPLICAS = 4
+OAUTH_NOTE_QUOTA = 5
+# The report tool's run (`create_reports`, only ever a task): long enough that a
+# kill lands mid-run, short enough for CI.
+REPORT_SECONDS = 10
+# The bound a cancellation meets: the run reads it every second (a third of the
+# lease, if shorter), plus one store round trip; stated with room for this
+# shared, loaded machine.
+CANCEL_BOUND = 3.0
+# The checks run on the OAuth fleet (started after the others, when one is asked).
+OAUTH_CHECKS = {
+    "four_principals_quotas_hold_on_four_oauth_replicas_through_reauthentication_and_a_kill",
+    "a_narrower_token_of_the_same_user_reaches_none_of_its_calls_on_the_fleet",
+}
 
 results = []
 
@@ -124,11 +156,16 @@ def stop(process):
 class Replica:
     """One `mcp_server http --approvals-db postgres://...` process."""
 
-    def __init__(self, name):
+    def __init__(self, name, quotas=f"create_notes={NOTE_QUOTA}/h", oauth=None):
+        """`oauth`: (issuer, resource) for a replica in OAuth mode (one `/mcp`
+        endpoint taking the issuer's tokens for `resource`), else the static
+        tokens of each client kind."""
         self.name = name
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = None
+        self.quotas = quotas
+        self.oauth = oauth
         self.log = open(os.path.join(PG_DIR, f"{name}.log"), "ab")
 
     def start(self, key=KEY, previous="", clock=None):
@@ -145,14 +182,15 @@ class Replica:
             MCP_TOKEN_INTERNAL=TOKEN,
             MCP_TOKEN_COPILOT=TOKENS["copilot"],
             MCP_TOKEN_EXTERNAL=TOKENS["external"],
-            MCP_QUOTAS=f"create_notes={NOTE_QUOTA}/h",
+            MCP_QUOTAS=self.quotas,
             MCP_INBOX_TOKEN=INBOX_TOKEN,
             # Behind HAProxy every client comes from its address (and wrk's
             # 64 connections go to one replica): the share per peer is lifted.
             MCP_CONNECTIONS_PER_PEER="100000",
         )
+        mode = ["--oauth-issuer", self.oauth[0], "--resource", self.oauth[1]] if self.oauth else []
         self.process = subprocess.Popen(
-            [SERVER, "http", "--addr", f"127.0.0.1:{self.port}", "--approvals-db", PG_URL],
+            [SERVER, "http", "--addr", f"127.0.0.1:{self.port}", "--approvals-db", PG_URL, *mode],
             env=env, stdout=subprocess.PIPE, stderr=self.log, preexec_fn=dies_with_this_script,
         )
         line = self.process.stdout.readline().decode()
@@ -202,19 +240,34 @@ class Replica:
             stop(self.process)
 
 
+def haproxy_config(replicas, name):
+    """examples/mcp_server/fleet/haproxy.cfg for any number of replicas: a copy
+    (in the cluster's directory) whose `server` lines are one per replica, each
+    named as the replica and reading its address from FLEET_<NAME>."""
+    with open(HAPROXY_CFG) as base:
+        lines = [line for line in base.read().splitlines() if not line.lstrip().startswith("server ")]
+    lines += [f'    server {replica.name} "${{FLEET_{replica.name.upper()}}}"' for replica in replicas]
+    path = os.path.join(PG_DIR, f"haproxy-{name}.cfg")
+    with open(path, "w") as config:
+        config.write("\n".join(lines) + "\n")
+    return path
+
+
 class Balancer:
-    def __init__(self, replicas):
-        self.port = free_port()
+    def __init__(self, replicas, name="fleet", port=None):
+        """HAProxy round robin over `replicas`, on `port` (a free one if None)."""
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = dict(os.environ, FLEET_BIND=f"127.0.0.1:{self.port}")
-        for index, replica in enumerate(replicas, 1):
-            env[f"FLEET_R{index}"] = f"127.0.0.1:{replica.port}"
-        check = subprocess.run([HAPROXY, "-c", "-q", "-f", HAPROXY_CFG], env=env, capture_output=True, text=True)
+        for replica in replicas:
+            env[f"FLEET_{replica.name.upper()}"] = f"127.0.0.1:{replica.port}"
+        config = haproxy_config(replicas, name)
+        check = subprocess.run([HAPROXY, "-c", "-q", "-f", config], env=env, capture_output=True, text=True)
         if check.returncode != 0:
             raise RuntimeError(f"haproxy refused its config: {check.stderr}")
         self.process = subprocess.Popen(
-            [HAPROXY, "-f", HAPROXY_CFG, "-db"], env=env,
-            stdout=subprocess.DEVNULL, stderr=open(os.path.join(PG_DIR, "haproxy.log"), "ab"),
+            [HAPROXY, "-f", config, "-db"], env=env,
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(PG_DIR, f"haproxy-{name}.log"), "ab"),
             preexec_fn=dies_with_this_script,
         )
         for _ in range(100):
@@ -467,6 +520,37 @@ def assert_once(prefix, states, outcomes, reruns_allowed=0):
     return reruns
 
 
+def reports(prefix):
+    """{reference: (replica, attempt, attempts, started, stopped, finished)} of the
+    reports filed under `prefix` (times as seconds since the epoch, or None)."""
+    found = {}
+    for line in psql(
+        "SELECT reference, replica, attempt, attempts, extract(epoch FROM started_at), "
+        "coalesce(extract(epoch FROM stopped_at)::text, ''), coalesce(extract(epoch FROM finished_at)::text, '') "
+        f"FROM mcp_server_reports WHERE reference LIKE '{prefix}%'"
+    ).splitlines():
+        reference, replica, attempt, attempts, started, stopped, finished = line.split("|")
+        found[reference] = (replica, int(attempt), int(attempts), float(started),
+                            float(stopped) if stopped else None, float(finished) if finished else None)
+    return found
+
+
+def task_request(url, token, *args):
+    """One request of rmcp's client with the tasks extension to the MCP endpoint
+    `url`: (its answer's JSON, None), or (None, the error it printed)."""
+    out = subprocess.run([TASK_CLIENT, url, token, *args], capture_output=True, text=True, timeout=30)
+    if out.returncode != 0:
+        return None, out.stderr.strip().removeprefix("mcp_task_client: ")
+    return json.loads(out.stdout), None
+
+
+def task_client(base, *args):
+    """One request of rmcp's client, on the `internal` endpoint of `base`; its answer."""
+    answer, error = task_request(f"{base}/mcp/internal", TOKEN, *args)
+    assert error is None, f"mcp_task_client {args[0]}: {error}"
+    return answer
+
+
 def percentile(values, fraction):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -561,6 +645,8 @@ async def check(name, body):
         while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
             error = error.exceptions[0]
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
+        if os.environ.get("FLEET_TRACE") == "1":
+            traceback.print_exception(error)
         results.append((name, detail))
         print(f"FAILED {name}: {detail}", flush=True)
     else:
@@ -575,12 +661,17 @@ async def main():
         for replica in replicas:
             replica.start()
         balancer = Balancer(replicas)
-        return await fleet(replicas, balancer)
+        await fleet(replicas, balancer)
     finally:
         if balancer:
             balancer.stop()
         for replica in replicas:
             replica.stop()
+    if not ONLY or ONLY & OAUTH_CHECKS:
+        await oauth_fleet()
+    failed = sum(1 for _, detail in results if detail is not None)
+    print(f"fleet: {len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
 
 
 async def fleet(replicas, balancer):
@@ -1230,12 +1321,225 @@ async def fleet(replicas, balancer):
             assert late.meta["toolkit/error"]["kind"] == "already_ran", (action, late.meta)
         assert psql("SELECT count(*), sum(attempts) FROM mcp_server_transfers WHERE reference = 'late-1'") == "1|1"
 
-    def task_client(base, *args):
-        """One request of rmcp's client with the tasks extension; its answer."""
-        out = subprocess.run([TASK_CLIENT, f"{base}/mcp/internal", TOKEN, *args],
-                             capture_output=True, text=True, timeout=30)
-        assert out.returncode == 0, f"mcp_task_client {args[0]}: {out.stderr.strip()}"
-        return json.loads(out.stdout)
+
+    async def the_requesters_tasks_decline_and_the_operators_yes_at_once_run_nothing():
+        # With MCP Tasks the requester's "no" may also be its answer to the task's
+        # input request (`tasks/update`, `approval: decline`): on r2, while the
+        # operator approves in r1's inbox; the requester first, the operator
+        # first, and six tasks both at once. Nothing runs, not even by a runner
+        # past its grace, and every door reports the one verdict: `tasks/get` on
+        # every replica, the inbox JSON of every replica, the ledger.
+        declined = "a human denied this call: the user declined the call"
+        at_once = [f"decline-task-{i}" for i in range(6)]
+        references = ["decline-task-declined-first", "decline-task-approved-first", *at_once]
+        tasks = {}
+        for reference in references:
+            created = await asyncio.to_thread(
+                task_client, r1.url, "call", "create_transfers", json.dumps(arguments(reference)))
+            assert created["status"] == "input_required", created
+            tasks[reference] = created["taskId"]
+        pendings, csrf = await pending_in_inbox(r1.url, references)
+        async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
+            async def approve(reference):
+                answer = await http.post(
+                    f"{r1.url}/approvals/api/decide", headers={"x-csrf-token": csrf},
+                    json={"pending": pendings[reference], "decision": "approve"},
+                )
+                return reference, answer.status_code, answer.json()
+
+            async def decline(reference):
+                answered = await asyncio.to_thread(task_client, r2.url, "update", tasks[reference], "decline")
+                assert answered == {}, (reference, answered)
+
+            async def approve_after(reference, pause):
+                # The decline spawns a client that connects first: the operator's
+                # POST waits a little, a different while for each task, so that
+                # either lands first.
+                await asyncio.sleep(pause)
+                return await approve(reference)
+
+            await decline("decline-task-declined-first")
+            approvals = [await approve("decline-task-declined-first"), await approve("decline-task-approved-first")]
+            await decline("decline-task-approved-first")
+            pauses = [0.3 * i / (len(at_once) - 1) for i in range(len(at_once))]
+            answers = await asyncio.gather(*(call for reference, pause in zip(at_once, pauses)
+                                             for call in (approve_after(reference, pause), decline(reference))))
+            approvals.extend(answer for answer in answers if answer is not None)
+        first = {}
+        for reference, status, body in approvals:
+            if status == 409:
+                assert body["error"]["kind"] == "already_decided", body
+                assert body["error"]["message"].startswith(
+                    "another approver was first: the requester decided it (denied) at "), body
+                first[reference] = "requester"
+            else:
+                assert status == 200 and body["approval"]["verdict"] == "approved", (status, body)
+                first[reference] = "operator"
+        assert (first["decline-task-declined-first"], first["decline-task-approved-first"]) == \
+            ("requester", "operator"), first
+        age_decisions('%"decline-task-%')
+        await asyncio.sleep(4)  # two passes of every replica's runner
+        for reference, task_id in tasks.items():
+            for replica in (r1, r2, r3):
+                got = await asyncio.to_thread(task_client, replica.url, "get", task_id)
+                assert (got["status"], got.get("statusMessage")) == ("failed", declined), \
+                    (reference, first[reference], replica.name, got)
+                door = await inbox_decision(replica.url, pendings[reference])
+                if first[reference] == "requester":
+                    assert door == ("denied", "the requester", None), (reference, replica.name, door)
+                else:
+                    verdict, decided_by, run = door
+                    assert (verdict, decided_by) == ("approved", "local|operator"), (reference, door)
+                    assert run["done"] and run["outcome"] == {
+                        "status": "failed", "kind": "denied", "message": declined}, (reference, door)
+        assert psql("SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'decline-task-%'") == "0"
+        print(f"  tasks/update decline: the requester's no recorded first "
+              f"{sum(first[r] == 'requester' for r in at_once)} of {len(at_once)} times at once; nothing ran",
+              flush=True)
+
+    async def start_reports(prefix, count, seconds, started_elsewhere=0):
+        """`count` tasks of `create_reports` created through the balancer (each on
+        the replica HAProxy picks, which runs it); {reference: task id} once every
+        run has started (its row is written), and `started_elsewhere` more."""
+        async def create(reference):
+            created = await asyncio.to_thread(
+                task_client, lb, "call", "create_reports", json.dumps({"reference": reference, "seconds": seconds}))
+            assert (created["resultType"], created["status"]) == ("task", "working"), created
+            return reference, created["taskId"]
+
+        tasks = dict(await asyncio.gather(*(create(f"{prefix}{i}") for i in range(count))))
+        await reports_started(prefix, count + started_elsewhere)
+        return tasks
+
+    async def reports_started(prefix, count):
+        """Waits until `count` reports under `prefix` started (their rows written)."""
+        started = time.monotonic()
+        while len(reports(prefix)) < count:
+            assert time.monotonic() - started < 20, f"{len(reports(prefix))} of {count} reports started"
+            await asyncio.sleep(0.1)
+
+    async def fifty_ten_second_tasks_complete_once_each_through_a_kill():
+        # 50 tasks of the 10 s `create_reports` through the balancer, run by the
+        # three replicas; r2 is killed with SIGKILL mid-run. Polled through the
+        # balancer, every task reaches `completed` (never another end), with one
+        # result on every replica and one ledger row; the runs r2 held are taken
+        # over after their lease by the replica a poll reached (attempt 2).
+        # Five of them asked by the official TypeScript client with ext-tasks, on
+        # r2 itself, then followed (polled by ext-tasks) through the balancer.
+        typescript = {}
+        for i in range(5):
+            reference = f"report-ts-{i}"
+            typescript[reference] = await asyncio.create_subprocess_exec(
+                NODE, TS_TASK_CLIENT, f"{r2.url}/mcp/internal", f"{lb}/mcp/internal", TOKEN,
+                "create_reports", json.dumps({"reference": reference, "seconds": REPORT_SECONDS}),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            )
+        try:
+            return await fifty_tasks(typescript)
+        finally:
+            for process in typescript.values():
+                if process.returncode is None:
+                    process.kill()
+                    await process.wait()
+
+    async def fifty_tasks(typescript):
+        ts_tasks = {}
+        for reference, process in typescript.items():
+            line = await asyncio.wait_for(process.stdout.readline(), 30)
+            assert line, f"task_client.mjs: {(await process.stderr.read()).decode().strip()}"
+            created = json.loads(line)
+            assert (created["event"], created["status"]) == ("created", "working"), created
+            ts_tasks[reference] = created["taskId"]
+        tasks = await start_reports("report-", 50 - len(ts_tasks), REPORT_SECONDS, started_elsewhere=len(ts_tasks))
+        tasks.update(ts_tasks)
+        on_r2 = {reference for reference, row in reports("report-").items() if row[0] == "r2"}
+        assert set(ts_tasks) <= on_r2, "the TypeScript client's reports did not run on r2"
+        r2.kill()
+        killed = time.monotonic()
+        seen = {reference: [] for reference in tasks}
+        outcomes, cut = {}, [0]
+
+        async def poll(reference):
+            while True:
+                got, error = await asyncio.to_thread(task_request, f"{lb}/mcp/internal", TOKEN, "get", tasks[reference])
+                if error is not None:
+                    # r2's requests before HAProxy marked it down: cut, retried.
+                    cut[0] += 1
+                else:
+                    if not seen[reference] or seen[reference][-1] != got["status"]:
+                        seen[reference].append(got["status"])
+                    if got["status"] != "working":
+                        outcomes[reference] = got
+                        return
+                assert time.monotonic() - killed < 90, f"{reference} still {seen[reference]}: {error}"
+                await asyncio.sleep(1)
+
+        await asyncio.gather(*(poll(reference) for reference in tasks))
+        took = time.monotonic() - killed
+        r2.start()
+        for reference, got in outcomes.items():
+            assert seen[reference] in (["working", "completed"], ["completed"]), (reference, seen[reference], got)
+            assert got["result"]["isError"] is False, got
+            assert got["result"]["structuredContent"] == {"filed": reference, "seconds": REPORT_SECONDS}, got
+        rows = reports("report-")
+        assert sorted(rows) == sorted(tasks), f"{len(rows)} rows for {len(tasks)} tasks"
+        assert all(row[5] is not None and row[4] is None for row in rows.values()), "a report was not filed"
+        taken_over = {reference for reference, row in rows.items() if row[2] > 1}
+        # Exactly r2's runs ran twice, each taken over once, elsewhere.
+        assert taken_over == on_r2, (sorted(on_r2), sorted(taken_over))
+        assert all(rows[reference][0] != "r2" and rows[reference][1:3] == (2, 2) for reference in on_r2), \
+            {reference: rows[reference] for reference in on_r2}
+        # The same one outcome on every replica (r2 back), for the taken-over
+        # tasks and a few others.
+        for reference in sorted(on_r2) + sorted(set(tasks) - on_r2)[:3]:
+            for replica in (r1, r2, r3):
+                again = await asyncio.to_thread(task_client, replica.url, "get", tasks[reference])
+                assert (again["status"], again["result"]) == ("completed", outcomes[reference]["result"]), \
+                    (reference, replica.name, again)
+        # The TypeScript client followed its tasks through the kill to the same outcome.
+        for reference, process in typescript.items():
+            out, err = await asyncio.wait_for(process.communicate(), 60)
+            assert process.returncode == 0, err.decode().strip()
+            lines = [json.loads(line) for line in out.decode().splitlines()]
+            statuses = [line["status"] for line in lines if line["event"] == "task"]
+            assert statuses and set(statuses) <= {"working", "completed"} and statuses[-1] == "completed", lines
+            outcome = lines[-1]
+            assert (outcome["event"], outcome["status"]) == ("outcome", "completed"), outcome
+            assert outcome["result"]["structuredContent"] == outcomes[reference]["result"]["structuredContent"], \
+                (outcome, outcomes[reference])
+        print(f"  50 tasks of {REPORT_SECONDS} s: {len(on_r2)} ran on r2 when it was killed, each taken over "
+              f"(attempt 2) on {','.join(sorted({rows[r][0] for r in on_r2}))}; every task completed once, "
+              f"the last {took:.1f} s after the kill (lease {LEASE_SECONDS} s); {cut[0]} polls cut; the TypeScript "
+              f"client followed its {len(typescript)} (asked on r2) to completed", flush=True)
+
+    async def a_tasks_cancel_through_the_balancer_stops_its_run_on_any_replica():
+        # Six tasks of a 120 s report through the balancer (on each replica);
+        # `tasks/cancel` of each through the balancer, wherever it lands, stops
+        # the run on the replica holding it: the tool's future is dropped where
+        # it waits, and the ledger row says when (the database's clock).
+        tasks = await start_reports("cancel-", 6, 120)
+        ran_on = {row[0] for row in reports("cancel-").values()}
+        sent = {}
+        for reference, task_id in tasks.items():
+            sent[reference] = time.time()
+            answered = await asyncio.to_thread(task_client, lb, "cancel", task_id)
+            assert answered == {}, answered
+        started = time.monotonic()
+        while any(row[4] is None for row in reports("cancel-").values()):
+            assert time.monotonic() - started < 30, reports("cancel-")
+            await asyncio.sleep(0.1)
+        rows = reports("cancel-")
+        took = {reference: rows[reference][4] - sent[reference] for reference in tasks}
+        assert all(row[5] is None and row[2] == 1 for row in rows.values()), rows
+        for reference, task_id in tasks.items():
+            for replica in (r1, r2, r3):
+                got = await asyncio.to_thread(task_client, replica.url, "get", task_id)
+                assert got["status"] == "cancelled", (reference, replica.name, got)
+        slowest = max(took.values())
+        assert slowest < CANCEL_BOUND, f"a run stopped {slowest:.2f} s after its cancel: {took}"
+        print(f"  cancel through the balancer: runs on {','.join(sorted(ran_on))} stopped "
+              f"{percentile(list(took.values()), 0.5):.2f} s (median), {slowest:.2f} s (slowest) after "
+              f"tasks/cancel was sent (bound {CANCEL_BOUND} s: a read every second + a round trip)", flush=True)
 
     async def poll_task(task_id, until, timeout=20):
         """tasks/get through the balancer (each poll on the next replica) until
@@ -1384,7 +1688,10 @@ async def fleet(replicas, balancer):
         a_principals_quota_holds_across_the_fleet_through_reconnects_and_a_kill,
         the_operators_yes_and_the_requesters_no_at_once_on_two_replicas_run_nothing,
         a_tasks_withdrawal_and_the_operators_yes_at_once_run_nothing,
+        the_requesters_tasks_decline_and_the_operators_yes_at_once_run_nothing,
         a_call_a_runner_ran_is_reported_as_ran_to_a_late_requester,
+        fifty_ten_second_tasks_complete_once_each_through_a_kill,
+        a_tasks_cancel_through_the_balancer_stops_its_run_on_any_replica,
         a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
     ]:
         if not ONLY or body.__name__ in ONLY:
@@ -1395,9 +1702,257 @@ async def fleet(replicas, balancer):
         r3.start()
         await check("bench", lambda: bench(lb, r1.url))
 
-    failed = sum(1 for _, detail in results if detail is not None)
-    print(f"fleet: {len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+
+
+class Issuer:
+    """npm `oauth2-mock-server` (scripts/oauth_mock_server.mjs): client-credentials
+    tokens whose `sub` is the client id, `aud` the `resource` asked for, and the
+    scopes asked for that the mock's policy grants that client."""
+
+    def __init__(self):
+        self.process = subprocess.Popen(
+            [NODE, OAUTH_MOCK], stdout=subprocess.PIPE,
+            stderr=open(os.path.join(PG_DIR, "oauth-mock.log"), "ab"), preexec_fn=dies_with_this_script,
+        )
+        line = self.process.stdout.readline().decode()
+        if not line.startswith("issuer "):
+            stop(self.process)
+            raise RuntimeError(f"oauth2-mock-server did not start: {line!r}")
+        self.url = line.split()[1]
+
+    async def token(self, client_id, scope, resource, unlike=None):
+        """A new access token of `client_id` for `resource`; one other than
+        `unlike` (the mock signs the same claims in the same second alike)."""
+        async with http_client(timeout=30) as http:
+            while True:
+                answer = await http.post(f"{self.url}/token", data={
+                    "grant_type": "client_credentials", "client_id": client_id,
+                    "scope": scope, "resource": resource,
+                })
+                assert answer.status_code == 200, answer.text
+                token = answer.json()["access_token"]
+                if token != unlike:
+                    return token
+                await asyncio.sleep(0.2)
+
+    def stop(self):
+        stop(self.process)
+
+
+def oauth_client(base, token):
+    """The Python SDK on the OAuth mode's one endpoint, `/mcp`, with `token`."""
+    http = http_client(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    transport = streamable_http_client(f"{base}/mcp", http_client=http)
+    return Client(transport, mode="2026-07-28", cache=None, elicitation_callback=never_asked)
+
+
+async def oauth_fleet():
+    """The second fleet: OAUTH_REPLICAS replicas in OAuth mode on the same
+    PostgreSQL, behind their own HAProxy, every token for the balancer's URL."""
+    issuer = Issuer()
+    port = free_port()
+    resource = f"http://127.0.0.1:{port}/mcp"
+    quotas = f"create_notes={OAUTH_NOTE_QUOTA}/s"
+    replicas = [Replica(f"o{i}", quotas=quotas, oauth=(issuer.url, resource)) for i in range(1, OAUTH_REPLICAS + 1)]
+    balancer = None
+    try:
+        for replica in replicas:
+            replica.start()
+        balancer = Balancer(replicas, name="oauth", port=port)
+        await oauth_checks(issuer, resource, replicas, balancer.url)
+    finally:
+        if balancer:
+            balancer.stop()
+        for replica in replicas:
+            replica.stop()
+        issuer.stop()
+
+
+async def oauth_checks(issuer, resource, replicas, lb):
+    o1, o2, o3, o4 = replicas
+
+    async def four_principals_quotas_hold_on_four_oauth_replicas_through_reauthentication_and_a_kill():
+        # 32 callers as four users (the mock's client-credentials tokens: the
+        # principal is the issuer and the subject), 8 each, hammering the `auto`
+        # tool `create_notes` through the balancer for a few seconds, under a quota
+        # of OAUTH_NOTE_QUOTA a second each. Ada's callers sign in again (a new
+        # token, the same subject) for every session of 5 calls; o2 is killed
+        # with SIGKILL mid-run. Each call is `ok` (one row), `refused` (the
+        # quota's answer: isError and `_meta.retryAfterMs`, no row) or `cut`.
+        users = ["fleet-ada", "fleet-bob", "fleet-cyd", "fleet-dan"]
+        reauthenticates = "fleet-ada"
+        callers_each, run_for = 8, 6.0
+        refusal = f"`create_notes` may be called {OAUTH_NOTE_QUOTA} times a second by each caller; try again in "
+        seen = {user: {"ok": [], "refused": [], "cut": []} for user in users}
+        tokens = {user: {await issuer.token(user, "mcp internal", resource)} for user in users}
+        signins, killed = [0], []
+
+        async def call(mcp, reference):
+            try:
+                result = await mcp.call_tool("create_notes", {"reference": reference})
+            except Exception:  # noqa: BLE001 - a cut connection, a 502
+                return "cut"
+            if not result.is_error:
+                assert result.structured_content == {"recorded": reference}, result
+                return "ok"
+            said, meta = text(result), result.meta or {}
+            if said.startswith(refusal):
+                assert isinstance(meta.get("retryAfterMs"), int) and meta["retryAfterMs"] > 0, meta
+                return "refused"
+            assert "try again" in said, f"{reference}: {said}"
+            return "cut"
+
+        async def caller(user, index):
+            calls, token = 0, next(iter(tokens[user]))
+            while time.monotonic() < end:
+                in_flight = None
+                if user == reauthenticates:
+                    token = await issuer.token(user, "mcp internal", resource, unlike=token)
+                    tokens[user].add(token)
+                    signins[0] += 1
+                try:
+                    async with oauth_client(lb, token) as mcp:
+                        for _ in range(5 if user == reauthenticates else 1_000_000):
+                            if time.monotonic() >= end:
+                                break
+                            in_flight = f"oquota-{user}-{index}-{calls}"
+                            calls += 1
+                            outcome = await call(mcp, in_flight)
+                            seen[user][outcome].append(in_flight)
+                            in_flight = None
+                            if outcome == "cut":
+                                break
+                except Exception as error:  # noqa: BLE001 - the session itself was cut
+                    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+                        error = error.exceptions[0]
+                    if isinstance(error, AssertionError):
+                        raise error from None
+                    if in_flight:
+                        seen[user]["cut"].append(in_flight)
+                    await asyncio.sleep(RETRY_PAUSE)
+
+        async def kill_o2():
+            await asyncio.sleep(run_for / 3)
+            o2.kill()
+            killed.append(time.monotonic() - started)
+
+        started = time.monotonic()
+        end = started + run_for
+        try:
+            await asyncio.gather(kill_o2(), *(caller(user, i) for user in users for i in range(callers_each)))
+        finally:
+            if o2.process.poll() is not None:
+                o2.start()
+        window = time.monotonic() - started
+        rows = {}
+        for line in psql("SELECT reference, count(*) FROM mcp_server_notes "
+                         "WHERE reference LIKE 'oquota-%' GROUP BY reference").splitlines():
+            reference, count = line.split("|")
+            rows[reference] = int(count)
+        # GCRA's allowance over the window: the burst, then one call every
+        # 1/OAUTH_NOTE_QUOTA s. The window here is wider than the checks' span
+        # (taken before the first call was sent and after the last answer).
+        allowance = OAUTH_NOTE_QUOTA + math.ceil(window * OAUTH_NOTE_QUOTA)
+        summary = []
+        for user, outcomes in seen.items():
+            ok, refused, cut = outcomes["ok"], outcomes["refused"], outcomes["cut"]
+            written = sum(count for reference, count in rows.items() if reference.startswith(f"oquota-{user}-"))
+            assert written <= allowance, f"{user}: {written} rows in {window:.1f} s, the quota allows {allowance}"
+            assert all(rows.get(reference) == 1 for reference in ok), (user, ok)
+            assert not any(reference in rows for reference in refused), (user, refused)
+            assert refused, f"{user}: nothing was refused"
+            assert len(ok) + len(cut) >= OAUTH_NOTE_QUOTA, (user, len(ok), len(cut))
+            summary.append(f"{user.removeprefix('fleet-')} {len(ok)} ok/{len(refused)} refused/{len(cut)} cut, "
+                           f"{written} rows ({written / allowance:.2f} of it)")
+        # Every session of hers began with a new token (another than her last).
+        assert signins[0] > callers_each and len(tokens[reauthenticates]) > 1, "ada never signed in again"
+        assert killed, "o2 was never killed"
+        served = psql("SELECT string_agg(DISTINCT replica, ',' ORDER BY replica) FROM mcp_server_notes "
+                      "WHERE reference LIKE 'oquota-%'")
+        print(f"  OAuth fleet, quota {OAUTH_NOTE_QUOTA}/s: {sum(len(v) for o in seen.values() for v in o.values())} "
+              f"calls by 32 callers as 4 users in {window:.1f} s (allowance {allowance} each), o2 killed at "
+              f"{killed[0]:.1f} s, ada signed in {signins[0]} times ({len(tokens[reauthenticates])} distinct tokens): {'; '.join(summary)}; "
+              f"rows written on {served}", flush=True)
+
+    async def a_narrower_token_of_the_same_user_reaches_none_of_its_calls_on_the_fleet():
+        # Ada's token with `mcp internal` asks, on o1: a transfer task waiting for
+        # an approver, a running report task, and a transfer over elicitation
+        # (its request state). Her token with `mcp` alone, on every other replica
+        # and through the balancer, lists no tool, reads, answers and withdraws
+        # none of them, and records no decision; her full token still finds each
+        # as it was.
+        full = await issuer.token("fleet-ada", "mcp internal", resource)
+        narrow = await issuer.token("fleet-ada", "mcp", resource)
+
+        async def task(url, token, *args):
+            return await asyncio.to_thread(task_request, url, token, *args)
+
+        transfer, error = await task(f"{o1.url}/mcp", full, "call", "create_transfers",
+                                     json.dumps(arguments("narrow-1")))
+        assert error is None and transfer["status"] == "input_required", (transfer, error)
+        report, error = await task(f"{o1.url}/mcp", full, "call", "create_reports",
+                                   json.dumps({"reference": "narrow-report", "seconds": 120}))
+        assert error is None and report["status"] == "working", (report, error)
+        async with oauth_client(o1.url, full) as mcp:
+            await mcp.list_tools()
+            state = await ask(mcp, "narrow-2")
+        # A cancel of a task that was never made, for comparison, of each kind of
+        # id (an approval's and a run's), with the id as `{id}`: an approval's is
+        # acknowledged, a run's is not found.
+        async def never_made(task_id):
+            kind = task_id.split("_")[0]
+            never = f"{kind}_{'0' * (len(task_id) - len(kind) - 1)}"
+            answer, error = await task(f"{lb}/mcp", narrow, "cancel", never)
+            return answer, error and error.replace(never, "{id}")
+
+        assert await never_made(transfer["taskId"]) == ({}, None)
+        assert await never_made(report["taskId"]) == (None, "Mcp error: -32602: no task `{id}` here")
+        tried = 0
+        for base in (o2.url, o3.url, o4.url, lb):
+            async with oauth_client(base, narrow) as mcp:
+                assert (await mcp.list_tools()).tools == [], "a token with `mcp` alone lists no tool"
+                answer = await mcp.call_tool(
+                    "create_transfers", arguments("narrow-2"),
+                    input_responses={"approval": types.ElicitResult(action="decline")},
+                    request_state=state,
+                )
+                # Its view has no such tool: nothing is looked up, nothing recorded.
+                assert (answer.is_error, text(answer)) == (True, "unknown tool `create_transfers`"), answer
+            for created in (transfer, report):
+                task_id = created["taskId"]
+                unknown = f"Mcp error: -32602: no task `{task_id}` here"
+                got = await task(f"{base}/mcp", narrow, "get", task_id)
+                assert got == (None, unknown), ("tasks/get", got)
+                answered = await task(f"{base}/mcp", narrow, "update", task_id, "decline")
+                assert answered == (None, unknown), ("tasks/update", answered)
+                # Answered as the cancel of a task that was never made; nothing withdrawn.
+                answer, error = await task(f"{base}/mcp", narrow, "cancel", task_id)
+                assert (answer, error and error.replace(task_id, "{id}")) == await never_made(task_id), \
+                    (answer, error)
+                tried += 3
+        await asyncio.sleep(1.5)  # past a running task's read of its cancellation
+        for base in (o1.url, o2.url, o3.url, o4.url):
+            got, _ = await task(f"{base}/mcp", full, "get", transfer["taskId"])
+            assert got["status"] == "input_required", got
+            got, _ = await task(f"{base}/mcp", full, "get", report["taskId"])
+            assert got["status"] == "working", got
+        decided = psql("SELECT count(*) FROM toolkit_approval_decisions WHERE call_id IN "
+                       "(SELECT call_id FROM toolkit_pending_approvals WHERE arguments LIKE '%\"narrow-%')")
+        assert decided == "0", f"{decided} decisions recorded"
+        assert reports("narrow-report")["narrow-report"][4] is None, "the report was stopped"
+        # Her full token withdraws both (cleaning up): that one reaches them.
+        for created in (transfer, report):
+            assert await task(f"{lb}/mcp", full, "cancel", created["taskId"]) == ({}, None)
+        assert psql("SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'narrow-%'") == "0"
+        print(f"  narrower token: {tried} task requests and 4 request-state answers on o2-o4 and the balancer "
+              "reached nothing", flush=True)
+
+    for body in [
+        four_principals_quotas_hold_on_four_oauth_replicas_through_reauthentication_and_a_kill,
+        a_narrower_token_of_the_same_user_reaches_none_of_its_calls_on_the_fleet,
+    ]:
+        if not ONLY or body.__name__ in ONLY:
+            await check(body.__name__, body)
 
 
 if __name__ == "__main__":

@@ -12,13 +12,16 @@
 # virtual environment as scripts/mcp_client_test.sh (target/mcp-client-venv), and
 # installs the official TypeScript SDK's v2 client with its Tasks extension and the
 # Node 22 they run on (npm, pinned by scripts/ts_task_client/package-lock.json) under
-# target/ts-task-client.
+# target/ts-task-client, and npm `oauth2-mock-server` (pinned as in
+# scripts/oauth_test.sh) under target/fleet-oauth: the authorization server of a
+# second fleet, four replicas in OAuth mode behind their own HAProxy.
 # Exit status 3 with one line: a prerequisite is missing and can't be installed
 # here (no root); the Rust test fails on it when CI is set.
 #
 #   MCP_SERVER_BIN  the server binary (default: built with cargo)
 #   MCP_TASK_CLIENT_BIN  rmcp's client speaking MCP Tasks (default: built with cargo)
 #   TS_TASK_CLIENT_DIR  where the official TypeScript client is installed
+#   FLEET_OAUTH_DIR where oauth2-mock-server is installed
 #   FLEET_CHECKS    only these checks (comma-separated names), for a quicker run
 #   MCP_VENV        where the virtual environment lives
 #   FLEET_BENCH=1   also measure the fleet's throughput and latency (BENCHMARKS.md)
@@ -84,6 +87,21 @@ fi
 cp "$ts_source/task_client.mjs" "$ts_dir/"
 ts_node="$("$root/scripts/node.sh")"
 
+# The OAuth fleet's authorization server: the mock scripts/oauth_test.sh runs,
+# in a directory of its own (the two tests may install at once).
+MOCK_VERSION="9.3.0"
+oauth_dir="${FLEET_OAUTH_DIR:-$root/target/fleet-oauth}"
+if ! grep -qs "\"version\": \"$MOCK_VERSION\"" "$oauth_dir/node_modules/oauth2-mock-server/package.json"; then
+    if ! command -v npm >/dev/null 2>&1; then
+        say "npm is missing: the fleet test installs oauth2-mock-server with it"
+        exit 3
+    fi
+    mkdir -p "$oauth_dir"
+    [[ -f "$oauth_dir/package.json" ]] || echo '{"private": true}' >"$oauth_dir/package.json"
+    (cd "$oauth_dir" && npm install --silent --no-audit --no-fund "oauth2-mock-server@$MOCK_VERSION" >&2)
+fi
+cp "$root/scripts/oauth_mock_server.mjs" "$oauth_dir/"
+
 server="${MCP_SERVER_BIN:-}"
 task_client="${MCP_TASK_CLIENT_BIN:-}"
 if [[ -z "$server" || -z "$task_client" ]]; then
@@ -103,6 +121,7 @@ trap '"$root/scripts/postgres.sh" stop "$pg_dir" >/dev/null 2>&1 || true' EXIT
 
 FLEET_SERVER_BIN="$server" FLEET_TASK_CLIENT="$task_client" FLEET_HAPROXY="$haproxy" \
     FLEET_NODE="$ts_node" FLEET_TS_TASK_CLIENT="$ts_dir/task_client.mjs" FLEET_FAKETIME_LIB="$faketime_lib" \
+    FLEET_OAUTH_MOCK="$oauth_dir/oauth_mock_server.mjs" \
     FLEET_HAPROXY_CFG="$root/examples/mcp_server/fleet/haproxy.cfg" \
     FLEET_PG_DIR="$pg_dir" FLEET_PG_URL="$pg_url" FLEET_PSQL="$(cat "$pg_dir/bin")/psql" \
     FLEET_POSTGRES_SH="$root/scripts/postgres.sh" \

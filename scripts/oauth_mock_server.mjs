@@ -14,6 +14,11 @@ const POLICY = {
   "staff-laptop": ["mcp", "internal"],
   "no-mcp-app": ["external"],
   inspector: ["mcp", "external"],
+  // scripts/fleet_test.py's users of the OAuth fleet.
+  "fleet-ada": ["mcp", "internal"],
+  "fleet-bob": ["mcp", "internal"],
+  "fleet-cyd": ["mcp", "internal"],
+  "fleet-dan": ["mcp", "internal"],
 };
 
 // People signing in (the authorization-code flow, from a browser): the mock has

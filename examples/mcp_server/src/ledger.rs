@@ -24,7 +24,7 @@ const WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// The tool's group: shown only by a server with a ledger.
 pub const LEDGER_GROUP: &str = "ledger";
 
-/// The transfers and notes tables, made once (under an advisory lock, so replicas starting
+/// The transfers, notes and reports tables, made once (under an advisory lock, so replicas starting
 /// together do not race on `CREATE TABLE`).
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS mcp_server_transfers (
     run_key TEXT PRIMARY KEY,
@@ -40,6 +40,16 @@ CREATE TABLE IF NOT EXISTS mcp_server_notes (
     reference TEXT NOT NULL,
     replica TEXT NOT NULL,
     recorded_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS mcp_server_reports (
+    run_key TEXT PRIMARY KEY,
+    reference TEXT NOT NULL,
+    replica TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 1,
+    started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    stopped_at TIMESTAMPTZ,
+    finished_at TIMESTAMPTZ
 )";
 
 /// The ledger: a pool on the database, and the name of this replica (written
@@ -187,4 +197,130 @@ pub async fn create_notes(
             ToolError::failed(format!("the ledger is unreachable, try again: {error}"))
         })?;
     Ok(json!({ "recorded": reference }))
+}
+
+/// The longest a report takes to compile, in seconds.
+const MAX_REPORT_SECONDS: u32 = 600;
+
+/// Compile a report filed under `reference`: works `seconds` (at most 600), then
+/// files it in the ledger. Only ever an MCP task (`task = required`), which a
+/// replica runs in the background: the fleet test's long run, taken over by
+/// another replica when the one running it dies, stopped where it waits when the
+/// task is cancelled.
+///
+/// One row per task (keyed by [`ApprovedRun::key`], the same for every attempt):
+/// written when an attempt starts (`attempts` counts them), `finished_at` set
+/// when the report is filed, `stopped_at` when a cancellation stopped it, each by
+/// the attempt that holds the row now (an earlier attempt, fenced off, changes
+/// nothing). All times are the database's.
+#[tool(scope = shared, tier = auto, task = required, group = "ledger")]
+pub async fn create_reports(
+    #[ctx] ledger: State<Ledger>,
+    /// What the report is filed under.
+    reference: String,
+    /// How long compiling it takes, in seconds.
+    seconds: u32,
+) -> Result<Value, ToolError> {
+    if seconds > MAX_REPORT_SECONDS {
+        return Err(ToolError::invalid_arguments(
+            "seconds",
+            format!("a report takes at most {MAX_REPORT_SECONDS} seconds, not {seconds}"),
+        ));
+    }
+    let run = ApprovedRun::current()
+        .ok_or_else(|| ToolError::failed("a report is compiled only as a task"))?;
+    let attempt = i32::try_from(run.attempt).unwrap_or(i32::MAX);
+    let replica: &str = &ledger.replica;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
+        [&run.key, &reference, &replica, &attempt];
+    let started = ledger_query(
+        &ledger,
+        "INSERT INTO mcp_server_reports AS r (run_key, reference, replica, attempt)
+             VALUES ($1, $2, $3, $4)
+             ON CONFLICT (run_key) DO UPDATE
+                 SET attempts = r.attempts + 1, attempt = EXCLUDED.attempt,
+                     replica = EXCLUDED.replica, started_at = now()
+                 WHERE r.attempt <= EXCLUDED.attempt AND r.finished_at IS NULL",
+        &params,
+    )
+    .await?;
+    if started == 0 {
+        return Err(ToolError::failed(
+            "this report was filed or taken over by another attempt; this one changed nothing",
+        ));
+    }
+    // Dropped before it is disarmed (the task cancelled mid-way): says when.
+    let mut stopped = StoppedGuard {
+        ledger: ledger.0.clone(),
+        key: run.key.clone(),
+        attempt,
+        armed: true,
+    };
+    tokio::time::sleep(std::time::Duration::from_secs(seconds.into())).await;
+    stopped.armed = false;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&run.key, &attempt];
+    let filed = ledger_query(
+        &ledger,
+        "UPDATE mcp_server_reports SET finished_at = now()
+             WHERE run_key = $1 AND attempt = $2 AND finished_at IS NULL",
+        &params,
+    )
+    .await?;
+    if filed == 0 {
+        return Err(ToolError::failed(
+            "a later attempt of this report took over; this one changed nothing",
+        ));
+    }
+    Ok(json!({ "filed": reference, "seconds": seconds }))
+}
+
+/// Runs one statement of the ledger within its wait; the rows it changed.
+async fn ledger_query(
+    ledger: &Ledger,
+    statement: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Result<u64, ToolError> {
+    let client = ledger.pool.get().await.map_err(|error| {
+        ToolError::failed(format!("the ledger is unreachable, try again: {error}"))
+    })?;
+    tokio::time::timeout(WAIT, client.execute(statement, params))
+        .await
+        .map_err(|_| ToolError::failed("the ledger did not answer in time, try again"))?
+        .map_err(|error| {
+            ToolError::failed(format!("the ledger is unreachable, try again: {error}"))
+        })
+}
+
+/// Records when a report's run stopped before it was filed: its future dropped
+/// (the task cancelled). A killed process records nothing.
+struct StoppedGuard {
+    ledger: Ledger,
+    key: String,
+    attempt: i32,
+    armed: bool,
+}
+
+impl Drop for StoppedGuard {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (ledger, key, attempt) = (self.ledger.clone(), self.key.clone(), self.attempt);
+        runtime.spawn(async move {
+            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&key, &attempt];
+            if let Err(error) = ledger_query(
+                &ledger,
+                "UPDATE mcp_server_reports SET stopped_at = now()
+                     WHERE run_key = $1 AND attempt = $2",
+                &params,
+            )
+            .await
+            {
+                tracing::warn!(%error, "a stopped report's time was not recorded");
+            }
+        });
+    }
 }

@@ -88,7 +88,9 @@
 //! again; `MCP_REPLICA` names this replica in the ledger of `create_transfers` (the
 //! `approve` tool these servers add, kept in the same database) and of
 //! `create_notes` (an `auto` tool writing one row per call, that the fleet test
-//! counts against its quota).
+//! counts against its quota) and of `create_reports` (an `auto` tool that is only
+//! ever a task, working for the seconds it is asked, with one row per task: the
+//! fleet test's long run).
 
 use std::io::Write as _;
 

@@ -29,8 +29,23 @@
 //! order and at once, run nothing, and the requester's retry and every replica's
 //! inbox JSON report the "no" (with MCP Tasks: the requester's `tasks/cancel`
 //! and the operator's "yes" at once run nothing, and `tasks/get` on every
-//! replica reports the withdrawal); a call a runner ran is reported as ran, with its
-//! result, to its requester coming back late on any replica.
+//! replica reports the withdrawal, and its `tasks/update` "decline" against the
+//! operator's "yes", in either order and at once, runs nothing, every replica's
+//! `tasks/get` and inbox JSON reporting the "no"); a call a runner ran is reported
+//! as ran, with its result, to its requester coming back late on any replica; 50
+//! tasks of the 10 s `create_reports` (only ever a task) with a replica killed
+//! with `SIGKILL` mid-run each complete once, with one ledger row (the killed
+//! replica's runs taken over after their lease), and `tasks/cancel` through the
+//! balancer stops a run on whichever replica holds it within a stated bound.
+//!
+//! Then a second fleet: four replicas in OAuth mode (tokens from npm
+//! `oauth2-mock-server`, `scripts/oauth_mock_server.mjs`) behind their own
+//! `HAProxy` (a copy of `fleet/haproxy.cfg` with four `server` lines): 32 callers
+//! as four users hammering `create_notes` under a quota of 5 a second, one user
+//! signing in again (a new token) for every session and a replica killed
+//! mid-run, each user's rows within the quota's allowance over the run and none
+//! for a refused call; a token of the same user with scope `mcp` alone reads,
+//! answers and withdraws none of the user's tasks or approvals on any replica.
 
 use crate::common;
 
@@ -63,8 +78,13 @@ fn three_replicas_behind_haproxy_run_every_approved_call_once() {
         "a_principals_quota_holds_across_the_fleet_through_reconnects_and_a_kill",
         "the_operators_yes_and_the_requesters_no_at_once_on_two_replicas_run_nothing",
         "a_tasks_withdrawal_and_the_operators_yes_at_once_run_nothing",
+        "the_requesters_tasks_decline_and_the_operators_yes_at_once_run_nothing",
         "a_call_a_runner_ran_is_reported_as_ran_to_a_late_requester",
+        "fifty_ten_second_tasks_complete_once_each_through_a_kill",
+        "a_tasks_cancel_through_the_balancer_stops_its_run_on_any_replica",
         "a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed",
+        "four_principals_quotas_hold_on_four_oauth_replicas_through_reauthentication_and_a_kill",
+        "a_narrower_token_of_the_same_user_reaches_none_of_its_calls_on_the_fleet",
     ];
     for check in checks {
         assert!(
