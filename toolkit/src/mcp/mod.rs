@@ -63,6 +63,7 @@
 
 mod access;
 pub mod apps;
+pub mod ask;
 #[cfg(feature = "oauth")]
 pub mod auth;
 mod bearer;
@@ -77,6 +78,7 @@ mod task;
 mod views;
 
 pub use access::{Access, AccessError, Caller, FilteredRegistry, Grant, ToolSet};
+pub use ask::{Ask, Elicitation};
 
 /// Renamed [`FilteredRegistry`] (`route::Selection` is the tools a router chose
 /// for one request, a different thing).

@@ -441,7 +441,14 @@ pub(super) async fn find_run<'g>(
 /// Runs the task `record` in the background, through the grant's tools and
 /// context: the client polls its outcome, which the store keeps, so nothing
 /// waits for this. Another run holding it, or its end, make this run nothing.
-pub(super) fn run_in_background(grant: Grant, record: TaskRecord) {
+pub(super) fn run_in_background(mut grant: Grant, record: TaskRecord) {
+    // Nobody waits on the other end of a task's run to answer a question: its
+    // tool's [`Ask`](super::Ask) says so.
+    let declared = super::ask::Declared::default();
+    grant.context_mut().insert(super::Ask::closed(
+        "a task's tool can't ask its client for input",
+        declared,
+    ));
     tokio::spawn(async move {
         let Some((approvals, _)) = approvals_of(grant.tools()) else {
             return;
