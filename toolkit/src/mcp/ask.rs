@@ -180,9 +180,70 @@ enum Mode {
     Session(McpRequest),
     /// Answered in rounds (2026-07-28): the answers this run has.
     Rounds { answers: BTreeMap<String, Value> },
+    /// Answered through the store, while a task's run waits
+    /// ([`TaskQuestions`]).
+    Task(Arc<TaskQuestions>),
     /// Not at all, for this reason.
     Closed(&'static str),
 }
+
+/// The questions a task's tool asks and the answers that came, between its
+/// [`Ask`] and the task's runner, which keeps both in the store
+/// ([`Approvals::ask_task`](crate::approval::Approvals::ask_task)): the tool
+/// waits for its answer while its task is `input_required`.
+#[derive(Default)]
+pub(crate) struct TaskQuestions {
+    state: Mutex<Questions>,
+}
+
+#[derive(Default)]
+struct Questions {
+    /// Asked and not yet kept in the store.
+    new: Vec<(String, Value)>,
+    /// Asked and not answered yet.
+    waiting: std::collections::BTreeSet<String>,
+    /// The answers that came, by key.
+    answers: BTreeMap<String, Value>,
+}
+
+impl TaskQuestions {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Questions> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The answer to `key`, if it came.
+    fn answer(&self, key: &str) -> Option<Value> {
+        self.lock().answers.get(key).cloned()
+    }
+
+    /// Asks `request` under `key` (once).
+    fn ask(&self, key: &str, request: Value) {
+        let mut questions = self.lock();
+        if questions.waiting.insert(key.to_owned()) {
+            questions.new.push((key.to_owned(), request));
+        }
+    }
+
+    /// The questions asked since the last call, for the store.
+    pub(crate) fn take_new(&self) -> Vec<(String, Value)> {
+        std::mem::take(&mut self.lock().new)
+    }
+
+    /// The keys of the questions waiting for an answer.
+    pub(crate) fn waiting(&self) -> Vec<String> {
+        self.lock().waiting.iter().cloned().collect()
+    }
+
+    /// Hands the answer to `key` to the tool waiting for it.
+    pub(crate) fn deliver(&self, key: &str, answer: Value) {
+        let mut questions = self.lock();
+        questions.waiting.remove(key);
+        questions.answers.insert(key.to_owned(), answer);
+    }
+}
+
+/// How often a task's tool looks for its answer.
+const TASK_ANSWER_POLL: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// What one run of the tool asked.
 #[derive(Default)]
@@ -220,6 +281,11 @@ impl Ask {
     /// An `Ask` answered in rounds, with the answers the retry brought.
     pub(crate) fn rounds(answers: BTreeMap<String, Value>, declared: Declared) -> Self {
         Self::with(Mode::Rounds { answers }, declared)
+    }
+
+    /// An `Ask` of a task's run, answered through the store.
+    pub(crate) fn task(questions: Arc<TaskQuestions>, declared: Declared) -> Self {
+        Self::with(Mode::Task(questions), declared)
     }
 
     /// An `Ask` that can't reach the client, for `reason`.
@@ -301,6 +367,7 @@ impl Ask {
             let answer = match step? {
                 Step::Answered(answer) => answer,
                 Step::Send(send) => send.send().await?,
+                Step::Wait(questions, key) => waited(questions, key).await,
             };
             ask.read(&key, answer, elicitation::<T>)
         }
@@ -323,6 +390,7 @@ impl Ask {
             let answer = match step? {
                 Step::Answered(answer) => answer,
                 Step::Send(send) => send.send().await?,
+                Step::Wait(questions, key) => waited(questions, key).await,
             };
             ask.read(&key, answer, |value| {
                 serde_json::from_value::<CreateMessageResult>(value)
@@ -346,6 +414,7 @@ impl Ask {
             let answer = match step? {
                 Step::Answered(answer) => answer,
                 Step::Send(send) => send.send().await?,
+                Step::Wait(questions, key) => waited(questions, key).await,
             };
             ask.read(&key, answer, |value| {
                 serde_json::from_value::<ListRootsResult>(value)
@@ -390,6 +459,15 @@ impl Ask {
                 if let Some(answer) = answers.get(key) {
                     return Ok(Step::Answered(answer.clone()));
                 }
+            }
+            Mode::Task(questions) => {
+                if let Some(answer) = questions.answer(key) {
+                    return Ok(Step::Answered(answer));
+                }
+                let request = serde_json::to_value(&request)
+                    .map_err(|error| ToolError::failed(error.to_string()))?;
+                questions.ask(key, request);
+                return Ok(Step::Wait(Arc::clone(questions), key.to_owned()));
             }
         }
         let mut round = self.round();
@@ -457,6 +535,18 @@ enum Step {
     Answered(Value),
     /// It goes to the client over the session.
     Send(Sending),
+    /// A task's runner brings its answer.
+    Wait(Arc<TaskQuestions>, String),
+}
+
+/// The answer to a task's question `key`, once it came.
+async fn waited(questions: Arc<TaskQuestions>, key: String) -> Value {
+    loop {
+        if let Some(answer) = questions.answer(&key) {
+            return answer;
+        }
+        tokio::time::sleep(TASK_ANSWER_POLL).await;
+    }
 }
 
 /// A request to send over the session.
@@ -528,6 +618,7 @@ impl std::fmt::Debug for Ask {
         let mode = match &self.inner.mode {
             Mode::Session(_) => "session",
             Mode::Rounds { .. } => "rounds",
+            Mode::Task(_) => "task",
             Mode::Closed(_) => "closed",
         };
         f.debug_struct("Ask")

@@ -525,6 +525,7 @@ impl McpServer {
         &self,
         grant: Grant,
         request: &CallToolRequestParams,
+        declared: Declared,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = match &request.arguments {
             Some(arguments) => serde_json::to_string(arguments)
@@ -566,7 +567,7 @@ impl McpServer {
         };
         let created = super::task::created_run(&record);
         tracing::Span::current().record("outcome", "task");
-        super::task::run_in_background(grant, record);
+        super::task::run_in_background(grant, record, declared);
         Ok(CallToolResponse::Task(created))
     }
 
@@ -1009,7 +1010,10 @@ impl McpServer {
             match self.task_mode(&grant, &request, &context) {
                 TaskMode::Inline => {}
                 TaskMode::Refused => return Err(missing_tasks_extension()),
-                TaskMode::Task => return self.start_task(grant, &request).await,
+                TaskMode::Task => {
+                    let declared = Declared::of(context.client_capabilities().as_ref());
+                    return self.start_task(grant, &request, declared).await;
+                }
             }
             let resumed = self.open_asked(&grant, &request, &context);
             let answers = answers_of(resumed.as_ref(), &request);
@@ -1176,14 +1180,20 @@ impl ServerHandler for McpServer {
         tasks_declared(&context)?;
         let (grant, _) = self.grant(&context)?;
         if super::task::is_run(&request.task_id) {
-            let Some((_, status)) = super::task::find_run(&grant, &request.task_id).await? else {
+            let Some((approvals, status)) =
+                super::task::find_run(&grant, &request.task_id).await?
+            else {
                 return Err(no_task(&request.task_id));
             };
-            let task = super::task::detailed_run(&status);
+            let mut task = super::task::detailed_run(&status);
+            if let Some(waiting) = super::task::waiting_on(approvals, &status).await? {
+                task = super::task::asking(task, &status.record.tool, waiting);
+            }
             // Nobody runs it (its replica died, or it never started): run here,
             // once across the fleet (the store's claim decides who).
             if matches!(status.state, crate::approval::TaskState::Unclaimed { .. }) {
-                super::task::run_in_background(grant, status.record);
+                let declared = Declared::of(context.client_capabilities().as_ref());
+                super::task::run_in_background(grant, status.record, declared);
             }
             return Ok(rmcp::model::GetTaskResult::new(task));
         }
@@ -1209,12 +1219,27 @@ impl ServerHandler for McpServer {
         tasks_declared(&context)?;
         let (grant, _) = self.grant(&context)?;
         if super::task::is_run(&request.task_id) {
-            // Such a task asks nothing: any answer is to no outstanding request,
-            // which the specification asks servers to ignore.
-            return match super::task::find_run(&grant, &request.task_id).await? {
-                Some(_) => Ok(()),
-                None => Err(no_task(&request.task_id)),
+            let Some((approvals, status)) =
+                super::task::find_run(&grant, &request.task_id).await?
+            else {
+                return Err(no_task(&request.task_id));
             };
+            // Each answer is kept for the request its tool made; an answer to
+            // no request of the task, or to one answered before, is ignored,
+            // as the specification asks.
+            for (key, answer) in &request.input_responses {
+                match approvals.answer_task(&status.record, key, answer).await {
+                    Ok(_) => {}
+                    Err(error @ crate::approval::TaskAnswerError::TooLarge(..)) => {
+                        return Err(ErrorData::invalid_params(error.to_string(), None));
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "a task's answer could not be kept");
+                        return Err(ErrorData::internal_error(error.to_string(), None));
+                    }
+                }
+            }
+            return Ok(());
         }
         let Some((_, status)) = super::task::find(&grant, &request.task_id).await? else {
             return Err(no_task(&request.task_id));

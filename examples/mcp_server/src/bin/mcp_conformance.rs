@@ -441,6 +441,46 @@ async fn test_missing_capability(#[ctx] ask: Ask) -> Result<String, ToolError> {
     Ok(sampled_text(&answer))
 }
 
+/// Whether to go ahead.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Go {
+    /// Yes to go ahead.
+    confirm: bool,
+}
+
+/// Deletes a file once the user confirms: as a task, it waits
+/// `input_required` for the answer.
+#[tool(scope = shared, tier = auto, task = optional, group = "conformance")]
+async fn confirm_delete(
+    /// The file to delete.
+    filename: String,
+    #[ctx] ask: Ask,
+) -> Result<String, ToolError> {
+    let go = ask
+        .elicit::<Go>("confirm", format!("Delete {filename}?"))
+        .await?
+        .accepted()
+        .is_some_and(|go| go.confirm);
+    Ok(if go {
+        format!("Deleted {filename}")
+    } else {
+        format!("Kept {filename}")
+    })
+}
+
+/// Asks two questions at once: as a task, both wait until each is answered.
+#[tool(scope = shared, tier = auto, task = optional, group = "conformance")]
+async fn multi_input(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    let name = ask.elicit::<Name>("name", "What is your name?");
+    let go = ask.elicit::<Go>("confirm", "Go ahead?");
+    let (name, go) = (name.await?, go.await?);
+    Ok(format!(
+        "name={}, confirmed={}",
+        name.accepted().map(|name| name.name).unwrap_or_default(),
+        go.accepted().is_some_and(|go| go.confirm)
+    ))
+}
+
 /// `greet`, the suite's sync fixture: a runtime tool, as a name that is not
 /// `verb_resource` comes from outside the program (as another MCP server's tools
 /// do), not from a `#[tool]`.

@@ -443,7 +443,10 @@ impl ClientHandler for Alice {
 async fn a_session_client_is_asked_with_a_real_elicitation_request() {
     let server = serve(None);
     let client = Alice
-        .serve(StreamableHttpClientTransport::from_uri(server.1.clone()))
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(server.1.clone()),
+            rmcp::ClientLifecycleMode::Initialize,
+        )
         .await
         .expect("connects");
     let result = client
