@@ -86,7 +86,9 @@ impl Approvals {
     ) -> Result<Vec<TaskRequest>, ApprovalError> {
         let mut asked = self.asked(principal, id).await?;
         for request in &mut asked {
-            request.answer = self.read_once(principal, id, &answer_part(&request.key)).await?;
+            request.answer = self
+                .read_once(principal, id, &answer_part(&request.key))
+                .await?;
         }
         Ok(asked)
     }

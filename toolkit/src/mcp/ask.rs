@@ -358,8 +358,14 @@ impl Ask {
                 }
             });
         let step = made.and_then(|params| {
-            let request = InputRequest::Elicitation(rmcp::model::ElicitRequest::new(params.clone()));
-            self.request(key, Capability::Elicitation, request, Outgoing::Elicit(params))
+            let request =
+                InputRequest::Elicitation(rmcp::model::ElicitRequest::new(params.clone()));
+            self.request(
+                key,
+                Capability::Elicitation,
+                request,
+                Outgoing::Elicit(params),
+            )
         });
         let ask = self.clone();
         let key = key.to_owned();

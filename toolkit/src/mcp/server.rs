@@ -822,12 +822,12 @@ fn answers_of(
     resumed: Option<&AskState>,
     request: &CallToolRequestParams,
 ) -> BTreeMap<String, serde_json::Value> {
-    let mut answers = resumed.map(|state| state.answers.clone()).unwrap_or_default();
+    let mut answers = resumed
+        .map(|state| state.answers.clone())
+        .unwrap_or_default();
     if let Some(responses) = &request.input_responses {
         for (key, answer) in responses {
-            answers
-                .entry(key.clone())
-                .or_insert_with(|| answer.clone());
+            answers.entry(key.clone()).or_insert_with(|| answer.clone());
         }
     }
     answers
@@ -1180,8 +1180,7 @@ impl ServerHandler for McpServer {
         tasks_declared(&context)?;
         let (grant, _) = self.grant(&context)?;
         if super::task::is_run(&request.task_id) {
-            let Some((approvals, status)) =
-                super::task::find_run(&grant, &request.task_id).await?
+            let Some((approvals, status)) = super::task::find_run(&grant, &request.task_id).await?
             else {
                 return Err(no_task(&request.task_id));
             };
@@ -1219,8 +1218,7 @@ impl ServerHandler for McpServer {
         tasks_declared(&context)?;
         let (grant, _) = self.grant(&context)?;
         if super::task::is_run(&request.task_id) {
-            let Some((approvals, status)) =
-                super::task::find_run(&grant, &request.task_id).await?
+            let Some((approvals, status)) = super::task::find_run(&grant, &request.task_id).await?
             else {
                 return Err(no_task(&request.task_id));
             };

@@ -25,7 +25,7 @@ use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
-use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
+use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore, SqliteApprovalStore};
 use toolkit::content::{Audio, Contents, EmbeddedResource, Image};
 use toolkit::mcp::{AccessError, Ask, Caller, Grant, McpRequest, McpServer};
 use toolkit::runtime::RuntimeTool;
@@ -367,9 +367,7 @@ async fn test_input_required_result_request_state(#[ctx] ask: Ask) -> Result<Str
 
 /// Asks the user, the model and the roots in one round.
 #[tool(scope = shared, tier = auto, group = "conformance")]
-async fn test_input_required_result_multiple_inputs(
-    #[ctx] ask: Ask,
-) -> Result<String, ToolError> {
+async fn test_input_required_result_multiple_inputs(#[ctx] ask: Ask) -> Result<String, ToolError> {
     // Made before any is awaited: all three are in the round.
     let name = ask.elicit::<Name>("user_name", "What is your name?");
     let greeting = ask.sample("greeting", sampling("Generate a greeting", 50)?);
@@ -497,10 +495,15 @@ fn greet() -> RuntimeTool {
     .scope(Scope::Shared)
     .tier(Tier::Auto)
     .group("conformance")
-    .build(|arguments: serde_json::Map<String, Value>, _: &Context| async move {
-        let name = arguments.get("name").and_then(Value::as_str).unwrap_or_default();
-        Response::Result(Value::String(format!("Hello, {name}!")))
-    })
+    .build(
+        |arguments: serde_json::Map<String, Value>, _: &Context| async move {
+            let name = arguments
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            Response::Result(Value::String(format!("Hello, {name}!")))
+        },
+    )
     .unwrap_or_else(|error| panic!("greet: {error}"))
 }
 
@@ -514,16 +517,32 @@ fn registry() -> &'static Registry {
 }
 
 /// Every conformance tool, for every caller, with tasks kept in memory (one
-/// process: the suite's server).
+/// process: the suite's server), or, for replicas of one fleet in tests, in the
+/// SQLite file `MCP_CONFORMANCE_SQLITE` with the approval key
+/// `MCP_CONFORMANCE_APPROVAL_KEY` and a run lease of
+/// `MCP_CONFORMANCE_RUN_LEASE_SECS` (tests/it/ask.rs).
 fn access(_caller: &Caller<'_>) -> Result<Grant, AccessError> {
     static APPROVALS: std::sync::OnceLock<Approvals> = std::sync::OnceLock::new();
     let approvals = APPROVALS.get_or_init(|| {
-        let key = example_mcp_server::random_secret()
-            .unwrap_or_else(|error| panic!("no randomness for the approval key: {error}"));
-        Approvals::new(
-            ApprovalKey::new(key.into_bytes()).unwrap_or_else(|error| panic!("{error}")),
-            MemoryApprovalStore::new(),
-        )
+        let key = std::env::var("MCP_CONFORMANCE_APPROVAL_KEY").unwrap_or_else(|_| {
+            example_mcp_server::random_secret()
+                .unwrap_or_else(|error| panic!("no randomness for the approval key: {error}"))
+        });
+        let key = ApprovalKey::new(key.into_bytes()).unwrap_or_else(|error| panic!("{error}"));
+        let approvals = match std::env::var("MCP_CONFORMANCE_SQLITE") {
+            Ok(path) => Approvals::new(
+                key,
+                SqliteApprovalStore::open(path).unwrap_or_else(|error| panic!("{error}")),
+            ),
+            Err(_) => Approvals::new(key, MemoryApprovalStore::new()),
+        };
+        match std::env::var("MCP_CONFORMANCE_RUN_LEASE_SECS")
+            .ok()
+            .and_then(|seconds| seconds.parse().ok())
+        {
+            Some(seconds) => approvals.run_lease(Duration::from_secs(seconds)),
+            None => approvals,
+        }
     });
     let view = registry()
         .view()

@@ -34,14 +34,21 @@ impl Drop for Server {
 /// A conformance server sealing request states with `key` (a random one if
 /// `None`).
 fn serve(key: Option<&str>) -> Server {
+    let env: Vec<(&str, &str)> = key
+        .map(|key| ("MCP_CONFORMANCE_STATE_KEY", key))
+        .into_iter()
+        .collect();
+    serve_with(&env)
+}
+
+/// A conformance server with `env`.
+fn serve_with(env: &[(&str, &str)]) -> Server {
     let mut command = Command::new(env!("CARGO_BIN_EXE_mcp_conformance"));
     command
         .args(["http", "--addr", "127.0.0.1:0"])
         .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    if let Some(key) = key {
-        command.env("MCP_CONFORMANCE_STATE_KEY", key);
-    }
+        .stderr(Stdio::null())
+        .envs(env.iter().copied());
     let mut child = command.spawn().expect("the conformance server starts");
     let stdout = child.stdout.take().expect("piped");
     let mut line = String::new();
@@ -65,26 +72,36 @@ fn everything() -> Value {
 /// from a client declaring `capabilities`: the HTTP status and the JSON-RPC
 /// response.
 async fn call(url: &str, tool: &str, extra: Value, capabilities: Value) -> (u16, Value) {
-    let mut params = json!({
-        "name": tool,
-        "arguments": {},
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "ask-test", "version": "0.0.0"},
-            "io.modelcontextprotocol/clientCapabilities": capabilities,
-        },
-    });
+    let mut params = json!({"name": tool, "arguments": {}});
     if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), extra) {
         params.extend(extra);
     }
+    rpc(url, "tools/call", tool, params, capabilities).await
+}
+
+/// One 2026-07-28 request `method` with `params` and the `Mcp-Name` header
+/// `name`, from a client declaring `capabilities`.
+async fn rpc(
+    url: &str,
+    method: &str,
+    name: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> (u16, Value) {
+    let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "ask-test", "version": "0.0.0"},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+    });
+    params["_meta"] = meta;
     let response = reqwest::Client::new()
         .post(url)
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")
         .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", tool)
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}))
+        .header("Mcp-Method", method)
+        .header("Mcp-Name", name)
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
         .send()
         .await
         .expect("the server answers");
@@ -191,7 +208,11 @@ async fn a_tool_asks_in_several_rounds_and_keeps_earlier_answers_sealed() {
     let (_, first) = call(&server.1, tool, json!({}), everything()).await;
     let (result, state1) = result_and_state(&first);
     assert_eq!(
-        result["inputRequests"].as_object().unwrap().keys().collect::<Vec<_>>(),
+        result["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
         ["step1"]
     );
     let (_, second) = call(
@@ -373,7 +394,11 @@ async fn a_capability_the_client_did_not_declare_is_minus_32021() {
     )
     .await;
     let (result, _) = result_and_state(&asked);
-    let keys: Vec<&String> = result["inputRequests"].as_object().unwrap().keys().collect();
+    let keys: Vec<&String> = result["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
     assert_eq!(keys, ["question"]);
 }
 
@@ -460,5 +485,181 @@ async fn a_session_client_is_asked_with_a_real_elicitation_request() {
     assert_eq!(
         result,
         json!({"content": [{"type": "text", "text": "Hello, Alice!"}], "isError": false})
+    );
+}
+
+/// What a client declares to get tasks and answer forms.
+fn tasks_and_forms() -> Value {
+    json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}})
+}
+
+/// `tasks/get` of `id`: the task, its timestamps left out.
+async fn get(url: &str, id: &str) -> Value {
+    let (_, response) = rpc(
+        url,
+        "tasks/get",
+        id,
+        json!({"taskId": id}),
+        tasks_and_forms(),
+    )
+    .await;
+    let mut task = response
+        .get("result")
+        .unwrap_or_else(|| panic!("a task: {response}"))
+        .clone();
+    for key in ["createdAt", "lastUpdatedAt", "ttlMs"] {
+        task.as_object_mut().unwrap().remove(key);
+    }
+    task
+}
+
+/// Polls task `id` on `url` until `done` says so (twenty seconds at most).
+async fn until(url: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..200 {
+        let task = get(url, id).await;
+        if done(&task) {
+            return task;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("task {id} never got there: {}", get(url, id).await);
+}
+
+/// `tasks/update` of `id` with `responses`: the acknowledgement.
+async fn update(url: &str, id: &str, responses: Value) -> Value {
+    let (_, response) = rpc(
+        url,
+        "tasks/update",
+        id,
+        json!({"taskId": id, "inputResponses": responses}),
+        tasks_and_forms(),
+    )
+    .await;
+    response
+}
+
+/// A task's tool asks mid-run: the task is `input_required` with the question
+/// on any replica; its first replica dies; the answer given to the second is
+/// kept in the store; the second takes the run over once its lease ends, and
+/// its tool, asking again from the top, finds the answer and completes.
+#[tokio::test]
+async fn a_task_asks_its_client_and_another_replica_resumes_it_with_the_answer() {
+    let database = std::env::temp_dir().join(format!(
+        "toolkit-ask-{}-{}.sqlite",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    let database = database.to_str().unwrap().to_owned();
+    let env = [
+        ("MCP_CONFORMANCE_SQLITE", database.as_str()),
+        (
+            "MCP_CONFORMANCE_APPROVAL_KEY",
+            "an-ask-test-approval-key-of-32-bytes-or-more",
+        ),
+        (
+            "MCP_CONFORMANCE_STATE_KEY",
+            "an-ask-test-request-state-key-of-32-bytes-or-more",
+        ),
+        ("MCP_CONFORMANCE_RUN_LEASE_SECS", "2"),
+    ];
+    let first = serve_with(&env);
+    let second = serve_with(&env);
+    let (_, created) = call(
+        &first.1,
+        "confirm_delete",
+        json!({"arguments": {"filename": "a.txt"}}),
+        tasks_and_forms(),
+    )
+    .await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let asking = until(&second.1, &id, |task| task["status"] == "input_required").await;
+    assert_eq!(
+        asking,
+        json!({
+            "resultType": "complete",
+            "taskId": id,
+            "status": "input_required",
+            "statusMessage": "`confirm_delete` waits for the client's answer to `confirm`",
+            "pollIntervalMs": 1000,
+            "inputRequests": {"confirm": {
+                "method": "elicitation/create",
+                "params": {
+                    "mode": "form",
+                    "message": "Delete a.txt?",
+                    "requestedSchema": {
+                        "type": "object",
+                        "description": "Whether to go ahead.",
+                        "properties": {"confirm": {"type": "boolean", "description": "Yes to go ahead."}},
+                        "required": ["confirm"],
+                    },
+                },
+            }},
+        })
+    );
+    drop(first);
+    let acknowledged = update(
+        &second.1,
+        &id,
+        json!({"confirm": accept(json!({"confirm": true})), "not_asked": accept(json!({}))}),
+    )
+    .await;
+    assert_eq!(acknowledged["result"], json!({"resultType": "complete"}));
+    let done = until(&second.1, &id, |task| task["status"] == "completed").await;
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "Deleted a.txt"}])
+    );
+    let _ = std::fs::remove_file(&database);
+}
+
+/// Two questions at once: answered one at a time, the task lists only the one
+/// still open, and completes once both are answered.
+#[tokio::test]
+async fn a_task_waits_until_every_question_is_answered() {
+    let server = serve(None);
+    let (_, created) = call(&server.1, "multi_input", json!({}), tasks_and_forms()).await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let asking = until(&server.1, &id, |task| {
+        task["inputRequests"]
+            .as_object()
+            .is_some_and(|requests| requests.len() == 2)
+    })
+    .await;
+    assert_eq!(asking["status"], "input_required");
+    update(
+        &server.1,
+        &id,
+        json!({"name": accept(json!({"name": "partial-1", "confirm": true}))}),
+    )
+    .await;
+    let half = until(&server.1, &id, |task| {
+        task["inputRequests"]
+            .as_object()
+            .is_some_and(|requests| requests.len() == 1)
+    })
+    .await;
+    assert_eq!(half["status"], "input_required");
+    assert_eq!(
+        half["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["confirm"]
+    );
+    update(
+        &server.1,
+        &id,
+        json!({"confirm": accept(json!({"name": "partial-2", "confirm": true}))}),
+    )
+    .await;
+    let done = until(&server.1, &id, |task| task["status"] == "completed").await;
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "name=partial-1, confirmed=true"}])
     );
 }
