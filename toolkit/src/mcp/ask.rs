@@ -49,6 +49,18 @@
 //! - **2025-11-25** (a session over stdio or HTTP): each request is sent to the
 //!   client (`elicitation/create`, `sampling/createMessage`, `roots/list`) and
 //!   awaited in the call.
+//! - **A task** (`#[tool(task = optional)]`, a client that declared the Tasks
+//!   extension): the tool waits for its answer while the task is
+//!   `input_required`; `tasks/get` on any replica lists the questions without an
+//!   answer (`inputRequests`), `tasks/update` keeps the answers in the approval
+//!   store ([`Approvals::ask_task`](crate::approval::Approvals::ask_task)), and
+//!   the run brings each to the tool within a quarter second. Answered one at a
+//!   time, a task stays `input_required` until its tool has every answer it
+//!   waits on. A run taken over after its replica died runs the tool again from
+//!   the top, and finds the answers given before. An answer that does not fit
+//!   completes the task with the tool's error.
+//! - Stateless HTTP of an earlier revision carries no answer back: a request
+//!   fails with the tool's error, and `can_*` say `false`.
 //!
 //! Several requests in one round: create them before awaiting any, for example
 //! with `futures::try_join!(ask.elicit(..), ask.sample(..))`; a request is made
