@@ -468,10 +468,10 @@ impl Ask {
                 return Err(self.refuse(Refusal::Missing(capability)));
             }
             Mode::Session(request) => {
-                return Ok(Step::Send(Sending {
+                return Ok(Step::Send(Box::new(Sending {
                     request: request.clone(),
                     send,
-                }));
+                })));
             }
             Mode::Rounds { answers } => {
                 if let Some(answer) = answers.get(key) {
@@ -552,7 +552,7 @@ enum Step {
     /// Its answer is there.
     Answered(Value),
     /// It goes to the client over the session.
-    Send(Sending),
+    Send(Box<Sending>),
     /// A task's runner brings its answer.
     Wait(Arc<TaskQuestions>, String),
 }

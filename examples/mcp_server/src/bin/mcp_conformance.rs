@@ -511,7 +511,9 @@ fn greet() -> RuntimeTool {
 fn registry() -> &'static Registry {
     static REGISTRY: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
     REGISTRY.get_or_init(|| {
-        let tools = toolkit::registry().iter().map(|tool| tool.tool());
+        let tools = toolkit::registry()
+            .iter()
+            .map(toolkit::registry::RegisteredTool::tool);
         Registry::with_runtime(tools, [greet()]).unwrap_or_else(|error| panic!("{error}"))
     })
 }

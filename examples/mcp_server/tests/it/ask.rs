@@ -148,7 +148,9 @@ fn name_form(message: &str, key: &str) -> Value {
 }
 
 fn accept(content: Value) -> Value {
-    json!({"action": "accept", "content": content})
+    let mut answer = json!({"action": "accept"});
+    answer["content"] = content;
+    answer
 }
 
 fn text(text: &str) -> Value {
