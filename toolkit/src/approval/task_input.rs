@@ -199,3 +199,94 @@ impl Approvals {
 fn answer_part(key: &str) -> String {
     format!("answer:{key}")
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{MAX_TASK_ANSWER_BYTES, TaskAnswerError, TaskRequest};
+    use crate::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
+    use crate::principal::Principal;
+
+    /// A question is kept once however often its tool asks it (a takeover asks
+    /// again), listed with its answer once given; the first answer stays; an
+    /// answer to no question, or too long, is not kept; another principal sees
+    /// none of it.
+    #[test]
+    fn a_tasks_questions_and_answers_are_kept_once() {
+        futures_executor::block_on(async {
+            let approvals = Approvals::new(
+                ApprovalKey::new(*b"an application secret of 32 bytes").unwrap(),
+                MemoryApprovalStore::new(),
+            );
+            let owner = Principal::local("owner").unwrap();
+            let record = approvals
+                .create_task(&owner, None, "confirm_delete", r#"{"filename": "a"}"#)
+                .await
+                .unwrap();
+            let question = json!({"method": "roots/list"});
+            for _ in 0..2 {
+                approvals
+                    .ask_task(&record, "roots", &question)
+                    .await
+                    .unwrap();
+            }
+            approvals
+                .ask_task(&record, "other", &question)
+                .await
+                .unwrap();
+            assert!(
+                !approvals
+                    .answer_task(&record, "never", &json!({}))
+                    .await
+                    .unwrap()
+            );
+            assert!(
+                approvals
+                    .answer_task(&record, "roots", &json!({"roots": []}))
+                    .await
+                    .unwrap()
+            );
+            assert!(
+                !approvals
+                    .answer_task(&record, "roots", &json!({"roots": [1]}))
+                    .await
+                    .unwrap()
+            );
+            let long = json!("x".repeat(MAX_TASK_ANSWER_BYTES));
+            assert!(matches!(
+                approvals.answer_task(&record, "other", &long).await,
+                Err(TaskAnswerError::TooLarge(key, _)) if key == "other"
+            ));
+            let requests = approvals.task_requests(&owner, &record.id).await.unwrap();
+            let seen: Vec<(String, Option<serde_json::Value>)> = requests
+                .into_iter()
+                .map(
+                    |TaskRequest {
+                         key,
+                         answer,
+                         request,
+                     }| {
+                        assert_eq!(request, question);
+                        (key, answer)
+                    },
+                )
+                .collect();
+            assert_eq!(
+                seen,
+                [
+                    ("roots".to_owned(), Some(json!({"roots": []}))),
+                    ("other".to_owned(), None),
+                ]
+            );
+            let stranger = Principal::local("stranger").unwrap();
+            assert!(
+                approvals
+                    .task_requests(&stranger, &record.id)
+                    .await
+                    .unwrap()
+                    .is_empty()
+            );
+        });
+    }
+}
