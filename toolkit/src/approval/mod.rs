@@ -85,6 +85,7 @@ mod status;
 mod store;
 mod store_error;
 mod task;
+mod task_input;
 mod types;
 
 #[cfg(feature = "sqlite")]
@@ -130,6 +131,7 @@ pub use store::{
 };
 pub use store_error::{StoreError, StoreErrorKind};
 pub use task::{CANCELLED, MAX_TASK_ARGUMENTS, TaskError, TaskRecord, TaskState, TaskStatus};
+pub use task_input::{MAX_TASK_ANSWER_BYTES, MAX_TASK_REQUESTS, TaskAnswerError, TaskRequest};
 pub use types::{Approval, Decision, MAX_OUTCOME_BYTES, PendingApproval, RunOutcome, Verdict};
 
 type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;

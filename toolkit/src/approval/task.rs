@@ -132,7 +132,7 @@ pub enum TaskError {
 }
 
 /// The store key of `part` of task `id` of `principal`.
-fn task_key(principal: &Principal, id: &str, part: &str) -> String {
+pub(super) fn task_key(principal: &Principal, id: &str, part: &str) -> String {
     format!("task:{}:{part}", used_key(principal, id))
 }
 

@@ -50,6 +50,15 @@
 //! other client with `-32021`. Clients of earlier revisions never get a task
 //! handle, whatever they declared.
 //!
+//! A tool asks its client for input in the middle of a call with an
+//! [`Ask`] (`#[ctx] ask: Ask`): a form for its user (elicitation), a message
+//! from its model (sampling), its roots. A 2026-07-28 client gets an
+//! input-required result and retries the call with its answers and a sealed
+//! `requestState` (the tool runs again from the top, its answered questions
+//! answered at once); a 2025-11-25 session gets real requests in the call; a
+//! task's tool waits `input_required` until `tasks/update` answers, on any
+//! replica. See [`ask`].
+//!
 //! An `approve` call asked by a client that declares the MCP Tasks extension
 //! (`io.modelcontextprotocol/tasks`, on the call) is answered with a task: the
 //! client polls `tasks/get` on any replica until the call ran (`completed`, with
@@ -63,6 +72,7 @@
 
 mod access;
 pub mod apps;
+pub mod ask;
 #[cfg(feature = "oauth")]
 pub mod auth;
 mod bearer;
@@ -77,6 +87,7 @@ mod task;
 mod views;
 
 pub use access::{Access, AccessError, Caller, FilteredRegistry, Grant, ToolSet};
+pub use ask::{Ask, Elicitation};
 
 /// Renamed [`FilteredRegistry`] (`route::Selection` is the tools a router chose
 /// for one request, a different thing).

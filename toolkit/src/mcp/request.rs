@@ -27,7 +27,9 @@ use crate::error::ToolError;
 /// client's answer back to this call (stdio, or HTTP with sessions); the
 /// stateless streamable HTTP of [`McpHttp`](super::McpHttp) has no such path, and
 /// the 2026-07-28 revision forbids them (it asks through input-required results).
-/// [`McpRequest::can_ask`] says whether they can be sent.
+/// [`McpRequest::can_ask`] says whether they can be sent. To ask on every
+/// revision (input-required rounds on 2026-07-28, these requests on a
+/// 2025-11-25 session, a waiting task), take an [`Ask`](super::Ask) instead.
 #[derive(Clone)]
 pub struct McpRequest {
     pub(crate) peer: Peer<RoleServer>,

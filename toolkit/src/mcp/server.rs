@@ -1,6 +1,6 @@
 //! The rmcp server handler: `tools/list` and `tools/call` through the caller's grant.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::task::Poll;
 use std::time::Instant;
@@ -16,6 +16,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
 use tracing::Instrument as _;
 
 use super::apps::{self, Apps, AppsOn};
+use super::ask::{Ask, Capability, Declared, Refusal};
 use super::result::{APPROVAL_INPUT, approval_question, call_result};
 use super::{Access, Caller, Grant};
 use crate::approval::{Decision, PendingApproval};
@@ -250,7 +251,12 @@ impl McpServer {
     /// Puts what the transport knows of this request in the call's context: the
     /// client's progress token as a [`Progress`](crate::call::Progress), and the request
     /// itself as an [`McpRequest`](super::McpRequest).
-    fn equip(&self, grant: &mut Grant, context: &RequestContext<RoleServer>) {
+    fn equip(
+        &self,
+        grant: &mut Grant,
+        context: &RequestContext<RoleServer>,
+        answers: BTreeMap<String, serde_json::Value>,
+    ) {
         let can_ask = self.inner.server_requests && !is_stateless_revision(context);
         if let Some(token) = context.meta.get_progress_token() {
             let peer = context.peer.clone();
@@ -271,11 +277,32 @@ impl McpServer {
         }
         #[cfg(feature = "otel")]
         crate::otel::equip(grant.context_mut(), context);
-        grant.context_mut().insert(super::McpRequest {
+        let request = super::McpRequest {
             peer: context.peer.clone(),
             can_ask,
             log_level: Arc::clone(&self.log_level),
-        });
+        };
+        let declared = Declared::of(context.client_capabilities().as_ref());
+        let ask = if is_stateless_revision(context) {
+            if self.inner.request_state.is_some() {
+                Ask::rounds(answers, declared)
+            } else {
+                Ask::closed(
+                    "this server can't ask the client for input: it seals no requestState \
+                     (`McpServer::approvals` sets its key)",
+                    declared,
+                )
+            }
+        } else if can_ask {
+            Ask::session(request.clone(), declared)
+        } else {
+            Ask::closed(
+                "this transport carries no answer from the client during a call",
+                declared,
+            )
+        };
+        grant.context_mut().insert(ask);
+        grant.context_mut().insert(request);
     }
 
     /// Runs one `tools/call`: resumes a sealed approval, refuses an alias, or
@@ -286,6 +313,7 @@ impl McpServer {
         grant: &Grant,
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
+        resumed: Option<&AskState>,
     ) -> Result<CallToolResponse, ErrorData> {
         // Arguments built in code may nest deeper than the stack: refused before
         // serializing them (whatever came as JSON text is within this bound).
@@ -319,7 +347,8 @@ impl McpServer {
                 .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?,
             None => String::new(),
         };
-        let response = match &request.request_state {
+        let approval = request.request_state.as_ref().filter(|_| resumed.is_none());
+        let response = match approval {
             Some(sealed) => self.resume(grant, request, sealed).await?,
             // An alias is not listed, and not run over MCP: a host asks its user
             // for permission per listed name, and checks results against the
@@ -339,6 +368,10 @@ impl McpServer {
                     .tools()
                     .call(&request.name, &arguments, grant.context())
                     .await;
+                if let Some(asked) = self.asked(grant, request, resumed)? {
+                    tracing::Span::current().record("outcome", "input_required");
+                    return Ok(CallToolResponse::InputRequired(asked));
+                }
                 match response {
                     Response::Pending(pending) => {
                         let requester_decides = grant.tools().requester_may_decide(&pending);
@@ -492,6 +525,7 @@ impl McpServer {
         &self,
         grant: Grant,
         request: &CallToolRequestParams,
+        declared: Declared,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = match &request.arguments {
             Some(arguments) => serde_json::to_string(arguments)
@@ -533,7 +567,7 @@ impl McpServer {
         };
         let created = super::task::created_run(&record);
         tracing::Span::current().record("outcome", "task");
-        super::task::run_in_background(grant, record);
+        super::task::run_in_background(grant, record, declared);
         Ok(CallToolResponse::Task(created))
     }
 
@@ -660,6 +694,158 @@ impl McpServer {
             .resume(&pending, decision, grant.context())
             .await)
     }
+}
+
+impl McpServer {
+    /// The state of the earlier rounds of a call whose tool asked the client
+    /// ([`Ask`]), when the retry's `requestState` is one (sealed here, for this
+    /// caller, tool and arguments); `None` for a call that brings none, or
+    /// another kind (an approval's, which [`McpServer::resume`] opens, and which
+    /// refuses one that is neither).
+    fn open_asked(
+        &self,
+        grant: &Grant,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<AskState> {
+        let sealed = request.request_state.as_deref()?;
+        let codec = self.inner.request_state.as_ref()?;
+        if !is_stateless_revision(context) {
+            return None;
+        }
+        let bound = self.ask_binding(grant, request);
+        codec.open_json_with(sealed, bound.as_bytes()).ok()
+    }
+
+    /// The input-required result of a run whose tool asked the client and
+    /// lacks an answer: its requests, and the answers it used sealed for the
+    /// next round. A refusal the tool's requests earned (a capability the
+    /// client did not declare, an answer that does not fit) is the call's
+    /// protocol error instead. `None`: the tool asked nothing unanswered.
+    fn asked(
+        &self,
+        grant: &Grant,
+        request: &CallToolRequestParams,
+        resumed: Option<&AskState>,
+    ) -> Result<Option<InputRequiredResult>, ErrorData> {
+        let Some(ask) = grant.context().get::<Ask>() else {
+            return Ok(None);
+        };
+        let round = ask.take_round();
+        match round.refused {
+            Some(Refusal::Missing(capability)) => {
+                return Err(missing_capability(capability));
+            }
+            Some(Refusal::Invalid(message)) => {
+                return Err(ErrorData::invalid_params(message, None));
+            }
+            None => {}
+        }
+        if round.asked.is_empty() {
+            return Ok(None);
+        }
+        let Some(codec) = &self.inner.request_state else {
+            return Ok(None);
+        };
+        let number = resumed.map_or(0, |state| state.round).saturating_add(1);
+        if number > super::ask::MAX_ROUNDS {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "the tool asked the client for input more than {} rounds",
+                    super::ask::MAX_ROUNDS
+                ),
+                None,
+            ));
+        }
+        let state = AskState {
+            round: number,
+            answers: round.used,
+        };
+        let bytes = serde_json::to_string(&state.answers).map_or(usize::MAX, |text| text.len());
+        if bytes > super::ask::MAX_ANSWER_BYTES {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "the answers this call gathered are {bytes} bytes; at most {} are kept \
+                     between rounds",
+                    super::ask::MAX_ANSWER_BYTES
+                ),
+                None,
+            ));
+        }
+        let bound = self.ask_binding(grant, request);
+        let sealed = codec
+            .seal_json_with(
+                &state,
+                &SealOptions::new().associated_data(bound.as_bytes()),
+            )
+            .map_err(|error| {
+                tracing::error!(%error, "could not seal a call's input round");
+                ErrorData::internal_error("could not seal the requestState", None)
+            })?;
+        Ok(Some(InputRequiredResult::new(
+            Some(round.asked),
+            Some(sealed),
+        )))
+    }
+
+    /// What a sealed input round is bound to: as an approval's state
+    /// ([`McpServer::binding`]), under its own label, so neither opens as the
+    /// other.
+    fn ask_binding(&self, grant: &Grant, request: &CallToolRequestParams) -> String {
+        let arguments = request
+            .arguments
+            .clone()
+            .map_or_else(|| serde_json::json!({}), serde_json::Value::Object);
+        crate::approval::canonical_json(&serde_json::json!([
+            "toolkit.mcp.ask.v1",
+            &*self.inner.client,
+            grant.tools().principal(),
+            request.name,
+            crate::approval::digest(&arguments),
+        ]))
+    }
+}
+
+/// The earlier rounds of a call whose tool asked the client, sealed in its
+/// `requestState`: how many, and the answers the tool used.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct AskState {
+    /// The rounds so far.
+    round: u32,
+    /// The answers of earlier rounds, by request key.
+    answers: BTreeMap<String, serde_json::Value>,
+}
+
+/// The answers a run of the tool has: the earlier rounds' (kept), then the
+/// retry's `inputResponses` (answers to requests it makes again).
+fn answers_of(
+    resumed: Option<&AskState>,
+    request: &CallToolRequestParams,
+) -> BTreeMap<String, serde_json::Value> {
+    let mut answers = resumed
+        .map(|state| state.answers.clone())
+        .unwrap_or_default();
+    if let Some(responses) = &request.input_responses {
+        for (key, answer) in responses {
+            answers.entry(key.clone()).or_insert_with(|| answer.clone());
+        }
+    }
+    answers
+}
+
+/// `-32021`: the tool asked for something the client did not declare it
+/// answers, named under `data.requiredCapabilities`.
+fn missing_capability(capability: Capability) -> ErrorData {
+    ErrorData::new(
+        rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!(
+            "this tool asks the client for `{}`, a capability it did not declare",
+            capability.key()
+        ),
+        Some(serde_json::json!({
+            "requiredCapabilities": {capability.key(): {}}
+        })),
+    )
 }
 
 /// How a `tools/call` runs ([`McpServer::task_mode`]).
@@ -824,11 +1010,17 @@ impl McpServer {
             match self.task_mode(&grant, &request, &context) {
                 TaskMode::Inline => {}
                 TaskMode::Refused => return Err(missing_tasks_extension()),
-                TaskMode::Task => return self.start_task(grant, &request).await,
+                TaskMode::Task => {
+                    let declared = Declared::of(context.client_capabilities().as_ref());
+                    return self.start_task(grant, &request, declared).await;
+                }
             }
-            self.equip(&mut grant, &context);
+            let resumed = self.open_asked(&grant, &request, &context);
+            let answers = answers_of(resumed.as_ref(), &request);
+            self.equip(&mut grant, &context, answers);
             let started = timed.then(Instant::now);
-            let mut work = std::pin::pin!(self.dispatch(&grant, &request, &context));
+            let mut work =
+                std::pin::pin!(self.dispatch(&grant, &request, &context, resumed.as_ref()));
             // Most calls finish at their first poll, before any cancellation
             // could name them: only a call still running is registered.
             let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
@@ -988,14 +1180,19 @@ impl ServerHandler for McpServer {
         tasks_declared(&context)?;
         let (grant, _) = self.grant(&context)?;
         if super::task::is_run(&request.task_id) {
-            let Some((_, status)) = super::task::find_run(&grant, &request.task_id).await? else {
+            let Some((approvals, status)) = super::task::find_run(&grant, &request.task_id).await?
+            else {
                 return Err(no_task(&request.task_id));
             };
-            let task = super::task::detailed_run(&status);
+            let mut task = super::task::detailed_run(&status);
+            if let Some(waiting) = super::task::waiting_on(approvals, &status).await? {
+                task = super::task::asking(task, &status.record.tool, waiting);
+            }
             // Nobody runs it (its replica died, or it never started): run here,
             // once across the fleet (the store's claim decides who).
             if matches!(status.state, crate::approval::TaskState::Unclaimed { .. }) {
-                super::task::run_in_background(grant, status.record);
+                let declared = Declared::of(context.client_capabilities().as_ref());
+                super::task::run_in_background(grant, status.record, declared);
             }
             return Ok(rmcp::model::GetTaskResult::new(task));
         }
@@ -1021,12 +1218,26 @@ impl ServerHandler for McpServer {
         tasks_declared(&context)?;
         let (grant, _) = self.grant(&context)?;
         if super::task::is_run(&request.task_id) {
-            // Such a task asks nothing: any answer is to no outstanding request,
-            // which the specification asks servers to ignore.
-            return match super::task::find_run(&grant, &request.task_id).await? {
-                Some(_) => Ok(()),
-                None => Err(no_task(&request.task_id)),
+            let Some((approvals, status)) = super::task::find_run(&grant, &request.task_id).await?
+            else {
+                return Err(no_task(&request.task_id));
             };
+            // Each answer is kept for the request its tool made; an answer to
+            // no request of the task, or to one answered before, is ignored,
+            // as the specification asks.
+            for (key, answer) in &request.input_responses {
+                match approvals.answer_task(&status.record, key, answer).await {
+                    Ok(_) => {}
+                    Err(error @ crate::approval::TaskAnswerError::TooLarge(..)) => {
+                        return Err(ErrorData::invalid_params(error.to_string(), None));
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "a task's answer could not be kept");
+                        return Err(ErrorData::internal_error(error.to_string(), None));
+                    }
+                }
+            }
+            return Ok(());
         }
         let Some((_, status)) = super::task::find(&grant, &request.task_id).await? else {
             return Err(no_task(&request.task_id));

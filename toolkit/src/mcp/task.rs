@@ -441,21 +441,117 @@ pub(super) async fn find_run<'g>(
 /// Runs the task `record` in the background, through the grant's tools and
 /// context: the client polls its outcome, which the store keeps, so nothing
 /// waits for this. Another run holding it, or its end, make this run nothing.
-pub(super) fn run_in_background(grant: Grant, record: TaskRecord) {
+///
+/// Its tool's [`Ask`](super::Ask) (for a client that `declared` what it asks)
+/// waits for each answer: its question is kept in the store, where `tasks/get`
+/// on any replica shows it (`input_required`) and `tasks/update` keeps the
+/// answer, which this run brings to the tool. A run taken over after its
+/// replica died asks again from the top and finds the answers given.
+pub(super) fn run_in_background(
+    mut grant: Grant,
+    record: TaskRecord,
+    declared: super::ask::Declared,
+) {
+    let questions = std::sync::Arc::new(super::ask::TaskQuestions::default());
+    grant.context_mut().insert(super::Ask::task(
+        std::sync::Arc::clone(&questions),
+        declared,
+    ));
     tokio::spawn(async move {
         let Some((approvals, _)) = approvals_of(grant.tools()) else {
             return;
         };
         let arguments = record.arguments.to_string();
         let outcome = approvals
-            .run_task(&record, || {
-                grant
-                    .tools()
-                    .call(&record.tool, &arguments, grant.context())
+            .run_task(&record, || async {
+                let call = std::pin::pin!(grant.tools().call(
+                    &record.tool,
+                    &arguments,
+                    grant.context()
+                ));
+                let relay = std::pin::pin!(relay(approvals, &record, &questions));
+                match futures_util::future::select(call, relay).await {
+                    futures_util::future::Either::Left((response, _)) => response,
+                    futures_util::future::Either::Right((never, _)) => match never {},
+                }
             })
             .await;
         tracing::debug!(task = %record.id, ran = outcome.is_some(), "a task's run ended here");
     });
+}
+
+/// How often a task's run keeps its tool's new questions and looks for their
+/// answers in the store.
+const RELAY_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Keeps the questions of the task's tool in the store and brings their
+/// answers back, until the run ends (never returns).
+async fn relay(
+    approvals: &Approvals,
+    record: &TaskRecord,
+    questions: &super::ask::TaskQuestions,
+) -> std::convert::Infallible {
+    loop {
+        for (key, request) in questions.take_new() {
+            if let Err(error) = approvals.ask_task(record, &key, &request).await {
+                tracing::warn!(task = %record.id, %error, "a task's question could not be kept");
+            }
+        }
+        for key in questions.waiting() {
+            match approvals.task_answer(record, &key).await {
+                Ok(Some(answer)) => questions.deliver(&key, answer),
+                Ok(None) => {}
+                Err(error) => {
+                    tracing::warn!(task = %record.id, %error, "a task's answer could not be read");
+                }
+            }
+        }
+        tokio::time::sleep(RELAY_POLL).await;
+    }
+}
+
+/// The questions the task's tool waits on now: the requests without an
+/// answer, for a run that holds the task; `None` when it waits on none.
+pub(super) async fn waiting_on(
+    approvals: &Approvals,
+    status: &TaskRunStatus,
+) -> Result<Option<InputRequests>, rmcp::ErrorData> {
+    if !matches!(status.state, TaskState::Running { .. }) {
+        return Ok(None);
+    }
+    let requests = approvals
+        .task_requests(&status.record.principal, &status.record.id)
+        .await
+        .map_err(|error| {
+            tracing::warn!(%error, "a task's questions could not be read");
+            rmcp::ErrorData::internal_error(ToolError::from(error).to_string(), None)
+        })?;
+    let waiting: InputRequests = requests
+        .into_iter()
+        .filter(|request| request.answer.is_none())
+        .filter_map(|request| {
+            serde_json::from_value::<InputRequest>(request.request)
+                .ok()
+                .map(|input| (request.key, input))
+        })
+        .collect();
+    Ok((!waiting.is_empty()).then_some(waiting))
+}
+
+/// The task `task` of `tool` while its tool waits on the questions `waiting`:
+/// `input_required`, listing them.
+pub(super) fn asking(task: DetailedTask, tool: &str, waiting: InputRequests) -> DetailedTask {
+    let keys: Vec<String> = waiting.keys().map(|key| format!("`{key}`")).collect();
+    let message = format!(
+        "`{tool}` waits for the client's answer to {}",
+        keys.join(", ")
+    );
+    DetailedTask::new(
+        task.task.with_status_message(message),
+        TaskPayload::InputRequired {
+            input_requests: waiting,
+        },
+    )
 }
 
 #[cfg(test)]

@@ -25,10 +25,13 @@ use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
-use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
+use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore, SqliteApprovalStore};
 use toolkit::content::{Audio, Contents, EmbeddedResource, Image};
-use toolkit::mcp::{AccessError, Caller, Grant, McpRequest, McpServer};
-use toolkit::{Context, Principal, Scope, ToolError, call::Progress, tool};
+use toolkit::mcp::{AccessError, Ask, Caller, Grant, McpRequest, McpServer};
+use toolkit::runtime::RuntimeTool;
+use toolkit::{
+    Context, Principal, Registry, Response, Scope, Tier, ToolError, call::Progress, tool,
+};
 
 /// A 1x1 red PNG.
 const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -280,19 +283,270 @@ async fn protocol_error_job() -> String {
     panic!("protocol_error_job fails at the protocol level, as the suite asks")
 }
 
+/// A name the user gives.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Name {
+    /// The name.
+    name: String,
+}
+
+/// A color the user likes.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Color {
+    /// The color.
+    color: String,
+}
+
+/// A yes or no.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirmation {
+    /// Whether the user agrees.
+    ok: bool,
+}
+
+/// The text of a sampling result.
+fn sampled_text(answer: &rmcp::model::CreateMessageResult) -> String {
+    let answer = serde_json::to_value(answer).unwrap_or_default();
+    ["/content/text", "/message/content/text"]
+        .iter()
+        .find_map(|pointer| answer.pointer(pointer).and_then(Value::as_str))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A sampling request of one user message.
+fn sampling(text: &str, max_tokens: u32) -> Result<CreateMessageRequestParams, ToolError> {
+    serde_json::from_value(json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+        "maxTokens": max_tokens,
+    }))
+    .map_err(|error| ToolError::failed(error.to_string()))
+}
+
+/// Asks the user's name mid-call, then greets them.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_input_required_result_elicitation(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    let name = ask
+        .elicit::<Name>("user_name", "What is your name?")
+        .await?
+        .accepted()
+        .map_or_else(|| "stranger".to_owned(), |name| name.name);
+    Ok(format!("Hello, {name}!"))
+}
+
+/// Asks the client's model mid-call, then says what it answered.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_input_required_result_sampling(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    let answer = ask
+        .sample(
+            "capital_question",
+            sampling("What is the capital of France?", 100)?,
+        )
+        .await?;
+    Ok(format!("The model said: {}", sampled_text(&answer)))
+}
+
+/// Asks the client for its roots mid-call, then lists them.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_input_required_result_list_roots(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    let roots = ask.list_roots("client_roots").await?;
+    let uris: Vec<&str> = roots.roots.iter().map(|root| root.uri.as_str()).collect();
+    Ok(format!("The client's roots: {}", uris.join(", ")))
+}
+
+/// Asks for a confirmation in a sealed round trip.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_input_required_result_request_state(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    let ok = ask
+        .elicit::<Confirmation>("confirm", "Please confirm")
+        .await?
+        .accepted()
+        .is_some_and(|answer| answer.ok);
+    Ok(format!("state-ok: confirmed={ok}"))
+}
+
+/// Asks the user, the model and the roots in one round.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_input_required_result_multiple_inputs(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    // Made before any is awaited: all three are in the round.
+    let name = ask.elicit::<Name>("user_name", "What is your name?");
+    let greeting = ask.sample("greeting", sampling("Generate a greeting", 50)?);
+    let roots = ask.list_roots("client_roots");
+    let (name, greeting, roots) = (name.await?, greeting.await?, roots.await?);
+    Ok(format!(
+        "name={}, greeting={}, roots={}",
+        name.accepted().map(|name| name.name).unwrap_or_default(),
+        sampled_text(&greeting),
+        roots.roots.len()
+    ))
+}
+
+/// Asks two questions, one round each.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_input_required_result_multi_round(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    let name = ask
+        .elicit::<Name>("step1", "Step 1: What is your name?")
+        .await?
+        .accepted()
+        .map(|name| name.name)
+        .unwrap_or_default();
+    let color = ask
+        .elicit::<Color>("step2", "Step 2: What is your favorite color?")
+        .await?
+        .accepted()
+        .map(|color| color.color)
+        .unwrap_or_default();
+    Ok(format!("{name} likes {color}"))
+}
+
+/// Asks for a confirmation; its sealed state refuses any change.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_input_required_result_tampered_state(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    let ok = ask
+        .elicit::<Confirmation>("confirm", "Please confirm")
+        .await?
+        .accepted()
+        .is_some_and(|answer| answer.ok);
+    Ok(format!("confirmed={ok}"))
+}
+
+/// Asks only what the client declared it answers: its model, its user, or both.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_input_required_result_capabilities(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    let sampled = ask
+        .can_sample()
+        .then(|| Ok::<_, ToolError>(ask.sample("question", sampling("Say hello", 20)?)))
+        .transpose()?;
+    let elicited = ask
+        .can_elicit()
+        .then(|| ask.elicit::<Name>("user_name", "What is your name?"));
+    let mut said = Vec::new();
+    if let Some(sampled) = sampled {
+        said.push(format!("model: {}", sampled_text(&sampled.await?)));
+    }
+    if let Some(elicited) = elicited {
+        let name = elicited.await?.accepted().map(|name| name.name);
+        said.push(format!("user: {}", name.unwrap_or_default()));
+    }
+    Ok(said.join("; "))
+}
+
+/// Needs the client's model: refused (`-32021`) when the client did not declare
+/// sampling.
+#[tool(scope = shared, tier = auto, group = "conformance")]
+async fn test_missing_capability(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    let answer = ask.sample("question", sampling("Say hello", 20)?).await?;
+    Ok(sampled_text(&answer))
+}
+
+/// Whether to go ahead.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Go {
+    /// Yes to go ahead.
+    confirm: bool,
+}
+
+/// Deletes a file once the user confirms: as a task, it waits
+/// `input_required` for the answer.
+#[tool(scope = shared, tier = auto, task = optional, group = "conformance")]
+async fn confirm_delete(
+    /// The file to delete.
+    filename: String,
+    #[ctx] ask: Ask,
+) -> Result<String, ToolError> {
+    let go = ask
+        .elicit::<Go>("confirm", format!("Delete {filename}?"))
+        .await?
+        .accepted()
+        .is_some_and(|go| go.confirm);
+    Ok(if go {
+        format!("Deleted {filename}")
+    } else {
+        format!("Kept {filename}")
+    })
+}
+
+/// Asks two questions at once: as a task, both wait until each is answered.
+#[tool(scope = shared, tier = auto, task = optional, group = "conformance")]
+async fn multi_input(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    let name = ask.elicit::<Name>("name", "What is your name?");
+    let go = ask.elicit::<Go>("confirm", "Go ahead?");
+    let (name, go) = (name.await?, go.await?);
+    Ok(format!(
+        "name={}, confirmed={}",
+        name.accepted().map(|name| name.name).unwrap_or_default(),
+        go.accepted().is_some_and(|go| go.confirm)
+    ))
+}
+
+/// `greet`, the suite's sync fixture: a runtime tool, as a name that is not
+/// `verb_resource` comes from outside the program (as another MCP server's tools
+/// do), not from a `#[tool]`.
+fn greet() -> RuntimeTool {
+    RuntimeTool::builder(
+        "greet",
+        "Greets someone by name.",
+        json!({
+            "type": "object",
+            "properties": {"name": {"type": "string", "description": "Who to greet."}},
+            "required": ["name"],
+        }),
+    )
+    .scope(Scope::Shared)
+    .tier(Tier::Auto)
+    .group("conformance")
+    .build(
+        |arguments: serde_json::Map<String, Value>, _: &Context| async move {
+            let name = arguments
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            Response::Result(Value::String(format!("Hello, {name}!")))
+        },
+    )
+    .unwrap_or_else(|error| panic!("greet: {error}"))
+}
+
+/// The `#[tool]`s of this binary and `greet`.
+fn registry() -> &'static Registry {
+    static REGISTRY: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let tools = toolkit::registry()
+            .iter()
+            .map(toolkit::registry::RegisteredTool::tool);
+        Registry::with_runtime(tools, [greet()]).unwrap_or_else(|error| panic!("{error}"))
+    })
+}
+
 /// Every conformance tool, for every caller, with tasks kept in memory (one
-/// process: the suite's server).
+/// process: the suite's server), or, for replicas of one fleet in tests, in the
+/// SQLite file `MCP_CONFORMANCE_SQLITE` with the approval key
+/// `MCP_CONFORMANCE_APPROVAL_KEY` and a run lease of
+/// `MCP_CONFORMANCE_RUN_LEASE_SECS` (tests/it/ask.rs).
 fn access(_caller: &Caller<'_>) -> Result<Grant, AccessError> {
     static APPROVALS: std::sync::OnceLock<Approvals> = std::sync::OnceLock::new();
     let approvals = APPROVALS.get_or_init(|| {
-        let key = example_mcp_server::random_secret()
-            .unwrap_or_else(|error| panic!("no randomness for the approval key: {error}"));
-        Approvals::new(
-            ApprovalKey::new(key.into_bytes()).unwrap_or_else(|error| panic!("{error}")),
-            MemoryApprovalStore::new(),
-        )
+        let key = std::env::var("MCP_CONFORMANCE_APPROVAL_KEY").unwrap_or_else(|_| {
+            example_mcp_server::random_secret()
+                .unwrap_or_else(|error| panic!("no randomness for the approval key: {error}"))
+        });
+        let key = ApprovalKey::new(key.into_bytes()).unwrap_or_else(|error| panic!("{error}"));
+        let approvals = match std::env::var("MCP_CONFORMANCE_SQLITE") {
+            Ok(path) => Approvals::new(
+                key,
+                SqliteApprovalStore::open(path).unwrap_or_else(|error| panic!("{error}")),
+            ),
+            Err(_) => Approvals::new(key, MemoryApprovalStore::new()),
+        };
+        match std::env::var("MCP_CONFORMANCE_RUN_LEASE_SECS")
+            .ok()
+            .and_then(|seconds| seconds.parse().ok())
+        {
+            Some(seconds) => approvals.run_lease(Duration::from_secs(seconds)),
+            None => approvals,
+        }
     });
-    let view = toolkit::registry()
+    let view = registry()
         .view()
         .scopes([Scope::Shared])
         .allow(["@conformance"])
@@ -304,11 +558,14 @@ fn access(_caller: &Caller<'_>) -> Result<Grant, AccessError> {
     Ok(Grant::new(view, Context::new()))
 }
 
-/// The conformance server, over any transport: it takes tasks (its request-state
-/// key is random, per process).
+/// The conformance server, over any transport: it takes tasks, and seals
+/// request states with `MCP_CONFORMANCE_STATE_KEY` (replicas that share it
+/// answer each other's retries; tests/it/ask.rs) or a random key per process.
 fn server() -> McpServer {
-    let key = example_mcp_server::random_secret()
-        .unwrap_or_else(|error| panic!("no randomness for the request-state key: {error}"));
+    let key = std::env::var("MCP_CONFORMANCE_STATE_KEY").unwrap_or_else(|_| {
+        example_mcp_server::random_secret()
+            .unwrap_or_else(|error| panic!("no randomness for the request-state key: {error}"))
+    });
     McpServer::new("conformance", access)
         .approvals(key.into_bytes())
         .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))

@@ -18,6 +18,7 @@
 mod common;
 
 mod approvals;
+mod ask;
 mod conformance;
 mod fleet;
 mod hostile_names;

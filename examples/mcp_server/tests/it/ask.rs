@@ -1,0 +1,667 @@
+//! A tool that asks its client for input mid-call (`toolkit::mcp::Ask`), against
+//! the conformance server's fixtures, on the wire:
+//! - a 2026-07-28 request gets an `InputRequiredResult`; the retry with the
+//!   answers and the sealed `requestState` gets the result, on any replica
+//!   holding the same key; a state changed by the client, or sealed for another
+//!   tool, is refused; an answer that does not fit is refused; a retry without
+//!   the answer is asked again; a capability the client did not declare is
+//!   `-32021`;
+//! - a 2025-11-25 session gets the same question as a real
+//!   `elicitation/create` request in the call.
+
+use std::io::BufRead as _;
+use std::process::{Child, Command, Stdio};
+
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, Implementation,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientHandler, ClientServiceExt as _, ErrorData, RoleClient};
+use serde_json::{Value, json};
+
+/// A conformance server, stopped when dropped.
+struct Server(Child, String);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A conformance server sealing request states with `key` (a random one if
+/// `None`).
+fn serve(key: Option<&str>) -> Server {
+    let env: Vec<(&str, &str)> = key
+        .map(|key| ("MCP_CONFORMANCE_STATE_KEY", key))
+        .into_iter()
+        .collect();
+    serve_with(&env)
+}
+
+/// A conformance server with `env`.
+fn serve_with(env: &[(&str, &str)]) -> Server {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp_conformance"));
+    command
+        .args(["http", "--addr", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .envs(env.iter().copied());
+    let mut child = command.spawn().expect("the conformance server starts");
+    let stdout = child.stdout.take().expect("piped");
+    let mut line = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("it says where it listens");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("not an address: {line}"))
+        .to_owned();
+    Server(child, url)
+}
+
+/// The capabilities the suite's client declares.
+fn everything() -> Value {
+    json!({"elicitation": {}, "sampling": {}, "roots": {"listChanged": true}})
+}
+
+/// One 2026-07-28 `tools/call` of `tool` with `extra` params (answers, state),
+/// from a client declaring `capabilities`: the HTTP status and the JSON-RPC
+/// response.
+async fn call(url: &str, tool: &str, extra: Value, capabilities: Value) -> (u16, Value) {
+    let mut params = json!({"name": tool, "arguments": {}});
+    if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), extra) {
+        params.extend(extra);
+    }
+    rpc(url, "tools/call", tool, params, capabilities).await
+}
+
+/// One 2026-07-28 request `method` with `params` and the `Mcp-Name` header
+/// `name`, from a client declaring `capabilities`.
+async fn rpc(
+    url: &str,
+    method: &str,
+    name: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> (u16, Value) {
+    let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "ask-test", "version": "0.0.0"},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+    });
+    params["_meta"] = meta;
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", method)
+        .header("Mcp-Name", name)
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+        .send()
+        .await
+        .expect("the server answers");
+    let status = response.status().as_u16();
+    let text = response.text().await.expect("a body");
+    // JSON, or an event stream whose `data:` line holds the response.
+    let body = serde_json::from_str(&text).unwrap_or_else(|_| {
+        text.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .find(|message| message.get("id") == Some(&json!(1)))
+            .unwrap_or_else(|| panic!("no response in {text}"))
+    });
+    (status, body)
+}
+
+/// The result of a response, with its `requestState` taken out (opaque).
+fn result_and_state(response: &Value) -> (Value, Option<String>) {
+    let mut result = response
+        .get("result")
+        .unwrap_or_else(|| panic!("a result: {response}"))
+        .clone();
+    let state = result
+        .as_object_mut()
+        .and_then(|result| result.remove("requestState"))
+        .map(|state| state.as_str().expect("a string state").to_owned());
+    (result, state)
+}
+
+fn name_form(message: &str, key: &str) -> Value {
+    json!({
+        "method": "elicitation/create",
+        "params": {
+            "mode": "form",
+            "message": message,
+            "requestedSchema": {
+                "type": "object",
+                "description": "A name the user gives.",
+                "properties": {key: {"type": "string", "description": format!("The {key}.")}},
+                "required": [key],
+            },
+        },
+    })
+}
+
+fn accept(content: Value) -> Value {
+    let mut answer = json!({"action": "accept"});
+    answer["content"] = content;
+    answer
+}
+
+fn text(text: &str) -> Value {
+    json!({"resultType": "complete", "content": [{"type": "text", "text": text}], "isError": false})
+}
+
+/// Round 1 asks (exact wire form), round 2 answers with the state and gets the
+/// result; the answer without the state is taken too (the client's own word),
+/// and extra answers are ignored.
+#[tokio::test]
+async fn a_tool_asks_mid_call_and_its_retry_gets_the_result() {
+    let server = serve(None);
+    let (status, asked) = call(
+        &server.1,
+        "test_input_required_result_elicitation",
+        json!({}),
+        everything(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (result, state) = result_and_state(&asked);
+    assert_eq!(
+        result,
+        json!({
+            "resultType": "input_required",
+            "inputRequests": {"user_name": name_form("What is your name?", "name")},
+        })
+    );
+    let state = state.expect("a sealed requestState");
+    let (_, answered) = call(
+        &server.1,
+        "test_input_required_result_elicitation",
+        json!({"inputResponses": {"user_name": accept(json!({"name": "Alice"}))}, "requestState": state}),
+        everything(),
+    )
+    .await;
+    assert_eq!(answered["result"], text("Hello, Alice!"));
+    let (_, unsealed) = call(
+        &server.1,
+        "test_input_required_result_elicitation",
+        json!({"inputResponses": {
+            "user_name": accept(json!({"name": "Bob"})),
+            "unknown_extra_key": accept(json!({"foo": "bar"})),
+        }}),
+        everything(),
+    )
+    .await;
+    assert_eq!(unsealed["result"], text("Hello, Bob!"));
+}
+
+/// Two rounds: the second asks only its own question, with a new state that
+/// keeps the first answer, which the client does not send again.
+#[tokio::test]
+async fn a_tool_asks_in_several_rounds_and_keeps_earlier_answers_sealed() {
+    let server = serve(None);
+    let tool = "test_input_required_result_multi_round";
+    let (_, first) = call(&server.1, tool, json!({}), everything()).await;
+    let (result, state1) = result_and_state(&first);
+    assert_eq!(
+        result["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["step1"]
+    );
+    let (_, second) = call(
+        &server.1,
+        tool,
+        json!({"inputResponses": {"step1": accept(json!({"name": "Alice"}))}, "requestState": state1}),
+        everything(),
+    )
+    .await;
+    let (result, state2) = result_and_state(&second);
+    assert_eq!(
+        result["inputRequests"]["step2"]["params"]["message"],
+        "Step 2: What is your favorite color?"
+    );
+    assert_eq!(result["inputRequests"].as_object().unwrap().len(), 1);
+    assert_ne!(state1, state2);
+    let (_, done) = call(
+        &server.1,
+        tool,
+        json!({"inputResponses": {"step2": accept(json!({"color": "blue"}))}, "requestState": state2}),
+        everything(),
+    )
+    .await;
+    assert_eq!(done["result"], text("Alice likes blue"));
+}
+
+/// Several requests of different kinds in one round, answered together.
+#[tokio::test]
+async fn a_round_asks_the_user_the_model_and_the_roots_at_once() {
+    let server = serve(None);
+    let tool = "test_input_required_result_multiple_inputs";
+    let (_, asked) = call(&server.1, tool, json!({}), everything()).await;
+    let (result, state) = result_and_state(&asked);
+    let methods: Vec<(&String, &Value)> = result["inputRequests"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(key, request)| (key, &request["method"]))
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            (&"client_roots".to_owned(), &json!("roots/list")),
+            (&"greeting".to_owned(), &json!("sampling/createMessage")),
+            (&"user_name".to_owned(), &json!("elicitation/create")),
+        ]
+    );
+    assert_eq!(
+        result["inputRequests"]["greeting"]["params"],
+        json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Generate a greeting"}}],
+            "maxTokens": 50,
+        })
+    );
+    let (_, done) = call(
+        &server.1,
+        tool,
+        json!({
+            "inputResponses": {
+                "user_name": accept(json!({"name": "Alice"})),
+                "greeting": {"role": "assistant", "content": {"type": "text", "text": "Hello there!"},
+                             "model": "test-model", "stopReason": "endTurn"},
+                "client_roots": {"roots": [{"uri": "file:///test/root", "name": "Test Root"}]},
+            },
+            "requestState": state,
+        }),
+        everything(),
+    )
+    .await;
+    assert_eq!(
+        done["result"],
+        text("name=Alice, greeting=Hello there!, roots=1")
+    );
+}
+
+/// A state the client changed, or one sealed for another tool, is refused
+/// (`-32602`); the tool does not run.
+#[tokio::test]
+async fn a_tampered_or_foreign_request_state_is_refused() {
+    let server = serve(None);
+    let tool = "test_input_required_result_tampered_state";
+    let (_, asked) = call(&server.1, tool, json!({}), everything()).await;
+    let (_, state) = result_and_state(&asked);
+    let state = state.unwrap();
+    let answer = json!({"confirm": accept(json!({"ok": true}))});
+    let (status, tampered) = call(
+        &server.1,
+        tool,
+        json!({"inputResponses": answer, "requestState": format!("{state}-TAMPERED")}),
+        everything(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(tampered["error"]["code"], -32602);
+    assert!(
+        tampered["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the requestState is not valid here: "),
+        "{tampered}"
+    );
+    // The same state, sent with the same answers to another tool that asks the
+    // same question.
+    let (_, foreign) = call(
+        &server.1,
+        "test_input_required_result_request_state",
+        json!({"inputResponses": answer, "requestState": state}),
+        everything(),
+    )
+    .await;
+    assert_eq!(foreign["error"]["code"], -32602, "{foreign}");
+}
+
+/// An answer that does not fit the form is refused with `-32602` saying why;
+/// a retry that lacks the answer is asked again.
+#[tokio::test]
+async fn an_invalid_answer_is_refused_and_a_missing_one_asked_again() {
+    let server = serve(None);
+    let tool = "test_input_required_result_elicitation";
+    let (_, invalid) = call(
+        &server.1,
+        tool,
+        json!({"inputResponses": {"user_name": accept(json!({"name": 7}))}}),
+        everything(),
+    )
+    .await;
+    assert_eq!(
+        invalid["error"],
+        json!({
+            "code": -32602,
+            "message": "the answer to the input request `user_name` does not fit the requested \
+                        form: invalid type: integer `7`, expected a string",
+        })
+    );
+    let (_, not_a_result) = call(
+        &server.1,
+        tool,
+        json!({"inputResponses": {"user_name": 12345}}),
+        everything(),
+    )
+    .await;
+    assert_eq!(not_a_result["error"]["code"], -32602);
+    let (_, again) = call(
+        &server.1,
+        tool,
+        json!({"inputResponses": {"wrong_key": accept(json!({"data": "wrong"}))}}),
+        everything(),
+    )
+    .await;
+    let (result, state) = result_and_state(&again);
+    assert_eq!(
+        result,
+        json!({
+            "resultType": "input_required",
+            "inputRequests": {"user_name": name_form("What is your name?", "name")},
+        })
+    );
+    assert!(state.is_some());
+}
+
+/// A tool that needs the client's model, called by a client that did not
+/// declare sampling: `-32021` naming it, HTTP 400; a client that declared only
+/// sampling is asked nothing else.
+#[tokio::test]
+async fn a_capability_the_client_did_not_declare_is_minus_32021() {
+    let server = serve(None);
+    let (status, refused) = call(&server.1, "test_missing_capability", json!({}), json!({})).await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert_eq!(
+        refused["error"]["data"],
+        json!({"requiredCapabilities": {"sampling": {}}})
+    );
+    assert_eq!(status, 400);
+    let (_, asked) = call(
+        &server.1,
+        "test_input_required_result_capabilities",
+        json!({}),
+        json!({"sampling": {}}),
+    )
+    .await;
+    let (result, _) = result_and_state(&asked);
+    let keys: Vec<&String> = result["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys, ["question"]);
+}
+
+/// The state is the only memory between rounds: a second replica with the
+/// same key answers the retry; a replica with another key refuses it.
+#[tokio::test]
+async fn a_retry_is_answered_by_another_replica_with_the_same_key() {
+    let key = "an-ask-test-request-state-key-of-32-bytes-or-more";
+    let first = serve(Some(key));
+    let second = serve(Some(key));
+    let stranger = serve(None);
+    let tool = "test_input_required_result_multi_round";
+    let (_, asked) = call(&first.1, tool, json!({}), everything()).await;
+    let (_, state1) = result_and_state(&asked);
+    let retry = json!({"inputResponses": {"step1": accept(json!({"name": "Alice"}))}, "requestState": state1});
+    let (_, second_round) = call(&second.1, tool, retry.clone(), everything()).await;
+    let (_, state2) = result_and_state(&second_round);
+    let (_, done) = call(
+        &first.1,
+        tool,
+        json!({"inputResponses": {"step2": accept(json!({"color": "red"}))}, "requestState": state2}),
+        everything(),
+    )
+    .await;
+    assert_eq!(done["result"], text("Alice likes red"));
+    let (_, refused) = call(&stranger.1, tool, retry, everything()).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+}
+
+/// A 2025-11-25 client's user, who gives their name when asked.
+#[derive(Clone)]
+struct Alice;
+
+impl ClientHandler for Alice {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("ask-test", "0.0.0"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = &request
+        else {
+            panic!("a form: {request:?}");
+        };
+        assert_eq!(message, "What is your name?");
+        assert_eq!(
+            serde_json::to_value(requested_schema).unwrap()["required"],
+            json!(["name"])
+        );
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"name": "Alice"})))
+    }
+}
+
+/// Over a 2025-11-25 session the same tool sends `elicitation/create` in the
+/// call and answers with what the user said.
+#[tokio::test]
+async fn a_session_client_is_asked_with_a_real_elicitation_request() {
+    let server = serve(None);
+    let client = Alice
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(server.1.clone()),
+            rmcp::ClientLifecycleMode::Initialize,
+        )
+        .await
+        .expect("connects");
+    let result = client
+        .call_tool(CallToolRequestParams::new(
+            "test_input_required_result_elicitation",
+        ))
+        .await
+        .unwrap();
+    let mut result = serde_json::to_value(result).unwrap();
+    result.as_object_mut().unwrap().remove("resultType");
+    assert_eq!(
+        result,
+        json!({"content": [{"type": "text", "text": "Hello, Alice!"}], "isError": false})
+    );
+}
+
+/// What a client declares to get tasks and answer forms.
+fn tasks_and_forms() -> Value {
+    json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}})
+}
+
+/// `tasks/get` of `id`: the task, its timestamps left out.
+async fn get(url: &str, id: &str) -> Value {
+    let (_, response) = rpc(
+        url,
+        "tasks/get",
+        id,
+        json!({"taskId": id}),
+        tasks_and_forms(),
+    )
+    .await;
+    let mut task = response
+        .get("result")
+        .unwrap_or_else(|| panic!("a task: {response}"))
+        .clone();
+    for key in ["createdAt", "lastUpdatedAt", "ttlMs"] {
+        task.as_object_mut().unwrap().remove(key);
+    }
+    task
+}
+
+/// Polls task `id` on `url` until `done` says so (twenty seconds at most).
+async fn until(url: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..200 {
+        let task = get(url, id).await;
+        if done(&task) {
+            return task;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("task {id} never got there: {}", get(url, id).await);
+}
+
+/// `tasks/update` of `id` with `responses`: the acknowledgement.
+async fn update(url: &str, id: &str, responses: Value) -> Value {
+    let (_, response) = rpc(
+        url,
+        "tasks/update",
+        id,
+        json!({"taskId": id, "inputResponses": responses}),
+        tasks_and_forms(),
+    )
+    .await;
+    response
+}
+
+/// A task's tool asks mid-run: the task is `input_required` with the question
+/// on any replica; its first replica dies; the answer given to the second is
+/// kept in the store; the second takes the run over once its lease ends, and
+/// its tool, asking again from the top, finds the answer and completes.
+#[tokio::test]
+async fn a_task_asks_its_client_and_another_replica_resumes_it_with_the_answer() {
+    let database = std::env::temp_dir().join(format!(
+        "toolkit-ask-{}-{}.sqlite",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    let database = database.to_str().unwrap().to_owned();
+    let env = [
+        ("MCP_CONFORMANCE_SQLITE", database.as_str()),
+        (
+            "MCP_CONFORMANCE_APPROVAL_KEY",
+            "an-ask-test-approval-key-of-32-bytes-or-more",
+        ),
+        (
+            "MCP_CONFORMANCE_STATE_KEY",
+            "an-ask-test-request-state-key-of-32-bytes-or-more",
+        ),
+        ("MCP_CONFORMANCE_RUN_LEASE_SECS", "2"),
+    ];
+    let first = serve_with(&env);
+    let second = serve_with(&env);
+    let (_, created) = call(
+        &first.1,
+        "confirm_delete",
+        json!({"arguments": {"filename": "a.txt"}}),
+        tasks_and_forms(),
+    )
+    .await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let asking = until(&second.1, &id, |task| task["status"] == "input_required").await;
+    assert_eq!(
+        asking,
+        json!({
+            "resultType": "complete",
+            "taskId": id,
+            "status": "input_required",
+            "statusMessage": "`confirm_delete` waits for the client's answer to `confirm`",
+            "pollIntervalMs": 1000,
+            "inputRequests": {"confirm": {
+                "method": "elicitation/create",
+                "params": {
+                    "mode": "form",
+                    "message": "Delete a.txt?",
+                    "requestedSchema": {
+                        "type": "object",
+                        "description": "Whether to go ahead.",
+                        "properties": {"confirm": {"type": "boolean", "description": "Yes to go ahead."}},
+                        "required": ["confirm"],
+                    },
+                },
+            }},
+        })
+    );
+    drop(first);
+    let acknowledged = update(
+        &second.1,
+        &id,
+        json!({"confirm": accept(json!({"confirm": true})), "not_asked": accept(json!({}))}),
+    )
+    .await;
+    assert_eq!(acknowledged["result"], json!({"resultType": "complete"}));
+    let done = until(&second.1, &id, |task| task["status"] == "completed").await;
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "Deleted a.txt"}])
+    );
+    let _ = std::fs::remove_file(&database);
+}
+
+/// Two questions at once: answered one at a time, the task lists only the one
+/// still open, and completes once both are answered.
+#[tokio::test]
+async fn a_task_waits_until_every_question_is_answered() {
+    let server = serve(None);
+    let (_, created) = call(&server.1, "multi_input", json!({}), tasks_and_forms()).await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let asking = until(&server.1, &id, |task| {
+        task["inputRequests"]
+            .as_object()
+            .is_some_and(|requests| requests.len() == 2)
+    })
+    .await;
+    assert_eq!(asking["status"], "input_required");
+    update(
+        &server.1,
+        &id,
+        json!({"name": accept(json!({"name": "partial-1", "confirm": true}))}),
+    )
+    .await;
+    let half = until(&server.1, &id, |task| {
+        task["inputRequests"]
+            .as_object()
+            .is_some_and(|requests| requests.len() == 1)
+    })
+    .await;
+    assert_eq!(half["status"], "input_required");
+    assert_eq!(
+        half["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["confirm"]
+    );
+    update(
+        &server.1,
+        &id,
+        json!({"confirm": accept(json!({"name": "partial-2", "confirm": true}))}),
+    )
+    .await;
+    let done = until(&server.1, &id, |task| task["status"] == "completed").await;
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "name=partial-1, confirmed=true"}])
+    );
+}

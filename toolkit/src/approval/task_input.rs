@@ -1,0 +1,292 @@
+//! A task's questions to its client and their answers, kept in the store beside
+//! the task ([`super::task`]), so any process lists what a task waits for and
+//! takes its answers, and a run taken over on another process finds the answers
+//! given to the attempt before it.
+//!
+//! Two kinds of records per task, each written once (a claim completed with
+//! the value as its outcome), under the task's keys:
+//! - `…:asked:N` (N = 0, 1, ...): the N-th request the task's tool made, its key
+//!   and the request as the protocol sends it;
+//! - `…:answer:KEY`: the client's answer to the request `KEY`; the first answer
+//!   stays.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::task::task_key;
+use super::{ApprovalError, Approvals, CLOCK_SKEW_SECONDS, Claim, RunOutcome, TaskRecord};
+use crate::principal::Principal;
+
+/// The most requests one task makes, over all its rounds.
+pub const MAX_TASK_REQUESTS: usize = 64;
+
+/// The most bytes of one answer (as JSON text).
+pub const MAX_TASK_ANSWER_BYTES: usize = 64 * 1024;
+
+/// One request a task's tool made of its client, and its answer if it came
+/// ([`Approvals::task_requests`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TaskRequest {
+    /// The tool's key for it: the answer comes back under it.
+    pub key: String,
+    /// The request as the protocol sends it (`{"method": ..., "params": ...}`).
+    pub request: Value,
+    /// The client's answer, once given.
+    #[serde(skip)]
+    pub answer: Option<Value>,
+}
+
+/// Why an answer was not kept ([`Approvals::answer_task`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TaskAnswerError {
+    /// The answer is longer than [`MAX_TASK_ANSWER_BYTES`].
+    #[error(
+        "the answer to `{0}` is {1} bytes; a task keeps answers of at most {MAX_TASK_ANSWER_BYTES}"
+    )]
+    TooLarge(String, usize),
+    /// The store failed.
+    #[error(transparent)]
+    Approval(#[from] ApprovalError),
+}
+
+impl Approvals {
+    /// Records that the task `record`'s tool asks its client `request` under
+    /// `key`, unless it asked it already (an attempt before this one did). Any
+    /// process then lists it ([`Approvals::task_requests`]).
+    pub async fn ask_task(
+        &self,
+        record: &TaskRecord,
+        key: &str,
+        request: &Value,
+    ) -> Result<(), ApprovalError> {
+        let asked = self.asked(&record.principal, &record.id).await?;
+        if asked.iter().any(|asked| asked.key == key) {
+            return Ok(());
+        }
+        let value = serde_json::json!({"key": key, "request": request});
+        for n in asked.len()..MAX_TASK_REQUESTS {
+            let slot = task_key(&record.principal, &record.id, &format!("asked:{n}"));
+            if self.write_once(record, &slot, &value).await? {
+                return Ok(());
+            }
+        }
+        Err(ApprovalError::Store(super::StoreError::new(format!(
+            "a task asks its client at most {MAX_TASK_REQUESTS} requests"
+        ))))
+    }
+
+    /// The requests the task `id` of `principal` made of its client, in the
+    /// order made, each with its answer if it came.
+    pub async fn task_requests(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<Vec<TaskRequest>, ApprovalError> {
+        let mut asked = self.asked(principal, id).await?;
+        for request in &mut asked {
+            request.answer = self
+                .read_once(principal, id, &answer_part(&request.key))
+                .await?;
+        }
+        Ok(asked)
+    }
+
+    /// Keeps the client's `answer` to the request `key` of the task `record`,
+    /// unless it has one already. `Ok(false)`: the task made no such request,
+    /// or it was answered before (the first answer stays).
+    pub async fn answer_task(
+        &self,
+        record: &TaskRecord,
+        key: &str,
+        answer: &Value,
+    ) -> Result<bool, TaskAnswerError> {
+        let bytes = answer.to_string().len();
+        if bytes > MAX_TASK_ANSWER_BYTES {
+            return Err(TaskAnswerError::TooLarge(key.to_owned(), bytes));
+        }
+        let asked = self.asked(&record.principal, &record.id).await?;
+        if !asked.iter().any(|asked| asked.key == key) {
+            return Ok(false);
+        }
+        let slot = task_key(&record.principal, &record.id, &answer_part(key));
+        Ok(self.write_once(record, &slot, answer).await?)
+    }
+
+    /// The client's answer to the request `key` of the task `record`, if it
+    /// came.
+    pub async fn task_answer(
+        &self,
+        record: &TaskRecord,
+        key: &str,
+    ) -> Result<Option<Value>, ApprovalError> {
+        self.read_once(&record.principal, &record.id, &answer_part(key))
+            .await
+    }
+
+    /// The requests recorded for the task, in order, without answers.
+    async fn asked(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<Vec<TaskRequest>, ApprovalError> {
+        let mut asked: Vec<TaskRequest> = Vec::new();
+        for n in 0..MAX_TASK_REQUESTS {
+            let Some(value) = self.read_once(principal, id, &format!("asked:{n}")).await? else {
+                break;
+            };
+            if let Ok(request) = serde_json::from_value::<TaskRequest>(value)
+                && !asked.iter().any(|asked| asked.key == request.key)
+            {
+                asked.push(request);
+            }
+        }
+        Ok(asked)
+    }
+
+    /// Writes `value` under `key` unless something is there: `Ok(false)` if it
+    /// was.
+    async fn write_once(
+        &self,
+        record: &TaskRecord,
+        key: &str,
+        value: &Value,
+    ) -> Result<bool, ApprovalError> {
+        let now = self.store_now().await?;
+        let keep = record.expires_at.saturating_add(CLOCK_SKEW_SECONDS);
+        let Claim::Won { attempt } = self
+            .store
+            .claim(key, now, keep)
+            .await
+            .map_err(ApprovalError::Store)?
+        else {
+            return Ok(false);
+        };
+        let outcome = RunOutcome::Ran {
+            result: Some(value.clone()),
+            bytes: value.to_string().len(),
+        };
+        self.store
+            .complete(key, attempt, &outcome)
+            .await
+            .map_err(ApprovalError::Store)
+    }
+
+    /// The value written once under the task's `part`, if it is whole.
+    async fn read_once(
+        &self,
+        principal: &Principal,
+        id: &str,
+        part: &str,
+    ) -> Result<Option<Value>, ApprovalError> {
+        let run = self
+            .store
+            .run(&task_key(principal, id, part))
+            .await
+            .map_err(ApprovalError::Store)?;
+        Ok(match run.and_then(|run| run.outcome) {
+            Some(RunOutcome::Ran {
+                result: Some(value),
+                ..
+            }) => Some(value),
+            _ => None,
+        })
+    }
+}
+
+/// The part of a task's keys its answer to `key` is under.
+fn answer_part(key: &str) -> String {
+    format!("answer:{key}")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{MAX_TASK_ANSWER_BYTES, TaskAnswerError, TaskRequest};
+    use crate::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
+    use crate::principal::Principal;
+
+    /// A question is kept once however often its tool asks it (a takeover asks
+    /// again), listed with its answer once given; the first answer stays; an
+    /// answer to no question, or too long, is not kept; another principal sees
+    /// none of it.
+    #[test]
+    fn a_tasks_questions_and_answers_are_kept_once() {
+        futures_executor::block_on(async {
+            let approvals = Approvals::new(
+                ApprovalKey::new(*b"an application secret of 32 bytes").unwrap(),
+                MemoryApprovalStore::new(),
+            );
+            let owner = Principal::local("owner").unwrap();
+            let record = approvals
+                .create_task(&owner, None, "confirm_delete", r#"{"filename": "a"}"#)
+                .await
+                .unwrap();
+            let question = json!({"method": "roots/list"});
+            for _ in 0..2 {
+                approvals
+                    .ask_task(&record, "roots", &question)
+                    .await
+                    .unwrap();
+            }
+            approvals
+                .ask_task(&record, "other", &question)
+                .await
+                .unwrap();
+            assert!(
+                !approvals
+                    .answer_task(&record, "never", &json!({}))
+                    .await
+                    .unwrap()
+            );
+            assert!(
+                approvals
+                    .answer_task(&record, "roots", &json!({"roots": []}))
+                    .await
+                    .unwrap()
+            );
+            assert!(
+                !approvals
+                    .answer_task(&record, "roots", &json!({"roots": [1]}))
+                    .await
+                    .unwrap()
+            );
+            let long = json!("x".repeat(MAX_TASK_ANSWER_BYTES));
+            assert!(matches!(
+                approvals.answer_task(&record, "other", &long).await,
+                Err(TaskAnswerError::TooLarge(key, _)) if key == "other"
+            ));
+            let requests = approvals.task_requests(&owner, &record.id).await.unwrap();
+            let seen: Vec<(String, Option<serde_json::Value>)> = requests
+                .into_iter()
+                .map(
+                    |TaskRequest {
+                         key,
+                         answer,
+                         request,
+                     }| {
+                        assert_eq!(request, question);
+                        (key, answer)
+                    },
+                )
+                .collect();
+            assert_eq!(
+                seen,
+                [
+                    ("roots".to_owned(), Some(json!({"roots": []}))),
+                    ("other".to_owned(), None),
+                ]
+            );
+            let stranger = Principal::local("stranger").unwrap();
+            assert!(
+                approvals
+                    .task_requests(&stranger, &record.id)
+                    .await
+                    .unwrap()
+                    .is_empty()
+            );
+        });
+    }
+}
