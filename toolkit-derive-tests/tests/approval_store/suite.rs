@@ -3153,6 +3153,68 @@ pub(crate) async fn the_task_runner_completes_what_a_dead_replica_left_once(
     assert_eq!(runs.attempts(), [2, 2]);
 }
 
+/// A task's progress is kept in the store as its latest report, read on any
+/// replica while it runs: at most one report a second (one that reaches its
+/// total always), its message cut to 512 characters; a later run's reports
+/// replace an earlier run's, which no longer write; once the task is over, no
+/// progress is shown.
+pub(crate) async fn a_tasks_progress_is_kept_latest_and_bounded(backend: Arc<dyn Backend>) {
+    use toolkit::call::ProgressUpdate;
+    let clock = Clock::default();
+    let on_a = approvals(backend.open(&clock).await, &clock, 0);
+    let on_b = approvals(backend.open(&clock).await, &clock, 0);
+    let agent = p("agent:7");
+    let record = on_a
+        .create_task(&agent, None, "get_reports", "{}")
+        .await
+        .expect("created");
+    let progress_on_b = || async {
+        on_b.task(&agent, &record.id)
+            .await
+            .expect("readable")
+            .expect("kept")
+            .progress
+    };
+    assert_eq!(progress_on_b().await, None, "nothing reported yet");
+    let update = |progress: f64, message: &str| ProgressUpdate {
+        progress,
+        total: Some(10.0),
+        message: Some(message.to_owned()),
+    };
+    let first = on_a.task_progress(&record);
+    first.report(1.0, Some(10.0), Some("one")).await;
+    assert_eq!(progress_on_b().await, Some(update(1.0, "one")));
+    first.report(2.0, Some(10.0), Some("two")).await;
+    assert_eq!(
+        progress_on_b().await,
+        Some(update(1.0, "one")),
+        "within a second of the last: dropped"
+    );
+    let long = "é".repeat(2000);
+    first.report(10.0, Some(10.0), Some(&long)).await;
+    assert_eq!(
+        progress_on_b().await,
+        Some(update(
+            10.0,
+            &"é".repeat(toolkit::approval::MAX_PROGRESS_MESSAGE)
+        )),
+        "its total reached: kept, its message cut"
+    );
+    // A later run (a takeover) reports: its reports win, the first's are fenced.
+    let second = on_b.task_progress(&record);
+    second.report(3.0, Some(10.0), Some("again")).await;
+    first.report(10.0, Some(10.0), Some("late")).await;
+    assert_eq!(progress_on_b().await, Some(update(3.0, "again")));
+    // Over: no progress shown.
+    let runs = TaskRuns::default();
+    assert!(
+        on_a.run_created_task(&record, || runs.call(Some(Response::Result(json!(1)))))
+            .await
+            .is_some()
+    );
+    assert_eq!(progress_on_b().await, None);
+}
+
 /// One `#[test]` per contract test, each run by `$run` (a `fn(Test)`).
 macro_rules! contract_tests {
     ($run:ident) => {
@@ -3337,6 +3399,11 @@ macro_rules! contract_tests {
             $run(|backend| {
                 Box::pin(suite::the_task_runner_completes_what_a_dead_replica_left_once(backend))
             });
+        }
+
+        #[test]
+        fn a_tasks_progress_is_kept_latest_and_bounded() {
+            $run(|backend| Box::pin(suite::a_tasks_progress_is_kept_latest_and_bounded(backend)));
         }
 
         #[test]
