@@ -21,7 +21,7 @@ static RAN: AtomicUsize = AtomicUsize::new(0);
 
 /// Export every invoice: long, so only ever a task.
 #[tool(scope = shared, tier = auto, task = required)]
-async fn get_exports() -> String {
+fn get_exports() -> String {
     RAN.fetch_add(1, Ordering::SeqCst);
     "exported".to_owned()
 }

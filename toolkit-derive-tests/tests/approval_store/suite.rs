@@ -3051,20 +3051,20 @@ pub(crate) async fn the_task_runner_completes_what_a_dead_replica_left_once(
     assert_eq!(runs.attempts(), Vec::<u32>::new());
 
     clock.advance(31);
-    let (on_b_pass, on_c_pass) = futures_util::future::join(
+    let (pass_of_b, pass_of_c) = futures_util::future::join(
         on_b.run_tasks(task_view(&on_b, &runs)),
         on_c.run_tasks(task_view(&on_c, &runs)),
     )
     .await;
-    let (on_b_pass, on_c_pass) = (on_b_pass.expect("a pass"), on_c_pass.expect("a pass"));
+    let (pass_of_b, pass_of_c) = (pass_of_b.expect("a pass"), pass_of_c.expect("a pass"));
     assert_eq!(
         (
-            on_b_pass.ran + on_c_pass.ran,
-            on_b_pass.cancelled + on_c_pass.cancelled,
-            on_b_pass.refused + on_c_pass.refused,
+            pass_of_b.ran + pass_of_c.ran,
+            pass_of_b.cancelled + pass_of_c.cancelled,
+            pass_of_b.refused + pass_of_c.refused,
         ),
         (2, 1, 2),
-        "{on_b_pass:?} {on_c_pass:?}"
+        "{pass_of_b:?} {pass_of_c:?}"
     );
     assert_eq!(
         runs.attempts(),
