@@ -2314,6 +2314,11 @@ impl ApprovalStore for Recording {
         self.note("run");
         self.store.run(key)
     }
+
+    fn lapsed_claims<'a>(&'a self, prefix: &'a str, limit: usize) -> StoreFuture<'a, Vec<String>> {
+        self.note("lapsed_claims");
+        self.store.lapsed_claims(prefix, limit)
+    }
     fn approved_unsettled(
         &self,
         decided_after: u64,
