@@ -473,7 +473,7 @@ mod postgres {
         }
         assert_eq!(
             cluster.psql_on(&url, "SELECT version FROM toolkit_approval_schema"),
-            "8"
+            "9"
         );
     }
 }

@@ -978,6 +978,15 @@ impl<'r> crate::approval::CallingView<'r> for View<'r> {
     fn quotas(&self) -> Option<&'r Quotas> {
         self.quotas
     }
+
+    fn call<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: &'a str,
+        ctx: &'a Context,
+    ) -> crate::tool::CallFuture<'a> {
+        Box::pin(View::call(self, name, arguments, ctx))
+    }
 }
 
 impl fmt::Debug for View<'_> {

@@ -294,19 +294,46 @@ pub async fn run_decided(
     settings
         .approvals
         .run_decided(grace, |pending| {
-            let kind = pending.view.as_deref().unwrap_or("none");
-            let view = kind_view(kind)
-                .permit(move |tool| {
-                    settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP)
-                })
-                .approvals(settings.approvals, pending.principal.clone())
-                .quotas(settings.quotas)
-                .label(kind.to_owned())
-                .build()
-                .map_err(|error| error.to_string())?;
+            let view = runner_view(settings, pending.view.as_deref(), &pending.principal)?;
             Ok((view, context(state, settings)))
         })
         .await
+}
+
+/// One pass of the task runner: tasks (`task = optional` tools called as MCP
+/// Tasks) whose replica died before or while they ran are run again here, once
+/// across the fleet, after their lease, with the view their principal's kind has
+/// now (the kind kept as the task's view label) and this server's context. A
+/// replica calls it beside [`run_decided`] (`mcp_server http`); see
+/// `Approvals::run_tasks`.
+pub async fn run_tasks(
+    state: &AssistantState,
+    settings: Settings,
+) -> Result<toolkit::approval::TaskPass, toolkit::approval::ApprovalError> {
+    settings
+        .approvals
+        .run_tasks(|task| {
+            let view = runner_view(settings, task.view.as_deref(), &task.principal)?;
+            Ok((view, context(state, settings)))
+        })
+        .await
+}
+
+/// The view the runner rebuilds for a stored call of `principal` made through
+/// the client kind `kind` (its view label; none: no tools).
+fn runner_view(
+    settings: Settings,
+    kind: Option<&str>,
+    principal: &Principal,
+) -> Result<toolkit::View<'static>, String> {
+    let kind = kind.unwrap_or("none");
+    kind_view(kind)
+        .permit(move |tool| settings.ledger.is_some() || tool.group != Some(ledger::LEDGER_GROUP))
+        .approvals(settings.approvals, principal.clone())
+        .quotas(settings.quotas)
+        .label(kind.to_owned())
+        .build()
+        .map_err(|error| error.to_string())
 }
 
 /// The context every call runs with: the assistant's stores and, when there is

@@ -376,7 +376,8 @@ async fn serve_http(addr: &str, settings: Settings) -> std::io::Result<()> {
 
 /// Runs the calls approved in the inbox that nobody resumed, every two seconds,
 /// once they were decided `MCP_APPROVAL_RUNNER_GRACE_SECONDS` ago (default 60: the
-/// time a client holding the call's request state has to run it itself).
+/// time a client holding the call's request state has to run it itself), and the
+/// tasks whose replica died (after their lease).
 fn spawn_runner(state: AssistantState, settings: Settings) {
     let grace = match std::env::var("MCP_APPROVAL_RUNNER_GRACE_SECONDS") {
         Ok(seconds) => seconds.parse::<u64>().unwrap_or_else(|_| {
@@ -395,6 +396,15 @@ fn spawn_runner(state: AssistantState, settings: Settings) {
                 }
                 Ok(_) => {}
                 Err(error) => eprintln!("mcp_server: approval runner: {error}"),
+            }
+            // Tasks whose replica died: run again after their lease, here or on
+            // whichever replica's pass claims them first.
+            match example_mcp_server::run_tasks(&state, settings).await {
+                Ok(pass) if pass.ran + pass.cancelled + pass.refused > 0 => {
+                    eprintln!("mcp_server: task runner: {pass:?}");
+                }
+                Ok(_) => {}
+                Err(error) => eprintln!("mcp_server: task runner: {error}"),
             }
         }
     });

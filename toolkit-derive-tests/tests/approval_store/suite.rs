@@ -2314,6 +2314,11 @@ impl ApprovalStore for Recording {
         self.note("run");
         self.store.run(key)
     }
+
+    fn lapsed_claims<'a>(&'a self, prefix: &'a str, limit: usize) -> StoreFuture<'a, Vec<String>> {
+        self.note("lapsed_claims");
+        self.store.lapsed_claims(prefix, limit)
+    }
     fn approved_unsettled(
         &self,
         decided_after: u64,
@@ -2631,27 +2636,16 @@ impl Drop for DropCount {
     }
 }
 
-/// Polls `approvals`' task until `done` says yes of its state (a few seconds at
-/// most, on the real clock: a run on another task moves it).
-async fn until_task(
-    approvals: &Approvals,
-    principal: &Principal,
-    id: &str,
-    done: impl Fn(&TaskState) -> bool,
-) -> TaskState {
+/// Waits until the tool of `runs` started `count` runs (a few seconds at most,
+/// on the real clock).
+async fn until_started(runs: &TaskRuns, count: usize) {
     for _ in 0..500 {
-        let state = approvals
-            .task(principal, id)
-            .await
-            .expect("readable")
-            .expect("kept")
-            .state;
-        if done(&state) {
-            return state;
+        if runs.attempts().len() >= count {
+            return;
         }
         futures_timer::Delay::new(Duration::from_millis(20)).await;
     }
-    panic!("task {id} never moved on");
+    panic!("the tool never started {count} runs");
 }
 
 /// A task is stored signed before its id is handed out, read the same by any
@@ -2699,7 +2693,14 @@ pub(crate) async fn a_task_is_kept_run_once_and_read_on_any_replica(backend: Arc
         .expect("readable")
         .expect("kept");
     assert_eq!(seen.record, record);
-    assert_eq!(seen.state, TaskState::Unclaimed { attempts: 0 });
+    // Its first attempt is claimed for the replica that made it.
+    assert_eq!(
+        seen.state,
+        TaskState::Running {
+            attempt: 1,
+            cancelling: false
+        }
+    );
     for (principal, id) in [
         (&p("agent:8"), record.id.clone()),
         (
@@ -2730,8 +2731,14 @@ pub(crate) async fn a_task_is_kept_run_once_and_read_on_any_replica(backend: Arc
     ));
 
     let runs = TaskRuns::default();
-    let outcome = on_b
-        .run_task(&seen.record, || {
+    // Held by its maker: another replica does not run it.
+    assert_eq!(
+        on_b.run_task(&seen.record, || runs.call(Some(Response::Result(json!(0)))))
+            .await,
+        None
+    );
+    let outcome = on_a
+        .run_created_task(&seen.record, || {
             runs.call(Some(Response::Result(json!({"total": 42}))))
         })
         .await;
@@ -2773,9 +2780,15 @@ pub(crate) async fn a_task_is_kept_run_once_and_read_on_any_replica(backend: Arc
         .expect("created");
     let error = Response::Error(ToolError::failed("the ledger is down"));
     assert_eq!(
-        on_a.run_task(&failing, || runs.call(Some(error.clone())))
+        on_a.run_created_task(&failing, || runs.call(Some(error.clone())))
             .await,
         Some(RunOutcome::of(&error))
+    );
+    assert_eq!(
+        on_a.run_created_task(&failing, || runs.call(Some(error.clone())))
+            .await,
+        None,
+        "its maker does not run it twice either"
     );
     assert_eq!(
         on_b.run_task(&failing, || runs.call(Some(error.clone())))
@@ -2811,18 +2824,18 @@ pub(crate) async fn a_task_is_taken_over_after_its_lease_and_cancelled_across_re
         .await
         .expect("created");
     {
-        let running = Box::pin(on_a.run_task(&record, || runs.call(None)));
-        let agent = p("agent:7");
-        let started = Box::pin(until_task(&on_b, &agent, &record.id, |state| {
-            matches!(state, TaskState::Running { .. })
-        }));
+        let running = Box::pin(on_a.run_created_task(&record, || runs.call(None)));
+        let started = Box::pin(until_started(&runs, 1));
         match futures_util::future::select(running, started).await {
-            futures_util::future::Either::Right((state, _)) => assert_eq!(
-                state,
-                TaskState::Running {
+            futures_util::future::Either::Right(((), _)) => assert_eq!(
+                on_b.task(&p("agent:7"), &record.id)
+                    .await
+                    .expect("readable")
+                    .map(|task| task.state),
+                Some(TaskState::Running {
                     attempt: 1,
                     cancelling: false
-                }
+                })
             ),
             futures_util::future::Either::Left((outcome, _)) => {
                 panic!("a hanging tool answered: {outcome:?}")
@@ -2870,12 +2883,9 @@ pub(crate) async fn a_task_is_taken_over_after_its_lease_and_cancelled_across_re
         .create_task(&p("agent:7"), None, "get_reports", "{}")
         .await
         .expect("created");
-    let running = Box::pin(on_a.run_task(&long, || runs.call(None)));
+    let running = Box::pin(on_a.run_created_task(&long, || runs.call(None)));
     let cancel = Box::pin(async {
-        until_task(&on_b, &p("agent:7"), &long.id, |state| {
-            matches!(state, TaskState::Running { .. })
-        })
-        .await;
+        until_started(&runs, 3).await;
         assert_eq!(on_b.cancel_task(&p("agent:7"), &long.id).await, Ok(true));
         assert!(matches!(
             on_b.task(&p("agent:7"), &long.id)
@@ -2917,17 +2927,297 @@ pub(crate) async fn a_task_is_taken_over_after_its_lease_and_cancelled_across_re
             .await
             .expect("readable")
             .map(|task| task.state),
-        Some(TaskState::Cancelled)
+        Some(TaskState::Running {
+            attempt: 1,
+            cancelling: true
+        }),
+        "its maker holds it, and finds the cancellation when it starts"
     );
     assert_eq!(
-        on_a.run_task(&early, || runs.call(None)).await,
+        on_a.run_created_task(&early, || runs.call(None)).await,
         Some(cancelled)
+    );
+    assert_eq!(
+        on_b.task(&p("agent:7"), &early.id)
+            .await
+            .expect("readable")
+            .map(|task| task.state),
+        Some(TaskState::Cancelled)
     );
     assert_eq!(
         runs.attempts(),
         [1, 2, 1],
         "the cancelled task's tool never ran"
     );
+}
+
+/// Sum a month's reports: a task's tool, run in the background.
+#[tool(scope = shared, tier = auto)]
+async fn get_reports(
+    #[ctx] runs: State<TaskRuns>,
+    /// The month, as `YYYY-MM`.
+    month: String,
+) -> Value {
+    runs.0
+        .seen
+        .lock()
+        .expect("not poisoned")
+        .push(toolkit::approval::ApprovedRun::current());
+    json!({ "month": month, "total": 42 })
+}
+
+/// The runner's `run_as`: the view and context `task`'s principal has now.
+fn task_view<'a>(
+    approvals: &'a Approvals,
+    runs: &TaskRuns,
+) -> impl FnMut(&toolkit::approval::TaskRecord) -> Result<(View<'a>, Context), String> {
+    let runs = runs.clone();
+    move |task| {
+        if task.principal == p("agent:gone") {
+            return Err("the account was closed".to_owned());
+        }
+        Ok((
+            view_as(approvals, task.principal.clone()),
+            Context::new().with(runs.clone()),
+        ))
+    }
+}
+
+/// Tasks whose replica died (before its run started, or mid-run) are run by the
+/// runner's pass on other replicas once their lease lapsed, without anyone
+/// polling them, once each whichever replicas pass at once, the tool told it is
+/// attempt 2 (with the task's key); a task cancelled meanwhile ends cancelled
+/// unrun, one the principal may no longer run ends with the refusal unrun, and
+/// a run whose request is gone is kept as lost. Nothing is run before the lease
+/// lapses, and nothing again after.
+pub(crate) async fn the_task_runner_completes_what_a_dead_replica_left_once(
+    backend: Arc<dyn Backend>,
+) {
+    let clock = Clock::default();
+    let store_a = backend.open(&clock).await;
+    let on = |store| approvals(store, &clock, 0).run_lease(Duration::from_secs(30));
+    let on_a = on(store_a.clone());
+    let on_b = on(backend.open(&clock).await);
+    let on_c = on(backend.open(&clock).await);
+    let runs = TaskRuns::default();
+    let agent = p("agent:7");
+    // Replica A makes a task and dies before its run starts...
+    let unstarted = on_a
+        .create_task(&agent, None, "get_reports", r#"{"month": "2026-10"}"#)
+        .await
+        .expect("created");
+    // ... and another one mid-run (the tool's future dropped, its lease no
+    // longer renewed).
+    let midway = on_a
+        .create_task(&agent, None, "get_reports", r#"{"month": "2026-11"}"#)
+        .await
+        .expect("created");
+    {
+        let hanging = TaskRuns::default();
+        let running = Box::pin(on_a.run_created_task(&midway, || hanging.call(None)));
+        let started = Box::pin(until_started(&hanging, 1));
+        assert!(matches!(
+            futures_util::future::select(running, started).await,
+            futures_util::future::Either::Right(_)
+        ));
+        assert_eq!(hanging.attempts(), [1]);
+    }
+    let cancelled = on_a
+        .create_task(&agent, None, "get_reports", r#"{"month": "2026-09"}"#)
+        .await
+        .expect("created");
+    assert_eq!(on_b.cancel_task(&agent, &cancelled.id).await, Ok(true));
+    let foreign_tool = on_a
+        .create_task(&agent, None, "get_payroll", "{}")
+        .await
+        .expect("created");
+    let closed = on_a
+        .create_task(
+            &p("agent:gone"),
+            None,
+            "get_reports",
+            r#"{"month": "2026-08"}"#,
+        )
+        .await
+        .expect("created");
+    // A run whose request the store lost: nothing to run.
+    let lost_key = "task:0000000000000000000000000000000000000000000000000000000000000000:run";
+    let now = store_a.now().await.expect("a clock");
+    assert!(matches!(
+        store_a.claim(lost_key, now + 30, now + 3600).await,
+        Ok(Claim::Won { attempt: 1 })
+    ));
+
+    // Within the lease: nothing to take over.
+    assert_eq!(
+        on_b.run_tasks(task_view(&on_b, &runs)).await,
+        Ok(toolkit::approval::TaskPass::default())
+    );
+    assert_eq!(runs.attempts(), Vec::<u32>::new());
+
+    clock.advance(31);
+    let (pass_of_b, pass_of_c) = futures_util::future::join(
+        on_b.run_tasks(task_view(&on_b, &runs)),
+        on_c.run_tasks(task_view(&on_c, &runs)),
+    )
+    .await;
+    let (pass_of_b, pass_of_c) = (pass_of_b.expect("a pass"), pass_of_c.expect("a pass"));
+    assert_eq!(
+        (
+            pass_of_b.ran + pass_of_c.ran,
+            pass_of_b.cancelled + pass_of_c.cancelled,
+            pass_of_b.refused + pass_of_c.refused,
+        ),
+        (2, 1, 2),
+        "{pass_of_b:?} {pass_of_c:?}"
+    );
+    assert_eq!(
+        runs.attempts(),
+        [2, 2],
+        "each left task ran once, as attempt 2"
+    );
+    let seen = runs.seen.lock().expect("not poisoned").clone();
+    let mut keys: Vec<String> = seen.into_iter().flatten().map(|run| run.key).collect();
+    keys.sort();
+    let mut expected = vec![
+        toolkit::approval::ApprovedRun::key_of(&agent, &unstarted.id),
+        toolkit::approval::ApprovedRun::key_of(&agent, &midway.id),
+    ];
+    expected.sort();
+    assert_eq!(keys, expected, "the task's key, the same for every attempt");
+
+    let state = |id: &str, principal: Principal| {
+        let on_a = &on_a;
+        let id = id.to_owned();
+        async move {
+            on_a.task(&principal, &id)
+                .await
+                .expect("readable")
+                .map(|task| task.state)
+        }
+    };
+    for (task, month) in [(&unstarted, "2026-10"), (&midway, "2026-11")] {
+        let result = json!({"month": month, "total": 42});
+        assert_eq!(
+            state(&task.id, agent.clone()).await,
+            Some(TaskState::Done(RunOutcome::Ran {
+                bytes: result.to_string().len(),
+                result: Some(result),
+            }))
+        );
+    }
+    assert_eq!(
+        state(&cancelled.id, agent.clone()).await,
+        Some(TaskState::Cancelled)
+    );
+    let refused = |principal: &Principal, why: &str| {
+        TaskState::Done(RunOutcome::of(&Response::Error(
+            ToolError::ApprovalRejected {
+                reason: format!("it may no longer run for {principal}: {why}"),
+            },
+        )))
+    };
+    assert_eq!(
+        state(&foreign_tool.id, agent.clone()).await,
+        Some(refused(
+            &agent,
+            &view_as(&on_a, agent.clone())
+                .unknown_tool("get_payroll")
+                .to_string()
+        ))
+    );
+    assert_eq!(
+        state(&closed.id, p("agent:gone")).await,
+        Some(refused(&p("agent:gone"), "the account was closed"))
+    );
+    let lost = store_a
+        .run(lost_key)
+        .await
+        .expect("readable")
+        .expect("kept");
+    assert_eq!(
+        (lost.done, lost.outcome),
+        (
+            true,
+            Some(RunOutcome::Failed {
+                kind: toolkit::approval::LOST.to_owned(),
+                message: "the task's stored request is missing or unreadable; it was not run"
+                    .to_owned(),
+            })
+        )
+    );
+
+    // Nothing is left: later passes, on any replica, run nothing again.
+    clock.advance(31);
+    for replica in [&on_a, &on_b, &on_c] {
+        assert_eq!(
+            replica.run_tasks(task_view(replica, &runs)).await,
+            Ok(toolkit::approval::TaskPass::default())
+        );
+    }
+    assert_eq!(runs.attempts(), [2, 2]);
+}
+
+/// A task's progress is kept in the store as its latest report, read on any
+/// replica while it runs: at most one report a second (one that reaches its
+/// total always), its message cut to 512 characters; a later run's reports
+/// replace an earlier run's, which no longer write; once the task is over, no
+/// progress is shown.
+pub(crate) async fn a_tasks_progress_is_kept_latest_and_bounded(backend: Arc<dyn Backend>) {
+    use toolkit::call::ProgressUpdate;
+    let clock = Clock::default();
+    let on_a = approvals(backend.open(&clock).await, &clock, 0);
+    let on_b = approvals(backend.open(&clock).await, &clock, 0);
+    let agent = p("agent:7");
+    let record = on_a
+        .create_task(&agent, None, "get_reports", "{}")
+        .await
+        .expect("created");
+    let progress_on_b = || async {
+        on_b.task(&agent, &record.id)
+            .await
+            .expect("readable")
+            .expect("kept")
+            .progress
+    };
+    assert_eq!(progress_on_b().await, None, "nothing reported yet");
+    let update = |progress: f64, message: &str| ProgressUpdate {
+        progress,
+        total: Some(10.0),
+        message: Some(message.to_owned()),
+    };
+    let first = on_a.task_progress(&record);
+    first.report(1.0, Some(10.0), Some("one")).await;
+    assert_eq!(progress_on_b().await, Some(update(1.0, "one")));
+    first.report(2.0, Some(10.0), Some("two")).await;
+    assert_eq!(
+        progress_on_b().await,
+        Some(update(1.0, "one")),
+        "within a second of the last: dropped"
+    );
+    let long = "é".repeat(2000);
+    first.report(10.0, Some(10.0), Some(&long)).await;
+    assert_eq!(
+        progress_on_b().await,
+        Some(update(
+            10.0,
+            &"é".repeat(toolkit::approval::MAX_PROGRESS_MESSAGE)
+        )),
+        "its total reached: kept, its message cut"
+    );
+    // A later run (a takeover) reports: its reports win, the first's are fenced.
+    let second = on_b.task_progress(&record);
+    second.report(3.0, Some(10.0), Some("again")).await;
+    first.report(10.0, Some(10.0), Some("late")).await;
+    assert_eq!(progress_on_b().await, Some(update(3.0, "again")));
+    // Over: no progress shown.
+    let runs = TaskRuns::default();
+    assert!(
+        on_a.run_created_task(&record, || runs.call(Some(Response::Result(json!(1)))))
+            .await
+            .is_some()
+    );
+    assert_eq!(progress_on_b().await, None);
 }
 
 /// One `#[test]` per contract test, each run by `$run` (a `fn(Test)`).
@@ -3107,6 +3397,18 @@ macro_rules! contract_tests {
                     ),
                 )
             });
+        }
+
+        #[test]
+        fn the_task_runner_completes_what_a_dead_replica_left_once() {
+            $run(|backend| {
+                Box::pin(suite::the_task_runner_completes_what_a_dead_replica_left_once(backend))
+            });
+        }
+
+        #[test]
+        fn a_tasks_progress_is_kept_latest_and_bounded() {
+            $run(|backend| Box::pin(suite::a_tasks_progress_is_kept_latest_and_bounded(backend)));
         }
 
         #[test]

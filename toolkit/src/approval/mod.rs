@@ -130,7 +130,10 @@ pub use store::{
     RunRecord, SavedPending, StoreFuture,
 };
 pub use store_error::{StoreError, StoreErrorKind};
-pub use task::{CANCELLED, MAX_TASK_ARGUMENTS, TaskError, TaskRecord, TaskState, TaskStatus};
+pub use task::{
+    CANCELLED, LOST, MAX_PROGRESS_MESSAGE, MAX_TASK_ARGUMENTS, TaskError, TaskPass, TaskRecord,
+    TaskState, TaskStatus,
+};
 pub use task_input::{MAX_TASK_ANSWER_BYTES, MAX_TASK_REQUESTS, TaskAnswerError, TaskRequest};
 pub use types::{Approval, Decision, MAX_OUTCOME_BYTES, PendingApproval, RunOutcome, Verdict};
 
@@ -478,6 +481,14 @@ mod sealed {
         ) -> Option<(&'r Quotas, &crate::principal::Principal, Quota)>;
         /// The view's quotas, for the cap on waiting approvals.
         fn quotas(&self) -> Option<&'r Quotas>;
+        /// Calls `name` with `arguments` (JSON text) as the view's dispatch
+        /// does: what a task's run makes ([`Approvals::run_tasks`]).
+        fn call<'a>(
+            &'a self,
+            name: &'a str,
+            arguments: &'a str,
+            ctx: &'a crate::context::Context,
+        ) -> crate::tool::CallFuture<'a>;
     }
 }
 

@@ -22,7 +22,7 @@ mod quota;
 pub use quota::PostgresQuotaStore;
 
 /// The schema, one entry per version; `toolkit_approval_schema` says which ran.
-const MIGRATIONS: [&str; 8] = [
+const MIGRATIONS: [&str; 9] = [
     "CREATE TABLE toolkit_pending_approvals (
          principal TEXT NOT NULL,
          call_id TEXT NOT NULL,
@@ -117,6 +117,10 @@ const MIGRATIONS: [&str; 8] = [
          verdict TEXT NOT NULL,
          PRIMARY KEY (principal, tool)
      );",
+    // The runs not complete, by lease: a runner lists those whose lease ended
+    // (`lapsed_claims`) without reading the completed ones.
+    "CREATE INDEX IF NOT EXISTS toolkit_approval_claims_lapsed
+         ON toolkit_approval_claims (lease_until) WHERE NOT done;",
 ];
 
 /// The class of the advisory locks (two-key form, a key space apart from
@@ -1139,6 +1143,27 @@ impl ApprovalStore for PostgresApprovalStore {
                 Some(ended_at) => record.ended_at(from_sql(ended_at)),
                 None => record,
             }))
+        })
+    }
+
+    fn lapsed_claims<'a>(&'a self, prefix: &'a str, limit: usize) -> StoreFuture<'a, Vec<String>> {
+        self.bounded(async move {
+            let client = self.client().await?;
+            let shift = (self.shift)();
+            let rows = client
+                .query(
+                    &format!(
+                        "SELECT key FROM toolkit_approval_claims
+                         WHERE NOT done AND lease_until < {NOW} AND keep_until >= {NOW}
+                           AND starts_with(key, $2)
+                         ORDER BY lease_until, key
+                         LIMIT $3"
+                    ),
+                    &[&shift, &prefix, &to_sql(limit.min(MAX_QUERY_LIMIT) as u64)],
+                )
+                .await
+                .map_err(db_error)?;
+            rows.iter().map(|row| column(row, 0)).collect()
         })
     }
 

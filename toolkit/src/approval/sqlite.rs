@@ -26,7 +26,7 @@ pub use quota::SqliteQuotaStore;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The schema, one entry per version (`PRAGMA user_version` says which ran).
-const MIGRATIONS: [&str; 9] = [
+const MIGRATIONS: [&str; 10] = [
     "CREATE TABLE IF NOT EXISTS toolkit_used_approvals (
          key TEXT PRIMARY KEY NOT NULL,
          expires_at INTEGER NOT NULL
@@ -113,6 +113,9 @@ const MIGRATIONS: [&str; 9] = [
          verdict TEXT NOT NULL,
          PRIMARY KEY (principal, tool)
      );",
+    // The runs not complete, by lease: a runner lists those whose lease ended
+    // (`lapsed_claims`) without reading the completed ones.
+    "CREATE INDEX IF NOT EXISTS toolkit_used_approvals_lapsed ON toolkit_used_approvals (done, lease_until);",
 ];
 
 /// The life of approvals in a `SQLite` database (feature `sqlite`; `SQLite` is
@@ -912,6 +915,28 @@ impl ApprovalStore for SqliteApprovalStore {
         })
     }
 
+    fn lapsed_claims<'a>(&'a self, prefix: &'a str, limit: usize) -> StoreFuture<'a, Vec<String>> {
+        let prefix = prefix.to_owned();
+        self.with(move |connection, now| {
+            let mut statement = connection.prepare(
+                "SELECT key FROM toolkit_used_approvals
+                 WHERE NOT done AND lease_until < ?1 AND expires_at >= ?1
+                   AND substr(key, 1, length(?2)) = ?2
+                 ORDER BY lease_until, key
+                 LIMIT ?3",
+            )?;
+            let rows = statement.query_map(
+                params![
+                    to_sql(now),
+                    prefix,
+                    to_sql(limit.min(MAX_QUERY_LIMIT) as u64)
+                ],
+                |row| row.get(0),
+            )?;
+            rows.collect()
+        })
+    }
+
     fn approved_unsettled(
         &self,
         decided_after: u64,
@@ -1228,6 +1253,6 @@ mod tests {
             connection.query_row("PRAGMA user_version", [], |row| row.get(0))
         }))
         .expect("reads");
-        assert_eq!(version, 9);
+        assert_eq!(version, 10);
     }
 }

@@ -239,6 +239,23 @@ pub trait ApprovalStore: Send + Sync {
     /// claimed (or was purged).
     fn run<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RunRecord>>;
 
+    /// The keys of the claims starting with `prefix` whose run is not complete
+    /// and whose lease ended before the store's now (the process of their last
+    /// attempt stopped renewing it, or released it), earliest lease first, at most
+    /// `limit`: the runs a runner takes over
+    /// ([`Approvals::run_tasks`](super::Approvals::run_tasks) lists the tasks
+    /// whose replica died with it). A claim that is purged is not listed.
+    ///
+    /// The default refuses: a store written before this method has no way to
+    /// list its claims, and a runner that asks it is told so rather than finding
+    /// nothing. The stores of this crate list them.
+    fn lapsed_claims<'a>(&'a self, prefix: &'a str, limit: usize) -> StoreFuture<'a, Vec<String>> {
+        let _ = (prefix, limit);
+        ready(Err(StoreError::new(
+            "this approval store does not list lapsed claims",
+        )))
+    }
+
     /// Approved calls (approved, or approved with edits) decided at or after
     /// `decided_after` and before `decided_before` (Unix seconds, store time) that
     /// are not [settled](Self::settle) yet, with their pending approvals, oldest
@@ -1220,6 +1237,29 @@ impl ApprovalStore for MemoryApprovalStore {
             ended_at: claim.ended_at,
         });
         ready(Ok(record))
+    }
+
+    fn lapsed_claims<'a>(&'a self, prefix: &'a str, limit: usize) -> StoreFuture<'a, Vec<String>> {
+        let now = (self.clock)();
+        let records = self.lock();
+        let mut found: Vec<(u64, &String)> = records
+            .used
+            .iter()
+            .filter(|(key, claim)| {
+                key.starts_with(prefix)
+                    && !claim.done
+                    && claim.lease_until < now
+                    && claim.keep_until >= now
+            })
+            .map(|(key, claim)| (claim.lease_until, key))
+            .collect();
+        found.sort_unstable();
+        let found = found
+            .into_iter()
+            .take(limit.min(MAX_QUERY_LIMIT))
+            .map(|(_, key)| key.clone())
+            .collect();
+        ready(Ok(found))
     }
 
     fn approved_unsettled(

@@ -12,10 +12,14 @@
 //! - the request (`…:request`), claimed and completed when the task is created,
 //!   its outcome the signed [`TaskRecord`];
 //! - the run (`…:run`), the claim the runner holds while the tool runs, its
-//!   outcome the tool's result or error;
-//! - the cancellation (`…:cancel`), a claim that exists once someone cancelled.
+//!   outcome the tool's result or error; claimed for attempt 1 when the task is
+//!   created, so a task whose process died before or while it ran is a run whose
+//!   lease lapsed, which [`Approvals::run_tasks`] finds and runs again;
+//! - the cancellation (`…:cancel`), a claim (completed at once) that exists once
+//!   someone cancelled.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -23,9 +27,13 @@ use serde_json::Value;
 
 use super::key::{canonical_json, to_hex};
 use super::run::{WithRun, used_key};
-use super::{ApprovalError, Approvals, ApprovedRun, CLOCK_SKEW_SECONDS, Claim, RunOutcome};
+use super::{
+    ApprovalError, ApprovalView, Approvals, ApprovedRun, CLOCK_SKEW_SECONDS, Claim, RunOutcome,
+};
+use crate::context::Context;
 use crate::error::ToolError;
 use crate::principal::Principal;
+use crate::progress::{Progress, ProgressUpdate};
 use crate::response::Response;
 
 /// The [`RunOutcome::Failed::kind`] of a task's run that was cancelled.
@@ -43,6 +51,43 @@ const MAX_TASK_ID: usize = 64;
 /// cancelled, at most: a cancellation reaches the run within this, plus one
 /// store round trip.
 const CANCEL_POLL: Duration = Duration::from_secs(1);
+
+/// The kind of the outcome kept for a run whose task's request is missing or
+/// unreadable in the store (its creation failed half-way, or the store lost it):
+/// nothing runs, and no runner lists it again.
+pub const LOST: &str = "lost";
+
+/// The prefix of every task's store key.
+const TASK_PREFIX: &str = "task:";
+
+/// The prefix of a task's progress record: apart from [`TASK_PREFIX`], so the
+/// runner's listing never reads it.
+const PROGRESS_PREFIX: &str = "task-progress:";
+
+/// The most characters of a progress report's message kept in the store; the
+/// rest is cut.
+pub const MAX_PROGRESS_MESSAGE: usize = 512;
+
+/// The least time between two progress reports a task's run writes to the
+/// store: a report within it is dropped, unless it reaches its total.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// What one pass of [`Approvals::run_tasks`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TaskPass {
+    /// Tasks this pass ran to an outcome it kept (the tool's result or error).
+    pub ran: usize,
+    /// Tasks this pass found cancelled: their outcome is kept as cancelled, and
+    /// their tool did not run.
+    pub cancelled: usize,
+    /// Tasks that may not run any more (the principal lost the tool, or the
+    /// application's `run_as` refused): kept as the tool's error, never run.
+    pub refused: usize,
+    /// Tasks another run claimed first, that ended or expired meanwhile, or whose
+    /// stored request is missing or unreadable (kept as [`LOST`]).
+    pub skipped: usize,
+}
 
 /// A task-augmented call as the store keeps it: who asked, through which view,
 /// which tool with which arguments, and for how long it is kept.
@@ -114,6 +159,11 @@ pub struct TaskStatus {
     /// When it last changed (created, or its last attempt ended), Unix seconds,
     /// store time.
     pub updated_at: u64,
+    /// The latest progress its tool reported while it runs
+    /// ([`Progress`](crate::call::Progress)), as the store keeps it (at most one
+    /// report a second; the message cut to [`MAX_PROGRESS_MESSAGE`]); `None`
+    /// once it is over, or before any report.
+    pub progress: Option<ProgressUpdate>,
 }
 
 /// Why a task was not created.
@@ -134,6 +184,51 @@ pub enum TaskError {
 /// The store key of `part` of task `id` of `principal`.
 pub(super) fn task_key(principal: &Principal, id: &str, part: &str) -> String {
     format!("task:{}:{part}", used_key(principal, id))
+}
+
+/// The store key of the progress of task `id` of `principal`.
+fn progress_key(principal: &Principal, id: &str) -> String {
+    format!("{PROGRESS_PREFIX}{}", used_key(principal, id))
+}
+
+/// A progress report as the store keeps it: `{"progress", "total", "message"}`,
+/// the message cut to [`MAX_PROGRESS_MESSAGE`] characters.
+fn progress_outcome(update: &ProgressUpdate) -> RunOutcome {
+    let message = update.message.as_deref().map(|message| {
+        message
+            .chars()
+            .take(MAX_PROGRESS_MESSAGE)
+            .collect::<String>()
+    });
+    let value = serde_json::json!({
+        "progress": update.progress,
+        "total": update.total,
+        "message": message,
+    });
+    let bytes = value.to_string().len();
+    RunOutcome::Ran {
+        result: Some(value),
+        bytes,
+    }
+}
+
+/// The progress report kept as `value`; `None` if it is not one.
+fn progress_update(value: &Value) -> Option<ProgressUpdate> {
+    Some(ProgressUpdate {
+        progress: value.get("progress")?.as_f64()?,
+        total: value.get("total").and_then(Value::as_f64),
+        message: value
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    })
+}
+
+/// The key of the request of the task whose run is keyed `run_key`.
+fn request_key_of(run_key: &str) -> Option<String> {
+    let stem = run_key.strip_suffix(":run")?;
+    stem.starts_with(TASK_PREFIX)
+        .then(|| format!("{stem}:request"))
 }
 
 /// A new task id from the operating system's randomness.
@@ -193,9 +288,12 @@ impl Approvals {
 
     /// Creates a task: `principal` calls `tool` with `arguments` (JSON text; empty
     /// means `{}`) through the view labelled `view`. Stored, signed, before this
-    /// returns, so any process finds it; nothing runs yet ([`Approvals::run_task`]
-    /// runs it). Check the arguments first (the tool's `validate`): a task is for
-    /// a call that can run.
+    /// returns, so any process finds it, and its first attempt claimed for this
+    /// process: run it here with [`Approvals::run_created_task`]. Should this
+    /// process never run it (it stopped), the claim's lease lapses and the next
+    /// [`Approvals::run_tasks`] pass, or a poll's [`Approvals::run_task`], runs it
+    /// as attempt 2. Check the arguments first (the tool's `validate`): a task is
+    /// for a call that can run.
     pub async fn create_task(
         &self,
         principal: &Principal,
@@ -219,9 +317,25 @@ impl Approvals {
             signature: String::new(),
         };
         record.signature = self.sign(&record_payload(&record));
-        let key = task_key(principal, &record.id, "request");
         let keep = record.expires_at.saturating_add(CLOCK_SKEW_SECONDS);
         let store = |error| TaskError::Approval(ApprovalError::Store(error));
+        // The run is claimed first: a task whose request is stored always has a
+        // run a runner lists once its lease lapses, whatever happens after.
+        let run_key = task_key(principal, &record.id, "run");
+        let lease_until = now.saturating_add(self.lease_seconds());
+        if self
+            .store
+            .claim(&run_key, lease_until, keep)
+            .await
+            .map_err(store)?
+            != (Claim::Won { attempt: 1 })
+        {
+            return Err(ApprovalError::Store(super::StoreError::new(
+                "the store already holds a run of a task with a new random id",
+            ))
+            .into());
+        }
+        let key = task_key(principal, &record.id, "request");
         let Claim::Won { attempt } = self.store.claim(&key, now, keep).await.map_err(store)? else {
             // 128 random bits never repeat; a store that says they did is broken.
             return Err(ApprovalError::Store(super::StoreError::new(
@@ -300,10 +414,16 @@ impl Approvals {
             },
             None => TaskState::Unclaimed { attempts: 0 },
         };
+        let progress = if state.is_final() {
+            None
+        } else {
+            self.progress_of(principal, id).await?
+        };
         Ok(Some(TaskStatus {
             record,
             state,
             updated_at,
+            progress,
         }))
     }
 
@@ -326,12 +446,264 @@ impl Approvals {
         let now = self.store_now().await?;
         let keep = status.record.expires_at.saturating_add(CLOCK_SKEW_SECONDS);
         // The claim itself is the flag: whoever claims first records it, and a
-        // second cancellation finds it held.
-        self.store
-            .claim(&task_key(principal, id, "cancel"), now, keep)
+        // second cancellation finds it. Completed at once, so no runner lists it
+        // as a run whose lease lapsed.
+        let key = task_key(principal, id, "cancel");
+        if let Claim::Won { attempt } = self
+            .store
+            .claim(&key, now, keep)
+            .await
+            .map_err(ApprovalError::Store)?
+        {
+            let flag = RunOutcome::Ran {
+                result: None,
+                bytes: 0,
+            };
+            self.store
+                .complete(&key, attempt, &flag)
+                .await
+                .map_err(ApprovalError::Store)?;
+        }
+        Ok(true)
+    }
+
+    /// Runs the tasks whose run nobody holds any more, once each, across every
+    /// process that calls this: a task whose process died before or while its
+    /// tool ran stops renewing its lease, and after the lease
+    /// ([`Approvals::run_lease`]) the next pass, on any process, runs it as the
+    /// next attempt, without waiting for anyone to poll it. Call it from a
+    /// background task now and then (beside [`Approvals::run_decided`]);
+    /// processes calling it at once share the work through the claims, and a
+    /// task ends with one outcome. The tasks of one pass run concurrently, and
+    /// the pass returns when they have all ended.
+    ///
+    /// The tool is told it is an attempt after a failure:
+    /// [`ApprovedRun::current`] has [`attempt`](ApprovedRun::attempt) 2 or more
+    /// (and the task's [`key`](ApprovedRun::key), the same for every attempt).
+    /// Its first attempt may have had its effect before its process died: making
+    /// that effect idempotent, keyed on the key, is the tool's business.
+    ///
+    /// `run_as` rebuilds, at run time, the view and context the task's principal
+    /// has *now* (from [`TaskRecord::principal`] and [`TaskRecord::view`]): a
+    /// view of another principal, one that no longer reaches the tool, or a
+    /// refusal of `run_as` (`Err(reason)`) keeps the refusal as the task's outcome
+    /// (`completed` with the tool's error), and the tool never runs. A task
+    /// cancelled meanwhile ends cancelled, its tool not run.
+    ///
+    /// ```
+    /// use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore};
+    /// use toolkit::{Context, Scope};
+    ///
+    /// # futures_executor::block_on(async {
+    /// let approvals = Approvals::new(ApprovalKey::new(*b"an application secret of 32 bytes")?, MemoryApprovalStore::new());
+    /// // In a background task, every few seconds:
+    /// let pass = approvals
+    ///     .run_tasks(|task| {
+    ///         let view = toolkit::registry()
+    ///             .view()
+    ///             .scopes([Scope::Shared])
+    ///             .approvals(&approvals, task.principal.clone())
+    ///             .build()
+    ///             .map_err(|error| error.to_string())?;
+    ///         Ok((view, Context::new()))
+    ///     })
+    ///     .await?;
+    /// assert_eq!(pass.ran, 0, "no task was left behind");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    /// [`ApprovalError::Store`] when the store cannot list the runs whose lease
+    /// lapsed (a store of another crate that does not implement
+    /// [`ApprovalStore::lapsed_claims`](super::ApprovalStore::lapsed_claims)); a
+    /// task whose run fails is counted in the pass, not an error.
+    pub async fn run_tasks<'r, V, F>(&self, mut run_as: F) -> Result<TaskPass, ApprovalError>
+    where
+        V: ApprovalView<'r>,
+        F: FnMut(&TaskRecord) -> Result<(V, Context), String>,
+    {
+        /// Tasks looked at in one pass: the rest wait for the next.
+        const BATCH: usize = 100;
+        let lapsed = self
+            .store
+            .lapsed_claims(TASK_PREFIX, BATCH)
             .await
             .map_err(ApprovalError::Store)?;
-        Ok(true)
+        let mut pass = TaskPass::default();
+        let mut runs = Vec::new();
+        for run_key in lapsed {
+            // The cancellation and request claims are completed when made; a
+            // claim of another shape is nothing this pass runs.
+            let Some(request_key) = request_key_of(&run_key) else {
+                continue;
+            };
+            let record = match self.record_at(&request_key).await {
+                Ok(Some(record)) if task_key(&record.principal, &record.id, "run") == run_key => {
+                    record
+                }
+                Ok(_) | Err(_) => {
+                    tracing::warn!(key = %run_key, "a task's run has no readable request; kept as lost");
+                    self.end_unrun(&run_key, lost()).await;
+                    pass.skipped += 1;
+                    continue;
+                }
+            };
+            let refusal = match run_as(&record) {
+                Ok((view, ctx)) => {
+                    let reaches = view
+                        .approvals()
+                        .is_some_and(|(_, principal)| *principal == record.principal)
+                        && view
+                            .get(&record.tool)
+                            .is_some_and(|tool| tool.name == record.tool);
+                    if reaches {
+                        let mut ctx = ctx;
+                        ctx.insert(self.task_progress(&record));
+                        runs.push((record, view, ctx));
+                        continue;
+                    }
+                    view.unknown_tool(&record.tool).to_string()
+                }
+                Err(reason) => reason,
+            };
+            let refused = Response::Error(ToolError::ApprovalRejected {
+                reason: format!("it may no longer run for {}: {refusal}", record.principal),
+            });
+            if self.end_unrun(&run_key, RunOutcome::of(&refused)).await {
+                pass.refused += 1;
+            } else {
+                pass.skipped += 1;
+            }
+        }
+        let outcomes = futures_util::future::join_all(runs.iter().map(|(record, view, ctx)| {
+            let arguments = record.arguments.to_string();
+            async move {
+                self.run_task(record, || view.call(&record.tool, &arguments, ctx))
+                    .await
+            }
+        }))
+        .await;
+        for outcome in outcomes {
+            match outcome {
+                Some(RunOutcome::Failed { kind, .. }) if kind == CANCELLED => pass.cancelled += 1,
+                Some(_) => pass.ran += 1,
+                None => pass.skipped += 1,
+            }
+        }
+        Ok(pass)
+    }
+
+    /// Keeps `outcome` for the run `key` without running anything: claimed (the
+    /// next attempt), then completed, so no runner lists it again. `false` when
+    /// another run holds or ended it first.
+    async fn end_unrun(&self, key: &str, outcome: RunOutcome) -> bool {
+        let Ok(now) = self.store_now().await else {
+            return false;
+        };
+        // The claim keeps the record as long as it was kept (the later of the
+        // two); a lease of one second is all the completion needs.
+        let Ok(Claim::Won { attempt }) = self.store.claim(key, now.saturating_add(1), now).await
+        else {
+            return false;
+        };
+        self.store
+            .complete(key, attempt, &outcome)
+            .await
+            .unwrap_or(false)
+    }
+
+    /// Where the tool of the task `record` reports its progress while it runs:
+    /// put it in the context the task's call runs with. Each report is kept in
+    /// the store as the task's latest progress ([`TaskStatus::progress`], read
+    /// on any process), at most one a second (a report within a second of the
+    /// last one written is dropped, unless it reaches its total), its message
+    /// cut to [`MAX_PROGRESS_MESSAGE`] characters. A report the store fails to
+    /// keep is logged and dropped: the tool goes on. Of two runs reporting (a
+    /// run taken over while its first attempt still reports), the one that
+    /// started reporting last is kept.
+    ///
+    /// [`Approvals::run_tasks`] puts it in the context itself.
+    #[must_use]
+    pub fn task_progress(&self, record: &TaskRecord) -> Progress {
+        /// What the reports of one run share: the attempt its progress record
+        /// was claimed with, and when it was last written.
+        #[derive(Default)]
+        struct Written {
+            attempt: Option<u32>,
+            at: Option<std::time::Instant>,
+        }
+        let store = Arc::clone(&self.store);
+        let key = progress_key(&record.principal, &record.id);
+        let keep = record.expires_at.saturating_add(CLOCK_SKEW_SECONDS);
+        let written = Arc::new(std::sync::Mutex::new(Written::default()));
+        Progress::from_async(move |update: ProgressUpdate| {
+            let (store, key, written) = (Arc::clone(&store), key.clone(), Arc::clone(&written));
+            async move {
+                let started = std::time::Instant::now();
+                let last = written
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .at;
+                let complete = update.total.is_some_and(|total| update.progress >= total);
+                if !complete && last.is_some_and(|at| started.duration_since(at) < PROGRESS_EVERY) {
+                    return;
+                }
+                let attempt = written
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .attempt;
+                let attempt = match attempt {
+                    Some(attempt) => attempt,
+                    // The first report claims the record (a lease of 0: the
+                    // next run's first report takes it over).
+                    None => match store.claim(&key, 0, keep).await {
+                        Ok(Claim::Won { attempt }) => attempt,
+                        Ok(_) => return,
+                        Err(error) => {
+                            tracing::debug!(%error, "a task's progress was not kept");
+                            return;
+                        }
+                    },
+                };
+                let outcome = progress_outcome(&update);
+                match store.release(&key, attempt, &outcome).await {
+                    Ok(kept) => {
+                        let mut written = written
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner);
+                        written.attempt = Some(attempt);
+                        written.at = Some(started);
+                        if !kept {
+                            tracing::debug!("a later run of the task reports its progress");
+                        }
+                    }
+                    Err(error) => tracing::debug!(%error, "a task's progress was not kept"),
+                }
+            }
+        })
+    }
+
+    /// The latest progress kept for task `id` of `principal`.
+    async fn progress_of(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<Option<ProgressUpdate>, ApprovalError> {
+        let run = self
+            .store
+            .run(&progress_key(principal, id))
+            .await
+            .map_err(ApprovalError::Store)?;
+        Ok(run
+            .and_then(|run| run.outcome)
+            .and_then(|outcome| match outcome {
+                RunOutcome::Ran {
+                    result: Some(value),
+                    ..
+                } => progress_update(&value),
+                _ => None,
+            }))
     }
 
     /// Runs the task `record` here if no live run holds it: claims its run (the
@@ -379,6 +751,61 @@ impl Approvals {
         let Claim::Won { attempt } = claimed else {
             return None;
         };
+        self.run_attempt(record, &key, attempt, call).await
+    }
+
+    /// Runs the task `record` this process just created
+    /// ([`Approvals::create_task`] claimed its first attempt for it), as attempt
+    /// 1, like [`Approvals::run_task`]: `None` when that attempt no longer holds
+    /// it (this process came back after the lease and another process took it
+    /// over), or it is done, cancelled or expired.
+    pub async fn run_created_task<F, Fut>(&self, record: &TaskRecord, call: F) -> Option<RunOutcome>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Response>,
+    {
+        if self
+            .verify(&record_payload(record), &record.signature)
+            .is_err()
+        {
+            tracing::warn!(task = %record.id, "a task record's signature does not verify; not run");
+            return None;
+        }
+        let key = task_key(&record.principal, &record.id, "run");
+        let now = self
+            .store_now()
+            .await
+            .map_err(|error| tracing::warn!(%error, "a task's run could not start"))
+            .ok()?;
+        if now > record.expires_at {
+            return None;
+        }
+        // Fenced: renewing attempt 1 fails once a later attempt took it over.
+        let held = self
+            .store
+            .renew(&key, 1, now.saturating_add(self.lease_seconds()))
+            .await
+            .map_err(|error| tracing::warn!(%error, "a task's run could not start"))
+            .ok()?;
+        if !held {
+            return None;
+        }
+        self.run_attempt(record, &key, 1, call).await
+    }
+
+    /// Runs `attempt` of the task `record`, whose run `key` it holds: see
+    /// [`Approvals::run_task`].
+    async fn run_attempt<F, Fut>(
+        &self,
+        record: &TaskRecord,
+        key: &str,
+        attempt: u32,
+        call: F,
+    ) -> Option<RunOutcome>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Response>,
+    {
         let cancelled = RunOutcome::Failed {
             kind: CANCELLED.to_owned(),
             message: "the task was cancelled".to_owned(),
@@ -395,7 +822,7 @@ impl Approvals {
                 attempt,
             };
             let work = std::pin::pin!(WithRun::new(Some(run), call()));
-            let watch = std::pin::pin!(self.watch(record, &key, attempt));
+            let watch = std::pin::pin!(self.watch(record, key, attempt));
             match futures_util::future::select(work, watch).await {
                 futures_util::future::Either::Left((response, _)) => RunOutcome::of(&response),
                 // Cancelled: the tool's future is dropped here, at the await it
@@ -404,7 +831,7 @@ impl Approvals {
                 futures_util::future::Either::Right(((), _)) => cancelled,
             }
         };
-        match self.store.complete(&key, attempt, &outcome).await {
+        match self.store.complete(key, attempt, &outcome).await {
             Ok(true) => Some(outcome),
             Ok(false) => {
                 tracing::warn!(task = %record.id, attempt, "a task's run was taken over; its outcome is not kept");
@@ -473,19 +900,21 @@ impl Approvals {
         principal: &Principal,
         id: &str,
     ) -> Result<Option<TaskRecord>, ApprovalError> {
-        let Some(run) = self
-            .store
-            .run(&task_key(principal, id, "request"))
-            .await
-            .map_err(ApprovalError::Store)?
-        else {
+        let Some(record) = self.record_at(&task_key(principal, id, "request")).await? else {
             return Ok(None);
         };
-        let corrupt = || {
-            ApprovalError::Store(
-                super::StoreError::new("a task's stored request is not one")
-                    .with_kind(super::StoreErrorKind::Corrupt),
-            )
+        if record.id != id || record.principal != *principal {
+            return Err(corrupt());
+        }
+        Ok(Some(record))
+    }
+
+    /// The signed request stored under `key`; `None` when the store has none (or
+    /// not a whole one yet). A record that does not verify is the store's
+    /// corruption, not a task.
+    async fn record_at(&self, key: &str) -> Result<Option<TaskRecord>, ApprovalError> {
+        let Some(run) = self.store.run(key).await.map_err(ApprovalError::Store)? else {
+            return Ok(None);
         };
         let Some(RunOutcome::Ran {
             result: Some(json), ..
@@ -496,14 +925,28 @@ impl Approvals {
             return Ok(None);
         };
         let record: TaskRecord = serde_json::from_value(json).map_err(|_| corrupt())?;
-        if record.id != id
-            || record.principal != *principal
-            || self
-                .verify(&record_payload(&record), &record.signature)
-                .is_err()
+        if self
+            .verify(&record_payload(&record), &record.signature)
+            .is_err()
         {
             return Err(corrupt());
         }
         Ok(Some(record))
     }
+}
+
+/// The outcome kept for a run whose request is missing or unreadable.
+fn lost() -> RunOutcome {
+    RunOutcome::Failed {
+        kind: LOST.to_owned(),
+        message: "the task's stored request is missing or unreadable; it was not run".to_owned(),
+    }
+}
+
+/// The error of a task's stored request that is not one.
+fn corrupt() -> ApprovalError {
+    ApprovalError::Store(
+        super::StoreError::new("a task's stored request is not one")
+            .with_kind(super::StoreErrorKind::Corrupt),
+    )
 }

@@ -201,6 +201,13 @@ pub trait ToolSet: Send + Sync {
         None
     }
 
+    /// The set's label ([`ViewBuilder::label`](crate::view::ViewBuilder::label)),
+    /// kept with the tasks its calls make ([`TaskRecord::view`]) so that a
+    /// runner rebuilds the same set for them. Sets without one: `None`.
+    fn label(&self) -> Option<&str> {
+        None
+    }
+
     /// Whether the requester's own answer (an elicitation) may decide `pending`:
     /// the server asks the client's user only then, and otherwise answers with the
     /// pending approval, which waits for someone else. Sets without approvals say
@@ -300,6 +307,10 @@ impl ToolSet for View<'static> {
         View::principal(self)
     }
 
+    fn label(&self) -> Option<&str> {
+        View::label(self)
+    }
+
     fn approvals(&self) -> Option<(&Approvals, &Principal)> {
         View::approvals(self).map(|(approvals, principal)| (approvals as &Approvals, principal))
     }
@@ -382,6 +393,10 @@ impl<T: ToolSet + ?Sized> ToolSet for Arc<T> {
 
     fn principal(&self) -> Option<&Principal> {
         (**self).principal()
+    }
+
+    fn label(&self) -> Option<&str> {
+        (**self).label()
     }
 
     fn requester_may_decide(&self, pending: &PendingApproval) -> bool {

@@ -152,7 +152,14 @@ impl McpServer {
 
     /// Serves one client over this process's stdin and stdout until it
     /// disconnects: what Claude Desktop, Cursor and other local hosts start.
+    ///
+    /// # Errors
+    /// [`std::io::ErrorKind::InvalidInput`], before anything is served, when a
+    /// tool of the registry runs only as a task and this server keeps none
+    /// ([`TasksNotKept`]); otherwise the transport's error.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
+        check_tasks_kept(self.inner.request_state.is_some())
+            .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidInput, error))?;
         #[cfg(feature = "otel")]
         let server = {
             let client = Arc::clone(&self.inner.client);
@@ -503,16 +510,15 @@ impl McpServer {
             return TaskMode::Inline;
         }
         let declared = declares_tasks(context);
+        let keeps_tasks = self.inner.request_state.is_some() && grant.tools().approvals().is_some();
         match tool.task {
+            // Never run in the request: the tool said it cannot be. Telling the
+            // client to declare the extension would not help either.
+            crate::declaration::TaskSupport::Required if !keeps_tasks => TaskMode::NoStore,
             crate::declaration::TaskSupport::Required if !declared => TaskMode::Refused,
             crate::declaration::TaskSupport::Forbidden => TaskMode::Inline,
             _ if tool.tier == crate::declaration::Tier::Approve => TaskMode::Inline,
-            _ if declared
-                && self.inner.request_state.is_some()
-                && grant.tools().approvals().is_some() =>
-            {
-                TaskMode::Task
-            }
+            _ if declared && keeps_tasks => TaskMode::Task,
             _ => TaskMode::Inline,
         }
     }
@@ -548,7 +554,7 @@ impl McpServer {
             ));
         };
         let record = match approvals
-            .create_task(principal, None, tool.name, &arguments)
+            .create_task(principal, grant.tools().label(), tool.name, &arguments)
             .await
         {
             Ok(record) => record,
@@ -567,7 +573,7 @@ impl McpServer {
         };
         let created = super::task::created_run(&record);
         tracing::Span::current().record("outcome", "task");
-        super::task::run_in_background(grant, record, declared);
+        super::task::run_in_background(grant, record, declared, true);
         Ok(CallToolResponse::Task(created))
     }
 
@@ -856,6 +862,9 @@ enum TaskMode {
     Task,
     /// Not at all: the tool must be a task, and the client takes none (`-32021`).
     Refused,
+    /// Not at all: the tool must be a task, and the caller's view keeps no
+    /// tasks (no approvals, so no store): `-32603`, saying so.
+    NoStore,
 }
 
 /// The request methods of the protocol: rmcp parses their params into typed
@@ -961,6 +970,62 @@ pub(super) fn tasks_declared(context: &RequestContext<RoleServer>) -> Result<(),
     Err(missing_tasks_extension())
 }
 
+/// A server that keeps no tasks (it has no request-state key: see
+/// [`McpServer::approvals`]) in a program whose registry holds a tool that runs
+/// only as a task (`#[tool(task = required)]`): that tool could never run there,
+/// so the server refuses to start ([`McpServer::serve_stdio`],
+/// [`McpHttp::try_into_router`](super::McpHttp::try_into_router)) rather than
+/// failing each call.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the tool `{tool}` runs only as a task (`task = required`), and this MCP server keeps no \
+     tasks: give the server a request-state key (`approvals(key)`) and its callers views with \
+     approvals, or declare the tool `task = optional`"
+)]
+#[non_exhaustive]
+pub struct TasksNotKept {
+    /// The first such tool, by name.
+    pub tool: String,
+}
+
+/// Whether a server with (`keeps_tasks`) or without a request-state key may
+/// serve this program's registry: not without, when a tool of it runs only as
+/// a task.
+pub(super) fn check_tasks_kept(keeps_tasks: bool) -> Result<(), TasksNotKept> {
+    if keeps_tasks {
+        return Ok(());
+    }
+    // A registry that failed to build fails every view built from it, louder.
+    let Ok(registry) = crate::registry::try_registry() else {
+        return Ok(());
+    };
+    match registry
+        .iter()
+        .find(|tool| tool.task == crate::declaration::TaskSupport::Required)
+    {
+        Some(tool) => Err(TasksNotKept {
+            tool: tool.name.to_owned(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// `-32603`: `tool` runs only as a task, and this server keeps no tasks for
+/// the caller (it has no request-state key, or the caller's view no approvals,
+/// whose store keeps tasks). [`McpServer::serve_stdio`] and
+/// [`McpHttp::into_router`](super::McpHttp::into_router) refuse to start
+/// without a key when a tool of the registry requires tasks; a view without
+/// approvals is the application's choice per caller, answered here.
+fn no_task_store(tool: &str) -> ErrorData {
+    ErrorData::internal_error(
+        format!(
+            "`{}` runs only as a task, and this server keeps no tasks for you",
+            crate::echo::echo(tool)
+        ),
+        None,
+    )
+}
+
 /// `-32021`: the request needs the Tasks extension, which the client did not
 /// declare on it (or declared for a revision that does not define it).
 pub(super) fn missing_tasks_extension() -> ErrorData {
@@ -1010,6 +1075,7 @@ impl McpServer {
             match self.task_mode(&grant, &request, &context) {
                 TaskMode::Inline => {}
                 TaskMode::Refused => return Err(missing_tasks_extension()),
+                TaskMode::NoStore => return Err(no_task_store(&request.name)),
                 TaskMode::Task => {
                     let declared = Declared::of(context.client_capabilities().as_ref());
                     return self.start_task(grant, &request, declared).await;
@@ -1185,6 +1251,7 @@ impl ServerHandler for McpServer {
                 return Err(no_task(&request.task_id));
             };
             let mut task = super::task::detailed_run(&status);
+            let meta = super::task::run_meta(&status);
             if let Some(waiting) = super::task::waiting_on(approvals, &status).await? {
                 task = super::task::asking(task, &status.record.tool, waiting);
             }
@@ -1192,9 +1259,11 @@ impl ServerHandler for McpServer {
             // once across the fleet (the store's claim decides who).
             if matches!(status.state, crate::approval::TaskState::Unclaimed { .. }) {
                 let declared = Declared::of(context.client_capabilities().as_ref());
-                super::task::run_in_background(grant, status.record, declared);
+                super::task::run_in_background(grant, status.record, declared, false);
             }
-            return Ok(rmcp::model::GetTaskResult::new(task));
+            let mut result = rmcp::model::GetTaskResult::new(task);
+            result.meta = meta;
+            return Ok(result);
         }
         let Some((_, status)) = super::task::find(&grant, &request.task_id).await? else {
             return Err(no_task(&request.task_id));

@@ -38,6 +38,7 @@ use crate::approval::{
     TaskStatus as TaskRunStatus,
 };
 use crate::error::ToolError;
+use crate::progress::ProgressUpdate;
 use crate::response::Response;
 
 /// How often a client is asked to poll a task that waits for a person, in ms.
@@ -328,6 +329,7 @@ pub(super) fn created_run(record: &TaskRecord) -> CreateTaskResult {
         record,
         &TaskState::Unclaimed { attempts: 0 },
         record.created_at,
+        None,
     ))
 }
 
@@ -340,7 +342,12 @@ pub(super) fn created_run(record: &TaskRecord) -> CreateTaskResult {
 /// | the tool panicked (an internal error) | `failed`, with the JSON-RPC error |
 /// | cancelled before the tool answered | `cancelled` |
 pub(super) fn detailed_run(status: &TaskRunStatus) -> DetailedTask {
-    let task = run_task(&status.record, &status.state, status.updated_at);
+    let task = run_task(
+        &status.record,
+        &status.state,
+        status.updated_at,
+        status.progress.as_ref(),
+    );
     let payload = match &status.state {
         TaskState::Running { .. } | TaskState::Unclaimed { .. } => TaskPayload::Working,
         TaskState::Done(RunOutcome::Ran { result, .. }) => TaskPayload::Completed {
@@ -359,6 +366,44 @@ pub(super) fn detailed_run(status: &TaskRunStatus) -> DetailedTask {
     DetailedTask::new(task, payload)
 }
 
+/// The `_meta` key of a running task's latest progress on `tasks/get`.
+///
+/// The Tasks extension (2026-07-28) has no field for progress, and says
+/// `notifications/progress` "are not supported on tasks in general": a task's
+/// progress is the server's own to show. Its `statusMessage` (which the
+/// specification names for "progress descriptions for `working`") says it in
+/// words; this key carries it as numbers, in the `notifications/progress`
+/// fields, for a client that draws a bar.
+pub(super) const META_PROGRESS: &str = "toolkit/progress";
+
+/// The `_meta` of `tasks/get` for `status`: its latest progress, while it runs.
+pub(super) fn run_meta(status: &TaskRunStatus) -> Option<rmcp::model::MetaObject> {
+    let progress = status.progress.as_ref()?;
+    let mut fields = JsonObject::new();
+    fields.insert("progress".to_owned(), progress.progress.into());
+    if let Some(total) = progress.total {
+        fields.insert("total".to_owned(), total.into());
+    }
+    if let Some(message) = &progress.message {
+        fields.insert("message".to_owned(), message.clone().into());
+    }
+    let mut meta = JsonObject::new();
+    meta.insert(META_PROGRESS.to_owned(), serde_json::Value::Object(fields));
+    Some(rmcp::model::MetaObject(meta))
+}
+
+/// A progress report in words: `3 of 10`, or `3`, then its message.
+fn progress_text(progress: &ProgressUpdate) -> String {
+    let amount = match progress.total {
+        Some(total) => format!("{} of {}", progress.progress, total),
+        None => progress.progress.to_string(),
+    };
+    match &progress.message {
+        Some(message) => format!("{amount} ({message})"),
+        None => amount,
+    }
+}
+
 /// Whether a run that failed this way is a JSON-RPC error (the task is
 /// `failed`), not the tool's own error (`completed` with `isError: true`): a
 /// panic is the server's fault, which `tools/call` would have answered with
@@ -367,8 +412,13 @@ fn is_protocol_error(kind: &str) -> bool {
     kind == "panicked"
 }
 
-/// The base task of the task `record` in `state`.
-fn run_task(record: &TaskRecord, state: &TaskState, updated_at: u64) -> Task {
+/// The base task of the task `record` in `state`, with its latest `progress`.
+fn run_task(
+    record: &TaskRecord,
+    state: &TaskState,
+    updated_at: u64,
+    progress: Option<&ProgressUpdate>,
+) -> Task {
     let status = match state {
         TaskState::Running { .. } | TaskState::Unclaimed { .. } => TaskStatus::Working,
         TaskState::Done(RunOutcome::Failed { kind, .. }) if is_protocol_error(kind) => {
@@ -382,7 +432,13 @@ fn run_task(record: &TaskRecord, state: &TaskState, updated_at: u64) -> Task {
         TaskState::Running {
             attempt,
             cancelling: false,
-        } => format!("`{tool}` runs now (attempt {attempt})"),
+        } => match progress {
+            Some(progress) => format!(
+                "`{tool}` runs now (attempt {attempt}): {}",
+                progress_text(progress)
+            ),
+            None => format!("`{tool}` runs now (attempt {attempt})"),
+        },
         TaskState::Running {
             attempt,
             cancelling: true,
@@ -441,6 +497,9 @@ pub(super) async fn find_run<'g>(
 /// Runs the task `record` in the background, through the grant's tools and
 /// context: the client polls its outcome, which the store keeps, so nothing
 /// waits for this. Another run holding it, or its end, make this run nothing.
+/// `created`: this process just created it, and holds its first attempt
+/// ([`Approvals::run_created_task`]); otherwise it is taken over
+/// ([`Approvals::run_task`]).
 ///
 /// Its tool's [`Ask`](super::Ask) (for a client that `declared` what it asks)
 /// waits for each answer: its question is kept in the store, where `tasks/get`
@@ -451,6 +510,7 @@ pub(super) fn run_in_background(
     mut grant: Grant,
     record: TaskRecord,
     declared: super::ask::Declared,
+    created: bool,
 ) {
     let questions = std::sync::Arc::new(super::ask::TaskQuestions::default());
     grant.context_mut().insert(super::Ask::task(
@@ -458,24 +518,31 @@ pub(super) fn run_in_background(
         declared,
     ));
     tokio::spawn(async move {
+        // The tool's progress is kept with the task (`tasks/get` shows it), not
+        // sent to the request that made it, which has ended.
+        let Some(progress) =
+            approvals_of(grant.tools()).map(|(approvals, _)| approvals.task_progress(&record))
+        else {
+            return;
+        };
+        grant.context_mut().insert(progress);
         let Some((approvals, _)) = approvals_of(grant.tools()) else {
             return;
         };
         let arguments = record.arguments.to_string();
-        let outcome = approvals
-            .run_task(&record, || async {
-                let call = std::pin::pin!(grant.tools().call(
-                    &record.tool,
-                    &arguments,
-                    grant.context()
-                ));
-                let relay = std::pin::pin!(relay(approvals, &record, &questions));
-                match futures_util::future::select(call, relay).await {
-                    futures_util::future::Either::Left((response, _)) => response,
-                    futures_util::future::Either::Right((never, _)) => match never {},
-                }
-            })
-            .await;
+        let call = || async {
+            let call = std::pin::pin!(grant.tools().call(&record.tool, &arguments, grant.context()));
+            let relay = std::pin::pin!(relay(approvals, &record, &questions));
+            match futures_util::future::select(call, relay).await {
+                futures_util::future::Either::Left((response, _)) => response,
+                futures_util::future::Either::Right((never, _)) => match never {},
+            }
+        };
+        let outcome = if created {
+            approvals.run_created_task(&record, call).await
+        } else {
+            approvals.run_task(&record, call).await
+        };
         tracing::debug!(task = %record.id, ran = outcome.is_some(), "a task's run ended here");
     });
 }

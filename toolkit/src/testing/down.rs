@@ -127,6 +127,9 @@ impl ApprovalStore for DownApprovalStore {
     fn run<'a>(&'a self, _: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
         self.down()
     }
+    fn lapsed_claims<'a>(&'a self, _: &'a str, _: usize) -> StoreFuture<'a, Vec<String>> {
+        self.down()
+    }
     fn approved_unsettled(
         &self,
         _: u64,

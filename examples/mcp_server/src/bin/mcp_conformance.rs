@@ -255,16 +255,24 @@ fn json_schema_2020_12_tool(
 }
 
 /// Sleeps `seconds`, then says it is done: a task for a client that takes them.
-/// Cancelled mid-run, it stops where it sleeps.
+/// Cancelled mid-run, it stops where it sleeps. Reports its progress each second
+/// (`n` of `seconds`), which its task keeps (`tasks/get` shows the latest).
 #[tool(scope = shared, tier = auto, task = optional, group = "conformance")]
 async fn slow_compute(
+    #[ctx] progress: Progress,
     /// How long to work, in seconds (at most an hour).
     seconds: u32,
     /// A label echoed in the result.
     #[tool(default = String::new())]
     label: String,
 ) -> String {
-    tokio::time::sleep(Duration::from_secs(seconds.min(3600).into())).await;
+    let total = seconds.min(3600);
+    for second in 0..total {
+        progress
+            .report(f64::from(second), Some(f64::from(total)), Some("computing"))
+            .await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
     format!("computed {label} in {seconds} s")
 }
 

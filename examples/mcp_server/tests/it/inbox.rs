@@ -616,6 +616,10 @@ impl ApprovalStore for Tampering {
         self.store.run(key)
     }
 
+    fn lapsed_claims<'a>(&'a self, prefix: &'a str, limit: usize) -> StoreFuture<'a, Vec<String>> {
+        self.store.lapsed_claims(prefix, limit)
+    }
+
     fn approved_unsettled(
         &self,
         decided_after: u64,

@@ -253,3 +253,43 @@ async fn a_client_without_tasks_gets_the_result_or_minus_32021() {
         client.cancel().await.unwrap();
     }
 }
+
+/// The progress a task's tool reports is kept with the task: `tasks/get` says
+/// the latest in its `statusMessage` and, as numbers, under
+/// `_meta["toolkit/progress"]` (the Tasks extension has no field for it); once
+/// the task ends, neither is there.
+#[tokio::test]
+async fn a_tasks_progress_is_kept_and_shown_by_tasks_get() {
+    let server = serve();
+    let client = connect(&server.1, true, stateless()).await;
+    let id = task_id(&client, call("slow_compute", json!({"seconds": 3}))).await;
+    let mut seen = Vec::new();
+    for _ in 0..200 {
+        let task = client.get_task(GetTaskParams::new(&id)).await.unwrap();
+        if task.task.status().is_terminal() {
+            break;
+        }
+        let json = serde_json::to_value(&task).unwrap();
+        if let Some(step) = json["_meta"]["toolkit/progress"]["progress"].as_f64() {
+            assert_eq!(
+                (&json["_meta"], &json["statusMessage"]),
+                (
+                    &json!({"toolkit/progress": {"progress": step, "total": 3.0, "message": "computing"}}),
+                    &json!(format!(
+                        "`slow_compute` runs now (attempt 1): {step} of 3 (computing)"
+                    )),
+                ),
+                "{json}"
+            );
+            if seen.last() != Some(&step) {
+                seen.push(step);
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(seen, [0.0, 1.0, 2.0], "each second's report, in order");
+    let done = ended(&client, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert!(done.get("_meta").is_none(), "{done}");
+    client.cancel().await.unwrap();
+}
