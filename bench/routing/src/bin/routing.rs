@@ -44,6 +44,7 @@ fn parse_weights(text: &str) -> Result<FieldWeights, String> {
             "turns" => &mut weights.turns,
             "phrase" => &mut weights.phrase,
             "secondary_verbs" => &mut weights.secondary_verbs,
+            "servers" => &mut weights.servers,
             other => return Err(format!("no weight called {other:?}")),
         };
         *slot = value;
