@@ -375,7 +375,11 @@ const HYBRID_DEPTH: usize = 50;
 pub struct HybridRouter {
     lexical: LexicalRouter,
     embedding: EmbeddingRouter,
+    meaning_weight: f32,
 }
+
+/// The default [`HybridRouter::meaning_weight`].
+pub const MEANING_WEIGHT: f32 = 1.0;
 
 impl HybridRouter {
     /// Indexes `catalog` for both routers (its embeddings computed once).
@@ -384,7 +388,23 @@ impl HybridRouter {
         HybridRouter {
             lexical: LexicalRouter::new(catalog.clone()),
             embedding: EmbeddingRouter::new(catalog, model),
+            meaning_weight: MEANING_WEIGHT,
         }
+    }
+
+    /// How much the embedding ranking counts in the fusion beside the lexical
+    /// one (which counts 1): at 0.5 or less a tool only the meaning finds
+    /// ranks below every tool the words find, so the meaning reorders the
+    /// words' candidates and fills in when they are few. Negative or
+    /// non-finite weights count as 0.
+    #[must_use]
+    pub fn meaning_weight(mut self, weight: f32) -> Self {
+        self.meaning_weight = if weight.is_finite() {
+            weight.max(0.0)
+        } else {
+            0.0
+        };
+        self
     }
 
     /// The fused ranking, best first, at most `request.limit`.
@@ -393,13 +413,16 @@ impl HybridRouter {
         let entries = self.lexical.catalog().entries();
         let lexical = self.lexical.rank_positions(request, HYBRID_DEPTH);
         let meaning = self.embedding.similar(request, HYBRID_DEPTH);
-        fuse_rankings(&[(lexical, 1.0), (meaning, 1.0)], request.limit)
-            .into_iter()
-            .map(|(position, score)| Scored {
-                entry: &entries[position],
-                score,
-            })
-            .collect()
+        fuse_rankings(
+            &[(lexical, 1.0), (meaning, self.meaning_weight)],
+            request.limit,
+        )
+        .into_iter()
+        .map(|(position, score)| Scored {
+            entry: &entries[position],
+            score,
+        })
+        .collect()
     }
 }
 

@@ -851,7 +851,11 @@ fn latest_servers() -> Catalog {
         entry("search_articles", "Search articles by words.", "news"),
         entry("get_latest_scores", "Scores of today's matches.", "sports"),
         entry("get_standings", "The league table.", "sports"),
-        entry("get_latest_quotes", "Share prices, delayed 15 minutes.", "stocks"),
+        entry(
+            "get_latest_quotes",
+            "Share prices, delayed 15 minutes.",
+            "stocks",
+        ),
         entry("get_portfolio", "The user's holdings.", "stocks"),
         {
             // "rain" only in a parameter's description, which counts least.
@@ -885,27 +889,38 @@ fn a_word_many_servers_use_pulls_in_none_of_them() {
             "get_latest_scores"
         ]
     );
-    let router = LexicalRouter::new(latest_servers());
+    let router = LexicalRouter::with_weights(
+        latest_servers(),
+        FieldWeights {
+            servers: 0.5,
+            ..FieldWeights::default()
+        },
+    );
     assert_eq!(
         names(&router, message),
         ["get_forecast", "get_alerts", "get_latest_releases"]
     );
-    // A catalog of fewer than MIN_SERVERS groups (here none) is not damped.
+    // The default is off; a catalog of fewer than MIN_SERVERS groups (here
+    // none) is not damped at any strength.
+    assert_eq!(
+        names(&LexicalRouter::new(latest_servers()), message),
+        names(&undamped, message)
+    );
     let ungrouped = Catalog::new(latest_servers().iter().cloned().map(|mut entry| {
         entry.group = None;
         entry
     }));
     assert_eq!(
-        names(&LexicalRouter::new(ungrouped.clone()), message),
         names(
             &LexicalRouter::with_weights(
                 ungrouped,
                 FieldWeights {
-                    servers: 0.0,
+                    servers: 1.0,
                     ..FieldWeights::default()
                 }
             ),
             message
-        )
+        ),
+        names(&undamped, message)
     );
 }

@@ -104,7 +104,10 @@ impl fmt::Display for PairedTest {
 /// // One case is no evidence: the sign test's p is 1.
 /// assert_eq!(test.sign_test_p, 1.0);
 /// ```
-pub fn paired_test(a: &SelectionReport, b: &SelectionReport) -> Result<PairedTest, PairedTestError> {
+pub fn paired_test(
+    a: &SelectionReport,
+    b: &SelectionReport,
+) -> Result<PairedTest, PairedTestError> {
     let (a, b) = (&a.reciprocal_ranks, &b.reciprocal_ranks);
     if a.len() != b.len() {
         return Err(PairedTestError {
@@ -260,8 +263,16 @@ mod tests {
 
     #[test]
     fn the_interval_brackets_the_mean_and_is_the_same_every_run() {
-        let a = report((0..60).map(|i| if i % 3 == 0 { 1.0 } else { 0.2 }).collect());
-        let b = report((0..60).map(|i| if i % 2 == 0 { 1.0 } else { 0.25 }).collect());
+        let a = report(
+            (0..60)
+                .map(|i| if i % 3 == 0 { 1.0 } else { 0.2 })
+                .collect(),
+        );
+        let b = report(
+            (0..60)
+                .map(|i| if i % 2 == 0 { 1.0 } else { 0.25 })
+                .collect(),
+        );
         let test = paired_test(&a, &b).unwrap();
         // Per six cases: one tie (both 1), two where b finds it first instead
         // of fifth, two where b ranks it fourth instead of fifth, one loss.
