@@ -3,11 +3,14 @@ normalised) and the distillation of its static token embeddings that toolkit's
 `embeddings` feature reads.
 
     minilm.py distill MODEL_DIR OUT.safetensors
-        Writes the encoder's input token embeddings, centred on their mean, as
-        the F32 tensor `embeddings` [vocab, 384]. (`distill_contextual`, not
-        wired to the command line, runs the encoder on every token alone,
-        `[CLS] token [SEP]`, and mean-pools: model2vec's idea, Minish Lab 2024,
-        better vectors but an hour of numpy on this machine's loaded cores.)
+        Runs the encoder on every token of the vocabulary alone, `[CLS] token
+        [SEP]`, mean-pools, centres the vectors on their mean and weighs each by
+        the log of its frequency rank (`zipf_weighted`), and writes them as the
+        F32 tensor `embeddings` [vocab, 384] (model2vec's recipe, Minish Lab
+        2024): about 4 minutes of one loaded core, in float32.
+    minilm.py distill-input MODEL_DIR OUT.safetensors
+        The encoder's input token embeddings, centred (seconds; weaker: the
+        table of BENCHMARKS.md's first embedding rows).
     minilm.py eval MODEL_DIR CATALOG.json TASKS.json
         Recall@1/5/10 of the full model and of the distilled vectors on a
         catalog and its tasks (the figures of BENCHMARKS.md's embedding rows).
@@ -153,13 +156,13 @@ class MiniLM:
             q = self.dense(x, p + "attention.self.query").reshape(batch, length, heads, size).transpose(0, 2, 1, 3)
             k = self.dense(x, p + "attention.self.key").reshape(batch, length, heads, size).transpose(0, 2, 1, 3)
             v = self.dense(x, p + "attention.self.value").reshape(batch, length, heads, size).transpose(0, 2, 1, 3)
-            scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(size) + bias
+            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(size)) + bias
             scores = np.exp(scores - scores.max(-1, keepdims=True))
             scores /= scores.sum(-1, keepdims=True)
             context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, heads * size)
             x = self.norm(self.dense(context, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
             h = self.dense(x, p + "intermediate.dense")
-            h = 0.5 * h * (1.0 + erf(h / np.sqrt(2.0)))
+            h = 0.5 * h * (1.0 + erf(h / np.float32(np.sqrt(2.0))))
             x = self.norm(self.dense(h, p + "output.dense") + x, p + "output.LayerNorm")
         pooled = (x * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
         return pooled
@@ -185,13 +188,15 @@ def erf(x):
 
 def distill(model):
     """The encoder's input token embeddings, centred on their mean: no forward
-    pass (seconds, where running the encoder once per token of the vocabulary,
-    `distill_contextual`, takes an hour of a loaded core)."""
+    pass (seconds), weaker vectors than `distill_contextual`'s."""
     table = model.t["embeddings.word_embeddings.weight"].astype(np.float32)
     return table - table.mean(0)
 
 
 def distill_contextual(model):
+    """Each token's encoder output alone, `[CLS] token [SEP]`, mean-pooled and
+    centred on the mean over the vocabulary. Float32 throughout (a float64
+    scalar would double the time)."""
     vocab = len(model.tokenizer.vocab)
     out = np.zeros((vocab, 384), dtype=np.float32)
     step = 512
@@ -199,7 +204,19 @@ def distill_contextual(model):
         ids = np.arange(start, min(start + step, vocab))
         batch = np.stack([np.full(len(ids), 101), ids, np.full(len(ids), 102)], axis=1)
         out[start : start + len(ids)] = model.forward(batch, np.ones(batch.shape, dtype=np.float32))
-    return out - out.mean(0)
+        print(f"{start + len(ids)}/{vocab}", end="\r", file=sys.stderr)
+    return zipf_weighted(out - out.mean(0))
+
+
+def zipf_weighted(table):
+    """Each row times log(rank + 1), the token's rank by frequency: model2vec's
+    Zipf weighting, for a vocabulary whose whole words are listed most frequent
+    first, as BERT's are from id 1996 (`the`); the ids below (special tokens,
+    single characters) weigh as `the` does. A message's vector is then a
+    weighted mean in which `the`, `of` and `a` count least."""
+    weight = np.log(np.arange(len(table), dtype=np.float32) + 1.0)
+    weight[:1996] = np.log(np.float32(1996.0))
+    return table * weight[:, None]
 
 
 class Static:
@@ -245,6 +262,8 @@ def main():
     command, model_dir = sys.argv[1], sys.argv[2]
     model = MiniLM(model_dir)
     if command == "distill":
+        save_safetensors(sys.argv[3], "embeddings", distill_contextual(model))
+    elif command == "distill-input":
         save_safetensors(sys.argv[3], "embeddings", distill(model))
     elif command == "eval":
         catalog = json.load(open(sys.argv[3]))

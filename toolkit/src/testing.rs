@@ -40,6 +40,7 @@ use std::fmt;
 
 mod compare;
 mod down;
+mod paired;
 mod selection;
 
 #[cfg(feature = "embeddings")]
@@ -48,6 +49,7 @@ pub use compare::{
     SelectionComparison, compare_selection, selection_command, selection_command_main,
 };
 pub use down::DownApprovalStore;
+pub use paired::{BOOTSTRAP_RESAMPLES, PairedTest, PairedTestError, paired_test};
 pub use selection::{
     ConfusablePair, Confusion, EXCERPT_CHARS, Expected, Fraction, Miss, SelectionCase,
     SelectionFailure, SelectionReport, SelectionSet, SelectionSetError, TextPlace, Thresholds,

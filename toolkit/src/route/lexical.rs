@@ -44,6 +44,15 @@ pub struct FieldWeights {
     /// How much the verb classes of a verb-like word count when its clause already
     /// opened with a verb ("add milk to my *list*"), beside a verb's.
     pub secondary_verbs: f32,
+    /// How strongly a word that the tools of many servers (groups) use is
+    /// damped, as an exponent of its server-level IDF relative to a word of one
+    /// server: 0 (the default) turns the damping off. It applies only to
+    /// catalogs whose entries come from at least [`MIN_SERVERS`] groups:
+    /// "latest" or "team", in the descriptions of a dozen servers, then no
+    /// longer pulls in whichever server says it most. Off by default because
+    /// it did not help on the public sets (see BENCHMARKS.md); try 0.5 for a
+    /// catalog whose groups are all external servers.
+    pub servers: f32,
 }
 
 impl Default for FieldWeights {
@@ -63,12 +72,63 @@ impl Default for FieldWeights {
             turns: 0.4,
             phrase: 0.9,
             secondary_verbs: 0.0,
+            servers: SERVER_DAMPING,
         }
     }
 }
 
 /// BM25's term-frequency saturation.
 const K1: f32 = 1.2;
+
+/// The default [`FieldWeights::servers`]: off. Measured on every public set
+/// (BENCHMARKS.md, "Catalogs of many servers"): 0.5 lowered the MCP servers'
+/// recall@5 from 69.8 to 67.5 and the examples' recall@1, and 0.1 moved nothing
+/// beyond the noise, because a catalog's groups are as often one server's
+/// entities (`tasks`, `reminders`) as servers.
+const SERVER_DAMPING: f32 = 0.0;
+
+/// How many groups a catalog's entries must come from before a word's spread
+/// across them damps it ([`FieldWeights::servers`]): with two or three, one
+/// server's own words would be damped by the other's.
+pub const MIN_SERVERS: usize = 4;
+
+/// Per term of an index: `(idf_s(g) / idf_s(1)) ^ exponent`, where `g` is how
+/// many of the catalog's `servers` groups have an entry with the term and
+/// `idf_s` is BM25's IDF over groups; 1 for a term of one group, less the more
+/// groups use it. Entries without a group count for none.
+fn server_damping(
+    pairs: &[(u32, u32, f32)],
+    terms: usize,
+    groups: &[Option<u32>],
+    servers: usize,
+    exponent: f32,
+) -> Vec<f32> {
+    let mut factor = vec![1.0_f32; terms];
+    if servers < MIN_SERVERS || exponent <= 0.0 {
+        return factor;
+    }
+    let mut seen: HashSet<(u32, u32)> = HashSet::new();
+    let mut spread = vec![0_u32; terms];
+    for &(term, document, _) in pairs {
+        if let Some(Some(group)) = groups.get(document as usize)
+            && seen.insert((term, *group))
+        {
+            spread[term as usize] += 1;
+        }
+    }
+    #[allow(clippy::cast_precision_loss)] // far below 2^24 groups
+    let servers = servers as f32;
+    let idf = |g: f32| (1.0 + (servers - g + 0.5) / (g + 0.5)).ln();
+    let one = idf(1.0);
+    for (factor, &g) in factor.iter_mut().zip(&spread) {
+        if g > 1 {
+            #[allow(clippy::cast_precision_loss)]
+            let g = g as f32;
+            *factor = (idf(g) / one).max(0.0).powf(exponent);
+        }
+    }
+    factor
+}
 
 /// One field of a document while the index is built.
 struct Field<'t> {
@@ -414,7 +474,16 @@ const LIFT_MIN: f32 = 0.7;
 const LIFT_STEP: f32 = 1e-3;
 
 impl Index {
-    fn build(documents: &[Vec<Field<'_>>], analyzer: Analyzer) -> Self {
+    /// Indexes `documents`; `groups` (per document, its group's number, with
+    /// `servers` groups in all) damps words many groups share by `exponent`
+    /// ([`FieldWeights::servers`]); empty for none.
+    fn build(
+        documents: &[Vec<Field<'_>>],
+        analyzer: Analyzer,
+        groups: &[Option<u32>],
+        servers: usize,
+        exponent: f32,
+    ) -> Self {
         let field_count = documents.first().map_or(0, Vec::len);
         // Per document and field: the weighted term frequencies and the length.
         let mut per_document: Vec<Vec<(HashMap<String, f32>, f32)>> = Vec::new();
@@ -472,10 +541,11 @@ impl Index {
             }
         }
         index.postings = vec![Vec::new(); document_frequency.len()];
+        let damping = server_damping(&pairs, document_frequency.len(), groups, servers, exponent);
         for (id, document, saturated) in pairs {
             #[allow(clippy::cast_precision_loss)]
             let df = document_frequency[id as usize] as f32;
-            let idf = (1.0 + (count - df + 0.5) / (df + 0.5)).ln();
+            let idf = (1.0 + (count - df + 0.5) / (df + 0.5)).ln() * damping[id as usize];
             index.postings[id as usize].push((document, idf * saturated));
         }
         index
@@ -603,7 +673,23 @@ impl LexicalRouter {
                 ]
             })
             .collect();
-        let index = Index::build(&documents, Analyzer::Full);
+        // Each entry's group as a number, for the server-level damping.
+        let mut numbers: HashMap<&str, u32> = HashMap::new();
+        let groups: Vec<Option<u32>> = catalog
+            .iter()
+            .map(|entry| {
+                let group = entry.group.as_deref()?;
+                let next = u32::try_from(numbers.len()).unwrap_or(u32::MAX);
+                Some(*numbers.entry(group).or_insert(next))
+            })
+            .collect();
+        let index = Index::build(
+            &documents,
+            Analyzer::Full,
+            &groups,
+            numbers.len(),
+            weights.servers,
+        );
         let families = Families::build(&catalog);
         LexicalRouter {
             catalog,
@@ -970,7 +1056,7 @@ impl PlainBm25 {
                 }]
             })
             .collect();
-        let index = Index::build(&documents, Analyzer::Plain);
+        let index = Index::build(&documents, Analyzer::Plain, &[], 0, 0.0);
         PlainBm25 { catalog, index }
     }
 

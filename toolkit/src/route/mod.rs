@@ -55,7 +55,7 @@ mod view;
 
 pub use deliver::Delivery;
 pub use entry::{AsTool, Catalog, CatalogEntry, ParamEntry};
-pub use lexical::{FieldWeights, LexicalRouter, PlainBm25, Scored};
+pub use lexical::{FieldWeights, LexicalRouter, MIN_SERVERS, PlainBm25, Scored};
 pub use model::ModelRouter;
 pub use router::{
     DEFAULT_LIMIT, EntryExplanation, Explanation, Outcome, RouteError, RouteFuture, RouteRequest,

@@ -841,3 +841,85 @@ fn every_step_of_a_multi_step_message_keeps_its_tools() {
         "{picked:?}"
     );
 }
+
+/// Five servers, four of which say "latest" in a tool's name.
+fn latest_servers() -> Catalog {
+    Catalog::new([
+        entry("get_latest_releases", "New albums and singles.", "music"),
+        entry("search_artists", "Search artists by name.", "music"),
+        entry("get_latest_headlines", "Headlines of the day.", "news"),
+        entry("search_articles", "Search articles by words.", "news"),
+        entry("get_latest_scores", "Scores of today's matches.", "sports"),
+        entry("get_standings", "The league table.", "sports"),
+        entry(
+            "get_latest_quotes",
+            "Share prices, delayed 15 minutes.",
+            "stocks",
+        ),
+        entry("get_portfolio", "The user's holdings.", "stocks"),
+        {
+            // "rain" only in a parameter's description, which counts least.
+            let mut forecast = entry("get_forecast", "The coming days for a city.", "weather");
+            forecast.params = vec![ParamEntry {
+                name: "kind".to_owned(),
+                description: "rain, wind or temperature".to_owned(),
+            }];
+            forecast
+        },
+        entry("get_alerts", "Storm and flood warnings.", "weather"),
+    ])
+}
+
+#[test]
+fn a_word_many_servers_use_pulls_in_none_of_them() {
+    let message = "will the latest rain stop soon";
+    let undamped = LexicalRouter::with_weights(
+        latest_servers(),
+        FieldWeights {
+            servers: 0.0,
+            ..FieldWeights::default()
+        },
+    );
+    // Without the damping, "latest" in four servers' names outweighs "rain".
+    assert_eq!(
+        names(&undamped, message),
+        [
+            "get_latest_releases",
+            "get_latest_headlines",
+            "get_latest_scores"
+        ]
+    );
+    let router = LexicalRouter::with_weights(
+        latest_servers(),
+        FieldWeights {
+            servers: 0.5,
+            ..FieldWeights::default()
+        },
+    );
+    assert_eq!(
+        names(&router, message),
+        ["get_forecast", "get_alerts", "get_latest_releases"]
+    );
+    // The default is off; a catalog of fewer than MIN_SERVERS groups (here
+    // none) is not damped at any strength.
+    assert_eq!(
+        names(&LexicalRouter::new(latest_servers()), message),
+        names(&undamped, message)
+    );
+    // Three servers (music, news, sports) are fewer than MIN_SERVERS: the
+    // scores are the same at any strength.
+    let three = Catalog::new(latest_servers().iter().take(6).cloned());
+    let scores = |servers: f32| {
+        let weights = FieldWeights {
+            servers,
+            ..FieldWeights::default()
+        };
+        LexicalRouter::with_weights(three.clone(), weights)
+            .rank(&RouteRequest::new(message).limit(3))
+            .iter()
+            .map(|scored| (scored.entry.name.clone(), scored.score))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(scores(1.0), scores(0.0));
+    assert_eq!(scores(0.0).len(), 3);
+}

@@ -7,6 +7,7 @@ use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
+use super::paired::paired_test;
 use super::selection::{SelectionReport, SelectionSet, SelectionSetError, evaluate_blocking};
 use crate::route::{Catalog, LexicalRouter, PlainBm25};
 
@@ -150,8 +151,10 @@ fn row(text: &mut String, strategy: &str, report: &SelectionReport) {
 
 impl SelectionComparison {
     /// The table alone: one row per way of choosing tools (tools sent per
-    /// message, recall@1, recall@k, MRR, abstention), without the router's
-    /// misses, for sets too large to list them.
+    /// message, recall@1, recall@k, MRR, abstention), then the paired tests
+    /// ([`paired_test`](super::paired_test)) of the router against the
+    /// provider's search and of the hybrid against the router, without the
+    /// router's misses, for sets too large to list them.
     #[must_use]
     pub fn table(&self) -> String {
         let k = self.k;
@@ -191,6 +194,22 @@ impl SelectionComparison {
         }
         if let Some(hybrid) = &self.hybrid {
             row(&mut text, "hybrid (words + embeddings, RRF)", hybrid);
+        }
+        // Each router against the one it should beat, case by case: is the
+        // difference more than the luck of which cases the set holds?
+        let _ = writeln!(text, "paired, over each case's reciprocal rank:");
+        let mut pair = |label: &str, a: &SelectionReport, b: &SelectionReport| {
+            if let Ok(test) = paired_test(a, b) {
+                let _ = writeln!(text, "  {label}: {test}");
+            }
+        };
+        pair(
+            "LexicalRouter vs provider search",
+            &self.provider_search,
+            &self.router,
+        );
+        if let Some(hybrid) = &self.hybrid {
+            pair("hybrid vs LexicalRouter", &self.router, hybrid);
         }
         text
     }
@@ -326,6 +345,8 @@ mod tests {
                 "toolkit LexicalRouter                       0.7    100.0%    100.0%  1.000      100.0%\n",
                 "  the same, without asked_as                0.3     50.0%     50.0%  0.500      100.0%\n",
                 "provider search (BM25, name + desc)         0.7      0.0%      0.0%  0.000        0.0%\n",
+                "paired, over each case's reciprocal rank:\n",
+                "  LexicalRouter vs provider search: MRR +1.000 (95% CI +1.000..+1.000), better on 2, worse on 0, tied on 0 of 2; sign test p = 0.500\n",
                 "\n",
                 "the router's report:\n",
                 "2 cases expecting tools, 1 expecting none\n",

@@ -493,6 +493,12 @@ pub struct SelectionReport {
     /// The cases whose expected tools were not all in the first k, and the
     /// "none" cases the router did not abstain on.
     pub misses: Vec<Miss>,
+    /// Per case expecting tools, in the set's order: 1/rank of the first
+    /// expected tool within the first k, 0 when none is there (their mean is
+    /// [`mrr`](Self::mrr)). For comparing two routers case by case
+    /// ([`paired_test`](super::paired_test)); not in the JSON.
+    #[serde(skip)]
+    pub reciprocal_ranks: Vec<f64>,
 }
 
 /// The lowest figures a [`SelectionReport`] may show: each `None` is not checked.
@@ -753,6 +759,7 @@ pub async fn evaluate<R: Router + ?Sized>(
         confusions: Vec::new(),
         per_tool: BTreeMap::new(),
         misses: Vec::new(),
+        reciprocal_ranks: Vec::new(),
     };
     let mut abstained_on_none = 0_usize;
     let mut confusions: BTreeMap<(String, String), usize> = BTreeMap::new();
@@ -796,11 +803,16 @@ pub async fn evaluate<R: Router + ?Sized>(
                 ));
                 let found = expected.iter().filter(|name| picked.contains(name)).count();
                 report.recall_at_k += share(found);
-                if let Some(position) = picked.iter().position(|name| expected.contains(name)) {
-                    #[allow(clippy::cast_precision_loss)]
-                    let rank = (position + 1) as f64;
-                    report.mrr += 1.0 / rank;
-                }
+                let reciprocal_rank = picked
+                    .iter()
+                    .position(|name| expected.contains(name))
+                    .map_or(0.0, |position| {
+                        #[allow(clippy::cast_precision_loss)]
+                        let rank = (position + 1) as f64;
+                        1.0 / rank
+                    });
+                report.mrr += reciprocal_rank;
+                report.reciprocal_ranks.push(reciprocal_rank);
                 if !first.is_some_and(|name| expected.iter().any(|e| e == name)) {
                     let key = (expected[0].clone(), first.unwrap_or("none").to_owned());
                     *confusions.entry(key).or_default() += 1;

@@ -44,6 +44,7 @@ fn parse_weights(text: &str) -> Result<FieldWeights, String> {
             "turns" => &mut weights.turns,
             "phrase" => &mut weights.phrase,
             "secondary_verbs" => &mut weights.secondary_verbs,
+            "servers" => &mut weights.servers,
             other => return Err(format!("no weight called {other:?}")),
         };
         *slot = value;
@@ -459,6 +460,45 @@ fn embedding_rows(
                     comparison.table()
                 ),
                 Err(error) => eprintln!("BFCL: {error}"),
+            }
+        }
+    }
+    // The fusion's weight of meaning beside words (1), on both public sets.
+    let fused = |catalog: &Catalog, cases: &[&Case], label: &str| {
+        let set = as_set(cases);
+        let router = lexical(catalog);
+        let words = toolkit::testing::evaluate_blocking(&router, &set, 10);
+        let words5 = toolkit::testing::evaluate_blocking(&router, &set, 5);
+        println!(
+            "{label}: LexicalRouter recall@1 {:.1} recall@5 {:.1} recall@10 {:.1} MRR@10 {:.3}",
+            words.recall_at_1 * 100.0,
+            words5.recall_at_k * 100.0,
+            words.recall_at_k * 100.0,
+            words.mrr
+        );
+        for weight in [1.0, 0.5, 0.3] {
+            let hybrid =
+                HybridRouter::new(catalog.clone(), Arc::clone(&model)).meaning_weight(weight);
+            let at10 = toolkit::testing::evaluate_blocking(&hybrid, &set, 10);
+            let at5 = toolkit::testing::evaluate_blocking(&hybrid, &set, 5);
+            let test = toolkit::testing::paired_test(&words, &at10)
+                .map_or_else(|error| error.to_string(), |test| test.to_string());
+            println!(
+                "{label}: hybrid, meaning weight {weight}: recall@1 {:.1} recall@5 {:.1} recall@10 {:.1} MRR@10 {:.3}; vs LexicalRouter: {test}",
+                at10.recall_at_1 * 100.0,
+                at5.recall_at_k * 100.0,
+                at10.recall_at_k * 100.0,
+                at10.mrr
+            );
+        }
+    };
+    println!();
+    fused(mcp, cases, "MCP servers");
+    if let Some(dir) = bfcl {
+        for files in [&BFCL_FILES, &BFCL_PARALLEL_FILES] {
+            if let Ok(bfcl) = Bfcl::load(dir, files) {
+                let cases: Vec<&Case> = bfcl.cases.iter().collect();
+                fused(&bfcl.catalog, &cases, &format!("BFCL {files:?}"));
             }
         }
     }
