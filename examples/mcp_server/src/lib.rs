@@ -305,18 +305,16 @@ pub async fn run_decided(
 /// across the fleet, after their lease, with the view their principal's kind has
 /// now (the kind kept as the task's view label) and this server's context. A
 /// replica calls it beside [`run_decided`] (`mcp_server http`); see
-/// `Approvals::run_tasks`.
+/// `toolkit::mcp::run_tasks` (a tool that asks its client mid-run asks again).
 pub async fn run_tasks(
     state: &AssistantState,
     settings: Settings,
 ) -> Result<toolkit::approval::TaskPass, toolkit::approval::ApprovalError> {
-    settings
-        .approvals
-        .run_tasks(|task| {
-            let view = runner_view(settings, task.view.as_deref(), &task.principal)?;
-            Ok((view, context(state, settings)))
-        })
-        .await
+    toolkit::mcp::run_tasks(settings.approvals, |task| {
+        let view = runner_view(settings, task.view.as_deref(), &task.principal)?;
+        Ok((view, context(state, settings)))
+    })
+    .await
 }
 
 /// The view the runner rebuilds for a stored call of `principal` made through

@@ -159,6 +159,14 @@ pub(crate) struct Declared {
 }
 
 impl Declared {
+    /// Every kind of request: for a run whose client's declaration is not at
+    /// hand (a task resumed by the runner pass, [`super::run_tasks`]).
+    pub(crate) const ALL: Self = Declared {
+        elicitation: true,
+        sampling: true,
+        roots: true,
+    };
+
     /// What `capabilities` declare.
     pub(crate) fn of(capabilities: Option<&rmcp::model::ClientCapabilities>) -> Self {
         capabilities.map_or_else(Self::default, |capabilities| Declared {

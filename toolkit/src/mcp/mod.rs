@@ -106,6 +106,7 @@ pub use http::{CancellationLayer, Cancelling, McpHttp};
 pub use request::McpRequest;
 pub use result::{META_ERROR, META_PENDING_APPROVAL, META_PREVIEW, META_RETRY_AFTER_MS};
 pub use server::{McpServer, TasksNotKept};
+pub use task::run_tasks;
 pub use views::ViewCache;
 
 /// The rmcp crate this module is built on, for applications that need its types

@@ -526,14 +526,13 @@ fn registry() -> &'static Registry {
     })
 }
 
-/// Every conformance tool, for every caller, with tasks kept in memory (one
-/// process: the suite's server), or, for replicas of one fleet in tests, in the
-/// SQLite file `MCP_CONFORMANCE_SQLITE` with the approval key
-/// `MCP_CONFORMANCE_APPROVAL_KEY` and a run lease of
-/// `MCP_CONFORMANCE_RUN_LEASE_SECS` (tests/it/ask.rs).
-fn access(_caller: &Caller<'_>) -> Result<Grant, AccessError> {
+/// The approvals that keep tasks: in memory (one process: the suite's server),
+/// or, for replicas of one fleet in tests, in the SQLite file
+/// `MCP_CONFORMANCE_SQLITE` with the approval key `MCP_CONFORMANCE_APPROVAL_KEY`
+/// and a run lease of `MCP_CONFORMANCE_RUN_LEASE_SECS` (tests/it/ask.rs).
+fn approvals() -> &'static Approvals {
     static APPROVALS: std::sync::OnceLock<Approvals> = std::sync::OnceLock::new();
-    let approvals = APPROVALS.get_or_init(|| {
+    APPROVALS.get_or_init(|| {
         let key = std::env::var("MCP_CONFORMANCE_APPROVAL_KEY").unwrap_or_else(|_| {
             example_mcp_server::random_secret()
                 .unwrap_or_else(|error| panic!("no randomness for the approval key: {error}"))
@@ -553,17 +552,50 @@ fn access(_caller: &Caller<'_>) -> Result<Grant, AccessError> {
             Some(seconds) => approvals.run_lease(Duration::from_secs(seconds)),
             None => approvals,
         }
-    });
-    let view = registry()
+    })
+}
+
+/// Every conformance tool, for the one principal every caller is here.
+fn view() -> Result<toolkit::View<'static>, toolkit::view::ViewError> {
+    registry()
         .view()
         .scopes([Scope::Shared])
         .allow(["@conformance"])
         .approvals(
-            approvals,
+            approvals(),
             Principal::local("conformance").unwrap_or_else(|error| panic!("{error}")),
         )
-        .build()?;
-    Ok(Grant::new(view, Context::new()))
+        .build()
+}
+
+/// Every conformance tool, for every caller, with its tasks kept in
+/// [`approvals`].
+fn access(_caller: &Caller<'_>) -> Result<Grant, AccessError> {
+    Ok(Grant::new(view()?, Context::new()))
+}
+
+/// With `MCP_CONFORMANCE_TASK_PASS_SECS` set, runs the task runner's pass that
+/// often: a task whose replica died is run again here after its lease, even if
+/// nobody polls it (tests/it/ask.rs).
+fn spawn_task_pass() {
+    let Some(every) = std::env::var("MCP_CONFORMANCE_TASK_PASS_SECS")
+        .ok()
+        .and_then(|seconds| seconds.parse().ok())
+    else {
+        return;
+    };
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_secs(every)).await;
+            let pass = toolkit::mcp::run_tasks(approvals(), |_| {
+                Ok((view().map_err(|error| error.to_string())?, Context::new()))
+            })
+            .await;
+            if let Err(error) = pass {
+                eprintln!("mcp_conformance: task runner: {error}");
+            }
+        }
+    });
 }
 
 /// The conformance server, over any transport: it takes tasks, and seals
@@ -606,6 +638,7 @@ async fn main() {
 }
 
 async fn serve_http(addr: &str) -> std::io::Result<()> {
+    spawn_task_pass();
     let server = server();
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),

@@ -618,6 +618,66 @@ async fn a_task_asks_its_client_and_another_replica_resumes_it_with_the_answer()
     let _ = std::fs::remove_file(&database);
 }
 
+/// The same, with nobody polling: the second replica's runner pass
+/// (`toolkit::mcp::run_tasks`, every second) takes the run over after its lease,
+/// and its tool, asking again, finds the answer kept in the store. The first
+/// `tasks/get` after the pass had time to run (lease 2 s + pass 1 s + the relay's
+/// 250 ms, waited 8 s) finds the task completed: a `tasks/get` resumes a run
+/// only when nobody holds it, so this one did not. Without an `Ask` in the
+/// pass's runs, the tool ends in an error; without the pass, it is not over.
+#[tokio::test]
+async fn the_runner_pass_resumes_a_task_that_asked_and_its_tool_asks_again() {
+    let database = std::env::temp_dir().join(format!(
+        "toolkit-ask-pass-{}-{}.sqlite",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    let database = database.to_str().unwrap().to_owned();
+    let env = [
+        ("MCP_CONFORMANCE_SQLITE", database.as_str()),
+        (
+            "MCP_CONFORMANCE_APPROVAL_KEY",
+            "an-ask-test-approval-key-of-32-bytes-or-more",
+        ),
+        (
+            "MCP_CONFORMANCE_STATE_KEY",
+            "an-ask-test-request-state-key-of-32-bytes-or-more",
+        ),
+        ("MCP_CONFORMANCE_RUN_LEASE_SECS", "2"),
+        ("MCP_CONFORMANCE_TASK_PASS_SECS", "1"),
+    ];
+    let first = serve_with(&env);
+    let second = serve_with(&env);
+    let (_, created) = call(
+        &first.1,
+        "confirm_delete",
+        json!({"arguments": {"filename": "b.txt"}}),
+        tasks_and_forms(),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    until(&second.1, &id, |task| task["status"] == "input_required").await;
+    drop(first);
+    update(
+        &second.1,
+        &id,
+        json!({"confirm": accept(json!({"confirm": true}))}),
+    )
+    .await;
+    tokio::time::sleep(std::time::Duration::from_secs(8)).await;
+    let done = get(&second.1, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "Deleted b.txt"}]),
+        "{done}"
+    );
+    let _ = std::fs::remove_file(&database);
+}
+
 /// Two questions at once: answered one at a time, the task lists only the one
 /// still open, and completes once both are answered.
 #[tokio::test]
