@@ -1897,15 +1897,14 @@ async def oauth_checks(issuer, resource, replicas, lb):
             await mcp.list_tools()
             state = await ask(mcp, "narrow-2")
         # A cancel of a task that was never made, for comparison, of each kind of
-        # id (an approval's and a run's), with the id as `{id}`: an approval's is
-        # acknowledged, a run's is not found.
+        # id (an approval's and a run's), with the id as `{id}`: neither is found.
         async def never_made(task_id):
             kind = task_id.split("_")[0]
             never = f"{kind}_{'0' * (len(task_id) - len(kind) - 1)}"
             answer, error = await task(f"{lb}/mcp", narrow, "cancel", never)
             return answer, error and error.replace(never, "{id}")
 
-        assert await never_made(transfer["taskId"]) == ({}, None)
+        assert await never_made(transfer["taskId"]) == (None, "Mcp error: -32602: no task `{id}` here")
         assert await never_made(report["taskId"]) == (None, "Mcp error: -32602: no task `{id}` here")
         tried = 0
         for base in (o2.url, o3.url, o4.url, lb):

@@ -1328,8 +1328,10 @@ impl ServerHandler for McpServer {
         Ok(())
     }
 
-    /// Withdraws a task's call unless it ran or runs now; acknowledged whatever
-    /// the task (the specification asks it), and the next `tasks/get` tells.
+    /// Withdraws a task's call unless it ran or runs now, or stops its run; the
+    /// next `tasks/get` tells. An id that is no task of the caller's (unknown,
+    /// another principal's, beyond its view) is `-32602 no task .. here`, as the
+    /// extension asks and as `tasks/get` answers, whichever kind of id it is.
     async fn cancel_task(
         &self,
         request: rmcp::model::CancelTaskParams,
@@ -1356,9 +1358,10 @@ impl ServerHandler for McpServer {
             }
             return Ok(());
         }
-        if let Some((approvals, status)) = super::task::find(&grant, &request.task_id).await?
-            && let Err(error) = approvals.withdraw(&status.pending).await
-        {
+        let Some((approvals, status)) = super::task::find(&grant, &request.task_id).await? else {
+            return Err(no_task(&request.task_id));
+        };
+        if let Err(error) = approvals.withdraw(&status.pending).await {
             tracing::warn!(%error, "a task could not be withdrawn");
             return Err(ErrorData::internal_error(
                 crate::error::ToolError::from(error).to_string(),

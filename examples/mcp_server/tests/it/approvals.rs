@@ -809,17 +809,22 @@ async fn a_task_an_approver_decides_completes_fails_or_is_cancelled() {
         1,
         "neither the denied, the cancelled nor the declined call ran"
     );
-    // `tasks/cancel` of an unknown task is acknowledged; `tasks/get` of it is not.
-    client
-        .cancel_task(CancelTaskParams::new("approval_none"))
-        .await
-        .unwrap();
-    assert!(
+    // `tasks/cancel` of an unknown task is refused as `tasks/get` of it is.
+    for refused in [
+        client
+            .cancel_task(CancelTaskParams::new("approval_none"))
+            .await
+            .map(|_| ()),
         client
             .get_task(GetTaskParams::new("approval_none"))
             .await
-            .is_err()
-    );
+            .map(|_| ()),
+    ] {
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "Mcp error: -32602: no task `approval_none` here"
+        );
+    }
 }
 
 /// Two processes sharing one SQLite approval store: a task asked on one is
