@@ -10,8 +10,7 @@
 // The tools are `async`, as most real tools are, though these never await.
 #![allow(clippy::unused_async)]
 
-#[path = "approval_store/cluster.rs"]
-mod cluster;
+use toolkit_test_support::postgres as cluster;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -419,15 +418,7 @@ mod postgres {
     use super::{Arc, Postgres, Test, cluster};
 
     fn run(test: Test) {
-        let Some(cluster) = cluster::cluster() else {
-            return;
-        };
-        let url = cluster.database();
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime")
-            .block_on(test(Arc::new(Postgres(url))));
+        cluster::on_new_database(|url| test(Arc::new(Postgres(url))));
     }
 
     quota_contract!(run);
