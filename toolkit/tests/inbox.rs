@@ -1606,12 +1606,16 @@ async fn who_asked_is_told_in_the_applications_words() {
     assert!(
         !page
             .body
-            .contains(r#"<span class="text principal">local|user:ada</span>"#)
+            .contains(r#"<span class="person" data-principal="local|user:ada">"#)
     );
-    // No words for it: the principal, as before.
+    // No words for it: the principal, as a person reads it (the application's
+    // own, so its subject alone), its key for programs.
     assert!(
+        page.body.contains(
+            r#"<span>For <span class="person" data-principal="local|service"><span class="text subject">service</span></span></span>"#
+        ),
+        "{}",
         page.body
-            .contains(r#"<span>For <span class="text principal">local|service</span></span>"#)
     );
 
     let bob = token(&router, "bob").await;

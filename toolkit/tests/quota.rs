@@ -935,7 +935,7 @@ fn from_peer(
     peer: &str,
     forwarded: Option<&str>,
 ) -> http::Request<axum::body::Body> {
-    let address: std::net::SocketAddr = format!("{peer}:40000").parse().unwrap();
+    let address = std::net::SocketAddr::new(peer.parse().unwrap(), 40000);
     request
         .extensions_mut()
         .insert(axum::extract::ConnectInfo(address));
