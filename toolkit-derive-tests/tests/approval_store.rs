@@ -428,11 +428,15 @@ mod postgres {
                 .await
                 .expect_err("a decider that is no key");
             assert_eq!(error.kind(), StoreErrorKind::Corrupt, "{error}");
-            assert!(
-                error.to_string().contains(
-                    "not a principal's key: a key is `issuer|subject` or `issuer|subject|tenant`"
-                ),
-                "{error}"
+            assert_eq!(
+                error.to_string(),
+                "PostgreSQL: error deserializing column 6"
+            );
+            let why = std::error::Error::source(driver_error::<tokio_postgres::Error>(&error))
+                .map(ToString::to_string);
+            assert_eq!(
+                why.as_deref(),
+                Some("not a principal's key: a key is `issuer|subject` or `issuer|subject|tenant`")
             );
             // A run's outcome that is not one this build wrote: a corrupt record,
             // not a run whose outcome is unknown.

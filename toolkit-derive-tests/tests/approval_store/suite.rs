@@ -2443,7 +2443,12 @@ pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
         // (the requester again, in an inbox).
         assert!(matches!(
             approvals
-                .answer_as_requester(toolkit::registry(), &pending, Decision::Approve)
+                .decide_by(
+                    toolkit::registry(),
+                    &pending,
+                    Decision::Approve,
+                    Decider::Requester
+                )
                 .await,
             Err(ApprovalError::NotAllowed { .. })
         ));
