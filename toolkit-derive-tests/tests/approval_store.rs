@@ -164,57 +164,33 @@ fn sqlite_errors_keep_the_drivers_error() {
         "{error}"
     );
 
-    // A principal column that holds no principal's key (a free string written by
-    // hand after the migration): a corrupt record naming why, never a panic, and
-    // never read as some principal.
-    rusqlite::Connection::open(&path)
-        .expect("opens")
-        .execute(
-            "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict, digest,
-                 decided_by, decided_at, keep_until)
-             VALUES ('user:2', 'call_2', 'delete_projects', 'approved', 'digest', 'local|admin:1', 1,
-                 9999999999)",
-            [],
-        )
-        .expect("a record no build wrote");
-    let error = futures_executor::block_on(store.decisions(&DecisionQuery::new()))
-        .expect_err("a principal that is no key");
-    assert_eq!(error.kind(), StoreErrorKind::Corrupt);
-    assert!(
-        error.to_string().contains(
-            "not a principal's key: a key is `issuer|subject` or `issuer|subject|tenant`"
-        ),
-        "{error}"
-    );
-    rusqlite::Connection::open(&path)
-        .expect("opens")
-        .execute("DELETE FROM toolkit_approval_decisions", [])
-        .expect("cleared");
-
-    // A decider that is neither a principal's key nor one of the two words.
-    rusqlite::Connection::open(&path)
-        .expect("opens")
-        .execute(
-            "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict, digest,
-                 decided_by, decided_at, keep_until)
-             VALUES ('local|user:3', 'call_3', 'delete_projects', 'approved', 'digest', 'admin:1',
-                 1, 9999999999)",
-            [],
-        )
-        .expect("a record no build wrote");
-    let error = futures_executor::block_on(store.decision(&p("user:3"), "call_3"))
-        .expect_err("a decider that is no key");
-    assert_eq!(error.kind(), StoreErrorKind::Corrupt);
-    assert!(
-        error.to_string().contains(
-            "not a principal's key: a key is `issuer|subject` or `issuer|subject|tenant`"
-        ),
-        "{error}"
-    );
-    rusqlite::Connection::open(&path)
-        .expect("opens")
-        .execute("DELETE FROM toolkit_approval_decisions", [])
-        .expect("cleared");
+    // A principal column, or a decider, that holds no principal's key (a free
+    // string written by hand after the migration): a corrupt record naming why,
+    // never a panic, and never read as some principal.
+    for (principal, decided_by) in [("user:2", "local|admin:1"), ("local|user:3", "admin:1")] {
+        let connection = rusqlite::Connection::open(&path).expect("opens");
+        connection
+            .execute(
+                "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
+                     digest, decided_by, decided_at, keep_until)
+                 VALUES (?1, 'call_2', 'delete_projects', 'approved', 'digest', ?2, 1,
+                     9999999999)",
+                [principal, decided_by],
+            )
+            .expect("a record no build wrote");
+        let error = futures_executor::block_on(store.decisions(&DecisionQuery::new()))
+            .expect_err("a principal that is no key");
+        assert_eq!(error.kind(), StoreErrorKind::Corrupt);
+        assert!(
+            error.to_string().contains(
+                "not a principal's key: a key is `issuer|subject` or `issuer|subject|tenant`"
+            ),
+            "{principal} {decided_by}: {error}"
+        );
+        connection
+            .execute("DELETE FROM toolkit_approval_decisions", [])
+            .expect("cleared");
+    }
 
     // A run's outcome that is not one this build wrote: a corrupt record, not a
     // run whose outcome is unknown.

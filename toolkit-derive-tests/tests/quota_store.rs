@@ -508,36 +508,28 @@ fn sqlite_a_corrupt_row_is_an_error_and_admits_nothing() {
 /// the check fails within the wait, and the call fails closed.
 #[test]
 fn postgres_a_database_that_does_not_answer_in_time_is_down() {
-    let Some(cluster) = cluster::cluster() else {
-        return;
-    };
-    let url = cluster.database();
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(async {
-            let store = PostgresApprovalStore::connect(&url)
-                .await
-                .expect("opens")
-                .wait_at_most(Duration::from_millis(200));
-            let quotas = store.quota_store();
-            // Every connection of the pool (16) taken, and held.
-            let mut taken = Vec::new();
-            for _ in 0..16 {
-                taken.push(store.pool().get().await.expect("a connection"));
-            }
-            let error = quotas
-                .check(key("ann"), quota("3/min"))
-                .await
-                .expect_err("no connection in time");
-            assert_eq!(
-                error.to_string(),
-                "the quota store did not answer within 200 ms; the database may be stalled"
-            );
-            only_declared_auto_tools_pass_a_store_that_does_not_answer(quotas).await;
-            drop(taken);
-        });
+    cluster::on_new_database(|url| async move {
+        let store = PostgresApprovalStore::connect(&url)
+            .await
+            .expect("opens")
+            .wait_at_most(Duration::from_millis(200));
+        let quotas = store.quota_store();
+        // Every connection of the pool (16) taken, and held.
+        let mut taken = Vec::new();
+        for _ in 0..16 {
+            taken.push(store.pool().get().await.expect("a connection"));
+        }
+        let error = quotas
+            .check(key("ann"), quota("3/min"))
+            .await
+            .expect_err("no connection in time");
+        assert_eq!(
+            error.to_string(),
+            "the quota store did not answer within 200 ms; the database may be stalled"
+        );
+        only_declared_auto_tools_pass_a_store_that_does_not_answer(quotas).await;
+        drop(taken);
+    });
 }
 
 /// A stored time far ahead of the database's clock (the clock went back, or the

@@ -84,6 +84,8 @@ impl Cluster {
     }
 
     /// Runs `sql` with `psql` on the `postgres` database; its output.
+    // Run for its effect as often as for its output: callers may drop it.
+    #[allow(clippy::must_use_candidate)]
     pub fn psql(&self, sql: &str) -> String {
         self.psql_on(&self.url, sql)
     }
@@ -92,6 +94,8 @@ impl Cluster {
     ///
     /// # Panics
     /// When `psql` fails (the test's SQL is wrong).
+    // Run for its effect as often as for its output: callers may drop it.
+    #[allow(clippy::must_use_candidate)]
     pub fn psql_on(&self, url: &str, sql: &str) -> String {
         let bin = std::fs::read_to_string(Path::new(&self.dir).join("bin")).expect("bin");
         let output = Command::new(Path::new(bin.trim()).join("psql"))

@@ -559,56 +559,67 @@ impl ClaimsMapping {
     }
 }
 
-/// Stored as its key, in a `TEXT` column; a column that holds no key reads as a
-/// conversion failure (a corrupt row), never a panic.
-#[cfg(feature = "sqlite")]
-impl rusqlite::types::ToSql for Principal {
-    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-        Ok(rusqlite::types::ToSqlOutput::from(self.key()))
-    }
+/// The SQL drivers' conversions of a type stored as text (feature `sqlite`:
+/// rusqlite; feature `postgres`: tokio-postgres): written as `$text(&value)`,
+/// read back with `$parse(&text)`, whose error makes the row a conversion failure
+/// (a corrupt row), never a panic.
+macro_rules! stored_as_text {
+    ($type:ty, $text:path, $parse:path) => {
+        #[cfg(feature = "sqlite")]
+        impl rusqlite::types::ToSql for $type {
+            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+                Ok(rusqlite::types::ToSqlOutput::from($text(self)))
+            }
+        }
+
+        #[cfg(feature = "sqlite")]
+        impl rusqlite::types::FromSql for $type {
+            fn column_result(
+                value: rusqlite::types::ValueRef<'_>,
+            ) -> rusqlite::types::FromSqlResult<Self> {
+                $parse(value.as_str()?)
+                    .map_err(|error| rusqlite::types::FromSqlError::Other(Box::new(error)))
+            }
+        }
+
+        #[cfg(feature = "postgres")]
+        impl tokio_postgres::types::ToSql for $type {
+            fn to_sql(
+                &self,
+                ty: &tokio_postgres::types::Type,
+                out: &mut tokio_postgres::types::private::BytesMut,
+            ) -> Result<tokio_postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>>
+            {
+                <&str as tokio_postgres::types::ToSql>::to_sql(&$text(self), ty, out)
+            }
+
+            fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+                <&str as tokio_postgres::types::ToSql>::accepts(ty)
+            }
+
+            tokio_postgres::types::to_sql_checked!();
+        }
+
+        #[cfg(feature = "postgres")]
+        impl<'a> tokio_postgres::types::FromSql<'a> for $type {
+            fn from_sql(
+                ty: &tokio_postgres::types::Type,
+                raw: &'a [u8],
+            ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+                let text = <&str as tokio_postgres::types::FromSql>::from_sql(ty, raw)?;
+                Ok($parse(text)?)
+            }
+
+            fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+                <&str as tokio_postgres::types::FromSql>::accepts(ty)
+            }
+        }
+    };
 }
+pub(crate) use stored_as_text;
 
-#[cfg(feature = "sqlite")]
-impl rusqlite::types::FromSql for Principal {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        Principal::from_key(value.as_str()?)
-            .map_err(|error| rusqlite::types::FromSqlError::Other(Box::new(error)))
-    }
-}
-
-/// Stored as its key, in a `TEXT` column (or a `text[]` of them); a column that
-/// holds no key is an error of the row, never a panic.
-#[cfg(feature = "postgres")]
-impl tokio_postgres::types::ToSql for Principal {
-    fn to_sql(
-        &self,
-        ty: &tokio_postgres::types::Type,
-        out: &mut tokio_postgres::types::private::BytesMut,
-    ) -> Result<tokio_postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
-        self.key().to_sql(ty, out)
-    }
-
-    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
-        <&str as tokio_postgres::types::ToSql>::accepts(ty)
-    }
-
-    tokio_postgres::types::to_sql_checked!();
-}
-
-#[cfg(feature = "postgres")]
-impl<'a> tokio_postgres::types::FromSql<'a> for Principal {
-    fn from_sql(
-        ty: &tokio_postgres::types::Type,
-        raw: &'a [u8],
-    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        let key = <&str as tokio_postgres::types::FromSql>::from_sql(ty, raw)?;
-        Ok(Principal::from_key(key)?)
-    }
-
-    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
-        <&str as tokio_postgres::types::FromSql>::accepts(ty)
-    }
-}
+// Stored as its key, in a `TEXT` column (or a `text[]` of them).
+stored_as_text!(Principal, Principal::key, Principal::from_key);
 
 #[cfg(test)]
 mod tests {

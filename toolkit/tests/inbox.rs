@@ -1797,18 +1797,8 @@ async fn ada_cannot_approve_her_own_transfer_by_any_door() {
         Approvals::new(key, MemoryApprovalStore::new())
             .policy(Deciders::others().acting_for(agent.clone(), ada.clone())),
     );
-    let router = Inbox::new(
-        approvals.clone(),
-        // The inbox's sign-in: the ID token's claims, through the same mapping.
-        move |parts: &http::request::Parts| {
-            let subject = parts.headers.get("x-user")?.to_str().ok()?;
-            let claims = json!({"iss": ISSUER, "sub": subject});
-            Identity::from_claims(&ClaimsMapping::new(), claims.as_object()?).ok()
-        },
-        // Everyone sees every call: what refuses Ada is the approvals' policy.
-        |_: &Identity, _: &PendingCall<'_>| true,
-    )
-    .router();
+    // Everyone sees every call: what refuses Ada is the approvals' policy.
+    let router = signed_in_inbox(approvals.clone(), ISSUER);
     let own = ask_as(&approvals, ada.clone(), "call_own", "+15550100").await;
     let agents = ask_as(&approvals, agent.clone(), "call_agent", "+15550101").await;
     let ada_token = token(&router, "ada").await;
@@ -1938,21 +1928,10 @@ async fn ada_cannot_approve_her_own_transfer_by_any_door() {
 /// `data-principal` attribute, and the JSON API's keys beside readable names.
 #[tokio::test]
 async fn people_are_shown_by_name_with_their_issuer_and_the_key_stays_for_programs() {
-    use toolkit::ClaimsMapping;
-
     const ISSUER: &str = "https://id.example.com";
     let key = ApprovalKey::new(*b"the inbox tests' approval key!!!").expect("32 bytes");
     let approvals = Arc::new(Approvals::new(key, MemoryApprovalStore::new()));
-    let router = Inbox::new(
-        approvals.clone(),
-        move |parts: &http::request::Parts| {
-            let subject = parts.headers.get("x-user")?.to_str().ok()?;
-            let claims = json!({"iss": ISSUER, "sub": subject});
-            Identity::from_claims(&ClaimsMapping::new(), claims.as_object()?).ok()
-        },
-        |_: &Identity, _: &PendingCall<'_>| true,
-    )
-    .router();
+    let router = signed_in_inbox(approvals.clone(), ISSUER);
     let eve = Principal::with_tenant(ISSUER, "Eve <b>x</b>\u{202E}", "acme").unwrap();
     let asked = ask_as(&approvals, eve.clone(), "call_eve", "+15550100").await;
 
@@ -2065,4 +2044,20 @@ async fn people_are_shown_by_name_with_their_issuer_and_the_key_stays_for_progra
         "{}",
         again.body
     );
+}
+
+/// An inbox whose sign-in is an ID token of `issuer` for the subject in `x-user`,
+/// mapped to a principal as the MCP door maps a token's claims, and whose policy
+/// shows everyone every call.
+fn signed_in_inbox(approvals: Arc<Approvals>, issuer: &'static str) -> Router {
+    Inbox::new(
+        approvals,
+        move |parts: &http::request::Parts| {
+            let subject = parts.headers.get("x-user")?.to_str().ok()?;
+            let claims = json!({"iss": issuer, "sub": subject});
+            Identity::from_claims(&toolkit::ClaimsMapping::new(), claims.as_object()?).ok()
+        },
+        |_: &Identity, _: &PendingCall<'_>| true,
+    )
+    .router()
 }

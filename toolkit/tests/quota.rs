@@ -691,17 +691,7 @@ async fn answered(response: axum::response::Response) -> (u16, Option<String>, S
 async fn a_request_over_the_callers_limit_is_answered_429_with_retry_after() {
     use tower::ServiceExt as _;
     let (store, millis) = pinned_store();
-    let quotas: &'static Quotas = Box::leak(Box::new(
-        Quotas::builder(toolkit::registry(), MemoryQuotaStore::new())
-            .build()
-            .unwrap(),
-    ));
-    let access = move |_: &toolkit::mcp::Caller<'_>| {
-        Ok(toolkit::mcp::Grant::new(
-            view(quotas, "user:ann"),
-            Context::new(),
-        ))
-    };
+    let access = every_call_as("user:ann");
     let router = toolkit::mcp::McpHttp::new(access)
         .endpoint("internal", "/mcp", "secret")
         .request_limit("2/min".parse().unwrap(), store)
@@ -927,6 +917,23 @@ fn refusals_are_exported_in_the_quota_refusals_counter() {
     assert_eq!(refusals.last(), Some(&2), "{refusals:?}");
 }
 
+/// The MCP access of a server whose every caller's view is `principal`'s, with
+/// no quota but the tools' declared ones, counted in memory.
+#[cfg(feature = "mcp")]
+fn every_call_as(principal: &'static str) -> impl toolkit::mcp::Access {
+    let quotas: &'static Quotas = Box::leak(Box::new(
+        Quotas::builder(toolkit::registry(), MemoryQuotaStore::new())
+            .build()
+            .unwrap(),
+    ));
+    move |_: &toolkit::mcp::Caller<'_>| {
+        Ok(toolkit::mcp::Grant::new(
+            view(quotas, principal),
+            Context::new(),
+        ))
+    }
+}
+
 /// A request as it arrives from `peer` (the server's `ConnectInfo`), with
 /// `forwarded` as its `X-Forwarded-For`, if any.
 #[cfg(feature = "mcp")]
@@ -973,17 +980,7 @@ fn peer_clock() -> (toolkit::serving::PeerLimit, Arc<AtomicU64>) {
 #[tokio::test]
 async fn a_peer_that_keeps_failing_authentication_is_answered_429_before_its_token_is_read() {
     use tower::ServiceExt as _;
-    let quotas: &'static Quotas = Box::leak(Box::new(
-        Quotas::builder(toolkit::registry(), MemoryQuotaStore::new())
-            .build()
-            .unwrap(),
-    ));
-    let access = move |_: &toolkit::mcp::Caller<'_>| {
-        Ok(toolkit::mcp::Grant::new(
-            view(quotas, "user:ann"),
-            Context::new(),
-        ))
-    };
+    let access = every_call_as("user:ann");
     let (limit, seconds) = peer_clock();
     let router = toolkit::mcp::McpHttp::new(access)
         .endpoint("internal", "/mcp", "secret")
@@ -1087,19 +1084,9 @@ impl toolkit::mcp::auth::TokenVerifier for CountedVerifier {
 async fn the_peer_limit_counts_failures_only_and_believes_forwarded_addresses_from_trusted_proxies_only()
  {
     use tower::ServiceExt as _;
-    let quotas: &'static Quotas = Box::leak(Box::new(
-        Quotas::builder(toolkit::registry(), MemoryQuotaStore::new())
-            .build()
-            .unwrap(),
-    ));
-    let access = move |_: &toolkit::mcp::Caller<'_>| {
-        Ok(toolkit::mcp::Grant::new(
-            view(quotas, "user:bob"),
-            Context::new(),
-        ))
-    };
+    let access = every_call_as("user:bob");
     let verifier = CountedVerifier::default();
-    let verified = Arc::clone(&verifier.0);
+    let verifications = Arc::clone(&verifier.0);
     let auth = toolkit::mcp::auth::ResourceServer::new("http://localhost/mcp", verifier)
         .unwrap()
         .required_scopes(["mcp"]);
@@ -1128,12 +1115,16 @@ async fn the_peer_limit_counts_failures_only_and_believes_forwarded_addresses_fr
         status(from_peer(list_request("forged"), "192.0.2.7", None)).await,
         401
     );
-    assert_eq!(verified.load(Ordering::SeqCst), 7);
+    assert_eq!(verifications.load(Ordering::SeqCst), 7);
     assert_eq!(
         status(from_peer(list_request("forged"), "192.0.2.7", None)).await,
         429
     );
-    assert_eq!(verified.load(Ordering::SeqCst), 7, "refused unverified");
+    assert_eq!(
+        verifications.load(Ordering::SeqCst),
+        7,
+        "refused unverified"
+    );
 
     // A client that is no proxy makes up a new forwarded address each time: it
     // is counted as itself.

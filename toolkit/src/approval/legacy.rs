@@ -1,5 +1,5 @@
 //! Migrations of rows kept before principals and deciders were typed: the same
-//! SQL on `SQLite` and PostgreSQL, one entry of each store's migrations.
+//! SQL on `SQLite` and `PostgreSQL`, one entry of each store's migrations.
 
 /// Principals are typed (`toolkit::Principal`): a free string kept before
 /// (`user:7`) becomes the key of a principal of the reserved issuer

@@ -178,55 +178,8 @@ impl<'de> serde::Deserialize<'de> for DecidedBy {
     }
 }
 
-#[cfg(feature = "sqlite")]
-impl rusqlite::types::ToSql for DecidedBy {
-    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-        Ok(rusqlite::types::ToSqlOutput::from(self.name()))
-    }
-}
-
-/// A column that holds no decider's name is a conversion failure (a corrupt row).
-#[cfg(feature = "sqlite")]
-impl rusqlite::types::FromSql for DecidedBy {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        DecidedBy::from_name(value.as_str()?)
-            .map_err(|error| rusqlite::types::FromSqlError::Other(Box::new(error)))
-    }
-}
-
-/// Stored as its name, in a `TEXT` column; a column that holds no decider's name
-/// is an error of the row, never a panic.
-#[cfg(feature = "postgres")]
-impl tokio_postgres::types::ToSql for DecidedBy {
-    fn to_sql(
-        &self,
-        ty: &tokio_postgres::types::Type,
-        out: &mut tokio_postgres::types::private::BytesMut,
-    ) -> Result<tokio_postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
-        self.name().to_sql(ty, out)
-    }
-
-    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
-        <&str as tokio_postgres::types::ToSql>::accepts(ty)
-    }
-
-    tokio_postgres::types::to_sql_checked!();
-}
-
-#[cfg(feature = "postgres")]
-impl<'a> tokio_postgres::types::FromSql<'a> for DecidedBy {
-    fn from_sql(
-        ty: &tokio_postgres::types::Type,
-        raw: &'a [u8],
-    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        let name = <&str as tokio_postgres::types::FromSql>::from_sql(ty, raw)?;
-        Ok(DecidedBy::from_name(name)?)
-    }
-
-    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
-        <&str as tokio_postgres::types::FromSql>::accepts(ty)
-    }
-}
+// Stored as its name, in a `TEXT` column.
+crate::principal::stored_as_text!(DecidedBy, DecidedBy::name, DecidedBy::from_name);
 
 /// How the audit names the requester's own decisions.
 pub(super) const REQUESTER: &str = "the requester";

@@ -59,7 +59,7 @@ const CHECK: &str = "
 ///   back) counts as spent in full now: the key is refused for one period, then
 ///   counts as usual.
 /// - Rows whose next call would be admitted with a full burst are dropped after a
-///   check, at most once a minute per process (as the PostgreSQL stores purge).
+///   check, at most once a minute per process (as the `PostgreSQL` stores purge).
 pub struct SqliteQuotaStore {
     store: SqliteApprovalStore,
     pinned: Option<Arc<dyn Fn() -> Duration + Send + Sync>>,
