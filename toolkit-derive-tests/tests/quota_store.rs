@@ -536,25 +536,18 @@ fn postgres_a_database_that_does_not_answer_in_time_is_down() {
 /// row was written wrongly) admits nothing and locks out for one period.
 #[test]
 fn postgres_a_time_far_ahead_is_a_spent_quota_for_one_period() {
-    let Some(cluster) = cluster::cluster() else {
-        return;
-    };
-    let url = cluster.database();
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(async {
-            let clock = Clock::default();
-            let store = PostgresApprovalStore::connect(&url).await.expect("opens");
-            let quotas = store.quota_store().clock(clock.reader());
-            assert_eq!(check(&quotas, "ann", "3/min").await, Admission::Admitted);
-            cluster.psql_on(
-                &url,
-                "UPDATE toolkit_quota_state SET tat = 9223372036854775807",
-            );
-            assert_eq!(check(&quotas, "ann", "3/min").await, refused(60.0));
-            clock.advance(Duration::from_mins(1));
-            assert_eq!(check(&quotas, "ann", "3/min").await, Admission::Admitted);
-        });
+    cluster::on_new_database(|url| async move {
+        let cluster = cluster::cluster().expect("a cluster, since it made the database");
+        let clock = Clock::default();
+        let store = PostgresApprovalStore::connect(&url).await.expect("opens");
+        let quotas = store.quota_store().clock(clock.reader());
+        assert_eq!(check(&quotas, "ann", "3/min").await, Admission::Admitted);
+        cluster.psql_on(
+            &url,
+            "UPDATE toolkit_quota_state SET tat = 9223372036854775807",
+        );
+        assert_eq!(check(&quotas, "ann", "3/min").await, refused(60.0));
+        clock.advance(Duration::from_mins(1));
+        assert_eq!(check(&quotas, "ann", "3/min").await, Admission::Admitted);
+    });
 }

@@ -1989,15 +1989,17 @@ async fn people_are_shown_by_name_with_their_issuer_and_the_key_stays_for_progra
 
     // Decided by Bob: the notice, the audit page and the JSON name him so too.
     let bob_token = token(&router, "bob").await;
-    let answer = send(
-        &router,
-        post_form(
-            "/decide",
-            "bob",
-            &form(&bob_token, &call_of(&asked), "approve"),
-        ),
-    )
-    .await;
+    let approve = || {
+        send(
+            &router,
+            post_form(
+                "/decide",
+                "bob",
+                &form(&bob_token, &call_of(&asked), "approve"),
+            ),
+        )
+    };
+    let answer = approve().await;
     assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
     let bob_html = r#"<span class="person" data-principal="https://id.example.com|bob"><span class="text subject">bob</span> <span class="text issuer">(signed in with https://id.example.com)</span></span>"#;
     let audit = send(&router, get("/decisions", Some("bob"))).await;
@@ -2028,15 +2030,7 @@ async fn people_are_shown_by_name_with_their_issuer_and_the_key_stays_for_progra
         DecidedBy::Person(Principal::new(ISSUER, "bob").unwrap())
     );
     // Deciding again: told who was first, by name.
-    let again = send(
-        &router,
-        post_form(
-            "/decide",
-            "bob",
-            &form(&bob_token, &call_of(&asked), "approve"),
-        ),
-    )
-    .await;
+    let again = approve().await;
     assert!(
         again.body.contains(&format!(
             "another approver was first: bob (signed in with {ISSUER}) decided it (approved) at "
