@@ -1093,7 +1093,7 @@ mod signed_in {
         click(client, &format!("{card} button.approve")).await;
         let notice = text(client, ".notice").await;
         assert!(
-            notice.starts_with(&format!("Approved by {issuer}|olivia at ")),
+            notice.starts_with(&format!("Approved by olivia (signed in with {issuer}) at ")),
             "{notice}"
         );
         let forget = r#"section.pending[data-call-id="call_forget"] form.deny"#;
@@ -1111,7 +1111,12 @@ mod signed_in {
             .await
             .unwrap();
         let row = text(client, r#"tr[data-call-id="call_pay"]"#).await;
-        assert!(row.contains("olivia approved create_transfers"), "{row}");
+        assert!(
+            row.contains(&format!(
+                "olivia (signed in with {issuer}) approved create_transfers"
+            )),
+            "{row}"
+        );
         pictures(client, "audit").await;
 
         // An answer from the authorization server counts only in the browser that
