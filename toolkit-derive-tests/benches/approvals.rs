@@ -7,8 +7,7 @@
 
 #![allow(clippy::unused_async, clippy::cast_precision_loss, missing_docs)]
 
-#[path = "../tests/approval_store/cluster.rs"]
-mod cluster;
+use toolkit_test_support::postgres as cluster;
 
 use std::time::{Duration, Instant};
 

@@ -24,9 +24,8 @@ use futures_executor::block_on;
 use toolkit::approval::PostgresApprovalStore;
 use toolkit::quota::{MemoryQuotaStore, Quotas};
 
-#[path = "../tests/approval_store/cluster.rs"]
-mod cluster;
 use toolkit::{Context, Scope, View, tool};
+use toolkit_test_support::postgres as cluster;
 
 /// A principal the test application names.
 fn p(name: &str) -> toolkit::Principal {

@@ -26,8 +26,7 @@ fn p(name: &str) -> toolkit::Principal {
     toolkit::Principal::local(name).expect("a principal")
 }
 
-#[path = "approval_store/cluster.rs"]
-mod cluster;
+use toolkit_test_support::postgres as cluster;
 
 /// One store in memory, shared by every "open" (memory does not survive a restart).
 struct Memory(std::sync::OnceLock<Arc<dyn ApprovalStore>>);
@@ -84,6 +83,10 @@ impl Backend for Sqlite {
                  UPDATE toolkit_pending_approvals SET principal = substr(principal, 16);
                  UPDATE toolkit_approval_decisions SET principal = substr(principal, 16);
                  UPDATE toolkit_approval_refusals SET principal = substr(principal, 16);
+                 UPDATE toolkit_approval_decisions SET decided_by = substr(decided_by, 7)
+                     WHERE decided_by LIKE 'local|%';
+                 UPDATE toolkit_approval_refusals SET decided_by = substr(decided_by, 16)
+                     WHERE decided_by LIKE 'toolkit:legacy|%';
                  PRAGMA user_version = 6;",
             )
             .expect("the old shape");
@@ -141,7 +144,7 @@ fn sqlite_errors_keep_the_drivers_error() {
         .execute(
             "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict, digest,
                  decided_by, decided_at, keep_until)
-             VALUES ('local|user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'admin:1', 1,
+             VALUES ('local|user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'local|admin:1', 1,
                  9999999999)",
             [],
         )
@@ -161,32 +164,33 @@ fn sqlite_errors_keep_the_drivers_error() {
         "{error}"
     );
 
-    // A principal column that holds no principal's key (a free string written by
-    // hand after the migration): a corrupt record naming why, never a panic, and
-    // never read as some principal.
-    rusqlite::Connection::open(&path)
-        .expect("opens")
-        .execute(
-            "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict, digest,
-                 decided_by, decided_at, keep_until)
-             VALUES ('user:2', 'call_2', 'delete_projects', 'approved', 'digest', 'admin:1', 1,
-                 9999999999)",
-            [],
-        )
-        .expect("a record no build wrote");
-    let error = futures_executor::block_on(store.decisions(&DecisionQuery::new()))
-        .expect_err("a principal that is no key");
-    assert_eq!(error.kind(), StoreErrorKind::Corrupt);
-    assert!(
-        error.to_string().contains(
-            "not a principal's key: a key is `issuer|subject` or `issuer|subject|tenant`"
-        ),
-        "{error}"
-    );
-    rusqlite::Connection::open(&path)
-        .expect("opens")
-        .execute("DELETE FROM toolkit_approval_decisions", [])
-        .expect("cleared");
+    // A principal column, or a decider, that holds no principal's key (a free
+    // string written by hand after the migration): a corrupt record naming why,
+    // never a panic, and never read as some principal.
+    for (principal, decided_by) in [("user:2", "local|admin:1"), ("local|user:3", "admin:1")] {
+        let connection = rusqlite::Connection::open(&path).expect("opens");
+        connection
+            .execute(
+                "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
+                     digest, decided_by, decided_at, keep_until)
+                 VALUES (?1, 'call_2', 'delete_projects', 'approved', 'digest', ?2, 1,
+                     9999999999)",
+                [principal, decided_by],
+            )
+            .expect("a record no build wrote");
+        let error = futures_executor::block_on(store.decisions(&DecisionQuery::new()))
+            .expect_err("a principal that is no key");
+        assert_eq!(error.kind(), StoreErrorKind::Corrupt);
+        assert!(
+            error.to_string().contains(
+                "not a principal's key: a key is `issuer|subject` or `issuer|subject|tenant`"
+            ),
+            "{principal} {decided_by}: {error}"
+        );
+        connection
+            .execute("DELETE FROM toolkit_approval_decisions", [])
+            .expect("cleared");
+    }
 
     // A run's outcome that is not one this build wrote: a corrupt record, not a
     // run whose outcome is unknown.
@@ -319,6 +323,10 @@ impl Backend for Postgres {
              UPDATE toolkit_pending_approvals SET principal = substr(principal, 16);
              UPDATE toolkit_approval_decisions SET principal = substr(principal, 16);
              UPDATE toolkit_approval_refusals SET principal = substr(principal, 16);
+             UPDATE toolkit_approval_decisions SET decided_by = substr(decided_by, 7)
+                 WHERE decided_by LIKE 'local|%';
+             UPDATE toolkit_approval_refusals SET decided_by = substr(decided_by, 16)
+                 WHERE decided_by LIKE 'toolkit:legacy|%';
              UPDATE toolkit_approval_schema SET version = 5;",
         );
         true
@@ -329,15 +337,7 @@ mod postgres {
     use super::*;
 
     fn run(test: suite::Test) {
-        let Some(cluster) = cluster::cluster() else {
-            return;
-        };
-        let url = cluster.database();
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime")
-            .block_on(test(Arc::new(Postgres(url))));
+        cluster::on_new_database(|url| test(Arc::new(Postgres(url))));
     }
 
     suite::contract_tests!(run);
@@ -359,7 +359,7 @@ mod postgres {
                 &url,
                 "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
                      digest, decided_by, decided_at, keep_until)
-                 VALUES ('local|user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'admin:1',
+                 VALUES ('local|user:1', 'call_1', 'delete_projects', 'maybe', 'digest', 'local|admin:1',
                      1, 9999999999)",
             );
             let error = store
@@ -376,7 +376,7 @@ mod postgres {
                 "ALTER TABLE toolkit_approval_decisions ALTER COLUMN digest DROP NOT NULL;
                  INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
                      digest, decided_by, decided_at, keep_until)
-                 VALUES ('local|user:1', 'call_2', 'delete_projects', 'approved', NULL, 'admin:1',
+                 VALUES ('local|user:1', 'call_2', 'delete_projects', 'approved', NULL, 'local|admin:1',
                      1, 9999999999)",
             );
             let error = store
@@ -389,6 +389,30 @@ mod postgres {
                     .to_string()
                     .contains("error deserializing column 4"),
                 "{error:?}"
+            );
+            // A decider that is neither a principal's key nor one of the two
+            // words (a free string written by hand after the migration).
+            cluster.psql_on(
+                &url,
+                "INSERT INTO toolkit_approval_decisions (principal, call_id, tool, verdict,
+                     digest, decided_by, decided_at, keep_until)
+                 VALUES ('local|user:1', 'call_3', 'delete_projects', 'approved', 'digest',
+                     'admin:1', 1, 9999999999)",
+            );
+            let error = store
+                .decision(&p("user:1"), "call_3")
+                .await
+                .expect_err("a decider that is no key");
+            assert_eq!(error.kind(), StoreErrorKind::Corrupt, "{error}");
+            assert_eq!(
+                error.to_string(),
+                "PostgreSQL: error deserializing column 6"
+            );
+            let why = std::error::Error::source(driver_error::<tokio_postgres::Error>(&error))
+                .map(ToString::to_string);
+            assert_eq!(
+                why.as_deref(),
+                Some("not a principal's key: a key is `issuer|subject` or `issuer|subject|tenant`")
             );
             // A run's outcome that is not one this build wrote: a corrupt record,
             // not a run whose outcome is unknown.
@@ -473,7 +497,7 @@ mod postgres {
         }
         assert_eq!(
             cluster.psql_on(&url, "SELECT version FROM toolkit_approval_schema"),
-            "9"
+            "10"
         );
     }
 }

@@ -8,8 +8,7 @@
 //! a run is retried until the database is back; a statement the database refuses
 //! is not retried.
 
-#[path = "approval_store/cluster.rs"]
-mod cluster;
+use toolkit_test_support::postgres as cluster;
 
 use std::future::Future;
 use std::time::Duration;

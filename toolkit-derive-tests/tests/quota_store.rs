@@ -10,8 +10,7 @@
 // The tools are `async`, as most real tools are, though these never await.
 #![allow(clippy::unused_async)]
 
-#[path = "approval_store/cluster.rs"]
-mod cluster;
+use toolkit_test_support::postgres as cluster;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -419,15 +418,7 @@ mod postgres {
     use super::{Arc, Postgres, Test, cluster};
 
     fn run(test: Test) {
-        let Some(cluster) = cluster::cluster() else {
-            return;
-        };
-        let url = cluster.database();
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime")
-            .block_on(test(Arc::new(Postgres(url))));
+        cluster::on_new_database(|url| test(Arc::new(Postgres(url))));
     }
 
     quota_contract!(run);
@@ -517,61 +508,46 @@ fn sqlite_a_corrupt_row_is_an_error_and_admits_nothing() {
 /// the check fails within the wait, and the call fails closed.
 #[test]
 fn postgres_a_database_that_does_not_answer_in_time_is_down() {
-    let Some(cluster) = cluster::cluster() else {
-        return;
-    };
-    let url = cluster.database();
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(async {
-            let store = PostgresApprovalStore::connect(&url)
-                .await
-                .expect("opens")
-                .wait_at_most(Duration::from_millis(200));
-            let quotas = store.quota_store();
-            // Every connection of the pool (16) taken, and held.
-            let mut taken = Vec::new();
-            for _ in 0..16 {
-                taken.push(store.pool().get().await.expect("a connection"));
-            }
-            let error = quotas
-                .check(key("ann"), quota("3/min"))
-                .await
-                .expect_err("no connection in time");
-            assert_eq!(
-                error.to_string(),
-                "the quota store did not answer within 200 ms; the database may be stalled"
-            );
-            only_declared_auto_tools_pass_a_store_that_does_not_answer(quotas).await;
-            drop(taken);
-        });
+    cluster::on_new_database(|url| async move {
+        let store = PostgresApprovalStore::connect(&url)
+            .await
+            .expect("opens")
+            .wait_at_most(Duration::from_millis(200));
+        let quotas = store.quota_store();
+        // Every connection of the pool (16) taken, and held.
+        let mut taken = Vec::new();
+        for _ in 0..16 {
+            taken.push(store.pool().get().await.expect("a connection"));
+        }
+        let error = quotas
+            .check(key("ann"), quota("3/min"))
+            .await
+            .expect_err("no connection in time");
+        assert_eq!(
+            error.to_string(),
+            "the quota store did not answer within 200 ms; the database may be stalled"
+        );
+        only_declared_auto_tools_pass_a_store_that_does_not_answer(quotas).await;
+        drop(taken);
+    });
 }
 
 /// A stored time far ahead of the database's clock (the clock went back, or the
 /// row was written wrongly) admits nothing and locks out for one period.
 #[test]
 fn postgres_a_time_far_ahead_is_a_spent_quota_for_one_period() {
-    let Some(cluster) = cluster::cluster() else {
-        return;
-    };
-    let url = cluster.database();
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(async {
-            let clock = Clock::default();
-            let store = PostgresApprovalStore::connect(&url).await.expect("opens");
-            let quotas = store.quota_store().clock(clock.reader());
-            assert_eq!(check(&quotas, "ann", "3/min").await, Admission::Admitted);
-            cluster.psql_on(
-                &url,
-                "UPDATE toolkit_quota_state SET tat = 9223372036854775807",
-            );
-            assert_eq!(check(&quotas, "ann", "3/min").await, refused(60.0));
-            clock.advance(Duration::from_mins(1));
-            assert_eq!(check(&quotas, "ann", "3/min").await, Admission::Admitted);
-        });
+    cluster::on_new_database(|url| async move {
+        let cluster = cluster::cluster().expect("a cluster, since it made the database");
+        let clock = Clock::default();
+        let store = PostgresApprovalStore::connect(&url).await.expect("opens");
+        let quotas = store.quota_store().clock(clock.reader());
+        assert_eq!(check(&quotas, "ann", "3/min").await, Admission::Admitted);
+        cluster.psql_on(
+            &url,
+            "UPDATE toolkit_quota_state SET tat = 9223372036854775807",
+        );
+        assert_eq!(check(&quotas, "ann", "3/min").await, refused(60.0));
+        clock.advance(Duration::from_mins(1));
+        assert_eq!(check(&quotas, "ann", "3/min").await, Admission::Admitted);
+    });
 }

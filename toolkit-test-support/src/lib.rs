@@ -23,10 +23,12 @@
 //! must be the multi-threaded one (`#[tokio::test(flavor = "multi_thread")]`).
 //!
 //! With the feature `oauth`, the `oauth` module is the OAuth tests' authorization server
-//! (discovery, a JWKS, signed tokens) and their raw MCP requests.
+//! (discovery, a JWKS, signed tokens) and their raw MCP requests. The [`postgres`]
+//! module is the store tests' throwaway `PostgreSQL` cluster.
 
 #[cfg(feature = "oauth")]
 pub mod oauth;
+pub mod postgres;
 
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt as _;

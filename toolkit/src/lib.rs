@@ -133,7 +133,7 @@ pub use toolkit_macros::tool;
 pub use registry::{Registry, registry};
 
 // Who: one typed identity, from the token to every door.
-pub use principal::{ClaimsMapping, Principal, PrincipalError, PrincipalPart};
+pub use principal::{ClaimsMapping, DisplayName, Principal, PrincipalError, PrincipalPart};
 
 // View: what one consumer may list and call.
 pub use view::View;

@@ -219,6 +219,27 @@ impl Principal {
         (self.issuer() == Self::LEGACY_ISSUER).then(|| self.subject())
     }
 
+    /// How this principal reads to a person: its subject, with the issuer that
+    /// signed it in (secondary, and left out for [`Principal::LOCAL_ISSUER`] and
+    /// [`Principal::LEGACY_ISSUER`], which name no sign-in worth showing) and its
+    /// tenant if it has one. The one rule every page and card follows (the inbox,
+    /// the MCP Apps approval card); the [key](Principal::key) stays what machines
+    /// compare.
+    ///
+    /// ```
+    /// use toolkit::Principal;
+    ///
+    /// let ada = Principal::with_tenant("https://id.example", "ada", "acme")?;
+    /// assert_eq!(ada.display_name().to_string(), "ada (signed in with https://id.example), tenant acme");
+    /// assert_eq!(ada.display_name().signed_in_with(), Some("https://id.example"));
+    /// assert_eq!(Principal::local("operator")?.display_name().to_string(), "operator");
+    /// # Ok::<(), toolkit::PrincipalError>(())
+    /// ```
+    #[must_use]
+    pub fn display_name(&self) -> DisplayName<'_> {
+        DisplayName { principal: self }
+    }
+
     /// How signatures and run keys bind this principal: an old row's principal as
     /// the string it was then (so approvals signed and runs recorded before the
     /// upgrade still verify and still count once), any other as an object of its
@@ -322,6 +343,87 @@ impl<'de> Deserialize<'de> for Principal {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let key = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
         Principal::from_key(&key).map_err(serde::de::Error::custom)
+    }
+}
+
+/// How a [`Principal`] reads to a person ([`Principal::display_name`]): its
+/// [`Display`](fmt::Display) is the whole text (`ada (signed in with
+/// https://id.example), tenant acme`); pages that set the issuer apart read its
+/// parts. It serializes as an object a JSON client shows without rules of its own:
+/// `{"name": <the whole text>, "subject": .., "signed_in_with": .., "tenant": ..}`
+/// (the last two left out when there is nothing to show).
+#[derive(Clone, Copy, Debug)]
+pub struct DisplayName<'a> {
+    principal: &'a Principal,
+}
+
+impl<'a> DisplayName<'a> {
+    /// Who it is: the principal's subject.
+    #[must_use]
+    pub fn subject(&self) -> &'a str {
+        self.principal.subject()
+    }
+
+    /// The issuer that signed it in, when that is worth showing: `None` for
+    /// principals of [`Principal::LOCAL_ISSUER`] (the application's own) and of
+    /// [`Principal::LEGACY_ISSUER`] (rows from before principals were typed).
+    #[must_use]
+    pub fn signed_in_with(&self) -> Option<&'a str> {
+        let issuer = self.principal.issuer();
+        (issuer != Principal::LOCAL_ISSUER && issuer != Principal::LEGACY_ISSUER).then_some(issuer)
+    }
+
+    /// Its tenant, if it has one.
+    #[must_use]
+    pub fn tenant(&self) -> Option<&'a str> {
+        self.principal.tenant()
+    }
+
+    /// The words that follow the subject for the issuer, `(signed in with
+    /// https://id.example)`, if it is shown: a page that sets the issuer apart
+    /// (smaller, greyed) shows these, so that every page words it alike.
+    #[must_use]
+    pub fn issuer_words(&self) -> Option<String> {
+        self.signed_in_with()
+            .map(|issuer| format!("(signed in with {issuer})"))
+    }
+
+    /// The words that follow for the tenant, `, tenant acme`, if it has one.
+    #[must_use]
+    pub fn tenant_words(&self) -> Option<String> {
+        self.tenant().map(|tenant| format!(", tenant {tenant}"))
+    }
+}
+
+/// `subject`, then ` ` and the [issuer's words](DisplayName::issuer_words) and the
+/// [tenant's](DisplayName::tenant_words) where there are some.
+impl fmt::Display for DisplayName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.subject())?;
+        if let Some(words) = self.issuer_words() {
+            write!(f, " {words}")?;
+        }
+        if let Some(words) = self.tenant_words() {
+            f.write_str(&words)?;
+        }
+        Ok(())
+    }
+}
+
+/// `{"name", "subject", "signed_in_with"?, "tenant"?}`.
+impl Serialize for DisplayName<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("name", &self.to_string())?;
+        map.serialize_entry("subject", self.subject())?;
+        if let Some(issuer) = self.signed_in_with() {
+            map.serialize_entry("signed_in_with", issuer)?;
+        }
+        if let Some(tenant) = self.tenant() {
+            map.serialize_entry("tenant", tenant)?;
+        }
+        map.end()
     }
 }
 
@@ -457,56 +559,67 @@ impl ClaimsMapping {
     }
 }
 
-/// Stored as its key, in a `TEXT` column; a column that holds no key reads as a
-/// conversion failure (a corrupt row), never a panic.
-#[cfg(feature = "sqlite")]
-impl rusqlite::types::ToSql for Principal {
-    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-        Ok(rusqlite::types::ToSqlOutput::from(self.key()))
-    }
+/// The SQL drivers' conversions of a type stored as text (feature `sqlite`:
+/// rusqlite; feature `postgres`: tokio-postgres): written as `$text(&value)`,
+/// read back with `$parse(&text)`, whose error makes the row a conversion failure
+/// (a corrupt row), never a panic.
+macro_rules! stored_as_text {
+    ($type:ty, $text:path, $parse:path) => {
+        #[cfg(feature = "sqlite")]
+        impl rusqlite::types::ToSql for $type {
+            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+                Ok(rusqlite::types::ToSqlOutput::from($text(self)))
+            }
+        }
+
+        #[cfg(feature = "sqlite")]
+        impl rusqlite::types::FromSql for $type {
+            fn column_result(
+                value: rusqlite::types::ValueRef<'_>,
+            ) -> rusqlite::types::FromSqlResult<Self> {
+                $parse(value.as_str()?)
+                    .map_err(|error| rusqlite::types::FromSqlError::Other(Box::new(error)))
+            }
+        }
+
+        #[cfg(feature = "postgres")]
+        impl tokio_postgres::types::ToSql for $type {
+            fn to_sql(
+                &self,
+                ty: &tokio_postgres::types::Type,
+                out: &mut tokio_postgres::types::private::BytesMut,
+            ) -> Result<tokio_postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>>
+            {
+                <&str as tokio_postgres::types::ToSql>::to_sql(&$text(self), ty, out)
+            }
+
+            fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+                <&str as tokio_postgres::types::ToSql>::accepts(ty)
+            }
+
+            tokio_postgres::types::to_sql_checked!();
+        }
+
+        #[cfg(feature = "postgres")]
+        impl<'a> tokio_postgres::types::FromSql<'a> for $type {
+            fn from_sql(
+                ty: &tokio_postgres::types::Type,
+                raw: &'a [u8],
+            ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+                let text = <&str as tokio_postgres::types::FromSql>::from_sql(ty, raw)?;
+                Ok($parse(text)?)
+            }
+
+            fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+                <&str as tokio_postgres::types::FromSql>::accepts(ty)
+            }
+        }
+    };
 }
+pub(crate) use stored_as_text;
 
-#[cfg(feature = "sqlite")]
-impl rusqlite::types::FromSql for Principal {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        Principal::from_key(value.as_str()?)
-            .map_err(|error| rusqlite::types::FromSqlError::Other(Box::new(error)))
-    }
-}
-
-/// Stored as its key, in a `TEXT` column (or a `text[]` of them); a column that
-/// holds no key is an error of the row, never a panic.
-#[cfg(feature = "postgres")]
-impl tokio_postgres::types::ToSql for Principal {
-    fn to_sql(
-        &self,
-        ty: &tokio_postgres::types::Type,
-        out: &mut tokio_postgres::types::private::BytesMut,
-    ) -> Result<tokio_postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
-        self.key().to_sql(ty, out)
-    }
-
-    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
-        <&str as tokio_postgres::types::ToSql>::accepts(ty)
-    }
-
-    tokio_postgres::types::to_sql_checked!();
-}
-
-#[cfg(feature = "postgres")]
-impl<'a> tokio_postgres::types::FromSql<'a> for Principal {
-    fn from_sql(
-        ty: &tokio_postgres::types::Type,
-        raw: &'a [u8],
-    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        let key = <&str as tokio_postgres::types::FromSql>::from_sql(ty, raw)?;
-        Ok(Principal::from_key(key)?)
-    }
-
-    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
-        <&str as tokio_postgres::types::FromSql>::accepts(ty)
-    }
-}
+// Stored as its key, in a `TEXT` column (or a `text[]` of them).
+stored_as_text!(Principal, Principal::key, Principal::from_key);
 
 #[cfg(test)]
 mod tests {
@@ -619,6 +732,45 @@ mod tests {
             serde_json::to_value(&old).unwrap(),
             serde_json::json!("toolkit:legacy|user:ada")
         );
+    }
+
+    #[test]
+    fn a_principal_reads_to_a_person_as_its_subject_with_issuer_and_tenant() {
+        let ada = Principal::new("https://id.example", "ada").unwrap();
+        assert_eq!(
+            ada.display_name().to_string(),
+            "ada (signed in with https://id.example)"
+        );
+        assert_eq!(
+            serde_json::to_value(ada.display_name()).unwrap(),
+            serde_json::json!({
+                "name": "ada (signed in with https://id.example)",
+                "subject": "ada",
+                "signed_in_with": "https://id.example",
+            })
+        );
+        let tenant = Principal::with_tenant("https://id.example", "ada", "acme").unwrap();
+        assert_eq!(
+            serde_json::to_value(tenant.display_name()).unwrap(),
+            serde_json::json!({
+                "name": "ada (signed in with https://id.example), tenant acme",
+                "subject": "ada",
+                "signed_in_with": "https://id.example",
+                "tenant": "acme",
+            })
+        );
+        // The application's own principals and old rows name no sign-in.
+        let local = Principal::local("operator").unwrap();
+        assert_eq!(local.display_name().to_string(), "operator");
+        assert_eq!(local.display_name().signed_in_with(), None);
+        let old = Principal::from_key("toolkit:legacy|user:7").unwrap();
+        assert_eq!(
+            serde_json::to_value(old.display_name()).unwrap(),
+            serde_json::json!({"name": "user:7", "subject": "user:7"})
+        );
+        // An issuer spelt like the local one but with a tenant still shows it.
+        let local_tenant = Principal::with_tenant("local", "bot", "t|1").unwrap();
+        assert_eq!(local_tenant.display_name().to_string(), "bot, tenant t|1");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! inbox with feature `inbox`) needs from the server it is mounted in: bounds on how
 //! long a client may take ([`HttpLimits`]), the `Host` names it answers
 //! ([`AllowedHosts`]), and health endpoints for the load balancer in front of it
-//! ([`Health`]).
+//! ([`Health`]), and a limit on the requests each peer sends that fail
+//! authentication ([`PeerLimit`]).
 //!
 //! The routers toolkit hands out apply [`HttpLimits::default`] themselves (a
 //! builder method replaces them), so a request whose body trickles in, or a
@@ -44,6 +45,10 @@
 //! ```
 //!
 //! The example server (`examples/mcp_server`) serves this way.
+
+mod peer;
+
+pub use peer::{PeerLimit, peer_of};
 
 use std::convert::Infallible;
 use std::pin::Pin;

@@ -683,7 +683,7 @@ async fn the_approval_card_reads_the_state_and_never_decides() {
             "final": false,
             "tool": "create_transfers",
             "principal": ann().key(),
-            "requester": {"issuer": "local", "subject": "ann"},
+            "requester": {"name": "ann", "subject": "ann"},
             "arguments": {"amount": 700, "payee": "Ada <b>&</b>\u{202E}"},
             "requested_at": START,
             "expires_at": START + 24 * 3600,

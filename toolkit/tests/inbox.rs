@@ -10,7 +10,8 @@ use axum::body::Body;
 use http::{Request, StatusCode, header};
 use serde_json::{Value, json};
 use toolkit::approval::{
-    Approval, ApprovalKey, Approvals, DecisionQuery, MemoryApprovalStore, PendingApproval, Verdict,
+    Approval, ApprovalKey, Approvals, DecidedBy, DecisionQuery, MemoryApprovalStore,
+    PendingApproval, Verdict,
 };
 use toolkit::inbox::{Identity, Inbox, PendingCall};
 use toolkit::{Context, Principal, Response, Scope, call::CallId, tool};
@@ -364,8 +365,8 @@ async fn an_approval_is_recorded_once_handed_on_and_runs_once() {
         .unwrap();
     assert_eq!(records.len(), 1);
     assert_eq!(
-        (records[0].decided_by.as_str(), records[0].call_id.as_str()),
-        ("local|alice", "call_1")
+        (&records[0].decided_by, records[0].call_id.as_str()),
+        (&DecidedBy::Person(local("alice")), "call_1")
     );
     // The call left the list.
     assert!(call_ids(&send(&setup.router, get("/api/pending", Some("alice"))).await).is_empty());
@@ -388,7 +389,7 @@ async fn an_approval_is_recorded_once_handed_on_and_runs_once() {
     assert!(
         again
             .body
-            .contains("another approver was first: local|alice decided it (approved) at "),
+            .contains("another approver was first: alice decided it (approved) at "),
         "{}",
         again.body
     );
@@ -398,6 +399,15 @@ async fn an_approval_is_recorded_once_handed_on_and_runs_once() {
         .await
         .json();
     assert_eq!(audit["decisions"][0]["decided_by"], "local|alice");
+    // Beside the keys, the people as a person reads them.
+    assert_eq!(
+        audit["decisions"][0]["decided_by_name"],
+        json!({"name": "alice", "subject": "alice"})
+    );
+    assert_eq!(
+        audit["decisions"][0]["requester_name"],
+        json!({"name": "user:alice", "subject": "user:alice"})
+    );
     assert_eq!(audit["decisions"][0]["verdict"], "approved");
     assert_eq!(
         send(&setup.router, get("/api/decisions", Some("bob")))
@@ -859,7 +869,7 @@ async fn a_form_opened_before_the_key_rotated_still_decides_while_the_old_key_is
     assert_eq!(decided.status, StatusCode::SEE_OTHER, "{}", decided.body);
     let recorded = store.decisions(&DecisionQuery::new()).await.unwrap();
     assert_eq!(recorded.len(), 1);
-    assert_eq!(recorded[0].decided_by, "local|alice");
+    assert_eq!(recorded[0].decided_by, DecidedBy::Person(local("alice")));
     assert_eq!(recorded[0].verdict, Verdict::Approved);
 }
 
@@ -881,7 +891,7 @@ async fn an_approver_deciding_their_own_call_is_refused_and_the_audit_shows_outc
     assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
     assert!(
         answer.body.contains(
-            "local|root may not decide it: `delete_phone_numbers` is approved by someone other than \
+            "you may not decide it: `delete_phone_numbers` is approved by someone other than \
              the requester; the call waits for them; nothing ran"
         ),
         "{}",
@@ -899,9 +909,9 @@ async fn an_approver_deciding_their_own_call_is_refused_and_the_audit_shows_outc
     assert_eq!(
         refusals
             .iter()
-            .map(|r| (r.decided_by.as_str(), r.call_id.as_str()))
+            .map(|r| (r.decided_by.clone(), r.call_id.as_str()))
             .collect::<Vec<_>>(),
-        [("local|root", "call_own")]
+        [(DecidedBy::Person(local("root")), "call_own")]
     );
 
     // Alice approves her colleague's call as an admin would; it runs; the audit
@@ -1343,13 +1353,13 @@ async fn after_a_decision_the_list_says_what_the_store_records_of_that_call() {
     let notice = notice_of(&page.body).unwrap_or_else(|| panic!("{}", page.body));
     assert!(
         notice.starts_with(
-            r#"<div class="notice" role="status" data-call-id="call_1" data-verdict="approved"><strong>Approved</strong> by <span class="text">local|alice</span> at "#
+            r#"<div class="notice" role="status" data-call-id="call_1" data-verdict="approved"><strong>Approved</strong> by <span class="person" data-principal="local|alice"><span class="text subject">alice</span></span> at "#
         ),
         "{notice}"
     );
     assert!(
         notice.contains(
-            r#"UTC: Release a phone number (call <code>call_1</code>, for <span class="text">local|user:alice</span>). <span class="outcome">Waiting for the requester: it runs once, as approved, when it is resumed (until "#
+            r#"UTC: Release a phone number (call <code>call_1</code>, for <span class="person" data-principal="local|user:alice"><span class="text subject">user:alice</span></span>). <span class="outcome">Waiting for the requester: it runs once, as approved, when it is resumed (until "#
         ),
         "{notice}"
     );
@@ -1362,7 +1372,7 @@ async fn after_a_decision_the_list_says_what_the_store_records_of_that_call() {
     assert_eq!(edit.status, StatusCode::CONFLICT);
     assert!(
         edit.body
-            .contains("<strong>Already decided</strong>: local|alice decided it (approved) at "),
+            .contains("<strong>Already decided</strong>: alice decided it (approved) at "),
         "{}",
         edit.body
     );
@@ -1596,12 +1606,16 @@ async fn who_asked_is_told_in_the_applications_words() {
     assert!(
         !page
             .body
-            .contains(r#"<span class="text principal">local|user:ada</span>"#)
+            .contains(r#"<span class="person" data-principal="local|user:ada">"#)
     );
-    // No words for it: the principal, as before.
+    // No words for it: the principal, as a person reads it (the application's
+    // own, so its subject alone), its key for programs.
     assert!(
+        page.body.contains(
+            r#"<span>For <span class="person" data-principal="local|service"><span class="text subject">service</span></span></span>"#
+        ),
+        "{}",
         page.body
-            .contains(r#"<span>For <span class="text principal">local|service</span></span>"#)
     );
 
     let bob = token(&router, "bob").await;
@@ -1783,18 +1797,8 @@ async fn ada_cannot_approve_her_own_transfer_by_any_door() {
         Approvals::new(key, MemoryApprovalStore::new())
             .policy(Deciders::others().acting_for(agent.clone(), ada.clone())),
     );
-    let router = Inbox::new(
-        approvals.clone(),
-        // The inbox's sign-in: the ID token's claims, through the same mapping.
-        move |parts: &http::request::Parts| {
-            let subject = parts.headers.get("x-user")?.to_str().ok()?;
-            let claims = json!({"iss": ISSUER, "sub": subject});
-            Identity::from_claims(&ClaimsMapping::new(), claims.as_object()?).ok()
-        },
-        // Everyone sees every call: what refuses Ada is the approvals' policy.
-        |_: &Identity, _: &PendingCall<'_>| true,
-    )
-    .router();
+    // Everyone sees every call: what refuses Ada is the approvals' policy.
+    let router = signed_in_inbox(approvals.clone(), ISSUER);
     let own = ask_as(&approvals, ada.clone(), "call_own", "+15550100").await;
     let agents = ask_as(&approvals, agent.clone(), "call_agent", "+15550101").await;
     let ada_token = token(&router, "ada").await;
@@ -1813,9 +1817,9 @@ async fn ada_cannot_approve_her_own_transfer_by_any_door() {
         .await;
         assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
         assert!(
-            answer.body.contains(&format!(
-                "{ISSUER}|ada may not decide it: {reason}; nothing ran"
-            )),
+            answer
+                .body
+                .contains(&format!("you may not decide it: {reason}; nothing ran")),
             "{}",
             answer.body
         );
@@ -1907,8 +1911,147 @@ async fn ada_cannot_approve_her_own_transfer_by_any_door() {
     assert_eq!(
         recorded
             .iter()
-            .map(|record| (record.decided_by.as_str(), record.call_id.as_str()))
+            .map(|record| (record.decided_by.clone(), record.call_id.as_str()))
             .collect::<Vec<_>>(),
-        [("https://id.example.com|bob", "call_own")]
+        [(
+            DecidedBy::Person(Principal::new(ISSUER, "bob").unwrap()),
+            "call_own"
+        )]
     );
+}
+
+/// People read as people: the signed-in approver, who asked and who decided are
+/// shown by subject, the issuer that signed them in apart and secondary, and the
+/// tenant, as the MCP Apps approval card shows them (one rule,
+/// `Principal::display_name`); a hostile subject is escaped and its hidden
+/// characters shown. The key stays what a program reads: each name's
+/// `data-principal` attribute, and the JSON API's keys beside readable names.
+#[tokio::test]
+async fn people_are_shown_by_name_with_their_issuer_and_the_key_stays_for_programs() {
+    const ISSUER: &str = "https://id.example.com";
+    let key = ApprovalKey::new(*b"the inbox tests' approval key!!!").expect("32 bytes");
+    let approvals = Arc::new(Approvals::new(key, MemoryApprovalStore::new()));
+    let router = signed_in_inbox(approvals.clone(), ISSUER);
+    let eve = Principal::with_tenant(ISSUER, "Eve <b>x</b>\u{202E}", "acme").unwrap();
+    let asked = ask_as(&approvals, eve.clone(), "call_eve", "+15550100").await;
+
+    let listed = send(&router, get("/api/pending", Some("bob"))).await.json();
+    assert_eq!(listed["approver"], format!("{ISSUER}|bob"));
+    assert_eq!(
+        listed["approver_name"],
+        json!({
+            "name": format!("bob (signed in with {ISSUER})"),
+            "subject": "bob",
+            "signed_in_with": ISSUER,
+        })
+    );
+    assert_eq!(listed["pending"][0]["pending"]["principal"], eve.key());
+    assert_eq!(
+        listed["pending"][0]["requester_name"],
+        json!({
+            "name": format!("Eve <b>x</b>\u{202E} (signed in with {ISSUER}), tenant acme"),
+            "subject": "Eve <b>x</b>\u{202E}",
+            "signed_in_with": ISSUER,
+            "tenant": "acme",
+        })
+    );
+
+    let page = send(&router, get("/", Some("bob"))).await;
+    assert!(
+        page.body.contains(
+            r#"Signed in as <span class="person" data-principal="https://id.example.com|bob"><span class="text subject">bob</span> <span class="text issuer">(signed in with https://id.example.com)</span></span>"#
+        ),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains(
+            r#"For <span class="person" data-principal="https://id.example.com|Eve &lt;b&gt;x&lt;/b&gt;"#
+        ),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains(
+            r#"<span class="text subject">Eve &lt;b&gt;x&lt;/b&gt;<span class="invisible" title="a hidden character">U+202E</span></span>"#
+        ),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains(
+            r#"</span> <span class="text issuer">(signed in with https://id.example.com)</span><span class="text tenant">, tenant acme</span></span>"#
+        ),
+        "{}",
+        page.body
+    );
+    assert!(!page.body.contains("<b>x</b>"), "escaped");
+
+    // Decided by Bob: the notice, the audit page and the JSON name him so too.
+    let bob_token = token(&router, "bob").await;
+    let approve = || {
+        send(
+            &router,
+            post_form(
+                "/decide",
+                "bob",
+                &form(&bob_token, &call_of(&asked), "approve"),
+            ),
+        )
+    };
+    let answer = approve().await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    let bob_html = r#"<span class="person" data-principal="https://id.example.com|bob"><span class="text subject">bob</span> <span class="text issuer">(signed in with https://id.example.com)</span></span>"#;
+    let audit = send(&router, get("/decisions", Some("bob"))).await;
+    assert!(
+        audit.body.contains(&format!("<td>{bob_html}</td>")),
+        "{}",
+        audit.body
+    );
+    let decisions = send(&router, get("/api/decisions", Some("bob")))
+        .await
+        .json();
+    assert_eq!(
+        decisions["decisions"][0]["decided_by"],
+        format!("{ISSUER}|bob")
+    );
+    assert_eq!(
+        decisions["decisions"][0]["decided_by_name"],
+        listed["approver_name"]
+    );
+    assert_eq!(
+        decisions["decisions"][0]["requester_name"],
+        listed["pending"][0]["requester_name"]
+    );
+    // The record itself names Bob as a typed principal.
+    let recorded = approvals.decisions(&DecisionQuery::new()).await.unwrap();
+    assert_eq!(
+        recorded[0].decided_by,
+        DecidedBy::Person(Principal::new(ISSUER, "bob").unwrap())
+    );
+    // Deciding again: told who was first, by name.
+    let again = approve().await;
+    assert!(
+        again.body.contains(&format!(
+            "another approver was first: bob (signed in with {ISSUER}) decided it (approved) at "
+        )),
+        "{}",
+        again.body
+    );
+}
+
+/// An inbox whose sign-in is an ID token of `issuer` for the subject in `x-user`,
+/// mapped to a principal as the MCP door maps a token's claims, and whose policy
+/// shows everyone every call.
+fn signed_in_inbox(approvals: Arc<Approvals>, issuer: &'static str) -> Router {
+    Inbox::new(
+        approvals,
+        move |parts: &http::request::Parts| {
+            let subject = parts.headers.get("x-user")?.to_str().ok()?;
+            let claims = json!({"iss": issuer, "sub": subject});
+            Identity::from_claims(&toolkit::ClaimsMapping::new(), claims.as_object()?).ok()
+        },
+        |_: &Identity, _: &PendingCall<'_>| true,
+    )
+    .router()
 }

@@ -691,17 +691,7 @@ async fn answered(response: axum::response::Response) -> (u16, Option<String>, S
 async fn a_request_over_the_callers_limit_is_answered_429_with_retry_after() {
     use tower::ServiceExt as _;
     let (store, millis) = pinned_store();
-    let quotas: &'static Quotas = Box::leak(Box::new(
-        Quotas::builder(toolkit::registry(), MemoryQuotaStore::new())
-            .build()
-            .unwrap(),
-    ));
-    let access = move |_: &toolkit::mcp::Caller<'_>| {
-        Ok(toolkit::mcp::Grant::new(
-            view(quotas, "user:ann"),
-            Context::new(),
-        ))
-    };
+    let access = every_call_as("user:ann");
     let router = toolkit::mcp::McpHttp::new(access)
         .endpoint("internal", "/mcp", "secret")
         .request_limit("2/min".parse().unwrap(), store)
@@ -925,4 +915,259 @@ fn refusals_are_exported_in_the_quota_refusals_counter() {
         .map(|&(_, _, value)| value)
         .collect();
     assert_eq!(refusals.last(), Some(&2), "{refusals:?}");
+}
+
+/// The MCP access of a server whose every caller's view is `principal`'s, with
+/// no quota but the tools' declared ones, counted in memory.
+#[cfg(feature = "mcp")]
+fn every_call_as(principal: &'static str) -> impl toolkit::mcp::Access {
+    let quotas: &'static Quotas = Box::leak(Box::new(
+        Quotas::builder(toolkit::registry(), MemoryQuotaStore::new())
+            .build()
+            .unwrap(),
+    ));
+    move |_: &toolkit::mcp::Caller<'_>| {
+        Ok(toolkit::mcp::Grant::new(
+            view(quotas, principal),
+            Context::new(),
+        ))
+    }
+}
+
+/// A request as it arrives from `peer` (the server's `ConnectInfo`), with
+/// `forwarded` as its `X-Forwarded-For`, if any.
+#[cfg(feature = "mcp")]
+fn from_peer(
+    mut request: http::Request<axum::body::Body>,
+    peer: &str,
+    forwarded: Option<&str>,
+) -> http::Request<axum::body::Body> {
+    let address = std::net::SocketAddr::new(peer.parse().unwrap(), 40000);
+    request
+        .extensions_mut()
+        .insert(axum::extract::ConnectInfo(address));
+    if let Some(forwarded) = forwarded {
+        request
+            .headers_mut()
+            .insert("x-forwarded-for", forwarded.parse().unwrap());
+    }
+    request
+}
+
+/// A request without a bearer token at all.
+#[cfg(feature = "mcp")]
+fn without_token() -> http::Request<axum::body::Body> {
+    let mut request = list_request("unused");
+    request.headers_mut().remove("authorization");
+    request
+}
+
+/// A pinned clock for a peer limit: seconds moved by hand.
+#[cfg(feature = "mcp")]
+fn peer_clock() -> (toolkit::serving::PeerLimit, Arc<AtomicU64>) {
+    let seconds = Arc::new(AtomicU64::new(0));
+    let clock = Arc::clone(&seconds);
+    let limit = toolkit::serving::PeerLimit::new("2/min".parse().unwrap())
+        .clock(move || Duration::from_secs(clock.load(Ordering::SeqCst)));
+    (limit, seconds)
+}
+
+/// The exact wire of a peer over its limit of failed authentications: `401`
+/// while it has some left, then `429`, a `Retry-After` in whole seconds and one
+/// line of text (no JSON-RPC error), before the token is even compared; another
+/// peer counts apart; with time the peer may try again.
+#[cfg(feature = "mcp")]
+#[tokio::test]
+async fn a_peer_that_keeps_failing_authentication_is_answered_429_before_its_token_is_read() {
+    use tower::ServiceExt as _;
+    let access = every_call_as("user:ann");
+    let (limit, seconds) = peer_clock();
+    let router = toolkit::mcp::McpHttp::new(access)
+        .endpoint("internal", "/mcp", "secret")
+        .peer_limit(limit)
+        .into_router();
+    let send = |request| {
+        let router = router.clone();
+        async move { answered(router.oneshot(request).await.unwrap()).await }
+    };
+    let unauthorized = (401, None, "a valid bearer token is required".to_owned());
+    assert_eq!(
+        send(from_peer(list_request("wrong"), "192.0.2.1", None)).await,
+        unauthorized
+    );
+    assert_eq!(
+        send(from_peer(without_token(), "192.0.2.1", None)).await,
+        unauthorized
+    );
+    let refused = (
+        429,
+        Some("30".to_owned()),
+        "too many requests without valid credentials from this address: each address may fail \
+         twice a minute; try again in 30 s"
+            .to_owned(),
+    );
+    assert_eq!(
+        send(from_peer(list_request("wrong"), "192.0.2.1", None)).await,
+        refused
+    );
+    // Refused before the token is looked at: the right one too, from that peer.
+    assert_eq!(
+        send(from_peer(list_request("secret"), "192.0.2.1", None)).await,
+        refused
+    );
+    // Another peer has a count of its own; an address of the same IPv6 /64 not.
+    assert_eq!(
+        send(from_peer(list_request("secret"), "192.0.2.2", None))
+            .await
+            .0,
+        200
+    );
+    for _ in 0..2 {
+        assert_eq!(
+            send(from_peer(without_token(), "2001:db8::1", None))
+                .await
+                .0,
+            401
+        );
+    }
+    assert_eq!(
+        send(from_peer(without_token(), "2001:db8::ffff", None))
+            .await
+            .0,
+        429
+    );
+    // Half a minute later the first peer may fail once more, and is refused again.
+    seconds.store(30, Ordering::SeqCst);
+    assert_eq!(
+        send(from_peer(list_request("secret"), "192.0.2.1", None))
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        send(from_peer(list_request("wrong"), "192.0.2.1", None)).await,
+        unauthorized
+    );
+    assert_eq!(
+        send(from_peer(list_request("wrong"), "192.0.2.1", None)).await,
+        refused
+    );
+}
+
+/// Tokens the test verifies, counting each verification: `bob` is valid,
+/// anything else is not.
+#[cfg(feature = "oauth")]
+#[derive(Clone, Default)]
+struct CountedVerifier(Arc<AtomicUsize>);
+
+#[cfg(feature = "oauth")]
+impl toolkit::mcp::auth::TokenVerifier for CountedVerifier {
+    fn verify<'a>(&'a self, token: &'a str) -> toolkit::mcp::auth::VerifyFuture<'a> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        let verified = (token == "bob")
+            .then(|| toolkit::Principal::new("https://issuer.test", "bob").ok())
+            .flatten()
+            .map(|principal| toolkit::mcp::auth::VerifiedToken::new(principal, ["mcp"]))
+            .ok_or_else(|| toolkit::mcp::auth::AuthError::InvalidToken("unknown token".to_owned()));
+        Box::pin(std::future::ready(verified))
+    }
+}
+
+/// On an OAuth endpoint the peer limit stands in front of the verifier: a peer
+/// over it costs no verification. A valid token's requests are never counted
+/// against its peer (only answers of 401 are), however many; an
+/// `X-Forwarded-For` from a peer that is no trusted proxy is ignored, so a
+/// client cannot spread its failures over addresses it makes up; from the
+/// trusted proxy, each client it names counts apart.
+#[cfg(feature = "oauth")]
+#[tokio::test]
+async fn the_peer_limit_counts_failures_only_and_believes_forwarded_addresses_from_trusted_proxies_only()
+ {
+    use tower::ServiceExt as _;
+    let access = every_call_as("user:bob");
+    let verifier = CountedVerifier::default();
+    let verifications = Arc::clone(&verifier.0);
+    let auth = toolkit::mcp::auth::ResourceServer::new("http://localhost/mcp", verifier)
+        .unwrap()
+        .required_scopes(["mcp"]);
+    let (limit, _) = peer_clock();
+    let router = toolkit::mcp::McpHttp::new(access)
+        .oauth_endpoint("oauth", "/mcp", auth)
+        .peer_limit(limit.trust_forwarded_for(["10.0.0.1".parse().unwrap()]))
+        .into_router();
+    let status = |request| {
+        let router = router.clone();
+        async move { answered(router.oneshot(request).await.unwrap()).await.0 }
+    };
+
+    // Valid tokens, many more than the limit: none of them counts.
+    for _ in 0..5 {
+        assert_eq!(
+            status(from_peer(list_request("bob"), "192.0.2.7", None)).await,
+            200
+        );
+    }
+    assert_eq!(
+        status(from_peer(list_request("forged"), "192.0.2.7", None)).await,
+        401
+    );
+    assert_eq!(
+        status(from_peer(list_request("forged"), "192.0.2.7", None)).await,
+        401
+    );
+    assert_eq!(verifications.load(Ordering::SeqCst), 7);
+    assert_eq!(
+        status(from_peer(list_request("forged"), "192.0.2.7", None)).await,
+        429
+    );
+    assert_eq!(
+        verifications.load(Ordering::SeqCst),
+        7,
+        "refused unverified"
+    );
+
+    // A client that is no proxy makes up a new forwarded address each time: it
+    // is counted as itself.
+    for (made_up, expected) in [
+        ("198.51.100.1", 401),
+        ("198.51.100.2", 401),
+        ("198.51.100.3", 429),
+    ] {
+        assert_eq!(
+            status(from_peer(
+                list_request("forged"),
+                "203.0.113.5",
+                Some(made_up)
+            ))
+            .await,
+            expected,
+            "{made_up}"
+        );
+    }
+    // Through the trusted proxy, the client it names is the peer (the leftmost
+    // entry, written by the client, is not believed); two clients count apart,
+    // and the proxy itself is not blocked for either.
+    for client in ["198.51.100.20", "198.51.100.21"] {
+        for expected in [401, 401, 429] {
+            assert_eq!(
+                status(from_peer(
+                    list_request("forged"),
+                    "10.0.0.1",
+                    Some(&format!("192.0.2.99, {client}"))
+                ))
+                .await,
+                expected,
+                "{client}"
+            );
+        }
+    }
+    assert_eq!(
+        status(from_peer(
+            list_request("bob"),
+            "10.0.0.1",
+            Some("198.51.100.22")
+        ))
+        .await,
+        200
+    );
 }

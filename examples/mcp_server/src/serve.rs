@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use toolkit::serving::HttpLimits;
+use toolkit::serving::{HttpLimits, peer_of};
 
 /// Serves `router` on `listener` until accepting fails: at most
 /// `limits.connections` connections at once (further clients wait in the
@@ -51,7 +51,12 @@ pub async fn serve(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
+        // The peer's address reaches the routers as axum's `ConnectInfo`, as
+        // `axum::serve` with connect info gives it (the MCP peer limit reads it).
+        let service = TowerToHyperService::new(tower::Layer::layer(
+            &axum::Extension(axum::extract::ConnectInfo(peer)),
+            router.clone(),
+        ));
         let mut builder = hyper::server::conn::http1::Builder::new();
         builder
             .timer(TokioTimer::new())
@@ -153,18 +158,6 @@ impl Drop for PeerShare {
                 open.remove(&self.peer);
             }
         }
-    }
-}
-
-/// The peer an address counts for: IPv4 (also when mapped into IPv6) as it is,
-/// IPv6 as its /64 network.
-fn peer_of(ip: IpAddr) -> IpAddr {
-    match ip.to_canonical() {
-        IpAddr::V6(v6) => {
-            let network = u128::from(v6) & !((1u128 << 64) - 1);
-            IpAddr::V6(network.into())
-        }
-        v4 @ IpAddr::V4(_) => v4,
     }
 }
 

@@ -10,8 +10,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 use toolkit::approval::{
-    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, CallState, Claim, Decider,
-    Deciders, Decision, DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval,
+    Approval, ApprovalError, ApprovalKey, ApprovalStore, Approvals, CallState, Claim, DecidedBy,
+    Decider, Deciders, Decision, DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval,
     PendingQuery, RefusalRecord, RunOutcome, RunPass, RunRecord, StoreFuture, Verdict,
 };
 use toolkit::approval::{CANCELLED, MAX_TASK_ARGUMENTS, TaskError, TaskState};
@@ -26,8 +26,9 @@ pub(crate) trait Backend: Send + Sync {
     /// Whether a store opened again sees what an earlier one recorded.
     fn survives_restart(&self) -> bool;
     /// Puts the store's tables back as a build from before run outcomes were kept
-    /// left them (every claim's outcome gone, principals the free strings they
-    /// were, the schema back to before outcomes), so the next open migrates them;
+    /// left them (every claim's outcome gone, principals and deciders the free
+    /// strings they were, the schema back to before outcomes), so the next open
+    /// migrates them;
     /// `false` for a store with no schema (memory).
     fn forget_outcomes(&self) -> bool {
         false
@@ -227,7 +228,7 @@ pub(crate) async fn decided_twice_runs_once_for_its_whole_life(backend: Arc<dyn 
         .await
         .expect_err("decided already");
     assert!(
-        matches!(&refused, ApprovalError::AlreadyDecided(winner) if winner.decided_by == "local|admin:1" && winner.verdict == Verdict::Approved),
+        matches!(&refused, ApprovalError::AlreadyDecided(winner) if winner.decided_by == DecidedBy::Person(p("admin:1")) && winner.verdict == Verdict::Approved),
         "{refused:?}"
     );
 
@@ -687,7 +688,7 @@ pub(crate) async fn pending_approvals_are_listed_by_principal_tool_and_age(
     assert_eq!(denied.len(), 1);
     assert_eq!(denied[0].verdict, Verdict::Denied);
     assert_eq!(denied[0].message.as_deref(), Some("keep it"));
-    assert_eq!(denied[0].decided_by, "local|admin:1");
+    assert_eq!(denied[0].decided_by, DecidedBy::Person(p("admin:1")));
     assert_eq!(denied[0].tool, "delete_projects");
 
     // Expired: no longer waiting (store time).
@@ -772,7 +773,7 @@ pub(crate) async fn edited_arguments_are_kept_with_the_decision(backend: Arc<dyn
         verdict: Verdict::ApprovedWithEdits,
         digest: toolkit::approval::digest(&edited),
         message: None,
-        decided_by: "local|admin:1".to_owned(),
+        decided_by: DecidedBy::Person(p("admin:1")),
         decided_at: approval.decided_at,
         arguments: Some(edited.clone()),
     };
@@ -791,7 +792,7 @@ pub(crate) async fn edited_arguments_are_kept_with_the_decision(backend: Arc<dyn
     let late = DecisionRecord {
         verdict: Verdict::Approved,
         digest: to_edit.digest.clone(),
-        decided_by: "local|admin:4".to_owned(),
+        decided_by: DecidedBy::Person(p("admin:4")),
         arguments: None,
         ..with_edits.clone()
     };
@@ -1331,10 +1332,10 @@ pub(crate) async fn the_policy_decides_who_may_decide(backend: Arc<dyn Backend>)
         .refusals(&DecisionQuery::new().principal(p("user:7")))
         .await
         .expect("lists refusals");
-    let refused_by: Vec<&str> = audit.iter().map(|r| r.decided_by.as_str()).collect();
+    let refused_by: Vec<&DecidedBy> = audit.iter().map(|r| &r.decided_by).collect();
     assert_eq!(
         refused_by,
-        ["the requester", "local|user:7"],
+        [&DecidedBy::Requester, &DecidedBy::Person(p("user:7"))],
         "newest first"
     );
     assert!(
@@ -1481,7 +1482,7 @@ pub(crate) async fn a_requesters_no_is_recorded_and_binds_every_door_and_the_run
         other_replica
             .decide_as(toolkit::registry(), &first, Decision::Approve, &p("admin:1"))
             .await,
-        Err(ApprovalError::AlreadyDecided(record)) if record.decided_by == "the requester"
+        Err(ApprovalError::AlreadyDecided(record)) if record.decided_by == DecidedBy::Requester
     ));
     assert_eq!(state("call_2").await, declined);
 
@@ -1839,7 +1840,7 @@ pub(crate) async fn a_call_tells_where_it_is_from_the_store_on_any_replica(
         approvals
             .decide_as(toolkit::registry(), &withdrawn, Decision::Approve, &p("admin:1"))
             .await,
-        Err(ApprovalError::AlreadyDecided(record)) if record.decided_by == "the requester"
+        Err(ApprovalError::AlreadyDecided(record)) if record.decided_by == DecidedBy::Requester
     ));
     let listed = approvals
         .pending(&PendingQuery::new().principal(p("user:7")))
@@ -2443,6 +2444,25 @@ pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
                 .await
                 .is_success()
         );
+        // Refusals kept in the audit: the requester's own answer, and a person
+        // (the requester again, in an inbox).
+        assert!(matches!(
+            approvals
+                .decide_by(
+                    toolkit::registry(),
+                    &pending,
+                    Decision::Approve,
+                    Decider::Requester
+                )
+                .await,
+            Err(ApprovalError::NotAllowed { .. })
+        ));
+        assert!(matches!(
+            approvals
+                .decide_as(toolkit::registry(), &pending, Decision::Approve, &old)
+                .await,
+            Err(ApprovalError::NotAllowed { .. })
+        ));
     }
     if !backend.forget_outcomes() {
         return;
@@ -2475,6 +2495,37 @@ pub(crate) async fn a_run_recorded_before_outcomes_were_kept_reads_as_ran(
         .expect("stored");
     assert_eq!(status.state, CallState::Ran(None));
     assert_eq!(status.pending.principal, old);
+    // Its deciders were free strings then (`admin:1`, `user:7`): they read as
+    // principals of the legacy issuer, never as one a token or the application
+    // makes now; the requester's own answer stays the requester's.
+    let legacy = |name: &str| {
+        DecidedBy::Person(Principal::from_key(&format!("toolkit:legacy|{name}")).expect("a key"))
+    };
+    let decisions = approvals
+        .decisions(&DecisionQuery::new().principal(old.clone()))
+        .await
+        .expect("reads");
+    assert_eq!(
+        decisions
+            .iter()
+            .map(|record| &record.decided_by)
+            .collect::<Vec<_>>(),
+        [&legacy("admin:1")]
+    );
+    assert_ne!(decisions[0].decided_by, DecidedBy::Person(p("admin:1")));
+    assert_eq!(decisions[0].decided_by.display_name(), "admin:1");
+    let refusals = approvals
+        .refusals(&DecisionQuery::new().principal(old.clone()))
+        .await
+        .expect("reads");
+    assert_eq!(
+        refusals
+            .iter()
+            .map(|record| &record.decided_by)
+            .collect::<Vec<_>>(),
+        [&legacy("user:7"), &DecidedBy::Requester],
+        "newest first"
+    );
     let view = view_as(&approvals, old.clone());
     let pending = status.pending;
     assert_eq!(

@@ -6,9 +6,9 @@ use std::pin::Pin;
 
 use super::key::{approval_payload, canonical_json, digest, pending_payload};
 use super::{
-    Approval, ApprovalError, Approvals, CLOCK_SKEW_SECONDS, Decider, Decision, DecisionOutcome,
-    DecisionQuery, DecisionRecord, PendingApproval, PendingQuery, RefusalRecord, Verdict,
-    check_arguments,
+    Approval, ApprovalError, Approvals, CLOCK_SKEW_SECONDS, DecidedBy, Decider, Decision,
+    DecisionOutcome, DecisionQuery, DecisionRecord, PendingApproval, PendingQuery, RefusalRecord,
+    Verdict, check_arguments,
 };
 use crate::context::Context;
 use crate::principal::Principal;
@@ -211,7 +211,7 @@ impl Approvals {
                 call_id: pending.call_id.clone(),
                 principal: pending.principal.clone(),
                 tool: pending.tool.clone(),
-                decided_by: decider.name().to_owned(),
+                decided_by: DecidedBy::from(decider),
                 reason: reason.clone(),
                 refused_at: now,
             };
@@ -219,7 +219,7 @@ impl Approvals {
                 tracing::warn!(%error, "a refused decision could not be kept in the audit");
             }
             return Err(ApprovalError::NotAllowed {
-                decided_by: refusal.decided_by,
+                decided_by: refusal.decided_by.name().to_owned(),
                 reason,
             });
         }
@@ -231,7 +231,7 @@ impl Approvals {
             verdict: approval.verdict,
             digest: approval.digest.clone(),
             message: approval.message.clone(),
-            decided_by: decider.name().to_owned(),
+            decided_by: DecidedBy::from(decider),
             decided_at: now,
             arguments: (approval.verdict == Verdict::ApprovedWithEdits)
                 .then(|| approval.arguments.clone()),
@@ -317,7 +317,7 @@ impl Approvals {
         record: &DecisionRecord,
     ) -> Result<(Approval, u64), ApprovalError> {
         let refused = |why: &'static str| ApprovalError::EditsUnusable {
-            decided_by: record.decided_by.clone(),
+            decided_by: record.decided_by.name().to_owned(),
             why,
         };
         let decision = match record.verdict {
@@ -351,7 +351,7 @@ impl Approvals {
             pending,
             decision,
             record.decided_at,
-            &record.decided_by,
+            record.decided_by.name(),
         )?;
         if now > approval.expires_at {
             return Err(ApprovalError::Expired {

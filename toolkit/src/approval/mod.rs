@@ -77,6 +77,10 @@ mod confirm;
 mod decide;
 mod error;
 mod key;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod legacy;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod pace;
 mod policy;
 mod request;
 mod run;
@@ -117,7 +121,7 @@ pub use decide::InlineDecider;
 pub use error::ApprovalError;
 pub use key::{ApprovalKey, ApprovalKeyError, canonical_json, digest};
 pub(crate) use key::{from_hex, to_hex};
-pub use policy::{Decider, Deciders, DecisionPolicy, PolicyError, PolicyProblem};
+pub use policy::{DecidedBy, Decider, Deciders, DecisionPolicy, PolicyError, PolicyProblem};
 pub(crate) use request::request;
 pub use run::ApprovedRun;
 pub(crate) use run::resume;

@@ -55,6 +55,132 @@ impl Decider<'_> {
     }
 }
 
+/// Who decided, as the audit keeps it: the owned [`Decider`] of a
+/// [`DecisionRecord`](super::DecisionRecord) or a
+/// [`RefusalRecord`](super::RefusalRecord), typed so that "who decided" compares
+/// as [`Principal`]s do, never as two spellings of one person.
+///
+/// Stores keep it as its [name](DecidedBy::name) (`the requester`,
+/// `the application` or the person's [key](Principal::key): a key always holds a
+/// `|`, the two words never do) and read it back with [`DecidedBy::from_name`].
+/// Decisions stores kept before deciders were typed (free strings) are migrated to
+/// persons of the reserved issuer [`Principal::LEGACY_ISSUER`], as their
+/// principals were.
+///
+/// ```
+/// use toolkit::Principal;
+/// use toolkit::approval::{DecidedBy, Decider};
+///
+/// let bob = Principal::new("https://id.example", "bob")?;
+/// let by = DecidedBy::from(Decider::Person(&bob));
+/// assert_eq!(by.name(), "https://id.example|bob");
+/// assert_eq!(by.principal(), Some(&bob));
+/// assert_eq!(DecidedBy::from_name("the requester")?, DecidedBy::Requester);
+/// # Ok::<(), toolkit::PrincipalError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DecidedBy {
+    /// The requester's own answer ([`Decider::Requester`]).
+    Requester,
+    /// A person ([`Decider::Person`]).
+    Person(Principal),
+    /// The application, in code ([`Decider::Application`]).
+    Application,
+}
+
+impl DecidedBy {
+    /// The text stores keep: `the requester`, `the application` or the person's
+    /// [key](Principal::key) (as [`Decider::name`]).
+    #[must_use]
+    pub fn name(&self) -> &str {
+        match self {
+            DecidedBy::Requester => REQUESTER,
+            DecidedBy::Person(principal) => principal.key(),
+            DecidedBy::Application => APPLICATION,
+        }
+    }
+
+    /// Reads a stored [name](DecidedBy::name) back.
+    ///
+    /// # Errors
+    /// Text that is neither of the two words nor a principal's key (a corrupt row):
+    /// the [`PrincipalError`](crate::PrincipalError) of reading it as a key.
+    pub fn from_name(name: &str) -> Result<Self, crate::PrincipalError> {
+        match name {
+            REQUESTER => Ok(DecidedBy::Requester),
+            APPLICATION => Ok(DecidedBy::Application),
+            key => Principal::from_key(key).map(DecidedBy::Person),
+        }
+    }
+
+    /// The decider this was, for the [policy](DecisionPolicy) and
+    /// [`Decider::is_requester_of`].
+    #[must_use]
+    pub fn decider(&self) -> Decider<'_> {
+        match self {
+            DecidedBy::Requester => Decider::Requester,
+            DecidedBy::Person(principal) => Decider::Person(principal),
+            DecidedBy::Application => Decider::Application,
+        }
+    }
+
+    /// How this decider reads to a person: a person's
+    /// [display name](Principal::display_name) (`bob (signed in with
+    /// https://id.example)`), else `the requester` or `the application`.
+    #[must_use]
+    pub fn display_name(&self) -> String {
+        match self {
+            DecidedBy::Person(principal) => principal.display_name().to_string(),
+            DecidedBy::Requester | DecidedBy::Application => self.name().to_owned(),
+        }
+    }
+
+    /// The person who decided, if a person did.
+    #[must_use]
+    pub fn principal(&self) -> Option<&Principal> {
+        match self {
+            DecidedBy::Person(principal) => Some(principal),
+            DecidedBy::Requester | DecidedBy::Application => None,
+        }
+    }
+}
+
+impl From<Decider<'_>> for DecidedBy {
+    fn from(decider: Decider<'_>) -> Self {
+        match decider {
+            Decider::Requester => DecidedBy::Requester,
+            Decider::Person(principal) => DecidedBy::Person(principal.clone()),
+            Decider::Application => DecidedBy::Application,
+        }
+    }
+}
+
+/// The [name](DecidedBy::name): what messages to the model and the audit say.
+impl fmt::Display for DecidedBy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// As its [name](DecidedBy::name), a string.
+impl serde::Serialize for DecidedBy {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// From its [name](DecidedBy::name); any other text is refused.
+impl<'de> serde::Deserialize<'de> for DecidedBy {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        DecidedBy::from_name(&name).map_err(serde::de::Error::custom)
+    }
+}
+
+// Stored as its name, in a `TEXT` column.
+crate::principal::stored_as_text!(DecidedBy, DecidedBy::name, DecidedBy::from_name);
+
 /// How the audit names the requester's own decisions.
 pub(super) const REQUESTER: &str = "the requester";
 /// How the audit names the application's decisions.

@@ -2,12 +2,12 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
 
+use super::pace::PurgePace;
 use super::store::{
     ApprovalStore, CLOCK_SKEW_SECONDS, CUT_ARGUMENTS_START_CHARS, Claim, DecisionOutcome,
     DecisionQuery, DecisionRecord, ListedPending, MAX_QUERY_LIMIT, PendingCaps, PendingQuery,
@@ -22,7 +22,7 @@ mod quota;
 pub use quota::PostgresQuotaStore;
 
 /// The schema, one entry per version; `toolkit_approval_schema` says which ran.
-const MIGRATIONS: [&str; 9] = [
+const MIGRATIONS: [&str; 10] = [
     "CREATE TABLE toolkit_pending_approvals (
          principal TEXT NOT NULL,
          call_id TEXT NOT NULL,
@@ -94,18 +94,8 @@ const MIGRATIONS: [&str; 9] = [
     "UPDATE toolkit_approval_claims
          SET outcome = '{\"status\":\"ran\",\"result\":null,\"bytes\":0}'
          WHERE done AND outcome IS NULL;",
-    // Principals are typed (`toolkit::Principal`): a free string kept before
-    // (`user:7`) becomes the key of a principal of the reserved issuer
-    // `toolkit:legacy` (`toolkit:legacy|user:7`, `%` and `|` escaped as the key
-    // escapes them), which no token, sign-in or application principal has. Run
-    // keys and signatures bind such a principal as its old string, so runs
-    // recorded and approvals signed before still count and verify.
-    "UPDATE toolkit_pending_approvals
-         SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');
-     UPDATE toolkit_approval_decisions
-         SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');
-     UPDATE toolkit_approval_refusals
-         SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');",
+    // Principals typed: free strings become `toolkit:legacy` principals.
+    super::legacy::PRINCIPALS_TYPED,
     // Quota state (`PostgresQuotaStore`): per principal and tool, GCRA's
     // theoretical arrival time of the next call, and the time and verdict of the
     // last check (nanoseconds since the Unix epoch, database time).
@@ -121,6 +111,8 @@ const MIGRATIONS: [&str; 9] = [
     // (`lapsed_claims`) without reading the completed ones.
     "CREATE INDEX IF NOT EXISTS toolkit_approval_claims_lapsed
          ON toolkit_approval_claims (lease_until) WHERE NOT done;",
+    // Deciders typed: old calls' free-string deciders become `toolkit:legacy` ones.
+    super::legacy::DECIDERS_TYPED,
 ];
 
 /// The class of the advisory locks (two-key form, a key space apart from
@@ -131,9 +123,6 @@ const PENDING_CAP_LOCK: i32 = 0x746b_7063;
 /// The advisory lock replicas take while migrating, so that several starting at
 /// once migrate one after the other (`toolkit` in ASCII).
 const MIGRATION_LOCK: i64 = 0x0074_6f6f_6c6b_6974;
-
-/// How often (seconds) one process purges expired records, at most.
-const PURGE_EVERY: i64 = 60;
 
 /// How long the end of a run is retried while the database cannot be reached,
 /// unless set: a restart or a failover takes seconds.
@@ -192,7 +181,7 @@ const NOW4: &str = "(floor(extract(epoch FROM now()))::bigint + $4::bigint)";
 pub struct PostgresApprovalStore {
     pool: Pool,
     shift: Arc<dyn Fn() -> i64 + Send + Sync>,
-    last_purge: AtomicI64,
+    purges: PurgePace,
     run_end_retry: Duration,
     wait: Duration,
 }
@@ -360,7 +349,7 @@ impl PostgresApprovalStore {
         let store = PostgresApprovalStore {
             pool,
             shift: Arc::new(|| 0),
-            last_purge: AtomicI64::new(0),
+            purges: PurgePace::default(),
             run_end_retry: RUN_END_RETRY,
             wait: WAIT,
         };
@@ -561,21 +550,9 @@ impl PostgresApprovalStore {
         Ok(purged)
     }
 
-    /// Purges when this process has not for a minute (process time: only the pace,
-    /// not what is purged, depends on it).
+    /// Purges when this process has not for a minute ([`PurgePace`]).
     async fn maybe_purge(&self, client: &deadpool_postgres::Object) -> Result<(), StoreError> {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| {
-                i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
-            });
-        let last = self.last_purge.load(Ordering::Relaxed);
-        if now - last >= PURGE_EVERY
-            && self
-                .last_purge
-                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-        {
+        if self.purges.due() {
             self.purge_with(client).await?;
         }
         Ok(())

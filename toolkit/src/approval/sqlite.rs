@@ -1,5 +1,6 @@
 //! The life of approvals in a `SQLite` file, shared by every process that opens it.
 
+use std::fmt::Write as _;
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::Arc;
@@ -26,7 +27,7 @@ pub use quota::SqliteQuotaStore;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The schema, one entry per version (`PRAGMA user_version` says which ran).
-const MIGRATIONS: [&str; 10] = [
+const MIGRATIONS: [&str; 11] = [
     "CREATE TABLE IF NOT EXISTS toolkit_used_approvals (
          key TEXT PRIMARY KEY NOT NULL,
          expires_at INTEGER NOT NULL
@@ -90,18 +91,8 @@ const MIGRATIONS: [&str; 10] = [
     "UPDATE toolkit_used_approvals
          SET outcome = '{\"status\":\"ran\",\"result\":null,\"bytes\":0}'
          WHERE done AND outcome IS NULL;",
-    // Principals are typed (`toolkit::Principal`): a free string kept before
-    // (`user:7`) becomes the key of a principal of the reserved issuer
-    // `toolkit:legacy` (`toolkit:legacy|user:7`, `%` and `|` escaped as the key
-    // escapes them), which no token, sign-in or application principal has. Run
-    // keys and signatures bind such a principal as its old string, so runs
-    // recorded and approvals signed before still count and verify.
-    "UPDATE toolkit_pending_approvals
-         SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');
-     UPDATE toolkit_approval_decisions
-         SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');
-     UPDATE toolkit_approval_refusals
-         SET principal = 'toolkit:legacy|' || replace(replace(principal, '%', '%25'), '|', '%7C');",
+    // Principals typed: free strings become `toolkit:legacy` principals.
+    super::legacy::PRINCIPALS_TYPED,
     // Quota state (`SqliteQuotaStore`): per principal and tool, GCRA's theoretical
     // arrival time of the next call, and the time and verdict of the last check
     // (nanoseconds since the Unix epoch).
@@ -116,6 +107,8 @@ const MIGRATIONS: [&str; 10] = [
     // The runs not complete, by lease: a runner lists those whose lease ended
     // (`lapsed_claims`) without reading the completed ones.
     "CREATE INDEX IF NOT EXISTS toolkit_used_approvals_lapsed ON toolkit_used_approvals (done, lease_until);",
+    // Deciders typed: old calls' free-string deciders become `toolkit:legacy` ones.
+    super::legacy::DECIDERS_TYPED,
 ];
 
 /// The life of approvals in a `SQLite` database (feature `sqlite`; `SQLite` is
@@ -440,30 +433,16 @@ fn pending_list(
     );
     let mut bound = column_values;
     bound.push(rusqlite::types::Value::Integer(to_sql(now)));
-    any_of(
-        "p.principal",
-        query.principals.iter().map(Principal::key),
-        &mut sql,
-        &mut bound,
-    );
-    any_of(
-        "p.tool",
-        query.tools.iter().map(String::as_str),
-        &mut sql,
-        &mut bound,
-    );
-    time_bound(
-        " AND p.requested_at >= ?",
-        query.requested_after,
-        &mut sql,
-        &mut bound,
-    );
-    time_bound(
-        " AND p.requested_at < ?",
-        query.requested_before,
-        &mut sql,
-        &mut bound,
-    );
+    Filters {
+        principal: "p.principal",
+        tool: "p.tool",
+        time: "p.requested_at",
+        principals: &query.principals,
+        tools: &query.tools,
+        after: query.requested_after,
+        before: query.requested_before,
+    }
+    .push(&mut sql, &mut bound);
     if let Some(cursor) = &query.before {
         sql.push_str(" AND (p.requested_at, p.principal, p.call_id) < (?, ?, ?)");
         bound.push(rusqlite::types::Value::Integer(to_sql(cursor.requested_at)));
@@ -475,6 +454,53 @@ fn pending_list(
     sql.push_str(" ORDER BY p.requested_at DESC, p.principal DESC, p.call_id DESC LIMIT ?");
     bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
     (sql, bound)
+}
+
+/// The filters every list of the store shares, as `AND ...` conditions: any of
+/// the principals, any of the tools (none listed: all), and a time window
+/// (`after` included, `before` not) on one column.
+struct Filters<'q> {
+    principal: &'static str,
+    tool: &'static str,
+    time: &'static str,
+    principals: &'q [Principal],
+    tools: &'q [String],
+    after: Option<u64>,
+    before: Option<u64>,
+}
+
+impl<'q> Filters<'q> {
+    /// A [`DecisionQuery`]'s filters on a table of decisions or refusals, its
+    /// window on `time`.
+    fn of_decisions(query: &'q DecisionQuery, time: &'static str) -> Self {
+        Filters {
+            principal: "principal",
+            tool: "tool",
+            time,
+            principals: &query.principals,
+            tools: &query.tools,
+            after: query.decided_after,
+            before: query.decided_before,
+        }
+    }
+
+    /// Appends the conditions to `sql` and their values to `bound`.
+    fn push(&self, sql: &mut String, bound: &mut Vec<rusqlite::types::Value>) {
+        any_of(
+            self.principal,
+            self.principals.iter().map(Principal::key),
+            sql,
+            bound,
+        );
+        any_of(self.tool, self.tools.iter().map(String::as_str), sql, bound);
+        for (condition, value) in [(">=", self.after), ("<", self.before)] {
+            if let Some(value) = value {
+                // Column names are this file's constants; values are bound.
+                let _ = write!(sql, " AND {} {condition} ?", self.time);
+                bound.push(rusqlite::types::Value::Integer(to_sql(value)));
+            }
+        }
+    }
 }
 
 /// `column IN (?, ?, ...)` for `values`, or nothing when there are none.
@@ -498,18 +524,6 @@ fn any_of<'v>(
         bound.push(rusqlite::types::Value::Text(value.to_owned()));
     }
     sql.push(')');
-}
-
-fn time_bound(
-    condition: &str,
-    value: Option<u64>,
-    sql: &mut String,
-    bound: &mut Vec<rusqlite::types::Value>,
-) {
-    if let Some(value) = value {
-        sql.push_str(condition);
-        bound.push(rusqlite::types::Value::Integer(to_sql(value)));
-    }
 }
 
 impl ApprovalStore for SqliteApprovalStore {
@@ -751,30 +765,7 @@ impl ApprovalStore for SqliteApprovalStore {
                      FROM toolkit_approval_decisions WHERE 1 = 1",
             );
             let mut bound = Vec::new();
-            any_of(
-                "principal",
-                query.principals.iter().map(Principal::key),
-                &mut sql,
-                &mut bound,
-            );
-            any_of(
-                "tool",
-                query.tools.iter().map(String::as_str),
-                &mut sql,
-                &mut bound,
-            );
-            time_bound(
-                " AND decided_at >= ?",
-                query.decided_after,
-                &mut sql,
-                &mut bound,
-            );
-            time_bound(
-                " AND decided_at < ?",
-                query.decided_before,
-                &mut sql,
-                &mut bound,
-            );
+            Filters::of_decisions(&query, "decided_at").push(&mut sql, &mut bound);
             sql.push_str(" ORDER BY decided_at DESC, principal DESC, call_id DESC LIMIT ?");
             bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
             let mut statement = connection.prepare(&sql)?;
@@ -1018,30 +1009,7 @@ impl ApprovalStore for SqliteApprovalStore {
                      FROM toolkit_approval_refusals WHERE 1 = 1",
             );
             let mut bound = Vec::new();
-            any_of(
-                "principal",
-                query.principals.iter().map(Principal::key),
-                &mut sql,
-                &mut bound,
-            );
-            any_of(
-                "tool",
-                query.tools.iter().map(String::as_str),
-                &mut sql,
-                &mut bound,
-            );
-            time_bound(
-                " AND refused_at >= ?",
-                query.decided_after,
-                &mut sql,
-                &mut bound,
-            );
-            time_bound(
-                " AND refused_at < ?",
-                query.decided_before,
-                &mut sql,
-                &mut bound,
-            );
+            Filters::of_decisions(&query, "refused_at").push(&mut sql, &mut bound);
             sql.push_str(" ORDER BY refused_at DESC, rowid DESC LIMIT ?");
             bound.push(rusqlite::types::Value::Integer(to_sql(limit as u64)));
             let mut statement = connection.prepare(&sql)?;
@@ -1210,7 +1178,9 @@ mod tests {
                  ('user:7', 'call_0', 'delete_projects', 'approved_with_edits', 'sha256:01',
                   NULL, 'alice', 150, 4000003600),
                  ('team|a%b', 'call_2', 'delete_projects', 'approved', 'sha256:02',
-                  NULL, 'alice', 140, 4000003600)",
+                  NULL, 'ops|x%', 140, 4000003600),
+                 ('user:8', 'call_3', 'delete_projects', 'denied', 'sha256:03',
+                  'no', 'the requester', 130, 4000003600)",
                 [],
             )
             .expect("old decisions");
@@ -1243,16 +1213,24 @@ mod tests {
         // client waiting on it is refused, as before.
         let decided = futures_executor::block_on(store.decisions(&DecisionQuery::new()))
             .expect("lists decisions");
-        assert_eq!(decided.len(), 2);
+        assert_eq!(decided.len(), 3);
         assert_eq!(decided[0].verdict, Verdict::ApprovedWithEdits);
         assert_eq!(decided[0].arguments, None);
         // The separator and the escape character are escaped as a key escapes them.
         assert_eq!(decided[1].principal.key(), "toolkit:legacy|team%7Ca%25b");
         assert_eq!(decided[1].principal.legacy_name(), Some("team|a%b"));
+        // Deciders too: a free string is a legacy principal, escaped alike; the
+        // requester's own answer stays the requester's.
+        let legacy =
+            |key: &str| super::super::DecidedBy::Person(Principal::from_key(key).expect("a key"));
+        assert_eq!(decided[0].decided_by, legacy("toolkit:legacy|alice"));
+        assert_eq!(decided[1].decided_by, legacy("toolkit:legacy|ops%7Cx%25"));
+        assert_eq!(decided[1].decided_by.display_name(), "ops|x%");
+        assert_eq!(decided[2].decided_by, super::super::DecidedBy::Requester);
         let version: i64 = futures_executor::block_on(store.with(|connection, _| {
             connection.query_row("PRAGMA user_version", [], |row| row.get(0))
         }))
         .expect("reads");
-        assert_eq!(version, 10);
+        assert_eq!(version, 11);
     }
 }

@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::key::{canonical_json, pending_payload};
 use super::run::{resume, used_key, with_note};
 use super::{
-    ApprovalError, ApprovalView, Approvals, CLOCK_SKEW_SECONDS, Claim, Decider, DecisionOutcome,
-    DecisionRecord, PendingApproval, RunOutcome, Verdict,
+    ApprovalError, ApprovalView, Approvals, CLOCK_SKEW_SECONDS, Claim, DecidedBy, Decider,
+    DecisionOutcome, DecisionRecord, PendingApproval, RunOutcome, Verdict,
 };
 use crate::context::Context;
 use crate::error::ToolError;
@@ -417,7 +417,7 @@ impl Approvals {
             verdict: Verdict::Denied,
             digest: pending.digest.clone(),
             message: Some(message.to_owned()),
-            decided_by: Decider::Requester.name().to_owned(),
+            decided_by: DecidedBy::Requester,
             decided_at: now,
             arguments: None,
         };

@@ -379,8 +379,9 @@ pub struct DecisionRecord {
     pub digest: String,
     /// The approver's message (a denial's reason).
     pub message: Option<String>,
-    /// Who decided (the approver's identity, as the application names it).
-    pub decided_by: String,
+    /// Who decided: a person (the approver's [`Principal`]), the requester or
+    /// the application.
+    pub decided_by: super::DecidedBy,
     /// When, in Unix seconds (store time).
     pub decided_at: u64,
     /// The edited arguments of an approval with edits
@@ -451,8 +452,8 @@ pub struct RefusalRecord {
     pub principal: Principal,
     /// The tool's name.
     pub tool: String,
-    /// Who tried to decide, as recorded (see [`Decider::name`](super::Decider::name)).
-    pub decided_by: String,
+    /// Who tried to decide.
+    pub decided_by: super::DecidedBy,
     /// Why they may not.
     pub reason: String,
     /// When, in Unix seconds (store time).

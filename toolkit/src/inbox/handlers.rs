@@ -173,7 +173,7 @@ impl Approver {
         Frame {
             base: &self.base,
             title: &shared.inbox.title,
-            approver: Some(self.identity.principal.key()),
+            approver: Some(&self.identity.principal),
             csrf: &self.csrf,
             sign_in: shared.inbox.sign_in.as_deref(),
             sign_out: shared.inbox.sign_out.as_deref(),
@@ -269,7 +269,7 @@ impl Failure {
         let message = match error {
             ApprovalError::AlreadyDecided(record) => format!(
                 "another approver was first: {} decided it ({}) at {}; your decision was not recorded and nothing more ran",
-                record.decided_by,
+                record.decided_by.display_name(),
                 record.verdict.as_str(),
                 page::utc(record.decided_at)
             ),
@@ -282,6 +282,10 @@ impl Failure {
             ApprovalError::Store(store) => {
                 tracing::warn!(error = %store, kind = ?store.kind(), "the inbox could not use the approval store");
                 error.state_unknown().unwrap_or_default()
+            }
+            // The approver reading this is the one refused: told so, not by key.
+            ApprovalError::NotAllowed { reason, .. } => {
+                format!("you may not decide it: {reason}; nothing ran")
             }
             other => format!("{other}; nothing ran"),
         };
@@ -693,7 +697,7 @@ async fn still_open(shared: &Shared, pending: &PendingApproval, now: u64) -> Res
             "Already decided",
             format!(
                 "{} decided it ({}) at {}; there is nothing left to edit",
-                record.decided_by,
+                record.decided_by.display_name(),
                 record.verdict.as_str(),
                 page::utc(record.decided_at)
             ),
@@ -995,6 +999,8 @@ async fn api_pending(State(shared): State<Arc<Shared>>, parts: Parts) -> Respons
             let definition = tool.tool();
             Some(json!({
                 "pending": pending,
+                // Who asked, as a person reads it (the key is `pending.principal`).
+                "requester_name": pending.principal.display_name(),
                 "arguments_cut": listed.cut.as_ref().map(|cut| json!({
                     "bytes": cut.bytes,
                     "start": cut.start,
@@ -1022,6 +1028,7 @@ async fn api_pending(State(shared): State<Arc<Shared>>, parts: Parts) -> Respons
         .collect();
     Json(json!({
         "approver": approver.identity.principal,
+        "approver_name": approver.identity.principal.display_name(),
         "csrf_token": approver.csrf,
         "pending": items,
         "more": next.is_some(),
@@ -1183,11 +1190,13 @@ async fn api_decisions(State(shared): State<Arc<Shared>>, parts: Parts) -> Respo
             "decisions": records.iter().map(|(record, run)| json!({
                 "call_id": record.call_id,
                 "principal": record.principal,
+                "requester_name": record.principal.display_name(),
                 "tool": record.tool,
                 "verdict": record.verdict,
                 "digest": record.digest,
                 "message": record.message,
                 "decided_by": record.decided_by,
+                "decided_by_name": decider_name(&record.decided_by),
                 "decided_at": record.decided_at,
                 // What came of it: null until a run of it ended (or for a denial).
                 "run": run.as_ref().map(|run| json!({
@@ -1200,5 +1209,15 @@ async fn api_decisions(State(shared): State<Arc<Shared>>, parts: Parts) -> Respo
         }))
         .into_response(),
         Err(failure) => failure.json(),
+    }
+}
+
+/// A decider as the JSON API words it for a person: a person's
+/// [`DisplayName`](crate::DisplayName), else `{"name": "the requester"}` (or
+/// `the application`).
+fn decider_name(decided_by: &crate::approval::DecidedBy) -> Value {
+    match decided_by.principal() {
+        Some(principal) => json!(principal.display_name()),
+        None => json!({ "name": decided_by.name() }),
     }
 }

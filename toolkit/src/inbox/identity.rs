@@ -19,8 +19,9 @@ use crate::principal::Principal;
 /// token made, and cannot approve them where the policy leaves them to others.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Identity {
-    /// Who decides: compared with a call's requester, and recorded (its
-    /// [key](Principal::key)) as the decision's `decided_by`.
+    /// Who decides: compared with a call's requester, and recorded as the
+    /// decision's `decided_by`
+    /// ([`DecidedBy::Person`](crate::approval::DecidedBy::Person)).
     pub principal: Principal,
     /// What the application says they are (`admin`, `owner`, a token's scopes).
     pub roles: Vec<String>,

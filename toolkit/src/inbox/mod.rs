@@ -14,6 +14,14 @@
 //! call will be, every problem shown beside its field), or denies with a reason the
 //! model reads. What was decided, by whom and when, is listed from the same store.
 //!
+//! People (the signed-in approver, who asked, who decided) are shown as the MCP
+//! Apps approval card shows them, by [`Principal::display_name`](crate::Principal::display_name):
+//! the subject, then the issuer that signed them in, smaller
+//! (`ada (signed in with https://id.example)`; none for the application's own
+//! [`Principal::local`](crate::Principal::local) principals), and the tenant if
+//! any. The principal's key (what machines compare) is each name's
+//! `data-principal` attribute, and stays in the JSON API beside a readable name.
+//!
 //! The application supplies two things, once:
 //!
 //! - who is asking: an [`Authenticate`] hook given the request's parts (its session
@@ -64,7 +72,9 @@
 //!
 //! ```json
 //! {
-//!   "approver": "local|ada",
+//!   "approver": "https://id.example|ada",
+//!   "approver_name": {"name": "ada (signed in with https://id.example)",
+//!                     "subject": "ada", "signed_in_with": "https://id.example"},
 //!   "csrf_token": "…",
 //!   "pending": [
 //!     {
@@ -72,6 +82,7 @@
 //!                   "tool": "delete_pages", "arguments": {"id": 3},
 //!                   "digest": "sha256:…", "requested_at": 1764400000,
 //!                   "expires_at": 1764403600, "signature": "…"},
+//!       "requester_name": {"name": "bob", "subject": "bob"},
 //!       "arguments_cut": null,
 //!       "tool": {"name": "delete_pages", "title": "Delete pages",
 //!                "description": "…", "group": "pages", "tier": "approve"},
@@ -87,7 +98,13 @@
 //! ```
 //!
 //! - `approver` and `pending.principal`: [`Principal`](crate::Principal) keys
-//!   (`issuer|subject`; `local|..` for the application's own).
+//!   (`issuer|subject`; `local|..` for the application's own), what a program
+//!   compares and sends back.
+//! - `approver_name` and `requester_name`: the same people as a person reads them
+//!   ([`DisplayName`](crate::DisplayName), as the pages and the MCP Apps approval
+//!   card show them): `name` is the whole text, `subject` who it is,
+//!   `signed_in_with` the issuer (absent for the application's own principals and
+//!   for calls stored before principals were typed), `tenant` if there is one.
 //! - `csrf_token`: the token `POST /api/decide` must carry, bound to this
 //!   approver.
 //! - `pending`: each item's `pending` is the signed
@@ -133,8 +150,12 @@
 //! ## `GET /api/decisions`
 //!
 //! The decisions the approver may see, newest first (at most 100), as
-//! `{"decisions": [{"call_id", "principal", "tool", "verdict", "digest",
-//! "message", "decided_by", "decided_at", "run"}]}`. `run` is `null` until a run
+//! `{"decisions": [{"call_id", "principal", "requester_name", "tool", "verdict",
+//! "digest", "message", "decided_by", "decided_by_name", "decided_at", "run"}]}`.
+//! `decided_by` is what the store keeps ([`DecidedBy`](crate::approval::DecidedBy)):
+//! the deciding person's principal key, `the requester` or `the application`;
+//! `decided_by_name` words it for a person (a [`DisplayName`](crate::DisplayName),
+//! or `{"name": "the requester"}`). `run` is `null` until a run
 //! of the call ended (and for a denial); otherwise it is
 //! `{"attempt", "done", "ended_at", "outcome"}`. With
 //! `?principal=..&call_id=..`, it holds the one decision on that call, or none.

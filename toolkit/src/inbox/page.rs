@@ -8,9 +8,10 @@ use std::fmt::Write as _;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde_json::Value;
 
-use crate::approval::{DecisionRecord, PendingApproval, RunOutcome, RunRecord, Verdict};
+use crate::approval::{DecidedBy, DecisionRecord, PendingApproval, RunOutcome, RunRecord, Verdict};
 use crate::error::Problem;
 use crate::preview::Preview;
+use crate::principal::Principal;
 use crate::registry::RegisteredTool;
 
 use super::form::{self, Field, Kind};
@@ -58,6 +59,7 @@ table{border-collapse:collapse;width:100%;background:#fff}th,td{border:1px solid
 main:has(table.decisions){max-width:90rem}\
 th{white-space:nowrap}td .text,td code{overflow-wrap:break-word;word-break:normal}td:first-child,td.verdict{white-space:nowrap}\
 .empty{color:#666}\
+.person .issuer,.person .tenant{background:none;padding:0;color:#5b6270;font-size:.85em}header .who .person .issuer,header .who .person .tenant{color:#cfd8ff;font-weight:400}\
 .someone-else{background:#f0f2f5;border-left:3px solid #888;padding:.4rem .8rem;margin:.8rem 0 0}";
 
 /// What every page knows: where the inbox is mounted, who is looking, the form token.
@@ -66,8 +68,8 @@ pub(crate) struct Frame<'a> {
     pub(crate) base: &'a str,
     /// The inbox's title.
     pub(crate) title: &'a str,
-    /// The approver's principal's key, or `None` before anyone signed in.
-    pub(crate) approver: Option<&'a str>,
+    /// The approver's principal, or `None` before anyone signed in.
+    pub(crate) approver: Option<&'a Principal>,
     /// The CSRF token for this approver's forms.
     pub(crate) csrf: &'a str,
     /// The application's sign-in page, if it named one.
@@ -125,7 +127,7 @@ pub(crate) fn layout(frame: &Frame<'_>, heading: &str, body: &Markup) -> Markup 
                     a href={ (frame.base) "/decisions" } { "Decided" }
                     @if let Some(approver) = frame.approver {
                         span.who {
-                            "Signed in as " span.text { (visible(approver, SHOWN_CHARS)) }
+                            "Signed in as " (person(approver))
                             @if let Some(sign_out) = frame.sign_out {
                                 form.sign-out method="post" action=(sign_out) {
                                     button.sign-out type="submit" { "Sign out" }
@@ -211,11 +213,11 @@ fn told(told: &Told) -> Markup {
     };
     html! {
         div.notice role="status" data-call-id=(record.call_id) data-verdict=(record.verdict.as_str()) {
-            strong { (verdict) } " by " span.text { (visible(&record.decided_by, 200)) }
+            strong { (verdict) } " by " (decider(&record.decided_by))
             " at " (utc(record.decided_at)) ": "
             @if let Some(title) = &told.title { (title) } @else { code { (record.tool) } }
             " (call " code { (visible(&record.call_id, 200)) } ", for "
-            span.text { (visible(record.principal.key(), 200)) } "). "
+            (person(&record.principal)) "). "
             span.outcome { (visible(&told.what_happened(), SHOWN_CHARS)) }
         }
     }
@@ -319,7 +321,7 @@ fn meta(card: &Card<'_>, now: u64) -> Markup {
             @if let Some(requester) = &card.requester {
                 span { "Asked by " span.text.requester { (visible(requester, SHOWN_CHARS)) } }
             } @else {
-                span { "For " span.text.principal { (visible(pending.principal.key(), SHOWN_CHARS)) } }
+                span { "For " (person(&pending.principal)) }
                 @if let Some(view) = card.view { span { "view " span.text { (visible(view, SHOWN_CHARS)) } } }
             }
             span { "asked " time datetime=(iso(pending.requested_at)) { (utc(pending.requested_at)) } }
@@ -697,12 +699,12 @@ fn edit_field(
 /// One decision of the audit list, as the page shows it.
 pub(crate) struct AuditRow<'a> {
     pub(crate) decided_at: u64,
-    pub(crate) decided_by: &'a str,
+    pub(crate) decided_by: &'a DecidedBy,
     pub(crate) verdict: &'a str,
     pub(crate) tool: &'a str,
     /// The tool's title, if it has one.
     pub(crate) title: Option<&'static str>,
-    pub(crate) principal: &'a crate::principal::Principal,
+    pub(crate) principal: &'a Principal,
     pub(crate) call_id: &'a str,
     pub(crate) message: Option<&'a str>,
     /// What came of the call, in words ([`outcome`]).
@@ -772,10 +774,10 @@ pub(crate) fn audit_page(frame: &Frame<'_>, rows: &[AuditRow<'_>]) -> Markup {
                         @for row in rows {
                             tr data-call-id=(row.call_id) {
                                 td { time datetime=(iso(row.decided_at)) { (utc(row.decided_at)) } }
-                                td { span.text { (visible(row.decided_by, SHOWN_CHARS)) } }
+                                td { (decider(row.decided_by)) }
                                 td.verdict { (row.verdict) }
                                 td { @if let Some(title) = row.title { (title) " " } code { (row.tool) } }
-                                td { span.text { (visible(row.principal.key(), SHOWN_CHARS)) } }
+                                td { (person(row.principal)) }
                                 td { code { (visible(row.call_id, 200)) } }
                                 td { @if let Some(message) = row.message { span.text { (visible(message, SHOWN_CHARS)) } } }
                                 td.outcome { span.text { (visible(&row.outcome, SHOWN_CHARS)) } }
@@ -786,6 +788,33 @@ pub(crate) fn audit_page(frame: &Frame<'_>, rows: &[AuditRow<'_>]) -> Markup {
             }
         },
     )
+}
+
+/// A principal as a person reads it, worded by
+/// [`Principal::display_name`](crate::Principal::display_name): the subject, the
+/// issuer that signed it in set apart (`.issuer`, secondary), the tenant. Its key
+/// (what machines compare) is the `data-principal` attribute.
+fn person(principal: &Principal) -> Markup {
+    let name = principal.display_name();
+    html! {
+        span.person data-principal=(principal.key()) {
+            span.text.subject { (visible(name.subject(), SHOWN_CHARS)) }
+            @if let Some(words) = name.issuer_words() {
+                " " span.text.issuer { (visible(&words, SHOWN_CHARS)) }
+            }
+            @if let Some(words) = name.tenant_words() {
+                span.text.tenant { (visible(&words, SHOWN_CHARS)) }
+            }
+        }
+    }
+}
+
+/// Who decided: a [person], or `the requester` / `the application` in words.
+fn decider(decided_by: &DecidedBy) -> Markup {
+    match decided_by.principal() {
+        Some(principal) => person(principal),
+        None => html! { span.text.decider { (decided_by.name()) } },
+    }
 }
 
 /// Model-written text for display: escaped (by maud), hidden characters shown as

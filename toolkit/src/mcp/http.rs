@@ -16,7 +16,7 @@ use super::bearer::{Bearer, bearer_token};
 use super::cancel::{Cancellable, InFlight};
 use super::{Access, McpServer};
 use crate::quota::{Admission, Quota, QuotaKey, QuotaStore};
-use crate::serving::{AllowedHosts, HttpLimits};
+use crate::serving::{AllowedHosts, HttpLimits, PeerLimit};
 
 /// An axum router serving MCP over streamable HTTP: one endpoint per client kind
 /// (USE-CASES E: `internal`, `copilot`, `external`), each with its own bearer
@@ -34,6 +34,9 @@ use crate::serving::{AllowedHosts, HttpLimits};
 ///   stateless transport drops cancellations).
 /// - With [`McpHttp::request_limit`], each caller's requests are limited: over
 ///   it, `429 Too Many Requests` with `Retry-After`, before anything is parsed.
+/// - With [`McpHttp::peer_limit`], each peer's requests that fail
+///   authentication are limited: over it, `429` with `Retry-After` before the
+///   token is looked at.
 /// - Only loopback `Host` headers are accepted unless [`McpHttp::allowed_hosts`]
 ///   says otherwise ([`AllowedHosts`], the guard against DNS rebinding that the
 ///   inbox (feature `inbox`) applies too).
@@ -47,6 +50,7 @@ pub struct McpHttp {
     hosts: AllowedHosts,
     apps: Option<super::apps::Apps>,
     request_limit: Option<Arc<RequestLimit>>,
+    peer_limit: Option<Arc<PeerLimit>>,
 }
 
 /// A limit on each caller's HTTP requests ([`McpHttp::request_limit`]).
@@ -89,6 +93,7 @@ impl McpHttp {
             hosts: AllowedHosts::default(),
             apps: None,
             request_limit: None,
+            peer_limit: None,
         }
     }
 
@@ -110,6 +115,30 @@ impl McpHttp {
             quota: limit,
             store: Arc::new(store),
         }));
+        self
+    }
+
+    /// Limits the requests each peer (by address) sends that fail authentication,
+    /// on every endpoint: a peer over `limit` is answered
+    /// `429 Too Many Requests` with `Retry-After` (whole seconds) before its
+    /// token is verified, so a flood of absent, wrong or forged tokens costs no
+    /// verification (no signature check, no introspection call) and never
+    /// reaches [`request_limit`](Self::request_limit), which counts callers only
+    /// once they are known. Requests whose token verifies are not counted. See
+    /// [`PeerLimit`] for how the peer is found (the socket's, from axum's
+    /// `ConnectInfo`; `X-Forwarded-For` only from proxies named with
+    /// [`PeerLimit::trust_forwarded_for`]) and why it is counted per process.
+    ///
+    /// ```
+    /// # fn app(http: toolkit::mcp::McpHttp) -> toolkit::mcp::McpHttp {
+    /// use toolkit::serving::PeerLimit;
+    ///
+    /// let balancer = "10.0.0.2".parse().expect("an address");
+    /// http.peer_limit(PeerLimit::new("20/min".parse().expect("a quota")).trust_forwarded_for([balancer]))
+    /// # }
+    /// ```
+    pub fn peer_limit(mut self, limit: PeerLimit) -> Self {
+        self.peer_limit = Some(Arc::new(limit));
         self
     }
 
@@ -286,6 +315,9 @@ impl McpHttp {
                 in_flight: Arc::new(InFlight::default()),
                 limit: this.config.max_request_body_bytes,
                 request_limit: this.request_limit.clone(),
+                // Set on static-token endpoints; an OAuth endpoint's peers are
+                // counted in front of its verification.
+                peer_limit: None,
                 client: kind,
             };
             match endpoint.guard {
@@ -294,6 +326,7 @@ impl McpHttp {
                         &endpoint.path,
                         Guarded {
                             token: Some(token),
+                            peer_limit: this.peer_limit.clone(),
                             ..guarded
                         },
                     );
@@ -313,10 +346,22 @@ impl McpHttp {
                             metadata_routes.push(route);
                         }
                     }
+                    // The peer's limit first, in front of the token's verification.
+                    let peer_limit = this.peer_limit.clone();
                     let verified = axum::middleware::from_fn(
                         move |request: Request, next: axum::middleware::Next| {
                             let auth = Arc::clone(&auth);
-                            super::auth::require_verified_token(auth, request, next)
+                            let peer_limit = peer_limit.clone();
+                            async move {
+                                let peer = match peer_gate(peer_limit.as_deref(), &request) {
+                                    Ok(peer) => peer,
+                                    Err(refusal) => return refusal,
+                                };
+                                let response =
+                                    super::auth::require_verified_token(auth, request, next).await;
+                                peer_answered(peer_limit.as_deref(), peer, &response);
+                                response
+                            }
                         },
                     );
                     router = router
@@ -355,6 +400,8 @@ struct Guarded<S> {
     in_flight: Arc<InFlight>,
     limit: usize,
     request_limit: Option<Arc<RequestLimit>>,
+    /// The limit on failed authentications per peer, checked before `token`.
+    peer_limit: Option<Arc<PeerLimit>>,
     /// The endpoint's client kind.
     client: Arc<str>,
 }
@@ -385,13 +432,23 @@ where
         let in_flight = Arc::clone(&self.in_flight);
         let limit = self.limit;
         let request_limit = self.request_limit.clone();
+        let peer_limit = self.peer_limit.clone();
         let client = Arc::clone(&self.client);
         Box::pin(async move {
             let request = match token {
-                Some(token) => match require_token(&token, request) {
-                    Ok(request) => request,
-                    Err(refusal) => return Ok(refusal),
-                },
+                Some(token) => {
+                    let peer = match peer_gate(peer_limit.as_deref(), &request) {
+                        Ok(peer) => peer,
+                        Err(refusal) => return Ok(refusal),
+                    };
+                    match require_token(&token, request) {
+                        Ok(request) => request,
+                        Err(refusal) => {
+                            peer_answered(peer_limit.as_deref(), peer, &refusal);
+                            return Ok(refusal);
+                        }
+                    }
+                }
                 None => request,
             };
             if let Some(request_limit) = request_limit {
@@ -528,6 +585,49 @@ where
             }
             Ok(json_rpc_errors(limit, in_flight, request, answer).await)
         })
+    }
+}
+
+/// The peer a request counts as under `limit`, or the `429` answer when that
+/// peer is over it: asked before anything looks at the request's credentials.
+// The refusal is the answer as it goes out, made once per refused request.
+#[allow(clippy::result_large_err)]
+fn peer_gate(
+    limit: Option<&PeerLimit>,
+    request: &Request,
+) -> Result<Option<std::net::IpAddr>, Response> {
+    let Some(limit) = limit else {
+        return Ok(None);
+    };
+    let peer = limit.peer(request.extensions(), request.headers());
+    let Some(retry_after) = limit.refused(peer) else {
+        return Ok(peer);
+    };
+    // Whole seconds, rounded up: a peer that waits this long is answered.
+    let seconds = retry_after.as_nanos().div_ceil(1_000_000_000).max(1);
+    tracing::info!(
+        toolkit.quota.limit = limit.quota().count(),
+        toolkit.quota.period = limit.quota().period().noun(),
+        toolkit.quota.retry_after_ms = u64::try_from(retry_after.as_millis()).unwrap_or(u64::MAX),
+        "MCP request refused: over the peer's limit of failed authentications"
+    );
+    Err((
+        ::http::StatusCode::TOO_MANY_REQUESTS,
+        [(::http::header::RETRY_AFTER, seconds.to_string())],
+        format!(
+            "too many requests without valid credentials from this address: each address may fail {}; try again in {seconds} s",
+            limit.quota().in_words()
+        ),
+    )
+        .into_response())
+}
+
+/// Counts `response` against `peer` when it says the credentials failed (`401`).
+fn peer_answered(limit: Option<&PeerLimit>, peer: Option<std::net::IpAddr>, response: &Response) {
+    if let Some(limit) = limit
+        && response.status() == ::http::StatusCode::UNAUTHORIZED
+    {
+        limit.spend(peer);
     }
 }
 

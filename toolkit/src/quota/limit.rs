@@ -175,7 +175,15 @@ impl Quota {
 /// count: per principal and tool they keep the theoretical arrival time (TAT) of
 /// the next call, and admit a call when `max(TAT, now) - now <= tolerance`, moving
 /// the TAT to `max(TAT, now) + interval`.
-#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+#[cfg_attr(
+    not(any(
+        feature = "sqlite",
+        feature = "postgres",
+        feature = "mcp",
+        feature = "inbox"
+    )),
+    allow(dead_code)
+)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Gcra {
     /// T, the emission interval: the period over the count, rounded up to a whole
@@ -199,8 +207,17 @@ pub(crate) struct Gcra {
 pub(crate) const CLOCK_JUMP_SLACK: Duration = Duration::from_secs(1);
 
 impl Quota {
-    /// The quota as GCRA counts it in a database.
-    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+    /// The quota as GCRA counts it in a database (and a
+    /// peer limit, `serving::PeerLimit`, which checks before it spends).
+    #[cfg_attr(
+        not(any(
+            feature = "sqlite",
+            feature = "postgres",
+            feature = "mcp",
+            feature = "inbox"
+        )),
+        allow(dead_code)
+    )]
     pub(crate) fn gcra(self) -> Gcra {
         let count = i64::from(self.count);
         // At most a day (86_400e9 ns), far inside i64; the count is at least 1.

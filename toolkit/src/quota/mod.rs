@@ -75,7 +75,7 @@
 //! # }).unwrap();
 //! ```
 
-mod limit;
+pub(crate) mod limit;
 mod memory;
 mod store;
 

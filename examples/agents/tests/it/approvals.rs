@@ -517,7 +517,7 @@ fn the_agent_may_not_approve_its_own_contact_triggered_schedule() {
     let refusals = block_on(approvals.refusals(&DecisionQuery::new())).unwrap();
     let mut refused: Vec<(&str, &str)> = refusals
         .iter()
-        .map(|refusal| (refusal.decided_by.as_str(), refusal.call_id.as_str()))
+        .map(|refusal| (refusal.decided_by.name(), refusal.call_id.as_str()))
         .collect();
     refused.sort_unstable();
     assert_eq!(

@@ -173,7 +173,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     );
     let meta = text(client, &format!("{card} .meta")).await;
     assert!(
-        meta.contains("For local|agent:5a1e5000-0000-0000-0000-000000000001"),
+        meta.contains("For agent:5a1e5000-0000-0000-0000-000000000001"),
         "{meta}"
     );
     assert!(meta.contains("expires "), "{meta}");
@@ -235,12 +235,12 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
     // runner runs it in the background: waiting, or already run).
     let notice = text(client, ".notice").await;
     assert!(
-        notice.starts_with("Approved with edits by local|olivia at "),
+        notice.starts_with("Approved with edits by olivia at "),
         "{notice}"
     );
     assert!(
         notice.contains(
-            " UTC: create_schedules (call call_follow_up, for local|agent:5a1e5000-0000-0000-0000-000000000001). "
+            " UTC: create_schedules (call call_follow_up, for agent:5a1e5000-0000-0000-0000-000000000001). "
         ),
         "{notice}"
     );
@@ -284,7 +284,7 @@ async fn an_owner_fixes_an_invalid_edit_approves_and_the_schedule_is_created_onc
         .expect("the audit list");
     let row = text(client, r#"tr[data-call-id="call_follow_up"]"#).await;
     assert!(
-        row.contains("local|olivia approved_with_edits create_schedules"),
+        row.contains("olivia approved_with_edits create_schedules"),
         "{row}"
     );
     // The audit row says what came of it, from the store's record of the run.
@@ -452,7 +452,7 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
     let told = text(client, "div.refusal").await;
     assert!(
         told.starts_with(
-            "Already decided: another approver was first: local|ada decided it (approved) at "
+            "Already decided: another approver was first: ada decided it (approved) at "
         ),
         "{told}"
     );
@@ -510,10 +510,10 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
     .await;
     click(client, &format!("{deny_form} button.deny")).await;
     let notice = text(client, ".notice").await;
-    assert!(notice.starts_with("Denied by local|olivia at "), "{notice}");
+    assert!(notice.starts_with("Denied by olivia at "), "{notice}");
     assert!(
         notice.ends_with(
-            " UTC: create_schedules (call call_denied, for local|agent:5a1e5000-0000-0000-0000-000000000001). Nothing ran; the model reads the reason."
+            " UTC: create_schedules (call call_denied, for agent:5a1e5000-0000-0000-0000-000000000001). Nothing ran; the model reads the reason."
         ),
         "{notice}"
     );
@@ -552,10 +552,7 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
         .await
         .expect("the audit list");
     let row = text(client, r#"tr[data-call-id="call_denied"]"#).await;
-    assert!(
-        row.contains("local|olivia denied create_schedules"),
-        "{row}"
-    );
+    assert!(row.contains("olivia denied create_schedules"), "{row}");
     assert!(
         row.ends_with("Ada asked us never to call on Sundays. nothing ran"),
         "{row}"
@@ -563,7 +560,7 @@ async fn an_approver_without_rights_is_refused_the_loser_of_a_race_is_told_and_a
     assert!(
         text(client, r#"tr[data-call-id="call_raced"]"#)
             .await
-            .contains("local|ada approved")
+            .contains("ada approved")
     );
     screenshot(client, "6-audit.png").await;
 

@@ -74,6 +74,11 @@ async fn a_pending_approval_of_the_mcp_views_waits_in_the_inbox_for_the_operator
     let (status, listed) = get(&router, "/approvals/api/pending", Some("the inbox token")).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(listed["approver"], "local|operator");
+    // The application's own operator reads as her subject alone.
+    assert_eq!(
+        listed["approver_name"],
+        json!({"name": "operator", "subject": "operator"})
+    );
     assert_eq!(listed["pending"][0]["pending"]["call_id"], "call_forget");
     assert_eq!(
         listed["pending"][0]["pending"]["principal"],
@@ -773,8 +778,8 @@ async fn a_requester_the_policy_refuses_cannot_approve_its_own_call() {
         .unwrap();
     assert_eq!(refusals.len(), 1, "{refusals:?}");
     assert_eq!(
-        (refusals[0].decided_by.as_str(), refusals[0].tool.as_str()),
-        ("the requester", "delete_memories")
+        (&refusals[0].decided_by, refusals[0].tool.as_str()),
+        (&toolkit::approval::DecidedBy::Requester, "delete_memories")
     );
     decide_in_inbox(&desk, json!("approve")).await;
     let ran = complete(client.call_tool_once(accepted(&input)).await.unwrap());
@@ -889,9 +894,13 @@ mod signed_in {
             .goto(&format!("{base}/signin?login_hint={who}"))
             .await
             .expect("the sign-in");
-        // The signed-in person's principal: the issuer's URL, `|`, the subject.
-        let shown = text(client, "header .who > .text").await;
-        assert!(shown.ends_with(&format!("|{who}")), "{shown}");
+        // The signed-in person, as a person reads a principal: the subject, then
+        // the issuer that signed them in.
+        let shown = text(client, "header .who > .person").await;
+        assert!(
+            shown.starts_with(&format!("{who} (signed in with http")),
+            "{shown}"
+        );
     }
 
     async fn sign_out(client: &Client) {
@@ -983,8 +992,8 @@ mod signed_in {
         // policy shows them nothing.
         click(client, "main a.sign-in").await;
         assert_eq!(
-            text(client, "header .who > .text").await,
-            format!("{issuer}|johndoe")
+            text(client, "header .who > .person").await,
+            format!("johndoe (signed in with {issuer})")
         );
         assert_eq!(
             text(client, "main p.empty").await,
@@ -1071,9 +1080,7 @@ mod signed_in {
             .unwrap();
         assert_eq!(
             text(client, "div.refusal").await,
-            format!(
-                "Not yours to decide: {issuer}|ada may not decide it: `create_transfers` is approved by someone other than the requester; the call waits for them; nothing ran"
-            )
+            "Not yours to decide: you may not decide it: `create_transfers` is approved by someone other than the requester; the call waits for them; nothing ran"
         );
         sign_out(client).await;
 
@@ -1090,7 +1097,7 @@ mod signed_in {
         click(client, &format!("{card} button.approve")).await;
         let notice = text(client, ".notice").await;
         assert!(
-            notice.starts_with(&format!("Approved by {issuer}|olivia at ")),
+            notice.starts_with(&format!("Approved by olivia (signed in with {issuer}) at ")),
             "{notice}"
         );
         let forget = r#"section.pending[data-call-id="call_forget"] form.deny"#;
@@ -1108,7 +1115,12 @@ mod signed_in {
             .await
             .unwrap();
         let row = text(client, r#"tr[data-call-id="call_pay"]"#).await;
-        assert!(row.contains("olivia approved create_transfers"), "{row}");
+        assert!(
+            row.contains(&format!(
+                "olivia (signed in with {issuer}) approved create_transfers"
+            )),
+            "{row}"
+        );
         pictures(client, "audit").await;
 
         // An answer from the authorization server counts only in the browser that

@@ -2,10 +2,10 @@
 //! database, so every replica counts against one quota.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
-use super::{PURGE_EVERY, PostgresApprovalStore, column, db_error};
+use super::{PostgresApprovalStore, column, db_error};
+use crate::approval::pace::PurgePace;
 use crate::approval::store_error::StoreError;
 use crate::quota::{
     Admission, CLOCK_JUMP_SLACK, Quota, QuotaFuture, QuotaKey, QuotaStore, QuotaStoreError,
@@ -57,7 +57,7 @@ pub struct PostgresQuotaStore {
     shift: Arc<dyn Fn() -> i64 + Send + Sync>,
     pinned: Option<Arc<dyn Fn() -> Duration + Send + Sync>>,
     wait: Duration,
-    last_purge: AtomicI64,
+    purges: PurgePace,
 }
 
 impl PostgresApprovalStore {
@@ -70,7 +70,7 @@ impl PostgresApprovalStore {
             shift: Arc::clone(&self.shift),
             pinned: None,
             wait: self.wait,
-            last_purge: AtomicI64::new(0),
+            purges: PurgePace::default(),
         }
     }
 }
@@ -148,18 +148,7 @@ impl PostgresQuotaStore {
     /// TAT is past), when this process has not for a minute (process time: only
     /// the pace depends on it).
     async fn maybe_purge(&self, client: &deadpool_postgres::Object) -> Result<(), StoreError> {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| {
-                i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
-            });
-        let last = self.last_purge.load(Ordering::Relaxed);
-        if now - last >= PURGE_EVERY
-            && self
-                .last_purge
-                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-        {
+        if self.purges.due() {
             client
                 .execute(
                     "DELETE FROM toolkit_quota_state

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{BUSY_TIMEOUT, SqliteApprovalStore};
+use crate::approval::pace::PurgePace;
 use crate::quota::{
     Admission, CLOCK_JUMP_SLACK, Quota, QuotaFuture, QuotaKey, QuotaStore, QuotaStoreError,
 };
@@ -37,9 +38,6 @@ const CHECK: &str = "
         checked_at = excluded.checked_at
     RETURNING verdict, tat - checked_at";
 
-/// How many checks pass between two purges of spent state.
-const PURGE_EVERY: u64 = 4096;
-
 /// Quota state in a `SQLite` file (feature `sqlite`): the [`QuotaStore`] of
 /// processes on one host sharing the approval store's file. Made by
 /// [`SqliteApprovalStore::quota_store`]; its statements run on that store's
@@ -60,13 +58,13 @@ const PURGE_EVERY: u64 = 4096;
 ///   A stored time further ahead than the quota's period allows (the clock went
 ///   back) counts as spent in full now: the key is refused for one period, then
 ///   counts as usual.
-/// - Rows whose next call would be admitted with a full burst are dropped every
-///   4,096 checks.
+/// - Rows whose next call would be admitted with a full burst are dropped after a
+///   check, at most once a minute per process (as the `PostgreSQL` stores purge).
 pub struct SqliteQuotaStore {
     store: SqliteApprovalStore,
     pinned: Option<Arc<dyn Fn() -> Duration + Send + Sync>>,
     wait: Duration,
-    checks: std::sync::atomic::AtomicU64,
+    purges: PurgePace,
 }
 
 impl SqliteApprovalStore {
@@ -81,7 +79,7 @@ impl SqliteApprovalStore {
             },
             pinned: None,
             wait: WAIT,
-            checks: std::sync::atomic::AtomicU64::new(0),
+            purges: PurgePace::default(),
         }
     }
 }
@@ -115,11 +113,7 @@ impl QuotaStore for SqliteQuotaStore {
         let principal = key.principal.to_owned();
         let tool = key.tool;
         let deadline = Instant::now() + self.wait;
-        let purge = self
-            .checks
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            % PURGE_EVERY
-            == PURGE_EVERY - 1;
+        let purge = self.purges.due();
         let answer = self.store.with(move |connection, _| {
             // The check waits for the file's lock no longer than its deadline.
             let Some(left) = deadline.checked_duration_since(Instant::now()) else {

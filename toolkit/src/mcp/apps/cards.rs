@@ -212,15 +212,9 @@ function shownCall(call) {{
   put("tool", call.tool);
   put("until", utc(call.expires_at));
   put("arguments", call.arguments);
-  if (call.requester) put("principal", person(call.requester));
+  // The requester as toolkit words a principal for a person (`Principal::display_name`).
+  if (call.requester) put("principal", String(call.requester.name));
   shown("details", true);
-}}
-function person(requester) {{
-  let text = String(requester.subject);
-  // Local and pre-typing principals name no sign-in worth showing.
-  if (requester.issuer !== {local} && requester.issuer !== {legacy}) text += " (signed in with " + requester.issuer + ")";
-  if (requester.tenant !== undefined) text += ", tenant " + requester.tenant;
-  return text;
 }}
 async function read() {{
   let again = 3000;
@@ -255,8 +249,6 @@ document.getElementById("open").addEventListener("click", () => {{
 start();
 "#,
         status_tool = json_string(STATUS_TOOL),
-        local = json_string(crate::principal::Principal::LOCAL_ISSUER),
-        legacy = json_string(crate::principal::Principal::LEGACY_ISSUER),
     )
 }
 

@@ -21,9 +21,10 @@
 //!   let the requester decide (a personal assistant): its one button opens the
 //!   inbox at that call (`ui/open-link`, [`Apps::inbox`]), where the approver
 //!   signs in as themself and the policy applies.
-//!   It shows the requester by name (the principal's subject, with its issuer when
-//!   that is not [`Principal::LOCAL_ISSUER`](crate::Principal::LOCAL_ISSUER), and
-//!   its tenant), from the status tool's `requester`.
+//!   It shows the requester by name as every page of toolkit does
+//!   ([`Principal::display_name`](crate::Principal::display_name): the subject,
+//!   with its issuer when that is not the application's own, and its tenant), from
+//!   the status tool's `requester.name`.
 //! - a client that declared the tasks extension as well gets a task for an
 //!   `approve` call (MCP Tasks, SEP-2663), not a pending result: the task also
 //!   carries the pending approval under `_meta["toolkit/pending_approval"]`, and

@@ -79,8 +79,9 @@ struct CardStatus<'a> {
     /// The requester's principal key (`issuer|subject[|tenant]`), as the inbox
     /// link names it.
     principal: &'a str,
-    /// The requester's principal in parts, for the card to show the person.
-    requester: Requester<'a>,
+    /// The requester as a person reads it ([`Principal::display_name`](crate::Principal::display_name)):
+    /// `name` is the text the card shows.
+    requester: crate::principal::DisplayName<'a>,
     arguments: &'a Value,
     requested_at: u64,
     expires_at: u64,
@@ -93,25 +94,6 @@ struct CardStatus<'a> {
     /// Where the approver decides it.
     #[serde(skip_serializing_if = "Option::is_none")]
     inbox_url: Option<String>,
-}
-
-/// A principal as the approval card shows it: who, by which issuer, in which tenant.
-#[derive(Debug, Serialize)]
-struct Requester<'a> {
-    issuer: &'a str,
-    subject: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tenant: Option<&'a str>,
-}
-
-impl<'a> Requester<'a> {
-    fn of(principal: &'a crate::principal::Principal) -> Self {
-        Requester {
-            issuer: principal.issuer(),
-            subject: principal.subject(),
-            tenant: principal.tenant(),
-        }
-    }
 }
 
 /// The extension's settings a server declares.
@@ -333,7 +315,7 @@ async fn status(
         is_final: status.state.is_final(),
         tool: &status.pending.tool,
         principal: status.pending.principal.key(),
-        requester: Requester::of(&status.pending.principal),
+        requester: status.pending.principal.display_name(),
         arguments: &status.pending.arguments,
         requested_at: status.pending.requested_at,
         expires_at: status.pending.expires_at,

@@ -3,23 +3,23 @@
 //! and stops the cluster when this process exits). Under `CI=true` a missing
 //! `PostgreSQL` fails the test; elsewhere it is said once and the test does nothing.
 
-#![allow(dead_code)]
-
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A running cluster.
-pub(crate) struct Cluster {
+pub struct Cluster {
     /// Its directory (data, log, socket).
-    pub(crate) dir: String,
+    pub dir: String,
     /// `postgres://postgres@127.0.0.1:<port>/postgres`.
-    pub(crate) url: String,
+    pub url: String,
 }
 
-/// The repository's `scripts/` folder, found upwards from the crate being tested.
-pub(crate) fn scripts() -> PathBuf {
+/// The repository's `scripts/` folder, found upwards from this crate.
+#[must_use]
+pub fn scripts() -> PathBuf {
     let mut dir = Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf();
     loop {
         if dir.join("scripts/postgres.sh").is_file() {
@@ -31,7 +31,11 @@ pub(crate) fn scripts() -> PathBuf {
 
 /// The cluster, started on first use; `None` (said once) on a machine without
 /// `PostgreSQL` and without root, outside CI.
-pub(crate) fn cluster() -> Option<&'static Cluster> {
+///
+/// # Panics
+/// When `scripts/postgres.sh` fails, or finds no `PostgreSQL` under `CI=true`.
+#[must_use]
+pub fn cluster() -> Option<&'static Cluster> {
     static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
     CLUSTER
         .get_or_init(|| {
@@ -71,7 +75,8 @@ pub(crate) fn cluster() -> Option<&'static Cluster> {
 
 impl Cluster {
     /// A new, empty database; its URL.
-    pub(crate) fn database(&self) -> String {
+    #[must_use]
+    pub fn database(&self) -> String {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let name = format!("test_{}", NEXT.fetch_add(1, Ordering::SeqCst));
         self.psql(&format!("CREATE DATABASE {name}"));
@@ -79,12 +84,19 @@ impl Cluster {
     }
 
     /// Runs `sql` with `psql` on the `postgres` database; its output.
-    pub(crate) fn psql(&self, sql: &str) -> String {
+    // Run for its effect as often as for its output: callers may drop it.
+    #[allow(clippy::must_use_candidate)]
+    pub fn psql(&self, sql: &str) -> String {
         self.psql_on(&self.url, sql)
     }
 
     /// Runs `sql` with `psql` on the database at `url`; its output.
-    pub(crate) fn psql_on(&self, url: &str, sql: &str) -> String {
+    ///
+    /// # Panics
+    /// When `psql` fails (the test's SQL is wrong).
+    // Run for its effect as often as for its output: callers may drop it.
+    #[allow(clippy::must_use_candidate)]
+    pub fn psql_on(&self, url: &str, sql: &str) -> String {
         let bin = std::fs::read_to_string(Path::new(&self.dir).join("bin")).expect("bin");
         let output = Command::new(Path::new(bin.trim()).join("psql"))
             .args([url, "-v", "ON_ERROR_STOP=1", "-tAc", sql])
@@ -99,7 +111,7 @@ impl Cluster {
     }
 
     /// Stops the server, waits `pause`, and starts it again (same port, same data).
-    pub(crate) fn restart(&self, pause: std::time::Duration) {
+    pub fn restart(&self, pause: std::time::Duration) {
         let status = Command::new(scripts().join("postgres.sh"))
             .args(["restart", &self.dir, &pause.as_secs_f64().to_string()])
             .status()
@@ -112,7 +124,7 @@ impl Cluster {
     /// Freezes the server (the postmaster and every backend, `SIGSTOP`) for
     /// `pause`, then lets it go on (`SIGCONT`): a database that stalls without
     /// closing a connection.
-    pub(crate) fn freeze(&self, pause: std::time::Duration) {
+    pub fn freeze(&self, pause: std::time::Duration) {
         let pid_file = Path::new(&self.dir).join("data/postmaster.pid");
         let postmaster = std::fs::read_to_string(pid_file).expect("postmaster.pid");
         let postmaster = postmaster.lines().next().expect("a pid").trim().to_owned();
@@ -140,10 +152,33 @@ impl Cluster {
 }
 
 /// A runtime with two worker threads and the timer, as a replica has.
-pub(crate) fn runtime() -> tokio::runtime::Runtime {
+///
+/// # Panics
+/// When the runtime cannot be built.
+#[must_use]
+pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("a runtime")
+}
+
+/// Runs `test` with the URL of a new, empty database of the cluster, on a
+/// current-thread runtime with the timer (one test, one database): the shape of
+/// every store contract suite's `PostgreSQL` run. Does nothing without a cluster
+/// (see [`cluster`]).
+///
+/// # Panics
+/// As [`cluster`], and when the runtime cannot be built.
+pub fn on_new_database<F: Future>(test: impl FnOnce(String) -> F) {
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let url = cluster.database();
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+        .block_on(test(url));
 }
