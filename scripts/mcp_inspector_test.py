@@ -12,6 +12,20 @@ import signal
 import subprocess
 import sys
 
+# The conformance server's tools that ask their client mid-call (`toolkit::mcp::Ask`)
+# for a form or a model's message: the Inspector CLI declares neither capability,
+# so each is refused with -32021 naming it, and nothing runs.
+ASKS = {
+    "multi_input": "elicitation",
+    "test_input_required_result_elicitation": "elicitation",
+    "test_input_required_result_multi_round": "elicitation",
+    "test_input_required_result_multiple_inputs": "elicitation",
+    "test_input_required_result_request_state": "elicitation",
+    "test_input_required_result_sampling": "sampling",
+    "test_input_required_result_tampered_state": "elicitation",
+    "test_missing_capability": "sampling",
+}
+
 NODE = os.environ["INSPECTOR_NODE"]
 CLI = os.environ["INSPECTOR_CLI"]
 results = []
@@ -95,6 +109,14 @@ for target in sys.argv[1:]:
                     assert "needs the `io.modelcontextprotocol/tasks` extension" in str(error), error
                     return
                 raise AssertionError("a required task tool answered a client without tasks")
+            if name in ASKS:
+                try:
+                    inspector(target, "--method", "tools/call", "--tool-name", name)
+                except RuntimeError as error:
+                    refusal = f"this tool asks the client for `{ASKS[name]}`, a capability it did not declare"
+                    assert refusal in str(error), error
+                    return
+                raise AssertionError("a tool that asks answered a client that cannot be asked")
             result = inspector(target, "--method", "tools/call", "--tool-name", name)
             assert isinstance(result.get("content"), list) and result["content"], result
             if not result.get("isError") and "outputSchema" in listed[name]:

@@ -1,7 +1,8 @@
 //! A tool that runs only as a task (`task = required`) where no task can be
-//! kept: a server without a request-state key refuses to start (over HTTP and
-//! stdio), and a caller whose view keeps no tasks (no approvals) is answered
-//! `-32603`; the tool never runs in the request.
+//! kept: a caller of a server without a request-state key, or whose view keeps
+//! no tasks (no approvals), is answered `-32603` per call, whatever it declared;
+//! the tool never runs in the request. (A test binary of its own: its registry
+//! must hold the task-only tool and nothing else.)
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -13,7 +14,7 @@ use rmcp::service::ServiceError;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _};
-use toolkit::mcp::{AccessError, Caller, Grant, McpHttp, McpServer};
+use toolkit::mcp::{AccessError, Caller, Grant, McpHttp};
 use toolkit::{Context, Scope, tool};
 
 /// How many times the tool ran.
@@ -30,50 +31,6 @@ fn get_exports() -> String {
 fn access(_caller: &Caller<'_>) -> Result<Grant, AccessError> {
     let view = toolkit::registry().view().scopes([Scope::Shared]).build()?;
     Ok(Grant::new(view, Context::new()))
-}
-
-const REFUSAL: &str = "the tool `get_exports` runs only as a task (`task = required`), and this \
-                       MCP server keeps no tasks: give the server a request-state key \
-                       (`approvals(key)`) and its callers views with approvals, or declare the \
-                       tool `task = optional`";
-
-#[test]
-fn a_server_without_a_request_state_key_refuses_to_start() {
-    let error = McpHttp::new(access)
-        .endpoint("internal", "/mcp", "secret")
-        .try_into_router()
-        .expect_err("no key, a task-only tool");
-    assert_eq!(error.tool, "get_exports");
-    assert_eq!(error.to_string(), REFUSAL);
-    let panic = std::panic::catch_unwind(|| {
-        McpHttp::new(access)
-            .endpoint("internal", "/mcp", "secret")
-            .into_router()
-    })
-    .expect_err("into_router panics");
-    assert_eq!(
-        panic.downcast_ref::<String>().map(String::as_str),
-        Some(format!("toolkit::mcp::McpHttp: {REFUSAL}").as_str())
-    );
-    // With a key it is built (the views decide per caller).
-    assert!(
-        McpHttp::new(access)
-            .approvals([7_u8; 32])
-            .expect("a key")
-            .endpoint("internal", "/mcp", "secret")
-            .try_into_router()
-            .is_ok()
-    );
-
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("a runtime");
-    let error = runtime
-        .block_on(McpServer::new("internal", access).serve_stdio())
-        .expect_err("refused before stdin is read");
-    assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
-    assert_eq!(error.to_string(), REFUSAL);
-    assert_eq!(RAN.load(Ordering::SeqCst), 0);
 }
 
 /// A client that declares the Tasks extension, or nothing.
@@ -93,13 +50,27 @@ impl ClientHandler for Client {
     }
 }
 
+/// Where no task can be kept: the server without a request-state key, and
+/// the server with one whose view keeps no approvals. Refused per call (a
+/// server is built and serves whatever tools it has), never run inline.
 #[tokio::test]
-async fn a_caller_whose_view_keeps_no_tasks_is_refused_and_nothing_runs() {
-    let router = McpHttp::new(access)
-        .approvals([7_u8; 32])
-        .expect("a key")
-        .endpoint("internal", "/mcp", "secret")
-        .into_router();
+async fn a_caller_where_no_task_is_kept_is_refused_and_nothing_runs() {
+    for keyed in [false, true] {
+        let http = McpHttp::new(access);
+        let http = if keyed {
+            http.approvals([7_u8; 32]).expect("a key")
+        } else {
+            http
+        };
+        refused_for_both_kinds_of_client(http.endpoint("internal", "/mcp", "secret").into_router())
+            .await;
+    }
+    assert_eq!(RAN.load(Ordering::SeqCst), 0, "the tool never ran");
+}
+
+/// A client that declares the Tasks extension and one that does not, both
+/// refused `get_exports` with `-32603`.
+async fn refused_for_both_kinds_of_client(router: axum::Router) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, router).await });
@@ -128,5 +99,4 @@ async fn a_caller_whose_view_keeps_no_tasks_is_refused_and_nothing_runs() {
         );
         client.cancel().await.unwrap();
     }
-    assert_eq!(RAN.load(Ordering::SeqCst), 0, "the tool never ran");
 }

@@ -106,7 +106,7 @@ impl DecidedBy {
     /// # Errors
     /// Text that is neither of the two words nor a principal's key (a corrupt row):
     /// the [`PrincipalError`](crate::PrincipalError) of reading it as a key.
-    pub fn from_name(name: &str) -> Result<Self, crate::PrincipalError> {
+    pub fn from_name(name: &str) -> Result<Self, crate::principal::PrincipalError> {
         match name {
             REQUESTER => Ok(DecidedBy::Requester),
             APPLICATION => Ok(DecidedBy::Application),

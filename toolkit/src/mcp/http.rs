@@ -251,30 +251,7 @@ impl McpHttp {
     }
 
     /// The router, to serve with `axum::serve` or nest in a larger app.
-    ///
-    /// # Panics
-    /// When a tool of the registry runs only as a task and these endpoints keep
-    /// none (no [`approvals`](Self::approvals) key): see
-    /// [`try_into_router`](Self::try_into_router), which returns the error.
     pub fn into_router(self) -> Router {
-        self.try_into_router()
-            .unwrap_or_else(|error| panic!("toolkit::mcp::McpHttp: {error}"))
-    }
-
-    /// The router, or why these endpoints cannot serve this program's tools: a
-    /// tool runs only as a task (`#[tool(task = required)]`) and they keep no
-    /// tasks (no [`approvals`](Self::approvals) key). Found when the server is
-    /// built, not at the tool's first call.
-    ///
-    /// # Errors
-    /// [`TasksNotKept`](super::TasksNotKept), naming the tool.
-    pub fn try_into_router(self) -> Result<Router, super::TasksNotKept> {
-        super::server::check_tasks_kept(self.request_state.is_some())?;
-        Ok(self.build_router())
-    }
-
-    /// The router, its configuration checked.
-    fn build_router(self) -> Router {
         let mut this = self.with_resource_hosts();
         // The `Host` rule has one home, `AllowedHosts`, applied to the whole
         // router below; rmcp's copy of it is off.

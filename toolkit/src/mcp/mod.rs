@@ -105,7 +105,7 @@ pub use external::{
 pub use http::{CancellationLayer, Cancelling, McpHttp};
 pub use request::McpRequest;
 pub use result::{META_ERROR, META_PENDING_APPROVAL, META_PREVIEW, META_RETRY_AFTER_MS};
-pub use server::{McpServer, TasksNotKept};
+pub use server::McpServer;
 pub use task::run_tasks;
 pub use views::ViewCache;
 

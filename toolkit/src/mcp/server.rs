@@ -154,12 +154,8 @@ impl McpServer {
     /// disconnects: what Claude Desktop, Cursor and other local hosts start.
     ///
     /// # Errors
-    /// [`std::io::ErrorKind::InvalidInput`], before anything is served, when a
-    /// tool of the registry runs only as a task and this server keeps none
-    /// ([`TasksNotKept`]); otherwise the transport's error.
+    /// The transport's.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
-        check_tasks_kept(self.inner.request_state.is_some())
-            .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidInput, error))?;
         #[cfg(feature = "otel")]
         let server = {
             let client = Arc::clone(&self.inner.client);
@@ -970,52 +966,12 @@ pub(super) fn tasks_declared(context: &RequestContext<RoleServer>) -> Result<(),
     Err(missing_tasks_extension())
 }
 
-/// A server that keeps no tasks (it has no request-state key: see
-/// [`McpServer::approvals`]) in a program whose registry holds a tool that runs
-/// only as a task (`#[tool(task = required)]`): that tool could never run there,
-/// so the server refuses to start ([`McpServer::serve_stdio`],
-/// [`McpHttp::try_into_router`](super::McpHttp::try_into_router)) rather than
-/// failing each call.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "the tool `{tool}` runs only as a task (`task = required`), and this MCP server keeps no \
-     tasks: give the server a request-state key (`approvals(key)`) and its callers views with \
-     approvals, or declare the tool `task = optional`"
-)]
-#[non_exhaustive]
-pub struct TasksNotKept {
-    /// The first such tool, by name.
-    pub tool: String,
-}
-
-/// Whether a server with (`keeps_tasks`) or without a request-state key may
-/// serve this program's registry: not without, when a tool of it runs only as
-/// a task.
-pub(super) fn check_tasks_kept(keeps_tasks: bool) -> Result<(), TasksNotKept> {
-    if keeps_tasks {
-        return Ok(());
-    }
-    // A registry that failed to build fails every view built from it, louder.
-    let Ok(registry) = crate::registry::try_registry() else {
-        return Ok(());
-    };
-    match registry
-        .iter()
-        .find(|tool| tool.task == crate::declaration::TaskSupport::Required)
-    {
-        Some(tool) => Err(TasksNotKept {
-            tool: tool.name.to_owned(),
-        }),
-        None => Ok(()),
-    }
-}
-
 /// `-32603`: `tool` runs only as a task, and this server keeps no tasks for
 /// the caller (it has no request-state key, or the caller's view no approvals,
-/// whose store keeps tasks). [`McpServer::serve_stdio`] and
-/// [`McpHttp::into_router`](super::McpHttp::into_router) refuse to start
-/// without a key when a tool of the registry requires tasks; a view without
-/// approvals is the application's choice per caller, answered here.
+/// whose store keeps tasks). Answered per call, never at start: which tools a
+/// server serves is decided per caller by its views, so a program may well
+/// hold such a tool and a server (a public one, say) whose views never reach
+/// it; the tool never runs inside the request.
 fn no_task_store(tool: &str) -> ErrorData {
     ErrorData::internal_error(
         format!(

@@ -934,15 +934,19 @@ async fn a_task_id_with_a_nul_is_an_unknown_task_and_the_store_is_not_asked() {
     .await;
     let client = connect_tasks(&url).await;
     for id in ["approval_\u{0}", "\u{0}", "approval_1\u{0}' OR 1=1"] {
-        let refused = client.get_task(GetTaskParams::new(id)).await.unwrap_err();
-        assert!(
-            matches!(&refused, ServiceError::McpError(error)
-                if error.code == ErrorCode::INVALID_PARAMS
-                    && error.message == format!("no task `{}` here", id.replace('\u{0}', "\\u{0}"))),
-            "{id:?}: {refused:?}"
-        );
-        // Cancelling an unknown task is acknowledged, as for any unknown id.
-        client.cancel_task(CancelTaskParams::new(id)).await.unwrap();
+        // `tasks/get` and `tasks/cancel` alike: an unknown task, the store not asked.
+        for refused in [
+            client.get_task(GetTaskParams::new(id)).await.map(|_| ()),
+            client.cancel_task(CancelTaskParams::new(id)).await.map(|_| ()),
+        ] {
+            let refused = refused.unwrap_err();
+            assert!(
+                matches!(&refused, ServiceError::McpError(error)
+                    if error.code == ErrorCode::INVALID_PARAMS
+                        && error.message == format!("no task `{}` here", id.replace('\u{0}', "\\u{0}"))),
+                "{id:?}: {refused:?}"
+            );
+        }
     }
     // The control: an id without a NUL is looked up, and the store's failure told.
     let failed = client

@@ -842,10 +842,15 @@ async fn a_narrower_token_of_the_same_user_reaches_none_of_its_calls() {
         Err(format!("Mcp error: -32602: no task `{id}` here")),
         "a view without the tool learns nothing of the call"
     );
-    narrow
-        .cancel_task(CancelTaskParams::new(&id))
-        .await
-        .expect("acknowledged, as the specification asks");
+    assert_eq!(
+        narrow
+            .cancel_task(CancelTaskParams::new(&id))
+            .await
+            .map(|_| ())
+            .map_err(|error| error.to_string()),
+        Err(format!("Mcp error: -32602: no task `{id}` here")),
+        "refused like a task that does not exist"
+    );
     let answered = narrow
         .update_task(UpdateTaskParams::new(
             &id,
