@@ -621,6 +621,69 @@ pub(super) fn asking(task: DetailedTask, tool: &str, waiting: InputRequests) -> 
     )
 }
 
+/// One pass of the task runner for an MCP server's tasks:
+/// [`Approvals::run_tasks`], with each run's tool able to [`Ask`](super::Ask)
+/// its client as it could in the replica that died.
+///
+/// A task whose replica died mid-run is run again from the top by whichever
+/// replica's pass (or client's `tasks/get`) claims it first. Its tool's
+/// questions are kept in the store, where `tasks/get` on any replica shows them
+/// and `tasks/update` answers them; answers given to the first attempt are found
+/// again. The pass cannot know what the task's client declared (that travels
+/// with each request), so its tool is told the client takes every kind of
+/// request ([`Ask::can_elicit`](super::Ask::can_elicit) and the rest are
+/// `true`): a question the client cannot answer leaves the task
+/// `input_required` until it is cancelled or expires.
+///
+/// Call it where a replica calls [`Approvals::run_decided`], every few seconds,
+/// with the view and context the task's principal has now.
+///
+/// # Errors
+/// As [`Approvals::run_tasks`].
+pub async fn run_tasks<'r, V, F>(
+    approvals: &Approvals,
+    mut run_as: F,
+) -> Result<crate::approval::TaskPass, crate::approval::ApprovalError>
+where
+    V: crate::approval::ApprovalView<'r>,
+    F: FnMut(&TaskRecord) -> Result<(V, crate::Context), String>,
+{
+    use futures_util::StreamExt as _;
+    type Relay<'a> = std::pin::Pin<Box<dyn Future<Output = std::convert::Infallible> + Send + 'a>>;
+    let relays: std::sync::Mutex<futures_util::stream::FuturesUnordered<Relay<'_>>> =
+        std::sync::Mutex::default();
+    let pass = approvals.run_tasks(|record| {
+        let (view, mut ctx) = run_as(record)?;
+        let questions = std::sync::Arc::new(super::ask::TaskQuestions::default());
+        ctx.insert(super::Ask::task(
+            std::sync::Arc::clone(&questions),
+            super::ask::Declared::ALL,
+        ));
+        let record = record.clone();
+        let relay: Relay<'_> =
+            Box::pin(async move { relay(approvals, &record, &questions).await });
+        relays
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(relay);
+        Ok((view, ctx))
+    });
+    let mut pass = std::pin::pin!(pass);
+    std::future::poll_fn(|cx| {
+        if let std::task::Poll::Ready(outcome) = pass.as_mut().poll(cx) {
+            return std::task::Poll::Ready(outcome);
+        }
+        let mut relays = relays
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match relays.poll_next_unpin(cx) {
+            std::task::Poll::Ready(Some(never)) => match never {},
+            std::task::Poll::Ready(None) | std::task::Poll::Pending => std::task::Poll::Pending,
+        }
+    })
+    .await
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -714,67 +777,4 @@ mod tests {
             })
         );
     }
-}
-
-/// One pass of the task runner for an MCP server's tasks:
-/// [`Approvals::run_tasks`], with each run's tool able to [`Ask`](super::Ask)
-/// its client as it could in the replica that died.
-///
-/// A task whose replica died mid-run is run again from the top by whichever
-/// replica's pass (or client's `tasks/get`) claims it first. Its tool's
-/// questions are kept in the store, where `tasks/get` on any replica shows them
-/// and `tasks/update` answers them; answers given to the first attempt are found
-/// again. The pass cannot know what the task's client declared (that travels
-/// with each request), so its tool is told the client takes every kind of
-/// request ([`Ask::can_elicit`](super::Ask::can_elicit) and the rest are
-/// `true`): a question the client cannot answer leaves the task
-/// `input_required` until it is cancelled or expires.
-///
-/// Call it where a replica calls [`Approvals::run_decided`], every few seconds,
-/// with the view and context the task's principal has now.
-///
-/// # Errors
-/// As [`Approvals::run_tasks`].
-pub async fn run_tasks<'r, V, F>(
-    approvals: &Approvals,
-    mut run_as: F,
-) -> Result<crate::approval::TaskPass, crate::approval::ApprovalError>
-where
-    V: crate::approval::ApprovalView<'r>,
-    F: FnMut(&TaskRecord) -> Result<(V, crate::Context), String>,
-{
-    use futures_util::StreamExt as _;
-    type Relay<'a> = std::pin::Pin<Box<dyn Future<Output = std::convert::Infallible> + Send + 'a>>;
-    let relays: std::sync::Mutex<futures_util::stream::FuturesUnordered<Relay<'_>>> =
-        std::sync::Mutex::default();
-    let pass = approvals.run_tasks(|record| {
-        let (view, mut ctx) = run_as(record)?;
-        let questions = std::sync::Arc::new(super::ask::TaskQuestions::default());
-        ctx.insert(super::Ask::task(
-            std::sync::Arc::clone(&questions),
-            super::ask::Declared::ALL,
-        ));
-        let record = record.clone();
-        let relay: Relay<'_> =
-            Box::pin(async move { relay(approvals, &record, &questions).await });
-        relays
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(relay);
-        Ok((view, ctx))
-    });
-    let mut pass = std::pin::pin!(pass);
-    std::future::poll_fn(|cx| {
-        if let std::task::Poll::Ready(outcome) = pass.as_mut().poll(cx) {
-            return std::task::Poll::Ready(outcome);
-        }
-        let mut relays = relays
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match relays.poll_next_unpin(cx) {
-            std::task::Poll::Ready(Some(never)) => match never {},
-            std::task::Poll::Ready(None) | std::task::Poll::Pending => std::task::Poll::Pending,
-        }
-    })
-    .await
 }

@@ -846,7 +846,6 @@ async fn a_narrower_token_of_the_same_user_reaches_none_of_its_calls() {
         narrow
             .cancel_task(CancelTaskParams::new(&id))
             .await
-            .map(|_| ())
             .map_err(|error| error.to_string()),
         Err(format!("Mcp error: -32602: no task `{id}` here")),
         "refused like a task that does not exist"
