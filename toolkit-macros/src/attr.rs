@@ -94,8 +94,9 @@ pub(crate) struct ToolAttr {
     pub(crate) scope: Option<Keyword>,
     pub(crate) tier: Option<Keyword>,
     pub(crate) always: bool,
-    /// `asks_first`: the call asks its client in rounds before it becomes a task.
-    pub(crate) asks_first: bool,
+    /// `asks_first`: the call asks its client in rounds before it becomes a
+    /// task; the flag's span.
+    pub(crate) asks_first: Option<Span>,
     pub(crate) description: Option<LitStr>,
     pub(crate) group: Option<LitStr>,
     pub(crate) aliases: Vec<LitStr>,
@@ -208,7 +209,7 @@ impl ToolAttr {
                     Meta::List(list) => errors.error(&list.tokens, ALWAYS_IS_A_FLAG),
                 },
                 "asks_first" => match &meta {
-                    Meta::Path(_) => attr.asks_first = true,
+                    Meta::Path(path) => attr.asks_first = Some(path.span()),
                     Meta::NameValue(pair) => errors.error(&pair.value, ASKS_FIRST_IS_A_FLAG),
                     Meta::List(list) => errors.error(&list.tokens, ASKS_FIRST_IS_A_FLAG),
                 },

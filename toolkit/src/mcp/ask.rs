@@ -505,9 +505,9 @@ impl Ask {
     ///     name: String,
     /// }
     ///
-    /// /// Writes a long greeting for the user, as a task.
+    /// /// Creates a long greeting for the user, as a task.
     /// #[tool(scope = shared, tier = auto, task = required, asks_first)]
-    /// async fn write_greeting(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    /// async fn create_greeting(#[ctx] ask: Ask) -> Result<String, ToolError> {
     ///     let name = match ask.elicit::<Name>("user_name", "Your name?").await? {
     ///         Elicitation::Accept(Name { name }) => name,
     ///         _ => return Ok("no name, no greeting".to_owned()),
