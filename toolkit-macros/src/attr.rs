@@ -61,6 +61,7 @@ const TOOL_KEYS: &[&str] = &[
     "asked_as",
     "quota",
     "task",
+    "asks_first",
     "crate",
 ];
 
@@ -93,6 +94,9 @@ pub(crate) struct ToolAttr {
     pub(crate) scope: Option<Keyword>,
     pub(crate) tier: Option<Keyword>,
     pub(crate) always: bool,
+    /// `asks_first`: the call asks its client in rounds before it becomes a
+    /// task; the flag's span.
+    pub(crate) asks_first: Option<Span>,
     pub(crate) description: Option<LitStr>,
     pub(crate) group: Option<LitStr>,
     pub(crate) aliases: Vec<LitStr>,
@@ -203,6 +207,11 @@ impl ToolAttr {
                     Meta::Path(_) => attr.always = true,
                     Meta::NameValue(pair) => errors.error(&pair.value, ALWAYS_IS_A_FLAG),
                     Meta::List(list) => errors.error(&list.tokens, ALWAYS_IS_A_FLAG),
+                },
+                "asks_first" => match &meta {
+                    Meta::Path(path) => attr.asks_first = Some(path.span()),
+                    Meta::NameValue(pair) => errors.error(&pair.value, ASKS_FIRST_IS_A_FLAG),
+                    Meta::List(list) => errors.error(&list.tokens, ASKS_FIRST_IS_A_FLAG),
                 },
                 "preview" => match &meta {
                     Meta::NameValue(pair) => match &pair.value {
@@ -486,6 +495,7 @@ fn is_plain_string(literal: &proc_macro2::Literal) -> bool {
     text.len() >= 2 && text.starts_with('"') && text.ends_with('"')
 }
 
+const ASKS_FIRST_IS_A_FLAG: &str = "`asks_first` is a flag and takes no value; write `asks_first` alone, or leave it out for a task that starts at once";
 const ALWAYS_IS_A_FLAG: &str = "`always` is a flag and takes no value; write `always` alone, or leave it out for a routed tool";
 
 /// `#[tool(default = EXPR)]` and `#[ctx]` on one parameter.

@@ -672,6 +672,7 @@ mod tests {
             tier: Tier::Auto,
             task: crate::declaration::TaskSupport::Forbidden,
             always: false,
+            asks_first: false,
             group: None,
             aliases: &[],
             guidance: None,

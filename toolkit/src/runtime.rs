@@ -442,6 +442,7 @@ fn intern(definition: Definition<'_>) -> Result<&'static Tool, RuntimeToolError>
         tier: definition.tier,
         task: crate::declaration::TaskSupport::default_for(definition.tier),
         always: false,
+        asks_first: false,
         group: definition.group.map(leak),
         aliases: &[],
         guidance: None,

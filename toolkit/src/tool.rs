@@ -64,6 +64,10 @@ pub struct Tool {
     pub tier: Tier,
     /// Whether a call may run as a task (`task = optional` / `required`).
     pub task: crate::declaration::TaskSupport,
+    /// The call asks its client first and becomes a task once every question
+    /// is answered (`#[tool(task = required, asks_first)]`): see
+    /// `toolkit::mcp::Ask::ready` (feature `mcp`).
+    pub asks_first: bool,
     /// Sent on every request (`true`) or routed, sent only when selected (`false`).
     pub always: bool,
     /// The family of tools it belongs to (`group = "tasks"`).

@@ -92,6 +92,7 @@ pub(super) fn expand(
     };
     let tier = format_ident!("{}", tier.variant);
     let always = attr.always;
+    let asks_first = attr.asks_first.is_some();
     let optional = |value: &Option<LitStr>| match value {
         Some(text) => quote!(::core::option::Option::Some(#text)),
         None => quote!(::core::option::Option::None),
@@ -207,6 +208,7 @@ pub(super) fn expand(
                 tier: #private::Tier::#tier,
                 task: #task,
                 always: #always,
+                asks_first: #asks_first,
                 group: #group,
                 aliases: &[#(#aliases),*],
                 guidance: #guidance,

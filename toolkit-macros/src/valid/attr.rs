@@ -127,11 +127,28 @@ fn check_length(text: &str, source: impl ToTokens, errors: &mut Ctxt) {
     }
 }
 
-/// `preview` belongs to `confirm` tools, and their `confirmed` argument to toolkit.
+/// `preview` belongs to `confirm` tools, their `confirmed` argument to toolkit,
+/// and `asks_first` to tools that may be tasks.
 pub(crate) fn check_confirm(attr: &ToolAttr, func: &ToolFn, errors: &mut Ctxt) {
     let Some(tier) = attr.tier else {
         return;
     };
+    // `asks_first` says when a task begins: a tool that is never a task, or an
+    // `approve` tool (a task once a person is asked), has none to begin.
+    if let Some(span) = attr.asks_first {
+        let task = attr.task.map(|(task, _)| task.word);
+        if tier.word == "approve" {
+            errors.at(
+                span,
+                "an `approve` tool cannot ask first: its call becomes a task when a person is asked to approve it; remove `asks_first`, or make the tool `tier = auto`",
+            );
+        } else if !matches!(task, Some("optional" | "required")) {
+            errors.at(
+                span,
+                "`asks_first` says when a call becomes a task, and this tool is never one; add `task = required` (or `task = optional`), or remove `asks_first`",
+            );
+        }
+    }
     if tier.word == "confirm" {
         for param in func.model_params() {
             if param.model_name() == CONFIRMED {

@@ -59,6 +59,17 @@
 //!   waits on. A run taken over after its replica died runs the tool again from
 //!   the top, and finds the answers given before. An answer that does not fit
 //!   completes the task with the tool's error.
+//! - **Questions first, then a task** (`#[tool(task = required, asks_first)]`
+//!   or `task = optional, asks_first`, a 2026-07-28 client that declared the
+//!   Tasks extension): the call is asked in input-required rounds, as above,
+//!   until the tool calls [`Ask::ready`] with every question answered; that
+//!   round's answer is the task's handle (`resultType: "task"`, no
+//!   `requestState`). The task keeps the answers gathered as its answered
+//!   questions and runs the tool again from the top, where they are answered at
+//!   once and `ready` returns `Ok(())`. The server must know before the first
+//!   round that a call asks first (else a task would start at once, or every
+//!   task tool would run in its request until it says so): hence the
+//!   declaration on the tool, and `ready` to mark where in it the work begins.
 //! - Stateless HTTP of an earlier revision carries no answer back: a request
 //!   fails with the tool's error, and `can_*` say `false`.
 //!
@@ -198,8 +209,12 @@ pub(crate) enum Refusal {
 enum Mode {
     /// Sent in the call over the session (2025-11-25).
     Session(McpRequest),
-    /// Answered in rounds (2026-07-28): the answers this run has.
-    Rounds { answers: BTreeMap<String, Value> },
+    /// Answered in rounds (2026-07-28): the answers this run has, and whether
+    /// the call becomes a task once the tool is [ready](Ask::ready).
+    Rounds {
+        answers: BTreeMap<String, Value>,
+        then_task: bool,
+    },
     /// Answered through the store, while a task's run waits
     /// ([`TaskQuestions`]).
     Task(Arc<TaskQuestions>),
@@ -274,6 +289,12 @@ pub(crate) struct Round {
     pub(crate) used: BTreeMap<String, Value>,
     /// Why the call fails, if it does.
     pub(crate) refused: Option<Refusal>,
+    /// The answered requests of a call that becomes a task: the tool said it
+    /// is [ready](Ask::ready), every request answered. By key: the request and
+    /// its answer, for the task's store.
+    pub(crate) ready: Option<BTreeMap<String, (Value, Value)>>,
+    /// The requests this run had answers for, by key.
+    answered: BTreeMap<String, Value>,
 }
 
 /// The client of an MCP call, asked for input mid-call: a `#[ctx] ask: Ask`
@@ -298,9 +319,15 @@ impl Ask {
         Self::with(Mode::Session(request), declared)
     }
 
-    /// An `Ask` answered in rounds, with the answers the retry brought.
-    pub(crate) fn rounds(answers: BTreeMap<String, Value>, declared: Declared) -> Self {
-        Self::with(Mode::Rounds { answers }, declared)
+    /// An `Ask` answered in rounds, with the answers the retry brought; with
+    /// `then_task`, the call becomes a task once the tool is
+    /// [ready](Ask::ready).
+    pub(crate) fn rounds(
+        answers: BTreeMap<String, Value>,
+        then_task: bool,
+        declared: Declared,
+    ) -> Self {
+        Self::with(Mode::Rounds { answers, then_task }, declared)
     }
 
     /// An `Ask` of a task's run, answered through the store.
@@ -449,6 +476,81 @@ impl Ask {
         }
     }
 
+    /// Says that the tool's questions end here and its work begins: in a call
+    /// of an `asks_first` tool (`#[tool(task = required, asks_first)]`) from a
+    /// client that takes tasks, the call is asked in rounds (2026-07-28
+    /// input-required results) until every question before this point has its
+    /// answer, and then becomes a task: the client gets the task's handle, and
+    /// the task runs the tool again from the top, its questions answered at
+    /// once with the answers gathered, and this returns `Ok(())` there.
+    ///
+    /// Everywhere else (a tool not declared `asks_first`, a client that takes
+    /// no tasks, a session of an earlier revision, a task's own run) this
+    /// returns `Ok(())` at once: the rest of the call runs where it is.
+    ///
+    /// # Errors
+    ///
+    /// Where the call becomes a task, an error that ends this run of the tool
+    /// (the server answers with the task, or with the next round of questions
+    /// if one is still unanswered): pass it on with `?`, and do the work after.
+    ///
+    /// ```
+    /// use toolkit::mcp::{Ask, Elicitation};
+    /// use toolkit::{ToolError, tool};
+    ///
+    /// /// Who to greet.
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Name {
+    ///     /// The user's name.
+    ///     name: String,
+    /// }
+    ///
+    /// /// Creates a long greeting for the user, as a task.
+    /// #[tool(scope = shared, tier = auto, task = required, asks_first)]
+    /// async fn create_greeting(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    ///     let name = match ask.elicit::<Name>("user_name", "Your name?").await? {
+    ///         Elicitation::Accept(Name { name }) => name,
+    ///         _ => return Ok("no name, no greeting".to_owned()),
+    ///     };
+    ///     ask.ready()?; // the questions end here: the rest runs as a task
+    ///     Ok(format!("Hello, {name}!"))
+    /// }
+    /// # fn main() {}
+    /// ```
+    pub fn ready(&self) -> Result<(), ToolError> {
+        let Mode::Rounds {
+            then_task: true, ..
+        } = &self.inner.mode
+        else {
+            return Ok(());
+        };
+        let mut round = self.round();
+        if !round.asked.is_empty() || round.refused.is_some() {
+            return Err(ToolError::failed(
+                "the call waits for the client's answers before it becomes a task",
+            ));
+        }
+        let mut gathered = BTreeMap::new();
+        for (key, answer) in &round.used {
+            if let Some(request) = round.answered.get(key) {
+                gathered.insert(key.clone(), (request.clone(), answer.clone()));
+            }
+        }
+        round.ready = Some(gathered);
+        Err(ToolError::failed("the call continues as a task"))
+    }
+
+    /// The answered requests, if the tool said it is [ready](Ask::ready) to
+    /// become a task (taken).
+    pub(crate) fn take_ready(&self) -> Option<BTreeMap<String, (Value, Value)>> {
+        self.round().ready.take()
+    }
+
+    /// Whether the tool said it is [ready](Ask::ready) to become a task.
+    pub(crate) fn is_ready(&self) -> bool {
+        self.round().ready.is_some()
+    }
+
     /// Makes the request `key`: checks it, then answers it from this run's
     /// answers, records it for the round, or readies it to be sent.
     fn request(
@@ -481,8 +583,11 @@ impl Ask {
                     send,
                 })));
             }
-            Mode::Rounds { answers } => {
+            Mode::Rounds { answers, .. } => {
                 if let Some(answer) = answers.get(key) {
+                    if let Ok(request) = serde_json::to_value(&request) {
+                        self.round().answered.insert(key.to_owned(), request);
+                    }
                     return Ok(Step::Answered(answer.clone()));
                 }
             }

@@ -259,6 +259,7 @@ impl McpServer {
         grant: &mut Grant,
         context: &RequestContext<RoleServer>,
         answers: BTreeMap<String, serde_json::Value>,
+        then_task: bool,
     ) {
         let can_ask = self.inner.server_requests && !is_stateless_revision(context);
         if let Some(token) = context.meta.get_progress_token() {
@@ -288,7 +289,7 @@ impl McpServer {
         let declared = Declared::of(context.client_capabilities().as_ref());
         let ask = if is_stateless_revision(context) {
             if self.inner.request_state.is_some() {
-                Ask::rounds(answers, declared)
+                Ask::rounds(answers, then_task, declared)
             } else {
                 Ask::closed(
                     "this server can't ask the client for input: it seals no requestState \
@@ -502,11 +503,20 @@ impl McpServer {
         else {
             return TaskMode::Inline;
         };
+        let declared = declares_tasks(context);
+        let keeps_tasks = self.inner.request_state.is_some() && grant.tools().approvals().is_some();
+        // Asked in rounds first, its retries too; a task once it is ready.
+        if tool.asks_first
+            && tool.task.allows_task()
+            && tool.tier != crate::declaration::Tier::Approve
+            && declared
+            && keeps_tasks
+        {
+            return TaskMode::AsksFirst;
+        }
         if request.request_state.is_some() {
             return TaskMode::Inline;
         }
-        let declared = declares_tasks(context);
-        let keeps_tasks = self.inner.request_state.is_some() && grant.tools().approvals().is_some();
         match tool.task {
             // Never run in the request: the tool said it cannot be. Telling the
             // client to declare the extension would not help either.
@@ -528,6 +538,7 @@ impl McpServer {
         grant: Grant,
         request: &CallToolRequestParams,
         declared: Declared,
+        gathered: BTreeMap<String, (serde_json::Value, serde_json::Value)>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = match &request.arguments {
             Some(arguments) => serde_json::to_string(arguments)
@@ -549,6 +560,7 @@ impl McpServer {
                 None,
             ));
         };
+        check_gathered(&gathered)?;
         let record = match approvals
             .create_task(principal, grant.tools().label(), tool.name, &arguments)
             .await
@@ -567,6 +579,23 @@ impl McpServer {
                 return Err(ErrorData::internal_error(error.to_string(), None));
             }
         };
+        // The answers the rounds before gathered, kept with the task as its
+        // tool's answered questions: its run (here, or on the replica that
+        // takes it over) finds them.
+        for (key, (asked, answer)) in &gathered {
+            let kept = match approvals.ask_task(&record, key, asked).await {
+                Ok(()) => approvals
+                    .answer_task(&record, key, answer)
+                    .await
+                    .map(|_| ())
+                    .map_err(|error| error.to_string()),
+                Err(error) => Err(error.to_string()),
+            };
+            if let Err(error) = kept {
+                tracing::warn!(task = %record.id, %error, "a gathered answer could not be kept");
+                return Err(ErrorData::internal_error(error, None));
+            }
+        }
         let created = super::task::created_run(&record);
         tracing::Span::current().record("outcome", "task");
         super::task::run_in_background(grant, record, declared, true);
@@ -733,6 +762,10 @@ impl McpServer {
         let Some(ask) = grant.context().get::<Ask>() else {
             return Ok(None);
         };
+        if ask.is_ready() {
+            // The call becomes a task ([`McpServer::run_call`]).
+            return Ok(None);
+        }
         let round = ask.take_round();
         match round.refused {
             Some(Refusal::Missing(capability)) => {
@@ -808,6 +841,38 @@ impl McpServer {
     }
 }
 
+/// Refuses (`-32602`) answers gathered in rounds that a task could not keep
+/// as its answered questions, before the task is made: more than
+/// [`MAX_TASK_REQUESTS`](crate::approval::MAX_TASK_REQUESTS), or one larger
+/// than [`MAX_TASK_ANSWER_BYTES`](crate::approval::MAX_TASK_ANSWER_BYTES).
+fn check_gathered(
+    gathered: &BTreeMap<String, (serde_json::Value, serde_json::Value)>,
+) -> Result<(), ErrorData> {
+    if gathered.len() > crate::approval::MAX_TASK_REQUESTS {
+        return Err(ErrorData::invalid_params(
+            format!(
+                "the tool gathered {} answers before its task; a task keeps at most {}",
+                gathered.len(),
+                crate::approval::MAX_TASK_REQUESTS
+            ),
+            None,
+        ));
+    }
+    for (key, (_, answer)) in gathered {
+        let bytes = answer.to_string().len();
+        if bytes > crate::approval::MAX_TASK_ANSWER_BYTES {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "the answer to `{key}` is {bytes} bytes; a task keeps at most {}",
+                    crate::approval::MAX_TASK_ANSWER_BYTES
+                ),
+                None,
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The earlier rounds of a call whose tool asked the client, sealed in its
 /// `requestState`: how many, and the answers the tool used.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -856,6 +921,9 @@ enum TaskMode {
     Inline,
     /// As a task, answered with its handle.
     Task,
+    /// In the request while the tool asks its client (input-required rounds),
+    /// then as a task once it is ready ([`Ask::ready`]): an `asks_first` tool.
+    AsksFirst,
     /// Not at all: the tool must be a task, and the client takes none (`-32021`).
     Refused,
     /// Not at all: the tool must be a task, and the caller's view keeps no
@@ -1034,12 +1102,17 @@ impl McpServer {
                 TaskMode::NoStore => return Err(no_task_store(&request.name)),
                 TaskMode::Task => {
                     let declared = Declared::of(context.client_capabilities().as_ref());
-                    return self.start_task(grant, &request, declared).await;
+                    return self
+                        .start_task(grant, &request, declared, BTreeMap::new())
+                        .await;
+                }
+                TaskMode::AsksFirst => {
+                    return self.ask_then_task(grant, &request, &context).await;
                 }
             }
             let resumed = self.open_asked(&grant, &request, &context);
             let answers = answers_of(resumed.as_ref(), &request);
-            self.equip(&mut grant, &context, answers);
+            self.equip(&mut grant, &context, answers, false);
             let started = timed.then(Instant::now);
             let mut work =
                 std::pin::pin!(self.dispatch(&grant, &request, &context, resumed.as_ref()));
@@ -1060,6 +1133,39 @@ impl McpServer {
         }
         .instrument(span)
         .await
+    }
+
+    /// A call of an `asks_first` tool from a client that takes tasks: run in
+    /// the request, answered with its input-required rounds while the tool
+    /// asks; once the tool is ready ([`Ask::ready`]) with every answer, the
+    /// call becomes a task that keeps the answers gathered, and its handle is
+    /// the answer. A tool that ends before it is ready answers as it ended.
+    async fn ask_then_task(
+        &self,
+        mut grant: Grant,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let resumed = self.open_asked(&grant, request, context);
+        let answers = answers_of(resumed.as_ref(), request);
+        self.equip(&mut grant, context, answers, true);
+        let answer = self
+            .run_cancellable(
+                std::pin::pin!(self.dispatch(&grant, request, context, resumed.as_ref())),
+                context,
+            )
+            .await;
+        let ready = grant.context().get::<Ask>().and_then(Ask::take_ready);
+        match ready {
+            Some(gathered) => {
+                // The task's grant, as a call that is a task at once has it:
+                // nothing of this request's (its `Ask`, progress, peer).
+                let (grant, _) = self.grant(context)?;
+                let declared = Declared::of(context.client_capabilities().as_ref());
+                self.start_task(grant, request, declared, gathered).await
+            }
+            None => answer,
+        }
     }
 
     /// Finishes a call that did not finish at its first poll, unless the client

@@ -531,7 +531,11 @@ pub(super) fn run_in_background(
         };
         let arguments = record.arguments.to_string();
         let call = || async {
-            let call = std::pin::pin!(grant.tools().call(&record.tool, &arguments, grant.context()));
+            let call = std::pin::pin!(grant.tools().call(
+                &record.tool,
+                &arguments,
+                grant.context()
+            ));
             let relay = std::pin::pin!(relay(approvals, &record, &questions));
             match futures_util::future::select(call, relay).await {
                 futures_util::future::Either::Left((response, _)) => response,

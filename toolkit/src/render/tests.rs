@@ -23,6 +23,7 @@ const TOOL: Tool = Tool {
     tier: Tier::Confirm,
     task: crate::declaration::TaskSupport::Forbidden,
     always: false,
+    asks_first: false,
     group: None,
     aliases: &[],
     guidance: None,

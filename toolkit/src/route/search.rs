@@ -284,6 +284,7 @@ pub const fn search_tool(name: &'static str) -> Tool {
         tier: Tier::Auto,
         task: crate::declaration::TaskSupport::Forbidden,
         always: true,
+        asks_first: false,
         group: Some("tools"),
         aliases: &[],
         guidance: None,

@@ -381,6 +381,7 @@ fn confirm_tool(name: &'static str, description: &'static str) -> crate::tool::T
         tier: crate::declaration::Tier::Confirm,
         task: crate::declaration::TaskSupport::Forbidden,
         always: false,
+        asks_first: false,
         group: None,
         tags: &[],
         examples: &[],

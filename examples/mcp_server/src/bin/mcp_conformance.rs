@@ -474,6 +474,19 @@ async fn confirm_delete(
     })
 }
 
+/// Asks the user's name in the request (input-required rounds), then greets
+/// them as a task: its questions end at `ask.ready()`.
+#[tool(scope = shared, tier = auto, task = required, asks_first, group = "conformance")]
+async fn test_tool_with_task(#[ctx] ask: Ask) -> Result<String, ToolError> {
+    let name = ask
+        .elicit::<Name>("user_name", "What is your name?")
+        .await?
+        .accepted()
+        .map_or_else(|| "stranger".to_owned(), |name| name.name);
+    ask.ready()?;
+    Ok(format!("Hello, {name}! (from a task)"))
+}
+
 /// Asks two questions at once: as a task, both wait until each is answered.
 #[tool(scope = shared, tier = auto, task = optional, group = "conformance")]
 async fn multi_input(#[ctx] ask: Ask) -> Result<String, ToolError> {

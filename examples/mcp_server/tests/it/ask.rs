@@ -725,3 +725,85 @@ async fn a_task_waits_until_every_question_is_answered() {
         json!([{"type": "text", "text": "name=partial-1, confirmed=true"}])
     );
 }
+
+/// An `asks_first` tool (`test_tool_with_task`, `task = required`): round 1
+/// asks in the request (no task yet); the retry with the answer becomes a task
+/// (no `requestState`, no `inputRequests` on its handle), which runs the tool
+/// again with the gathered answer, asks nothing more, and completes with it.
+#[tokio::test]
+async fn an_asks_first_tool_asks_in_rounds_then_becomes_a_task() {
+    let server = serve(None);
+    let (status, asked) = call(
+        &server.1,
+        "test_tool_with_task",
+        json!({}),
+        tasks_and_forms(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (result, state) = result_and_state(&asked);
+    assert_eq!(
+        result,
+        json!({
+            "resultType": "input_required",
+            "inputRequests": {"user_name": name_form("What is your name?", "name")},
+        })
+    );
+    let state = state.expect("a sealed requestState");
+    let (_, created) = call(
+        &server.1,
+        "test_tool_with_task",
+        json!({"inputResponses": {"user_name": accept(json!({"name": "Alice"}))}, "requestState": state}),
+        tasks_and_forms(),
+    )
+    .await;
+    let mut handle = created["result"].clone();
+    let id = handle["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task handle: {created}"))
+        .to_owned();
+    for key in ["createdAt", "lastUpdatedAt", "ttlMs"] {
+        handle.as_object_mut().unwrap().remove(key);
+    }
+    assert_eq!(
+        handle,
+        json!({
+            "resultType": "task",
+            "taskId": id,
+            "status": "working",
+            "statusMessage": "`test_tool_with_task` starts now",
+            "pollIntervalMs": 1000,
+        })
+    );
+    let done = until(&server.1, &id, |task| task["status"] == "completed").await;
+    assert_eq!(
+        done,
+        json!({
+            "resultType": "complete",
+            "taskId": id,
+            "status": "completed",
+            "statusMessage": "`test_tool_with_task` ran",
+            "pollIntervalMs": 1000,
+            "result": text("Hello, Alice! (from a task)"),
+        })
+    );
+}
+
+/// An `asks_first` tool that requires a task, called by a client that takes
+/// none: `-32021` before anything is asked, as for any `task = required` tool.
+#[tokio::test]
+async fn an_asks_first_tool_is_refused_to_a_client_without_tasks() {
+    let server = serve(None);
+    let (_, refused) = call(
+        &server.1,
+        "test_tool_with_task",
+        json!({}),
+        json!({"elicitation": {}}),
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert_eq!(
+        refused["error"]["data"],
+        json!({"requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}})
+    );
+}
