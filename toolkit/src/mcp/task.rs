@@ -650,7 +650,7 @@ pub async fn run_tasks<'r, V, F>(
 ) -> Result<crate::approval::TaskPass, crate::approval::ApprovalError>
 where
     V: crate::approval::ApprovalView<'r>,
-    F: FnMut(&TaskRecord) -> Result<(V, crate::Context), String>,
+    F: FnMut(&TaskRecord) -> Result<(V, crate::context::Context), String>,
 {
     use futures_util::StreamExt as _;
     type Relay<'a> = std::pin::Pin<Box<dyn Future<Output = std::convert::Infallible> + Send + 'a>>;
@@ -664,8 +664,7 @@ where
             super::ask::Declared::ALL,
         ));
         let record = record.clone();
-        let relay: Relay<'_> =
-            Box::pin(async move { relay(approvals, &record, &questions).await });
+        let relay: Relay<'_> = Box::pin(async move { relay(approvals, &record, &questions).await });
         relays
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
