@@ -725,22 +725,7 @@ impl Approvals {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Response>,
     {
-        if self
-            .verify(&record_payload(record), &record.signature)
-            .is_err()
-        {
-            tracing::warn!(task = %record.id, "a task record's signature does not verify; not run");
-            return None;
-        }
-        let key = task_key(&record.principal, &record.id, "run");
-        let now = self
-            .store_now()
-            .await
-            .map_err(|error| tracing::warn!(%error, "a task could not be claimed"))
-            .ok()?;
-        if now > record.expires_at {
-            return None;
-        }
+        let (key, now) = self.runnable(record).await?;
         let keep = record.expires_at.saturating_add(CLOCK_SKEW_SECONDS);
         let claimed = self
             .store
@@ -764,22 +749,7 @@ impl Approvals {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Response>,
     {
-        if self
-            .verify(&record_payload(record), &record.signature)
-            .is_err()
-        {
-            tracing::warn!(task = %record.id, "a task record's signature does not verify; not run");
-            return None;
-        }
-        let key = task_key(&record.principal, &record.id, "run");
-        let now = self
-            .store_now()
-            .await
-            .map_err(|error| tracing::warn!(%error, "a task's run could not start"))
-            .ok()?;
-        if now > record.expires_at {
-            return None;
-        }
+        let (key, now) = self.runnable(record).await?;
         // Fenced: renewing attempt 1 fails once a later attempt took it over.
         let held = self
             .store
@@ -791,6 +761,25 @@ impl Approvals {
             return None;
         }
         self.run_attempt(record, &key, 1, call).await
+    }
+
+    /// The run key of the task `record` and the store's time, when it may run
+    /// now: its signature verifies, the store's clock answers and it has not
+    /// expired. `None` (with a warning for the first two) otherwise.
+    async fn runnable(&self, record: &TaskRecord) -> Option<(String, u64)> {
+        if self
+            .verify(&record_payload(record), &record.signature)
+            .is_err()
+        {
+            tracing::warn!(task = %record.id, "a task record's signature does not verify; not run");
+            return None;
+        }
+        let now = self
+            .store_now()
+            .await
+            .map_err(|error| tracing::warn!(%error, "a task's run could not start"))
+            .ok()?;
+        (now <= record.expires_at).then(|| (task_key(&record.principal, &record.id, "run"), now))
     }
 
     /// Runs `attempt` of the task `record`, whose run `key` it holds: see

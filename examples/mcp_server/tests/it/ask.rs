@@ -540,23 +540,23 @@ async fn update(url: &str, id: &str, responses: Value) -> Value {
     response
 }
 
-/// A task's tool asks mid-run: the task is `input_required` with the question
-/// on any replica; its first replica dies; the answer given to the second is
-/// kept in the store; the second takes the run over once its lease ends, and
-/// its tool, asking again from the top, finds the answer and completes.
-#[tokio::test]
-async fn a_task_asks_its_client_and_another_replica_resumes_it_with_the_answer() {
-    let database = std::env::temp_dir().join(format!(
-        "toolkit-ask-{}-{}.sqlite",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    ));
-    let database = database.to_str().unwrap().to_owned();
-    let env = [
-        ("MCP_CONFORMANCE_SQLITE", database.as_str()),
+/// A path for a new SQLite file in the temporary directory, named `prefix`,
+/// this process and the time.
+fn fresh_database(prefix: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let path = std::env::temp_dir().join(format!("{prefix}-{}-{nanos}.sqlite", std::process::id()));
+    path.to_str().unwrap().to_owned()
+}
+
+/// A replica of a two-replica fleet of the conformance server: tasks in the
+/// SQLite file `database`, shared keys, a 2 s run lease and, with
+/// `pass_every` seconds, the runner pass.
+fn replica(database: &str, pass_every: Option<&str>) -> Server {
+    let mut env = vec![
+        ("MCP_CONFORMANCE_SQLITE", database),
         (
             "MCP_CONFORMANCE_APPROVAL_KEY",
             "an-ask-test-approval-key-of-32-bytes-or-more",
@@ -567,8 +567,18 @@ async fn a_task_asks_its_client_and_another_replica_resumes_it_with_the_answer()
         ),
         ("MCP_CONFORMANCE_RUN_LEASE_SECS", "2"),
     ];
-    let first = serve_with(&env);
-    let second = serve_with(&env);
+    env.extend(pass_every.map(|seconds| ("MCP_CONFORMANCE_TASK_PASS_SECS", seconds)));
+    serve_with(&env)
+}
+
+/// A task's tool asks mid-run: the task is `input_required` with the question
+/// on any replica; its first replica dies; the answer given to the second is
+/// kept in the store; the second takes the run over once its lease ends, and
+/// its tool, asking again from the top, finds the answer and completes.
+#[tokio::test]
+async fn a_task_asks_its_client_and_another_replica_resumes_it_with_the_answer() {
+    let database = fresh_database("toolkit-ask");
+    let (first, second) = (replica(&database, None), replica(&database, None));
     let (_, created) = call(
         &first.1,
         "confirm_delete",
@@ -627,30 +637,8 @@ async fn a_task_asks_its_client_and_another_replica_resumes_it_with_the_answer()
 /// pass's runs, the tool ends in an error; without the pass, it is not over.
 #[tokio::test]
 async fn the_runner_pass_resumes_a_task_that_asked_and_its_tool_asks_again() {
-    let database = std::env::temp_dir().join(format!(
-        "toolkit-ask-pass-{}-{}.sqlite",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    ));
-    let database = database.to_str().unwrap().to_owned();
-    let env = [
-        ("MCP_CONFORMANCE_SQLITE", database.as_str()),
-        (
-            "MCP_CONFORMANCE_APPROVAL_KEY",
-            "an-ask-test-approval-key-of-32-bytes-or-more",
-        ),
-        (
-            "MCP_CONFORMANCE_STATE_KEY",
-            "an-ask-test-request-state-key-of-32-bytes-or-more",
-        ),
-        ("MCP_CONFORMANCE_RUN_LEASE_SECS", "2"),
-        ("MCP_CONFORMANCE_TASK_PASS_SECS", "1"),
-    ];
-    let first = serve_with(&env);
-    let second = serve_with(&env);
+    let database = fresh_database("toolkit-ask-pass");
+    let (first, second) = (replica(&database, Some("1")), replica(&database, Some("1")));
     let (_, created) = call(
         &first.1,
         "confirm_delete",
