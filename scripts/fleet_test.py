@@ -451,7 +451,9 @@ async def resume_all(base, states, copies=3, clients=8, during=None, slowest=Non
 class LedgerLock:
     """Holds the transfers table locked, so every run of the tool waits inside
     the tool (claimed, not complete): the moment a kill or a restart cuts runs
-    mid-way, for sure."""
+    mid-way, for sure. Used as `with LedgerLock() as lock:`, it is released when
+    the block ends, raised or not: a lock left held would stall every later
+    check's ledger writes, one failure turning into many."""
 
     def __init__(self):
         self.session = subprocess.Popen(
@@ -460,6 +462,12 @@ class LedgerLock:
         )
         self.session.stdin.write("BEGIN; LOCK TABLE mcp_server_transfers IN EXCLUSIVE MODE;\n")
         self.session.stdin.flush()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.release()
 
     @staticmethod
     def waiting(replica=None):
@@ -470,19 +478,31 @@ class LedgerLock:
             f"AND query LIKE 'INSERT INTO mcp_server_transfers%' {name}"
         ))
 
-    async def until_waiting(self, replica, total):
+    async def until_waiting(self, replicas, total):
         """Waits until `total` runs wait (or LOCK_SECONDS pass), at least one of
-        them on `replica`; returns how many wait there."""
+        them on one of `replicas` (any replica if None); returns the replica with
+        the most runs waiting and how many wait there (None and the total when
+        `replicas` is None).
+
+        The balancer decides where each run goes, and on a loaded machine its
+        health check may take a slow replica out for a while: a check that needs
+        runs cut on one replica takes the replica that has them."""
         deadline = time.monotonic() + LOCK_SECONDS
         while True:
-            on_replica = self.waiting(replica) if replica else self.waiting()
+            if replicas:
+                counts = [(self.waiting(replica), replica) for replica in replicas]
+                on_replica, replica = max(counts, key=lambda count: count[0])
+            else:
+                on_replica, replica = self.waiting(), None
             if on_replica >= 1 and (self.waiting() >= total or time.monotonic() > deadline):
-                return on_replica
+                return replica, on_replica
             if time.monotonic() > deadline + LOCK_SECONDS:
-                raise AssertionError(f"runs waiting: {on_replica} there, {self.waiting()} in all")
+                raise AssertionError(f"runs waiting: {on_replica} on one replica, {self.waiting()} in all")
             await asyncio.sleep(0.05)
 
     def release(self):
+        if self.session.stdin.closed:
+            return
         try:
             self.session.stdin.write("COMMIT;\n")
             self.session.stdin.close()
@@ -637,11 +657,18 @@ async def bench(lb, direct):
         assert out.returncode == 0, out.stderr
 
 
-async def check(name, body):
+async def check(name, body, replicas=()):
+    """Runs one check and records its result. After a failure, every replica
+    of `replicas` is thawed and a dead one started again, so that one check's
+    failure half-way (a replica left frozen or killed) fails no later check."""
     started = time.monotonic()
     try:
         await body()
     except Exception as error:  # noqa: BLE001 - every failure is reported
+        for replica in replicas:
+            replica.thaw()
+            if replica.process.poll() is not None:
+                replica.start()
         while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
             error = error.exceptions[0]
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
@@ -718,43 +745,49 @@ async def fleet(replicas, balancer):
 
     async def a_replica_killed_mid_run_loses_nothing_and_runs_nothing_twice():
         states = await ask_all(lb, [f"kill-{i}" for i in range(120)])
-        cut, takeover = [], []
+        cut, takeover, victim = [], [], []
 
-        async def kill_r2(done, total):
+        async def kill_one(done, total):
             while done[0] < total // 4:
                 await asyncio.sleep(0.01)
-            lock = LedgerLock()
-            # Every client's run waits inside the tool, some of them on r2.
-            cut.append(await lock.until_waiting(r2, 8))
-            r2.kill()
-            killed = time.monotonic()
-            lock.release()
-            # The takeover time: from the kill until every run cut on r2 ran
+            with LedgerLock() as lock:
+                # Every client's run waits inside the tool, some of them on the
+                # replica killed.
+                replica, waiting = await lock.until_waiting(replicas, 8)
+                victim.append(replica)
+                cut.append(waiting)
+                replica.kill()
+                killed = time.monotonic()
+            # The takeover time: from the kill until every run cut on it ran
             # elsewhere (the lease, then a caller's retry or a runner's pass).
             over = "SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'kill-%' AND (attempt > 1 OR attempts > 1)"
             while int(psql(over)) < cut[0] and time.monotonic() - killed < 30:
                 await asyncio.sleep(0.1)
             takeover.append(time.monotonic() - killed)
-            print(f"  kill -9: the runs cut on r2 ran elsewhere {takeover[0]:.1f} s after the kill "
+            print(f"  kill -9: the runs cut on {victim[0].name} ran elsewhere {takeover[0]:.1f} s after the kill "
                   f"(lease {LEASE_SECONDS} s)", flush=True)
 
-        outcomes, retries = await resume_all(lb, states, during=kill_r2)
+        try:
+            outcomes, retries = await resume_all(lb, states, during=kill_one)
+        finally:
+            for replica in victim:
+                replica.start()
         reruns = assert_once("kill-", states, outcomes, reruns_allowed=8)
-        # The runs r2 had claimed and not completed ran again elsewhere, after the
+        # The runs the killed replica had claimed and not completed ran again elsewhere, after the
         # lease (attempt 2). A cut run's INSERT may still commit after the kill (its
         # database session outlives the process): then the row counts 2 attempts.
         taken_over = int(psql(
             "SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'kill-%' AND (attempt > 1 OR attempts > 1)"
         ))
-        assert taken_over == cut[0], f"{cut[0]} runs cut on r2, {taken_over} taken over: " + psql(
+        name = victim[0].name
+        assert taken_over == cut[0], f"{cut[0]} runs cut on {name}, {taken_over} taken over: " + psql(
             "SELECT string_agg(reference || ' ' || replica || ' ' || attempt || ' ' || attempts, ', ') "
-            "FROM mcp_server_transfers WHERE reference LIKE 'kill-%' AND (attempt > 1 OR attempts > 1 OR replica = 'r2')"
+            f"FROM mcp_server_transfers WHERE reference LIKE 'kill-%' AND (attempt > 1 OR attempts > 1 OR replica = '{name}')"
         ) + f" retries: {retries}"
         cut_off = [r for r in retries if "another request is running it now" not in r]
         assert len(cut_off) >= cut[0], f"the callers of the {cut[0]} cut runs saw {cut_off}"
         print(f"  kill -9: {cut[0]} runs cut mid-way, {taken_over} taken over after the lease, "
               f"{reruns} re-runs reached the tool; callers saw e.g. {cut_off[:1]}", flush=True)
-        r2.start()
 
     async def a_postgresql_restart_mid_run_loses_nothing_and_runs_nothing_twice():
         states = await ask_all(lb, [f"restart-{i}" for i in range(120)])
@@ -762,11 +795,10 @@ async def fleet(replicas, balancer):
         async def restart_postgres(done, total):
             while done[0] < total // 4:
                 await asyncio.sleep(0.01)
-            lock = LedgerLock()
-            await lock.until_waiting(None, 8)
-            # Down for a second: runs that end then are recorded once it is back.
-            await asyncio.to_thread(subprocess.run, ["bash", POSTGRES_SH, "restart", PG_DIR, "1"], check=True)
-            lock.release()
+            with LedgerLock() as lock:
+                await lock.until_waiting(None, 8)
+                # Down for a second: runs that end then are recorded once it is back.
+                await asyncio.to_thread(subprocess.run, ["bash", POSTGRES_SH, "restart", PG_DIR, "1"], check=True)
 
         outcomes, retries = await resume_all(lb, states, during=restart_postgres)
         reruns = assert_once("restart-", states, outcomes, reruns_allowed=8)
@@ -837,18 +869,20 @@ async def fleet(replicas, balancer):
         states = await ask_all(lb, [f"frozen-{i}" for i in range(60)])
         frozen = []
         taken_over = {}
+        victim = []
 
-        async def freeze_r1(done, total):
+        async def freeze_one(done, total):
             while done[0] < total // 4:
                 await asyncio.sleep(0.01)
-            lock = LedgerLock()
-            # Runs wait inside the tool, some on r1; r1 stops there with its
-            # connections open, and the runs' writes reach the ledger meanwhile.
-            await lock.until_waiting(r1, 8)
-            r1.freeze()
-            lock.release()
+            with LedgerLock() as lock:
+                # Runs wait inside the tool, some on the replica frozen; it stops
+                # there with its connections open, and the runs' writes reach the
+                # ledger meanwhile.
+                replica, _ = await lock.until_waiting(replicas, 8)
+                victim.append(replica)
+                replica.freeze()
             # The runs whose claim stays open while every other replica's ended:
-            # r1's. (A claim's key is the SHA-256 of `[principal, call_id]`, the
+            # the frozen one's. (A claim's key is the SHA-256 of `[principal, call_id]`, the
             # principal as its parts: `{"iss":"local","sub":"internal"}` for the
             # key `local|internal`.)
             open_runs = (
@@ -862,10 +896,11 @@ async def fleet(replicas, balancer):
             first = set(psql(open_runs).split())
             await asyncio.sleep(1)
             frozen.extend(sorted(first & set(psql(open_runs).split())))
-            # Past the frozen runs' lease, their callers' retries reach r2, which
-            # takes each run over (attempt 2).
+            # Past the frozen runs' lease, their callers' retries reach another
+            # replica, which takes each run over (attempt 2).
             await asyncio.sleep(LEASE_SECONDS + 1)
-            async with client(r2.url) as mcp:
+            other = next(other for other in replicas if other is not replica)
+            async with client(other.url) as mcp:
                 await mcp.list_tools()
                 for reference in frozen:
                     outcome = await present(mcp, reference, states[reference])
@@ -873,23 +908,27 @@ async def fleet(replicas, balancer):
                         await asyncio.sleep(RETRY_PAUSE)
                         outcome = await present(mcp, reference, states[reference])
                     taken_over[reference] = outcome
-            # r1 wakes: its runs finish, and are fenced off.
-            r1.thaw()
+            # It wakes: its runs finish, and are fenced off.
+            replica.thaw()
 
-        outcomes, retries = await resume_all(lb, states, during=freeze_r1)
-        assert frozen, "no run was frozen on r1"
+        try:
+            outcomes, retries = await resume_all(lb, states, during=freeze_one)
+        finally:
+            for replica in victim:
+                replica.thaw()  # a no-op once thawed; after a failure, not left frozen
+        assert frozen, f"no run was frozen on {victim[0].name}"
         for reference, outcome in taken_over.items():
             outcomes[reference].append(outcome)
         reruns = assert_once("frozen-", states, outcomes, reruns_allowed=len(frozen))
         assert all(seen.count("ran") == 1 for seen in outcomes.values()), "one ran per approval"
-        # HAProxy's health check takes the frozen r1 out of rotation within
-        # seconds and cuts the requests it held; their callers retry on r2 and r3,
+        # HAProxy's health check takes the frozen replica out of rotation within
+        # seconds and cuts the requests it held; their callers retry on the others,
         # and past the lease one of those retries or this check's own presentation
         # takes the run over: whichever came second hears "used".
         assert all(taken_over[reference] in ("ran", "used") for reference in frozen), taken_over
         held = [reference for reference in frozen if "superseded" in outcomes[reference]]
-        assert not held, f"callers waited on the frozen r1 until it thawed: {held}"
-        # Each frozen run's one row is attempt 2's: r1's write, whether it reached
+        assert not held, f"callers waited on the frozen {victim[0].name} until it thawed: {held}"
+        # Each frozen run's one row is attempt 2's: the frozen write, whether it reached
         # the ledger before r2's or after, changed nothing of it.
         second = psql(
             "SELECT string_agg(reference || ' ' || attempt, ', ' ORDER BY reference) "
@@ -897,8 +936,8 @@ async def fleet(replicas, balancer):
         )
         expected = ", ".join(f"{reference} 2" for reference in sorted(frozen))
         assert second == expected, f"taken over: {second!r}, expected {expected!r}"
-        print(f"  SIGSTOP past the lease: {len(frozen)} runs frozen on r1, each taken over "
-              f"(attempt 2), their callers cut when r1 left the rotation; {reruns} re-runs reached "
+        print(f"  SIGSTOP past the lease: {len(frozen)} runs frozen on {victim[0].name}, each taken over "
+              f"(attempt 2), their callers cut when it left the rotation; {reruns} re-runs reached "
               f"the tool", flush=True)
 
     async def replicas_two_hours_apart_agree_on_every_approval():
@@ -1168,6 +1207,43 @@ async def fleet(replicas, balancer):
             f"(SELECT call_id FROM toolkit_pending_approvals WHERE arguments LIKE '{like}')"
         )
 
+    async def operator_approves(http, csrf, pendings, reference):
+        """The operator's "yes" in r1's inbox: (reference, status, body)."""
+        answer = await http.post(
+            f"{r1.url}/approvals/api/decide", headers={"x-csrf-token": csrf},
+            json={"pending": pendings[reference], "decision": "approve"},
+        )
+        return reference, answer.status_code, answer.json()
+
+    def who_was_first(approvals):
+        """{reference: "requester" | "operator"}: whose verdict the store kept,
+        read from the operator's answers (a 409 names the requester's "no")."""
+        first = {}
+        for reference, status, body in approvals:
+            if status == 409:
+                assert body["error"]["kind"] == "already_decided", body
+                assert body["error"]["message"].startswith(
+                    "another approver was first: the requester decided it (denied) at "), body
+                first[reference] = "requester"
+            else:
+                assert status == 200 and body["approval"]["verdict"] == "approved", (status, body)
+                first[reference] = "operator"
+        return first
+
+    async def every_inbox_reports_the_no(pending, first, declined, reference):
+        """Every replica's inbox JSON reports the requester's "no": as the verdict
+        when it came first, as the approved run's outcome when the operator's
+        "yes" did."""
+        for replica in (r1, r2, r3):
+            door = await inbox_decision(replica.url, pending)
+            if first == "requester":
+                assert door == ("denied", "the requester", None), (reference, replica.name, door)
+            else:
+                verdict, decided_by, run = door
+                assert (verdict, decided_by) == ("approved", "local|operator"), (reference, door)
+                assert run["done"] and run["outcome"] == {
+                    "status": "failed", "kind": "denied", "message": declined}, (reference, door)
+
     async def the_operators_yes_and_the_requesters_no_at_once_on_two_replicas_run_nothing():
         # The operator approves in r1's inbox and the requester declines on r2:
         # the requester first, the operator first, and eight calls both at once.
@@ -1186,11 +1262,7 @@ async def fleet(replicas, balancer):
             await requester.list_tools()
 
             async def approve(reference):
-                answer = await http.post(
-                    f"{r1.url}/approvals/api/decide", headers={"x-csrf-token": csrf},
-                    json={"pending": pendings[reference], "decision": "approve"},
-                )
-                return reference, answer.status_code, answer.json()
+                return await operator_approves(http, csrf, pendings, reference)
 
             async def decline(reference):
                 result = await requester.call_tool(
@@ -1206,16 +1278,7 @@ async def fleet(replicas, balancer):
             answers = await asyncio.gather(*(call(reference) for reference in at_once
                                              for call in (approve, decline)))
             approvals.extend(answer for answer in answers if answer is not None)
-        first = {}
-        for reference, status, body in approvals:
-            if status == 409:
-                assert body["error"]["kind"] == "already_decided", body
-                assert body["error"]["message"].startswith(
-                    "another approver was first: the requester decided it (denied) at "), body
-                first[reference] = "requester"
-            else:
-                assert status == 200 and body["approval"]["verdict"] == "approved", (status, body)
-                first[reference] = "operator"
+        first = who_was_first(approvals)
         assert (first["race-declined-first"], first["race-approved-first"]) == ("requester", "operator"), first
         # Past the runners' grace, and two passes of every replica's runner.
         age_decisions('%"race-%')
@@ -1234,15 +1297,7 @@ async def fleet(replicas, balancer):
                 else:
                     assert said == (True, f"the approval was refused: it ended without running: {declined}; "
                                           "an approved call runs once; nothing ran"), (reference, said)
-                for replica in (r1, r2, r3):
-                    door = await inbox_decision(replica.url, pendings[reference])
-                    if first[reference] == "requester":
-                        assert door == ("denied", "the requester", None), (reference, replica.name, door)
-                    else:
-                        verdict, decided_by, run = door
-                        assert (verdict, decided_by) == ("approved", "local|operator"), (reference, door)
-                        assert run["done"] and run["outcome"] == {
-                            "status": "failed", "kind": "denied", "message": declined}, (reference, door)
+                await every_inbox_reports_the_no(pendings[reference], first[reference], declined, reference)
         assert psql("SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'race-%'") == "0"
         print(f"  at once: the requester's no recorded first {sum(first[r] == 'requester' for r in at_once)} "
               f"times, the operator's yes {sum(first[r] == 'operator' for r in at_once)} times; nothing ran",
@@ -1262,11 +1317,8 @@ async def fleet(replicas, balancer):
         pendings, csrf = await pending_in_inbox(r1.url, list(tasks))
         async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
             async def approve(reference):
-                answer = await http.post(
-                    f"{r1.url}/approvals/api/decide", headers={"x-csrf-token": csrf},
-                    json={"pending": pendings[reference], "decision": "approve"},
-                )
-                return answer.status_code, answer.json()
+                _, status, body = await operator_approves(http, csrf, pendings, reference)
+                return status, body
 
             async def cancel(reference):
                 return await asyncio.to_thread(task_client, r2.url, "cancel", tasks[reference])
@@ -1341,11 +1393,7 @@ async def fleet(replicas, balancer):
         pendings, csrf = await pending_in_inbox(r1.url, references)
         async with http_client(headers={"Authorization": f"Bearer {INBOX_TOKEN}"}, timeout=30) as http:
             async def approve(reference):
-                answer = await http.post(
-                    f"{r1.url}/approvals/api/decide", headers={"x-csrf-token": csrf},
-                    json={"pending": pendings[reference], "decision": "approve"},
-                )
-                return reference, answer.status_code, answer.json()
+                return await operator_approves(http, csrf, pendings, reference)
 
             async def decline(reference):
                 answered = await asyncio.to_thread(task_client, r2.url, "update", tasks[reference], "decline")
@@ -1365,16 +1413,7 @@ async def fleet(replicas, balancer):
             answers = await asyncio.gather(*(call for reference, pause in zip(at_once, pauses)
                                              for call in (approve_after(reference, pause), decline(reference))))
             approvals.extend(answer for answer in answers if answer is not None)
-        first = {}
-        for reference, status, body in approvals:
-            if status == 409:
-                assert body["error"]["kind"] == "already_decided", body
-                assert body["error"]["message"].startswith(
-                    "another approver was first: the requester decided it (denied) at "), body
-                first[reference] = "requester"
-            else:
-                assert status == 200 and body["approval"]["verdict"] == "approved", (status, body)
-                first[reference] = "operator"
+        first = who_was_first(approvals)
         assert (first["decline-task-declined-first"], first["decline-task-approved-first"]) == \
             ("requester", "operator"), first
         age_decisions('%"decline-task-%')
@@ -1384,14 +1423,7 @@ async def fleet(replicas, balancer):
                 got = await asyncio.to_thread(task_client, replica.url, "get", task_id)
                 assert (got["status"], got.get("statusMessage")) == ("failed", declined), \
                     (reference, first[reference], replica.name, got)
-                door = await inbox_decision(replica.url, pendings[reference])
-                if first[reference] == "requester":
-                    assert door == ("denied", "the requester", None), (reference, replica.name, door)
-                else:
-                    verdict, decided_by, run = door
-                    assert (verdict, decided_by) == ("approved", "local|operator"), (reference, door)
-                    assert run["done"] and run["outcome"] == {
-                        "status": "failed", "kind": "denied", "message": declined}, (reference, door)
+            await every_inbox_reports_the_no(pendings[reference], first[reference], declined, reference)
         assert psql("SELECT count(*) FROM mcp_server_transfers WHERE reference LIKE 'decline-task-%'") == "0"
         print(f"  tasks/update decline: the requester's no recorded first "
               f"{sum(first[r] == 'requester' for r in at_once)} of {len(at_once)} times at once; nothing ran",
@@ -1695,7 +1727,7 @@ async def fleet(replicas, balancer):
         a_replica_with_a_rotated_key_resumes_what_the_previous_key_signed,
     ]:
         if not ONLY or body.__name__ in ONLY:
-            await check(body.__name__, body)
+            await check(body.__name__, body, replicas)
     if BENCH:
         # The whole fleet on one key again (the rotation check left r3 on another).
         r3.stop()

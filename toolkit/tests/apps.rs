@@ -978,6 +978,48 @@ async fn text_starting(client: &fantoccini::Client, css: &str, start: &str) -> S
     panic!("`{css}` never said `{start}…`; it said `{last}`")
 }
 
+/// The world's server with the test host page (`tests/apps/host.html`) at
+/// `/host`, on a free loopback port: the port and the server's task.
+async fn serve_host(world: &World) -> (u16, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let page = include_str!("apps/host.html");
+    let router = world.router.clone().route(
+        "/host",
+        axum::routing::get(move || async move { axum::response::Html(page) }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    (
+        port,
+        tokio::spawn(async move { axum::serve(listener, router).await }),
+    )
+}
+
+/// Another person (the owner) approves `requester`'s `call_1` in the inbox's
+/// place, and a runner runs it with the view of the endpoint `client`.
+async fn approve_as_owner_and_run(world: &World, requester: &Principal, client: &str) {
+    let status = world
+        .approvals
+        .status(requester, "call_1")
+        .await
+        .unwrap()
+        .unwrap();
+    world
+        .approvals
+        .decide_as(
+            toolkit::registry(),
+            &status.pending,
+            Decision::Approve,
+            &owner(),
+        )
+        .await
+        .unwrap();
+    let view = view(world.approvals, client).unwrap();
+    world
+        .approvals
+        .run_approved(&view, &Context::new(), &status.pending)
+        .await;
+}
+
 /// A host in a real browser (Debian's Chromium): `tests/apps/host.html`, a
 /// minimal SEP-1865 host, renders each card in a sandboxed frame from the real
 /// server's `resources/read`, and proxies its calls. The preview card confirms
@@ -987,14 +1029,7 @@ async fn text_starting(client: &fantoccini::Client, css: &str, start: &str) -> S
 #[tokio::test(flavor = "multi_thread")]
 async fn a_host_in_chromium_renders_both_cards_and_confirm_runs_once() {
     let world = world(true);
-    let page = include_str!("apps/host.html");
-    let router = world.router.clone().route(
-        "/host",
-        axum::routing::get(move || async move { axum::response::Html(page) }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let server = tokio::spawn(async move { axum::serve(listener, router).await });
+    let (port, server) = serve_host(&world).await;
     let Some(browser) = toolkit_test_support::Browser::start("apps", (420, 900)).await else {
         server.abort();
         return;
@@ -1085,27 +1120,7 @@ async fn a_host_in_chromium_renders_both_cards_and_confirm_runs_once() {
 
     // Another person approves it in the inbox, and a runner runs it: the card
     // turns to "ran", with the result, without a reload.
-    let status = world
-        .approvals
-        .status(&ann(), "call_1")
-        .await
-        .unwrap()
-        .unwrap();
-    world
-        .approvals
-        .decide_as(
-            toolkit::registry(),
-            &status.pending,
-            Decision::Approve,
-            &owner(),
-        )
-        .await
-        .unwrap();
-    let view = view(world.approvals, "ann").unwrap();
-    world
-        .approvals
-        .run_approved(&view, &Context::new(), &status.pending)
-        .await;
+    approve_as_owner_and_run(&world, &ann(), "ann").await;
     client.enter_frame(0).await.unwrap();
     let ran = text_starting(client, "#state", "Approved, and it ran.").await;
     assert!(
@@ -1137,14 +1152,7 @@ async fn a_host_in_chromium_renders_both_cards_and_confirm_runs_once() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_host_with_tasks_in_chromium_sees_the_approval_card_turn_to_ran() {
     let world = world_with(true, true);
-    let page = include_str!("apps/host.html");
-    let router = world.router.clone().route(
-        "/host",
-        axum::routing::get(move || async move { axum::response::Html(page) }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let server = tokio::spawn(async move { axum::serve(listener, router).await });
+    let (port, server) = serve_host(&world).await;
     let Some(browser) = toolkit_test_support::Browser::start("apps-tasks", (420, 900)).await else {
         server.abort();
         return;
@@ -1187,27 +1195,7 @@ async fn a_host_with_tasks_in_chromium_sees_the_approval_card_turn_to_ran() {
     client.enter_parent_frame().await.unwrap();
     assert_eq!(text_starting(client, "#got", "task").await, "task");
     client.enter_frame(0).await.unwrap();
-    let status = world
-        .approvals
-        .status(&eve(), "call_1")
-        .await
-        .unwrap()
-        .unwrap();
-    world
-        .approvals
-        .decide_as(
-            toolkit::registry(),
-            &status.pending,
-            Decision::Approve,
-            &owner(),
-        )
-        .await
-        .unwrap();
-    let view = view(world.approvals, "eve").unwrap();
-    world
-        .approvals
-        .run_approved(&view, &Context::new(), &status.pending)
-        .await;
+    approve_as_owner_and_run(&world, &eve(), "eve").await;
     let ran = text_starting(client, "#state", "Approved, and it ran.").await;
     assert_eq!(ran, "Approved, and it ran.\nResult: sent 700 to Ada");
     drop(browser);

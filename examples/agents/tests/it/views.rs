@@ -5,7 +5,7 @@ use example_agents::consumers::{
     ASSISTANT_ALLOWLIST, Page, Request, agent_allowlist, agent_view, approvals, assistant_view,
 };
 use example_agents::{
-    CallerThread, FRONT_DESK_AGENT, LiveMessage, Org, Principal, SALES_AGENT, Session,
+    AgentConfig, CallerThread, FRONT_DESK_AGENT, LiveMessage, Org, Principal, SALES_AGENT, Session,
 };
 use futures_executor::block_on;
 use serde_json::{Value, json};
@@ -51,6 +51,17 @@ fn assistant(
         page,
     };
     names(&assistant_view(registry(), approvals, ASSISTANT_ALLOWLIST, &request).unwrap())
+}
+
+/// The view of an agent's turn for `request` (the channel's reply tools too
+/// when it answers a `live` message), with the tests' quotas.
+fn agent_turn<'a>(
+    approvals: &'a Approvals,
+    agent: &AgentConfig,
+    request: &Request<'_>,
+    live: bool,
+) -> View<'a> {
+    agent_view(registry(), approvals, crate::quotas(), agent, request, live).unwrap()
 }
 
 #[test]
@@ -230,15 +241,7 @@ fn an_agent_sees_its_stored_allowlist_with_old_names_resolved() {
         flags: ALL_FLAGS,
         page: None,
     };
-    let view = agent_view(
-        registry(),
-        &approvals,
-        crate::quotas(),
-        &sales,
-        &request,
-        false,
-    )
-    .unwrap();
+    let view = agent_turn(&approvals, &sales, &request, false);
     assert_eq!(
         names(&view),
         [
@@ -257,15 +260,7 @@ fn an_agent_sees_its_stored_allowlist_with_old_names_resolved() {
         ]
     );
     // On a turn that answers an inbound message, the channel's reply tools join.
-    let live = agent_view(
-        registry(),
-        &approvals,
-        crate::quotas(),
-        &sales,
-        &request,
-        true,
-    )
-    .unwrap();
+    let live = agent_turn(&approvals, &sales, &request, true);
     assert_eq!(names(&live).len(), 14);
     assert!(live.contains("create_replies") && live.contains("create_reactions"));
 }
@@ -288,15 +283,7 @@ fn the_legacy_switch_expands_to_the_recommended_preset() {
         flags: ALL_FLAGS,
         page: None,
     };
-    let view = agent_view(
-        registry(),
-        &approvals,
-        crate::quotas(),
-        &front_desk,
-        &request,
-        false,
-    )
-    .unwrap();
+    let view = agent_turn(&approvals, &front_desk, &request, false);
     assert_eq!(
         names(&view),
         [
@@ -348,15 +335,7 @@ fn the_legacy_switch_expands_to_the_recommended_preset() {
         flags: &["knowledge_base_enabled"],
         page: None,
     };
-    let view = agent_view(
-        registry(),
-        &approvals,
-        crate::quotas(),
-        &front_desk,
-        &request,
-        false,
-    )
-    .unwrap();
+    let view = agent_turn(&approvals, &front_desk, &request, false);
     assert_eq!(
         names(&view),
         [
@@ -448,15 +427,7 @@ fn sales_agent_turn(approvals: &Approvals) -> (Org, View<'_>, Context) {
         flags: &[],
         page: None,
     };
-    let view = agent_view(
-        registry(),
-        approvals,
-        crate::quotas(),
-        &sales,
-        &request,
-        false,
-    )
-    .unwrap();
+    let view = agent_turn(approvals, &sales, &request, false);
     let ctx = Context::new()
         .with(org.clone())
         .with(CallerThread(SALES_AGENT));
@@ -596,15 +567,7 @@ fn channel_tools_reply_on_the_live_message_of_the_turn() {
         flags: &[],
         page: None,
     };
-    let live = agent_view(
-        registry(),
-        &approvals,
-        crate::quotas(),
-        &sales,
-        &request,
-        true,
-    )
-    .unwrap();
+    let live = agent_turn(&approvals, &sales, &request, true);
     let ctx = Context::new()
         .with(org.clone())
         .with(CallerThread(SALES_AGENT))
