@@ -666,12 +666,18 @@ impl McpServer {
     /// digest of the arguments, so the state can't be replayed by another caller or
     /// for another call.
     fn binding(&self, grant: &Grant, request: &CallToolRequestParams) -> String {
+        self.bound_as("toolkit.mcp.approval.v1", grant, request)
+    }
+
+    /// The binding of a sealed state under `label`: the client kind, the
+    /// principal, the tool and the digest of the arguments.
+    fn bound_as(&self, label: &str, grant: &Grant, request: &CallToolRequestParams) -> String {
         let arguments = request
             .arguments
             .clone()
             .map_or_else(|| serde_json::json!({}), serde_json::Value::Object);
         crate::approval::canonical_json(&serde_json::json!([
-            "toolkit.mcp.approval.v1",
+            label,
             &*self.inner.client,
             grant.tools().principal(),
             request.name,
@@ -827,17 +833,7 @@ impl McpServer {
     /// ([`McpServer::binding`]), under its own label, so neither opens as the
     /// other.
     fn ask_binding(&self, grant: &Grant, request: &CallToolRequestParams) -> String {
-        let arguments = request
-            .arguments
-            .clone()
-            .map_or_else(|| serde_json::json!({}), serde_json::Value::Object);
-        crate::approval::canonical_json(&serde_json::json!([
-            "toolkit.mcp.ask.v1",
-            &*self.inner.client,
-            grant.tools().principal(),
-            request.name,
-            crate::approval::digest(&arguments),
-        ]))
+        self.bound_as("toolkit.mcp.ask.v1", grant, request)
     }
 }
 
