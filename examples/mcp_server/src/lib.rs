@@ -18,6 +18,7 @@
 //! or declines (see [`toolkit::mcp::McpServer::approvals`]).
 
 use std::fmt::Write as _;
+use std::net::IpAddr;
 
 pub mod ledger;
 mod serve;
@@ -35,7 +36,7 @@ use toolkit::mcp::apps::Apps;
 use toolkit::mcp::auth::{AuthError, JwtVerifier, ResourceServer};
 use toolkit::mcp::{AccessError, Caller, Grant, McpHttp, McpServer, ViewCache};
 use toolkit::quota::{MemoryQuotaStore, Quota, QuotaStore, Quotas};
-use toolkit::serving::HttpLimits;
+use toolkit::serving::{HttpLimits, PeerLimit};
 use toolkit::{ClaimsMapping, Context, Principal, Scope, Tier};
 
 /// The client kinds this server knows, each with its endpoint path.
@@ -71,6 +72,11 @@ pub struct Settings {
     /// when this process serves it: the approval card's button opens it at the
     /// call. `None` (stdio): the card shows the call and its state, and no button.
     pub inbox_url: Option<&'static str>,
+    /// A limit on each peer's requests that fail authentication, checked before
+    /// any token is verified (`MCP_PEER_LIMIT`), and the proxies whose
+    /// `X-Forwarded-For` names the peer (`MCP_TRUSTED_PROXIES`): see
+    /// [`PeerLimit`]. `None`: no such limit.
+    pub peer_limit: Option<(Quota, &'static [IpAddr])>,
 }
 
 /// Who decides the example's `approve` calls: the client's own user answers for
@@ -132,6 +138,7 @@ impl Settings {
             allowed_hosts: &[],
             limits: HttpLimits::default(),
             inbox_url: None,
+            peer_limit: None,
         })
     }
 
@@ -171,6 +178,7 @@ impl Settings {
             allowed_hosts: &[],
             limits: HttpLimits::default(),
             inbox_url: None,
+            peer_limit: None,
         })
     }
 
@@ -197,6 +205,26 @@ impl Settings {
     pub fn limits(mut self, limits: HttpLimits) -> Self {
         self.limits = limits;
         self
+    }
+
+    /// Limits each peer to `quota` requests that fail authentication (a
+    /// missing, wrong or forged token), answered `429` before any token is
+    /// verified; behind a load balancer, name it in `trusted_proxies` so that
+    /// the peer is read from its `X-Forwarded-For` ([`PeerLimit`]).
+    #[must_use]
+    pub fn peer_limit(mut self, quota: Quota, trusted_proxies: Vec<IpAddr>) -> Self {
+        self.peer_limit = Some((quota, Box::leak(trusted_proxies.into_boxed_slice())));
+        self
+    }
+
+    /// `http` with [`peer_limit`](field@Settings::peer_limit), when set.
+    fn peer_limited(self, http: McpHttp) -> McpHttp {
+        match self.peer_limit {
+            Some((quota, proxies)) => {
+                http.peer_limit(PeerLimit::new(quota).trust_forwarded_for(proxies.iter().copied()))
+            }
+            None => http,
+        }
     }
 
     /// Says where the approval inbox's page is, for the approval card's button.
@@ -409,12 +437,14 @@ pub fn oauth_router(
     settings: Settings,
     auth: ResourceServer,
 ) -> axum::Router {
-    McpHttp::new(oauth_access(state, settings))
+    let http = McpHttp::new(oauth_access(state, settings))
         .approvals(settings.request_state_key)
         .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
         .apps(settings.apps())
         .allowed_hosts(settings.hosts())
-        .limits(settings.limits)
+        .limits(settings.limits);
+    settings
+        .peer_limited(http)
         .oauth_endpoint("oauth", "/mcp", auth)
         .into_router()
 }
@@ -538,12 +568,14 @@ fn digest(text: &str) -> String {
 /// The HTTP router: one endpoint per client kind, each behind its token
 /// (`tokens` gives the token of each kind, in [`CLIENTS`] order).
 pub fn http_router(state: AssistantState, settings: Settings, tokens: [&str; 3]) -> axum::Router {
-    let mut http = McpHttp::new(access(state, settings))
-        .approvals(settings.request_state_key)
-        .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
-        .apps(settings.apps())
-        .allowed_hosts(settings.hosts())
-        .limits(settings.limits);
+    let mut http = settings.peer_limited(
+        McpHttp::new(access(state, settings))
+            .approvals(settings.request_state_key)
+            .unwrap_or_else(|error| panic!("the request-state key is unusable: {error}"))
+            .apps(settings.apps())
+            .allowed_hosts(settings.hosts())
+            .limits(settings.limits),
+    );
     for ((client, path), token) in CLIENTS.into_iter().zip(tokens) {
         http = http.endpoint(client, path, token);
     }

@@ -47,6 +47,13 @@
 //! `--approvals-db`); `MCP_QUOTAS=create_transfers=30/min,get_tasks=600/min` sets
 //! limits in place of the declared ones.
 //!
+//! `MCP_PEER_LIMIT=20/min` limits each peer's requests that fail authentication
+//! (no token, a wrong or forged one): over it a peer is answered `429` with
+//! `Retry-After` before its token is looked at (`toolkit::serving::PeerLimit`,
+//! counted in this process). Behind a load balancer, name it in
+//! `MCP_TRUSTED_PROXIES=10.0.0.2,10.0.0.3`: the peer is then read from its
+//! `X-Forwarded-For`.
+//!
 //! `GET /livez` answers `ok` while the process serves; `GET /readyz` answers
 //! `ok` while the approval store answers within a second too, else `503`: a load
 //! balancer checks it to take a frozen or cut-off replica out of rotation.
@@ -302,6 +309,28 @@ async fn settings(store: Option<&str>) -> Settings {
             settings
                 .quota_limits(&limits)
                 .unwrap_or_else(|error| fail(&format!("mcp_server: MCP_QUOTAS: {error}")))
+        }
+        Err(_) => settings,
+    };
+    // Failed authentications per peer, and the proxies that name the peer.
+    let settings = match std::env::var("MCP_PEER_LIMIT") {
+        Ok(limit) => {
+            let quota = limit
+                .parse()
+                .unwrap_or_else(|error| fail(&format!("mcp_server: MCP_PEER_LIMIT: {error}")));
+            let proxies = std::env::var("MCP_TRUSTED_PROXIES").unwrap_or_default();
+            let proxies = proxies
+                .split(',')
+                .filter(|proxy| !proxy.is_empty())
+                .map(|proxy| {
+                    proxy.trim().parse().unwrap_or_else(|_| {
+                        fail(&format!(
+                            "mcp_server: MCP_TRUSTED_PROXIES: `{proxy}` is not an IP address"
+                        ))
+                    })
+                })
+                .collect();
+            settings.peer_limit(quota, proxies)
         }
         Err(_) => settings,
     };

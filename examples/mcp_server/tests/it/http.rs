@@ -757,3 +757,119 @@ async fn two_host_headers_or_a_request_target_for_another_host_are_refused_400()
     assert_eq!(status, "HTTP/1.1 200 OK", "{body}");
     assert!(body.contains("\"tools\""), "{body}");
 }
+
+/// One raw `tools/list` POST with extra header lines; gives the whole answer's
+/// head (status line and headers).
+async fn raw_head(addr: std::net::SocketAddr, path: &str, headers: &str) -> String {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n{headers}Content-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    response
+        .split_once("\r\n\r\n")
+        .map_or(response.as_str(), |(head, _)| head)
+        .to_owned()
+}
+
+/// The example's server loop (which gives each request its peer) with
+/// `MCP_PEER_LIMIT`'s setting, on a free loopback port.
+async fn serve_peer_limited(limit: &str, proxies: Vec<std::net::IpAddr>) -> std::net::SocketAddr {
+    let settings = example_mcp_server::Settings::ephemeral()
+        .unwrap()
+        .peer_limit(limit.parse().unwrap(), proxies);
+    let router = example_mcp_server::http_router(AssistantState::new(), settings, TOKENS);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(example_mcp_server::serve(listener, router, settings.limits));
+    addr
+}
+
+#[tokio::test]
+async fn the_peer_limit_answers_429_before_a_token_is_looked_at() {
+    let addr = serve_peer_limited("3/hour", Vec::new()).await;
+    let status = |head: String| head.lines().next().unwrap_or_default().to_owned();
+    // A valid token is never counted.
+    for _ in 0..5 {
+        assert_eq!(
+            status(
+                raw_head(
+                    addr,
+                    "/mcp/external",
+                    "Authorization: Bearer external-secret\r\n"
+                )
+                .await
+            ),
+            "HTTP/1.1 200 OK"
+        );
+    }
+    for _ in 0..3 {
+        assert_eq!(
+            status(raw_head(addr, "/mcp/external", "Authorization: Bearer wrong\r\n").await),
+            "HTTP/1.1 401 Unauthorized"
+        );
+    }
+    // Over the limit: refused before the token is compared, the good one too.
+    let refused = raw_head(addr, "/mcp/external", "Authorization: Bearer wrong\r\n").await;
+    assert_eq!(status(refused.clone()), "HTTP/1.1 429 Too Many Requests");
+    let retry_after = refused
+        .lines()
+        .find_map(|line| line.strip_prefix("retry-after: "))
+        .and_then(|seconds| seconds.parse::<u64>().ok());
+    assert!(
+        retry_after.is_some_and(|seconds| (1..=1200).contains(&seconds)),
+        "{refused}"
+    );
+    assert_eq!(
+        status(
+            raw_head(
+                addr,
+                "/mcp/external",
+                "Authorization: Bearer external-secret\r\n"
+            )
+            .await
+        ),
+        "HTTP/1.1 429 Too Many Requests"
+    );
+    // A client cannot pick another peer's count: the header of an untrusted
+    // peer is ignored.
+    assert_eq!(
+        status(
+            raw_head(
+                addr,
+                "/mcp/external",
+                "Authorization: Bearer wrong\r\nX-Forwarded-For: 203.0.113.9\r\n"
+            )
+            .await
+        ),
+        "HTTP/1.1 429 Too Many Requests"
+    );
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_count() {
+    let loopback = std::net::IpAddr::from([127, 0, 0, 1]);
+    let addr = serve_peer_limited("1/hour", vec![loopback]).await;
+    let status = |head: String| head.lines().next().unwrap_or_default().to_owned();
+    let from =
+        |client: &str| format!("Authorization: Bearer wrong\r\nX-Forwarded-For: {client}\r\n");
+    assert_eq!(
+        status(raw_head(addr, "/mcp/external", &from("203.0.113.1")).await),
+        "HTTP/1.1 401 Unauthorized"
+    );
+    assert_eq!(
+        status(raw_head(addr, "/mcp/external", &from("203.0.113.1")).await),
+        "HTTP/1.1 429 Too Many Requests"
+    );
+    // Another client behind the same proxy is not limited by the first.
+    assert_eq!(
+        status(raw_head(addr, "/mcp/external", &from("203.0.113.2")).await),
+        "HTTP/1.1 401 Unauthorized"
+    );
+}
