@@ -129,18 +129,18 @@ impl Approvals {
 
     pub(crate) async fn ask_of(
         &self,
-        asker: Asker<'_>,
+        whose: Asker<'_>,
         key: &str,
         request: &Value,
     ) -> Result<(), ApprovalError> {
-        let asked = self.asked(asker.principal, asker.id).await?;
+        let asked = self.asked(whose.principal, whose.id).await?;
         if asked.iter().any(|asked| asked.key == key) {
             return Ok(());
         }
         let value = serde_json::json!({"key": key, "request": request});
         for n in asked.len()..MAX_TASK_REQUESTS {
-            let slot = task_key(asker.principal, asker.id, &format!("asked:{n}"));
-            if self.write_once(asker.keep, &slot, &value).await? {
+            let slot = task_key(whose.principal, whose.id, &format!("asked:{n}"));
+            if self.write_once(whose.keep, &slot, &value).await? {
                 return Ok(());
             }
         }
@@ -191,7 +191,7 @@ impl Approvals {
 
     pub(crate) async fn answer_of(
         &self,
-        asker: Asker<'_>,
+        whose: Asker<'_>,
         key: &str,
         answer: &Value,
     ) -> Result<bool, TaskAnswerError> {
@@ -199,12 +199,12 @@ impl Approvals {
         if bytes > MAX_TASK_ANSWER_BYTES {
             return Err(TaskAnswerError::TooLarge(key.to_owned(), bytes));
         }
-        let asked = self.asked(asker.principal, asker.id).await?;
+        let asked = self.asked(whose.principal, whose.id).await?;
         if !asked.iter().any(|asked| asked.key == key) {
             return Ok(false);
         }
-        let slot = task_key(asker.principal, asker.id, &answer_part(key));
-        Ok(self.write_once(asker.keep, &slot, answer).await?)
+        let slot = task_key(whose.principal, whose.id, &answer_part(key));
+        Ok(self.write_once(whose.keep, &slot, answer).await?)
     }
 
     /// The client's answer to the request `key` of the task `record`, if it
@@ -217,13 +217,13 @@ impl Approvals {
         self.answer_to(Asker::task(record), key).await
     }
 
-    /// The client's answer to the request `key` of `asker`, if it came.
+    /// The client's answer to the request `key` of `whose`, if it came.
     pub(crate) async fn answer_to(
         &self,
-        asker: Asker<'_>,
+        whose: Asker<'_>,
         key: &str,
     ) -> Result<Option<Value>, ApprovalError> {
-        self.read_once(asker.principal, asker.id, &answer_part(key))
+        self.read_once(whose.principal, whose.id, &answer_part(key))
             .await
     }
 
@@ -236,7 +236,7 @@ impl Approvals {
         record: &TaskRecord,
         gathered: &[TaskRequest],
     ) -> Result<(), ApprovalError> {
-        let asker = Asker::task(record);
+        let whose = Asker::task(record);
         if gathered.len() > MAX_TASK_REQUESTS {
             return Err(ApprovalError::Store(super::StoreError::new(format!(
                 "a task asks its client at most {MAX_TASK_REQUESTS} requests"
@@ -254,11 +254,11 @@ impl Approvals {
             let Some(answer) = answer else {
                 continue;
             };
-            let slot = task_key(asker.principal, asker.id, &format!("asked:{n}"));
+            let slot = task_key(whose.principal, whose.id, &format!("asked:{n}"));
             let value = serde_json::json!({"key": key, "request": request});
-            let answer_slot = task_key(asker.principal, asker.id, &answer_part(key));
-            if !self.write_once(asker.keep, &slot, &value).await?
-                || !self.write_once(asker.keep, &answer_slot, answer).await?
+            let answer_slot = task_key(whose.principal, whose.id, &answer_part(key));
+            if !self.write_once(whose.keep, &slot, &value).await?
+                || !self.write_once(whose.keep, &answer_slot, answer).await?
             {
                 return Err(ApprovalError::Store(super::StoreError::new(
                     "the store already holds the questions of a task with a new random id",
