@@ -53,7 +53,9 @@ impl Approvals {
     /// itself; a call is never run after its approval expires
     /// ([`Approvals::approval_ttl`], counted from the decision). A call whose
     /// tool failed is tried again once its [back-off](Approvals::retry_backoff)
-    /// has passed, not on every pass.
+    /// has passed, not on every pass. A call whose tool stopped for its
+    /// requester's answer ([`ToolError::AwaitingInput`], an MCP input-required
+    /// round) is not run here: its requester's next round runs it.
     ///
     /// ```
     /// use std::time::Duration;

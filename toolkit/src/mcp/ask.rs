@@ -70,6 +70,15 @@
 //!   round that a call asks first (else a task would start at once, or every
 //!   task tool would run in its request until it says so): hence the
 //!   declaration on the tool, and `ready` to mark where in it the work begins.
+//! - **An `approve` tool** asks once its call is approved, in the same call:
+//!   on 2026-07-28 the retry that approves is answered with the tool's
+//!   question, its `requestState` carrying the approved call, and the next
+//!   round runs it again as approved, with the answer; on a 2025-11-25 session
+//!   the approval and the question are both elicitations in the call; as a
+//!   task, the approved run waits `input_required` as a task's tool does. A
+//!   round's unanswered question ends the run with
+//!   [`ToolError::AwaitingInput`], which no approval runner runs again: the
+//!   requester's next round does.
 //! - Stateless HTTP of an earlier revision carries no answer back: a request
 //!   fails with the tool's error, and `can_*` say `false`.
 //!
