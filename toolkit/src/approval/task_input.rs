@@ -207,6 +207,39 @@ impl Approvals {
         Ok(self.write_once(whose.keep, &slot, answer).await?)
     }
 
+    /// Keeps the client's `answers` (by request key) to the requests of
+    /// `whose`: each one that answers a request made and not answered before;
+    /// the rest are ignored. The requests are read once, so a client sending
+    /// many keys costs one read of at most [`MAX_TASK_REQUESTS`] records and
+    /// at most that many writes. How many were kept.
+    ///
+    /// # Errors
+    /// An answer to a request made that is larger than
+    /// [`MAX_TASK_ANSWER_BYTES`] ([`TaskAnswerError::TooLarge`], nothing after it
+    /// kept), or the store's.
+    pub(crate) async fn answer_all(
+        &self,
+        whose: Asker<'_>,
+        answers: &[(&str, &Value)],
+    ) -> Result<usize, TaskAnswerError> {
+        let asked = self.asked(whose.principal, whose.id).await?;
+        let mut kept = 0;
+        for &(key, answer) in answers {
+            if !asked.iter().any(|request| request.key == key) {
+                continue;
+            }
+            let bytes = answer.to_string().len();
+            if bytes > MAX_TASK_ANSWER_BYTES {
+                return Err(TaskAnswerError::TooLarge(key.to_owned(), bytes));
+            }
+            let slot = task_key(whose.principal, whose.id, &answer_part(key));
+            if self.write_once(whose.keep, &slot, answer).await? {
+                kept += 1;
+            }
+        }
+        Ok(kept)
+    }
+
     /// The client's answer to the request `key` of the task `record`, if it
     /// came.
     pub async fn task_answer(
@@ -416,6 +449,30 @@ mod tests {
                     ("other".to_owned(), None),
                 ]
             );
+            // Many answers at once: only those to a request made and not
+            // answered are kept; a long answer to no request is ignored, one
+            // to a request refused.
+            let asker = super::Asker::task(&record);
+            let noise: Vec<(String, serde_json::Value)> = (0..1000)
+                .map(|n| {
+                    (
+                        format!("noise{n}"),
+                        json!("x".repeat(MAX_TASK_ANSWER_BYTES)),
+                    )
+                })
+                .collect();
+            let mut answers: Vec<(&str, &serde_json::Value)> = noise
+                .iter()
+                .map(|(key, answer)| (key.as_str(), answer))
+                .collect();
+            let roots_again = json!({"roots": [2]});
+            answers.push(("roots", &roots_again));
+            assert_eq!(approvals.answer_all(asker, &answers).await.unwrap(), 0);
+            answers.push(("other", &long));
+            assert!(matches!(
+                approvals.answer_all(asker, &answers).await,
+                Err(TaskAnswerError::TooLarge(key, _)) if key == "other"
+            ));
             let stranger = Principal::local("stranger").unwrap();
             assert!(
                 approvals

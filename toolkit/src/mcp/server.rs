@@ -947,6 +947,33 @@ fn answers_of(
     answers
 }
 
+/// Keeps a `tasks/update`'s answers to the questions of a task's tool (or of
+/// an approved call's run, `whose`); an answer to no question, or to one
+/// answered before, is ignored, as the specification asks; so is the answer
+/// under `skip` (the server's own question's).
+async fn keep_answers(
+    approvals: &crate::approval::Approvals,
+    whose: crate::approval::Asker<'_>,
+    responses: &rmcp::model::InputResponses,
+    skip: Option<&str>,
+) -> Result<(), ErrorData> {
+    let answers: Vec<(&str, &serde_json::Value)> = responses
+        .iter()
+        .map(|(key, answer)| (key.as_str(), answer))
+        .filter(|(key, _)| Some(*key) != skip)
+        .collect();
+    match approvals.answer_all(whose, &answers).await {
+        Ok(_) => Ok(()),
+        Err(error @ crate::approval::TaskAnswerError::TooLarge(..)) => {
+            Err(ErrorData::invalid_params(error.to_string(), None))
+        }
+        Err(error) => {
+            tracing::warn!(%error, "a task's answer could not be kept");
+            Err(ErrorData::internal_error(error.to_string(), None))
+        }
+    }
+}
+
 /// `-32021`: the tool asked for something the client did not declare it
 /// answers, named under `data.requiredCapabilities`.
 fn missing_capability(capability: Capability) -> ErrorData {
@@ -1408,40 +1435,26 @@ impl ServerHandler for McpServer {
             // Each answer is kept for the request its tool made; an answer to
             // no request of the task, or to one answered before, is ignored,
             // as the specification asks.
-            for (key, answer) in &request.input_responses {
-                match approvals.answer_task(&status.record, key, answer).await {
-                    Ok(_) => {}
-                    Err(error @ crate::approval::TaskAnswerError::TooLarge(..)) => {
-                        return Err(ErrorData::invalid_params(error.to_string(), None));
-                    }
-                    Err(error) => {
-                        tracing::warn!(%error, "a task's answer could not be kept");
-                        return Err(ErrorData::internal_error(error.to_string(), None));
-                    }
-                }
-            }
-            return Ok(());
+            return keep_answers(
+                approvals,
+                crate::approval::Asker::task(&status.record),
+                &request.input_responses,
+                None,
+            )
+            .await;
         }
         let Some((approvals, status)) = super::task::find(&grant, &request.task_id).await? else {
             return Err(no_task(&request.task_id));
         };
         // Answers to the questions its approved run asks (any key but the
         // approval's), kept as a task's are.
-        for (key, answer) in &request.input_responses {
-            if key == APPROVAL_INPUT {
-                continue;
-            }
-            match approvals.answer_call(&status.pending, key, answer).await {
-                Ok(_) => {}
-                Err(error @ crate::approval::TaskAnswerError::TooLarge(..)) => {
-                    return Err(ErrorData::invalid_params(error.to_string(), None));
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "a task's answer could not be kept");
-                    return Err(ErrorData::internal_error(error.to_string(), None));
-                }
-            }
-        }
+        keep_answers(
+            approvals,
+            approvals.call_asker(&status.pending),
+            &request.input_responses,
+            Some(APPROVAL_INPUT),
+        )
+        .await?;
         let Some(decision) = super::task::answer(&request.input_responses) else {
             return Ok(());
         };
