@@ -112,6 +112,15 @@ pub enum ToolError {
         /// How long until a call would be admitted, in milliseconds (rounded up).
         retry_after_ms: u64,
     },
+    /// The tool asked its client a question (`toolkit::mcp::Ask`, feature
+    /// `mcp`) whose answer this run does not have: the server asks it (an
+    /// input-required round) and runs the call again with the answer. An
+    /// approved call that stops here is not tried again by a runner: it waits
+    /// for its requester's next round.
+    AwaitingInput {
+        /// The tool's key for the question.
+        key: String,
+    },
     /// The caller already has as many calls waiting for approval as it may; this
     /// one was not asked for.
     TooManyPending {
@@ -214,6 +223,7 @@ impl ToolError {
             ToolError::AlreadyRan { .. } => "already_ran",
             ToolError::RateLimited { .. } => "rate_limited",
             ToolError::TooManyPending { .. } => "too_many_pending",
+            ToolError::AwaitingInput { .. } => "awaiting_input",
         }
     }
 }
@@ -310,6 +320,9 @@ impl fmt::Display for ToolError {
                 f,
                 "`{tool}` was not asked for: {limit} of your calls already wait for a person's approval, the most that may; try again once one is decided"
             ),
+            ToolError::AwaitingInput { key } => {
+                write!(f, "the request `{key}` waits for the client's answer")
+            }
         }
     }
 }

@@ -3216,6 +3216,300 @@ pub(crate) async fn the_task_runner_completes_what_a_dead_replica_left_once(
     assert_eq!(runs.attempts(), [2, 2]);
 }
 
+/// Delete a backup; asks its client first, and never hears back here.
+#[tool(scope = shared, tier = approve)]
+async fn delete_backups(
+    #[ctx] runs: State<Runs>,
+    /// The backup.
+    name: String,
+) -> Result<Value, ToolError> {
+    runs.0
+        .0
+        .lock()
+        .expect("not poisoned")
+        .push(toolkit::approval::ApprovedRun::current());
+    let _ = name;
+    Err(ToolError::AwaitingInput {
+        key: "confirm".to_owned(),
+    })
+}
+
+/// An approved call whose tool stopped for its client's answer (an MCP
+/// input-required round) is left to its requester's next round: no runner
+/// pass, on any replica, runs it again meanwhile; the requester's next
+/// presentation does, as the next attempt.
+pub(crate) async fn a_run_that_awaits_its_clients_answer_is_left_to_its_requester(
+    backend: Arc<dyn Backend>,
+) {
+    let clock = Clock::default();
+    let approvals: &'static Approvals =
+        Box::leak(Box::new(approvals(backend.open(&clock).await, &clock, 0)));
+    let other_replica: &'static Approvals = Box::leak(Box::new(self::approvals(
+        backend.open(&clock).await,
+        &clock,
+        0,
+    )));
+    let view = view(approvals, "user:7");
+    let runs = Runs::default();
+    let ctx = Context::new()
+        .with(runs.clone())
+        .with(CallId::new("call_backups"));
+    let pending = pending(&view, &ctx, "delete_backups", r#"{"name": "q3"}"#).await;
+    let approval = approvals
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &p("admin:1"),
+        )
+        .await
+        .expect("approved");
+    let awaiting = Response::Error(ToolError::AwaitingInput {
+        key: "confirm".to_owned(),
+    });
+    assert_eq!(view.resume(&approval, &ctx).await, awaiting);
+    let run_as = |replica: &'static Approvals| {
+        let runs = runs.clone();
+        move |pending: &PendingApproval| {
+            Ok((
+                view_as(replica, pending.principal.clone()),
+                Context::new().with(runs.clone()),
+            ))
+        }
+    };
+    // Past the grace and the run's lease, within the approval's life.
+    clock.advance(61);
+    for replica in [approvals, other_replica] {
+        let pass = replica
+            .run_decided(Duration::from_mins(1), run_as(replica))
+            .await
+            .expect("a pass");
+        assert_eq!((pass.waiting, pass.ran, pass.failed), (1, 0, 0), "{pass:?}");
+    }
+    let attempts = |runs: &Runs| -> Vec<u32> {
+        runs.seen()
+            .iter()
+            .map(|run| run.as_ref().map_or(0, |run| run.attempt))
+            .collect()
+    };
+    assert_eq!(attempts(&runs), [1], "no runner ran it");
+    assert_eq!(view.resume(&approval, &ctx).await, awaiting);
+    assert_eq!(attempts(&runs), [1, 2], "its requester's next round did");
+}
+
+/// A store that fails as a task's gathered answer is written (its claim), and
+/// as a run is completed: a database that went away half-way through making a
+/// task. The keys of the runs it was asked to claim are kept.
+struct FailingAnswers {
+    store: Arc<dyn ApprovalStore>,
+    runs: std::sync::Mutex<Vec<String>>,
+}
+
+impl FailingAnswers {
+    fn down<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
+        Box::pin(std::future::ready(Err(toolkit::approval::StoreError::new(
+            "PostgreSQL: connection reset by peer",
+        ))))
+    }
+}
+
+impl ApprovalStore for FailingAnswers {
+    fn now(&self) -> StoreFuture<'_, u64> {
+        self.store.now()
+    }
+    fn save_pending<'a>(&'a self, pending: &'a PendingApproval) -> StoreFuture<'a, bool> {
+        self.store.save_pending(pending)
+    }
+    fn list_pending<'a>(
+        &'a self,
+        query: &'a PendingQuery,
+    ) -> StoreFuture<'a, Vec<PendingApproval>> {
+        self.store.list_pending(query)
+    }
+    fn pending<'a>(
+        &'a self,
+        principal: &'a Principal,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<PendingApproval>> {
+        self.store.pending(principal, call_id)
+    }
+    fn record_decision<'a>(
+        &'a self,
+        record: &'a DecisionRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, DecisionOutcome> {
+        self.store.record_decision(record, keep_until)
+    }
+    fn decision<'a>(
+        &'a self,
+        principal: &'a Principal,
+        call_id: &'a str,
+    ) -> StoreFuture<'a, Option<DecisionRecord>> {
+        self.store.decision(principal, call_id)
+    }
+    fn decisions<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
+        self.store.decisions(query)
+    }
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        lease_until: u64,
+        keep_until: u64,
+    ) -> StoreFuture<'a, Claim> {
+        if key.contains(":answer:") {
+            return Self::down();
+        }
+        if key.ends_with(":run") {
+            self.runs.lock().expect("not poisoned").push(key.to_owned());
+        }
+        self.store.claim(key, lease_until, keep_until)
+    }
+    fn complete<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
+        if key.ends_with(":run") {
+            return Self::down();
+        }
+        self.store.complete(key, attempt, outcome)
+    }
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        attempt: u32,
+        outcome: &'a RunOutcome,
+    ) -> StoreFuture<'a, bool> {
+        self.store.release(key, attempt, outcome)
+    }
+    fn renew<'a>(&'a self, key: &'a str, attempt: u32, lease_until: u64) -> StoreFuture<'a, bool> {
+        self.store.renew(key, attempt, lease_until)
+    }
+    fn run<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
+        self.store.run(key)
+    }
+    fn lapsed_claims<'a>(&'a self, prefix: &'a str, limit: usize) -> StoreFuture<'a, Vec<String>> {
+        self.store.lapsed_claims(prefix, limit)
+    }
+    fn approved_unsettled(
+        &self,
+        decided_after: u64,
+        decided_before: u64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<(PendingApproval, DecisionRecord)>> {
+        self.store
+            .approved_unsettled(decided_after, decided_before, limit)
+    }
+    fn settle<'a>(&'a self, principal: &'a Principal, call_id: &'a str) -> StoreFuture<'a, bool> {
+        self.store.settle(principal, call_id)
+    }
+    fn record_refusal<'a>(
+        &'a self,
+        refusal: &'a RefusalRecord,
+        keep_until: u64,
+    ) -> StoreFuture<'a, ()> {
+        self.store.record_refusal(refusal, keep_until)
+    }
+    fn refusals<'a>(&'a self, query: &'a DecisionQuery) -> StoreFuture<'a, Vec<RefusalRecord>> {
+        self.store.refusals(query)
+    }
+    fn purge(&self) -> StoreFuture<'_, u64> {
+        self.store.purge()
+    }
+}
+
+/// A task made with the answers its call gathered before it became one
+/// (`#[tool(asks_first)]`) keeps them as its answered questions; when the
+/// store fails as it keeps them, the task is not made: the caller gets the
+/// store's error, no replica finds it, and no runner ever runs it, even when
+/// the store refuses to end its run too (its lease lapses, and the pass keeps
+/// it as lost).
+pub(crate) async fn a_task_is_made_with_its_gathered_answers_or_not_at_all(
+    backend: Arc<dyn Backend>,
+) {
+    use toolkit::approval::TaskRequest;
+    let clock = Clock::default();
+    let store = backend.open(&clock).await;
+    let on = approvals(store.clone(), &clock, 0).run_lease(Duration::from_secs(30));
+    let agent = p("agent:7");
+    let asked = json!({"method": "elicitation/create", "params": {"message": "Which month?"}});
+    let answer = json!({"action": "accept", "content": {"month": "2026-10"}});
+    let gathered = [TaskRequest::answered(
+        "month",
+        asked.clone(),
+        answer.clone(),
+    )];
+    let made = on
+        .create_task_answered(
+            &agent,
+            None,
+            "get_reports",
+            r#"{"month": "2026-10"}"#,
+            &gathered,
+        )
+        .await
+        .expect("created");
+    let kept: Vec<(String, Value, Option<Value>)> = on
+        .task_requests(&agent, &made.id)
+        .await
+        .expect("readable")
+        .into_iter()
+        .map(|request| (request.key, request.request, request.answer))
+        .collect();
+    assert_eq!(kept, [("month".to_owned(), asked, Some(answer))]);
+
+    let failing = Arc::new(FailingAnswers {
+        store: store.clone(),
+        runs: std::sync::Mutex::default(),
+    });
+    let on_failing = approvals(failing.clone(), &clock, 0).run_lease(Duration::from_secs(30));
+    let refused = on_failing
+        .create_task_answered(
+            &agent,
+            None,
+            "get_reports",
+            r#"{"month": "2026-10"}"#,
+            &gathered,
+        )
+        .await;
+    let Err(TaskError::Approval(ApprovalError::Store(error))) = refused else {
+        panic!("the store's error: {refused:?}");
+    };
+    assert_eq!(error.to_string(), "PostgreSQL: connection reset by peer");
+    let run_key = failing.runs.lock().expect("not poisoned").concat();
+    let request_key = format!("{}:request", run_key.strip_suffix(":run").expect("a run"));
+    assert_eq!(
+        store.run(&request_key).await.expect("readable"),
+        None,
+        "the task was never made"
+    );
+
+    let runs = TaskRuns::default();
+    clock.advance(31);
+    let pass = on.run_tasks(task_view(&on, &runs)).await.expect("a pass");
+    assert_eq!((pass.ran, pass.skipped), (1, 1), "{pass:?}");
+    assert_eq!(runs.attempts(), [2], "only the task that was made ran");
+    let unmade = store.run(&run_key).await.expect("readable").expect("kept");
+    assert_eq!(
+        (unmade.done, unmade.outcome),
+        (
+            true,
+            Some(RunOutcome::Failed {
+                kind: toolkit::approval::LOST.to_owned(),
+                message: "the task's stored request is missing or unreadable; it was not run"
+                    .to_owned(),
+            })
+        )
+    );
+    clock.advance(31);
+    assert_eq!(
+        on.run_tasks(task_view(&on, &runs)).await,
+        Ok(toolkit::approval::TaskPass::default())
+    );
+    assert_eq!(runs.attempts(), [2]);
+}
+
 /// A task's progress is kept in the store as its latest report, read on any
 /// replica while it runs: at most one report a second (one that reaches its
 /// total always), its message cut to 512 characters; a later run's reports
@@ -3461,6 +3755,22 @@ macro_rules! contract_tests {
         fn the_task_runner_completes_what_a_dead_replica_left_once() {
             $run(|backend| {
                 Box::pin(suite::the_task_runner_completes_what_a_dead_replica_left_once(backend))
+            });
+        }
+
+        #[test]
+        fn a_run_that_awaits_its_clients_answer_is_left_to_its_requester() {
+            $run(|backend| {
+                Box::pin(
+                    suite::a_run_that_awaits_its_clients_answer_is_left_to_its_requester(backend),
+                )
+            });
+        }
+
+        #[test]
+        fn a_task_is_made_with_its_gathered_answers_or_not_at_all() {
+            $run(|backend| {
+                Box::pin(suite::a_task_is_made_with_its_gathered_answers_or_not_at_all(backend))
             });
         }
 

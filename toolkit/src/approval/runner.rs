@@ -22,7 +22,9 @@ pub struct RunPass {
     /// approval is valid, once its back-off has passed.
     pub failed: usize,
     /// Calls whose tool failed before and whose next attempt is not due yet
-    /// ([`Approvals::retry_backoff`]): left for a later pass.
+    /// ([`Approvals::retry_backoff`]), or whose tool asked its requester's
+    /// client a question ([`ToolError::AwaitingInput`]): left for a later
+    /// pass, or for the requester.
     pub waiting: usize,
     /// Calls that may not run any more (the principal lost the tool, or the
     /// application's hook refused): kept as a failed outcome, never run.
@@ -51,7 +53,9 @@ impl Approvals {
     /// itself; a call is never run after its approval expires
     /// ([`Approvals::approval_ttl`], counted from the decision). A call whose
     /// tool failed is tried again once its [back-off](Approvals::retry_backoff)
-    /// has passed, not on every pass.
+    /// has passed, not on every pass. A call whose tool stopped for its
+    /// requester's answer ([`ToolError::AwaitingInput`], an MCP input-required
+    /// round) is not run here: its requester's next round runs it.
     ///
     /// ```
     /// use std::time::Duration;
@@ -112,6 +116,13 @@ impl Approvals {
                 }
                 Some(run) if run.lease_until >= now => {
                     pass.skipped += 1;
+                    continue;
+                }
+                // Its tool asked the requester's client a question (an MCP
+                // input-required round): the requester's next round runs it
+                // with the answer; a run here would only ask again, unheard.
+                Some(run) if awaits_input(&run) => {
+                    pass.waiting += 1;
                     continue;
                 }
                 // Its tool failed a moment ago: a tool whose service is down is not
@@ -212,6 +223,15 @@ impl Approvals {
             tracing::warn!(%error, "a finished run could not be marked settled; it is looked at again");
         }
     }
+}
+
+/// Whether the last attempt of `run` stopped for its client's answer
+/// ([`ToolError::AwaitingInput`]).
+fn awaits_input(run: &super::RunRecord) -> bool {
+    matches!(
+        &run.outcome,
+        Some(RunOutcome::Failed { kind, .. }) if kind == "awaiting_input"
+    )
 }
 
 /// What came of one call in a pass.

@@ -301,6 +301,30 @@ impl Approvals {
         tool: &str,
         arguments: &str,
     ) -> Result<TaskRecord, TaskError> {
+        self.create_task_answered(principal, view, tool, arguments, &[])
+            .await
+    }
+
+    /// [`Approvals::create_task`] with the requests its tool made of its client
+    /// before it became a task, and their answers (a call of a
+    /// `#[tool(asks_first)]` tool, asked in rounds first): kept as the task's
+    /// answered questions ([`Approvals::task_requests`]), so its run, here or
+    /// on the process that takes it over, finds them. A request without an
+    /// answer is not kept.
+    ///
+    /// All or nothing: the answers are written before the task's request,
+    /// which is what makes a task exist. Should the store fail half-way, the
+    /// call fails, no process ever finds or runs the task (a runner that meets
+    /// its claim after the lease keeps it as [`LOST`], and runs nothing), and
+    /// what was written is dropped at the task's expiry.
+    pub async fn create_task_answered(
+        &self,
+        principal: &Principal,
+        view: Option<&str>,
+        tool: &str,
+        arguments: &str,
+        answered: &[super::TaskRequest],
+    ) -> Result<TaskRecord, TaskError> {
         if arguments.len() > MAX_TASK_ARGUMENTS {
             return Err(TaskError::TooLarge(arguments.len()));
         }
@@ -334,6 +358,14 @@ impl Approvals {
                 "the store already holds a run of a task with a new random id",
             ))
             .into());
+        }
+        if let Err(error) = self.keep_gathered(&record, answered).await {
+            // Its run ends here, unrun, so no runner waits out its lease for
+            // it; should the store refuse this too, the lease ends on its own.
+            if let Err(ended) = self.store.complete(&run_key, 1, &lost()).await {
+                tracing::warn!(error = %ended, "a task that was not made could not be ended");
+            }
+            return Err(error.into());
         }
         let key = task_key(principal, &record.id, "request");
         let Claim::Won { attempt } = self.store.claim(&key, now, keep).await.map_err(store)? else {

@@ -1,5 +1,6 @@
 //! A task's questions to its client and their answers, kept in the store beside
-//! the task ([`super::task`]), so any process lists what a task waits for and
+//! the task ([`super::task`]) or beside an `approve` call whose approved run
+//! asks its client (the MCP task of that call), so any process lists what a task waits for and
 //! takes its answers, and a run taken over on another process finds the answers
 //! given to the attempt before it.
 //!
@@ -14,7 +15,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::task::task_key;
-use super::{ApprovalError, Approvals, CLOCK_SKEW_SECONDS, Claim, RunOutcome, TaskRecord};
+use super::{
+    ApprovalError, Approvals, CLOCK_SKEW_SECONDS, Claim, PendingApproval, RunOutcome, TaskRecord,
+};
 use crate::principal::Principal;
 
 /// The most requests one task makes, over all its rounds.
@@ -37,6 +40,20 @@ pub struct TaskRequest {
     pub answer: Option<Value>,
 }
 
+impl TaskRequest {
+    /// The request `request` the tool made under `key`, and the client's
+    /// `answer` to it: what a call gathered before it became a task
+    /// ([`Approvals::create_task_answered`]).
+    #[must_use]
+    pub fn answered(key: impl Into<String>, request: Value, answer: Value) -> Self {
+        TaskRequest {
+            key: key.into(),
+            request,
+            answer: Some(answer),
+        }
+    }
+}
+
 /// Why an answer was not kept ([`Approvals::answer_task`]).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -51,7 +68,40 @@ pub enum TaskAnswerError {
     Approval(#[from] ApprovalError),
 }
 
+/// Whose questions: a task's, or an `approve` call's (whose run asks its
+/// client once approved), named by its principal and id, kept until `keep`
+/// (Unix seconds, store time).
+#[derive(Clone, Copy)]
+pub(crate) struct Asker<'a> {
+    principal: &'a Principal,
+    id: &'a str,
+    keep: u64,
+}
+
+impl<'a> Asker<'a> {
+    /// The task `record`'s questions, kept as long as the task.
+    pub(crate) fn task(record: &'a TaskRecord) -> Self {
+        Asker {
+            principal: &record.principal,
+            id: &record.id,
+            keep: record.expires_at.saturating_add(CLOCK_SKEW_SECONDS),
+        }
+    }
+}
+
 impl Approvals {
+    /// The questions of the approved run of `pending`, kept as long as any
+    /// approval of it could still run.
+    pub(crate) fn call_asker<'a>(&self, pending: &'a PendingApproval) -> Asker<'a> {
+        Asker {
+            principal: &pending.principal,
+            id: &pending.call_id,
+            keep: self
+                .resumable_until(pending.expires_at)
+                .saturating_add(CLOCK_SKEW_SECONDS),
+        }
+    }
+
     /// Records that the task `record`'s tool asks its client `request` under
     /// `key`, unless it asked it already (an attempt before this one did). Any
     /// process then lists it ([`Approvals::task_requests`]).
@@ -61,14 +111,36 @@ impl Approvals {
         key: &str,
         request: &Value,
     ) -> Result<(), ApprovalError> {
-        let asked = self.asked(&record.principal, &record.id).await?;
+        self.ask_of(Asker::task(record), key, request).await
+    }
+
+    /// Records that the approved run of `pending` (an `approve` call kept as
+    /// an MCP task) asks its client `request` under `key`, as
+    /// [`Approvals::ask_task`] does for a task; listed by
+    /// [`Approvals::task_requests`] with the call's id.
+    pub async fn ask_call(
+        &self,
+        pending: &PendingApproval,
+        key: &str,
+        request: &Value,
+    ) -> Result<(), ApprovalError> {
+        self.ask_of(self.call_asker(pending), key, request).await
+    }
+
+    pub(crate) async fn ask_of(
+        &self,
+        whose: Asker<'_>,
+        key: &str,
+        request: &Value,
+    ) -> Result<(), ApprovalError> {
+        let asked = self.asked(whose.principal, whose.id).await?;
         if asked.iter().any(|asked| asked.key == key) {
             return Ok(());
         }
         let value = serde_json::json!({"key": key, "request": request});
         for n in asked.len()..MAX_TASK_REQUESTS {
-            let slot = task_key(&record.principal, &record.id, &format!("asked:{n}"));
-            if self.write_once(record, &slot, &value).await? {
+            let slot = task_key(whose.principal, whose.id, &format!("asked:{n}"));
+            if self.write_once(whose.keep, &slot, &value).await? {
                 return Ok(());
             }
         }
@@ -77,8 +149,9 @@ impl Approvals {
         ))))
     }
 
-    /// The requests the task `id` of `principal` made of its client, in the
-    /// order made, each with its answer if it came.
+    /// The requests the task `id` of `principal` (or its `approve` call `id`,
+    /// once approved) made of its client, in the order made, each with its
+    /// answer if it came.
     pub async fn task_requests(
         &self,
         principal: &Principal,
@@ -102,16 +175,69 @@ impl Approvals {
         key: &str,
         answer: &Value,
     ) -> Result<bool, TaskAnswerError> {
+        self.answer_of(Asker::task(record), key, answer).await
+    }
+
+    /// Keeps the client's `answer` to the request `key` of the approved run
+    /// of `pending`, as [`Approvals::answer_task`] does for a task.
+    pub async fn answer_call(
+        &self,
+        pending: &PendingApproval,
+        key: &str,
+        answer: &Value,
+    ) -> Result<bool, TaskAnswerError> {
+        self.answer_of(self.call_asker(pending), key, answer).await
+    }
+
+    pub(crate) async fn answer_of(
+        &self,
+        whose: Asker<'_>,
+        key: &str,
+        answer: &Value,
+    ) -> Result<bool, TaskAnswerError> {
         let bytes = answer.to_string().len();
         if bytes > MAX_TASK_ANSWER_BYTES {
             return Err(TaskAnswerError::TooLarge(key.to_owned(), bytes));
         }
-        let asked = self.asked(&record.principal, &record.id).await?;
+        let asked = self.asked(whose.principal, whose.id).await?;
         if !asked.iter().any(|asked| asked.key == key) {
             return Ok(false);
         }
-        let slot = task_key(&record.principal, &record.id, &answer_part(key));
-        Ok(self.write_once(record, &slot, answer).await?)
+        let slot = task_key(whose.principal, whose.id, &answer_part(key));
+        Ok(self.write_once(whose.keep, &slot, answer).await?)
+    }
+
+    /// Keeps the client's `answers` (by request key) to the requests of
+    /// `whose`: each one that answers a request made and not answered before;
+    /// the rest are ignored. The requests are read once, so a client sending
+    /// many keys costs one read of at most [`MAX_TASK_REQUESTS`] records and
+    /// at most that many writes. How many were kept.
+    ///
+    /// # Errors
+    /// An answer to a request made that is larger than
+    /// [`MAX_TASK_ANSWER_BYTES`] ([`TaskAnswerError::TooLarge`], nothing after it
+    /// kept), or the store's.
+    pub(crate) async fn answer_all(
+        &self,
+        whose: Asker<'_>,
+        answers: &[(&str, &Value)],
+    ) -> Result<usize, TaskAnswerError> {
+        let asked = self.asked(whose.principal, whose.id).await?;
+        let mut kept = 0;
+        for &(key, answer) in answers {
+            if !asked.iter().any(|request| request.key == key) {
+                continue;
+            }
+            let bytes = answer.to_string().len();
+            if bytes > MAX_TASK_ANSWER_BYTES {
+                return Err(TaskAnswerError::TooLarge(key.to_owned(), bytes));
+            }
+            let slot = task_key(whose.principal, whose.id, &answer_part(key));
+            if self.write_once(whose.keep, &slot, answer).await? {
+                kept += 1;
+            }
+        }
+        Ok(kept)
     }
 
     /// The client's answer to the request `key` of the task `record`, if it
@@ -121,8 +247,58 @@ impl Approvals {
         record: &TaskRecord,
         key: &str,
     ) -> Result<Option<Value>, ApprovalError> {
-        self.read_once(&record.principal, &record.id, &answer_part(key))
+        self.answer_to(Asker::task(record), key).await
+    }
+
+    /// The client's answer to the request `key` of `whose`, if it came.
+    pub(crate) async fn answer_to(
+        &self,
+        whose: Asker<'_>,
+        key: &str,
+    ) -> Result<Option<Value>, ApprovalError> {
+        self.read_once(whose.principal, whose.id, &answer_part(key))
             .await
+    }
+
+    /// Keeps the questions a call asked and their answers, gathered before its
+    /// task was made (`#[tool(asks_first)]`), as the task `record`'s: written
+    /// before the task's request, which makes the task exist, so a task is
+    /// never found, nor run, without them.
+    pub(super) async fn keep_gathered(
+        &self,
+        record: &TaskRecord,
+        gathered: &[TaskRequest],
+    ) -> Result<(), ApprovalError> {
+        let whose = Asker::task(record);
+        if gathered.len() > MAX_TASK_REQUESTS {
+            return Err(ApprovalError::Store(super::StoreError::new(format!(
+                "a task asks its client at most {MAX_TASK_REQUESTS} requests"
+            ))));
+        }
+        for (
+            n,
+            TaskRequest {
+                key,
+                request,
+                answer,
+            },
+        ) in gathered.iter().enumerate()
+        {
+            let Some(answer) = answer else {
+                continue;
+            };
+            let slot = task_key(whose.principal, whose.id, &format!("asked:{n}"));
+            let value = serde_json::json!({"key": key, "request": request});
+            let answer_slot = task_key(whose.principal, whose.id, &answer_part(key));
+            if !self.write_once(whose.keep, &slot, &value).await?
+                || !self.write_once(whose.keep, &answer_slot, answer).await?
+            {
+                return Err(ApprovalError::Store(super::StoreError::new(
+                    "the store already holds the questions of a task with a new random id",
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The requests recorded for the task, in order, without answers.
@@ -145,16 +321,10 @@ impl Approvals {
         Ok(asked)
     }
 
-    /// Writes `value` under `key` unless something is there: `Ok(false)` if it
-    /// was.
-    async fn write_once(
-        &self,
-        record: &TaskRecord,
-        key: &str,
-        value: &Value,
-    ) -> Result<bool, ApprovalError> {
+    /// Writes `value` under `key`, kept until `keep`, unless something is
+    /// there: `Ok(false)` if it was.
+    async fn write_once(&self, keep: u64, key: &str, value: &Value) -> Result<bool, ApprovalError> {
         let now = self.store_now().await?;
-        let keep = record.expires_at.saturating_add(CLOCK_SKEW_SECONDS);
         let Claim::Won { attempt } = self
             .store
             .claim(key, now, keep)
@@ -279,6 +449,30 @@ mod tests {
                     ("other".to_owned(), None),
                 ]
             );
+            // Many answers at once: only those to a request made and not
+            // answered are kept; a long answer to no request is ignored, one
+            // to a request refused.
+            let asker = super::Asker::task(&record);
+            let noise: Vec<(String, serde_json::Value)> = (0..1000)
+                .map(|n| {
+                    (
+                        format!("noise{n}"),
+                        json!("x".repeat(MAX_TASK_ANSWER_BYTES)),
+                    )
+                })
+                .collect();
+            let mut answers: Vec<(&str, &serde_json::Value)> = noise
+                .iter()
+                .map(|(key, answer)| (key.as_str(), answer))
+                .collect();
+            let roots_again = json!({"roots": [2]});
+            answers.push(("roots", &roots_again));
+            assert_eq!(approvals.answer_all(asker, &answers).await.unwrap(), 0);
+            answers.push(("other", &long));
+            assert!(matches!(
+                approvals.answer_all(asker, &answers).await,
+                Err(TaskAnswerError::TooLarge(key, _)) if key == "other"
+            ));
             let stranger = Principal::local("stranger").unwrap();
             assert!(
                 approvals

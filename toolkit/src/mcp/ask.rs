@@ -70,6 +70,15 @@
 //!   round that a call asks first (else a task would start at once, or every
 //!   task tool would run in its request until it says so): hence the
 //!   declaration on the tool, and `ready` to mark where in it the work begins.
+//! - **An `approve` tool** asks once its call is approved, in the same call:
+//!   on 2026-07-28 the retry that approves is answered with the tool's
+//!   question, its `requestState` carrying the approved call, and the next
+//!   round runs it again as approved, with the answer; on a 2025-11-25 session
+//!   the approval and the question are both elicitations in the call; as a
+//!   task, the approved run waits `input_required` as a task's tool does. A
+//!   round's unanswered question ends the run with
+//!   [`ToolError::AwaitingInput`], which no approval runner runs again: the
+//!   requester's next round does.
 //! - Stateless HTTP of an earlier revision carries no answer back: a request
 //!   fails with the tool's error, and `can_*` say `false`.
 //!
@@ -414,16 +423,7 @@ impl Ask {
                 Outgoing::Elicit(params),
             )
         });
-        let ask = self.clone();
-        let key = key.to_owned();
-        async move {
-            let answer = match step? {
-                Step::Answered(answer) => answer,
-                Step::Send(send) => send.send().await?,
-                Step::Wait(questions, key) => waited(questions, key).await,
-            };
-            ask.read(&key, answer, elicitation::<T>)
-        }
+        self.answer(key, step, elicitation::<T>)
     }
 
     /// Asks the client's model for a message (`sampling/createMessage`).
@@ -437,19 +437,10 @@ impl Ask {
         let request =
             InputRequest::CreateMessage(rmcp::model::CreateMessageRequest::new(params.clone()));
         let step = self.request(key, Capability::Sampling, request, Outgoing::Sample(params));
-        let ask = self.clone();
-        let key = key.to_owned();
-        async move {
-            let answer = match step? {
-                Step::Answered(answer) => answer,
-                Step::Send(send) => send.send().await?,
-                Step::Wait(questions, key) => waited(questions, key).await,
-            };
-            ask.read(&key, answer, |value| {
-                serde_json::from_value::<CreateMessageResult>(value)
-                    .map_err(|error| format!("is not a sampling result: {error}"))
-            })
-        }
+        self.answer(key, step, |value| {
+            serde_json::from_value::<CreateMessageResult>(value)
+                .map_err(|error| format!("is not a sampling result: {error}"))
+        })
     }
 
     /// Asks the client for its roots (`roots/list`).
@@ -461,6 +452,24 @@ impl Ask {
     ) -> impl Future<Output = Result<ListRootsResult, ToolError>> + Send + 'static {
         let request = InputRequest::ListRoots(rmcp::model::ListRootsRequest::default());
         let step = self.request(key, Capability::Roots, request, Outgoing::Roots);
+        self.answer(key, step, |value| {
+            serde_json::from_value::<ListRootsResult>(value)
+                .map_err(|error| format!("is not a list of roots: {error}"))
+        })
+    }
+
+    /// The answer to the request `key`, made (`step`): there already, sent
+    /// and answered over the session, or waited for (a task's); then read
+    /// with `parse`.
+    fn answer<R>(
+        &self,
+        key: &str,
+        step: Result<Step, ToolError>,
+        parse: impl FnOnce(Value) -> Result<R, String> + Send + 'static,
+    ) -> impl Future<Output = Result<R, ToolError>> + Send + 'static
+    where
+        R: Send + 'static,
+    {
         let ask = self.clone();
         let key = key.to_owned();
         async move {
@@ -469,10 +478,7 @@ impl Ask {
                 Step::Send(send) => send.send().await?,
                 Step::Wait(questions, key) => waited(questions, key).await,
             };
-            ask.read(&key, answer, |value| {
-                serde_json::from_value::<ListRootsResult>(value)
-                    .map_err(|error| format!("is not a list of roots: {error}"))
-            })
+            ask.read(&key, answer, parse)
         }
     }
 
@@ -609,9 +615,9 @@ impl Ask {
             ))));
         }
         round.asked.insert(key.to_owned(), request);
-        Err(ToolError::failed(format!(
-            "the request `{key}` waits for the client's answer"
-        )))
+        Err(ToolError::AwaitingInput {
+            key: key.to_owned(),
+        })
     }
 
     /// Reads the answer to `key` with `parse`; an answer that does not fit

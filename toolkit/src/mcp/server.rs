@@ -352,13 +352,34 @@ impl McpServer {
             None => String::new(),
         };
         let approval = request.request_state.as_ref().filter(|_| resumed.is_none());
-        let response = match approval {
-            Some(sealed) => self.resume(grant, request, sealed).await?,
+        // An approved call whose tool asked its client in an earlier round: it
+        // runs again, as approved then, with the answers.
+        let approved = resumed.and_then(|state| state.approval.as_ref());
+        let response = match (approval, approved) {
+            (_, Some(pending)) => {
+                let response = grant
+                    .tools()
+                    .resume(pending, Decision::Approve, grant.context())
+                    .await;
+                if let Some(asked) = self.asked(grant, request, resumed, Some(pending))? {
+                    tracing::Span::current().record("outcome", "input_required");
+                    return Ok(CallToolResponse::InputRequired(asked));
+                }
+                response
+            }
+            (Some(sealed), None) => {
+                let (response, approved) = self.resume(grant, request, sealed).await?;
+                if let Some(asked) = self.asked(grant, request, None, approved.as_ref())? {
+                    tracing::Span::current().record("outcome", "input_required");
+                    return Ok(CallToolResponse::InputRequired(asked));
+                }
+                response
+            }
             // An alias is not listed, and not run over MCP: a host asks its user
             // for permission per listed name, and checks results against the
             // listed output schema, so a call by an unlisted name would bypass
             // both. The error names the tool to call.
-            None if is_alias(grant.tools(), &request.name) => {
+            (None, None) if is_alias(grant.tools(), &request.name) => {
                 Response::Error(crate::error::ToolError::UnknownTool {
                     name: request.name.to_string(),
                     suggestion: grant
@@ -367,12 +388,12 @@ impl McpServer {
                         .map(|tool| tool.name.to_owned()),
                 })
             }
-            None => {
+            (None, None) => {
                 let response = grant
                     .tools()
                     .call(&request.name, &arguments, grant.context())
                     .await;
-                if let Some(asked) = self.asked(grant, request, resumed)? {
+                if let Some(asked) = self.asked(grant, request, resumed, None)? {
                     tracing::Span::current().record("outcome", "input_required");
                     return Ok(CallToolResponse::InputRequired(asked));
                 }
@@ -561,8 +582,24 @@ impl McpServer {
             ));
         };
         check_gathered(&gathered)?;
+        // The answers the rounds before gathered are kept with the task, as its
+        // tool's answered questions: its run (here, or on the replica that
+        // takes it over) finds them. Kept with the task or not at all: a store
+        // failing half-way leaves no task that could run without them.
+        let answered: Vec<crate::approval::TaskRequest> = gathered
+            .into_iter()
+            .map(|(key, (asked, answer))| {
+                crate::approval::TaskRequest::answered(key, asked, answer)
+            })
+            .collect();
         let record = match approvals
-            .create_task(principal, grant.tools().label(), tool.name, &arguments)
+            .create_task_answered(
+                principal,
+                grant.tools().label(),
+                tool.name,
+                &arguments,
+                &answered,
+            )
             .await
         {
             Ok(record) => record,
@@ -574,28 +611,17 @@ impl McpServer {
             Err(error @ crate::approval::TaskError::TooLarge(_)) => {
                 return Err(ErrorData::invalid_params(error.to_string(), None));
             }
-            Err(error) => {
-                tracing::warn!(%error, "a task could not be created");
-                return Err(ErrorData::internal_error(error.to_string(), None));
+            // The store's own words stay in the log (`From<ApprovalError>`).
+            Err(crate::approval::TaskError::Approval(error)) => {
+                return Err(ErrorData::internal_error(
+                    format!(
+                        "the task could not be created: {}",
+                        crate::error::ToolError::from(error)
+                    ),
+                    None,
+                ));
             }
         };
-        // The answers the rounds before gathered, kept with the task as its
-        // tool's answered questions: its run (here, or on the replica that
-        // takes it over) finds them.
-        for (key, (asked, answer)) in &gathered {
-            let kept = match approvals.ask_task(&record, key, asked).await {
-                Ok(()) => approvals
-                    .answer_task(&record, key, answer)
-                    .await
-                    .map(|_| ())
-                    .map_err(|error| error.to_string()),
-                Err(error) => Err(error.to_string()),
-            };
-            if let Err(error) = kept {
-                tracing::warn!(task = %record.id, %error, "a gathered answer could not be kept");
-                return Err(ErrorData::internal_error(error, None));
-            }
-        }
         let created = super::task::created_run(&record);
         tracing::Span::current().record("outcome", "task");
         super::task::run_in_background(grant, record, declared, true);
@@ -686,13 +712,15 @@ impl McpServer {
     }
 
     /// The retry of a call that was pending: opens the sealed approval, reads the
-    /// user's answer, and resumes the call (once).
+    /// user's answer, and resumes the call (once). With the response, the
+    /// pending approval when the answer was a "yes": its tool may have asked
+    /// the client, and the next round runs it again, as approved.
     async fn resume(
         &self,
         grant: &Grant,
         request: &CallToolRequestParams,
         sealed: &str,
-    ) -> Result<Response, ErrorData> {
+    ) -> Result<(Response, Option<PendingApproval>), ErrorData> {
         let Some(codec) = &self.inner.request_state else {
             return Err(ErrorData::invalid_params(
                 "this server issues no requestState",
@@ -726,10 +754,12 @@ impl McpServer {
                 ));
             }
         };
-        Ok(grant
+        let approves = decision == Decision::Approve;
+        let response = grant
             .tools()
             .resume(&pending, decision, grant.context())
-            .await)
+            .await;
+        Ok((response, approves.then_some(pending)))
     }
 }
 
@@ -759,11 +789,15 @@ impl McpServer {
     /// next round. A refusal the tool's requests earned (a capability the
     /// client did not declare, an answer that does not fit) is the call's
     /// protocol error instead. `None`: the tool asked nothing unanswered.
+    ///
+    /// `approved`: the call is an approved `approve` call, whose next round
+    /// runs it again as approved (kept in the sealed state).
     fn asked(
         &self,
         grant: &Grant,
         request: &CallToolRequestParams,
         resumed: Option<&AskState>,
+        approved: Option<&PendingApproval>,
     ) -> Result<Option<InputRequiredResult>, ErrorData> {
         let Some(ask) = grant.context().get::<Ask>() else {
             return Ok(None);
@@ -801,6 +835,7 @@ impl McpServer {
         let state = AskState {
             round: number,
             answers: round.used,
+            approval: approved.cloned(),
         };
         let bytes = serde_json::to_string(&state.answers).map_or(usize::MAX, |text| text.len());
         if bytes > super::ask::MAX_ANSWER_BYTES {
@@ -877,6 +912,12 @@ struct AskState {
     round: u32,
     /// The answers of earlier rounds, by request key.
     answers: BTreeMap<String, serde_json::Value>,
+    /// The pending approval of an `approve` call its requester's "yes" ran
+    /// (or let run, as an approver decided), whose tool then asked: the next
+    /// round runs it again as THE recorded decision says (the store's claim
+    /// still runs it to one outcome). Sealed only after that "yes".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    approval: Option<PendingApproval>,
 }
 
 /// The answers a run of the tool has: the earlier rounds' (kept), then the
@@ -888,12 +929,45 @@ fn answers_of(
     let mut answers = resumed
         .map(|state| state.answers.clone())
         .unwrap_or_default();
+    // A retry that answers a sealed approval: its `approval` answer is the
+    // server's question, not the tool's.
+    let approves = resumed.is_none() && request.request_state.is_some();
     if let Some(responses) = &request.input_responses {
         for (key, answer) in responses {
+            if approves && key == APPROVAL_INPUT {
+                continue;
+            }
             answers.entry(key.clone()).or_insert_with(|| answer.clone());
         }
     }
     answers
+}
+
+/// Keeps a `tasks/update`'s answers to the questions of a task's tool (or of
+/// an approved call's run, `whose`); an answer to no question, or to one
+/// answered before, is ignored, as the specification asks; so is the answer
+/// under `skip` (the server's own question's).
+async fn keep_answers(
+    approvals: &crate::approval::Approvals,
+    whose: crate::approval::Asker<'_>,
+    responses: &rmcp::model::InputResponses,
+    skip: Option<&str>,
+) -> Result<(), ErrorData> {
+    let answers: Vec<(&str, &serde_json::Value)> = responses
+        .iter()
+        .map(|(key, answer)| (key.as_str(), answer))
+        .filter(|(key, _)| Some(*key) != skip)
+        .collect();
+    match approvals.answer_all(whose, &answers).await {
+        Ok(_) => Ok(()),
+        Err(error @ crate::approval::TaskAnswerError::TooLarge(..)) => {
+            Err(ErrorData::invalid_params(error.to_string(), None))
+        }
+        Err(error) => {
+            tracing::warn!(%error, "a task's answer could not be kept");
+            Err(ErrorData::internal_error(error.to_string(), None))
+        }
+    }
 }
 
 /// `-32021`: the tool asked for something the client did not declare it
@@ -1323,12 +1397,17 @@ impl ServerHandler for McpServer {
             result.meta = meta;
             return Ok(result);
         }
-        let Some((_, status)) = super::task::find(&grant, &request.task_id).await? else {
+        let Some((approvals, status)) = super::task::find(&grant, &request.task_id).await? else {
             return Err(no_task(&request.task_id));
         };
-        let task = super::task::detailed(&status);
+        let mut task = super::task::detailed(&status);
+        // Its approved run waits for the client's answer: the task asks it.
+        if let Some(waiting) = super::task::call_waiting_on(approvals, &status).await? {
+            task = super::task::asking(task, &status.pending.tool, waiting);
+        }
         if status.state == crate::approval::CallState::Approved {
-            super::task::in_background(grant, status.pending, None);
+            let declared = Declared::of(context.client_capabilities().as_ref());
+            super::task::in_background(grant, status.pending, None, declared);
         }
         Ok(rmcp::model::GetTaskResult::new(task))
     }
@@ -1352,23 +1431,26 @@ impl ServerHandler for McpServer {
             // Each answer is kept for the request its tool made; an answer to
             // no request of the task, or to one answered before, is ignored,
             // as the specification asks.
-            for (key, answer) in &request.input_responses {
-                match approvals.answer_task(&status.record, key, answer).await {
-                    Ok(_) => {}
-                    Err(error @ crate::approval::TaskAnswerError::TooLarge(..)) => {
-                        return Err(ErrorData::invalid_params(error.to_string(), None));
-                    }
-                    Err(error) => {
-                        tracing::warn!(%error, "a task's answer could not be kept");
-                        return Err(ErrorData::internal_error(error.to_string(), None));
-                    }
-                }
-            }
-            return Ok(());
+            return keep_answers(
+                approvals,
+                crate::approval::Asker::task(&status.record),
+                &request.input_responses,
+                None,
+            )
+            .await;
         }
-        let Some((_, status)) = super::task::find(&grant, &request.task_id).await? else {
+        let Some((approvals, status)) = super::task::find(&grant, &request.task_id).await? else {
             return Err(no_task(&request.task_id));
         };
+        // Answers to the questions its approved run asks (any key but the
+        // approval's), kept as a task's are.
+        keep_answers(
+            approvals,
+            approvals.call_asker(&status.pending),
+            &request.input_responses,
+            Some(APPROVAL_INPUT),
+        )
+        .await?;
         let Some(decision) = super::task::answer(&request.input_responses) else {
             return Ok(());
         };
@@ -1381,7 +1463,8 @@ impl ServerHandler for McpServer {
         // its requester declined never runs. A "yes" counts only where asked.
         let declines = matches!(decision, Decision::Deny(_));
         if asked || (declines && !status.state.is_final()) {
-            super::task::in_background(grant, status.pending, Some(decision));
+            let declared = Declared::of(context.client_capabilities().as_ref());
+            super::task::in_background(grant, status.pending, Some(decision), declared);
         }
         Ok(())
     }

@@ -298,16 +298,46 @@ pub(super) fn answer(responses: &rmcp::model::InputResponses) -> Option<Decision
 
 /// Runs, in the background, what a poll or an answer started: the task is
 /// polled for its outcome, which the store keeps, so nothing waits for this.
-pub(super) fn in_background(grant: Grant, pending: PendingApproval, decision: Option<Decision>) {
+///
+/// The approved tool may [`Ask`](super::Ask) its client (one that `declared`
+/// what it asks), as a task's tool does: each question is kept in the store
+/// beside the call, where `tasks/get` on any replica shows it
+/// (`input_required`) and `tasks/update` keeps the answer, which this run
+/// brings to the tool.
+pub(super) fn in_background(
+    mut grant: Grant,
+    pending: PendingApproval,
+    decision: Option<Decision>,
+    declared: super::ask::Declared,
+) {
+    let questions = std::sync::Arc::new(super::ask::TaskQuestions::default());
+    grant.context_mut().insert(super::Ask::task(
+        std::sync::Arc::clone(&questions),
+        declared,
+    ));
     tokio::spawn(async move {
-        let response = match decision {
-            Some(decision) => {
-                grant
-                    .tools()
-                    .resume(&pending, decision, grant.context())
-                    .await
+        let run = async {
+            match decision {
+                Some(decision) => {
+                    grant
+                        .tools()
+                        .resume(&pending, decision, grant.context())
+                        .await
+                }
+                None => grant.tools().run_approved(&pending, grant.context()).await,
             }
-            None => grant.tools().run_approved(&pending, grant.context()).await,
+        };
+        let response = match approvals_of(grant.tools()) {
+            Some((approvals, _)) => {
+                let asker = approvals.call_asker(&pending);
+                let run = std::pin::pin!(run);
+                let relay = std::pin::pin!(relay(approvals, asker, &questions));
+                match futures_util::future::select(run, relay).await {
+                    futures_util::future::Either::Left((response, _)) => response,
+                    futures_util::future::Either::Right((never, _)) => match never {},
+                }
+            }
+            None => run.await,
         };
         if let Response::Error(error) = &response {
             // Another replica running it, or a decision that stops it: the task's
@@ -536,7 +566,11 @@ pub(super) fn run_in_background(
                 &arguments,
                 grant.context()
             ));
-            let relay = std::pin::pin!(relay(approvals, &record, &questions));
+            let relay = std::pin::pin!(relay(
+                approvals,
+                crate::approval::Asker::task(&record),
+                &questions
+            ));
             match futures_util::future::select(call, relay).await {
                 futures_util::future::Either::Left((response, _)) => response,
                 futures_util::future::Either::Right((never, _)) => match never {},
@@ -555,25 +589,26 @@ pub(super) fn run_in_background(
 /// answers in the store.
 const RELAY_POLL: std::time::Duration = std::time::Duration::from_millis(250);
 
-/// Keeps the questions of the task's tool in the store and brings their
-/// answers back, until the run ends (never returns).
+/// Keeps the questions of the task's tool (or of an approved call's, kept as
+/// a task: `asker`) in the store and brings their answers back, until the run
+/// ends (never returns).
 async fn relay(
     approvals: &Approvals,
-    record: &TaskRecord,
+    asker: crate::approval::Asker<'_>,
     questions: &super::ask::TaskQuestions,
 ) -> std::convert::Infallible {
     loop {
         for (key, request) in questions.take_new() {
-            if let Err(error) = approvals.ask_task(record, &key, &request).await {
-                tracing::warn!(task = %record.id, %error, "a task's question could not be kept");
+            if let Err(error) = approvals.ask_of(asker, &key, &request).await {
+                tracing::warn!(%error, "a task's question could not be kept");
             }
         }
         for key in questions.waiting() {
-            match approvals.task_answer(record, &key).await {
+            match approvals.answer_to(asker, &key).await {
                 Ok(Some(answer)) => questions.deliver(&key, answer),
                 Ok(None) => {}
                 Err(error) => {
-                    tracing::warn!(task = %record.id, %error, "a task's answer could not be read");
+                    tracing::warn!(%error, "a task's answer could not be read");
                 }
             }
         }
@@ -590,8 +625,34 @@ pub(super) async fn waiting_on(
     if !matches!(status.state, TaskState::Running { .. }) {
         return Ok(None);
     }
+    unanswered(approvals, &status.record.principal, &status.record.id).await
+}
+
+/// The questions the approved run of a call kept as a task waits on now
+/// ([`in_background`]); `None` when it waits on none, or does not run.
+pub(super) async fn call_waiting_on(
+    approvals: &Approvals,
+    status: &CallStatus,
+) -> Result<Option<InputRequests>, rmcp::ErrorData> {
+    if !matches!(status.state, CallState::Running { .. }) {
+        return Ok(None);
+    }
+    unanswered(
+        approvals,
+        &status.pending.principal,
+        &status.pending.call_id,
+    )
+    .await
+}
+
+/// The requests of the task (or call) `id` of `principal` without an answer.
+async fn unanswered(
+    approvals: &Approvals,
+    principal: &crate::principal::Principal,
+    id: &str,
+) -> Result<Option<InputRequests>, rmcp::ErrorData> {
     let requests = approvals
-        .task_requests(&status.record.principal, &status.record.id)
+        .task_requests(principal, id)
         .await
         .map_err(|error| {
             tracing::warn!(%error, "a task's questions could not be read");
@@ -664,7 +725,9 @@ where
             super::ask::Declared::ALL,
         ));
         let record = record.clone();
-        let relay: Relay<'_> = Box::pin(async move { relay(approvals, &record, &questions).await });
+        let relay: Relay<'_> = Box::pin(async move {
+            relay(approvals, crate::approval::Asker::task(&record), &questions).await
+        });
         relays
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -25,7 +25,9 @@ use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
-use toolkit::approval::{ApprovalKey, Approvals, MemoryApprovalStore, SqliteApprovalStore};
+use toolkit::approval::{
+    ApprovalKey, Approvals, Deciders, MemoryApprovalStore, SqliteApprovalStore,
+};
 use toolkit::content::{Audio, Contents, EmbeddedResource, Image};
 use toolkit::mcp::{AccessError, Ask, Caller, Grant, McpRequest, McpServer};
 use toolkit::runtime::RuntimeTool;
@@ -474,6 +476,27 @@ async fn confirm_delete(
     })
 }
 
+/// Deletes an archive once a person approved the call, and then asks its user
+/// whether to go ahead: an `approve` tool that asks its client in its approved
+/// run (tests/it/ask.rs).
+#[tool(scope = shared, tier = approve, group = "conformance")]
+async fn delete_archives(
+    /// The archive to delete.
+    name: String,
+    #[ctx] ask: Ask,
+) -> Result<String, ToolError> {
+    let go = ask
+        .elicit::<Go>("confirm", format!("Delete the archive {name} for good?"))
+        .await?
+        .accepted()
+        .is_some_and(|go| go.confirm);
+    Ok(if go {
+        format!("Deleted the archive {name}")
+    } else {
+        format!("Kept the archive {name}")
+    })
+}
+
 /// Asks the user's name in the request (input-required rounds), then greets
 /// them as a task: its questions end at `ask.ready()`.
 #[tool(scope = shared, tier = auto, task = required, asks_first, group = "conformance")]
@@ -557,7 +580,10 @@ fn approvals() -> &'static Approvals {
                 SqliteApprovalStore::open(path).unwrap_or_else(|error| panic!("{error}")),
             ),
             Err(_) => Approvals::new(key, MemoryApprovalStore::new()),
-        };
+        }
+        // Its requester may approve `delete_archives` too (asked as the call's
+        // client); anyone else may, in the store.
+        .policy(Deciders::others().requester_decides([delete_archives::NAME]));
         match std::env::var("MCP_CONFORMANCE_RUN_LEASE_SECS")
             .ok()
             .and_then(|seconds| seconds.parse().ok())

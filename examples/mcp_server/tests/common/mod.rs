@@ -3,6 +3,7 @@
 
 #![allow(dead_code, unreachable_pub)] // each test file uses part of it
 
+pub mod conformance;
 mod script;
 
 #[allow(unused_imports)] // only the script-driven tests use it
@@ -37,6 +38,14 @@ pub const COPILOT_TOOLS: [&str; 20] = [
     "update_memories",
     "update_tasks",
 ];
+
+/// How a 2026-07-28 client connects: it discovers the revision, with no
+/// session.
+pub fn stateless() -> rmcp::ClientLifecycleMode {
+    rmcp::ClientLifecycleMode::Discover {
+        preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+    }
+}
 
 /// A `tools/call` request.
 pub fn call(name: &str, arguments: Value) -> CallToolRequestParams {

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::io::BufRead as _;
 use std::process::{Child, Command, Stdio};
 
-use common::{call, text};
+use common::{call, stateless, text};
 use example_assistant::AssistantState;
 use example_mcp_server::Settings;
 use rmcp::model::{
@@ -76,12 +76,6 @@ async fn connect(
     )
     .await
     .unwrap()
-}
-
-fn stateless() -> ClientLifecycleMode {
-    ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    }
 }
 
 async fn serve_in_process() -> String {

@@ -9,9 +9,6 @@
 //! - a 2025-11-25 session gets the same question as a real
 //!   `elicitation/create` request in the call.
 
-use std::io::BufRead as _;
-use std::process::{Child, Command, Stdio};
-
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
     ElicitationAction, Implementation,
@@ -21,15 +18,9 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ClientServiceExt as _, ErrorData, RoleClient};
 use serde_json::{Value, json};
 
-/// A conformance server, stopped when dropped.
-struct Server(Child, String);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use crate::common::conformance::{
+    Server, call, result_and_state, rpc, serve as serve_with, untimed,
+};
 
 /// A conformance server sealing request states with `key` (a random one if
 /// `None`).
@@ -41,94 +32,9 @@ fn serve(key: Option<&str>) -> Server {
     serve_with(&env)
 }
 
-/// A conformance server with `env`.
-fn serve_with(env: &[(&str, &str)]) -> Server {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp_conformance"));
-    command
-        .args(["http", "--addr", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .envs(env.iter().copied());
-    let mut child = command.spawn().expect("the conformance server starts");
-    let stdout = child.stdout.take().expect("piped");
-    let mut line = String::new();
-    std::io::BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("it says where it listens");
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("not an address: {line}"))
-        .to_owned();
-    Server(child, url)
-}
-
 /// The capabilities the suite's client declares.
 fn everything() -> Value {
     json!({"elicitation": {}, "sampling": {}, "roots": {"listChanged": true}})
-}
-
-/// One 2026-07-28 `tools/call` of `tool` with `extra` params (answers, state),
-/// from a client declaring `capabilities`: the HTTP status and the JSON-RPC
-/// response.
-async fn call(url: &str, tool: &str, extra: Value, capabilities: Value) -> (u16, Value) {
-    let mut params = json!({"name": tool, "arguments": {}});
-    if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), extra) {
-        params.extend(extra);
-    }
-    rpc(url, "tools/call", tool, params, capabilities).await
-}
-
-/// One 2026-07-28 request `method` with `params` and the `Mcp-Name` header
-/// `name`, from a client declaring `capabilities`.
-async fn rpc(
-    url: &str,
-    method: &str,
-    name: &str,
-    mut params: Value,
-    capabilities: Value,
-) -> (u16, Value) {
-    let meta = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "ask-test", "version": "0.0.0"},
-            "io.modelcontextprotocol/clientCapabilities": capabilities,
-    });
-    params["_meta"] = meta;
-    let response = reqwest::Client::new()
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", method)
-        .header("Mcp-Name", name)
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-        .send()
-        .await
-        .expect("the server answers");
-    let status = response.status().as_u16();
-    let text = response.text().await.expect("a body");
-    // JSON, or an event stream whose `data:` line holds the response.
-    let body = serde_json::from_str(&text).unwrap_or_else(|_| {
-        text.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-            .find(|message| message.get("id") == Some(&json!(1)))
-            .unwrap_or_else(|| panic!("no response in {text}"))
-    });
-    (status, body)
-}
-
-/// The result of a response, with its `requestState` taken out (opaque).
-fn result_and_state(response: &Value) -> (Value, Option<String>) {
-    let mut result = response
-        .get("result")
-        .unwrap_or_else(|| panic!("a result: {response}"))
-        .clone();
-    let state = result
-        .as_object_mut()
-        .and_then(|result| result.remove("requestState"))
-        .map(|state| state.as_str().expect("a string state").to_owned());
-    (result, state)
 }
 
 fn name_form(message: &str, key: &str) -> Value {
@@ -505,14 +411,12 @@ async fn get(url: &str, id: &str) -> Value {
         tasks_and_forms(),
     )
     .await;
-    let mut task = response
-        .get("result")
-        .unwrap_or_else(|| panic!("a task: {response}"))
-        .clone();
-    for key in ["createdAt", "lastUpdatedAt", "ttlMs"] {
-        task.as_object_mut().unwrap().remove(key);
-    }
-    task
+    untimed(
+        response
+            .get("result")
+            .unwrap_or_else(|| panic!("a task: {response}"))
+            .clone(),
+    )
 }
 
 /// Polls task `id` on `url` until `done` says so (twenty seconds at most).
@@ -745,14 +649,11 @@ async fn an_asks_first_tool_asks_in_rounds_then_becomes_a_task() {
         tasks_and_forms(),
     )
     .await;
-    let mut handle = created["result"].clone();
+    let handle = untimed(created["result"].clone());
     let id = handle["taskId"]
         .as_str()
         .unwrap_or_else(|| panic!("a task handle: {created}"))
         .to_owned();
-    for key in ["createdAt", "lastUpdatedAt", "ttlMs"] {
-        handle.as_object_mut().unwrap().remove(key);
-    }
     assert_eq!(
         handle,
         json!({
@@ -794,4 +695,211 @@ async fn an_asks_first_tool_is_refused_to_a_client_without_tasks() {
         refused["error"]["data"],
         json!({"requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}})
     );
+}
+
+/// The form `delete_archives` asks once approved.
+fn go_form(message: &str) -> Value {
+    json!({
+        "method": "elicitation/create",
+        "params": {
+            "mode": "form",
+            "message": message,
+            "requestedSchema": {
+                "type": "object",
+                "description": "Whether to go ahead.",
+                "properties": {"confirm": {"type": "boolean", "description": "Yes to go ahead."}},
+                "required": ["confirm"],
+            },
+        },
+    })
+}
+
+/// An `approve` tool that asks its client once approved (`delete_archives`),
+/// for a 2026-07-28 client: round 1 asks the approval; the retry that
+/// approves runs the tool, whose question is round 2 (a new `requestState`
+/// that carries the approval); the retry with the answer runs it again, as
+/// approved, to its result; a replay of that round runs nothing.
+#[tokio::test]
+async fn an_approved_call_whose_tool_asks_is_asked_in_the_next_round() {
+    let server = serve(None);
+    let tool = "delete_archives";
+    let arguments = json!({"name": "q3"});
+    let (_, first) = call(
+        &server.1,
+        tool,
+        json!({"arguments": arguments}),
+        everything(),
+    )
+    .await;
+    let (result, approval_state) = result_and_state(&first);
+    assert_eq!(
+        result["inputRequests"]["approval"]["params"]["message"],
+        r#"Allow `delete_archives` to run with {"name":"q3"}? It has not run yet."#,
+        "{first}"
+    );
+    let (_, second) = call(
+        &server.1,
+        tool,
+        json!({
+            "arguments": arguments,
+            "inputResponses": {"approval": {"action": "accept"}},
+            "requestState": approval_state.expect("a sealed approval"),
+        }),
+        everything(),
+    )
+    .await;
+    let (result, state) = result_and_state(&second);
+    assert_eq!(
+        result,
+        json!({
+            "resultType": "input_required",
+            "inputRequests": {"confirm": go_form("Delete the archive q3 for good?")},
+        }),
+        "{second}"
+    );
+    let answered = json!({
+        "arguments": arguments,
+        "inputResponses": {"confirm": accept(json!({"confirm": true}))},
+        "requestState": state.expect("a sealed round"),
+    });
+    let (_, done) = call(&server.1, tool, answered.clone(), everything()).await;
+    assert_eq!(done["result"], text("Deleted the archive q3"), "{done}");
+    let (_, replay) = call(&server.1, tool, answered, everything()).await;
+    assert_eq!(replay["result"]["isError"], true, "{replay}");
+    assert_eq!(
+        replay["result"]["content"][0]["text"],
+        toolkit::ToolError::AlreadyRan {
+            outcome: r#"with the result "Deleted the archive q3""#.to_owned(),
+        }
+        .to_string()
+    );
+}
+
+/// A 2025-11-25 client's user, who approves `delete_archives` and then says
+/// to go ahead: the questions it was asked, in order.
+#[derive(Clone, Default)]
+struct Approver(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl ClientHandler for Approver {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("ask-test", "0.0.0"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams { message, .. } = &request else {
+            panic!("a form: {request:?}");
+        };
+        self.0.lock().unwrap().push(message.clone());
+        let answer = ElicitResult::new(ElicitationAction::Accept);
+        Ok(if message.starts_with("Allow") {
+            answer
+        } else {
+            answer.with_content(json!({"confirm": true}))
+        })
+    }
+}
+
+/// Over a 2025-11-25 session the approval and the tool's own question are
+/// both real `elicitation/create` requests in the call, and the call ends with
+/// the result.
+#[tokio::test]
+async fn a_session_client_approves_and_is_then_asked_by_the_tool() {
+    let server = serve(None);
+    let user = Approver::default();
+    let client = user
+        .clone()
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(server.1.clone()),
+            rmcp::ClientLifecycleMode::Initialize,
+        )
+        .await
+        .expect("connects");
+    let mut params = CallToolRequestParams::new("delete_archives");
+    params.arguments = json!({"name": "q5"}).as_object().cloned();
+    let result = client.call_tool(params).await.unwrap();
+    let mut result = serde_json::to_value(result).unwrap();
+    result.as_object_mut().unwrap().remove("resultType");
+    assert_eq!(
+        result,
+        json!({"content": [{"type": "text", "text": "Deleted the archive q5"}], "isError": false})
+    );
+    assert_eq!(
+        *user.0.lock().unwrap(),
+        [
+            r#"Allow `delete_archives` to run with {"name":"q5"}? It has not run yet."#,
+            "Delete the archive q5 for good?",
+        ]
+    );
+}
+
+/// An `approve` call kept as a task, approved by someone else in the approval
+/// store (as in the inbox): the next `tasks/get` runs it; its tool's question
+/// makes the task `input_required` asking it; `tasks/update` answers it, and
+/// the task completes with the result.
+#[tokio::test]
+async fn an_approved_task_whose_tool_asks_waits_for_its_answer() {
+    use toolkit::approval::{ApprovalKey, Approvals, Decision, SqliteApprovalStore};
+    let database = fresh_database("toolkit-approve-ask");
+    let server = replica(&database, None);
+    let (_, created) = call(
+        &server.1,
+        "delete_archives",
+        json!({"arguments": {"name": "q4"}}),
+        tasks_and_forms(),
+    )
+    .await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let approvals = Approvals::new(
+        ApprovalKey::new(b"an-ask-test-approval-key-of-32-bytes-or-more".to_vec()).unwrap(),
+        SqliteApprovalStore::open(&database).unwrap(),
+    );
+    let requester = toolkit::Principal::local("conformance").unwrap();
+    let pending = approvals
+        .store()
+        .pending(&requester, &id)
+        .await
+        .unwrap()
+        .expect("the call waits");
+    approvals
+        .decide_as(
+            toolkit::registry(),
+            &pending,
+            Decision::Approve,
+            &toolkit::Principal::local("approver").unwrap(),
+        )
+        .await
+        .unwrap();
+    let asking = until(&server.1, &id, |task| {
+        task["inputRequests"].get("confirm").is_some()
+    })
+    .await;
+    assert_eq!(
+        asking,
+        json!({
+            "resultType": "complete",
+            "taskId": id,
+            "status": "input_required",
+            "statusMessage": "`delete_archives` waits for the client's answer to `confirm`",
+            "pollIntervalMs": 1000,
+            "inputRequests": {"confirm": go_form("Delete the archive q4 for good?")},
+        })
+    );
+    let acknowledged = update(
+        &server.1,
+        &id,
+        json!({"confirm": accept(json!({"confirm": true}))}),
+    )
+    .await;
+    assert_eq!(acknowledged["result"], json!({"resultType": "complete"}));
+    let done = until(&server.1, &id, |task| task["status"] == "completed").await;
+    assert_eq!(done["result"], text("Deleted the archive q4"), "{done}");
+    let _ = std::fs::remove_file(&database);
 }

@@ -3,9 +3,9 @@
 
 use crate::common;
 
-use common::{COPILOT_TOOLS, EXTERNAL_TOOLS, call, text};
+use common::{COPILOT_TOOLS, EXTERNAL_TOOLS, call, stateless, text};
 use example_assistant::AssistantState;
-use rmcp::model::{ProtocolVersion, Tool};
+use rmcp::model::Tool;
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -39,12 +39,6 @@ async fn connect(
             .auth_header(token);
     let transport = StreamableHttpClientTransport::from_config(config);
     ().serve_with_lifecycle(transport, lifecycle).await.unwrap()
-}
-
-fn stateless() -> ClientLifecycleMode {
-    ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    }
 }
 
 fn names(tools: &[Tool]) -> Vec<&str> {

@@ -5,17 +5,17 @@
 //! nothing gets the plain result, or `-32021` for a tool that must be a task; and
 //! nobody reads a task that is not theirs.
 
-use std::io::BufRead as _;
-use std::process::{Child, Command, Stdio};
-
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
-    ErrorCode, GetTaskParams, GetTaskResult, Implementation, ProtocolVersion, TaskStatus,
+    ErrorCode, GetTaskParams, GetTaskResult, Implementation, TaskStatus,
 };
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, RoleClient};
 use serde_json::json;
+
+use crate::common::conformance::Server;
+use crate::common::stateless;
 
 /// A client that declares the Tasks extension, or nothing.
 #[derive(Clone)]
@@ -34,34 +34,8 @@ impl ClientHandler for Client {
     }
 }
 
-/// The conformance server, stopped when dropped.
-struct Server(Child, String);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn serve() -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp_conformance"))
-        .args(["http", "--addr", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the conformance server starts");
-    let stdout = child.stdout.take().expect("piped");
-    let mut line = String::new();
-    std::io::BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("it says where it listens");
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("not an address: {line}"))
-        .to_owned();
-    Server(child, url)
+    crate::common::conformance::serve(&[])
 }
 
 async fn connect(
@@ -76,12 +50,6 @@ async fn connect(
         )
         .await
         .expect("connects")
-}
-
-fn stateless() -> ClientLifecycleMode {
-    ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    }
 }
 
 fn call(name: &'static str, arguments: serde_json::Value) -> CallToolRequestParams {
