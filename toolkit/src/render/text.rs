@@ -98,28 +98,41 @@ const SCHEMA_ORDER: &[&str] = &[
     "$defs",
 ];
 
-/// Writes `envelope` (one tool as a dialect renders it) as compact JSON; the
-/// arguments schema inside it lists the root properties in the order of `params`
-/// (names not among them follow, in name order).
-pub(super) fn write_tool(envelope: &Value, params: &[&str]) -> String {
+/// How the arguments schema inside an envelope is written.
+#[derive(Clone, Copy)]
+pub(super) enum Arguments<'a> {
+    /// In reading order, the root properties (and `required`) in the order of
+    /// these parameter names (names not among them follow, in name order).
+    Ordered(&'a [&'a str]),
+    /// As its author wrote it: every array (`required` included) in its own
+    /// order, object keys in name order; the same JSON value.
+    AsWritten,
+}
+
+/// Writes `envelope` (one tool as a dialect renders it) as compact JSON, its
+/// arguments schema as `arguments` says.
+pub(super) fn write_tool(envelope: &Value, arguments: Arguments<'_>) -> String {
     let mut out = Vec::with_capacity(1024);
-    write_envelope(&mut out, envelope, params);
+    write_envelope(&mut out, envelope, arguments);
     // Every byte written is either ASCII punctuation or serde_json's own output.
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-fn write_envelope(out: &mut Vec<u8>, value: &Value, params: &[&str]) {
+fn write_envelope(out: &mut Vec<u8>, value: &Value, arguments: Arguments<'_>) {
     let Value::Object(map) = value else {
         write_plain(out, value);
         return;
     };
     write_object(out, map, ENVELOPE_ORDER, |out, key, child| {
         if ARGUMENT_SCHEMAS.contains(&key) {
-            write_schema(out, child, Some(params));
+            match arguments {
+                Arguments::Ordered(params) => write_schema(out, child, Some(params)),
+                Arguments::AsWritten => write_plain(out, child),
+            }
         } else if key == "outputSchema" {
             write_schema(out, child, None);
         } else {
-            write_envelope(out, child, params);
+            write_envelope(out, child, arguments);
         }
     });
 }
@@ -280,7 +293,7 @@ mod tests {
             }
         });
         assert_eq!(
-            write_tool(&envelope, &["zebra", "apple"]),
+            write_tool(&envelope, Arguments::Ordered(&["zebra", "apple"])),
             concat!(
                 r#"{"type":"function","function":{"name":"get_fruit","description":"Get fruit.","#,
                 r#""parameters":{"type":"object","properties":{"#,
@@ -300,7 +313,7 @@ mod tests {
             "_meta": {"toolkit/tier": "auto"}
         });
         assert_eq!(
-            write_tool(&envelope, &[]),
+            write_tool(&envelope, Arguments::Ordered(&[])),
             r#"{"name":"x","inputSchema":{"type":"object","properties":{},"x-a":{"a":"\"\n","z":1},"x-b":1},"_meta":{"toolkit/tier":"auto"}}"#
         );
     }
