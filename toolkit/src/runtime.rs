@@ -989,6 +989,43 @@ mod tests {
                 .map(ToolError::kind),
             Some("unknown_field")
         );
+        // A `null` for an optional field (what strict dialects make a model send)
+        // passes as absent, as for every runtime tool; the forwarder gets the
+        // arguments as sent.
+        assert_eq!(
+            call(r#"{"email": "a@b.c", "phone": null}"#),
+            Response::Result(json!({"email": "a@b.c", "phone": null}))
+        );
+    }
+
+    #[test]
+    fn calls_are_checked_against_what_the_cleaned_schema_loses() {
+        // A `$ref` by `$anchor`, and no `additionalProperties`: the cleaned schema
+        // closes the root and, finding no `#/$defs/...` use of the definition,
+        // drops it, so it would check nothing here. The schema as written is
+        // the contract.
+        let schema = json!({
+            "type": "object",
+            "$defs": {"place": {"$anchor": "place", "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+            "properties": {"address": {"$ref": "#place"}},
+        });
+        let registry =
+            Registry::with_runtime([], [as_written("docs_anchor_calls", schema).unwrap()]).unwrap();
+        let call = |arguments: &str| {
+            block_on(registry.call("docs_anchor_calls", arguments, &Context::new()))
+        };
+        assert_eq!(
+            call(r#"{"address": {"city": 7}}"#).error().map(ToString::to_string),
+            Some("invalid arguments at `address.city`: expected a string, got 7".to_owned())
+        );
+        assert_eq!(
+            call(r#"{"address": {}}"#).error().map(ToString::to_string),
+            Some("invalid arguments at `address.city`: missing required field".to_owned())
+        );
+        assert_eq!(
+            call(r#"{"address": {"city": "Oslo"}, "note": "hi"}"#),
+            Response::Result(json!({"address": {"city": "Oslo"}, "note": "hi"}))
+        );
     }
 
     #[test]
