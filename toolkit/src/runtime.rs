@@ -1015,7 +1015,9 @@ mod tests {
             block_on(registry.call("docs_anchor_calls", arguments, &Context::new()))
         };
         assert_eq!(
-            call(r#"{"address": {"city": 7}}"#).error().map(ToString::to_string),
+            call(r#"{"address": {"city": 7}}"#)
+                .error()
+                .map(ToString::to_string),
             Some("invalid arguments at `address.city`: expected a string, got 7".to_owned())
         );
         assert_eq!(

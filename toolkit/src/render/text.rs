@@ -306,6 +306,28 @@ mod tests {
     }
 
     #[test]
+    fn a_schema_kept_as_written_keeps_its_arrays_in_order() {
+        let envelope = json!({
+            "name": "x",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"b": {"type": "string"}, "a": {"type": "string"}},
+                "required": ["b", "a"],
+                "anyOf": [{"required": ["b"]}, {"required": ["a"]}],
+            },
+        });
+        assert_eq!(
+            write_tool(&envelope, Arguments::AsWritten),
+            r#"{"name":"x","inputSchema":{"anyOf":[{"required":["b"]},{"required":["a"]}],"properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["b","a"],"type":"object"}}"#
+        );
+        // Ordered for a model: `required` follows the parameters.
+        assert!(
+            write_tool(&envelope, Arguments::Ordered(&["a", "b"]))
+                .contains(r#""required":["a","b"]"#)
+        );
+    }
+
+    #[test]
     fn unknown_keys_and_values_keep_name_order_and_escape() {
         let envelope = json!({
             "name": "x",
