@@ -34,6 +34,10 @@ pub struct RegisteredTool {
     /// The forwarder of a tool defined at run time ([`crate::runtime`]); `None` for
     /// a `#[tool]`.
     pub(crate) runtime: Option<crate::runtime::Source>,
+    /// A runtime tool's schema as its author wrote it, served so to MCP and
+    /// checked against on every call
+    /// ([`RuntimeToolBuilder::mcp_schema_as_written`](crate::runtime::RuntimeToolBuilder::mcp_schema_as_written)).
+    as_written: Option<Value>,
 }
 
 impl RegisteredTool {
@@ -52,12 +56,28 @@ impl RegisteredTool {
             .get_or_init(|| crate::schema::clean((self.tool.schema)()))
     }
 
+    /// The arguments schema as its author wrote it, for a runtime tool that serves
+    /// it so to MCP
+    /// ([`RuntimeToolBuilder::mcp_schema_as_written`](crate::runtime::RuntimeToolBuilder::mcp_schema_as_written));
+    /// calls are checked against it. `None` for every other tool.
+    #[must_use]
+    pub fn schema_as_written(&self) -> Option<&Value> {
+        self.as_written.as_ref()
+    }
+
     /// The tool as `dialect` expects it, as compact JSON text, or why `dialect`
     /// cannot express it. Built once per tool and dialect (thread-safely, on first
     /// use), then borrowed: this is what [`render_set`](crate::render::render_set) copies.
     pub fn render_json(&self, dialect: Dialect) -> Result<&str, &RenderError> {
         self.rendered[dialect.index()]
-            .get_or_init(|| crate::render::build_json(self.tool, self.schema(), dialect))
+            .get_or_init(|| {
+                crate::render::build_json(
+                    self.tool,
+                    self.schema(),
+                    self.as_written.as_ref(),
+                    dialect,
+                )
+            })
             .as_deref()
     }
 
@@ -73,9 +93,12 @@ impl RegisteredTool {
 
 impl RegisteredTool {
     fn plan(&self) -> &Plan {
-        self.plan.get_or_init(|| {
-            let raw = (self.tool.schema)();
-            Plan::new(raw.as_value(), self.schema().clone())
+        self.plan.get_or_init(|| match &self.as_written {
+            Some(written) => Plan::as_written(written),
+            None => {
+                let raw = (self.tool.schema)();
+                Plan::new(raw.as_value(), self.schema().clone())
+            }
         })
     }
 
@@ -287,6 +310,7 @@ impl Registry {
                 rendered: Default::default(),
                 plan: OnceLock::new(),
                 runtime: None,
+                as_written: None,
             })
             .collect();
         check_examples(&tools)?;
@@ -342,6 +366,7 @@ impl Registry {
                 .find(|entry| std::ptr::eq(entry.tool, extra.tool))
             {
                 entry.schema = OnceLock::from(extra.schema);
+                entry.as_written = extra.as_written;
                 entry.runtime = Some(extra.source);
             }
         }

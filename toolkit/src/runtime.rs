@@ -147,6 +147,9 @@ pub fn unescape_name(escaped: &str) -> Option<String> {
 pub struct RuntimeTool {
     pub(crate) tool: &'static Tool,
     pub(crate) schema: Value,
+    /// The schema as its author wrote it, when it is served so to MCP
+    /// ([`RuntimeToolBuilder::mcp_schema_as_written`]).
+    pub(crate) as_written: Option<Value>,
     pub(crate) source: Source,
 }
 
@@ -169,6 +172,7 @@ impl RuntimeTool {
             tier: Tier::Auto,
             group: None,
             title: None,
+            as_written: false,
         }
     }
 
@@ -178,10 +182,18 @@ impl RuntimeTool {
         self.tool
     }
 
-    /// The cleaned schema of the arguments.
+    /// The cleaned schema of the arguments: what every provider dialect starts
+    /// from ([`crate::schema`]).
     #[must_use]
     pub fn schema(&self) -> &Value {
         &self.schema
+    }
+
+    /// The arguments schema as its author wrote it, if the tool serves it so to
+    /// MCP clients ([`RuntimeToolBuilder::mcp_schema_as_written`]).
+    #[must_use]
+    pub fn schema_as_written(&self) -> Option<&Value> {
+        self.as_written.as_ref()
     }
 }
 
@@ -204,6 +216,7 @@ pub struct RuntimeToolBuilder {
     tier: Tier,
     group: Option<String>,
     title: Option<String>,
+    as_written: bool,
 }
 
 impl RuntimeToolBuilder {
@@ -230,6 +243,65 @@ impl RuntimeToolBuilder {
     /// A human-readable title.
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.title = Some(title.into());
+        self
+    }
+
+    /// Serves the arguments schema to MCP clients exactly as written (`$schema`,
+    /// `$defs` with `$anchor`, `allOf`/`anyOf`, `if`/`then`/`else`, `title`, ...),
+    /// and checks calls against it; every other dialect still gets the cleaned
+    /// schema ([`crate::schema`]).
+    ///
+    /// MCP (2025-11-25 and 2026-07-28) makes JSON Schema 2020-12 the dialect of
+    /// `inputSchema`, and its conformance suite checks that a server keeps those
+    /// keywords. Without this, MCP gets the cleaned schema like every provider,
+    /// because MCP hosts commonly hand `inputSchema` to a model API as it is, and
+    /// model providers refuse some of those keywords (OpenAI's strict mode, for
+    /// one, takes no `allOf` or `if`) or models misread them. Opt in for a
+    /// schema written for MCP clients that read JSON Schema, such as one read
+    /// from another MCP server's `tools/list` and passed on, or one a
+    /// specification requires.
+    ///
+    /// Checked when the tool is built, so a bad schema never reaches a call
+    /// ([`RuntimeToolError::InvalidSchema`]):
+    /// - it refers only to itself: every `$ref` is a fragment (`#/$defs/x`,
+    ///   `#anchor`), no `$id`, and `$schema`, if any, is
+    ///   [`DRAFT_2020_12`](crate::schema::DRAFT_2020_12) at the root. Nothing a
+    ///   schema names is ever fetched, by toolkit or by `jsonschema`;
+    /// - it compiles as JSON Schema 2020-12, with every `pattern` on the
+    ///   linear-time `regex` engine (no lookaround or backreferences, at most
+    ///   1 MiB compiled), so no argument can make a match backtrack.
+    ///
+    /// Calls are checked against this schema (with formats), not the cleaned one,
+    /// after the registry's [`Limits`](crate::call::Limits) on size and depth.
+    ///
+    /// ```
+    /// use serde_json::{Map, Value, json};
+    /// use toolkit::runtime::RuntimeTool;
+    /// use toolkit::{Context, Dialect, Response};
+    ///
+    /// let schema = json!({
+    ///     "$schema": "https://json-schema.org/draft/2020-12/schema",
+    ///     "type": "object",
+    ///     "properties": {"phone": {"type": "string"}, "email": {"type": "string"}},
+    ///     "anyOf": [{"required": ["phone"]}, {"required": ["email"]}],
+    /// });
+    /// let contact = RuntimeTool::builder("docs_contact", "Contact someone.", schema.clone())
+    ///     .mcp_schema_as_written()
+    ///     .build(|_: Map<String, Value>, _: &Context| async { Response::Result(json!("ok")) })?;
+    /// let registry = toolkit::Registry::with_runtime([], [contact])?;
+    /// let tool = registry.get("docs_contact").unwrap();
+    /// assert_eq!(tool.render(Dialect::Mcp)?["inputSchema"], schema);
+    /// // A provider dialect gets the cleaned schema, and this one cannot say a
+    /// // root `anyOf`.
+    /// assert!(tool.render(Dialect::OpenAiChat).is_err());
+    /// # futures_executor::block_on(async {
+    /// let refused = registry.call("docs_contact", "{}", &Context::new()).await;
+    /// assert_eq!(refused.error().map(toolkit::ToolError::kind), Some("invalid_arguments"));
+    /// # });
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn mcp_schema_as_written(mut self) -> Self {
+        self.as_written = true;
         self
     }
 
@@ -284,6 +356,33 @@ impl RuntimeToolBuilder {
                     .to_owned(),
             });
         }
+        let as_written = if self.as_written {
+            let invalid = |reason: String| RuntimeToolError::InvalidSchema {
+                tool: self.name.clone(),
+                reason,
+            };
+            crate::schema::check_as_written(&self.input_schema).map_err(invalid)?;
+            // Compiled here, once, so a schema that does not compile (a broken
+            // `$ref`, a pattern the linear engine refuses) is refused now rather
+            // than leaving its calls unchecked; the call path compiles it again.
+            let compile =
+                |patterns| crate::dispatch::validate::compile(&self.input_schema, patterns);
+            if let Err(error) = compile(crate::dispatch::validate::Patterns::Linear) {
+                let engine = if compile(crate::dispatch::validate::Patterns::Backtracking).is_ok() {
+                    // Only the engine refused it: say which and why.
+                    "; a schema kept as written runs its patterns on the linear-time `regex` engine: no lookaround, no backreferences, at most 1 MiB compiled"
+                } else {
+                    ""
+                };
+                return Err(invalid(format!(
+                    "the schema kept as written does not compile: {error}{engine}"
+                )));
+            }
+            crate::schema::check_evaluation_bound(&self.input_schema).map_err(invalid)?;
+            Some(self.input_schema.clone())
+        } else {
+            None
+        };
         let schema = schemars::Schema::try_from(self.input_schema)
             .map(crate::schema::clean)
             .map_err(|error| RuntimeToolError::InvalidSchema {
@@ -302,6 +401,7 @@ impl RuntimeToolBuilder {
         Ok(RuntimeTool {
             tool,
             schema,
+            as_written,
             source: Source(forward),
         })
     }
@@ -700,6 +800,498 @@ mod tests {
                 name: "docs_switch".to_owned(),
                 suggestion: None
             })
+        );
+    }
+
+    /// The conformance suite's `json_schema_2020_12_tool` schema (SEP-1613,
+    /// SEP-2106).
+    fn contact_schema() -> Value {
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "$anchor": "addressDef",
+                    "type": "object",
+                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+                },
+            },
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"},
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
+            "additionalProperties": false,
+        })
+    }
+
+    fn as_written(name: &str, schema: Value) -> Result<RuntimeTool, RuntimeToolError> {
+        RuntimeTool::builder(name, "Contact someone.", schema)
+            .group("docs")
+            .mcp_schema_as_written()
+            .build(echoing)
+    }
+
+    fn invalid(name: &str, reason: &str) -> RuntimeToolError {
+        RuntimeToolError::InvalidSchema {
+            tool: name.to_owned(),
+            reason: reason.to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_schema_kept_as_written_is_served_so_to_mcp_only() {
+        let tool = as_written("docs_contact", contact_schema()).unwrap();
+        assert_eq!(tool.schema_as_written(), Some(&contact_schema()));
+        let registry = Registry::with_runtime([], [tool]).unwrap();
+        let entry = registry.get("docs_contact").unwrap();
+        // MCP: the schema, every keyword of it, as written.
+        let mcp = entry.render(Dialect::Mcp).unwrap();
+        assert_eq!(mcp["inputSchema"], contact_schema());
+        // The text is the same value (no key of it reordered into another
+        // meaning, `required` lists as written).
+        let text: Value = serde_json::from_str(entry.render_json(Dialect::Mcp).unwrap()).unwrap();
+        assert_eq!(text["inputSchema"], contact_schema());
+        // Every provider dialect gets the cleaned schema, which has a union at
+        // its root that no provider takes.
+        for dialect in Dialect::ALL
+            .into_iter()
+            .filter(|dialect| *dialect != Dialect::Mcp)
+        {
+            let refused = entry.render(dialect).unwrap_err();
+            assert_eq!(
+                (refused.path.as_str(), refused.reason.as_str()),
+                (
+                    ".",
+                    "the arguments are a union (`allOf` at the root) that cannot be merged into one object; providers take one object schema there, so take one struct (an enum can be one of its fields)"
+                ),
+                "{dialect}"
+            );
+        }
+    }
+
+    #[test]
+    fn providers_get_the_cleaned_form_of_a_schema_kept_as_written() {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Contact",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "$anchor": "addressDef",
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                },
+            },
+            "properties": {
+                "name": {"type": "string", "description": "Who."},
+                "address": {"$ref": "#/$defs/address"},
+            },
+            "required": ["name"],
+            "additionalProperties": false,
+        });
+        let kept = as_written("docs_contact_kept", schema.clone()).unwrap();
+        let plain = RuntimeTool::builder("docs_contact_plain", "Contact someone.", schema.clone())
+            .group("docs")
+            .build(echoing)
+            .unwrap();
+        let registry = Registry::with_runtime([], [kept, plain]).unwrap();
+        let kept = registry.get("docs_contact_kept").unwrap();
+        let plain = registry.get("docs_contact_plain").unwrap();
+        assert_eq!(kept.render(Dialect::Mcp).unwrap()["inputSchema"], schema);
+        let cleaned = json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "Who."},
+                "address": {
+                    "$anchor": "addressDef",
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                },
+            },
+            "required": ["name"],
+        });
+        assert_eq!(
+            kept.render(Dialect::OpenAiChat).unwrap()["function"]["parameters"],
+            cleaned
+        );
+        assert_eq!(
+            kept.render(Dialect::Anthropic).unwrap()["input_schema"],
+            cleaned
+        );
+        // Every provider dialect renders the tool exactly as it renders the same
+        // schema without the opt-in; only the name differs.
+        for dialect in Dialect::ALL
+            .into_iter()
+            .filter(|dialect| *dialect != Dialect::Mcp)
+        {
+            let same = |entry: &crate::registry::RegisteredTool| {
+                entry
+                    .render_json(dialect)
+                    .map(|text| text.replace(entry.name, "NAME"))
+                    .map_err(|error| error.reason.clone())
+            };
+            assert_eq!(same(kept), same(plain), "{dialect}");
+        }
+        // Without the opt-in, MCP gets the cleaned schema too.
+        assert_eq!(plain.render(Dialect::Mcp).unwrap()["inputSchema"], cleaned);
+    }
+
+    #[test]
+    fn calls_are_checked_against_the_schema_kept_as_written() {
+        let registry = Registry::with_runtime(
+            [],
+            [as_written("docs_contact_calls", contact_schema()).unwrap()],
+        )
+        .unwrap();
+        let call = |arguments: &str| {
+            block_on(registry.call("docs_contact_calls", arguments, &Context::new()))
+        };
+        assert_eq!(
+            call(r#"{"name": "Ada", "email": "ada@example.com"}"#),
+            Response::Result(json!({"name": "Ada", "email": "ada@example.com"}))
+        );
+        assert_eq!(
+            call(r#"{"contactMethod": "phone", "phone": "555", "address": {"city": "Oslo"}}"#)
+                .result(),
+            Some(&json!({"contactMethod": "phone", "phone": "555", "address": {"city": "Oslo"}}))
+        );
+        // `if`/`then`: by phone, a phone is required.
+        assert_eq!(
+            call(r#"{"contactMethod": "phone", "email": "ada@example.com"}"#)
+                .error()
+                .map(ToString::to_string),
+            Some("invalid arguments at `phone`: missing required field".to_owned())
+        );
+        // `allOf`/`anyOf`: a phone or an email.
+        assert_eq!(
+            call(r#"{"name": "Ada"}"#).error().map(ToString::to_string),
+            Some("2 problems in the arguments; at `.`: expected one of these shapes: an object with `phone`; an object with `email`; got an object with `name`; at `email`: missing required field".to_owned())
+        );
+        // `$ref` into `$defs`, and the closed root.
+        assert_eq!(
+            call(r#"{"email": "a@b.c", "address": {"city": 7}}"#)
+                .error()
+                .map(ToString::to_string),
+            Some("invalid arguments at `address.city`: expected a string, got 7".to_owned())
+        );
+        assert_eq!(
+            call(r#"{"email": "a@b.c", "fax": "1"}"#)
+                .error()
+                .map(ToolError::kind),
+            Some("unknown_field")
+        );
+        // A `null` for an optional field (what strict dialects make a model send)
+        // passes as absent, as for every runtime tool; the forwarder gets the
+        // arguments as sent.
+        assert_eq!(
+            call(r#"{"email": "a@b.c", "phone": null}"#),
+            Response::Result(json!({"email": "a@b.c", "phone": null}))
+        );
+    }
+
+    #[test]
+    fn calls_are_checked_against_what_the_cleaned_schema_loses() {
+        // A `$ref` by `$anchor`, and no `additionalProperties`: the cleaned schema
+        // closes the root and, finding no `#/$defs/...` use of the definition,
+        // drops it, so it would check nothing here. The schema as written is
+        // the contract.
+        let schema = json!({
+            "type": "object",
+            "$defs": {"place": {"$anchor": "place", "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+            "properties": {"address": {"$ref": "#place"}},
+        });
+        let registry =
+            Registry::with_runtime([], [as_written("docs_anchor_calls", schema).unwrap()]).unwrap();
+        let call = |arguments: &str| {
+            block_on(registry.call("docs_anchor_calls", arguments, &Context::new()))
+        };
+        assert_eq!(
+            call(r#"{"address": {"city": 7}}"#)
+                .error()
+                .map(ToString::to_string),
+            Some("invalid arguments at `address.city`: expected a string, got 7".to_owned())
+        );
+        assert_eq!(
+            call(r#"{"address": {}}"#).error().map(ToString::to_string),
+            Some("invalid arguments at `address.city`: missing required field".to_owned())
+        );
+        assert_eq!(
+            call(r#"{"address": {"city": "Oslo"}, "note": "hi"}"#),
+            Response::Result(json!({"address": {"city": "Oslo"}, "note": "hi"}))
+        );
+    }
+
+    #[test]
+    fn a_schema_kept_as_written_may_refer_only_to_itself() {
+        let with = |key: &str, value: &str| {
+            let mut schema = json!({
+                "type": "object",
+                "properties": {"address": {"type": "object"}},
+            });
+            schema["properties"]["address"][key] = json!(value);
+            as_written("docs_refers", schema).unwrap_err()
+        };
+        for reference in [
+            "https://example.com/address.json",
+            "file:///etc/passwd",
+            "address.json#/city",
+            "//example.com/a",
+        ] {
+            assert_eq!(
+                with("$ref", reference),
+                invalid(
+                    "docs_refers",
+                    &format!(
+                        "`$ref` `{reference}` at `/properties/address` points outside this schema; a schema kept as written may refer only to itself (`#/$defs/...` or `#anchor`), and nothing is fetched"
+                    )
+                ),
+            );
+        }
+        assert_eq!(
+            with("$dynamicRef", "https://example.com/meta#node"),
+            invalid(
+                "docs_refers",
+                "`$dynamicRef` `https://example.com/meta#node` at `/properties/address` points outside this schema; a schema kept as written may refer only to itself (`#/$defs/...` or `#anchor`), and nothing is fetched"
+            ),
+        );
+        // `$id` would make `#` another document's.
+        assert_eq!(
+            with("$id", "https://example.com/address"),
+            invalid(
+                "docs_refers",
+                "`$id` at `/properties/address` would make `#` name another document; a schema kept as written is one document (name a place in it with `$anchor`)"
+            ),
+        );
+        assert_eq!(
+            with("$schema", "https://json-schema.org/draft/2020-12/schema"),
+            invalid(
+                "docs_refers",
+                "`$schema` at `/properties/address`: only the root of a schema kept as written may declare its dialect"
+            ),
+        );
+        // Another dialect's meta-schema would be fetched to be read.
+        assert_eq!(
+            as_written(
+                "docs_refers",
+                json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})
+            )
+            .unwrap_err(),
+            invalid(
+                "docs_refers",
+                "`$schema` `http://json-schema.org/draft-07/schema#`: a schema kept as written is JSON Schema 2020-12 (`https://json-schema.org/draft/2020-12/schema`), the dialect MCP gives `inputSchema`"
+            ),
+        );
+        // Under a keyword nobody knows, a reference is refused all the same.
+        assert_eq!(
+            as_written(
+                "docs_refers",
+                json!({"type": "object", "x-extra": [{"$ref": "https://example.com/x"}]})
+            )
+            .unwrap_err(),
+            invalid(
+                "docs_refers",
+                "`$ref` `https://example.com/x` at `/x-extra/0` points outside this schema; a schema kept as written may refer only to itself (`#/$defs/...` or `#anchor`), and nothing is fetched"
+            ),
+        );
+        // A reference to a place that is not there does not compile.
+        let missing = as_written(
+            "docs_refers",
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/nowhere"}}}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            missing,
+            invalid(
+                "docs_refers",
+                "the schema kept as written does not compile: Pointer '/$defs/nowhere' does not exist"
+            )
+        );
+        // Data is data: a `const` may hold any object.
+        as_written(
+            "docs_refers_data",
+            json!({
+                "type": "object",
+                "properties": {"link": {"const": {"$ref": "https://example.com/x", "$id": "x"}}},
+                "$defs": {"node": {"$anchor": "node", "type": "string"}},
+                "patternProperties": {"^x-": {"$ref": "#node"}},
+            }),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn patterns_of_a_schema_kept_as_written_never_backtrack() {
+        let pattern = |pattern: &str| {
+            as_written(
+                "docs_pattern",
+                json!({"type": "object", "properties": {"code": {"type": "string", "pattern": pattern}}}),
+            )
+        };
+        // Lookaround and backreferences need a backtracking engine: refused when
+        // the tool is built, not met by a call.
+        assert_eq!(
+            pattern("^(?=(a+)+b)").unwrap_err(),
+            invalid(
+                "docs_pattern",
+                "the schema kept as written does not compile: \"^(?=(a+)+b)\" is not a \"regex\"; a schema kept as written runs its patterns on the linear-time `regex` engine: no lookaround, no backreferences, at most 1 MiB compiled"
+            )
+        );
+        assert_eq!(
+            pattern(r"^(a*)\1$").unwrap_err(),
+            invalid(
+                "docs_pattern",
+                r#"the schema kept as written does not compile: "^(a*)\\1$" is not a "regex"; a schema kept as written runs its patterns on the linear-time `regex` engine: no lookaround, no backreferences, at most 1 MiB compiled"#
+            )
+        );
+        // An escaped backslash is no backreference.
+        pattern(r"^[a-z]:\\[a-z]+$").unwrap();
+        // A pattern over 1 MiB compiled (the backtracking engine would take it).
+        assert_eq!(
+            pattern("^a{50000}$").unwrap_err(),
+            invalid(
+                "docs_pattern",
+                r#"the schema kept as written does not compile: "^a{50000}$" is not a "regex"; a schema kept as written runs its patterns on the linear-time `regex` engine: no lookaround, no backreferences, at most 1 MiB compiled"#
+            )
+        );
+        // A nested quantifier, the classic catastrophe for a backtracking
+        // engine, against a long text that fails at its end: linear here.
+        let registry = Registry::with_runtime([], [pattern("^(a|aa)+$").unwrap()]).unwrap();
+        let text = format!(r#"{{"code": "{}!"}}"#, "a".repeat(200_000));
+        let refused = block_on(registry.call("docs_pattern", &text, &Context::new()));
+        assert_eq!(
+            refused.error().map(ToolError::kind),
+            Some("invalid_arguments")
+        );
+    }
+
+    #[test]
+    fn a_schema_kept_as_written_costs_a_bounded_number_of_checks_per_value() {
+        // Twenty definitions, each using the next twice: a million subschemas for
+        // every value of `x` (about five seconds a call to list its problems).
+        let mut defs = Map::new();
+        for level in 0..20 {
+            let next = format!("#/$defs/d{}", level + 1);
+            defs.insert(
+                format!("d{level}"),
+                json!({"allOf": [{"$ref": next}, {"$ref": next}]}),
+            );
+        }
+        defs.insert("d20".to_owned(), json!({"type": "string"}));
+        assert_eq!(
+            as_written(
+                "docs_fanout",
+                json!({"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d0"}}}),
+            )
+            .unwrap_err(),
+            invalid(
+                "docs_fanout",
+                "checking one value at depth 1 of the arguments could apply more than 1024 subschemas (4194302, counting each `$ref` followed); `$ref`s that fan out make every call cost that much per value"
+            )
+        );
+        // The same doubling through recursion: each level of `x.x.x` twice the last.
+        assert_eq!(
+            as_written(
+                "docs_fanout",
+                json!({
+                    "type": "object",
+                    "allOf": [
+                        {"properties": {"x": {"$ref": "#"}}},
+                        {"properties": {"x": {"$ref": "#"}}},
+                    ],
+                }),
+            )
+            .unwrap_err(),
+            invalid(
+                "docs_fanout",
+                "checking one value at depth 9 of the arguments could apply more than 1024 subschemas (2048, counting each `$ref` followed); `$ref`s that fan out make every call cost that much per value"
+            )
+        );
+        // A `$ref` loop that stays on one value.
+        assert_eq!(
+            as_written(
+                "docs_fanout",
+                json!({
+                    "type": "object",
+                    "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+                    "properties": {"x": {"$ref": "#/$defs/a"}},
+                }),
+            )
+            .unwrap_err(),
+            invalid(
+                "docs_fanout",
+                "a `$ref` loop stays on one value without moving into a member or item; it constrains nothing and is refused"
+            )
+        );
+        // A binary tree is recursive twice, into two different members: fine.
+        as_written(
+            "docs_tree_ok",
+            json!({
+                "type": "object",
+                "properties": {"left": {"$ref": "#"}, "right": {"$ref": "#"}, "label": {"type": "string"}},
+            }),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn hostile_arguments_meet_bounded_work() {
+        let registry = Registry::with_runtime(
+            [],
+            [as_written(
+                "docs_tree",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "child": {"$ref": "#"},
+                        "tags": {"type": "array", "uniqueItems": true, "items": {"type": "string", "pattern": "^[a-z]+$"}},
+                        "regex": {"type": "string", "format": "regex"},
+                    },
+                }),
+            )
+            .unwrap()],
+        )
+        .unwrap();
+        let call =
+            |arguments: &str| block_on(registry.call("docs_tree", arguments, &Context::new()));
+        // A recursive schema and arguments nested past the limit: refused before
+        // any validation walks them.
+        let deep = format!("{}{{}}{}", r#"{"child": "#.repeat(40), "}".repeat(40));
+        assert_eq!(
+            call(&deep).error().map(ToString::to_string),
+            Some("invalid arguments at `child.child.child.child.…(26 more levels)….child.child`: the arguments nest deeper than 32 levels of objects and arrays here; flatten them".to_owned())
+        );
+        // A huge array: refused by size first; under it, uniqueness is hashed.
+        let huge = format!(r#"{{"tags": [{}]}}"#, vec![r#""abc""#; 300_000].join(","));
+        assert_eq!(
+            call(&huge).error().map(ToString::to_string),
+            Some("invalid arguments at `.`: the arguments are 1800011 bytes long; at most 1048576 bytes are accepted".to_owned())
+        );
+        let many: Vec<String> = (0..50_000)
+            .map(|i| format!(r#""t{}""#, "x".repeat(i % 7)))
+            .collect();
+        let many = format!(r#"{{"tags": [{}]}}"#, many.join(","));
+        assert_eq!(
+            call(&many).error().map(ToolError::kind),
+            Some("invalid_arguments")
+        );
+        // `format: regex` parses the text given; deeply nested groups are a
+        // refusal, not a stack overflow.
+        let groups = format!(r#"{{"regex": "{}"}}"#, "(".repeat(500_000));
+        assert_eq!(
+            call(&groups).error().map(ToString::to_string),
+            Some(format!(
+                "invalid arguments at `regex`: expected a string in the `regex` format, got the string \"{}…(500000 characters in all)\"",
+                "(".repeat(64)
+            ))
         );
     }
 

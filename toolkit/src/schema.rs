@@ -7,6 +7,8 @@
 //! the description. Nested types stay in `$defs` behind `$ref`. Dialects
 //! ([`crate::Dialect`]) start from this schema.
 
+use std::collections::HashMap;
+
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
@@ -987,6 +989,362 @@ pub(crate) fn for_each_subschema(
                 .for_each(&mut *f);
         }
     }
+}
+
+/// The one `$schema` a schema kept as written may declare: JSON Schema 2020-12,
+/// the dialect MCP (2025-11-25 and 2026-07-28) gives a tool's `inputSchema` when
+/// it declares none, and the one arguments are checked with.
+pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// Keywords whose value is data, not a schema: what they hold is never read as
+/// a keyword (a `const` may be any object, `$ref` members and all).
+const DATA_KEYWORDS: &[&str] = &["const", "enum", "default", "examples"];
+
+/// Checks a schema that is to be served as its author wrote it
+/// ([`RuntimeToolBuilder::mcp_schema_as_written`](crate::runtime::RuntimeToolBuilder::mcp_schema_as_written)):
+/// it must be one document that refers only to itself, so that neither an MCP
+/// client nor this process has anything to fetch to read it.
+///
+/// - every `$ref` and `$dynamicRef` is a fragment of this document
+///   (`#/$defs/address`, `#addressDef`): no `https:`, `file:` or relative URI;
+/// - no `$id`, which would make `#` name another document;
+/// - `$schema`, if present, only at the root and only [`DRAFT_2020_12`].
+///
+/// Every object is looked at except the values of `const`, `enum`, `default`
+/// and `examples` (data), so a reference under a keyword this check does not
+/// know is refused too. `Err` says what, where (a JSON pointer) and why. The
+/// caller has bounded the depth ([`crate::runtime::MAX_SCHEMA_DEPTH`]).
+pub(crate) fn check_as_written(schema: &Value) -> Result<(), String> {
+    fn visit(value: &Value, pointer: &mut String) -> Result<(), String> {
+        match value {
+            Value::Object(node) => {
+                for (key, child) in node {
+                    if let Value::String(text) = child {
+                        check_keyword(key, text, pointer)?;
+                    }
+                    if DATA_KEYWORDS.contains(&key.as_str()) {
+                        continue;
+                    }
+                    let length = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&escape_pointer(key));
+                    visit(child, pointer)?;
+                    pointer.truncate(length);
+                }
+                Ok(())
+            }
+            Value::Array(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    let length = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&index.to_string());
+                    visit(item, pointer)?;
+                    pointer.truncate(length);
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+    fn check_keyword(key: &str, text: &str, pointer: &str) -> Result<(), String> {
+        let at = if pointer.is_empty() { "/" } else { pointer };
+        let shown = crate::echo::echo(text);
+        match key {
+            "$ref" | "$dynamicRef" if !text.starts_with('#') => Err(format!(
+                "`{key}` `{shown}` at `{at}` points outside this schema; a schema kept as written may refer only to itself (`#/$defs/...` or `#anchor`), and nothing is fetched"
+            )),
+            "$id" => Err(format!(
+                "`$id` at `{at}` would make `#` name another document; a schema kept as written is one document (name a place in it with `$anchor`)"
+            )),
+            "$schema" if !pointer.is_empty() => Err(format!(
+                "`$schema` at `{at}`: only the root of a schema kept as written may declare its dialect"
+            )),
+            "$schema" if text.trim_end_matches('#') != DRAFT_2020_12 => Err(format!(
+                "`$schema` `{shown}`: a schema kept as written is JSON Schema 2020-12 (`{DRAFT_2020_12}`), the dialect MCP gives `inputSchema`"
+            )),
+            _ => Ok(()),
+        }
+    }
+    visit(schema, &mut String::new())
+}
+
+/// The most subschemas a schema kept as written may apply to one value of the
+/// arguments, counting each time a `$ref` is followed: 1,024. Checking a call
+/// costs at most this many keyword evaluations per value it holds (and a value
+/// is at least two bytes of the arguments' text), so the work stays in
+/// proportion to the call, where `$ref`s that fan out (a definition that
+/// uses the next one twice, twenty deep) would ask for a million per value.
+pub const MAX_SUBSCHEMAS_PER_VALUE: u64 = 1024;
+
+/// How deep into the arguments [`check_evaluation_bound`] follows a schema:
+/// deeper than any call passes the registry's depth limit
+/// ([`Limits`](crate::call::Limits), 32 by default).
+const EVALUATION_HORIZON: usize = 128;
+
+/// How one subschema reaches another.
+#[derive(Clone, Copy)]
+enum Step {
+    /// Applies to the same value (`allOf`, `anyOf`, `oneOf`, `not`,
+    /// `if`/`then`/`else`, `dependentSchemas`, `$ref`, `$dynamicRef`).
+    Same,
+    /// Applies to the member of this name (`properties`).
+    Named(usize),
+    /// May apply to any member or item (`items`, `prefixItems`,
+    /// `additionalProperties`, `patternProperties`, `propertyNames`, ...).
+    Any,
+}
+
+/// Checks that validating one value against `schema` (already compiled, so every
+/// reference resolves) applies at most [`MAX_SUBSCHEMAS_PER_VALUE`] subschemas,
+/// at any depth, and that no `$ref` loop stays on one value.
+///
+/// It counts, for every depth, an upper bound of how many times each subschema
+/// is applied to one value at that depth: what applies to the same value is
+/// added up through the `$ref`s and combinators (in an order without loops);
+/// each step into a member adds what applies to any member to, per subschema,
+/// the largest count one member name gives it (so a tree's `left` and `right`
+/// don't add up, while two `x`s do). `Err` says why.
+pub(crate) fn check_evaluation_bound(schema: &Value) -> Result<(), String> {
+    let graph = SchemaGraph::of(schema)?;
+    let order = graph.same_value_order().ok_or_else(|| {
+        "a `$ref` loop stays on one value without moving into a member or item; it constrains nothing and is refused".to_owned()
+    })?;
+    let mut position = vec![0; order.len()];
+    for (index, &node) in order.iter().enumerate() {
+        position[node] = index;
+    }
+    let mut counts = graph.close(&position, HashMap::from([(0, 1)]));
+    for depth in 0..=EVALUATION_HORIZON {
+        let total = counts
+            .values()
+            .fold(0_u64, |sum, count| sum.saturating_add(*count));
+        if total > MAX_SUBSCHEMAS_PER_VALUE {
+            let place = if depth == 0 {
+                "at the root".to_owned()
+            } else {
+                format!("at depth {depth} of the arguments")
+            };
+            return Err(format!(
+                "checking one value {place} could apply more than {MAX_SUBSCHEMAS_PER_VALUE} subschemas ({total}, counting each `$ref` followed); `$ref`s that fan out make every call cost that much per value"
+            ));
+        }
+        if total == 0 {
+            return Ok(());
+        }
+        // One step into the members: what applies to any member, plus, per
+        // subschema, the most any one member name adds.
+        let mut any: HashMap<usize, u64> = HashMap::new();
+        let mut named: HashMap<usize, HashMap<usize, u64>> = HashMap::new();
+        for (&node, &count) in &counts {
+            for &(target, step) in &graph.edges[node] {
+                let slot = match step {
+                    Step::Same => continue,
+                    Step::Any => any.entry(target).or_default(),
+                    Step::Named(name) => named.entry(name).or_default().entry(target).or_default(),
+                };
+                *slot = slot.saturating_add(count);
+            }
+        }
+        let mut next = graph.close(&position, any);
+        let mut most: HashMap<usize, u64> = HashMap::new();
+        for (_, seeds) in named {
+            for (node, count) in graph.close(&position, seeds) {
+                let best = most.entry(node).or_default();
+                *best = (*best).max(count);
+            }
+        }
+        for (node, count) in most {
+            let slot = next.entry(node).or_default();
+            *slot = slot.saturating_add(count);
+        }
+        counts = next;
+    }
+    Ok(())
+}
+
+/// A schema's subschemas (node 0 is the root) and how each reaches others.
+struct SchemaGraph {
+    edges: Vec<Vec<(usize, Step)>>,
+}
+
+impl SchemaGraph {
+    fn of(schema: &Value) -> Result<Self, String> {
+        // Subschemas are told apart by where they sit in the document.
+        let key = |value: &Value| std::ptr::from_ref(value) as usize;
+        let mut anchors: HashMap<&str, Vec<&Value>> = HashMap::new();
+        collect_anchors(schema, &mut anchors);
+        let mut ids: HashMap<usize, usize> = HashMap::from([(key(schema), 0)]);
+        let mut nodes: Vec<&Value> = vec![schema];
+        let mut names: HashMap<&str, usize> = HashMap::new();
+        let mut edges: Vec<Vec<(usize, Step)>> = Vec::new();
+        let mut next = 0;
+        while next < nodes.len() {
+            let node = nodes[next];
+            next += 1;
+            let mut out: Vec<(&Value, Step)> = Vec::new();
+            if let Value::Object(map) = node {
+                for (keyword, value) in map {
+                    let keyword = keyword.as_str();
+                    match (keyword, value) {
+                        ("$ref" | "$dynamicRef", Value::String(reference)) => {
+                            let targets =
+                                resolve(schema, &anchors, reference).ok_or_else(|| {
+                                    format!(
+                                        "`{keyword}` `{}` names no place toolkit can follow",
+                                        crate::echo::echo(reference)
+                                    )
+                                })?;
+                            out.extend(targets.into_iter().map(|target| (target, Step::Same)));
+                        }
+                        ("allOf" | "anyOf" | "oneOf", Value::Array(branches)) => {
+                            out.extend(branches.iter().map(|branch| (branch, Step::Same)));
+                        }
+                        ("not" | "if" | "then" | "else", child) => out.push((child, Step::Same)),
+                        ("dependentSchemas", Value::Object(children)) => {
+                            out.extend(children.values().map(|child| (child, Step::Same)));
+                        }
+                        ("properties", Value::Object(children)) => {
+                            for (name, child) in children {
+                                let count = names.len();
+                                let name = *names.entry(name.as_str()).or_insert(count);
+                                out.push((child, Step::Named(name)));
+                            }
+                        }
+                        ("patternProperties", Value::Object(children)) => {
+                            out.extend(children.values().map(|child| (child, Step::Any)));
+                        }
+                        ("prefixItems" | "items", Value::Array(children)) => {
+                            out.extend(children.iter().map(|child| (child, Step::Any)));
+                        }
+                        (
+                            "items"
+                            | "additionalItems"
+                            | "unevaluatedItems"
+                            | "contains"
+                            | "additionalProperties"
+                            | "unevaluatedProperties"
+                            | "propertyNames",
+                            child,
+                        ) => out.push((child, Step::Any)),
+                        _ => {}
+                    }
+                }
+            }
+            let mut resolved = Vec::with_capacity(out.len());
+            for (target, step) in out {
+                let id = *ids.entry(key(target)).or_insert_with(|| {
+                    nodes.push(target);
+                    nodes.len() - 1
+                });
+                resolved.push((id, step));
+            }
+            edges.push(resolved);
+        }
+        Ok(SchemaGraph { edges })
+    }
+
+    /// `seeds` and every subschema they apply to the same value, each counted as
+    /// often as it is reached; `position` is each subschema's place in
+    /// [`same_value_order`](Self::same_value_order), so each is passed on once
+    /// every way to it has been counted.
+    fn close(&self, position: &[usize], seeds: HashMap<usize, u64>) -> HashMap<usize, u64> {
+        let mut waiting: std::collections::BTreeSet<(usize, usize)> =
+            seeds.keys().map(|&node| (position[node], node)).collect();
+        let mut counts = seeds;
+        while let Some((_, node)) = waiting.pop_first() {
+            let count = counts[&node];
+            for &(target, step) in &self.edges[node] {
+                if matches!(step, Step::Same) {
+                    let slot = counts.entry(target).or_default();
+                    *slot = slot.saturating_add(count);
+                    waiting.insert((position[target], target));
+                }
+            }
+        }
+        counts
+    }
+
+    /// The subschemas in an order where each comes before every one it applies
+    /// to the same value (Kahn's algorithm); `None` if those form a loop.
+    fn same_value_order(&self) -> Option<Vec<usize>> {
+        let mut incoming = vec![0_usize; self.edges.len()];
+        for edges in &self.edges {
+            for &(target, step) in edges {
+                if matches!(step, Step::Same) {
+                    incoming[target] += 1;
+                }
+            }
+        }
+        let mut ready: Vec<usize> = (0..self.edges.len())
+            .filter(|&node| incoming[node] == 0)
+            .collect();
+        let mut order = Vec::with_capacity(self.edges.len());
+        while let Some(node) = ready.pop() {
+            order.push(node);
+            for &(target, step) in &self.edges[node] {
+                if matches!(step, Step::Same) {
+                    incoming[target] -= 1;
+                    if incoming[target] == 0 {
+                        ready.push(target);
+                    }
+                }
+            }
+        }
+        (order.len() == self.edges.len()).then_some(order)
+    }
+}
+
+/// Every `$anchor` and `$dynamicAnchor` of the document, by name.
+fn collect_anchors<'a>(value: &'a Value, anchors: &mut HashMap<&'a str, Vec<&'a Value>>) {
+    match value {
+        Value::Object(map) => {
+            for keyword in ["$anchor", "$dynamicAnchor"] {
+                if let Some(Value::String(name)) = map.get(keyword) {
+                    anchors.entry(name.as_str()).or_default().push(value);
+                }
+            }
+            for (keyword, child) in map {
+                if !DATA_KEYWORDS.contains(&keyword.as_str()) {
+                    collect_anchors(child, anchors);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_anchors(item, anchors)),
+        _ => {}
+    }
+}
+
+/// The subschemas a fragment reference names: a JSON pointer (`#/$defs/a`,
+/// percent-decoded) or an anchor (`#name`: every `$anchor` or `$dynamicAnchor`
+/// of that name, a `$dynamicRef` may reach any).
+fn resolve<'a>(
+    schema: &'a Value,
+    anchors: &HashMap<&str, Vec<&'a Value>>,
+    reference: &str,
+) -> Option<Vec<&'a Value>> {
+    let fragment = reference.strip_prefix('#')?;
+    if fragment.is_empty() || fragment.starts_with('/') {
+        let decoded = percent_decode(fragment)?;
+        return schema.pointer(&decoded).map(|target| vec![target]);
+    }
+    anchors.get(fragment).cloned()
+}
+
+/// `%XX` escapes of a URI fragment decoded (`%25` is `%`); `None` if malformed.
+fn percent_decode(text: &str) -> Option<String> {
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut rest = text.as_bytes();
+    while let Some((&first, tail)) = rest.split_first() {
+        if first == b'%' {
+            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
+            bytes.push(u8::from_str_radix(hex, 16).ok()?);
+            rest = &tail[2..];
+        } else {
+            bytes.push(first);
+            rest = tail;
+        }
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// Calls `f` on every object node of a schema, `$defs` included (at most 64

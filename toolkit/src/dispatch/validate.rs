@@ -8,6 +8,12 @@
 //! union's value meant, and drops `null`s the model sends for optional
 //! properties (strict dialects make it send them). The validator is built on a
 //! tool's first checked call and kept.
+//!
+//! Whatever the schema says, building and running a validator never reads a file
+//! or the network ([`NothingFetched`], whatever `jsonschema` features the build
+//! turns on); a schema kept as its author wrote it (a runtime tool's
+//! [`mcp_schema_as_written`](crate::runtime::RuntimeToolBuilder::mcp_schema_as_written))
+//! also runs its `pattern`s on the linear-time `regex` engine ([`compile`]).
 
 use std::sync::OnceLock;
 
@@ -32,7 +38,67 @@ pub(crate) struct Plan {
     /// The names after which an array is in its place ([`super::shape::array_keys`]):
     /// with them a byte scan clears most calls of the streaming shape pass.
     array_keys: Option<Box<[Box<str>]>>,
+    /// Which regular-expression engine runs the schema's `pattern`s.
+    patterns: Patterns,
     validator: OnceLock<Option<Validator>>,
+}
+
+/// The regular-expression engine a schema's `pattern` and `patternProperties`
+/// run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Patterns {
+    /// `jsonschema`'s default, `fancy-regex`: lookaround and backreferences, at
+    /// the price of backtracking (bounded by its limit of a million steps per
+    /// match). For schemas the program itself wrote (`#[tool]`'s, and the
+    /// cleaned schemas of runtime tools, as before).
+    Backtracking,
+    /// The `regex` crate: time linear in the text, no lookaround or
+    /// backreferences (a schema that uses them does not compile), and at most
+    /// [`MAX_PATTERN_BYTES`] per compiled pattern. For schemas kept as written.
+    Linear,
+}
+
+/// The most memory one compiled `pattern` of a schema kept as written may take
+/// (the `regex` crate's `size_limit`, and the same for its lazy DFA's cache):
+/// 1 MiB, where a hostile `(a{1000}){1000}` would ask for gigabytes.
+pub(crate) const MAX_PATTERN_BYTES: usize = 1 << 20;
+
+/// Refuses every retrieval: a tool's schema is one document, and checking a call
+/// against it never reads a file or the network. `jsonschema` retrieves what a
+/// `$ref`, or a `$schema` it does not know, names outside the document; its own
+/// default retriever reads `file:` and `http(s):` URIs when a build turns on its
+/// `resolve-file` or `resolve-http` feature (any crate in the build can).
+pub(crate) struct NothingFetched;
+
+impl jsonschema::Retrieve for NothingFetched {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        Err(format!("`{uri}` is outside this schema, and nothing is fetched").into())
+    }
+}
+
+/// Compiles `schema` into a validator for JSON Schema 2020-12 with formats
+/// checked, nothing fetched ([`NothingFetched`]) and `patterns`' engine.
+pub(crate) fn compile(
+    schema: &Value,
+    patterns: Patterns,
+) -> Result<Validator, ValidationError<'static>> {
+    let options = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .with_retriever(NothingFetched);
+    match patterns {
+        Patterns::Backtracking => options.build(schema),
+        Patterns::Linear => options
+            .with_pattern_options(
+                jsonschema::PatternOptions::regex()
+                    .size_limit(MAX_PATTERN_BYTES)
+                    .dfa_size_limit(MAX_PATTERN_BYTES),
+            )
+            .build(schema),
+    }
 }
 
 impl std::fmt::Debug for Plan {
@@ -69,21 +135,27 @@ impl Plan {
             constrained,
             nested_objects,
             array_keys,
+            patterns: Patterns::Backtracking,
             validator: OnceLock::new(),
         }
+    }
+
+    /// The plan for a runtime tool whose arguments are checked against the schema
+    /// its author wrote (and MCP clients see), not the cleaned one: its `pattern`s
+    /// run on the linear-time engine. The schema was checked, and compiled once,
+    /// when the tool was built ([`crate::schema::check_as_written`]).
+    pub(crate) fn as_written(schema: &Value) -> Self {
+        let mut plan = Plan::new(schema, schema.clone());
+        plan.constrained = true;
+        plan.patterns = Patterns::Linear;
+        plan
     }
 
     /// The compiled validator, built on first use; `None` if the schema does not
     /// compile (then only serde checks the arguments).
     fn validator(&self) -> Option<&Validator> {
         self.validator
-            .get_or_init(|| {
-                jsonschema::options()
-                    .with_draft(jsonschema::Draft::Draft202012)
-                    .should_validate_formats(true)
-                    .build(&self.schema)
-                    .ok()
-            })
+            .get_or_init(|| compile(&self.schema, self.patterns).ok())
             .as_ref()
     }
 
@@ -519,6 +591,20 @@ impl Plan {
                 format!("an object with {}", names.join(", "))
             };
         }
+        // A branch that only names fields (`{"required": ["phone"]}`, a
+        // hand-written "one of these fields" rule).
+        if let Some(required) = branch
+            .get("required")
+            .and_then(Value::as_array)
+            .filter(|names| !names.is_empty())
+        {
+            let names: Vec<String> = required
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|name| format!("`{}`", crate::echo::echo(name)))
+                .collect();
+            return format!("an object with {}", names.join(", "));
+        }
         match branch.get("type") {
             Some(Value::String(kind))
                 if kind == "integer"
@@ -861,6 +947,35 @@ mod tests {
     fn plan(schema: Value) -> Plan {
         let raw = schema.clone();
         Plan::new(&raw, schema)
+    }
+
+    /// Whatever `jsonschema` features a build turns on, no schema makes the
+    /// validator read a file or the network: every tool's validator refuses to
+    /// retrieve (a `file:` reference to a file that exists included).
+    #[test]
+    fn nothing_a_schema_names_is_fetched() {
+        let path = std::env::temp_dir().join(format!("toolkit-schema-{}.json", std::process::id()));
+        std::fs::write(&path, r#"{"type": "string"}"#).unwrap();
+        let file = format!("file://{}", path.display());
+        for reference in [file.as_str(), "https://example.com/schema.json"] {
+            let schema = json!({"type": "object", "properties": {"a": {"$ref": reference}}});
+            for patterns in [Patterns::Backtracking, Patterns::Linear] {
+                let error = compile(&schema, patterns)
+                    .err()
+                    .map(|error| error.to_string());
+                assert_eq!(
+                    error,
+                    Some(format!(
+                        "Resource '{reference}' is not present in a registry and retrieving it failed: `{reference}` is outside this schema, and nothing is fetched"
+                    )),
+                    "{reference}"
+                );
+            }
+            // A tool with such a schema (a runtime tool's cleaned one) has no
+            // validator rather than one that fetched.
+            assert!(plan(schema).validator().is_none());
+        }
+        std::fs::remove_file(path).unwrap();
     }
 
     #[test]

@@ -65,6 +65,18 @@ impl Dialect {
         }
     }
 
+    /// Whether this dialect is handed a tool's arguments schema as its author
+    /// wrote it, when the tool asks for that
+    /// ([`RuntimeToolBuilder::mcp_schema_as_written`](crate::runtime::RuntimeToolBuilder::mcp_schema_as_written)):
+    /// MCP only. MCP (2025-11-25 and 2026-07-28) makes JSON Schema 2020-12 the
+    /// dialect of `inputSchema`, so an MCP client reads every keyword; each model
+    /// provider takes its own subset, and gets the cleaned schema
+    /// ([`crate::schema`]) made fit for it.
+    #[must_use]
+    pub const fn keeps_schema_as_written(self) -> bool {
+        matches!(self, Dialect::Mcp)
+    }
+
     pub(crate) const fn index(self) -> usize {
         self as usize
     }

@@ -149,14 +149,22 @@ fn parse_own(json: &str) -> Value {
 }
 
 /// Builds one tool's rendering as compact JSON text (uncached), with its keys in
-/// reading order and its parameters in declaration order (see [`text`]).
+/// reading order and its parameters in declaration order (see [`text`]); a schema
+/// kept as written ([`Dialect::keeps_schema_as_written`]) is written as it is.
 pub(crate) fn build_json(
     tool: &Tool,
     canonical: &Value,
+    as_written: Option<&Value>,
     dialect: Dialect,
 ) -> Result<Box<str>, RenderError> {
     let params: Vec<&str> = tool.params.iter().map(|param| param.name).collect();
-    build(tool, canonical, dialect).map(|value| text::write_tool(&value, &params).into_boxed_str())
+    let arguments = if as_written.is_some() && dialect.keeps_schema_as_written() {
+        text::Arguments::AsWritten
+    } else {
+        text::Arguments::Ordered(&params)
+    };
+    build(tool, canonical, as_written, dialect)
+        .map(|value| text::write_tool(&value, arguments).into_boxed_str())
 }
 
 /// Parses a cached rendering back into a [`Value`].
@@ -164,10 +172,15 @@ pub(crate) fn to_value(json: &str) -> Value {
     parse_own(json)
 }
 
-/// Builds one tool's rendering (uncached).
+/// Builds one tool's rendering (uncached): the arguments schema is `canonical`
+/// made fit for `dialect`, or, for a dialect that
+/// [keeps a schema as written](Dialect::keeps_schema_as_written), `as_written`
+/// untouched when the tool has one (a runtime tool's
+/// [`mcp_schema_as_written`](crate::runtime::RuntimeToolBuilder::mcp_schema_as_written)).
 pub(crate) fn build(
     tool: &Tool,
     canonical: &Value,
+    as_written: Option<&Value>,
     dialect: Dialect,
 ) -> Result<Value, RenderError> {
     let error = |(path, reason): (String, String)| RenderError {
@@ -180,7 +193,10 @@ pub(crate) fn build(
         },
         reason,
     };
-    let schema = dialect_schema(canonical, dialect).map_err(error)?;
+    let schema = match as_written {
+        Some(written) if dialect.keeps_schema_as_written() => written.clone(),
+        _ => dialect_schema(canonical, dialect).map_err(error)?,
+    };
     Ok(match dialect {
         Dialect::OpenAiChat
         | Dialect::OpenAiChatStrict

@@ -65,7 +65,7 @@ fn canonical() -> Value {
 }
 
 fn schema_of(dialect: Dialect, canonical: &Value) -> Result<Value, RenderError> {
-    build(&TOOL, canonical, dialect)
+    build(&TOOL, canonical, None, dialect)
 }
 
 #[test]
@@ -278,7 +278,7 @@ fn mcp_meta_says_whether_a_call_may_be_a_task() {
             task,
             ..TOOL
         };
-        let rendered = build(&tool, &canonical(), Dialect::Mcp).unwrap();
+        let rendered = build(&tool, &canonical(), None, Dialect::Mcp).unwrap();
         assert_eq!(rendered["_meta"], expected, "{task}");
     }
 }
@@ -443,7 +443,7 @@ fn rendered_root_properties_follow_declaration_order_in_every_dialect() {
     });
     let properties = r#""properties":{"zeta":{"type":"string","description":"Last by name, first declared."},"alpha":{"type":"string","description":"First by name."},"middle":"#;
     for dialect in Dialect::ALL {
-        let text = build_json(&tool, &canonical, dialect).unwrap();
+        let text = build_json(&tool, &canonical, None, dialect).unwrap();
         assert!(text.contains(properties), "{dialect}: {text}");
         let required = if matches!(
             dialect,
@@ -456,7 +456,7 @@ fn rendered_root_properties_follow_declaration_order_in_every_dialect() {
         assert!(text.contains(required), "{dialect}: {text}");
     }
     assert_eq!(
-        &*build_json(&tool, &canonical, Dialect::OpenAiChat).unwrap(),
+        &*build_json(&tool, &canonical, None, Dialect::OpenAiChat).unwrap(),
         concat!(
             r#"{"type":"function","function":{"name":"update_tasks","description":"Update tasks.","parameters":{"type":"object","#,
             r#""properties":{"zeta":{"type":"string","description":"Last by name, first declared."},"alpha":{"type":"string","description":"First by name."},"#,
@@ -464,7 +464,7 @@ fn rendered_root_properties_follow_declaration_order_in_every_dialect() {
         )
     );
     assert_eq!(
-        &*build_json(&tool, &canonical, Dialect::Mcp).unwrap(),
+        &*build_json(&tool, &canonical, None, Dialect::Mcp).unwrap(),
         concat!(
             r#"{"name":"update_tasks","title":"Update tasks","description":"Update tasks.","inputSchema":{"type":"object","#,
             r#""properties":{"zeta":{"type":"string","description":"Last by name, first declared."},"alpha":{"type":"string","description":"First by name."},"#,

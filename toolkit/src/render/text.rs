@@ -98,28 +98,41 @@ const SCHEMA_ORDER: &[&str] = &[
     "$defs",
 ];
 
-/// Writes `envelope` (one tool as a dialect renders it) as compact JSON; the
-/// arguments schema inside it lists the root properties in the order of `params`
-/// (names not among them follow, in name order).
-pub(super) fn write_tool(envelope: &Value, params: &[&str]) -> String {
+/// How the arguments schema inside an envelope is written.
+#[derive(Clone, Copy)]
+pub(super) enum Arguments<'a> {
+    /// In reading order, the root properties (and `required`) in the order of
+    /// these parameter names (names not among them follow, in name order).
+    Ordered(&'a [&'a str]),
+    /// As its author wrote it: every array (`required` included) in its own
+    /// order, object keys in name order; the same JSON value.
+    AsWritten,
+}
+
+/// Writes `envelope` (one tool as a dialect renders it) as compact JSON, its
+/// arguments schema as `arguments` says.
+pub(super) fn write_tool(envelope: &Value, arguments: Arguments<'_>) -> String {
     let mut out = Vec::with_capacity(1024);
-    write_envelope(&mut out, envelope, params);
+    write_envelope(&mut out, envelope, arguments);
     // Every byte written is either ASCII punctuation or serde_json's own output.
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-fn write_envelope(out: &mut Vec<u8>, value: &Value, params: &[&str]) {
+fn write_envelope(out: &mut Vec<u8>, value: &Value, arguments: Arguments<'_>) {
     let Value::Object(map) = value else {
         write_plain(out, value);
         return;
     };
     write_object(out, map, ENVELOPE_ORDER, |out, key, child| {
         if ARGUMENT_SCHEMAS.contains(&key) {
-            write_schema(out, child, Some(params));
+            match arguments {
+                Arguments::Ordered(params) => write_schema(out, child, Some(params)),
+                Arguments::AsWritten => write_plain(out, child),
+            }
         } else if key == "outputSchema" {
             write_schema(out, child, None);
         } else {
-            write_envelope(out, child, params);
+            write_envelope(out, child, arguments);
         }
     });
 }
@@ -280,7 +293,7 @@ mod tests {
             }
         });
         assert_eq!(
-            write_tool(&envelope, &["zebra", "apple"]),
+            write_tool(&envelope, Arguments::Ordered(&["zebra", "apple"])),
             concat!(
                 r#"{"type":"function","function":{"name":"get_fruit","description":"Get fruit.","#,
                 r#""parameters":{"type":"object","properties":{"#,
@@ -293,6 +306,28 @@ mod tests {
     }
 
     #[test]
+    fn a_schema_kept_as_written_keeps_its_arrays_in_order() {
+        let envelope = json!({
+            "name": "x",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"b": {"type": "string"}, "a": {"type": "string"}},
+                "required": ["b", "a"],
+                "anyOf": [{"required": ["b"]}, {"required": ["a"]}],
+            },
+        });
+        assert_eq!(
+            write_tool(&envelope, Arguments::AsWritten),
+            r#"{"name":"x","inputSchema":{"anyOf":[{"required":["b"]},{"required":["a"]}],"properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["b","a"],"type":"object"}}"#
+        );
+        // Ordered for a model: `required` follows the parameters.
+        assert!(
+            write_tool(&envelope, Arguments::Ordered(&["a", "b"]))
+                .contains(r#""required":["a","b"]"#)
+        );
+    }
+
+    #[test]
     fn unknown_keys_and_values_keep_name_order_and_escape() {
         let envelope = json!({
             "name": "x",
@@ -300,7 +335,7 @@ mod tests {
             "_meta": {"toolkit/tier": "auto"}
         });
         assert_eq!(
-            write_tool(&envelope, &[]),
+            write_tool(&envelope, Arguments::Ordered(&[])),
             r#"{"name":"x","inputSchema":{"type":"object","properties":{},"x-a":{"a":"\"\n","z":1},"x-b":1},"_meta":{"toolkit/tier":"auto"}}"#
         );
     }

@@ -232,30 +232,6 @@ async fn elicited(
     ))
 }
 
-/// A street address.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct Address {
-    street: Option<String>,
-    city: Option<String>,
-}
-
-/// Tool with JSON Schema 2020-12 features
-#[tool(scope = shared, tier = auto, group = "conformance")]
-fn json_schema_2020_12_tool(
-    /// A name.
-    name: Option<String>,
-    /// An address.
-    address: Option<Address>,
-) -> String {
-    let city = address.and_then(|address| address.city.or(address.street));
-    format!(
-        "name={}, city={}",
-        name.unwrap_or_default(),
-        city.unwrap_or_default()
-    )
-}
-
 /// Sleeps `seconds`, then says it is done: a task for a client that takes them.
 /// Cancelled mid-run, it stops where it sleeps. Reports its progress each second
 /// (`n` of `seconds`), which its task keeps (`tasks/get` shows the latest).
@@ -551,14 +527,61 @@ fn greet() -> RuntimeTool {
     .unwrap_or_else(|error| panic!("greet: {error}"))
 }
 
-/// The `#[tool]`s of this binary and `greet`.
+/// The schema of `json_schema_2020_12_tool`, verbatim from the suite
+/// (0.2.0-alpha.12, scenario `json-schema-2020-12`, SEP-1613 and SEP-2106).
+fn json_schema_2020_12() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+            },
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"},
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false,
+    })
+}
+
+/// `json_schema_2020_12_tool`, the suite's fixture for JSON Schema 2020-12 in
+/// `inputSchema`: a runtime tool whose hand-written schema MCP clients get as
+/// written (no Rust signature says "a phone or an email, as `contactMethod`
+/// says"); calls are checked against it, then answered `ok`.
+fn json_schema_2020_12_tool() -> RuntimeTool {
+    RuntimeTool::builder(
+        "json_schema_2020_12_tool",
+        "Tool with JSON Schema 2020-12 features",
+        json_schema_2020_12(),
+    )
+    .mcp_schema_as_written()
+    .group("conformance")
+    .build(|_: serde_json::Map<String, Value>, _: &Context| async {
+        Response::Result(Value::String("ok".to_owned()))
+    })
+    .unwrap_or_else(|error| panic!("json_schema_2020_12_tool: {error}"))
+}
+
+/// The `#[tool]`s of this binary, `greet` and `json_schema_2020_12_tool`.
 fn registry() -> &'static Registry {
     static REGISTRY: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
     REGISTRY.get_or_init(|| {
         let tools = toolkit::registry()
             .iter()
             .map(toolkit::registry::RegisteredTool::tool);
-        Registry::with_runtime(tools, [greet()]).unwrap_or_else(|error| panic!("{error}"))
+        Registry::with_runtime(tools, [greet(), json_schema_2020_12_tool()])
+            .unwrap_or_else(|error| panic!("{error}"))
     })
 }
 
