@@ -136,11 +136,11 @@ pub use store::{
 pub use store_error::{StoreError, StoreErrorKind};
 pub use task::{
     CANCELLED, LOST, MAX_PROGRESS_MESSAGE, MAX_TASK_ARGUMENTS, TaskError, TaskPass, TaskRecord,
-    TaskState, TaskStatus,
+    TaskRequest, TaskState, TaskStatus,
 };
 #[cfg(feature = "mcp")]
 pub(crate) use task_input::Asker;
-pub use task_input::{MAX_TASK_ANSWER_BYTES, MAX_TASK_REQUESTS, TaskAnswerError, TaskRequest};
+pub use task_input::{MAX_TASK_ANSWER_BYTES, MAX_TASK_REQUESTS, TaskAnswerError};
 pub use types::{Approval, Decision, MAX_OUTCOME_BYTES, PendingApproval, RunOutcome, Verdict};
 
 type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;

@@ -186,6 +186,34 @@ pub(super) fn task_key(principal: &Principal, id: &str, part: &str) -> String {
     format!("task:{}:{part}", used_key(principal, id))
 }
 
+/// One request a task's tool made of its client, and its answer if it came
+/// ([`Approvals::task_requests`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TaskRequest {
+    /// The tool's key for it: the answer comes back under it.
+    pub key: String,
+    /// The request as the protocol sends it (`{"method": ..., "params": ...}`).
+    pub request: Value,
+    /// The client's answer, once given.
+    #[serde(skip)]
+    pub answer: Option<Value>,
+}
+
+impl TaskRequest {
+    /// The request `request` the tool made under `key`, and the client's
+    /// `answer` to it: what a call gathered before it became a task
+    /// ([`Approvals::create_task_answered`]).
+    #[must_use]
+    pub fn answered(key: impl Into<String>, request: Value, answer: Value) -> Self {
+        TaskRequest {
+            key: key.into(),
+            request,
+            answer: Some(answer),
+        }
+    }
+}
+
 /// The store key of the progress of task `id` of `principal`.
 fn progress_key(principal: &Principal, id: &str) -> String {
     format!("{PROGRESS_PREFIX}{}", used_key(principal, id))
@@ -323,7 +351,7 @@ impl Approvals {
         view: Option<&str>,
         tool: &str,
         arguments: &str,
-        answered: &[super::TaskRequest],
+        answered: &[TaskRequest],
     ) -> Result<TaskRecord, TaskError> {
         if arguments.len() > MAX_TASK_ARGUMENTS {
             return Err(TaskError::TooLarge(arguments.len()));

@@ -11,10 +11,9 @@
 //! - `…:answer:KEY`: the client's answer to the request `KEY`; the first answer
 //!   stays.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::task::task_key;
+use super::task::{TaskRequest, task_key};
 use super::{
     ApprovalError, Approvals, CLOCK_SKEW_SECONDS, Claim, PendingApproval, RunOutcome, TaskRecord,
 };
@@ -25,34 +24,6 @@ pub const MAX_TASK_REQUESTS: usize = 64;
 
 /// The most bytes of one answer (as JSON text).
 pub const MAX_TASK_ANSWER_BYTES: usize = 64 * 1024;
-
-/// One request a task's tool made of its client, and its answer if it came
-/// ([`Approvals::task_requests`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct TaskRequest {
-    /// The tool's key for it: the answer comes back under it.
-    pub key: String,
-    /// The request as the protocol sends it (`{"method": ..., "params": ...}`).
-    pub request: Value,
-    /// The client's answer, once given.
-    #[serde(skip)]
-    pub answer: Option<Value>,
-}
-
-impl TaskRequest {
-    /// The request `request` the tool made under `key`, and the client's
-    /// `answer` to it: what a call gathered before it became a task
-    /// ([`Approvals::create_task_answered`]).
-    #[must_use]
-    pub fn answered(key: impl Into<String>, request: Value, answer: Value) -> Self {
-        TaskRequest {
-            key: key.into(),
-            request,
-            answer: Some(answer),
-        }
-    }
-}
 
 /// Why an answer was not kept ([`Approvals::answer_task`]).
 #[derive(Debug, thiserror::Error)]

@@ -213,7 +213,7 @@ impl Apps {
         Apps::default()
     }
 
-    /// The URL of the [inbox](crate::inbox)'s page: the approval card's button
+    /// The URL of the inbox's page (`toolkit::inbox`, feature `inbox`): the approval card's button
     /// opens it at the call (`?principal=..&call_id=..` added), where the
     /// approver signs in and decides.
     pub fn inbox(mut self, url: impl Into<String>) -> Self {
