@@ -11,8 +11,8 @@
 //! - **The encoder** ([`SentenceEncoder`]) reads each text with its six
 //!   attention layers, as sentence-transformers does (mean pooling over the
 //!   attention mask, L2 norm, 256 tokens). It reads meaning best: recall@5
-//!   ENC_R5 alone on the MCP servers' set, where the words reach 69.8. It costs
-//!   milliseconds per message (ENC_P50 p50 over 500 tools on one thread), seconds
+//!   `ENC_R5` alone on the MCP servers' set, where the words reach 69.8. It costs
+//!   milliseconds per message (`ENC_P50` p50 over 500 tools on one thread), seconds
 //!   to embed a catalog of hundreds of tools once (its vectors are then cached
 //!   by text), and about 86 crates more in the build (candle, gemm, the
 //!   tokenizers crate).
@@ -22,7 +22,7 @@
 //!   rows, under a millisecond per message, and the code is a tokenizer and a
 //!   sum. It reads words, not their order: recall@5 62.7 alone on the MCP set.
 //!
-//! HYBRID_SUMMARY BENCHMARKS.md ("Meaning beside words") has every figure,
+//! `HYBRID_SUMMARY` BENCHMARKS.md ("Meaning beside words") has every figure,
 //! the paired tests, the build time and the cost per message. Measure on your
 //! own set before you turn the hybrid on (`compare_selection_with_embeddings`
 //! prints both rows and the paired test).

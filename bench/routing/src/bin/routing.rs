@@ -444,7 +444,7 @@ fn encoder_rows(
     bfcl: Option<&std::path::Path>,
 ) {
     use std::sync::Arc;
-    use toolkit::route::embedding::{Embedder, EmbeddingRouter, HybridRouter, SentenceEncoder};
+    use toolkit::route::embedding::{EmbeddingRouter, HybridRouter, SentenceEncoder};
     let load = || match SentenceEncoder::load(dir) {
         Ok(model) => model,
         Err(error) => {
@@ -560,7 +560,7 @@ fn meaning_rows<M: toolkit::route::embedding::Embedder + 'static>(
     bfcl: Option<&std::path::Path>,
 ) {
     use std::sync::Arc;
-    use toolkit::route::embedding::{Embedder, EmbeddingRouter, HybridRouter};
+    use toolkit::route::embedding::{EmbeddingRouter, HybridRouter};
     let as_set = |cases: &[&Case]| SelectionSet {
         cases: cases
             .iter()

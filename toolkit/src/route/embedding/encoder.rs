@@ -302,7 +302,9 @@ fn check(config: &Config) -> Result<(), EmbeddingError> {
     let refuse = |why: String| Err(EmbeddingError::Config(why));
     if config.hidden_size == 0
         || config.num_attention_heads == 0
-        || config.hidden_size % config.num_attention_heads != 0
+        || !config
+            .hidden_size
+            .is_multiple_of(config.num_attention_heads)
     {
         return refuse(format!(
             "{} attention heads do not divide the hidden size {}",
