@@ -191,7 +191,7 @@ impl SelectionComparison {
             &self.provider_search,
         );
         if let Some(embedding) = &self.embedding {
-            row(&mut text, "embeddings (static, cosine)", embedding);
+            row(&mut text, "embeddings (cosine)", embedding);
         }
         if let Some(hybrid) = &self.hybrid {
             row(&mut text, "hybrid (words + embeddings, RRF)", hybrid);
