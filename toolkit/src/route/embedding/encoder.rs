@@ -160,7 +160,7 @@ impl SentenceEncoder {
         Ok(self.forward(&[tokens])?.pop().unwrap_or_default())
     }
 
-    /// The unit vectors of `texts`, in order, encoded [`BATCH`] at a time,
+    /// The unit vectors of `texts`, in order, encoded 16 at a time,
     /// texts of similar length together.
     pub fn encode_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbeddingError> {
         let tokens = texts
