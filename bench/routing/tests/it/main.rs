@@ -4,4 +4,6 @@
 //! more disk and time than anything the tests do.
 
 mod catalog;
+#[cfg(feature = "embeddings-encoder")]
+mod encoder;
 mod labelled;
