@@ -188,6 +188,7 @@ impl Approvals {
     /// An answer to a request made that is larger than
     /// [`MAX_TASK_ANSWER_BYTES`] ([`TaskAnswerError::TooLarge`], nothing after it
     /// kept), or the store's.
+    #[cfg(any(feature = "mcp", test))]
     pub(crate) async fn answer_all(
         &self,
         whose: Asker<'_>,

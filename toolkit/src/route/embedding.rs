@@ -51,6 +51,7 @@ use super::{Catalog, CatalogEntry, LexicalRouter, RouteFuture, RouteRequest, Rou
 
 /// Why embeddings could not be loaded.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum EmbeddingError {
     /// A file could not be read.
     #[error("could not read `{path}`: {source}")]
