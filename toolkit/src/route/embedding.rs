@@ -152,6 +152,15 @@ pub struct StaticEmbeddings {
     table: Vec<f32>,
 }
 
+/// The file `name` of the model directory `dir`, whole; an error names it.
+fn read_file(dir: &Path, name: &str) -> Result<Vec<u8>, EmbeddingError> {
+    let path = dir.join(name);
+    std::fs::read(&path).map_err(|source| EmbeddingError::Read {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
 impl std::fmt::Debug for StaticEmbeddings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StaticEmbeddings")
@@ -165,15 +174,8 @@ impl StaticEmbeddings {
     /// Reads `tokenizer.json` and `static.safetensors` from `dir`.
     pub fn load(dir: impl AsRef<Path>) -> Result<Self, EmbeddingError> {
         let dir = dir.as_ref();
-        let read = |name: &str| {
-            let path = dir.join(name);
-            std::fs::read(&path).map_err(|source| EmbeddingError::Read {
-                path: path.display().to_string(),
-                source,
-            })
-        };
-        let tokenizer = read("tokenizer.json")?;
-        let table = read("static.safetensors")?;
+        let tokenizer = read_file(dir, "tokenizer.json")?;
+        let table = read_file(dir, "static.safetensors")?;
         StaticEmbeddings::from_bytes(&tokenizer, &table)
     }
 

@@ -182,9 +182,21 @@ async fn raw_post(
 ) -> (String, String) {
     let authorization =
         authorization.map_or(String::new(), |value| format!("Authorization: {value}\r\n"));
+    let response = raw_exchange(addr, path, &authorization, body).await;
+    let status = response.lines().next().unwrap_or_default().to_owned();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, body)| body)
+        .to_owned();
+    (status, body)
+}
+
+/// Sends one raw POST of `body` with the extra header lines `headers` (each
+/// ending in CRLF); gives the whole answer.
+async fn raw_exchange(addr: std::net::SocketAddr, path: &str, headers: &str, body: &str) -> String {
     let request = format!(
         "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\n{authorization}Content-Length: {}\r\n\
+         Accept: application/json, text/event-stream\r\n{headers}Content-Length: {}\r\n\
          Connection: close\r\n\r\n{body}",
         body.len()
     );
@@ -192,12 +204,7 @@ async fn raw_post(
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).await.unwrap();
-    let status = response.lines().next().unwrap_or_default().to_owned();
-    let body = response
-        .split_once("\r\n\r\n")
-        .map_or("", |(_, body)| body)
-        .to_owned();
-    (status, body)
+    response
 }
 
 #[tokio::test]
@@ -756,16 +763,7 @@ async fn two_host_headers_or_a_request_target_for_another_host_are_refused_400()
 /// head (status line and headers).
 async fn raw_head(addr: std::net::SocketAddr, path: &str, headers: &str) -> String {
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
-    let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\n{headers}Content-Length: {}\r\n\
-         Connection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
+    let response = raw_exchange(addr, path, headers, body).await;
     response
         .split_once("\r\n\r\n")
         .map_or(response.as_str(), |(head, _)| head)

@@ -67,16 +67,9 @@ impl SentenceEncoder {
     /// The weights are read into memory (about 90 MB), not mapped.
     pub fn load(dir: impl AsRef<Path>) -> Result<Self, EmbeddingError> {
         let dir = dir.as_ref();
-        let read = |name: &str| {
-            let path = dir.join(name);
-            std::fs::read(&path).map_err(|source| EmbeddingError::Read {
-                path: path.display().to_string(),
-                source,
-            })
-        };
-        let config = read("config.json")?;
-        let tokenizer = read("tokenizer.json")?;
-        let weights = read("model.safetensors")?;
+        let config = super::read_file(dir, "config.json")?;
+        let tokenizer = super::read_file(dir, "tokenizer.json")?;
+        let weights = super::read_file(dir, "model.safetensors")?;
         SentenceEncoder::from_bytes(&config, weights, &tokenizer)
     }
 
