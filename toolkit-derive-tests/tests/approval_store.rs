@@ -54,10 +54,24 @@ impl Sqlite {
             "toolkit-approval-store-{name}-{}.sqlite3",
             std::process::id()
         ));
+        let sqlite = Sqlite(path);
+        sqlite.remove();
+        sqlite
+    }
+
+    /// The file and its `-wal` and `-shm` companions.
+    fn remove(&self) {
         for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.0.display()));
         }
-        Sqlite(path)
+    }
+}
+
+/// Each test's database is removed when its test ends, passed or failed (some
+/// hold 95 MB).
+impl Drop for Sqlite {
+    fn drop(&mut self) {
+        self.remove();
     }
 }
 
@@ -137,7 +151,8 @@ fn sqlite_errors_keep_the_drivers_error() {
     );
     assert_eq!(error.to_string(), cause.to_string());
 
-    let Sqlite(path) = Sqlite::new("corrupt");
+    let sqlite = Sqlite::new("corrupt");
+    let path = sqlite.0.clone();
     let store = SqliteApprovalStore::open(&path).expect("opens");
     rusqlite::Connection::open(&path)
         .expect("opens")
@@ -223,7 +238,8 @@ fn a_corrupt_record_of_a_call_that_ran_says_it_may_have_run() {
     use toolkit::approval::{ApprovalKey, Approvals, ApprovedRun, Decision};
     use toolkit::{Context, Scope, call::CallId};
 
-    let Sqlite(path) = Sqlite::new("corrupt-ran");
+    let sqlite = Sqlite::new("corrupt-ran");
+    let path = sqlite.0.clone();
     let approvals = Approvals::new(
         ApprovalKey::new(*b"0123456789abcdef0123456789abcdef").expect("32 bytes"),
         SqliteApprovalStore::open(&path).expect("opens"),

@@ -1048,6 +1048,24 @@ async fn a_hundred_calls_at_the_argument_limit_make_a_page_of_bounded_weight() {
     ));
 }
 
+/// A database file and its `-wal` and `-shm` companions, removed when this is
+/// dropped.
+struct RemovedAfter(std::path::PathBuf);
+
+impl RemovedAfter {
+    fn remove(&self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.0.display()));
+        }
+    }
+}
+
+impl Drop for RemovedAfter {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
 /// Every inbox request reads one page of the waiting calls, their long arguments
 /// cut by the store's query, in memory and in `SQLite`: with 100 calls of about a
 /// megabyte of arguments waiting, the list shows the newest 50 with the length and
@@ -1061,9 +1079,9 @@ async fn a_hundred_calls_of_a_megabyte_list_a_page_of_fifty_cut_by_the_store() {
         "toolkit-inbox-megabytes-{}.sqlite3",
         std::process::id()
     ));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
+    // About 100 MB: removed before and after the test, passed or failed.
+    let removed = RemovedAfter(path.clone());
+    removed.remove();
     let stores: [(&str, Open<'_>); 2] = [
         ("memory", Box::new(setup)),
         (

@@ -1,4 +1,7 @@
 //! [`PeerLimit`]: a limit on requests that fail authentication, per peer address.
+// Only `McpHttp` (feature `mcp`) consults a limit; a build with `inbox` alone
+// compiles `serving`, this module with it, and consults none.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code))]
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
